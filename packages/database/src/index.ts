@@ -1,0 +1,9 @@
+export { startEmbeddedPostgres, type EmbeddedCluster, type EmbeddedOptions } from './embedded-postgres.js';
+export { lockDataDir, DataDirInUseError } from './data-dir-lock.js';
+export { ensureRoles, authenticatorUrl, REQUEST_ROLES, AUTHENTICATOR, type RequestRole } from './roles.js';
+export {
+  migrate, migrationStatus, loadMigrations, migrationsFingerprint, MigrationError,
+  type MigrationSet, type Migration, type MigrationStatus,
+} from './migrations.js';
+export { prepareDatabase, type PrepareOptions, type PreparedDatabase } from './prepare.js';
+export { findFreePort } from './ports.js';

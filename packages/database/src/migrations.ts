@@ -1,0 +1,125 @@
+// Numbered SQL migrations per package, applied in a fixed package order, one transaction each,
+// recorded with a checksum so an edited, already-applied file is refused instead of silently skipped.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import postgres from 'postgres';
+
+/** A package's migrations: `dir` holds files named NNNN-kebab-name.sql. */
+export interface MigrationSet {
+  readonly name: string;
+  readonly dir: string;
+}
+
+export interface Migration {
+  readonly set: string;
+  readonly name: string;
+  readonly sql: string;
+  readonly checksum: string;
+}
+
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
+const FILE_NAME = /^\d{4}-[a-z0-9]+(?:-[a-z0-9]+)*\.sql$/;
+
+export function loadMigrations(sets: readonly MigrationSet[]): Migration[] {
+  return sets.flatMap((set) =>
+    readdirSync(set.dir)
+      .filter((file) => file.endsWith('.sql'))
+      .sort()
+      .map((file) => {
+        if (!FILE_NAME.test(file)) throw new MigrationError(`${set.name}/${file}: migration files are named NNNN-kebab-name.sql`);
+        const sql = readFileSync(join(set.dir, file), 'utf8');
+        return { set: set.name, name: file, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+      }),
+  );
+}
+
+/** A stable fingerprint of a list of migrations (used to name test templates). */
+export function migrationsFingerprint(migrations: readonly Migration[]): string {
+  const hash = createHash('sha256');
+  for (const m of migrations) hash.update(`${m.set}/${m.name}:${m.checksum}\n`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+const LEDGER = `
+  create schema if not exists auction_ops;
+  create table if not exists auction_ops.migrations (
+    package text not null,
+    name text not null,
+    checksum text not null,
+    applied_at timestamptz not null default now(),
+    primary key (package, name)
+  );`;
+
+interface Applied { package: string; name: string; checksum: string }
+
+function checkEdited(migrations: readonly Migration[], applied: readonly Applied[]): void {
+  const byKey = new Map(applied.map((a) => [`${a.package}/${a.name}`, a.checksum]));
+  for (const m of migrations) {
+    const checksum = byKey.get(`${m.set}/${m.name}`);
+    if (checksum && checksum !== m.checksum) {
+      throw new MigrationError(
+        `migration ${m.set}/${m.name} was edited after it was applied; add a new migration instead of changing it`,
+      );
+    }
+  }
+}
+
+export interface MigrationStatus {
+  applied: string[];
+  pending: string[];
+}
+
+export async function migrationStatus(ownerUrl: string, sets: readonly MigrationSet[]): Promise<MigrationStatus> {
+  const migrations = loadMigrations(sets);
+  const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [{ exists }] = await sql<{ exists: boolean }[]>`select to_regclass('auction_ops.migrations') is not null as exists`;
+    const applied = exists ? await sql<Applied[]>`select package, name, checksum from auction_ops.migrations` : [];
+    checkEdited(migrations, applied);
+    const done = new Set(applied.map((a) => `${a.package}/${a.name}`));
+    const all = migrations.map((m) => `${m.set}/${m.name}`);
+    return { applied: all.filter((k) => done.has(k)), pending: all.filter((k) => !done.has(k)) };
+  } finally {
+    await sql.end();
+  }
+}
+
+/** Applies pending migrations; concurrent callers wait on an advisory lock, so none is applied twice. */
+export async function migrate(
+  ownerUrl: string,
+  sets: readonly MigrationSet[],
+  log: (message: string) => void = () => {},
+): Promise<string[]> {
+  const migrations = loadMigrations(sets);
+  const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    await sql`select pg_advisory_lock(hashtext('auction-ops migrations'))`;
+    await sql.unsafe(LEDGER);
+    const applied = await sql<Applied[]>`select package, name, checksum from auction_ops.migrations`;
+    checkEdited(migrations, applied);
+    const done = new Set(applied.map((a) => `${a.package}/${a.name}`));
+    const newlyApplied: string[] = [];
+    for (const m of migrations) {
+      if (done.has(`${m.set}/${m.name}`)) continue;
+      try {
+        await sql.begin(async (tx) => {
+          await tx.unsafe(m.sql);
+          await tx`insert into auction_ops.migrations (package, name, checksum) values (${m.set}, ${m.name}, ${m.checksum})`;
+        });
+      } catch (error) {
+        throw new MigrationError(`migration ${m.set}/${m.name} failed: ${(error as Error).message}`);
+      }
+      log(`applied migration ${m.set}/${m.name}`);
+      newlyApplied.push(`${m.set}/${m.name}`);
+    }
+    if (newlyApplied.length > 0) await sql`notify pgrst, 'reload schema'`;
+    return newlyApplied;
+  } finally {
+    await sql`select pg_advisory_unlock_all()`.catch(() => {});
+    await sql.end();
+  }
+}

@@ -1,0 +1,61 @@
+// Brings a database to the state a server needs: running (embedded, or external by URL), roles present,
+// migrations applied. The server and the CLI both start here.
+import { join } from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedCluster } from './embedded-postgres.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { ensureRoles, authenticatorUrl } from './roles.js';
+import { migrate, type MigrationSet } from './migrations.js';
+
+export interface PrepareOptions {
+  /** External database; when absent an embedded cluster runs in `${dataDir}/postgres`. */
+  databaseUrl?: string;
+  dataDir: string;
+  authenticatorPassword: string;
+  migrationSets: readonly MigrationSet[];
+  /** Apply pending migrations (the server does; `status` does not). */
+  applyMigrations?: boolean;
+  log?: (message: string) => void;
+}
+
+export interface PreparedDatabase {
+  /** Owner connection: migrations and maintenance only, never requests. */
+  ownerUrl: string;
+  /** Request connection: logs in as authenticator and switches role per transaction. */
+  requestUrl: string;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+export async function prepareDatabase(options: PrepareOptions): Promise<PreparedDatabase> {
+  const log = options.log ?? (() => {});
+  let cluster: EmbeddedCluster | undefined;
+  let lock: { release(): void } | undefined;
+  let ownerUrl = options.databaseUrl;
+  if (!ownerUrl) {
+    lock = lockDataDir(options.dataDir);
+    try {
+      cluster = await startEmbeddedPostgres({ dir: join(options.dataDir, 'postgres'), log });
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+    ownerUrl = cluster.url;
+  }
+  const close = async () => {
+    await cluster?.stop();
+    lock?.release();
+  };
+  try {
+    await ensureRoles(ownerUrl, options.authenticatorPassword);
+    if (options.applyMigrations !== false) await migrate(ownerUrl, options.migrationSets, log);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    ownerUrl,
+    requestUrl: authenticatorUrl(ownerUrl, options.authenticatorPassword),
+    embedded: Boolean(cluster),
+    close,
+  };
+}

@@ -1,0 +1,80 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { createTestDatabase, type TestDatabase } from '../src/testing/index.js';
+import { migrate, migrationStatus, MigrationError } from '../src/index.js';
+
+function setDir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
+  for (const [name, sql] of Object.entries(files)) writeFileSync(join(dir, name), sql);
+  return dir;
+}
+
+describe('migrations', () => {
+  let db: TestDatabase;
+  beforeAll(async () => { db = await createTestDatabase([]); });
+  afterAll(async () => { await db.drop(); });
+
+  it('applies pending files in order, once, and records them', async () => {
+    const dir = setDir({
+      '0001-create-things.sql': 'create table things (id int primary key);',
+      '0002-add-name.sql': 'alter table things add column name text;',
+    });
+    const sets = [{ name: 'demo', dir }];
+    expect(await migrate(db.ownerUrl, sets)).toEqual(['demo/0001-create-things.sql', 'demo/0002-add-name.sql']);
+    expect(await migrate(db.ownerUrl, sets)).toEqual([]);
+    expect(await migrationStatus(db.ownerUrl, sets)).toEqual({
+      applied: ['demo/0001-create-things.sql', 'demo/0002-add-name.sql'],
+      pending: [],
+    });
+    const cols = await db.sql`select column_name from information_schema.columns where table_name = 'things' order by 1`;
+    expect(cols.map((c) => c.column_name)).toEqual(['id', 'name']);
+  });
+
+  it('refuses an applied migration that was edited', async () => {
+    const dir = setDir({ '0001-a.sql': 'create table edited_a (id int);' });
+    await migrate(db.ownerUrl, [{ name: 'edit', dir }]);
+    writeFileSync(join(dir, '0001-a.sql'), 'create table edited_a (id bigint);');
+    await expect(migrate(db.ownerUrl, [{ name: 'edit', dir }])).rejects.toThrow(/edit\/0001-a.sql was edited after it was applied/);
+    await expect(migrationStatus(db.ownerUrl, [{ name: 'edit', dir }])).rejects.toBeInstanceOf(MigrationError);
+  });
+
+  it('rolls back a failing migration entirely and reports which one', async () => {
+    const dir = setDir({ '0001-bad.sql': 'create table half_done (id int); select * from no_such_table;' });
+    await expect(migrate(db.ownerUrl, [{ name: 'bad', dir }])).rejects.toThrow(/bad\/0001-bad.sql failed/);
+    const [row] = await db.sql`select to_regclass('half_done') as t`;
+    expect(row.t).toBeNull();
+  });
+
+  it('applies each migration once when two runners start together', async () => {
+    const dir = setDir({ '0001-counter.sql': 'create table race (id int); insert into race values (1);' });
+    const sets = [{ name: 'race', dir }];
+    const results = await Promise.all([migrate(db.ownerUrl, sets), migrate(db.ownerUrl, sets)]);
+    expect(results.flat()).toEqual(['race/0001-counter.sql']);
+    const [{ count }] = await db.sql`select count(*)::int as count from race`;
+    expect(count).toBe(1);
+  });
+
+  it('rejects badly named files', async () => {
+    const dir = setDir({ '1-bad_name.sql': 'select 1;' });
+    await expect(migrate(db.ownerUrl, [{ name: 'names', dir }])).rejects.toThrow(/NNNN-kebab-name.sql/);
+  });
+
+  it('the authenticator role owns nothing and cannot read an ungranted table', async () => {
+    await db.sql`create table secret_stuff (x int)`;
+    const request = postgres(db.requestUrl, { max: 1 });
+    try {
+      const [who] = await request`select current_user, (select rolsuper from pg_roles where rolname = current_user) as su`;
+      expect(who).toEqual({ current_user: 'authenticator', su: false });
+      await expect(request`select * from secret_stuff`).rejects.toMatchObject({ code: '42501' });
+      await expect(request.begin(async (tx) => {
+        await tx`select set_config('role', 'service_role', true)`;
+        return tx`select * from secret_stuff`;
+      })).rejects.toMatchObject({ code: '42501' });
+    } finally {
+      await request.end();
+    }
+  });
+});

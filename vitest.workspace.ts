@@ -1,0 +1,21 @@
+// The test projects, one per package and app. Vitest 4 no longer reads workspace files on its own;
+// vitest.config.ts passes this list as `test.projects`, so this file stays the one place to add a project.
+import { defineProject } from 'vitest/config';
+
+const dirs = [
+  'packages/database', 'packages/rest-engine', 'packages/auth-core', 'packages/domain',
+  'packages/storage', 'packages/webhooks', 'apps/server', 'apps/cli',
+];
+
+export default dirs.map((dir) =>
+  defineProject({
+    test: {
+      name: dir.split('/')[1],
+      root: dir,
+      include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      testTimeout: 30_000,
+      hookTimeout: 120_000,
+      pool: 'forks',
+    },
+  }),
+);

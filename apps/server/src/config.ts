@@ -1,0 +1,57 @@
+// Configuration from the environment, validated at start. A bad value stops the process with one line
+// naming the variable and what is wrong with it.
+import * as v from 'valibot';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+
+const port = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number),
+  v.minValue(0, 'must be between 0 and 65535'), v.maxValue(65535, 'must be between 0 and 65535'));
+const bool = v.pipe(v.picklist(['true', 'false', '1', '0'], 'must be true or false'), v.transform((s) => s === 'true' || s === '1'));
+const url = v.pipe(v.string(), v.url('must be a URL'));
+const nonEmpty = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
+const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be at least 1'));
+
+const schema = v.object({
+  PORT: v.optional(port, '54321'),
+  HOST: v.optional(nonEmpty, '127.0.0.1'),
+  DATA_DIR: v.optional(nonEmpty, resolve(repoRoot, '.data')),
+  DATABASE_URL: v.optional(v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'))),
+  JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
+  ANON_KEY: v.optional(nonEmpty),
+  SERVICE_ROLE_KEY: v.optional(nonEmpty),
+  PUBLIC_URL: v.optional(url),
+  APP_URL: v.optional(url),
+  LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'), 'info'),
+  DB_POOL_SIZE: v.optional(positiveInt, '20'),
+  DB_STATEMENT_TIMEOUT_MS: v.optional(positiveInt, '15000'),
+  REST_MAX_ROWS: v.optional(positiveInt, '1000'),
+  WORKERS_ENABLED: v.optional(bool, 'true'),
+  TRUSTED_PROXY_CIDRS: v.optional(v.string(), ''),
+});
+
+export type Env = v.InferOutput<typeof schema>;
+export interface Config extends Env {
+  PUBLIC_URL: string;
+  APP_URL: string;
+  DATA_DIR: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Validates the environment; throws ConfigError with a one-line message for the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const known = Object.fromEntries(Object.keys(schema.entries).map((k) => [k, env[k] === '' ? undefined : env[k]]));
+  const result = v.safeParse(schema, known);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const key = v.getDotPath(issue) ?? '?';
+    throw new ConfigError(`invalid configuration: ${key}=${JSON.stringify(env[key] ?? '')} ${issue.message}`);
+  }
+  const out = result.output;
+  const publicUrl = (out.PUBLIC_URL ?? `http://${out.HOST}:${out.PORT}`).replace(/\/$/, '');
+  return { ...out, DATA_DIR: resolve(out.DATA_DIR), PUBLIC_URL: publicUrl, APP_URL: (out.APP_URL ?? publicUrl).replace(/\/$/, '') };
+}

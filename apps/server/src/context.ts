@@ -1,0 +1,48 @@
+// What route modules and workers receive from the server: configuration, database pools, keys, logging.
+import type postgres from 'postgres';
+import type { Claims, TokenError, TokenVerifier } from '@auction-ops/auth-core';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+
+export interface ServerContext {
+  config: Config;
+  log: Logger;
+  jwtSecret: string;
+  anonKey: string;
+  serviceRoleKey: string;
+  /** Verifies access tokens and API keys (HS256 with JWT_SECRET), cached until expiry. */
+  verifier: TokenVerifier;
+  /** Request pool: logs in as authenticator; every transaction sets its role and claims first. */
+  sql: postgres.Sql;
+  /** Owner pool: migrations, maintenance and background workers that must bypass request roles. */
+  ownerSql: postgres.Sql;
+  ownerUrl: string;
+  requestUrl: string;
+}
+
+/** Hono variables set by the gateway middleware. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    /** Claims of the Bearer token, else of the API key; absent when the token failed (see authError). */
+    claims?: Claims;
+    /** Why the Authorization token was refused; each path family renders it in its own error shape. */
+    authError?: TokenError;
+    /** Role of the API key that passed the gate. */
+    apikeyRole?: 'anon' | 'service_role';
+    /** Client IP: the socket's, or the one a trusted proxy forwarded. */
+    clientIp: string;
+  };
+}
+
+/** A mounted path family: its Hono app and what to release at shutdown. */
+export interface Mounted {
+  app: import('hono').Hono<AppEnv>;
+  close?(): Promise<void>;
+}
+
+/** A background worker (webhook dispatcher, scheduler). */
+export interface Worker {
+  name: string;
+  stop(): Promise<void>;
+}

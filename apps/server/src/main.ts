@@ -1,0 +1,37 @@
+// Entry point: `pnpm start`. Validates configuration, starts the service, prints the API keys,
+// and shuts down cleanly on SIGINT/SIGTERM.
+import { loadConfig, ConfigError } from './config.js';
+import { createLogger } from './logger.js';
+import { startServer } from './server.js';
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+const log = createLogger(config.LOG_LEVEL);
+try {
+  const server = await startServer(config, log);
+  log.info('listening', { url: server.url, public_url: config.PUBLIC_URL, data_dir: config.DATA_DIR });
+  process.stdout.write(`\nauction-ops is running at ${server.url}\n  anon key:         ${server.ctx.anonKey}\n  service_role key: ${server.ctx.serviceRoleKey}\n\n`);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    await server.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+} catch (error) {
+  log.error('failed to start', { error: (error as Error).message });
+  process.stderr.write(`auction-ops failed to start: ${(error as Error).message}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,18 @@
+// GET /health: 200 once the database answers (the server only listens after migrating), 503 otherwise.
+import { Hono } from 'hono';
+import type { AppEnv, ServerContext } from '../context.js';
+import { version } from '../version.js';
+
+export function healthRoutes(ctx: ServerContext): Hono<AppEnv> {
+  return new Hono<AppEnv>().get('/', async (c) => {
+    try {
+      await Promise.race([
+        ctx.ownerSql`select 1`,
+        new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000)),
+      ]);
+      return c.json({ status: 'ok', database: 'up', version });
+    } catch {
+      return c.json({ status: 'error', database: 'down', version }, 503);
+    }
+  });
+}

@@ -1,0 +1,7 @@
+// /storage/v1 — placeholder until the storage routes land: answers 404 in the family's error shape.
+import { Hono } from 'hono';
+import type { AppEnv, Mounted, ServerContext } from '../context.js';
+
+export async function storageRoutes(_ctx: ServerContext): Promise<Mounted> {
+  return { app: new Hono<AppEnv>().all('*', (c) => c.json({ message: 'not found' }, 404)) };
+}

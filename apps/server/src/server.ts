@@ -1,0 +1,83 @@
+// Starts the whole service: database (embedded or external), migrations, pools, HTTP server and workers,
+// and stops them in order: stop accepting, drain in-flight requests, stop workers, close pools, stop Postgres.
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import postgres from 'postgres';
+import { prepareDatabase } from '@auction-ops/database';
+import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
+import type { Config } from './config.js';
+import type { ServerContext } from './context.js';
+import { createLogger, type Logger } from './logger.js';
+import { loadSecrets } from './secrets.js';
+import { migrationSets } from './migration-sets.js';
+import { createApp } from './app.js';
+import { createFamilies } from './families.js';
+import { startWorkers } from './workers/index.js';
+
+export interface RunningServer {
+  url: string;
+  ctx: ServerContext;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningServer> {
+  const secrets = loadSecrets(config.DATA_DIR, config.JWT_SECRET);
+  const db = await prepareDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    authenticatorPassword: secrets.authenticatorPassword,
+    migrationSets,
+    log: (message) => log.info(message),
+  });
+  const cleanup: Array<() => Promise<void>> = [() => db.close()];
+  const runCleanup = async () => {
+    for (const step of cleanup.reverse()) await step().catch((error) => log.error('shutdown step failed', { error: String(error) }));
+  };
+  try {
+    const sql = postgres(db.requestUrl, { max: config.DB_POOL_SIZE, onnotice: () => {}, connection: { application_name: 'auction-ops' } });
+    const ownerSql = postgres(db.ownerUrl, { max: 4, onnotice: () => {}, connection: { application_name: 'auction-ops-owner' } });
+    cleanup.push(() => sql.end({ timeout: 5 }), () => ownerSql.end({ timeout: 5 }));
+    const ctx: ServerContext = {
+      config,
+      log,
+      jwtSecret: secrets.jwtSecret,
+      anonKey: config.ANON_KEY ?? (await signApiKey(secrets.jwtSecret, 'anon')),
+      serviceRoleKey: config.SERVICE_ROLE_KEY ?? (await signApiKey(secrets.jwtSecret, 'service_role')),
+      verifier: createTokenVerifier(secrets.jwtSecret),
+      sql,
+      ownerSql,
+      ownerUrl: db.ownerUrl,
+      requestUrl: db.requestUrl,
+    };
+    const families = await createFamilies(ctx);
+    cleanup.push(async () => { await Promise.all(Object.values(families).map((f) => f.close?.())); });
+    const app = createApp(ctx, families);
+    const server = await new Promise<Server>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s as Server));
+      (s as Server).once('error', reject);
+    });
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.PORT;
+    const url = `http://${config.HOST}:${port}`;
+    const workers = await startWorkers(ctx);
+    cleanup.push(async () => { await Promise.all(workers.map((w) => w.stop())); });
+    cleanup.push(() => drain(server));
+    let closing: Promise<void> | undefined;
+    return { url, ctx, close: () => (closing ??= runCleanup()) };
+  } catch (error) {
+    await runCleanup();
+    throw error;
+  }
+}
+
+/** Stops accepting connections and waits for in-flight requests (up to 10 s, then closes what remains). */
+function drain(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), 10_000);
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,7 @@
+// Background workers started with the server (each switchable off by configuration).
+import type { ServerContext, Worker } from '../context.js';
+
+export async function startWorkers(ctx: ServerContext): Promise<Worker[]> {
+  if (!ctx.config.WORKERS_ENABLED) return [];
+  return [];
+}

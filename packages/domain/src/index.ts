@@ -1,0 +1,1 @@
+export { domainMigrations } from './migrations.js';

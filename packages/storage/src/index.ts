@@ -1,0 +1,1 @@
+export { storageMigrations } from './migrations.js';

@@ -1,0 +1,1 @@
+export { webhookMigrations } from './migrations.js';

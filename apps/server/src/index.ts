@@ -3,3 +3,4 @@ export { loadConfig, ConfigError, type Config } from './config.js';
 export { createLogger, type Logger } from './logger.js';
 export type { ServerContext, AppEnv, Mounted, Worker } from './context.js';
 export { migrationSets } from './migration-sets.js';
+export { loadSecrets, type Secrets } from './secrets.js';

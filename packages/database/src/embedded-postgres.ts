@@ -68,6 +68,18 @@ async function stopOrphan(pgdata: string): Promise<void> {
   await waitFor(() => !isAlive(pid), 30_000, `orphaned postgres ${pid} to stop`);
 }
 
+/** The superuser URL of a cluster in `dir` that a live postmaster is serving, if any (postmaster.pid line 4 is the port). */
+export function runningClusterUrl(dir: string): string | undefined {
+  const pidFile = join(dir, 'data', 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!pid || !port || !isAlive(pid)) return undefined;
+  const password = readFileSync(join(dir, 'superuser-password'), 'utf8').trim();
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+}
+
 export interface EmbeddedOptions {
   /** Directory for the cluster (`data/`), its superuser password and its log; created on first start. */
   dir: string;

@@ -1,4 +1,4 @@
-export { startEmbeddedPostgres, type EmbeddedCluster, type EmbeddedOptions } from './embedded-postgres.js';
+export { startEmbeddedPostgres, runningClusterUrl, type EmbeddedCluster, type EmbeddedOptions } from './embedded-postgres.js';
 export { lockDataDir, DataDirInUseError } from './data-dir-lock.js';
 export { ensureRoles, authenticatorUrl, REQUEST_ROLES, AUTHENTICATOR, type RequestRole } from './roles.js';
 export {

@@ -1,7 +1,7 @@
 // Brings a database to the state a server needs: running (embedded, or external by URL), roles present,
 // migrations applied. The server and the CLI both start here.
 import { join } from 'node:path';
-import { startEmbeddedPostgres, type EmbeddedCluster } from './embedded-postgres.js';
+import { startEmbeddedPostgres, runningClusterUrl, type EmbeddedCluster } from './embedded-postgres.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { ensureRoles, authenticatorUrl } from './roles.js';
 import { migrate, type MigrationSet } from './migrations.js';
@@ -14,6 +14,8 @@ export interface PrepareOptions {
   migrationSets: readonly MigrationSet[];
   /** Apply pending migrations (the server does; `status` does not). */
   applyMigrations?: boolean;
+  /** For the CLI: when a server already runs the embedded cluster, connect to it instead of failing. */
+  attachToRunning?: boolean;
   log?: (message: string) => void;
 }
 
@@ -31,6 +33,7 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
   let cluster: EmbeddedCluster | undefined;
   let lock: { release(): void } | undefined;
   let ownerUrl = options.databaseUrl;
+  if (!ownerUrl && options.attachToRunning) ownerUrl = runningClusterUrl(join(options.dataDir, 'postgres'));
   if (!ownerUrl) {
     lock = lockDataDir(options.dataDir);
     try {

@@ -1,0 +1,38 @@
+// The auction-ops command line: a thin dispatcher over the packages.
+import { ConfigError } from '@auction-ops/server';
+import { migrateCommand, statusCommand } from './commands/migrate.js';
+import { keysCommand } from './commands/keys.js';
+import { superAdminCommand, UsageError } from './commands/super-admin.js';
+
+const HELP = `usage: auction-ops <command>
+
+  migrate                    apply pending migrations
+  status                     database state and pending migrations
+  keys                       print the anon and service_role API keys
+  super-admin grant <email>  make a user a system-wide administrator (also: revoke <email>, list)
+
+Configuration comes from the environment (see README): DATA_DIR, DATABASE_URL, JWT_SECRET, ...`;
+
+const commands: Record<string, (args: string[]) => Promise<void>> = {
+  migrate: () => migrateCommand(),
+  status: () => statusCommand(),
+  keys: () => keysCommand(),
+  'super-admin': superAdminCommand,
+};
+
+const [name, ...args] = process.argv.slice(2);
+const command = name ? commands[name] : undefined;
+if (!command) {
+  console.log(HELP);
+  process.exit(name && name !== 'help' && name !== '--help' ? 2 : 0);
+}
+try {
+  await command(args);
+} catch (error) {
+  if (error instanceof UsageError || error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(2);
+  }
+  console.error(`auction-ops ${name}: ${(error as Error).message}`);
+  process.exit(1);
+}

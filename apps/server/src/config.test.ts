@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig, ConfigError } from './config.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.PORT).toBe(54321);
+    expect(config.HOST).toBe('127.0.0.1');
+    expect(config.PUBLIC_URL).toBe('http://127.0.0.1:54321');
+    expect(config.APP_URL).toBe(config.PUBLIC_URL);
+    expect(config.DATA_DIR).toMatch(/\.data$/);
+  });
+
+  it.each([
+    ['PORT', 'abc', /PORT="abc" must be a whole number/],
+    ['PORT', '70000', /PORT="70000" must be between 0 and 65535/],
+    ['PUBLIC_URL', 'not a url', /PUBLIC_URL="not a url" must be a URL/],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL="mysql:\/\/x" must be a postgres:\/\/ URL/],
+    ['JWT_SECRET', 'short', /JWT_SECRET="short" must be at least 32 characters/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL="loud" must be/],
+  ])('names %s when it is %s', (key, value, message) => {
+    expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [key]: value })).toThrow(message);
+  });
+
+  it('takes PUBLIC_URL and APP_URL without a trailing slash', () => {
+    const config = loadConfig({ PUBLIC_URL: 'https://api.example.com/', APP_URL: 'https://app.example.com/' });
+    expect(config.PUBLIC_URL).toBe('https://api.example.com');
+    expect(config.APP_URL).toBe('https://app.example.com');
+  });
+});

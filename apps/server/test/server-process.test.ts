@@ -1,0 +1,150 @@
+// The foundation's acceptance, against the real entry point in a child process: first start, API-key gate,
+// restart with data kept, clean shutdown without orphaned postgres, one server per DATA_DIR, bad configuration.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { SignJWT } from 'jose';
+import { findFreePort, runningClusterUrl, startEmbeddedPostgres } from '@auction-ops/database';
+
+const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const secret = 'test-secret-'.padEnd(40, 'x');
+
+function startProcess(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+async function waitForHealth(url: string, exited: Promise<unknown>): Promise<void> {
+  let done = false;
+  void exited.then(() => { done = true; });
+  for (;;) {
+    if (done) throw new Error('server exited before it became healthy');
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.status === 200) return;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function postgresProcessesFor(dir: string): string[] {
+  const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  return out.split('\n').filter((line) => line.includes('postgres') && line.includes(dir) && line.includes(' -D '));
+}
+
+describe('server process', () => {
+  let dataDir: string;
+  let port: number;
+  let url: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-server-'));
+    port = await findFreePort();
+    url = `http://127.0.0.1:${port}`;
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('starts on a fresh DATA_DIR, gates API keys, keeps data across restarts and stops cleanly', async () => {
+    const env = { DATA_DIR: dataDir, PORT: String(port), JWT_SECRET: secret };
+    const first = startProcess(env);
+    await waitForHealth(url, first.exited);
+
+    const health = await fetch(`${url}/health`);
+    expect(await health.json()).toMatchObject({ status: 'ok', database: 'up', version: expect.any(String) });
+    expect(health.headers.get('x-request-id')).toMatch(/.+/);
+
+    const missing = await fetch(`${url}/rest/v1/auctions`);
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toEqual({ message: 'No API key found in request' });
+    const wrong = await fetch(`${url}/rest/v1/auctions`, { headers: { apikey: 'not-a-key' } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toEqual({ message: 'Invalid API key' });
+    const key = (role: string, s = secret) => new SignJWT({ role }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(s));
+    for (const bad of [await key('authenticated'), await key('anon', 'another-secret-'.padEnd(40, 'y'))]) {
+      const res = await fetch(`${url}/storage/v1/bucket`, { headers: { apikey: bad } });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ message: 'Invalid API key' });
+    }
+    const good = await fetch(`${url}/rest/v1/`, { headers: { apikey: await key('anon') } });
+    expect(good.status).not.toBe(401);
+
+    // The API keys printed at start are valid keys.
+    const printed = first.output().match(/anon key:\s+(\S+)/)?.[1];
+    expect(printed).toBeTruthy();
+    expect((await fetch(`${url}/rest/v1/`, { headers: { apikey: printed! } })).status).not.toBe(401);
+
+    // A second server on the same DATA_DIR refuses to start, naming the reason.
+    const second = startProcess({ ...env, PORT: String(await findFreePort()) });
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toMatch(/DATA_DIR .* is in use by another auction-ops server/);
+
+    // Write something, stop with SIGTERM, and see that no postgres is left behind.
+    const ownerUrl = runningClusterUrl(join(dataDir, 'postgres'))!;
+    const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+    await sql`create table kept (v text)`;
+    await sql`insert into kept values ('before restart')`;
+    await sql.end();
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(postgresProcessesFor(dataDir)).toEqual([]);
+
+    // Restart: same cluster, data still there.
+    const again = startProcess(env);
+    await waitForHealth(url, again.exited);
+    const sql2 = postgres(runningClusterUrl(join(dataDir, 'postgres'))!, { max: 1, onnotice: () => {} });
+    expect(await sql2`select v from kept`).toEqual([{ v: 'before restart' }]);
+    await sql2.end();
+    again.child.kill('SIGINT');
+    expect(await again.exited).toBe(0);
+    expect(postgresProcessesFor(dataDir)).toEqual([]);
+  }, 120_000);
+
+  it('recovers the cluster after the server is killed with SIGKILL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'auction-ops-crash-'));
+    const p = await findFreePort();
+    const env = { DATA_DIR: dir, PORT: String(p), JWT_SECRET: secret };
+    try {
+      const crashed = startProcess(env);
+      await waitForHealth(`http://127.0.0.1:${p}`, crashed.exited);
+      crashed.child.kill('SIGKILL');
+      await crashed.exited;
+      const next = startProcess(env);
+      await waitForHealth(`http://127.0.0.1:${p}`, next.exited);
+      next.child.kill('SIGTERM');
+      expect(await next.exited).toBe(0);
+      expect(postgresProcessesFor(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('stops with one line naming a bad PORT', async () => {
+    const bad = startProcess({ DATA_DIR: dataDir, PORT: 'eighty' });
+    expect(await bad.exited).toBe(1);
+    expect(bad.output().trim()).toBe('invalid configuration: PORT="eighty" must be a whole number');
+  });
+});
+
+describe('embedded postgres', () => {
+  it('reports a clear error when the port is taken', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'auction-ops-port-'));
+    const a = await startEmbeddedPostgres({ dir: join(dir, 'a') });
+    try {
+      await expect(startEmbeddedPostgres({ dir: join(dir, 'b'), port: a.port })).rejects.toThrow(/postgres exited during start/);
+    } finally {
+      await a.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,13 +1,33 @@
--- Tenancy core: auctions, members, super admins, the membership helpers every policy uses,
--- and the event outbox that webhooks consume.
+-- Tenancy core: auctions (with branding), members, super admins, the membership helpers every policy uses,
+-- the event outbox that webhooks consume, and the row-level security of all of these.
+
+-- Shared trigger: keeps updated_at current on every table that has one.
+create function public.set_updated_at() returns trigger
+language plpgsql as $$
+begin
+  new.updated_at := now();
+  return new;
+end $$;
+
 create table public.auctions (
   id uuid primary key default gen_random_uuid(),
   name text not null check (length(trim(name)) > 0),
   slug text not null unique check (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$'),
   is_active boolean not null default true,
   subscription_tier text not null default 'free' check (subscription_tier in ('free', 'pro', 'enterprise')),
-  settings jsonb not null default '{"timezone": "UTC"}',
+  settings jsonb not null default '{"timezone": "UTC"}' check (jsonb_typeof(settings) = 'object'),
+  created_by uuid references public.users (id) on delete set null,
   created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create index auctions_created_by_idx on public.auctions (created_by);
+
+create table public.auction_branding (
+  auction_id uuid primary key references public.auctions (id) on delete cascade,
+  logo_url text,
+  primary_color text check (primary_color ~ '^#[0-9A-Fa-f]{6}$'),
+  secondary_color text check (secondary_color ~ '^#[0-9A-Fa-f]{6}$'),
+  app_name text,
   updated_at timestamptz not null default now()
 );
 
@@ -19,6 +39,7 @@ create table public.auction_members (
   joined_at timestamptz not null default now(),
   unique (auction_id, user_id)
 );
+-- The policy helpers look members up by user first (one index-only scan per statement).
 create index auction_members_user_id_idx on public.auction_members (user_id, auction_id, role);
 
 create table public.super_admins (
@@ -51,6 +72,43 @@ language sql stable security definer set search_path = '' as $$
   )
 $$;
 
+-- Set-returning forms for policies: `auction_id in (select public.current_user_auction_ids())` runs the lookup
+-- once per statement (a hashed subplan) instead of once per row, which is what keeps list reads fast.
+create function public.current_user_auction_ids() returns setof uuid
+language sql stable security definer set search_path = '' as $$
+  select auction_id from public.auction_members where user_id = (select auth.uid())
+$$;
+
+create function public.current_user_admin_auction_ids() returns setof uuid
+language sql stable security definer set search_path = '' as $$
+  select auction_id from public.auction_members where user_id = (select auth.uid()) and role in ('owner', 'admin')
+$$;
+
+-- Everyone who shares at least one auction with the caller (for the users profile policy).
+create function public.current_user_co_member_ids() returns setof uuid
+language sql stable security definer set search_path = '' as $$
+  select distinct other.user_id
+  from public.auction_members mine
+  join public.auction_members other on other.auction_id = mine.auction_id
+  where mine.user_id = (select auth.uid())
+$$;
+
+-- A display name for event payloads and views: full name, else the e-mail's local part.
+create function public.user_display_name(p_user_id uuid) returns text
+language sql stable security definer set search_path = '' as $$
+  select coalesce(nullif(trim(full_name), ''), split_part(email, '@', 1), 'Deleted user')
+  from public.users where id = p_user_id
+$$;
+revoke execute on function public.user_display_name(uuid) from public;
+
+-- {id, name} for event payloads, or null.
+create function public.user_ref(p_user_id uuid) returns jsonb
+language sql stable security definer set search_path = '' as $$
+  select case when p_user_id is null then null
+    else jsonb_build_object('id', p_user_id, 'name', coalesce(public.user_display_name(p_user_id), 'Deleted user')) end
+$$;
+revoke execute on function public.user_ref(uuid) from public;
+
 -- The outbox: one row per domain event, written in the same transaction as the change.
 create table public.event_outbox (
   id uuid primary key default gen_random_uuid(),
@@ -67,3 +125,125 @@ language sql volatile security definer set search_path = '' as $$
   returning id
 $$;
 revoke execute on function public.emit_event(uuid, text, jsonb) from public;
+
+-- Auction creation: the creator is recorded and becomes the owner. created_by/created_at are forced so the
+-- "creator sees it within the creating transaction" policy below cannot be forged.
+create function public.auctions_before_insert() returns trigger
+language plpgsql as $$
+begin
+  if (select auth.uid()) is not null then
+    new.created_by := (select auth.uid());
+    new.created_at := now();
+  end if;
+  new.updated_at := new.created_at;
+  if not (new.settings ? 'timezone') then
+    new.settings := new.settings || '{"timezone": "UTC"}';
+  end if;
+  if not exists (select 1 from pg_catalog.pg_timezone_names where name = new.settings ->> 'timezone') then
+    raise exception 'unknown time zone: %', new.settings ->> 'timezone' using errcode = '22023';
+  end if;
+  return new;
+end $$;
+create trigger auctions_before_insert before insert on public.auctions
+  for each row execute function public.auctions_before_insert();
+
+create function public.auctions_before_update() returns trigger
+language plpgsql as $$
+begin
+  new.created_by := old.created_by;
+  new.created_at := old.created_at;
+  new.updated_at := now();
+  if new.settings is distinct from old.settings and not (new.settings ? 'timezone') then
+    new.settings := new.settings || jsonb_build_object('timezone', coalesce(old.settings ->> 'timezone', 'UTC'));
+  end if;
+  if not exists (select 1 from pg_catalog.pg_timezone_names where name = new.settings ->> 'timezone') then
+    raise exception 'unknown time zone: %', new.settings ->> 'timezone' using errcode = '22023';
+  end if;
+  return new;
+end $$;
+create trigger auctions_before_update before update on public.auctions
+  for each row execute function public.auctions_before_update();
+
+create function public.auctions_add_owner() returns trigger
+language plpgsql security definer set search_path = '' as $$
+begin
+  if new.created_by is not null then
+    insert into public.auction_members (auction_id, user_id, role) values (new.id, new.created_by, 'owner')
+    on conflict (auction_id, user_id) do update set role = 'owner';
+  end if;
+  return null;
+end $$;
+create trigger auctions_add_owner after insert on public.auctions
+  for each row execute function public.auctions_add_owner();
+
+create trigger auction_branding_updated_at before update on public.auction_branding
+  for each row execute function public.set_updated_at();
+
+-- An auction always keeps at least one owner while it has members (a cascade from a deleted auction is fine).
+create function public.auction_members_keep_owner() returns trigger
+language plpgsql security definer set search_path = '' as $$
+begin
+  if exists (select 1 from public.auctions where id = old.auction_id)
+     and exists (select 1 from public.auction_members where auction_id = old.auction_id)
+     and not exists (select 1 from public.auction_members where auction_id = old.auction_id and role = 'owner') then
+    raise exception 'an auction must keep at least one owner' using errcode = 'P0001';
+  end if;
+  return null;
+end $$;
+create trigger auction_members_keep_owner after update of role or delete on public.auction_members
+  for each row execute function public.auction_members_keep_owner();
+
+-- Row-level security ---------------------------------------------------------------------------------------
+alter table public.auctions enable row level security;
+alter table public.auction_branding enable row level security;
+alter table public.auction_members enable row level security;
+alter table public.super_admins enable row level security;
+alter table public.event_outbox enable row level security;
+
+grant usage on schema public to anon, authenticated, service_role;
+grant select, insert, delete on public.auctions to authenticated;
+grant update (name, slug, is_active, settings) on public.auctions to authenticated;
+grant select, insert, update, delete on public.auction_branding to authenticated;
+grant select on public.auction_members to authenticated;
+grant select, insert, delete on public.super_admins to authenticated;
+grant select on public.event_outbox to authenticated;
+grant all on public.auctions, public.auction_branding, public.auction_members, public.super_admins,
+  public.event_outbox to service_role;
+
+grant execute on function public.is_super_admin(), public.get_user_auction_role(uuid), public.is_auction_member(uuid),
+  public.is_auction_admin_or_above(uuid), public.current_user_auction_ids(), public.current_user_admin_auction_ids(),
+  public.current_user_co_member_ids() to anon, authenticated, service_role;
+grant execute on function public.user_display_name(uuid), public.user_ref(uuid) to authenticated, service_role;
+
+create policy auctions_select on public.auctions for select to authenticated using (
+  (select public.is_super_admin())
+  or id in (select public.current_user_auction_ids())
+  -- INSERT ... RETURNING checks this before the owner row (added by an AFTER trigger) exists.
+  or (created_by = (select auth.uid()) and created_at = now())
+);
+create policy auctions_insert on public.auctions for insert to authenticated with check ((select auth.uid()) is not null);
+create policy auctions_update on public.auctions for update to authenticated
+  using ((select public.is_super_admin()) or id in (select public.current_user_admin_auction_ids()))
+  with check ((select public.is_super_admin()) or id in (select public.current_user_admin_auction_ids()));
+create policy auctions_delete on public.auctions for delete to authenticated
+  using ((select public.is_super_admin()) or public.get_user_auction_role(id) = 'owner');
+
+create policy auction_branding_select on public.auction_branding for select to authenticated
+  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+create policy auction_branding_write on public.auction_branding for all to authenticated
+  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
+  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+
+-- Membership changes go through the RPCs (0002), which enforce the role rules; members only read.
+create policy auction_members_select on public.auction_members for select to authenticated
+  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+
+create policy super_admins_all on public.super_admins for all to authenticated
+  using ((select public.is_super_admin())) with check ((select public.is_super_admin()));
+
+create policy event_outbox_select on public.event_outbox for select to authenticated
+  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+
+-- A user sees the profiles of people who share an auction with them (their own is auth-core's policy).
+create policy users_select_co_members on public.users for select to authenticated
+  using ((select public.is_super_admin()) or id in (select public.current_user_co_member_ids()));

@@ -1,0 +1,44 @@
+// Runs SQL the way the REST engine does: one transaction logged in as authenticator, with the role and the JWT
+// claims set transaction-locally. Lets tests exercise row-level security and RPCs at the SQL level.
+import postgres from 'postgres';
+
+export type Claims = { sub?: string; role: 'anon' | 'authenticated' | 'service_role'; [k: string]: unknown };
+
+const clients = new Map<string, postgres.Sql>();
+
+function client(url: string): postgres.Sql {
+  let sql = clients.get(url);
+  if (!sql) {
+    sql = postgres(url, { max: 2, onnotice: () => {} });
+    clients.set(url, sql);
+  }
+  return sql;
+}
+
+export async function closeClients(): Promise<void> {
+  await Promise.all([...clients.values()].map((c) => c.end()));
+  clients.clear();
+}
+
+export function claimsFor(userId: string | null): Claims {
+  return userId ? { sub: userId, role: 'authenticated', aud: 'authenticated' } : { role: 'anon' };
+}
+
+/** Runs fn in a request-like transaction; the transaction commits unless fn throws. */
+export async function asUser<T>(requestUrl: string, claims: Claims, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  const sql = client(requestUrl);
+  return (await sql.begin(async (tx) => {
+    await tx`select set_config('role', ${claims.role}, true), set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
+    return fn(tx);
+  })) as T;
+}
+
+/** The SQLSTATE of a failed call, or 'ok'. */
+export async function sqlState(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'ok';
+  } catch (error) {
+    return (error as { code?: string }).code ?? String(error);
+  }
+}

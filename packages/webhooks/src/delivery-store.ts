@@ -1,0 +1,143 @@
+// The dispatcher's SQL: claim due deliveries under a lease, record an attempt and its outcome, prune the logs.
+// Every write is conditional on the lease token, so a dispatcher whose lease expired (it stalled or crashed and
+// another took over) cannot overwrite the newer attempt's outcome.
+import type postgres from 'postgres';
+
+export interface ClaimedDelivery {
+  id: string;
+  endpoint_id: string;
+  auction_id: string;
+  event_type: string;
+  payload: { event: string; timestamp: string; webhook_id: string; auction_id: string; data: unknown };
+  /** The attempt number this claim makes (1-based, over the delivery's life). */
+  attempt: number;
+  /** Attempt number within the current round of the schedule (it restarts on replay). */
+  attempt_in_round: number;
+  lease_token: string;
+  url: string;
+  secrets: string[];
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  status?: number;
+  timeMs: number;
+  body?: string;
+  error?: string;
+}
+
+export type FailureNext =
+  | { kind: 'retry'; delayMs: number }
+  | { kind: 'final' }
+  | { kind: 'gone' };
+
+export function createDeliveryStore(sql: postgres.Sql) {
+  return {
+    /** Claims up to `limit` due deliveries, at most `perEndpoint` minus what is in flight per endpoint. */
+    async claim(workerId: string, limit: number, perEndpoint: number, inflight: Record<string, number>, leaseMs: number) {
+      return sql<ClaimedDelivery[]>`
+        with candidates as (
+          select d.id, d.next_attempt_at
+            from public.webhook_endpoints e
+           cross join lateral (
+             select d.id, d.next_attempt_at from public.webhook_deliveries d
+              where d.endpoint_id = e.id and d.status = 'queued' and d.next_attempt_at <= now()
+                and (d.locked_until is null or d.locked_until < now()) and (e.is_active or d.is_test)
+              order by d.next_attempt_at
+              limit greatest(0, ${perEndpoint}::int - coalesce((${sql.json(inflight)}::jsonb ->> e.id::text)::int, 0))
+           ) d
+           order by d.next_attempt_at
+           limit ${limit}
+        ), locked as (
+          select d.id from public.webhook_deliveries d
+           where d.id in (select id from candidates) and d.status = 'queued'
+             and (d.locked_until is null or d.locked_until < now())
+             for update of d skip locked
+        )
+        update public.webhook_deliveries d
+           set attempt_count = d.attempt_count + 1, locked_by = ${workerId},
+               locked_until = now() + ${leaseMs}::int * interval '1 millisecond', lease_token = gen_random_uuid()
+          from locked, public.webhook_endpoints e, webhooks.endpoint_secrets s
+         where d.id = locked.id and e.id = d.endpoint_id and s.endpoint_id = e.id
+        returning d.id, d.endpoint_id, d.auction_id, d.event_type, d.payload, d.attempt_count as attempt,
+                  d.attempt_count - d.round_start_attempt as attempt_in_round, d.lease_token, e.url,
+                  array_remove(array[s.secret, case when s.previous_secret_expires_at > now() then s.previous_secret end], null)
+                    as secrets`;
+    },
+
+    /** Milliseconds until the next delivery an active endpoint could be sent (undefined: none queued). */
+    async nextDueInMs(): Promise<number | undefined> {
+      const [row] = await sql<{ ms: number | null }[]>`
+        select extract(epoch from min(greatest(d.next_attempt_at, coalesce(d.locked_until, d.next_attempt_at))) - now()) * 1000 as ms
+          from public.webhook_deliveries d join public.webhook_endpoints e on e.id = d.endpoint_id
+         where d.status = 'queued' and (e.is_active or d.is_test)`;
+      return row?.ms == null ? undefined : Math.max(0, Number(row.ms));
+    },
+
+    async recordSuccess(d: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+      await sql`
+        with attempt as (
+          insert into public.webhook_delivery_attempts
+            (delivery_id, endpoint_id, auction_id, event_type, attempt, status, response_status, response_time_ms, response_body)
+          values (${d.id}, ${d.endpoint_id}, ${d.auction_id}, ${d.event_type}, ${d.attempt}, 'success',
+                  ${outcome.status ?? null}, ${outcome.timeMs}, ${outcome.body ?? null})
+          on conflict (delivery_id, attempt) do nothing
+        ), done as (
+          update public.webhook_deliveries
+             set status = 'delivered', delivered_at = now(), last_status_code = ${outcome.status ?? null}, last_error = null,
+                 locked_by = null, locked_until = null, lease_token = null
+           where id = ${d.id} and lease_token = ${d.lease_token}
+          returning endpoint_id
+        )
+        update public.webhook_endpoints e set consecutive_failures = 0
+          from done where e.id = done.endpoint_id and e.consecutive_failures <> 0`;
+    },
+
+    /**
+     * Records a failed attempt; then the delivery is retried, fails for good, or (410 Gone) fails and disables the
+     * endpoint. A delivery that fails for good counts toward disabling its endpoint after `disableAfter` in a row.
+     */
+    async recordFailure(d: ClaimedDelivery, outcome: AttemptOutcome, next: FailureNext, disableAfter: number): Promise<void> {
+      const delayMs = next.kind === 'retry' ? next.delayMs : 0;
+      const final = next.kind !== 'retry';
+      const gone = next.kind === 'gone';
+      await sql`
+        with attempt as (
+          insert into public.webhook_delivery_attempts
+            (delivery_id, endpoint_id, auction_id, event_type, attempt, status, response_status, response_time_ms,
+             response_body, error_message)
+          values (${d.id}, ${d.endpoint_id}, ${d.auction_id}, ${d.event_type}, ${d.attempt}, 'failed',
+                  ${outcome.status ?? null}, ${outcome.timeMs}, ${outcome.body ?? null}, ${outcome.error ?? null})
+          on conflict (delivery_id, attempt) do nothing
+        ), done as (
+          update public.webhook_deliveries d
+             set status = case when ${final} or not (e.is_active or d.is_test) then 'failed' else 'queued' end,
+                 next_attempt_at = case when ${final} then d.next_attempt_at
+                                        else now() + ${delayMs}::int * interval '1 millisecond' end,
+                 last_status_code = ${outcome.status ?? null}, last_error = ${outcome.error ?? null},
+                 locked_by = null, locked_until = null, lease_token = null
+            from public.webhook_endpoints e
+           where d.id = ${d.id} and d.lease_token = ${d.lease_token} and e.id = d.endpoint_id
+          returning d.endpoint_id, d.status
+        )
+        update public.webhook_endpoints e
+           set consecutive_failures = e.consecutive_failures + 1,
+               is_active = not (${gone} or e.consecutive_failures + 1 >= ${disableAfter}::int),
+               disabled_reason = case
+                 when ${gone} then 'endpoint answered 410 Gone'
+                 when e.consecutive_failures + 1 >= ${disableAfter}::int
+                   then (e.consecutive_failures + 1) || ' consecutive deliveries failed'
+               end
+          from done
+         where e.id = done.endpoint_id and e.is_active and done.status = 'failed'`;
+    },
+
+    async prune(retentionDays: number) {
+      const [row] = await sql<{ result: { attempts: number; deliveries: number } }[]>`
+        select webhooks.prune_logs(${retentionDays}::int * interval '1 day') as result`;
+      return row.result;
+    },
+  };
+}
+
+export type DeliveryStore = ReturnType<typeof createDeliveryStore>;

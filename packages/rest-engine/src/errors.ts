@@ -57,9 +57,9 @@ export const errors = {
   noRelationship: (origin: string, target: string, schema: string) =>
     new RestError(400, 'PGRST200', `Could not find a relationship between '${origin}' and '${target}' in the schema cache`,
       `Searched for a foreign key relationship between '${origin}' and '${target}' in the schema '${schema}', but no matches were found.`),
-  ambiguousEmbed: (origin: string, target: string, candidates: unknown[]) =>
+  ambiguousEmbed: (origin: string, target: string, candidates: unknown[], hints: string[]) =>
     new RestError(300, 'PGRST201', `Could not embed because more than one relationship was found for '${origin}' and '${target}'`,
-      candidates, `Try changing '${target}' to one of the following: ${candidates.map((c) => `'${target}!${(c as { embedding_hint: string }).embedding_hint}'`).join(', ')}. Find the desired relationship in the 'details' key.`),
+      candidates, `Try changing '${target}' to one of the following: ${hints.map((h) => `'${target}!${h}'`).join(', ')}. Find the desired relationship in the 'details' key.`),
   noFunction: (schema: string, name: string, args: string[]) =>
     new RestError(404, 'PGRST202', `Could not find the function ${schema}.${name}(${args.join(', ')}) in the schema cache`,
       `Searched for the function ${schema}.${name} with parameters ${args.join(', ') || 'none'} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.`),
@@ -73,8 +73,14 @@ export const errors = {
   jwt: (message: string) => new RestError(401, 'PGRST301', message, null, null, { 'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/"/g, '')}"` }),
   forbiddenRole: (role: string) =>
     new RestError(401, 'PGRST303', `role "${role}" is not allowed`),
-  readOnlyView: (name: string, op: string) =>
-    new RestError(405, '55000', `cannot ${op} view "${name}"`, null, null),
+  unknownColumn: (column: string, table: string) =>
+    new RestError(400, '42703', `column ${table}.${column} does not exist`),
+  unknownType: (type: string) => new RestError(400, '42704', `type "${type}" does not exist`),
+  unfilteredWrite: (op: 'UPDATE' | 'DELETE') =>
+    new RestError(400, '21000', `${op} requires a WHERE clause`, null, 'Add a filter to the query string, or enable allowUnfilteredWrites'),
+  notInsertable: (name: string, op: string) =>
+    new RestError(405, 'PGRST117', `Cannot ${op} on '${name}': it is not updatable`),
+  putMismatch: () => new RestError(400, 'PGRST115', 'Payload values do not match URL in primary key column(s)'),
 };
 
 /** PostgREST's mapSQLtoHTTP. `authenticated` decides 42501: 403 for a caller with a token, 401 for anon. */

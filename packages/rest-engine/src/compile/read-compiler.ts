@@ -1,0 +1,208 @@
+// Compiles read plans: select lists, embeds as LATERAL joins that render JSON in Postgres, filters, order, paging.
+import { qualified, quoteIdent } from '../ident.js';
+import type { Field, Filter } from '../parse/types.js';
+import type { Column, Relationship } from '../schema-cache/types.js';
+import type { CallArgs, EmbedPlan, PlannedCondition, PlannedSelect, ReadPlan } from '../plan/types.js';
+import { arrayLiteral, type SqlBuilder } from './sql-builder.js';
+
+export function field(b: SqlBuilder, alias: string, f: Field): void {
+  if (f.jsonPath.length === 0) { b.push(alias, '.', quoteIdent(f.name)); return; }
+  b.push('(', alias, '.', quoteIdent(f.name));
+  for (const step of f.jsonPath) {
+    b.push(step.arrow);
+    if (step.index) b.param(step.key, 'int4'); else b.param(step.key, 'text');
+  }
+  b.push(')');
+}
+
+const SIMPLE_OPS: Record<string, string> = {
+  eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=', like: 'LIKE', ilike: 'ILIKE', match: '~', imatch: '~*',
+  cs: '@>', cd: '<@', ov: '&&', sl: '<<', sr: '>>', nxr: '&<', nxl: '&>', adj: '-|-', isdistinct: 'IS DISTINCT FROM',
+};
+const FTS_FN: Record<string, string> = { fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery' };
+
+function filter(b: SqlBuilder, alias: string, f: Filter, col: Column): void {
+  if (f.negate) b.push('NOT (');
+  const v = f.value;
+  if (v.kind === 'is') {
+    field(b, alias, f.field);
+    b.push(' IS ', v.value.toUpperCase());
+  } else if (f.op === 'in' && v.kind === 'list') {
+    field(b, alias, f.field);
+    b.push(' = ANY(').param(arrayLiteral(v.values)).push(')');
+  } else if (f.quant && v.kind === 'list') {
+    field(b, alias, f.field);
+    b.push(' ', SIMPLE_OPS[f.op], f.quant === 'any' ? ' ANY(' : ' ALL(').param(arrayLiteral(v.values)).push(')');
+  } else if (v.kind === 'scalar' && FTS_FN[f.op]) {
+    const lang = () => { if (f.lang) b.param(f.lang, 'regconfig').push(', '); };
+    if (col.baseType === 'tsvector' && f.field.jsonPath.length === 0) field(b, alias, f.field);
+    else { b.push('to_tsvector('); lang(); field(b, alias, f.field); b.push(')'); }
+    b.push(' @@ ', FTS_FN[f.op], '(');
+    lang();
+    b.param(v.value).push(')');
+  } else if (v.kind === 'scalar') {
+    field(b, alias, f.field);
+    b.push(' ', SIMPLE_OPS[f.op], ' ').param(v.value);
+  } else {
+    b.push('FALSE'); // unreachable: the parser pairs operators and value kinds
+  }
+  if (f.negate) b.push(')');
+}
+
+export function condition(b: SqlBuilder, alias: string, c: PlannedCondition): void {
+  switch (c.kind) {
+    case 'filter': filter(b, alias, c.filter, c.column); return;
+    case 'embed-null':
+      if (c.embed.toOne) b.push(c.embed.sqlAlias, '.body IS ', c.isNull ? 'NULL' : 'NOT NULL');
+      else b.push(c.embed.sqlAlias, ".body::text ", c.isNull ? '=' : '<>', " '[]'");
+      return;
+    case 'logic':
+      b.push(c.negate ? 'NOT (' : '(');
+      c.children.forEach((x, i) => { if (i) b.push(c.op === 'and' ? ' AND ' : ' OR '); condition(b, alias, x); });
+      b.push(')');
+  }
+}
+
+export function source(b: SqlBuilder, plan: ReadPlan): void {
+  const s = plan.source;
+  if (s.kind === 'table') b.push(qualified(s.table.schema, s.table.name), ' ', plan.sqlAlias);
+  else if (s.kind === 'mutated') b.push('pgrst_source ', plan.sqlAlias);
+  else {
+    callArgsFrom(b, s.call);
+    b.push(s.call.mode === 'record' ? ' CROSS JOIN LATERAL ' : '');
+    callExpr(b, s.call);
+    b.push(' ', plan.sqlAlias);
+  }
+}
+
+/** `json_to_record($n::json) AS _args(...)` for calls with named arguments; nothing otherwise. */
+export function callArgsFrom(b: SqlBuilder, call: CallArgs): void {
+  if (call.mode !== 'record') return;
+  b.push('json_to_record(').param(call.json, 'json').push(') AS _args(');
+  b.push(call.argNames.map((n) => quoteIdent(n) + ' ' + call.fn.args.find((a) => a.name === n)!.type).join(', '), ')');
+}
+
+export function callExpr(b: SqlBuilder, call: CallArgs): void {
+  b.push(qualified(call.fn.schema, call.fn.name), '(');
+  if (call.mode === 'single') b.param(call.json, call.fn.args[0].type);
+  else if (call.mode === 'record') b.push(call.argNames.map((n) => `${quoteIdent(n)} := _args.${quoteIdent(n)}`).join(', '));
+  b.push(')');
+}
+
+function selectItem(b: SqlBuilder, alias: string, item: PlannedSelect): void {
+  switch (item.kind) {
+    case 'star': b.push(alias, '.*'); return;
+    case 'column':
+      if (item.cast) { b.push('('); field(b, alias, item.field); b.push(')::', item.cast); } else field(b, alias, item.field);
+      b.push(' AS ', quoteIdent(item.alias));
+      return;
+    case 'aggregate':
+      if (item.cast) b.push('(');
+      b.push(`pg_catalog.${item.fn}(`);
+      if (item.field) field(b, alias, item.field); else b.push('*');
+      b.push(')');
+      if (item.cast) b.push(')::', item.cast);
+      b.push(' AS ', quoteIdent(item.alias));
+      return;
+    case 'embed':
+      if (item.embed.spread) b.push(item.embed.sqlAlias, '.*');
+      else b.push(item.embed.sqlAlias, '.body AS ', quoteIdent(item.embed.name));
+  }
+}
+
+function joinCondition(b: SqlBuilder, rel: Relationship, parent: string, child: string): void {
+  if (rel.junction) {
+    const j = `${child}_j`, jt = rel.junction.table;
+    b.push('EXISTS (SELECT 1 FROM ', qualified(jt.schema, jt.name), ' ', j, ' WHERE ');
+    b.push([
+      ...rel.junction.cols1.map((c, i) => `${j}.${quoteIdent(c)} = ${parent}.${quoteIdent(rel.columns[i])}`),
+      ...rel.junction.cols2.map((c, i) => `${j}.${quoteIdent(c)} = ${child}.${quoteIdent(rel.foreignColumns[i])}`),
+    ].join(' AND '), ')');
+    return;
+  }
+  b.push(rel.columns.map((c, i) => `${child}.${quoteIdent(rel.foreignColumns[i])} = ${parent}.${quoteIdent(c)}`).join(' AND '));
+}
+
+const embedsOf = (plan: ReadPlan): EmbedPlan[] =>
+  plan.select.flatMap((s) => (s.kind === 'embed' ? [s.embed] : []));
+
+function usesEmbed(c: PlannedCondition, e: EmbedPlan): boolean {
+  return c.kind === 'embed-null' ? c.embed === e : c.kind === 'logic' ? c.children.some((x) => usesEmbed(x, e)) : false;
+}
+
+function lateralJoins(b: SqlBuilder, plan: ReadPlan, filteringOnly: boolean): void {
+  for (const e of embedsOf(plan)) {
+    const needed = e.inner || plan.where.some((c) => usesEmbed(c, e));
+    if (filteringOnly && !needed) continue;
+    b.push(e.inner ? ' INNER JOIN LATERAL (' : ' LEFT JOIN LATERAL (');
+    if (e.spread) selectQuery(b, e.plan, { parent: plan.sqlAlias, rel: e.rel });
+    else {
+      b.push(e.toOne ? 'SELECT row_to_json(_e) AS body FROM (' : "SELECT coalesce(json_agg(_e), '[]') AS body FROM (");
+      selectQuery(b, e.plan, { parent: plan.sqlAlias, rel: e.rel });
+      b.push(') _e');
+    }
+    b.push(') ', e.sqlAlias, e.inner && !e.toOne && !e.spread ? ` ON ${e.sqlAlias}.body::text <> '[]'` : ' ON TRUE');
+  }
+}
+
+function whereClause(b: SqlBuilder, plan: ReadPlan, join: { parent: string; rel: Relationship } | null): void {
+  const conds = plan.where;
+  if (!join && conds.length === 0) return;
+  b.push(' WHERE ');
+  let first = true;
+  if (join) { joinCondition(b, join.rel, join.parent, plan.sqlAlias); first = false; }
+  for (const c of conds) {
+    if (!first) b.push(' AND ');
+    first = false;
+    condition(b, plan.sqlAlias, c);
+  }
+}
+
+export function selectQuery(b: SqlBuilder, plan: ReadPlan, join: { parent: string; rel: Relationship } | null): void {
+  const a = plan.sqlAlias;
+  b.push('SELECT ');
+  // An empty embed `rel()` only filters; it adds nothing to the row.
+  plan.select.filter((s) => s.kind !== 'embed' || s.embed.plan.select.length > 0).forEach((item, i) => {
+    if (i) b.push(', ');
+    selectItem(b, a, item);
+  });
+  b.push(' FROM ');
+  source(b, plan);
+  lateralJoins(b, plan, false);
+  whereClause(b, plan, join);
+  if (plan.select.some((s) => s.kind === 'aggregate')) {
+    const groups = plan.select.filter((s) => s.kind === 'column');
+    if (groups.length) {
+      b.push(' GROUP BY ');
+      groups.forEach((g, i) => { if (i) b.push(', '); field(b, a, (g as { field: Field }).field); });
+    }
+  }
+  if (plan.order.length) {
+    b.push(' ORDER BY ');
+    plan.order.forEach((o, i) => {
+      if (i) b.push(', ');
+      if (o.related) {
+        const r = o.related, ra = `${a}_o${i}`, t = r.foreignTable;
+        b.push('(SELECT ');
+        field(b, ra, o.field);
+        b.push(' FROM ', qualified(t.schema, t.name), ' ', ra, ' WHERE ');
+        joinCondition(b, r, a, ra);
+        b.push(' LIMIT 1)');
+      } else field(b, a, o.field);
+      if (o.dir) b.push(o.dir === 'asc' ? ' ASC' : ' DESC');
+      if (o.nulls) b.push(o.nulls === 'first' ? ' NULLS FIRST' : ' NULLS LAST');
+    });
+  }
+  if (plan.limit !== null) b.push(' LIMIT ').param(plan.limit, 'int8');
+  if (plan.offset !== null) b.push(' OFFSET ').param(plan.offset, 'int8');
+}
+
+/** `SELECT 1 FROM <source> <joins that filter> WHERE <conditions>`: the rows a count=exact counts. */
+export function countQuery(b: SqlBuilder, plan: ReadPlan, cap: number | null): void {
+  b.push('SELECT pg_catalog.count(*) FROM (SELECT 1 FROM ');
+  source(b, plan);
+  lateralJoins(b, plan, true);
+  whereClause(b, plan, null);
+  if (cap !== null) b.push(' LIMIT ').param(cap, 'int8');
+  b.push(') _c');
+}

@@ -1,0 +1,142 @@
+// The main statement of a request: the source rows (read, mutation CTE or function call) wrapped so that Postgres
+// returns three columns: the total count (or null), the page size and the body as text.
+import { qualified, quoteIdent } from '../ident.js';
+import type { MediaType, Preferences } from '../parse/types.js';
+import type { Mutation, Plan, ReadPlan } from '../plan/types.js';
+import { callArgsFrom, callExpr, condition, countQuery, selectQuery } from './read-compiler.js';
+import { SqlBuilder, type Statement } from './sql-builder.js';
+
+export interface CompiledRequest {
+  readonly main: Statement;
+  /** EXPLAIN of the counted rows, for count=planned and count=estimated. */
+  readonly explain: Statement | null;
+}
+
+function body(b: SqlBuilder, media: MediaType, single: boolean): void {
+  switch (media) {
+    case 'csv':
+      b.push("coalesce((SELECT string_agg(k, ',') FROM json_object_keys(json_agg(_t)->0) k) || E'\\n' ||"
+        + " string_agg(substring(_t::text, 2, length(_t::text) - 2), E'\\n'), '')");
+      return;
+    case 'stripped-array': case 'stripped-object':
+      b.push("coalesce(json_strip_nulls(json_agg(_t)), '[]')::text");
+      return;
+    default:
+      b.push(single ? "coalesce((json_agg(_t)->0)::text, 'null')" : "coalesce(json_agg(_t), '[]')::text");
+  }
+}
+
+function wrapRead(b: SqlBuilder, read: ReadPlan, media: MediaType, count: Preferences['count'], maxRows: number | null, single = false): void {
+  b.push('SELECT ');
+  if (count === 'exact') { b.push('('); countQuery(b, read, null); b.push(')'); }
+  else if (count === 'estimated' && maxRows !== null) { b.push('('); countQuery(b, read, maxRows + 1); b.push(')'); }
+  else b.push('NULL::bigint');
+  b.push(' AS total, pg_catalog.count(_t) AS page_total, ');
+  body(b, media, single);
+  b.push(' AS body FROM (');
+  selectQuery(b, read, null);
+  b.push(') _t');
+}
+
+function explainOf(read: ReadPlan): Statement {
+  const b = new SqlBuilder();
+  b.push('EXPLAIN (FORMAT JSON) ');
+  countQuery(b, { ...read, limit: null, offset: null }, null);
+  return b.build();
+}
+
+function mutationCte(b: SqlBuilder, m: Mutation): void {
+  const t = qualified(m.table.schema, m.table.name);
+  b.push('WITH pgrst_source AS (');
+  if (m.kind === 'insert') {
+    if (m.empty === 'none') {
+      b.push('SELECT pgrst_t.* FROM ', t, ' pgrst_t WHERE FALSE');
+    } else if (m.empty === 'default-values') {
+      b.push('INSERT INTO ', t, ' AS pgrst_t DEFAULT VALUES RETURNING pgrst_t.*');
+    } else {
+      const cols = m.columns.map(quoteIdent).join(', ');
+      b.push('INSERT INTO ', t, ' AS pgrst_t (', cols, ') SELECT ');
+      if (m.defaults.size === 0) {
+        b.push(m.columns.map((c) => `_r.${quoteIdent(c)}`).join(', '), ' FROM json_populate_recordset(NULL::', t, ', ').param(m.body, 'json').push(') _r');
+      } else {
+        m.columns.forEach((c, i) => {
+          if (i) b.push(', ');
+          const def = m.defaults.get(c);
+          // Defaults come from pg_catalog (pg_get_expr), never from the request.
+          if (def !== undefined) b.push('CASE WHEN _j.j::jsonb ? ').param(c, 'text').push(` THEN _r.${quoteIdent(c)} ELSE ${def} END`);
+          else b.push(`_r.${quoteIdent(c)}`);
+        });
+        b.push(' FROM json_array_elements(').param(m.body, 'json').push(') _j(j) CROSS JOIN LATERAL json_populate_record(NULL::', t, ', _j.j) _r');
+      }
+      if (m.onConflict) {
+        b.push(' ON CONFLICT (', m.onConflict.columns.map(quoteIdent).join(', '), ')');
+        if (m.onConflict.action === 'nothing' || m.columns.length === 0) b.push(' DO NOTHING');
+        else b.push(' DO UPDATE SET ', m.columns.map((c) => `${quoteIdent(c)} = EXCLUDED.${quoteIdent(c)}`).join(', '));
+      }
+      b.push(' RETURNING pgrst_t.*');
+    }
+  } else if (m.kind === 'update') {
+    if (m.columns.length === 0) {
+      b.push('SELECT pgrst_t.* FROM ', t, ' pgrst_t WHERE FALSE');
+    } else {
+      b.push('UPDATE ', t, ' AS pgrst_t SET ', m.columns.map((c) => `${quoteIdent(c)} = _r.${quoteIdent(c)}`).join(', '));
+      b.push(' FROM json_populate_record(NULL::', t, ', ').param(m.body, 'json').push(') _r');
+      where(b, m.where);
+      b.push(' RETURNING pgrst_t.*');
+    }
+  } else {
+    b.push('DELETE FROM ', t, ' AS pgrst_t');
+    where(b, m.where);
+    b.push(' RETURNING pgrst_t.*');
+  }
+  b.push(') ');
+}
+
+function where(b: SqlBuilder, conds: Extract<Mutation, { kind: 'update' }>['where']): void {
+  conds.forEach((c, i) => { b.push(i ? ' AND ' : ' WHERE '); condition(b, 'pgrst_t', c); });
+}
+
+export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
+  const b = new SqlBuilder();
+  switch (plan.kind) {
+    case 'read':
+      wrapRead(b, plan.read, plan.media, plan.count, maxRows);
+      return { main: b.build(), explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null };
+    case 'mutate': {
+      mutationCte(b, plan.mutation);
+      const r = plan.returning;
+      b.push('SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, ');
+      if (plan.representation) body(b, plan.media, false);
+      else b.push("''");
+      b.push(' AS body');
+      if (plan.location) {
+        b.push(', (SELECT row_to_json(_l)::text FROM (SELECT ', plan.location.map(quoteIdent).join(', '), ' FROM pgrst_source LIMIT 1) _l) AS location');
+      }
+      b.push(' FROM (');
+      if (plan.representation) selectQuery(b, r, null);
+      else b.push('SELECT 1 FROM pgrst_source');
+      b.push(') _t');
+      return { main: b.build(), explain: null };
+    }
+    case 'call': {
+      if (plan.read) {
+        const single = !plan.fn.returnsSet && plan.media !== 'csv';
+        wrapRead(b, plan.read, plan.media, plan.count, maxRows, single);
+        return { main: b.build(), explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null };
+      }
+      const call = plan.scalar!;
+      b.push('SELECT NULL::bigint AS total, pg_catalog.count(*) AS page_total, ');
+      if (plan.fn.returnKind === 'void') b.push("''");
+      else if (plan.fn.returnsSet) b.push("coalesce(json_agg(_t.pgrst_scalar), '[]')::text");
+      else b.push("coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null')");
+      b.push(' AS body FROM (SELECT ');
+      callExpr(b, call);
+      b.push(' AS pgrst_scalar');
+      if (call.mode === 'record') { b.push(' FROM '); callArgsFrom(b, call); }
+      b.push(') _t');
+      return { main: b.build(), explain: null };
+    }
+    default:
+      throw new Error(`nothing to compile for a ${plan.kind} plan`);
+  }
+}

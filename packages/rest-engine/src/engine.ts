@@ -1,0 +1,140 @@
+// The engine: holds the schema cache (reloaded on NOTIFY pgrst) and runs each request through
+// parse -> plan -> compile -> execute -> respond. Framework-agnostic: plain request and response objects.
+import type postgres from 'postgres';
+import { compile } from './compile/statement-compiler.js';
+import { errors, fromDatabaseError, RestError } from './errors.js';
+import { execute, type TxContext } from './execute.js';
+import { quoteIdent } from './ident.js';
+import { buildOpenApi } from './openapi.js';
+import { plan as planRequest, type PlannerOptions } from './plan/planner.js';
+import type { Plan } from './plan/types.js';
+import { checkResult, respond, type EngineResponse } from './respond.js';
+import { loadSchemaCache } from './schema-cache/schema-loader.js';
+import type { SchemaCache } from './schema-cache/types.js';
+
+export interface RestEngineOptions {
+  /** postgres.js client logged in as the authenticator role. */
+  sql: postgres.Sql;
+  schemas?: string[];
+  anonRole?: string;
+  /** Roles a request may switch to besides anon, authenticated and service_role. */
+  roles?: string[];
+  maxRows?: number;
+  statementTimeoutMs?: number;
+  allowUnfilteredWrites?: boolean;
+  aggregatesEnabled?: boolean;
+  txRollbackAllowed?: boolean;
+  /** LISTEN on channel `pgrst` for 'reload schema' (default true). */
+  listen?: boolean;
+}
+
+export interface EngineRequest {
+  method: string;
+  /** Path relative to the mount: '/todos', '/rpc/fn' or '/'. */
+  path: string;
+  /** Raw query string without '?'. */
+  search: string;
+  /** Lower-case header names. */
+  headers: Record<string, string | undefined>;
+  body?: string;
+  /** Verified JWT claims; undefined means anonymous. */
+  claims?: Record<string, unknown>;
+  /** Defaults to claims.role, else the anonymous role. */
+  role?: string;
+}
+
+export interface RestEngine {
+  handle(req: EngineRequest): Promise<EngineResponse>;
+  reloadSchema(): Promise<void>;
+  close(): Promise<void>;
+  readonly schemaCache: SchemaCache;
+}
+
+const MEDIA = 'application/json; charset=utf-8';
+
+export function errorResponse(e: RestError): EngineResponse {
+  return { status: e.status, headers: { 'content-type': MEDIA, ...e.headers }, body: e.body() };
+}
+
+export async function createRestEngine(options: RestEngineOptions): Promise<RestEngine> {
+  const sql = options.sql;
+  const schemas = options.schemas ?? ['public'];
+  const anonRole = options.anonRole ?? 'anon';
+  const roles = new Set([anonRole, 'anon', 'authenticated', 'service_role', ...(options.roles ?? [])]);
+  const maxRows = options.maxRows ?? null;
+  const plannerOptions: PlannerOptions = {
+    schemas, maxRows,
+    aggregatesEnabled: options.aggregatesEnabled ?? false,
+    allowUnfilteredWrites: options.allowUnfilteredWrites ?? false,
+    txRollbackAllowed: options.txRollbackAllowed ?? false,
+  };
+  const statementTimeout = options.statementTimeoutMs !== undefined ? String(options.statementTimeoutMs) : null;
+
+  let cache = await loadSchemaCache(sql, schemas);
+  let openapi: string | null = null;
+  let reloading: Promise<void> | null = null;
+  const reloadSchema = (): Promise<void> => {
+    // Requests keep using the old cache until the new one is complete; concurrent reloads share one load.
+    reloading ??= loadSchemaCache(sql, schemas).then((c) => { cache = c; openapi = null; }).finally(() => { reloading = null; });
+    return reloading;
+  };
+  let unlisten: (() => Promise<void>) | null = null;
+  if (options.listen ?? true) {
+    const sub = await sql.listen('pgrst', (payload) => {
+      if (payload === '' || payload === 'reload schema') reloadSchema().catch(() => {});
+    });
+    unlisten = () => sub.unlisten();
+  }
+
+  async function handle(req: EngineRequest): Promise<EngineResponse> {
+    const role = req.role ?? (typeof req.claims?.role === 'string' ? req.claims.role : anonRole);
+    const authenticated = role !== anonRole;
+    const t0 = performance.now();
+    try {
+      if (!roles.has(role)) throw errors.forbiddenRole(role);
+      const plan = planRequest(req, cache, plannerOptions);
+      if (plan.kind === 'options') {
+        return { status: 200, headers: { allow: plan.allow, 'content-type': MEDIA }, body: null };
+      }
+      if (plan.kind === 'openapi') {
+        openapi ??= JSON.stringify(buildOpenApi(cache, plan.schema));
+        return { status: 200, headers: { 'content-type': 'application/openapi+json; charset=utf-8' }, body: plan.head ? null : openapi };
+      }
+      const compiled = compile(plan, maxRows);
+      const t1 = performance.now();
+      const ctx: TxContext = {
+        searchPath: [plan.schema, ...schemas.filter((s) => s !== plan.schema)].map(quoteIdent).join(', '),
+        role,
+        claims: JSON.stringify(req.claims ?? { role }),
+        method: req.method.toUpperCase(),
+        path: req.path,
+        headers: JSON.stringify(req.headers),
+        statementTimeout,
+        timezone: plan.prefer.timezone,
+      };
+      const rollback = plan.prefer.tx === 'rollback' && plannerOptions.txRollbackAllowed;
+      const mustDecide = !plan.readOnly && (plan.media === 'object' || plan.media === 'stripped-object' || plan.prefer.maxAffected !== null);
+      const { result } = await execute(sql, ctx, compiled.main, compiled.explain, {
+        readOnly: plan.readOnly,
+        end: mustDecide ? (r) => { checkResult(plan, r); return rollback ? 'rollback' : 'commit'; } : rollback ? 'rollback' : 'commit',
+      });
+      if (!mustDecide) checkResult(plan, result);
+      const t2 = performance.now();
+      const res = respond(plan, result, maxRows);
+      res.headers['server-timing'] = `plan;dur=${(t1 - t0).toFixed(2)}, transaction;dur=${(t2 - t1).toFixed(2)}`;
+      return res;
+    } catch (e) {
+      if (e instanceof RestError) return errorResponse(e);
+      return errorResponse(fromDatabaseError(e, authenticated));
+    }
+  }
+
+  return {
+    handle,
+    reloadSchema,
+    get schemaCache() { return cache; },
+    async close() { if (unlisten) await unlisten(); },
+  };
+}
+
+export type { Plan };

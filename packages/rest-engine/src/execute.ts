@@ -1,0 +1,95 @@
+// Runs one request as one transaction on a reserved connection. BEGIN, the context statement, the main statement
+// (and EXPLAIN for planned counts) and, when nothing must be decided from the result, COMMIT are pipelined:
+// written together and answered together, one round trip when the statements are already prepared.
+import type postgres from 'postgres';
+import type { Statement } from './compile/sql-builder.js';
+
+export const CONTEXT_SQL =
+  "select set_config('search_path', $1, true), set_config('role', $2, true), set_config('request.jwt.claims', $3, true), "
+  + "set_config('request.method', $4, true), set_config('request.path', $5, true), set_config('request.headers', $6, true), "
+  + "set_config('statement_timeout', coalesce($7, current_setting('statement_timeout')), true), "
+  + "set_config('timezone', coalesce($8, current_setting('timezone')), true)";
+
+export interface TxContext {
+  readonly searchPath: string;
+  readonly role: string;
+  readonly claims: string;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: string;
+  readonly statementTimeout: string | null;
+  readonly timezone: string | null;
+}
+
+export interface MainResult {
+  readonly total: number | null;
+  readonly pageTotal: number;
+  readonly body: string;
+  readonly location: string | null;
+  readonly planRows: number | null;
+}
+
+/** Returning a value commits; throwing rolls back. Called only in decide mode. */
+export type Decision = (r: MainResult) => 'commit' | 'rollback';
+
+export interface ExecuteOptions {
+  readonly readOnly: boolean;
+  /** Known before execution: 'commit' or 'rollback'. A function decides after seeing the main result. */
+  readonly end: 'commit' | 'rollback' | Decision;
+}
+
+function toResult(rows: postgres.RowList<postgres.Row[]>, explain: postgres.RowList<postgres.Row[]> | null): MainResult {
+  const row = rows[0] ?? {};
+  let planRows: number | null = null;
+  if (explain) {
+    const plan = explain[0]?.['QUERY PLAN'];
+    const parsed = typeof plan === 'string' ? JSON.parse(plan) : plan;
+    planRows = parsed?.[0]?.Plan?.['Plan Rows'] ?? null;
+  }
+  return {
+    total: row.total === null || row.total === undefined ? null : Number(row.total),
+    pageTotal: Number(row.page_total ?? 0),
+    body: row.body ?? '',
+    location: row.location ?? null,
+    planRows,
+  };
+}
+
+export async function execute(
+  sql: postgres.Sql, ctx: TxContext, main: Statement, explain: Statement | null, opts: ExecuteOptions,
+): Promise<{ result: MainResult; ended: 'commit' | 'rollback' }> {
+  const conn = await sql.reserve();
+  try {
+    const q = (text: string, params: readonly unknown[] = []) => conn.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
+    const queries = [
+      q(opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'),
+      q(CONTEXT_SQL, [ctx.searchPath, ctx.role, ctx.claims, ctx.method, ctx.path, ctx.headers, ctx.statementTimeout, ctx.timezone]),
+      q(main.sql, main.params),
+      ...(explain ? [q(explain.sql, explain.params)] : []),
+      ...(typeof opts.end === 'string' ? [q(opts.end === 'commit' ? 'COMMIT' : 'ROLLBACK')] : []),
+    ];
+    const settled = await Promise.allSettled(queries);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) {
+      if (typeof opts.end !== 'string') await q('ROLLBACK').catch(() => {});
+      // The first failure is the cause; the statements after it only report the aborted transaction.
+      throw failed.reason;
+    }
+    const result = toResult(
+      (settled[2] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value,
+      explain ? (settled[3] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value : null,
+    );
+    if (typeof opts.end === 'string') return { result, ended: opts.end };
+    let ended: 'commit' | 'rollback';
+    try {
+      ended = opts.end(result);
+    } catch (e) {
+      await q('ROLLBACK');
+      throw e;
+    }
+    await q(ended === 'commit' ? 'COMMIT' : 'ROLLBACK');
+    return { result, ended };
+  } finally {
+    conn.release();
+  }
+}

@@ -1,0 +1,10 @@
+// Public surface of @auction-ops/rest-engine.
+export { createRestEngine, type RestEngine, type RestEngineOptions, type EngineRequest } from './engine.js';
+export type { EngineResponse } from './respond.js';
+export { RestError, errors, sqlStateToStatus } from './errors.js';
+export { quoteIdent } from './ident.js';
+export { parseQuery } from './parse/query-parser.js';
+export { parseSelect, printSelect } from './parse/select-parser.js';
+export { loadSchemaCache } from './schema-cache/schema-loader.js';
+export type { SchemaCache } from './schema-cache/types.js';
+export { CONTEXT_SQL } from './execute.js';

@@ -1,0 +1,76 @@
+// Prefer, Accept, Range and the profile headers.
+import { errors } from '../errors.js';
+import type { MediaType, Preferences, RequestHeaders } from './types.js';
+
+export function parsePrefer(header: string | undefined): Preferences {
+  const p: { -readonly [K in keyof Preferences]: Preferences[K] } = {
+    return: null, count: null, resolution: null, missing: null, handling: null, tx: null, maxAffected: null, timezone: null, invalid: [],
+  };
+  const invalid: string[] = [];
+  for (const raw of (header ?? '').split(',')) {
+    const item = raw.trim();
+    if (!item) continue;
+    const eq = item.indexOf('=');
+    const k = eq < 0 ? item : item.slice(0, eq).trim();
+    const v = eq < 0 ? '' : item.slice(eq + 1).trim();
+    // The first occurrence of each preference wins.
+    const set = <K extends keyof Preferences>(key: K, allowed: readonly string[] | null, val: Preferences[K]) => {
+      if (allowed && !allowed.includes(v)) { invalid.push(item); return; }
+      if (p[key] === null) p[key] = val;
+    };
+    switch (k) {
+      case 'return': set('return', ['minimal', 'headers-only', 'representation'], v as Preferences['return']); break;
+      case 'count': set('count', ['exact', 'planned', 'estimated'], v as Preferences['count']); break;
+      case 'resolution': set('resolution', ['merge-duplicates', 'ignore-duplicates'], v as Preferences['resolution']); break;
+      case 'missing': set('missing', ['default', 'null'], v as Preferences['missing']); break;
+      case 'handling': set('handling', ['strict', 'lenient'], v as Preferences['handling']); break;
+      case 'tx': set('tx', ['commit', 'rollback'], v as Preferences['tx']); break;
+      case 'max-affected':
+        if (/^\d{1,15}$/.test(v)) set('maxAffected', null, Number(v)); else invalid.push(item);
+        break;
+      case 'timezone':
+        if (/^[A-Za-z0-9_+\-/:]{1,64}$/.test(v)) set('timezone', null, v); else invalid.push(item);
+        break;
+      case 'params': break; // params=single-object is obsolete in PostgREST; accepted and ignored
+      default: invalid.push(item);
+    }
+  }
+  p.invalid = invalid;
+  return p;
+}
+
+export function parseAccept(header: string | undefined): MediaType {
+  if (!header || header.trim() === '') return 'json';
+  // Client order first; q-values are not weighed (PostgREST also takes the first it can produce).
+  for (const raw of header.split(',')) {
+    const [type, ...params] = raw.trim().split(';').map((s) => s.trim().toLowerCase());
+    const stripped = params.includes('nulls=stripped');
+    switch (type) {
+      case 'application/json': case '*/*': case 'application/*': return 'json';
+      case 'application/vnd.pgrst.array+json': return stripped ? 'stripped-array' : 'json';
+      case 'application/vnd.pgrst.object+json': case 'application/vnd.pgrst.object': return stripped ? 'stripped-object' : 'object';
+      case 'text/csv': return 'csv';
+      case 'application/openapi+json': return 'openapi';
+    }
+  }
+  throw errors.notAcceptable(header);
+}
+
+export function parseRange(header: string | undefined): RequestHeaders['range'] {
+  if (!header) return null;
+  const m = /^(?:items=)?([0-9]+)-([0-9]*)$/.exec(header.trim());
+  if (!m) return null; // PostgREST ignores a Range it cannot read
+  const first = Number(m[1]);
+  const last = m[2] === '' ? null : Number(m[2]);
+  if (last !== null && last < first) throw errors.rangeNotSatisfiable(first, 0);
+  return { offset: first, limit: last === null ? null : last - first + 1 };
+}
+
+export function parseHeaders(headers: Readonly<Record<string, string | undefined>>, write: boolean): RequestHeaders {
+  return {
+    prefer: parsePrefer(headers['prefer']),
+    accept: parseAccept(headers['accept']),
+    range: parseRange(headers['range']),
+    profile: (write ? headers['content-profile'] : headers['accept-profile']) ?? null,
+  };
+}

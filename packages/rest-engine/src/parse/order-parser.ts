@@ -1,0 +1,37 @@
+// The `order` parameter: `a.desc.nullslast,b,json->>k,rel(col).asc`.
+import { errors } from '../errors.js';
+import { parseField, printField } from './filter-parser.js';
+import { splitTopLevel, unquote } from './lexer.js';
+import type { OrderTerm } from './types.js';
+
+export function parseOrder(s: string): OrderTerm[] {
+  return splitTopLevel(s, 'order').map((term) => parseTerm(term.trim(), s));
+}
+
+function parseTerm(term: string, whole: string): OrderTerm {
+  const fail = (why: string): never => { throw errors.parse(`"failed to parse order (${whole})" (line 1, column 1)`, why); };
+  if (term === '') fail('empty order term');
+  let relation: string | null = null, rest = term;
+  const rel = /^([^()."]+|"[^"]*")\(([^()]+)\)(.*)$/.exec(term);
+  if (rel) { relation = unquote(rel[1]); rest = rel[2] + rel[3]; }
+  // The field ends at the first dot outside quotes; modifiers follow.
+  let i = 0;
+  if (rest.startsWith('"')) { i = 1; while (i < rest.length && rest[i] !== '"') i += rest[i] === '\\' ? 2 : 1; i++; }
+  const dot = rest.indexOf('.', i);
+  const fieldText = dot < 0 ? rest : rest.slice(0, dot);
+  const mods = dot < 0 ? [] : rest.slice(dot + 1).split('.');
+  let dir: OrderTerm['dir'] = null, nulls: OrderTerm['nulls'] = null;
+  for (const m of mods) {
+    if ((m === 'asc' || m === 'desc') && dir === null && nulls === null) dir = m;
+    else if ((m === 'nullsfirst' || m === 'nullslast') && nulls === null) nulls = m === 'nullsfirst' ? 'first' : 'last';
+    else fail(`unexpected "${m}"`);
+  }
+  return { kind: 'order', relation, field: parseField(fieldText), dir, nulls };
+}
+
+export function printOrder(terms: readonly OrderTerm[]): string {
+  return terms.map((t) => {
+    const f = printField(t.field);
+    return (t.relation ? `${t.relation}(${f})` : f) + (t.dir ? '.' + t.dir : '') + (t.nulls ? '.nulls' + t.nulls : '');
+  }).join(',');
+}

@@ -1,0 +1,63 @@
+// The query string as a whole: sorts each parameter into select, filters, logic trees, order, limits and options.
+import { errors } from '../errors.js';
+import { parseField, parseFilter, parseLogic } from './filter-parser.js';
+import { splitTopLevel, unquote } from './lexer.js';
+import { parseOrder } from './order-parser.js';
+import { parseSelect } from './select-parser.js';
+import type { QueryTree } from './types.js';
+
+function splitKey(key: string): [string[], string] {
+  const arrow = key.indexOf('->');
+  const head = arrow < 0 ? key : key.slice(0, arrow);
+  const tail = arrow < 0 ? '' : key.slice(arrow);
+  const parts = head.split('.');
+  const last = parts.pop()! + tail;
+  return [parts, last];
+}
+
+function nonNegativeInt(v: string, what: string): number {
+  if (!/^\d{1,15}$/.test(v.trim())) throw errors.parse(`"failed to parse ${what} parameter (${v})"`, `${what} must be a non-negative integer`);
+  return Number(v.trim());
+}
+
+export function parseQuery(search: string): QueryTree {
+  const params = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
+  let select: QueryTree['select'] = null;
+  let onConflict: string[] | null = null, columns: string[] | null = null;
+  const filters: QueryTree['filters'][number][] = [];
+  const logic: QueryTree['logic'][number][] = [];
+  const order: QueryTree['order'][number][] = [];
+  const limits = new Map<string, { path: string[]; limit: number | null; offset: number | null }>();
+  const limitFor = (path: string[]) => {
+    const k = path.join('.');
+    let l = limits.get(k);
+    if (!l) limits.set(k, (l = { path, limit: null, offset: null }));
+    return l;
+  };
+
+  for (const [key, value] of params) {
+    if (key === 'select') { select = parseSelect(value); continue; }
+    if (key === 'on_conflict') { onConflict = splitTopLevel(value, 'on_conflict').map((c) => unquote(c.trim())); continue; }
+    if (key === 'columns') { columns = splitTopLevel(value, 'columns').map((c) => unquote(c.trim())).filter((c) => c !== ''); continue; }
+    const [path, last] = splitKey(key);
+    if (last === 'order') { order.push({ path, node: parseOrder(value) }); continue; }
+    if (last === 'limit') { limitFor(path).limit = nonNegativeInt(value, 'limit'); continue; }
+    if (last === 'offset') { limitFor(path).offset = nonNegativeInt(value, 'offset'); continue; }
+    if (last === 'or' || last === 'and') {
+      const negate = path[path.length - 1] === 'not';
+      logic.push({ path: negate ? path.slice(0, -1) : path, node: parseLogic(last, negate, value) });
+      continue;
+    }
+    let node: QueryTree['filters'][number]['node'];
+    try {
+      node = parseFilter(parseField(last), value);
+    } catch (e) {
+      node = e as Error;
+    }
+    filters.push({ path, key, raw: value, node });
+  }
+  return {
+    select, filters, logic, order, onConflict, columns,
+    limits: [...limits.values()].map((l) => ({ path: l.path, node: { limit: l.limit, offset: l.offset } })),
+  };
+}

@@ -1,0 +1,79 @@
+// The request tree: what the client asked for, before anything is resolved against the schema.
+// Nodes are readonly and kind-tagged; the parser builds them once and nothing mutates them afterwards.
+
+export interface JsonStep { readonly arrow: '->' | '->>'; readonly key: string; readonly index: boolean }
+export interface Field { readonly name: string; readonly jsonPath: readonly JsonStep[] }
+
+export const AGGREGATES = ['count', 'sum', 'avg', 'max', 'min'] as const;
+export type Aggregate = (typeof AGGREGATES)[number];
+
+export type SelectItem = StarItem | ColumnItem | AggregateItem | EmbedItem;
+export interface StarItem { readonly kind: 'star' }
+export interface ColumnItem { readonly kind: 'column'; readonly field: Field; readonly alias: string | null; readonly cast: string | null }
+export interface AggregateItem {
+  readonly kind: 'aggregate'; readonly fn: Aggregate; readonly field: Field | null; readonly alias: string | null; readonly cast: string | null;
+}
+export interface EmbedItem {
+  readonly kind: 'embed'; readonly name: string; readonly alias: string | null; readonly hint: string | null;
+  readonly join: 'inner' | 'left' | null; readonly spread: boolean; readonly select: readonly SelectItem[];
+}
+
+export const OPERATORS = [
+  'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct',
+  'fts', 'plfts', 'phfts', 'wfts', 'cs', 'cd', 'ov', 'sl', 'sr', 'nxr', 'nxl', 'adj',
+] as const;
+export type Operator = (typeof OPERATORS)[number];
+export const QUANTIFIABLE: ReadonlySet<Operator> = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch']);
+export const FTS_OPERATORS: ReadonlySet<Operator> = new Set(['fts', 'plfts', 'phfts', 'wfts']);
+
+export type FilterValue =
+  | { readonly kind: 'scalar'; readonly value: string }
+  | { readonly kind: 'list'; readonly values: readonly string[] }
+  | { readonly kind: 'is'; readonly value: 'null' | 'true' | 'false' | 'unknown' };
+
+export interface Filter {
+  readonly kind: 'filter'; readonly field: Field; readonly negate: boolean; readonly op: Operator;
+  readonly quant: 'any' | 'all' | null; readonly lang: string | null; readonly value: FilterValue;
+}
+export interface Logic { readonly kind: 'logic'; readonly op: 'and' | 'or'; readonly negate: boolean; readonly children: readonly Condition[] }
+export type Condition = Filter | Logic;
+
+export interface OrderTerm {
+  readonly kind: 'order'; readonly relation: string | null; readonly field: Field;
+  readonly dir: 'asc' | 'desc' | null; readonly nulls: 'first' | 'last' | null;
+}
+
+/** A query-string entry addressed to an embed path ([] = the root resource). */
+export interface Scoped<T> { readonly path: readonly string[]; readonly node: T }
+
+export interface QueryTree {
+  readonly select: readonly SelectItem[] | null;
+  /** `key=value` filters; `node` is the parse error when the value is not a filter (it may be an RPC argument). */
+  readonly filters: readonly (Scoped<Filter | Error> & { readonly key: string; readonly raw: string })[];
+  readonly logic: readonly Scoped<Logic>[];
+  readonly order: readonly Scoped<readonly OrderTerm[]>[];
+  readonly limits: readonly Scoped<{ readonly limit: number | null; readonly offset: number | null }>[];
+  readonly onConflict: readonly string[] | null;
+  readonly columns: readonly string[] | null;
+}
+
+export interface Preferences {
+  readonly return: 'minimal' | 'headers-only' | 'representation' | null;
+  readonly count: 'exact' | 'planned' | 'estimated' | null;
+  readonly resolution: 'merge-duplicates' | 'ignore-duplicates' | null;
+  readonly missing: 'default' | 'null' | null;
+  readonly handling: 'strict' | 'lenient' | null;
+  readonly tx: 'commit' | 'rollback' | null;
+  readonly maxAffected: number | null;
+  readonly timezone: string | null;
+  readonly invalid: readonly string[];
+}
+
+export type MediaType = 'json' | 'object' | 'csv' | 'openapi' | 'stripped-array' | 'stripped-object';
+
+export interface RequestHeaders {
+  readonly prefer: Preferences;
+  readonly accept: MediaType;
+  readonly range: { readonly offset: number; readonly limit: number | null } | null;
+  readonly profile: string | null;
+}

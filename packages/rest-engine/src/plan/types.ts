@@ -1,0 +1,91 @@
+// The plan tree: the request resolved against the schema cache. Every table, column, relationship and function
+// here came from the cache, so the compiler may put their names into SQL.
+import type { Aggregate, Field, Filter, MediaType, Preferences } from '../parse/types.js';
+import type { Column, DbFunction, Relationship, Table } from '../schema-cache/types.js';
+
+export type Source =
+  | { readonly kind: 'table'; readonly table: Table }
+  | { readonly kind: 'mutated'; readonly table: Table } // rows of the data-modifying CTE pgrst_source
+  | { readonly kind: 'call'; readonly call: CallArgs };
+
+export interface CallArgs {
+  readonly fn: DbFunction;
+  /** 'record': JSON object of named arguments; 'single': the whole body to one unnamed json/jsonb parameter. */
+  readonly mode: 'record' | 'single' | 'none';
+  readonly json: string;
+  readonly argNames: readonly string[];
+}
+
+export type PlannedSelect =
+  | { readonly kind: 'star' }
+  | { readonly kind: 'column'; readonly field: Field; readonly cast: string | null; readonly alias: string }
+  | { readonly kind: 'aggregate'; readonly fn: Aggregate; readonly field: Field | null; readonly cast: string | null; readonly alias: string }
+  | { readonly kind: 'embed'; readonly embed: EmbedPlan };
+
+export interface EmbedPlan {
+  readonly rel: Relationship;
+  readonly name: string; // output key (alias or relation name)
+  readonly toOne: boolean;
+  readonly inner: boolean;
+  readonly spread: boolean;
+  readonly sqlAlias: string; // alias of the lateral subquery
+  readonly plan: ReadPlan;
+}
+
+export type PlannedCondition =
+  | { readonly kind: 'filter'; readonly filter: Filter; readonly column: Column }
+  | { readonly kind: 'logic'; readonly op: 'and' | 'or'; readonly negate: boolean; readonly children: readonly PlannedCondition[] }
+  | { readonly kind: 'embed-null'; readonly embed: EmbedPlan; readonly isNull: boolean };
+
+export interface PlannedOrder {
+  readonly field: Field;
+  readonly dir: 'asc' | 'desc' | null;
+  readonly nulls: 'first' | 'last' | null;
+  /** Ordering by a column of a to-one related table. */
+  readonly related: Relationship | null;
+}
+
+export interface ReadPlan {
+  readonly kind: 'read';
+  readonly source: Source;
+  readonly label: string; // table or function name, for messages
+  readonly columns: ReadonlyMap<string, Column>;
+  readonly sqlAlias: string;
+  readonly select: readonly PlannedSelect[];
+  readonly where: readonly PlannedCondition[];
+  readonly order: readonly PlannedOrder[];
+  readonly limit: number | null;
+  readonly offset: number | null;
+}
+
+export type Mutation =
+  | {
+      readonly kind: 'insert'; readonly table: Table; readonly columns: readonly string[]; readonly body: string;
+      readonly defaults: ReadonlyMap<string, string>; // missing=default: column -> default expression from the catalog
+      readonly onConflict: { readonly columns: readonly string[]; readonly action: 'update' | 'nothing' } | null;
+      readonly empty: 'none' | 'default-values' | null;
+    }
+  | { readonly kind: 'update'; readonly table: Table; readonly columns: readonly string[]; readonly body: string; readonly where: readonly PlannedCondition[] }
+  | { readonly kind: 'delete'; readonly table: Table; readonly where: readonly PlannedCondition[] };
+
+export interface PlanCommon {
+  readonly schema: string;
+  readonly readOnly: boolean;
+  readonly media: MediaType;
+  readonly prefer: Preferences;
+  readonly applied: readonly string[];
+  readonly head: boolean;
+}
+
+export type Plan =
+  | (PlanCommon & { readonly kind: 'read'; readonly read: ReadPlan; readonly count: Preferences['count']; readonly offset: number })
+  | (PlanCommon & {
+      readonly kind: 'mutate'; readonly mutation: Mutation; readonly returning: ReadPlan; readonly representation: boolean;
+      readonly location: readonly string[] | null; readonly status: number;
+    })
+  | (PlanCommon & {
+      readonly kind: 'call'; readonly read: ReadPlan | null; readonly scalar: CallArgs | null; readonly fn: DbFunction;
+      readonly count: Preferences['count']; readonly offset: number;
+    })
+  | (PlanCommon & { readonly kind: 'openapi' })
+  | (PlanCommon & { readonly kind: 'options'; readonly allow: string });

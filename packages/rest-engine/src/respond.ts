@@ -1,0 +1,98 @@
+// Turns a plan and the main statement's result into status, headers and body, following PostgREST's rules for
+// Content-Range (200/206/416), singular responses, Location and Preference-Applied.
+import { errors } from './errors.js';
+import type { MainResult } from './execute.js';
+import type { MediaType } from './parse/types.js';
+import type { Plan } from './plan/types.js';
+
+export interface EngineResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+export const CONTENT_TYPES: Record<MediaType, string> = {
+  json: 'application/json; charset=utf-8',
+  'stripped-array': 'application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8',
+  object: 'application/vnd.pgrst.object+json; charset=utf-8',
+  'stripped-object': 'application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  openapi: 'application/openapi+json; charset=utf-8',
+};
+
+export const isSingular = (m: MediaType) => m === 'object' || m === 'stripped-object';
+
+/** `[x]` -> `x`: the one element of a JSON array rendered by json_agg. */
+function unwrapSingle(body: string): string {
+  const t = body.trim();
+  return t.slice(1, -1).trim();
+}
+
+/** The singular check; thrown inside the transaction so that a write that breaks it is rolled back. */
+export function checkResult(plan: Plan, r: MainResult): void {
+  if (isSingular(plan.media) && plan.kind !== 'options' && plan.kind !== 'openapi') {
+    const rowsMatter = plan.kind === 'read' || (plan.kind === 'mutate' && plan.representation) || (plan.kind === 'call' && plan.read && plan.fn.returnsSet);
+    if (rowsMatter && r.pageTotal !== 1) throw errors.singular(r.pageTotal);
+  }
+  if (plan.kind !== 'read' && plan.prefer.handling === 'strict' && plan.prefer.maxAffected !== null && r.pageTotal > plan.prefer.maxAffected) {
+    throw errors.maxAffected(r.pageTotal);
+  }
+}
+
+function contentRange(offset: number, page: number, total: number | null): string {
+  const t = total === null ? '*' : String(total);
+  return page > 0 ? `${offset}-${offset + page - 1}/${t}` : `*/${t}`;
+}
+
+function countOf(plan: Extract<Plan, { kind: 'read' | 'call' }>, r: MainResult, maxRows: number | null): number | null {
+  if (plan.count === 'exact') return r.total;
+  if (plan.count === 'planned') return r.planRows;
+  if (plan.count === 'estimated') {
+    if (r.total !== null && maxRows !== null && r.total <= maxRows) return r.total;
+    return r.planRows ?? r.total;
+  }
+  return null;
+}
+
+export function respond(plan: Plan, r: MainResult, maxRows: number | null): EngineResponse {
+  const headers: Record<string, string> = { 'content-type': CONTENT_TYPES[plan.media] };
+  if (plan.applied.length) headers['preference-applied'] = plan.applied.join(', ');
+  const singular = isSingular(plan.media);
+
+  if (plan.kind === 'mutate') {
+    const m = plan.mutation;
+    headers['content-range'] = m.kind === 'insert' ? '*/*' : contentRange(0, r.pageTotal, null);
+    if (plan.location && r.location) {
+      const pk = JSON.parse(r.location) as Record<string, unknown>;
+      headers['location'] = `/${encodeURIComponent(m.table.name)}?` + Object.entries(pk)
+        .map(([k, v]) => `${encodeURIComponent(k)}=eq.${encodeURIComponent(String(v))}`).join('&');
+    }
+    if (!plan.representation) {
+      delete headers['content-type'];
+      return { status: plan.status === 200 ? 204 : plan.status, headers, body: null };
+    }
+    return { status: plan.status === 204 ? 200 : plan.status, headers, body: singular ? unwrapSingle(r.body) : r.body };
+  }
+
+  if (plan.kind === 'call' && !plan.read) {
+    if (plan.fn.returnKind === 'void') {
+      delete headers['content-type'];
+      return { status: 204, headers, body: null };
+    }
+    return { status: 200, headers, body: plan.head ? null : r.body };
+  }
+
+  if (plan.kind === 'read' || plan.kind === 'call') {
+    const total = countOf(plan, r, maxRows);
+    headers['content-range'] = contentRange(plan.offset, r.pageTotal, total);
+    let status = 200;
+    if (total !== null) {
+      const upper = plan.offset + r.pageTotal - 1;
+      if (plan.offset > total) throw errors.rangeNotSatisfiable(plan.offset, total);
+      if (1 + upper - plan.offset < total) status = 206;
+    }
+    const body = singular && (plan.kind === 'read' || plan.fn.returnsSet) ? unwrapSingle(r.body) : r.body;
+    return { status, headers, body: plan.head ? null : body };
+  }
+  return { status: 200, headers, body: r.body };
+}

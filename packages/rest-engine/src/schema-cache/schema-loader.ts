@@ -1,0 +1,163 @@
+// Reads tables, views, columns, keys, foreign keys (also through views) and functions from pg_catalog.
+// The queries run with an empty search_path so that format_type() schema-qualifies every non-catalog type.
+import type postgres from 'postgres';
+import { quoteIdent } from '../ident.js';
+import { buildRelationships, type RawFk, type ViewColumnSource } from './relationships.js';
+import { tableKey, type Column, type DbFunction, type SchemaCache, type Table } from './types.js';
+
+const RELATIONS = `
+select c.oid::int as oid, n.nspname as schema, c.relname as name, c.relkind::text as relkind,
+  pg_relation_is_updatable(c.oid, true) as upd, obj_description(c.oid, 'pg_class') as comment,
+  coalesce((select json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod),
+      'oid', a.atttypid::int, 'cat', t.typcategory, 'typname', t.typname, 'nullable', not a.attnotnull,
+      'default', pg_get_expr(d.adbin, d.adrelid), 'generated', a.attgenerated <> '',
+      'enum', (select json_agg(e.enumlabel order by e.enumsortorder) from pg_enum e where e.enumtypid = a.atttypid))
+      order by a.attnum)
+    from pg_attribute a join pg_type t on t.oid = a.atttypid
+    left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+    where a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped), '[]') as columns,
+  coalesce((select json_agg(json_build_object('type', k.contype, 'cols',
+      (select json_agg(a.attname order by x.i) from unnest(k.conkey) with ordinality x(n, i)
+        join pg_attribute a on a.attrelid = k.conrelid and a.attnum = x.n)))
+    from pg_constraint k where k.conrelid = c.oid and k.contype in ('p', 'u')), '[]') as keys
+from pg_class c join pg_namespace n on n.oid = c.relnamespace
+where n.nspname = any($1) and c.relkind in ('r', 'p', 'v', 'm', 'f')`;
+
+const FKS = `
+select k.conname as name, k.conrelid::int as from_oid, k.confrelid::int as to_oid,
+  (select json_agg(a.attname order by x.i) from unnest(k.conkey) with ordinality x(n, i)
+    join pg_attribute a on a.attrelid = k.conrelid and a.attnum = x.n) as cols,
+  (select json_agg(a.attname order by x.i) from unnest(k.confkey) with ordinality x(n, i)
+    join pg_attribute a on a.attrelid = k.confrelid and a.attnum = x.n) as fcols
+from pg_constraint k where k.contype = 'f'`;
+
+// Which base-relation columns each view column reads, matched by name (a view column that renames its source is
+// not followed; see README, differences).
+const VIEW_DEPS = `
+select distinct r.ev_class::int as view_oid, d.refobjid::int as source_oid, a.attname as col
+from pg_rewrite r
+join pg_depend d on d.objid = r.oid and d.classid = 'pg_rewrite'::regclass and d.refclassid = 'pg_class'::regclass
+  and d.refobjsubid > 0 and d.refobjid <> r.ev_class
+join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
+join pg_attribute va on va.attrelid = r.ev_class and va.attname = a.attname and not va.attisdropped
+join pg_class v on v.oid = r.ev_class join pg_namespace n on n.oid = v.relnamespace
+where n.nspname = any($1)`;
+
+const FUNCTIONS = `
+select n.nspname as schema, p.proname as name, p.provolatile::text as vol, p.proretset as retset,
+  format_type(p.prorettype, null) as rettype, t.typtype::text as rettyptype, t.typrelid::int as retrel,
+  p.pronargs as nargs, p.pronargdefaults as ndefaults, obj_description(p.oid, 'pg_proc') as comment,
+  coalesce((select json_agg(json_build_object('name', coalesce(p.proargnames[x.i], ''), 'type', format_type(x.t, null),
+      'oid', x.t::int, 'mode', coalesce(p.proargmodes[x.i], 'i')) order by x.i)
+    from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) with ordinality x(t, i)), '[]') as args,
+  coalesce((select json_agg(json_build_object('oid', ty.oid::int, 'cat', ty.typcategory, 'typname', ty.typname))
+    from pg_type ty where ty.oid = any(coalesce(p.proallargtypes, p.proargtypes::oid[]))), '[]') as argtypes
+from pg_proc p join pg_namespace n on n.oid = p.pronamespace join pg_type t on t.oid = p.prorettype
+where n.nspname = any($1) and p.prokind = 'f'`;
+
+const TYPES = `
+select n.nspname as schema, t.typname as name from pg_type t join pg_namespace n on n.oid = t.typnamespace
+where (n.nspname = 'pg_catalog' or n.nspname = any($1)) and t.typtype in ('b', 'e', 'r', 'd', 'c', 'm')
+  and t.typisdefined and (t.typrelid = 0 or (select c.relkind from pg_class c where c.oid = t.typrelid) = 'c'
+  or n.nspname <> 'pg_catalog')`;
+
+const SQL_TYPE_ALIASES: Record<string, string> = {
+  integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4',
+  'double precision': 'float8', float: 'float8', decimal: 'numeric', varchar: 'varchar', 'character varying': 'varchar',
+  character: 'bpchar', char: 'bpchar', timestamptz: 'timestamptz', 'timestamp with time zone': 'timestamptz',
+  'timestamp without time zone': 'timestamp', 'time with time zone': 'timetz', 'time without time zone': 'time',
+};
+
+type Row = Record<string, any>;
+
+export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly string[]): Promise<SchemaCache> {
+  const [rels, fks, viewDeps, fns, types] = await sql.begin('read only', (tx) => [
+    tx.unsafe(`select set_config('search_path', '', true)`),
+    tx.unsafe(RELATIONS, [schemas as string[]]),
+    tx.unsafe(FKS),
+    tx.unsafe(VIEW_DEPS, [schemas as string[]]),
+    tx.unsafe(FUNCTIONS, [schemas as string[]]),
+    tx.unsafe(TYPES, [schemas as string[]]),
+  ]).then((r) => r.slice(1) as unknown as Row[][]);
+
+  const byOid = new Map<number, Table>();
+  const tables = new Map<string, Table>();
+  for (const r of rels) {
+    const columns = new Map<string, Column>();
+    for (const c of r.columns as Row[]) {
+      columns.set(c.name, {
+        name: c.name, type: c.type, typeOid: c.oid, typeCategory: c.cat, baseType: c.typname, nullable: c.nullable,
+        defaultExpr: c.default, generated: c.generated, enumValues: c.enum,
+      });
+    }
+    const keys = r.keys as { type: string; cols: string[] }[];
+    const kind = r.relkind === 'v' ? 'view' : r.relkind === 'm' ? 'matview' : r.relkind === 'f' ? 'foreign' : 'table';
+    const upd = Number(r.upd);
+    const t: Table = {
+      schema: r.schema, name: r.name, kind, columns, comment: r.comment,
+      pk: keys.find((k) => k.type === 'p')?.cols ?? [],
+      uniques: keys.map((k) => k.cols),
+      insertable: kind === 'table' || (upd & 8) !== 0,
+      updatable: kind === 'table' || (upd & 4) !== 0,
+      deletable: kind === 'table' || (upd & 16) !== 0,
+    };
+    byOid.set(r.oid, t);
+    tables.set(tableKey(t.schema, t.name), t);
+  }
+
+  const rawFks: RawFk[] = [];
+  for (const f of fks) {
+    const from = byOid.get(f.from_oid), to = byOid.get(f.to_oid);
+    if (from && to) rawFks.push({ name: f.name, from, to, cols: f.cols, fcols: f.fcols });
+  }
+  const sources: ViewColumnSource[] = [];
+  for (const d of viewDeps) {
+    const view = byOid.get(d.view_oid), source = byOid.get(d.source_oid);
+    if (view && source) sources.push({ view, source, column: d.col });
+  }
+
+  const functions = new Map<string, DbFunction[]>();
+  for (const f of fns) {
+    const argTypes = new Map<number, Row>((f.argtypes as Row[]).map((t) => [t.oid, t]));
+    const all = f.args as { name: string; type: string; oid: number; mode: string }[];
+    const inArgs = all.filter((a) => a.mode === 'i' || a.mode === 'b' || a.mode === 'v');
+    const outArgs = all.filter((a) => a.mode === 'o' || a.mode === 'b' || a.mode === 't');
+    const firstDefault = inArgs.length - Number(f.ndefaults);
+    const returnTable = f.retrel ? byOid.get(f.retrel) ?? null : null;
+    let returnKind: DbFunction['returnKind'] = 'scalar';
+    let outColumns: ReadonlyMap<string, Column> = new Map();
+    if (f.rettype === 'void') returnKind = 'void';
+    else if (returnTable) { returnKind = 'composite'; outColumns = returnTable.columns; }
+    else if (f.rettyptype === 'c' || (f.rettype === 'record' && outArgs.length > 0)) {
+      returnKind = 'composite';
+      outColumns = new Map(outArgs.map((a) => {
+        const t = argTypes.get(a.oid);
+        return [a.name, { name: a.name, type: a.type, typeOid: a.oid, typeCategory: t?.cat ?? 'U', baseType: t?.typname ?? a.type,
+          nullable: true, defaultExpr: null, generated: false, enumValues: null } satisfies Column];
+      }));
+    }
+    const fn: DbFunction = {
+      schema: f.schema, name: f.name, comment: f.comment, returnType: f.rettype, returnsSet: f.retset, returnKind, returnTable,
+      outColumns, volatility: f.vol === 'i' ? 'immutable' : f.vol === 's' ? 'stable' : 'volatile',
+      args: inArgs.map((a, i) => ({ name: a.name, type: a.type, hasDefault: i >= firstDefault })),
+    };
+    const key = tableKey(fn.schema, fn.name);
+    functions.set(key, [...(functions.get(key) ?? []), fn]);
+  }
+
+  const typeMap = new Map<string, string>();
+  for (const t of types) {
+    const spelled = `${quoteIdent(t.schema)}.${quoteIdent(t.name)}`;
+    if (t.schema === 'pg_catalog' || !typeMap.has(t.name.toLowerCase())) typeMap.set(t.name.toLowerCase(), spelled);
+    typeMap.set(`${t.schema}.${t.name}`.toLowerCase(), spelled);
+  }
+  for (const [alias, name] of Object.entries(SQL_TYPE_ALIASES)) {
+    const spelled = typeMap.get(name);
+    if (spelled) typeMap.set(alias, spelled);
+  }
+
+  return {
+    schemas, tables, functions, types: typeMap, loadedAt: Date.now(),
+    relationships: buildRelationships([...tables.values()], rawFks, sources),
+  };
+}

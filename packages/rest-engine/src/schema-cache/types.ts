@@ -1,0 +1,82 @@
+// The schema cache: what the planner may name. Everything here was read from pg_catalog.
+
+export interface Column {
+  readonly name: string;
+  /** format_type() with an empty search_path, so non-catalog types come schema-qualified. */
+  readonly type: string;
+  readonly typeOid: number;
+  readonly typeCategory: string; // pg_type.typcategory: A array, R range, S string, N numeric, U user (tsvector, json are U)
+  readonly baseType: string; // typname (e.g. 'tsvector', 'jsonb', '_int4')
+  readonly nullable: boolean;
+  readonly defaultExpr: string | null;
+  readonly generated: boolean;
+  readonly enumValues: readonly string[] | null;
+}
+
+export interface Table {
+  readonly schema: string;
+  readonly name: string;
+  readonly kind: 'table' | 'view' | 'matview' | 'foreign';
+  readonly insertable: boolean;
+  readonly updatable: boolean;
+  readonly deletable: boolean;
+  readonly columns: ReadonlyMap<string, Column>;
+  readonly pk: readonly string[];
+  readonly uniques: readonly (readonly string[])[];
+  readonly comment: string | null;
+}
+
+export type Cardinality = 'm2o' | 'o2m' | 'o2o' | 'm2m';
+
+export interface Relationship {
+  readonly cardinality: Cardinality;
+  readonly table: Table; // the origin of the embed
+  readonly foreignTable: Table; // the embedded one
+  /** FK constraint name (for m2m: the constraint from the junction to the foreign table). */
+  readonly constraint: string;
+  /** Column pairs: origin column = foreign column (for m2m: origin = junction cols1, foreign = junction cols2). */
+  readonly columns: readonly string[];
+  readonly foreignColumns: readonly string[];
+  readonly junction?: {
+    readonly table: Table;
+    readonly constraint1: string; // junction -> origin
+    readonly cols1: readonly string[]; // junction columns pointing at origin
+    readonly constraint2: string; // junction -> foreign
+    readonly cols2: readonly string[]; // junction columns pointing at foreign
+  };
+}
+
+export interface FunctionArg {
+  readonly name: string;
+  readonly type: string;
+  readonly hasDefault: boolean;
+}
+
+export interface DbFunction {
+  readonly schema: string;
+  readonly name: string;
+  readonly args: readonly FunctionArg[];
+  readonly returnType: string;
+  readonly returnsSet: boolean;
+  /** 'void', 'scalar', or 'composite' (rows with columns: a table's row type or RETURNS TABLE/OUT params). */
+  readonly returnKind: 'void' | 'scalar' | 'composite';
+  /** For composite results: the table/view whose row type is returned (relationships apply), if any. */
+  readonly returnTable: Table | null;
+  /** Output columns for composite results. */
+  readonly outColumns: ReadonlyMap<string, Column>;
+  readonly volatility: 'immutable' | 'stable' | 'volatile';
+  readonly comment: string | null;
+}
+
+export interface SchemaCache {
+  readonly schemas: readonly string[];
+  readonly tables: ReadonlyMap<string, Table>; // key: schema.name
+  /** Relationships keyed by the origin table key. */
+  readonly relationships: ReadonlyMap<string, readonly Relationship[]>;
+  readonly functions: ReadonlyMap<string, readonly DbFunction[]>; // key: schema.name
+  /** Lower-case type names usable in casts, mapped to their quoted SQL spelling. */
+  readonly types: ReadonlyMap<string, string>;
+  readonly loadedAt: number;
+}
+
+export const tableKey = (schema: string, name: string): string => `${schema}.${name}`;

@@ -1,0 +1,49 @@
+// Shared test setup: a database with the fixture schema and an engine connected as the authenticator.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { createRestEngine, type EngineRequest, type RestEngine, type RestEngineOptions } from '../src/index.js';
+
+export const FIXTURE = [{ name: 'rest-engine-fixture', dir: join(dirname(fileURLToPath(import.meta.url)), 'fixture') }];
+
+export interface Harness {
+  db: TestDatabase;
+  sql: postgres.Sql;
+  engine: RestEngine;
+  /** engine.handle with defaults; the body is parsed as JSON when it is JSON. */
+  req(method: string, pathAndQuery: string, init?: { headers?: Record<string, string>; body?: unknown; claims?: Record<string, unknown> }): Promise<{
+    status: number; headers: Record<string, string>; text: string | null; json: any;
+  }>;
+  close(): Promise<void>;
+}
+
+export async function setup(opts: Partial<RestEngineOptions> = {}): Promise<Harness> {
+  const db = await createTestDatabase(FIXTURE);
+  const sql = postgres(db.requestUrl, { max: 4, onnotice: () => {} });
+  const engine = await createRestEngine({ sql, schemas: ['public'], anonRole: 'anon', ...opts });
+  return {
+    db, sql, engine,
+    async req(method, pathAndQuery, init = {}) {
+      const [path, search = ''] = pathAndQuery.split(/\?(.*)/s);
+      const r: EngineRequest = {
+        method, path, search, headers: Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+        body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+        claims: init.claims,
+      };
+      const res = await engine.handle(r);
+      let json: any = undefined;
+      try { json = res.body ? JSON.parse(res.body) : null; } catch { json = undefined; }
+      return { status: res.status, headers: res.headers, text: res.body, json };
+    },
+    async close() {
+      await engine.close();
+      await sql.end();
+      await db.drop();
+    },
+  };
+}
+
+export const USER_A = { sub: 'user-a', role: 'authenticated' };
+export const USER_B = { sub: 'user-b', role: 'authenticated' };
+export const SERVICE = { role: 'service_role' };

@@ -238,14 +238,16 @@ create policy messages_delete on public.messages for delete to authenticated
 create policy message_reactions_select on public.message_reactions for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
 create policy message_reactions_insert on public.message_reactions for insert to authenticated with check (
-  auction_id in (select public.current_user_auction_ids()) and user_id = (select auth.uid()));
+  user_id = (select auth.uid())
+  and ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids())));
 create policy message_reactions_delete on public.message_reactions for delete to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
     or user_id = (select auth.uid()));
 
 create policy channel_read_state_own on public.channel_read_state for all to authenticated
   using (user_id = (select auth.uid()))
-  with check (user_id = (select auth.uid()) and auction_id in (select public.current_user_auction_ids()));
+  with check (user_id = (select auth.uid())
+    and ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids())));
 create policy channel_notification_preferences_own on public.channel_notification_preferences for all to authenticated
   using (user_id = (select auth.uid()))
   with check (user_id = (select auth.uid()) and auction_id in (select public.current_user_auction_ids()));

@@ -42,3 +42,18 @@ export async function sqlState(p: Promise<unknown>): Promise<string> {
     return (error as { code?: string }).code ?? String(error);
   }
 }
+
+class Rollback extends Error {
+  constructor(readonly value: unknown) { super('rollback'); }
+}
+
+/** Like asUser, but always rolls back: for probing what a role may do without changing the data. */
+export async function probeAsUser<T>(requestUrl: string, claims: Claims, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  try {
+    await asUser(requestUrl, claims, async (tx) => { throw new Rollback(await fn(tx)); });
+  } catch (error) {
+    if (error instanceof Rollback) return error.value as T;
+    throw error;
+  }
+  throw new Error('unreachable');
+}

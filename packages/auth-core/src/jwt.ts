@@ -1,6 +1,10 @@
-// HS256 access tokens and API keys: issue and verify with jose; verified tokens are cached until expiry
-// so the per-request cost of verification is a map lookup.
-import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
+// Access tokens and API keys: issue and verify with jose. HS256 with JWT_SECRET by default; optionally ES256
+// with a `kid` published as JWKS. Verified tokens are cached until expiry, so verifying costs a map lookup.
+import {
+  SignJWT, jwtVerify, errors as joseErrors, exportJWK, importPKCS8, importJWK, calculateJwkThumbprint,
+  type JWTPayload, type JWK, type CryptoKey, type JWTHeaderParameters,
+} from 'jose';
+import { createPublicKey, type JsonWebKey as NodeJsonWebKey } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
 export type Claims = JWTPayload & { role?: string; [key: string]: unknown };
@@ -15,6 +19,8 @@ export class TokenError extends Error {
 export interface TokenVerifier {
   /** Verified claims, or throws TokenError. */
   verify(token: string): Promise<Claims>;
+  /** Also accept ES256 tokens whose header names this kid (the auth family registers its signing key). */
+  trustPublicKey(kid: string, key: CryptoKey): void;
 }
 
 export function secretKey(secret: string): Uint8Array {
@@ -23,8 +29,18 @@ export function secretKey(secret: string): Uint8Array {
 
 export function createTokenVerifier(secret: string, options: { cacheSize?: number } = {}): TokenVerifier {
   const key = secretKey(secret);
+  const publicKeys = new Map<string, CryptoKey>();
   const cache = new LRUCache<string, Claims>({ max: options.cacheSize ?? 10_000 });
+  const pickKey = (header: JWTHeaderParameters) => {
+    if (header.alg === 'HS256') return key;
+    const found = header.kid ? publicKeys.get(header.kid) : undefined;
+    if (!found) throw new TokenError('invalid', 'JWT signed with an unknown key');
+    return found;
+  };
   return {
+    trustPublicKey(kid, publicKey) {
+      publicKeys.set(kid, publicKey);
+    },
     async verify(token) {
       const hit = cache.get(token);
       const now = Math.floor(Date.now() / 1000);
@@ -36,13 +52,14 @@ export function createTokenVerifier(secret: string, options: { cacheSize?: numbe
         return hit;
       }
       try {
-        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
+        const { payload } = await jwtVerify(token, pickKey, { algorithms: ['HS256', 'ES256'] });
         const claims = payload as Claims;
         // Cache only until expiry: lru-cache's ttl is in ms from now.
         const ttl = typeof claims.exp === 'number' ? (claims.exp - now) * 1000 : 0;
         if (ttl > 0 || claims.exp === undefined) cache.set(token, claims, ttl > 0 ? { ttl } : undefined);
         return claims;
       } catch (error) {
+        if (error instanceof TokenError) throw error;
         if (error instanceof joseErrors.JWTExpired) throw new TokenError('expired', 'JWT expired', { cause: error });
         throw new TokenError('invalid', 'JWT invalid', { cause: error });
       }
@@ -59,4 +76,46 @@ export async function signApiKey(secret: string, role: 'anon' | 'service_role'):
     .setIssuedAt(1735689600)
     .setExpirationTime(2366841600)
     .sign(secretKey(secret));
+}
+
+export interface TokenSigner {
+  alg: 'HS256' | 'ES256';
+  kid?: string;
+  /** Public key of the ES256 signer (for TokenVerifier.trustPublicKey). */
+  publicKey?: CryptoKey;
+  sign(claims: Claims): Promise<string>;
+  /** The JWKS document: public keys only; empty for HS256 (a shared secret is never published). */
+  jwks(): { keys: JWK[] };
+}
+
+/**
+ * Signs access tokens. With an ES256 private key (PKCS#8 PEM or a private JWK as JSON) tokens carry a `kid`
+ * (the key's RFC 7638 thumbprint) so auth-js can verify them locally against /.well-known/jwks.json.
+ */
+export async function createTokenSigner(options: { secret: string; es256PrivateKey?: string }): Promise<TokenSigner> {
+  if (!options.es256PrivateKey) {
+    const key = secretKey(options.secret);
+    return {
+      alg: 'HS256',
+      sign: (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(key),
+      jwks: () => ({ keys: [] }),
+    };
+  }
+  const text = options.es256PrivateKey.trim();
+  const privateKey = text.startsWith('{')
+    ? ((await importJWK(JSON.parse(text) as JWK, 'ES256')) as CryptoKey)
+    : await importPKCS8(text.replace(/\\n/g, '\n'), 'ES256', { extractable: true });
+  const publicJwk = await exportJWK(createPublicKey(
+    text.startsWith('{') ? { key: JSON.parse(text) as NodeJsonWebKey, format: 'jwk' } : text.replace(/\\n/g, '\n'),
+  ));
+  const kid = await calculateJwkThumbprint(publicJwk);
+  const publicKey = (await importJWK(publicJwk, 'ES256')) as CryptoKey;
+  const published: JWK = { ...publicJwk, kid, alg: 'ES256', use: 'sig', key_ops: ['verify'] };
+  return {
+    alg: 'ES256',
+    kid,
+    publicKey,
+    sign: (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid }).sign(privateKey),
+    jwks: () => ({ keys: [published] }),
+  };
 }

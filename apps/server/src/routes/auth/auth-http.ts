@@ -1,0 +1,71 @@
+// HTTP helpers shared by the auth routes: rendering errors in the auth shape, reading bodies, resolving the
+// caller from the gateway's claims, and counting rate limits with their X-RateLimit-* headers.
+import type { Context } from 'hono';
+import { AuthError, authErrors, type Claims, type RateLimiter, type RateLimitRule } from '@auction-ops/auth-core';
+import type { AppEnv } from '../../context.js';
+
+export type AuthContext = Context<AppEnv>;
+
+export function renderError(c: AuthContext, error: AuthError): Response {
+  if (error.status === 401) c.header('WWW-Authenticate', `Bearer error="${error.code}"`);
+  return c.json(error.toBody(), error.status as 400);
+}
+
+/** The JSON object body (auth-js always sends one); a malformed body is 400 bad_json. */
+export async function jsonBody(c: AuthContext): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (!text.trim()) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    return parsed as Record<string, unknown>;
+  } catch {
+    throw authErrors.badJson();
+  }
+}
+
+/** The caller's verified claims; a refused token is 401 invalid_token, a missing one 401 not_authenticated. */
+export function callerClaims(c: AuthContext): Claims {
+  const failure = c.get('authError');
+  if (failure) {
+    throw authErrors.invalidToken(failure.reason === 'expired'
+      ? 'invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired'
+      : 'invalid JWT: unable to parse or verify signature');
+  }
+  const claims = c.get('claims');
+  if (!claims || claims.role === 'anon' || claims.role === 'service_role' || typeof claims.sub !== 'string') {
+    throw authErrors.notAuthenticated();
+  }
+  return claims;
+}
+
+export function requestMeta(c: AuthContext) {
+  return { ip: c.get('clientIp'), userAgent: c.req.header('user-agent') };
+}
+
+export interface AuthLimits {
+  signIn: RateLimitRule;
+  signUp: RateLimitRule;
+  recover: RateLimitRule;
+  refresh: RateLimitRule;
+  other: RateLimitRule;
+}
+
+/** Counts one request in a bucket, sets the rate-limit headers, and throws 429 when over the limit. */
+export async function enforceLimit(c: AuthContext, limiter: RateLimiter, bucket: keyof AuthLimits,
+  subject: string, rule: RateLimitRule): Promise<void> {
+  const result = await limiter.check(bucket, subject, rule);
+  c.header('X-RateLimit-Limit', String(result.limit));
+  c.header('X-RateLimit-Remaining', String(result.remaining));
+  c.header('X-RateLimit-Reset', String(result.reset));
+  if (!result.allowed) {
+    c.header('Retry-After', String(Math.max(1, result.reset - Math.floor(Date.now() / 1000))));
+    throw authErrors.rateLimited(bucket === 'signIn' ? 'sign-in' : bucket === 'signUp' ? 'sign-up'
+      : bucket === 'recover' ? 'password reset' : bucket === 'refresh' ? 'token refresh' : 'auth');
+  }
+}
+
+export function queryString(c: AuthContext, name: string): string | undefined {
+  const value = c.req.query(name);
+  return value === undefined || value === '' ? undefined : value;
+}

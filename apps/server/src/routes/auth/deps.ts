@@ -1,0 +1,12 @@
+// What every auth route module receives.
+import type { AdminService, AuthService, RateLimiter } from '@auction-ops/auth-core';
+import type { ServerContext } from '../../context.js';
+import type { AuthLimits } from './auth-http.js';
+
+export interface AuthDeps {
+  ctx: ServerContext;
+  service: AuthService;
+  admin: AdminService;
+  limiter: RateLimiter;
+  limits: AuthLimits;
+}

@@ -1,0 +1,60 @@
+// Sign-up, token grants (password, refresh_token), logout and password recovery.
+import { Hono } from 'hono';
+import { authErrors } from '@auction-ops/auth-core';
+import type { AppEnv } from '../../context.js';
+import { callerClaims, enforceLimit, jsonBody, queryString, requestMeta } from './auth-http.js';
+import type { AuthDeps } from './deps.js';
+
+export function sessionRoutes({ service, limiter, limits }: AuthDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.post('/signup', async (c) => {
+    await enforceLimit(c, limiter, 'signUp', c.get('clientIp'), limits.signUp);
+    const body = await jsonBody(c);
+    const { user, session } = await service.signUp(
+      { email: body.email, password: body.password, data: body.data, redirectTo: queryString(c, 'redirect_to') }, requestMeta(c));
+    // The seed's clients read the user at the top level; auth-js reads a session when one is present.
+    return c.json(session ? { ...session, ...user, user } : user);
+  });
+
+  app.post('/token', async (c) => {
+    const grant = c.req.query('grant_type');
+    if (grant === 'password') {
+      await enforceLimit(c, limiter, 'signIn', c.get('clientIp'), limits.signIn);
+      const body = await jsonBody(c);
+      return c.json(await service.signInWithPassword({ email: body.email, password: body.password }, requestMeta(c)));
+    }
+    if (grant === 'refresh_token') {
+      const body = await jsonBody(c);
+      const token = typeof body.refresh_token === 'string' ? body.refresh_token : '';
+      const owner = token ? await service.refreshTokenOwner(token) : undefined;
+      // Per user when the token is known; unknown tokens count against the caller's address instead.
+      if (owner) await enforceLimit(c, limiter, 'refresh', owner, limits.refresh);
+      else await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
+      return c.json(await service.refresh(body.refresh_token));
+    }
+    await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
+    throw authErrors.validation('unsupported_grant_type: use password or refresh_token');
+  });
+
+  app.post('/logout', async (c) => {
+    await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
+    const scope = c.req.query('scope') ?? 'global';
+    if (scope !== 'global' && scope !== 'local' && scope !== 'others') {
+      throw authErrors.validation('scope must be global, local or others');
+    }
+    await service.logout(callerClaims(c), scope);
+    return c.body(null, 204);
+  });
+
+  app.post('/recover', async (c) => {
+    const body = await jsonBody(c);
+    const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
+    if (!email) throw authErrors.validation('Password recovery requires an email');
+    await enforceLimit(c, limiter, 'recover', email, limits.recover);
+    await service.recover(email, queryString(c, 'redirect_to') ?? (typeof body.redirect_to === 'string' ? body.redirect_to : undefined));
+    return c.json({});
+  });
+
+  return app;
+}

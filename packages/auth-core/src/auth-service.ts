@@ -1,0 +1,297 @@
+// The auth flows behind /auth/v1: sign-up, password sign-in, refresh, logout, recovery, e-mail links,
+// the current user. Routes validate HTTP input and call one function here; errors are AuthError.
+import type postgres from 'postgres';
+import type { Claims, TokenSigner } from './jwt.js';
+import { AuthError, authErrors } from './errors.js';
+import { hashPassword, verifyPassword } from './password-hasher.js';
+import { checkPassword, type PasswordPolicy } from './password-policy.js';
+import { createSessionStore, type SessionRow } from './session-store.js';
+import { consumeOneTimeToken, issueOneTimeToken, type OneTimeTokenType } from './one-time-tokens.js';
+import * as users from './user-repository.js';
+import { userJson, type SessionJson, type UserJson } from './user-view.js';
+import type { Mailer } from './mailer.js';
+import { linkMail, type LinkMailKind } from './mail-templates.js';
+
+export interface AuthSettings {
+  /** {base_url}: links in e-mails point at {publicUrl}/auth/v1/verify; iss = {publicUrl}/auth/v1. */
+  publicUrl: string;
+  /** Where e-mail links land when no allowed redirect_to is given. */
+  appUrl: string;
+  /** Further redirect targets: URL prefixes (https://app.example.com/) or origins. */
+  redirectAllowList: readonly string[];
+  autoconfirm: boolean;
+  disableSignup: boolean;
+  accessTokenSeconds: number;
+  oneTimeTokenSeconds: number;
+  refreshReuseSeconds: number;
+  passwordPolicy: PasswordPolicy;
+  /** Key for deriving refresh-token successors (the JWT secret serves). */
+  tokenKey: string;
+}
+
+export interface RequestMeta {
+  ip?: string;
+  userAgent?: string;
+}
+
+export type VerifyType = 'signup' | 'recovery' | 'invite' | 'magiclink' | 'email_change' | 'email';
+
+const VERIFY_TYPES: Record<VerifyType, OneTimeTokenType[]> = {
+  signup: ['confirmation'],
+  email: ['confirmation', 'magiclink'],
+  recovery: ['recovery'],
+  invite: ['invite'],
+  magiclink: ['magiclink'],
+  email_change: ['email_change'],
+};
+
+const AMR_METHOD: Record<OneTimeTokenType, string> = {
+  confirmation: 'otp', magiclink: 'otp', recovery: 'recovery', invite: 'invite', email_change: 'email_change',
+};
+
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function validEmail(email: unknown): string {
+  if (typeof email !== 'string' || email.length > 254 || !EMAIL_RE.test(email.trim())) {
+    throw new AuthError(400, 'email_address_invalid', 'Unable to validate email address: invalid format');
+  }
+  return users.normalizeEmail(email);
+}
+
+export function createAuthService(sql: postgres.Sql, signer: TokenSigner, mailer: Mailer, settings: AuthSettings,
+  log: (msg: string, fields: Record<string, unknown>) => void = () => {}) {
+  const sessions = createSessionStore(sql, { tokenKey: settings.tokenKey, reuseSeconds: settings.refreshReuseSeconds });
+  const issuer = `${settings.publicUrl}/auth/v1`;
+  const pending = new Set<Promise<unknown>>();
+
+  /** Runs work after the response (mail sending), so known and unknown addresses answer alike. */
+  function background(what: string, work: () => Promise<unknown>): void {
+    const p = work().catch((error) => log('background task failed', { task: what, error: String(error) }))
+      .finally(() => pending.delete(p));
+    pending.add(p);
+  }
+
+  async function sessionResponse(user: users.UserRow, session: SessionRow, refreshToken: string): Promise<SessionJson> {
+    const iat = Math.floor(Date.now() / 1000);
+    const exp = iat + settings.accessTokenSeconds;
+    const claims: Claims = {
+      aud: user.aud, exp, iat, iss: issuer, sub: user.id, email: user.email ?? '', phone: user.phone ?? '',
+      app_metadata: user.raw_app_meta_data, user_metadata: user.raw_user_meta_data, role: user.role,
+      aal: session.aal, amr: session.amr, session_id: session.id, is_anonymous: user.is_anonymous,
+    };
+    return {
+      access_token: await signer.sign(claims), token_type: 'bearer', expires_in: settings.accessTokenSeconds,
+      expires_at: exp, refresh_token: refreshToken, user: userJson(user),
+    };
+  }
+
+  async function startSession(user: users.UserRow, method: string, meta: RequestMeta): Promise<SessionJson> {
+    const { session, refreshToken } = await sessions.createSession(user.id, method, meta);
+    const signedIn = (await users.updateUser(sql, user.id, { lastSignIn: true })) ?? user;
+    return sessionResponse(signedIn, session, refreshToken);
+  }
+
+  function redirectTarget(requested: string | undefined): string {
+    if (requested) {
+      try {
+        const url = new URL(requested);
+        const allowed = [settings.appUrl, settings.publicUrl, ...settings.redirectAllowList].some((entry) => {
+          const e = new URL(entry);
+          return e.pathname === '/' ? e.origin === url.origin : url.href.startsWith(e.href);
+        });
+        if (allowed) return url.href;
+      } catch { /* not a URL: use the default */ }
+    }
+    return settings.appUrl;
+  }
+
+  async function sendLink(kind: LinkMailKind, to: string, token: string, redirectTo: string): Promise<void> {
+    const verifyType = kind === 'signup' ? 'signup' : kind;
+    const link = `${settings.publicUrl}/auth/v1/verify?token=${encodeURIComponent(token)}&type=${verifyType}` +
+      `&redirect_to=${encodeURIComponent(redirectTo)}`;
+    await mailer.send(linkMail(kind, to, link, settings.oneTimeTokenSeconds));
+  }
+
+  function linkUrl(type: string, token: string, redirectTo: string): string {
+    return `${settings.publicUrl}/auth/v1/verify?token=${encodeURIComponent(token)}&type=${type}&redirect_to=${encodeURIComponent(redirectTo)}`;
+  }
+
+  return {
+    issuer,
+    jwks: () => signer.jwks(),
+    drain: async () => { await Promise.all([...pending]); },
+    linkUrl,
+    redirectTarget,
+
+    async signUp(input: { email: unknown; password: unknown; data?: unknown; redirectTo?: string }, meta: RequestMeta):
+      Promise<{ user: UserJson; session?: SessionJson }> {
+      if (settings.disableSignup) throw authErrors.signupDisabled();
+      const email = validEmail(input.email);
+      if (typeof input.password !== 'string') throw authErrors.validation('Signup requires a valid password');
+      checkPassword(settings.passwordPolicy, input.password, email);
+      const metadata = isObject(input.data) ? input.data : {};
+      // Hash before looking the address up, so known and unknown addresses cost the same.
+      const passwordHash = await hashPassword(input.password);
+      const created = await users.insertUser(sql, { email, passwordHash, confirmed: settings.autoconfirm, userMetadata: metadata });
+      if (!created) {
+        if (settings.autoconfirm) throw authErrors.userAlreadyExists();
+        // With confirmation on, GoTrue's answer for a taken address: a look-alike user and no e-mail.
+        const now = new Date().toISOString();
+        return { user: { id: crypto.randomUUID(), aud: 'authenticated', role: 'authenticated', email, phone: '',
+          confirmation_sent_at: now, app_metadata: { provider: 'email', providers: ['email'] }, user_metadata: metadata,
+          identities: [], created_at: now, updated_at: now, is_anonymous: false } };
+      }
+      if (settings.autoconfirm) {
+        const session = await startSession(created, 'password', meta);
+        return { user: session.user, session };
+      }
+      const redirect = redirectTarget(input.redirectTo);
+      background('signup mail', async () => {
+        const token = await issueOneTimeToken(sql, created.id, 'confirmation', settings.oneTimeTokenSeconds);
+        await sendLink('signup', email, token, redirect);
+      });
+      return { user: { ...userJson(created), confirmation_sent_at: new Date().toISOString() } };
+    },
+
+    async signInWithPassword(input: { email: unknown; password: unknown }, meta: RequestMeta): Promise<SessionJson> {
+      if (typeof input.email !== 'string' || typeof input.password !== 'string' || !input.email || !input.password) {
+        throw authErrors.invalidCredentials();
+      }
+      const user = await users.findUserByEmail(sql, input.email);
+      // One hash verification whether or not the user exists (verifyPassword does a dummy one).
+      const result = await verifyPassword(input.password, user?.encrypted_password);
+      if (!user || !result.ok) throw authErrors.invalidCredentials();
+      if (user.banned_until && user.banned_until > new Date()) throw authErrors.userBanned();
+      if (!user.email_confirmed_at && !settings.autoconfirm) throw authErrors.emailNotConfirmed();
+      if (result.needsRehash) {
+        await users.updateUser(sql, user.id, { passwordHash: await hashPassword(input.password) });
+      }
+      return startSession(user, 'password', meta);
+    },
+
+    refreshTokenOwner: (refreshToken: string) => sessions.ownerOf(refreshToken),
+
+    async refresh(refreshToken: unknown): Promise<SessionJson> {
+      if (typeof refreshToken !== 'string' || refreshToken.length < 16 || refreshToken.length > 256) {
+        throw authErrors.invalidRefreshToken();
+      }
+      const outcome = await sessions.refresh(refreshToken);
+      if (outcome.kind === 'invalid') {
+        throw authErrors.invalidRefreshToken(outcome.reason === 'revoked_reuse'
+          ? 'Invalid Refresh Token: Already Used' : 'Invalid Refresh Token: Refresh Token Not Found');
+      }
+      const user = await users.findUserById(sql, outcome.session.user_id);
+      if (!user) throw authErrors.invalidRefreshToken();
+      return sessionResponse(user, outcome.session, outcome.refreshToken);
+    },
+
+    async logout(claims: Claims, scope: 'global' | 'local' | 'others'): Promise<void> {
+      const { userId, sessionId } = subject(claims);
+      await sessions.logout(userId, sessionId, scope);
+    },
+
+    /** Always answers the same way: the token and the e-mail are made in the background, if the user exists. */
+    async recover(emailInput: unknown, redirectTo: string | undefined): Promise<void> {
+      const email = validEmail(emailInput);
+      const redirect = redirectTarget(redirectTo);
+      background('recovery mail', async () => {
+        const user = await users.findUserByEmail(sql, email);
+        if (!user) return;
+        const token = await issueOneTimeToken(sql, user.id, 'recovery', settings.oneTimeTokenSeconds);
+        await sendLink('recovery', email, token, redirect);
+      });
+    },
+
+    /** Consumes an e-mail link token and starts a session (GET /verify redirects with it, POST returns it). */
+    async verify(type: string, token: unknown, meta: RequestMeta, email?: unknown): Promise<SessionJson & { type: VerifyType }> {
+      if (!(type in VERIFY_TYPES)) throw authErrors.validation('Verify requires a valid type');
+      if (typeof token !== 'string' || token.length < 16 || token.length > 256) throw authErrors.otpExpired();
+      const consumed = await consumeOneTimeToken(sql, token, VERIFY_TYPES[type as VerifyType]);
+      if (!consumed) throw authErrors.otpExpired();
+      let user = await users.findUserById(sql, consumed.userId);
+      if (!user) throw authErrors.otpExpired();
+      if (typeof email === 'string' && email && users.normalizeEmail(email) !== user.email) throw authErrors.otpExpired();
+      user = consumed.type === 'email_change'
+        ? await users.updateUser(sql, user.id, { email: consumed.relatesTo, confirmEmail: true }).catch(uniqueToEmailExists)
+        : await users.updateUser(sql, user.id, { confirmEmail: true });
+      if (!user) throw authErrors.otpExpired();
+      const session = await startSession(user, AMR_METHOD[consumed.type], meta);
+      return { ...session, type: type as VerifyType };
+    },
+
+    async getUser(claims: Claims): Promise<UserJson> {
+      return userJson(await currentUser(claims));
+    },
+
+    async updateUser(claims: Claims, input: { email?: unknown; password?: unknown; data?: unknown }, redirectTo?: string): Promise<UserJson> {
+      const user = await currentUser(claims);
+      const { sessionId } = subject(claims);
+      const changes: users.UserChanges = {};
+      if (input.data !== undefined) {
+        if (!isObject(input.data)) throw authErrors.validation('data must be an object');
+        changes.userMetadata = input.data;
+      }
+      if (input.password !== undefined) {
+        if (typeof input.password !== 'string') throw authErrors.validation('password must be a string');
+        checkPassword(settings.passwordPolicy, input.password, user.email);
+        if (user.encrypted_password && (await verifyPassword(input.password, user.encrypted_password)).ok) {
+          throw authErrors.samePassword();
+        }
+        changes.passwordHash = await hashPassword(input.password);
+      }
+      let pendingEmail: string | undefined;
+      if (input.email !== undefined && input.email !== user.email) {
+        const email = validEmail(input.email);
+        if (email !== user.email) {
+          const taken = await users.findUserByEmail(sql, email);
+          if (taken) throw authErrors.emailExists();
+          if (settings.autoconfirm) changes.email = email;
+          else pendingEmail = email;
+        }
+      }
+      const updated = await users.updateUser(sql, user.id, changes).catch(uniqueToEmailExists);
+      if (!updated) throw authErrors.userNotFound();
+      // A new password ends every other session: whoever knew the old one is signed out.
+      if (changes.passwordHash) await sessions.logout(user.id, sessionId, 'others');
+      if (pendingEmail) {
+        const to = pendingEmail;
+        const redirect = redirectTarget(redirectTo);
+        background('email change mail', async () => {
+          const token = await issueOneTimeToken(sql, user.id, 'email_change', settings.oneTimeTokenSeconds, to);
+          await sendLink('email_change', to, token, redirect);
+        });
+        return { ...userJson(updated), new_email: to, email_change_sent_at: new Date().toISOString() };
+      }
+      return userJson(updated);
+    },
+  };
+
+  async function currentUser(claims: Claims): Promise<users.UserRow> {
+    const { userId, sessionId } = subject(claims);
+    const { user, sessionExists } = await users.findUserBySession(sql, userId, sessionId);
+    if (!user) throw authErrors.userNotFound();
+    if (!sessionExists) throw authErrors.sessionNotFound();
+    return user;
+  }
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;
+
+/** The user and session of an access token; API keys and other roles are not users. */
+export function subject(claims: Claims | undefined): { userId: string; sessionId?: string } {
+  if (!claims || typeof claims.sub !== 'string' || claims.role === 'anon' || claims.role === 'service_role') {
+    throw authErrors.notAuthenticated();
+  }
+  if (!/^[0-9a-f-]{36}$/i.test(claims.sub)) throw authErrors.invalidToken('invalid claim: sub claim must be a UUID');
+  const sessionId = typeof claims.session_id === 'string' && /^[0-9a-f-]{36}$/i.test(claims.session_id) ? claims.session_id : undefined;
+  return { userId: claims.sub, sessionId };
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function uniqueToEmailExists(error: unknown): never {
+  if ((error as { code?: string }).code === '23505') throw authErrors.emailExists();
+  throw error;
+}

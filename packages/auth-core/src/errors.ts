@@ -1,0 +1,43 @@
+// The auth family's errors: one class, one factory per failure. The HTTP edge renders them as
+// {error, error_description, error_code, msg} so both the seed's clients and auth-js read the code.
+export type WeakPasswordReason = 'length' | 'characters' | 'pwned';
+
+export class AuthError extends Error {
+  override name = 'AuthError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  toBody(): Record<string, unknown> {
+    return { error: this.code, error_description: this.message, error_code: this.code, msg: this.message, ...this.extra };
+  }
+}
+
+export const authErrors = {
+  invalidCredentials: () => new AuthError(400, 'invalid_grant', 'Invalid login credentials'),
+  invalidRefreshToken: (why = 'Invalid Refresh Token: Refresh Token Not Found') => new AuthError(400, 'invalid_grant', why),
+  userAlreadyExists: () => new AuthError(400, 'user_already_exists', 'User already registered'),
+  emailExists: () => new AuthError(422, 'email_exists', 'A user with this email address has already been registered'),
+  invalidToken: (why = 'invalid JWT: unable to parse or verify signature') => new AuthError(401, 'invalid_token', why),
+  notAuthenticated: () => new AuthError(401, 'not_authenticated', 'This endpoint requires a Bearer token'),
+  sessionNotFound: () => new AuthError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist'),
+  notAdmin: () => new AuthError(403, 'not_admin', 'User not allowed'),
+  weakPassword: (reasons: WeakPasswordReason[], message: string) =>
+    new AuthError(422, 'weak_password', message, { weak_password: { reasons } }),
+  samePassword: () => new AuthError(422, 'same_password', 'New password should be different from the old password.'),
+  rateLimited: (what: string) => new AuthError(429, 'rate_limit_exceeded', `Too many ${what} requests; try again later`),
+  validation: (message: string) => new AuthError(400, 'validation_failed', message),
+  badJson: () => new AuthError(400, 'bad_json', 'Could not parse request body as JSON'),
+  signupDisabled: () => new AuthError(422, 'signup_disabled', 'Signups not allowed for this instance'),
+  emailNotConfirmed: () => new AuthError(400, 'email_not_confirmed', 'Email not confirmed'),
+  userBanned: () => new AuthError(400, 'user_banned', 'User is banned'),
+  userNotFound: () => new AuthError(404, 'user_not_found', 'User not found'),
+  otpExpired: () => new AuthError(403, 'otp_expired', 'Email link is invalid or has expired'),
+  conflict: (message: string) => new AuthError(409, 'conflict', message),
+  notFound: () => new AuthError(404, 'not_found', 'Not found'),
+};

@@ -1,0 +1,51 @@
+// The JSON shapes auth-js reads: the user object and the session response.
+import type { UserRow } from './user-repository.js';
+
+export interface UserJson {
+  id: string;
+  aud: string;
+  role: string;
+  email: string;
+  [key: string]: unknown;
+}
+
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+export function userJson(user: UserRow): UserJson {
+  return {
+    id: user.id,
+    aud: user.aud,
+    role: user.role,
+    email: user.email ?? '',
+    email_confirmed_at: iso(user.email_confirmed_at),
+    phone: user.phone ?? '',
+    confirmed_at: iso(user.email_confirmed_at ?? user.phone_confirmed_at),
+    last_sign_in_at: iso(user.last_sign_in_at),
+    app_metadata: user.raw_app_meta_data,
+    user_metadata: user.raw_user_meta_data,
+    identities: (user.identities ?? []).map((i) => ({
+      identity_id: i.id,
+      id: i.provider_id,
+      user_id: i.user_id,
+      identity_data: i.identity_data,
+      provider: i.provider,
+      last_sign_in_at: iso(i.last_sign_in_at),
+      created_at: iso(i.created_at),
+      updated_at: iso(i.updated_at),
+      email: typeof i.identity_data?.email === 'string' ? i.identity_data.email : undefined,
+    })),
+    created_at: iso(user.created_at)!,
+    updated_at: iso(user.updated_at)!,
+    is_anonymous: user.is_anonymous,
+    ...(user.banned_until ? { banned_until: iso(user.banned_until) } : {}),
+  };
+}
+
+export interface SessionJson {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+  expires_at: number;
+  refresh_token: string;
+  user: UserJson;
+}

@@ -3,7 +3,7 @@
 import type postgres from 'postgres';
 import { compile } from './compile/statement-compiler.js';
 import { errors, fromDatabaseError, RestError } from './errors.js';
-import { execute, type TxContext } from './execute.js';
+import { execute, installRawText, type TxContext } from './execute.js';
 import { quoteIdent } from './ident.js';
 import { buildOpenApi } from './openapi.js';
 import { plan as planRequest, type PlannerOptions } from './plan/planner.js';
@@ -70,6 +70,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   };
   const statementTimeout = options.statementTimeoutMs !== undefined ? String(options.statementTimeoutMs) : null;
 
+  installRawText(sql);
   let cache = await loadSchemaCache(sql, schemas);
   let openapi: string | null = null;
   let reloading: Promise<void> | null = null;

@@ -4,6 +4,36 @@
 import type postgres from 'postgres';
 import type { Statement } from './compile/sql-builder.js';
 
+/**
+ * A parameter sent as the exact text the client gave. postgres.js chooses a serializer by the type the server
+ * describes for `$n`: JSON.stringify for json, `t`/`f` for bool, Date for timestamps, which would change (or throw
+ * on) what PostgREST passes as plain text. The wrapped serializers let RawText through verbatim and leave every
+ * other value to postgres.js as before, so other users of the same client see no difference.
+ */
+export class RawText {
+  constructor(readonly value: string) {}
+  toString(): string { return this.value; }
+}
+
+const RAW = Symbol.for('rest-engine.raw-serializers');
+
+export function installRawText(sql: postgres.Sql): void {
+  const options = sql.options as unknown as { serializers: Record<string | symbol, (x: unknown) => unknown> };
+  if (options.serializers[RAW]) return;
+  const target = options.serializers;
+  options.serializers = new Proxy(target, {
+    has: (t, k) => k in t || typeof k === 'string',
+    get(t, k) {
+      if (k === RAW) return true;
+      const f = t[k];
+      if (typeof k !== 'string') return f;
+      return (x: unknown) => (x instanceof RawText ? x.value : f ? f(x) : '' + x);
+    },
+  });
+}
+
+const raw = (params: readonly unknown[]) => params.map((p) => (p === null || p === undefined ? null : new RawText(String(p))));
+
 export const CONTEXT_SQL =
   "select set_config('search_path', $1, true), set_config('role', $2, true), set_config('request.jwt.claims', $3, true), "
   + "set_config('request.method', $4, true), set_config('request.path', $5, true), set_config('request.headers', $6, true), "
@@ -60,7 +90,7 @@ export async function execute(
 ): Promise<{ result: MainResult; ended: 'commit' | 'rollback' }> {
   const conn = await sql.reserve();
   try {
-    const q = (text: string, params: readonly unknown[] = []) => conn.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
+    const q = (text: string, params: readonly unknown[] = []) => conn.unsafe(text, raw(params) as never[]);
     const queries = [
       q(opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'),
       q(CONTEXT_SQL, [ctx.searchPath, ctx.role, ctx.claims, ctx.method, ctx.path, ctx.headers, ctx.statementTimeout, ctx.timezone]),

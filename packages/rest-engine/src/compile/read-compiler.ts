@@ -78,13 +78,13 @@ export function source(b: SqlBuilder, plan: ReadPlan): void {
 /** `json_to_record($n::json) AS _args(...)` for calls with named arguments; nothing otherwise. */
 export function callArgsFrom(b: SqlBuilder, call: CallArgs): void {
   if (call.mode !== 'record') return;
-  b.push('json_to_record(').param(call.json, 'json').push(') AS _args(');
+  b.push('json_to_record(').param(call.json, 'text').push('::json').push(') AS _args(');
   b.push(call.argNames.map((n) => quoteIdent(n) + ' ' + call.fn.args.find((a) => a.name === n)!.type).join(', '), ')');
 }
 
 export function callExpr(b: SqlBuilder, call: CallArgs): void {
   b.push(qualified(call.fn.schema, call.fn.name), '(');
-  if (call.mode === 'single') b.param(call.json, call.fn.args[0].type);
+  if (call.mode === 'single') b.param(call.json, 'text').push('::', call.fn.args[0].type); // text: postgres.js would JSON-encode a json-typed parameter again
   else if (call.mode === 'record') b.push(call.argNames.map((n) => `${quoteIdent(n)} := _args.${quoteIdent(n)}`).join(', '));
   b.push(')');
 }

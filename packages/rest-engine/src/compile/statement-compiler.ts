@@ -57,7 +57,7 @@ function mutationCte(b: SqlBuilder, m: Mutation): void {
       const cols = m.columns.map(quoteIdent).join(', ');
       b.push('INSERT INTO ', t, ' AS pgrst_t (', cols, ') SELECT ');
       if (m.defaults.size === 0) {
-        b.push(m.columns.map((c) => `_r.${quoteIdent(c)}`).join(', '), ' FROM json_populate_recordset(NULL::', t, ', ').param(m.body, 'json').push(') _r');
+        b.push(m.columns.map((c) => `_r.${quoteIdent(c)}`).join(', '), ' FROM json_populate_recordset(NULL::', t, ', ').param(m.body, 'text').push('::json').push(') _r');
       } else {
         m.columns.forEach((c, i) => {
           if (i) b.push(', ');
@@ -66,7 +66,7 @@ function mutationCte(b: SqlBuilder, m: Mutation): void {
           if (def !== undefined) b.push('CASE WHEN _j.j::jsonb ? ').param(c, 'text').push(` THEN _r.${quoteIdent(c)} ELSE ${def} END`);
           else b.push(`_r.${quoteIdent(c)}`);
         });
-        b.push(' FROM json_array_elements(').param(m.body, 'json').push(') _j(j) CROSS JOIN LATERAL json_populate_record(NULL::', t, ', _j.j) _r');
+        b.push(' FROM json_array_elements(').param(m.body, 'text').push('::json').push(') _j(j) CROSS JOIN LATERAL json_populate_record(NULL::', t, ', _j.j) _r');
       }
       if (m.onConflict) {
         b.push(' ON CONFLICT (', m.onConflict.columns.map(quoteIdent).join(', '), ')');
@@ -80,7 +80,7 @@ function mutationCte(b: SqlBuilder, m: Mutation): void {
       b.push('SELECT pgrst_t.* FROM ', t, ' pgrst_t WHERE FALSE');
     } else {
       b.push('UPDATE ', t, ' AS pgrst_t SET ', m.columns.map((c) => `${quoteIdent(c)} = _r.${quoteIdent(c)}`).join(', '));
-      b.push(' FROM json_populate_record(NULL::', t, ', ').param(m.body, 'json').push(') _r');
+      b.push(' FROM json_populate_record(NULL::', t, ', ').param(m.body, 'text').push('::json').push(') _r');
       where(b, m.where);
       b.push(' RETURNING pgrst_t.*');
     }

@@ -85,7 +85,8 @@ language sql stable security invoker set search_path = '' as $$
   with l as (
     select l.*, (p_now at time zone public.auction_timezone(l.auction_id)) as local_now,
       public.auction_timezone(l.auction_id) as tz,
-      (select max(s.submitted_at) from public.lot_submissions s where s.location_id = l.id) as last_at
+      (select max(s.submitted_at) from public.lot_submissions s
+       where s.location_id = l.id and s.submitted_at <= p_now) as last_at
     from public.locations l
     where l.is_active
   ), open_now as (

@@ -1,1 +1,14 @@
+// @auction-ops/storage: the storage schema, backends (filesystem, S3-compatible) and the object service.
 export { storageMigrations } from './migrations.js';
+export { createStorageService, type StorageService, type StorageServiceOptions } from './storage-service.js';
+export { StorageError, errors as storageErrors, toStorageError } from './storage-errors.js';
+export { callerFromClaims, ANON, SERVICE, type Caller, type RequestRole } from './caller-transaction.js';
+export { parseObjectTail, checkObjectName, checkBucketId, type ObjectRef } from './object-path.js';
+export { readUploadBody, type UploadBody } from './upload-body.js';
+export { parseRange, type ByteRange } from './range-header.js';
+export { infoBody, type ObjectRow } from './object-row.js';
+export type { UploadMode } from './object-write-service.js';
+export type { ObjectAccess, BucketRow, ListOptions } from './object-read-service.js';
+export type { StorageBackend } from './storage-backend.js';
+export { createFsBackend } from './fs-backend.js';
+export { createS3Backend, type S3BackendOptions } from './s3-backend.js';

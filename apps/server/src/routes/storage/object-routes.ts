@@ -1,0 +1,89 @@
+// /object: upload, update, download (caller, public, signed), info, remove, list, move, copy, signed URLs.
+// Thin: each handler validates the request and makes one call into the storage service.
+import { Hono, type Context } from 'hono';
+import { infoBody, readUploadBody, storageErrors, type StorageService, type UploadMode } from '@auction-ops/storage';
+import type { AppEnv } from '../../context.js';
+import { objectResponse } from './download-response.js';
+import { callerOf, jsonBody, objectRefAfter, rawPath, stringField } from './storage-request.js';
+
+export function objectRoutes(service: StorageService): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { reads, writes } = service;
+
+  app.post('/list/:bucket', async (c) => {
+    const { bucket } = objectRefAfter(c, '/object/list/');
+    return c.json(await reads.list(callerOf(c), bucket, await jsonBody(c)));
+  });
+
+  for (const verb of ['move', 'copy'] as const) {
+    app.post(`/${verb}`, async (c) => {
+      const body = await jsonBody(c);
+      const bucket = stringField(body, 'bucketId');
+      if (body.destinationBucket !== undefined && body.destinationBucket !== null && body.destinationBucket !== bucket) {
+        throw storageErrors.invalidRequest('Moving or copying between buckets is not supported');
+      }
+      const caller = callerOf(c);
+      const [from, to] = [stringField(body, 'sourceKey'), stringField(body, 'destinationKey')];
+      return c.json(verb === 'move' ? await writes.move(caller, bucket, from, to) : await writes.copy(caller, bucket, from, to));
+    });
+  }
+
+  app.post('/sign/*', async (c) => {
+    const ref = objectRefAfter(c, '/object/sign/');
+    const body = await jsonBody(c);
+    const caller = callerOf(c);
+    if (ref.name === '') return c.json(await reads.signMany(caller, ref.bucket, body.paths, body.expiresIn));
+    return c.json(await reads.sign(caller, ref, body.expiresIn));
+  });
+
+  // Open paths (no API key needed): the token or the bucket's public flag is the authorization, so a stale
+  // Authorization header a browser may still send is ignored rather than refused.
+  app.on(['GET', 'HEAD'], '/sign/*', async (c) => {
+    const ref = objectRefAfter(c, '/object/sign/');
+    const token = c.req.query('token');
+    if (!token) throw storageErrors.invalidRequest('Missing token');
+    return objectResponse(c, service, await reads.findObject({ kind: 'signed', token }, ref));
+  });
+  app.on(['GET', 'HEAD'], '/public/*', async (c) => {
+    const ref = objectRefAfter(c, '/object/public/');
+    return objectResponse(c, service, await reads.findObject({ kind: 'public' }, ref));
+  });
+  app.on(['GET', 'HEAD'], '/authenticated/*', async (c) => {
+    const ref = objectRefAfter(c, '/object/authenticated/');
+    return objectResponse(c, service, await reads.findObject({ kind: 'caller', caller: callerOf(c) }, ref));
+  });
+
+  app.get('/info/*', async (c) => {
+    const path = rawPath(c);
+    const isPublic = path.includes('/object/info/public/');
+    const marker = isPublic ? '/object/info/public/' : path.includes('/object/info/authenticated/') ? '/object/info/authenticated/' : '/object/info/';
+    const ref = objectRefAfter(c, marker);
+    const row = await reads.findObject(isPublic ? { kind: 'public' } : { kind: 'caller', caller: callerOf(c) }, ref);
+    return c.json(infoBody(row));
+  });
+
+  const upload = (mode: (c: Context<AppEnv>) => UploadMode) => async (c: Context<AppEnv>) => {
+    const ref = objectRefAfter(c, '/object/');
+    if (ref.name === '') throw storageErrors.invalidKey('Invalid key: missing object name');
+    const caller = callerOf(c);
+    const body = await readUploadBody((name) => c.req.header(name), c.req.raw.body);
+    return c.json(await writes.upload(caller, ref, body, mode(c)));
+  };
+  app.post('/*', upload((c) => (c.req.header('x-upsert') === 'true' ? 'upsert' : 'create')));
+  app.put('/*', upload(() => 'update'));
+
+  app.on(['GET', 'HEAD'], '/*', async (c) => {
+    const ref = objectRefAfter(c, '/object/');
+    return objectResponse(c, service, await reads.findObject({ kind: 'caller', caller: callerOf(c) }, ref));
+  });
+
+  app.delete('/*', async (c) => {
+    const ref = objectRefAfter(c, '/object/');
+    const caller = callerOf(c);
+    if (ref.name !== '') return c.json(await writes.removeOne(caller, ref));
+    const body = await jsonBody(c);
+    return c.json(await writes.removeMany(caller, ref.bucket, body.prefixes));
+  });
+
+  return app;
+}

@@ -1,0 +1,49 @@
+// Request helpers shared by the storage routes: the caller (role and claims from the gateway), the raw object
+// path after a route prefix, and JSON bodies.
+import type { Context } from 'hono';
+import { callerFromClaims, parseObjectTail, storageErrors, type Caller, type ObjectRef } from '@auction-ops/storage';
+import type { AppEnv } from '../../context.js';
+
+/** The caller of this request; a refused Authorization token is a 401 here (public routes never ask). */
+export function callerOf(c: Context<AppEnv>): Caller {
+  const failure = c.get('authError');
+  if (failure) throw storageErrors.invalidJwt(failure.reason === 'expired' ? 'jwt expired' : 'invalid signature');
+  return callerFromClaims(c.get('claims') as Record<string, unknown> | undefined);
+}
+
+/**
+ * The request path exactly as the client sent it. The WHATWG URL behind c.req.url has already resolved `..`
+ * and `.` segments, which would turn `<me>/../<you>/x` into a different, valid-looking name instead of a 400.
+ */
+export function rawPath(c: Context<AppEnv>): string {
+  const incoming = (c.env as { incoming?: { url?: string } } | undefined)?.incoming;
+  const raw = incoming?.url ?? new URL(c.req.url).pathname;
+  return raw.split('?')[0]!;
+}
+
+/**
+ * The bucket and object name after `marker` in the still-encoded URL path. Hono's decoded path would turn
+ * %2F into a separator-looking character sequence; parseObjectTail decodes segment by segment instead.
+ */
+export function objectRefAfter(c: Context<AppEnv>, marker: string): ObjectRef {
+  const path = rawPath(c);
+  const at = path.indexOf(marker);
+  return parseObjectTail(at < 0 ? '' : path.slice(at + marker.length));
+}
+
+export async function jsonBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw storageErrors.invalidRequest('The body must be JSON');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw storageErrors.invalidRequest('The body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+export function stringField(body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (typeof value !== 'string' || value === '') throw storageErrors.invalidRequest(`${name} is required`);
+  return value;
+}

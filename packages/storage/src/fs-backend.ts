@@ -1,0 +1,84 @@
+// Filesystem backend under DATA_DIR/storage: objects/<bucket>/<vv>/<version>. Spool files live in tmp/ on the
+// same filesystem, so placing one is an atomic rename; directories are fsynced so the rename survives a crash.
+import { constants } from 'node:fs';
+import { copyFile, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { dirname, join, relative, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { checkKey, type StorageBackend } from './storage-backend.js';
+import { errors } from './storage-errors.js';
+
+async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, constants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export function createFsBackend(root: string): StorageBackend {
+  const objectsDir = join(root, 'objects');
+  const tmpDir = join(root, 'tmp');
+  const pathOf = (key: string) => {
+    const [bucket, version] = checkKey(key).split('/') as [string, string];
+    return join(objectsDir, bucket, version.slice(0, 2), version);
+  };
+  const place = async (file: string, key: string) => {
+    const target = pathOf(key);
+    await mkdir(dirname(target), { recursive: true });
+    await rename(file, target);
+    await fsyncDir(dirname(target));
+  };
+
+  return {
+    kind: 'fs',
+    async put(key, file) {
+      await place(file, key);
+    },
+    async get(key, range) {
+      let handle;
+      try {
+        handle = await open(pathOf(key), 'r');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw errors.objectNotFound();
+        throw error;
+      }
+      return handle.createReadStream(range ? { start: range.start, end: range.end } : {}) as unknown as Readable;
+    },
+    async copy(from, to) {
+      await mkdir(tmpDir, { recursive: true });
+      const temp = join(tmpDir, `${randomUUID()}.copy`);
+      try {
+        await copyFile(pathOf(from), temp);
+        const handle = await open(temp, 'r+');
+        await handle.sync().finally(() => handle.close());
+        await place(temp, to);
+      } catch (error) {
+        await rm(temp, { force: true });
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw errors.objectNotFound();
+        throw error;
+      }
+    },
+    async remove(keys) {
+      await Promise.all(keys.map((key) => rm(pathOf(key), { force: true })));
+    },
+    async keys() {
+      const found: string[] = [];
+      const walk = async (dir: string): Promise<void> => {
+        const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+        for (const entry of entries) {
+          const full = join(dir, entry.name);
+          if (entry.isDirectory()) await walk(full);
+          else {
+            const [bucket, , version] = relative(objectsDir, full).split(sep);
+            found.push(`${bucket}/${version}`);
+          }
+        }
+      };
+      if (await stat(objectsDir).catch(() => undefined)) await walk(objectsDir);
+      return found;
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,151 @@
+// Reads: buckets, object lookup for downloads (as the caller, as the public, or through a signed URL),
+// Supabase-style folder listings, and signed download URLs.
+import type postgres from 'postgres';
+import type { Readable } from 'node:stream';
+import { ANON, asCaller, SERVICE, type Caller } from './caller-transaction.js';
+import { OBJECT_COLUMNS, type ObjectRow } from './object-row.js';
+import { checkObjectName, type ObjectRef } from './object-path.js';
+import type { ByteRange } from './range-header.js';
+import type { SignedUrlSigner } from './signed-url-token.js';
+import { objectKey, type StorageBackend } from './storage-backend.js';
+import { errors } from './storage-errors.js';
+
+export interface BucketRow {
+  id: string;
+  name: string;
+  owner_id: string | null;
+  public: boolean;
+  file_size_limit: number | null;
+  allowed_mime_types: string[] | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type ObjectAccess = { kind: 'caller'; caller: Caller } | { kind: 'public' } | { kind: 'signed'; token: string };
+
+export interface ListOptions {
+  prefix?: unknown;
+  limit?: unknown;
+  offset?: unknown;
+  sortBy?: unknown;
+  search?: unknown;
+}
+
+const SORT_COLUMNS = new Set(['name', 'created_at', 'updated_at', 'last_accessed_at']);
+const MAX_LIST = 1000;
+const MAX_SIGN_SECONDS = 10 * 365 * 24 * 3600;
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function intOption(value: unknown, fallback: number, min: number, max: number, what: string): number {
+  if (value === undefined || value === null) return fallback;
+  const n = typeof value === 'string' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) throw errors.invalidRequest(`${what} must be an integer between ${min} and ${max}`);
+  return n;
+}
+
+export function expiresInOf(value: unknown): number {
+  return intOption(value, Number.NaN, 1, MAX_SIGN_SECONDS, 'expiresIn');
+}
+
+export class ObjectReadService {
+  constructor(
+    private readonly sql: postgres.Sql,
+    private readonly backend: StorageBackend,
+    private readonly signer: SignedUrlSigner,
+  ) {}
+
+  async listBuckets(caller: Caller): Promise<BucketRow[]> {
+    return asCaller(this.sql, caller, (tx) => tx<BucketRow[]>`select * from storage.buckets order by id`);
+  }
+
+  async getBucket(caller: Caller, id: string): Promise<BucketRow> {
+    const [row] = await asCaller(this.sql, caller, (tx) => tx<BucketRow[]>`select * from storage.buckets where id = ${id}`);
+    if (!row) throw errors.bucketNotFound();
+    return { ...row, file_size_limit: row.file_size_limit === null ? null : Number(row.file_size_limit) };
+  }
+
+  /** The object row if this access may read it; 404 otherwise (hidden and missing look the same). */
+  async findObject(access: ObjectAccess, ref: ObjectRef): Promise<ObjectRow> {
+    checkObjectName(ref.name);
+    let rows: ObjectRow[];
+    if (access.kind === 'caller') {
+      rows = await asCaller(this.sql, access.caller, (tx) =>
+        tx<ObjectRow[]>`select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${ref.bucket} and name = ${ref.name}`);
+    } else if (access.kind === 'public') {
+      // Public URLs need a public bucket whatever the policies say, and are read as anon.
+      rows = await asCaller(this.sql, ANON, (tx) => tx<ObjectRow[]>`
+        select ${tx.unsafe(OBJECT_COLUMNS.replace(/(^|, )/g, '$1o.'))} from storage.objects o join storage.buckets b on b.id = o.bucket_id
+        where b.public and o.bucket_id = ${ref.bucket} and o.name = ${ref.name}`);
+    } else {
+      if (this.signer.verify(access.token) !== `${ref.bucket}/${ref.name}`) throw errors.invalidRequest('Invalid signature');
+      // The signature is the authorization: it was issued to a caller who could read the object.
+      rows = await asCaller(this.sql, SERVICE, (tx) =>
+        tx<ObjectRow[]>`select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${ref.bucket} and name = ${ref.name}`);
+    }
+    if (!rows[0]) throw errors.objectNotFound();
+    return rows[0];
+  }
+
+  openBytes(row: ObjectRow, range?: ByteRange): Promise<Readable> {
+    return this.backend.get(objectKey(row.bucket_id, row.version), range);
+  }
+
+  /** POST /object/list: entries directly under `prefix`, folders first (null id and metadata), then files. */
+  async list(caller: Caller, bucket: string, options: ListOptions) {
+    let prefix = typeof options.prefix === 'string' ? options.prefix.replace(/^\/+/, '') : '';
+    if (prefix && !prefix.endsWith('/')) prefix += '/';
+    if (Buffer.byteLength(prefix) > 1024) throw errors.invalidRequest('prefix is too long');
+    const search = typeof options.search === 'string' ? options.search : '';
+    const limit = intOption(options.limit, 100, 1, MAX_LIST, 'limit');
+    const offset = intOption(options.offset, 0, 0, Number.MAX_SAFE_INTEGER, 'offset');
+    const sortBy = (options.sortBy ?? {}) as { column?: unknown; order?: unknown };
+    const column = typeof sortBy.column === 'string' && SORT_COLUMNS.has(sortBy.column) ? sortBy.column : 'name';
+    const order = typeof sortBy.order === 'string' && sortBy.order.toLowerCase() === 'desc' ? 'desc' : 'asc';
+    // Identifiers come from the two whitelists above; every value is a parameter.
+    const text = `
+      with matches as (
+        select o.id, o.updated_at, o.created_at, o.last_accessed_at, o.metadata, substr(o.name, $2) as rest
+        from storage.objects o
+        where o.bucket_id = $1 and o.name like $3 escape '\\' and substr(o.name, $2) ilike $4 escape '\\'
+      ), entries as (
+        select distinct split_part(rest, '/', 1) as name, null::uuid as id, null::timestamptz as updated_at,
+          null::timestamptz as created_at, null::timestamptz as last_accessed_at, null::jsonb as metadata, 0 as kind
+        from matches where strpos(rest, '/') > 0
+        union all
+        select rest, id, updated_at, created_at, last_accessed_at, metadata, 1 from matches where strpos(rest, '/') = 0
+      )
+      select name, id, updated_at, created_at, last_accessed_at, metadata from entries
+      order by kind, ${column} ${order} nulls last, name ${order}
+      limit $5 offset $6`;
+    const params = [bucket, prefix.length + 1, `${escapeLike(prefix)}%`, `${escapeLike(search)}%`, limit, offset];
+    return asCaller(this.sql, caller, (tx) => tx.unsafe(text, params));
+  }
+
+  /** POST /object/sign/{bucket}/{name}: the caller must be able to read the object now. */
+  async sign(caller: Caller, ref: ObjectRef, expiresIn: unknown): Promise<{ signedURL: string }> {
+    const seconds = expiresInOf(expiresIn);
+    await this.findObject({ kind: 'caller', caller }, ref);
+    return { signedURL: this.signedPath(ref, seconds) };
+  }
+
+  /** POST /object/sign/{bucket} {paths, expiresIn}: one entry per path, with an error for unreadable ones. */
+  async signMany(caller: Caller, bucket: string, paths: unknown, expiresIn: unknown) {
+    const seconds = expiresInOf(expiresIn);
+    if (!Array.isArray(paths) || paths.length === 0 || paths.length > MAX_LIST || !paths.every((p) => typeof p === 'string')) {
+      throw errors.invalidRequest(`paths must be a list of 1 to ${MAX_LIST} object names`);
+    }
+    const names = (paths as string[]).map(checkObjectName);
+    const found = await asCaller(this.sql, caller, (tx) =>
+      tx<{ name: string }[]>`select name from storage.objects where bucket_id = ${bucket} and name = any(${names})`);
+    const visible = new Set(found.map((r) => r.name));
+    return names.map((name) => visible.has(name)
+      ? { error: null, path: name, signedURL: this.signedPath({ bucket, name }, seconds) }
+      : { error: 'Either the object does not exist or you do not have access to it', path: name, signedURL: null });
+  }
+
+  // Unencoded on purpose: storage-js applies encodeURI to the whole URL.
+  private signedPath(ref: ObjectRef, seconds: number): string {
+    return `/object/sign/${ref.bucket}/${ref.name}?token=${this.signer.sign(`${ref.bucket}/${ref.name}`, seconds)}`;
+  }
+}

@@ -1,0 +1,31 @@
+// The byte store behind storage.objects, one interface for the filesystem and S3-compatible services.
+// Keys are `<bucket_id>/<version>` (never user text): each upload writes a new version and nothing is
+// overwritten in place, which is what keeps rows and bytes in step (see object-write-service.ts).
+import type { Readable } from 'node:stream';
+import type { ByteRange } from './range-header.js';
+
+export interface StorageBackend {
+  readonly kind: 'fs' | 's3';
+  /** Stores a complete, fsynced spool file under key. The caller removes the spool file afterwards. */
+  put(key: string, file: string, info: { size: number; contentType: string }): Promise<void>;
+  /** The stored bytes (or a range of them); throws the storage 404 when the key holds nothing. */
+  get(key: string, range?: ByteRange): Promise<Readable>;
+  copy(from: string, to: string): Promise<void>;
+  /** Removes keys; missing keys are not an error (removal runs again after partial failures). */
+  remove(keys: readonly string[]): Promise<void>;
+  /** For tests and maintenance: every stored key. */
+  keys(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+const KEY = /^[a-z0-9][a-z0-9._-]{0,62}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Backends refuse anything but the keys the service makes: defence in depth against path tricks. */
+export function checkKey(key: string): string {
+  if (!KEY.test(key)) throw new Error(`refusing storage key ${JSON.stringify(key)}`);
+  return key;
+}
+
+export function objectKey(bucket: string, version: string): string {
+  return checkKey(`${bucket}/${version}`);
+}

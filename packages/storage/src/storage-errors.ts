@@ -1,0 +1,53 @@
+// The storage family's errors: one class rendered as {statusCode, error, message} with the real HTTP
+// status, one factory per case, and the SQLSTATE -> error table for failures raised by Postgres.
+export class StorageError extends Error {
+  override name = 'StorageError';
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  /** The body storage-js reads (statusCode is a string, as in Supabase). */
+  toBody(): { statusCode: string; error: string; message: string } {
+    return { statusCode: String(this.status), error: this.error, message: this.message };
+  }
+}
+
+export const errors = {
+  invalidKey: (message = 'Invalid key') => new StorageError(400, 'InvalidKey', message),
+  invalidRequest: (message: string) => new StorageError(400, 'InvalidRequest', message),
+  invalidJwt: (message: string) => new StorageError(401, 'InvalidJWT', message),
+  unauthorized: (message = 'new row violates row-level security policy') => new StorageError(403, 'Unauthorized', message),
+  objectNotFound: () => new StorageError(404, 'not_found', 'Object not found'),
+  bucketNotFound: () => new StorageError(404, 'not_found', 'Bucket not found'),
+  duplicate: () => new StorageError(409, 'Duplicate', 'The resource already exists'),
+  tooLarge: (limit: number) =>
+    new StorageError(413, 'Payload too large', `The object exceeded the maximum allowed size of ${limit} bytes`),
+  rangeNotSatisfiable: () => new StorageError(416, 'InvalidRange', 'The requested range is not satisfiable'),
+  invalidMimeType: (message: string) => new StorageError(415, 'invalid_mime_type', message),
+  internal: (cause: unknown) => new StorageError(500, 'internal', 'Internal server error', { cause }),
+};
+
+// SQLSTATE -> storage error, for the few codes a request can legitimately cause.
+const BY_SQLSTATE: Record<string, () => StorageError> = {
+  '42501': () => errors.unauthorized(),
+  '23505': () => errors.duplicate(),
+  '23503': () => errors.bucketNotFound(),
+  '23514': () => errors.invalidKey(),
+  '22P02': () => errors.invalidRequest('invalid input'),
+};
+
+/** Any thrown value as a StorageError (unknown failures become 500 and keep their cause for the log). */
+export function toStorageError(error: unknown): StorageError {
+  if (error instanceof StorageError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && BY_SQLSTATE[code]) {
+    const mapped = BY_SQLSTATE[code]();
+    return new StorageError(mapped.status, mapped.error, mapped.message, { cause: error });
+  }
+  return errors.internal(error);
+}

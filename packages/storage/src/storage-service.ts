@@ -1,0 +1,52 @@
+// Assembles the storage service: the chosen backend, the read and write services, and the spool directory.
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type postgres from 'postgres';
+import { createFsBackend } from './fs-backend.js';
+import { ObjectReadService } from './object-read-service.js';
+import { ObjectWriteService } from './object-write-service.js';
+import { createS3Backend, type S3BackendOptions } from './s3-backend.js';
+import { createSignedUrlSigner } from './signed-url-token.js';
+import type { StorageBackend } from './storage-backend.js';
+
+export interface StorageServiceOptions {
+  sql: postgres.Sql;
+  /** DATA_DIR/storage: spool files, and the objects themselves with the filesystem backend. */
+  root: string;
+  backend: { kind: 'fs' } | ({ kind: 's3' } & S3BackendOptions);
+  fileSizeLimit: number;
+  jwtSecret: string;
+  log?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+export interface StorageService {
+  backend: StorageBackend;
+  reads: ObjectReadService;
+  writes: ObjectWriteService;
+  tmpDir: string;
+  close(): Promise<void>;
+}
+
+const STALE_SPOOL_MS = 60 * 60 * 1000;
+
+/** Spool files older than an hour belong to a process that died mid-upload. */
+async function sweepStaleSpools(tmpDir: string): Promise<void> {
+  const names = await readdir(tmpDir).catch(() => [] as string[]);
+  const cutoff = Date.now() - STALE_SPOOL_MS;
+  for (const name of names) {
+    const file = join(tmpDir, name);
+    const info = await stat(file).catch(() => undefined);
+    if (info && info.mtimeMs < cutoff) await rm(file, { force: true });
+  }
+}
+
+export async function createStorageService(options: StorageServiceOptions): Promise<StorageService> {
+  const tmpDir = join(options.root, 'tmp');
+  await sweepStaleSpools(tmpDir);
+  const backend = options.backend.kind === 's3' ? createS3Backend(options.backend) : createFsBackend(options.root);
+  const reads = new ObjectReadService(options.sql, backend, createSignedUrlSigner(options.jwtSecret));
+  const writes = new ObjectWriteService({
+    sql: options.sql, backend, reads, tmpDir, fileSizeLimit: options.fileSizeLimit, log: options.log ?? (() => {}),
+  });
+  return { backend, reads, writes, tmpDir, close: () => backend.close() };
+}

@@ -1,0 +1,126 @@
+// Streams an upload to a spool file, checking as the bytes arrive: the size limit (stop at the first byte
+// over it) and the image type recognised from the first bytes. Memory use is one chunk at a time.
+// On failure the spool file is removed and the rest of the request body is discarded (up to a cap) so the
+// client still gets the error response instead of a reset connection.
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { normaliseMimeType, sameImageFamily, sniffImageType, SNIFF_BYTES } from './content-sniffer.js';
+import { errors, StorageError } from './storage-errors.js';
+
+export interface SpoolOptions {
+  tmpDir: string;
+  /** Bytes. */
+  limit: number;
+  declaredType: string | undefined;
+  /** The bucket's allowed types; null accepts any type (a declared image type must still match its bytes). */
+  allowedTypes: readonly string[] | null;
+}
+
+export interface Spooled {
+  file: string;
+  size: number;
+  md5: string;
+  mimetype: string;
+}
+
+/** Refuses a declared type the bucket does not allow before any byte is read. */
+export function precheckDeclaredType(declared: string | undefined, allowed: readonly string[] | null): void {
+  const type = normaliseMimeType(declared);
+  if (allowed && type && !allowed.some((a) => sameImageFamily(a, type))) throw errors.invalidMimeType(`mime type ${type} is not supported`);
+}
+
+/** The stored type for these leading bytes, or a 415. */
+export function decideType(head: Uint8Array, declaredType: string | undefined, allowed: readonly string[] | null): string {
+  const declared = normaliseMimeType(declaredType);
+  const sniffed = sniffImageType(head);
+  if (allowed) {
+    if (!sniffed || !allowed.some((a) => sameImageFamily(a, sniffed))) {
+      throw errors.invalidMimeType('The file content is not an allowed image type');
+    }
+  }
+  if (declared && sniffed && !sameImageFamily(declared, sniffed)) {
+    throw errors.invalidMimeType(`The declared type ${declared} does not match the file content (${sniffed})`);
+  }
+  if (declared?.startsWith('image/') && !sniffed && allowed) throw errors.invalidMimeType('The file content is not an image');
+  return declared ?? sniffed ?? 'application/octet-stream';
+}
+
+/** Reads and drops the rest of a refused body; past `cap` bytes the connection is not worth keeping. */
+function discard(source: Readable, cap: number): void {
+  let seen = 0;
+  source.on('error', () => {});
+  source.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > cap) source.destroy();
+  });
+  source.resume();
+}
+
+export async function spoolUpload(source: Readable, options: SpoolOptions): Promise<Spooled> {
+  await mkdir(options.tmpDir, { recursive: true });
+  const file = join(options.tmpDir, `${randomUUID()}.part`);
+  const handle = await open(file, 'wx');
+  const hash = createHash('md5');
+  let size = 0;
+  let head = Buffer.alloc(0);
+  let mimetype: string | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let failed = false;
+      const detach = () => {
+        source.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      };
+      const fail = (error: unknown) => {
+        if (failed) return;
+        failed = true;
+        detach();
+        if (!source.destroyed) discard(source, options.limit * 2);
+        reject(error);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > options.limit) return fail(errors.tooLarge(options.limit));
+        if (mimetype === undefined && head.length < SNIFF_BYTES) {
+          head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
+          if (head.length >= SNIFF_BYTES) {
+            try {
+              mimetype = decideType(head, options.declaredType, options.allowedTypes);
+            } catch (error) {
+              return fail(error);
+            }
+          }
+        }
+        hash.update(chunk);
+        // Backpressure: one chunk in flight to the disk at a time.
+        source.pause();
+        handle.write(chunk).then(() => !failed && source.resume(), fail);
+      };
+      const onEnd = () => {
+        if (failed) return;
+        try {
+          mimetype ??= decideType(head, options.declaredType, options.allowedTypes);
+        } catch (error) {
+          return fail(error);
+        }
+        failed = true;
+        detach();
+        resolve();
+      };
+      const aborted = () => new StorageError(400, 'InvalidRequest', 'The upload was interrupted');
+      const onError = () => fail(aborted());
+      // A source destroyed without 'end' (client gone) must not leave the promise pending.
+      const onClose = () => setImmediate(() => fail(aborted()));
+      source.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+      source.resume();
+    });
+    await handle.sync();
+    await handle.close();
+    return { file, size, md5: hash.digest('hex'), mimetype: mimetype! };
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await rm(file, { force: true });
+    throw error;
+  }
+}

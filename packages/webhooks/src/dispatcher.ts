@@ -79,7 +79,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     allowHttp: options.allowHttp,
     maxSockets: options.perEndpointConcurrency,
   });
-  const leaseMs = options.leaseMs ?? options.timeoutMs + 30_000;
+  // Twice the timeout leaves room to record the outcome; a crashed dispatcher's claims return after it.
+  const leaseMs = options.leaseMs ?? options.timeoutMs * 2;
   const stallAfterMs = options.stallAfterMs ?? Math.max(30_000, options.pollIntervalMs * 10);
   const inflight = new Map<string, InFlight>();
   const perEndpoint = new Map<string, number>();

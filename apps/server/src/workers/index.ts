@@ -1,7 +1,8 @@
 // Background workers started with the server (each switchable off by configuration).
 import type { ServerContext, Worker } from '../context.js';
+import { startWebhookWorker } from './webhooks.js';
 
 export async function startWorkers(ctx: ServerContext): Promise<Worker[]> {
   if (!ctx.config.WORKERS_ENABLED) return [];
-  return [];
+  return [await startWebhookWorker(ctx)];
 }

@@ -1,0 +1,134 @@
+// Webhooks end to end with the real server: the dispatcher runs inside the server process, a server killed
+// (SIGKILL) mid-delivery loses nothing after a restart, and configuration reaches SQL and the worker.
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { findFreePort } from '@auction-ops/database';
+import { loadConfig, startServer } from '../src/index.js';
+
+const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const secret = 'webhook-test-secret-'.padEnd(40, 'x');
+
+interface Receiver { url: string; ids: string[]; close(): Promise<void> }
+
+/** A loopback receiver; `answer(i)` false leaves request i hanging. */
+async function receiver(answer: (i: number) => boolean): Promise<Receiver> {
+  const ids: string[] = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      ids.push(String(req.headers['x-webhook-id']));
+      if (answer(ids.length - 1)) res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    ids,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000) {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+let db: TestDatabase;
+let dataDir: string;
+beforeAll(async () => {
+  db = await createTestDatabase([]);
+  dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-webhooks-'));
+});
+afterAll(async () => {
+  await db.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const webhookEnv = {
+  WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '0,1,1',
+  WEBHOOK_JITTER: '0', WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_POLL_INTERVAL_MS: '200',
+};
+
+async function arrange(url: string): Promise<string> {
+  const [u] = await db.sql`insert into auth.users (email) values (${`o${Date.now()}@x.test`}) returning id`;
+  const [a] = await db.sql`insert into public.auctions (name, slug) values ('Webhook Auction', ${`wh-${Date.now()}`}) returning id`;
+  await db.sql`insert into public.auction_members (auction_id, user_id, role) values (${a.id}, ${u.id}, 'owner')`;
+  await db.sql`insert into public.webhook_endpoints (auction_id, url, events, secret)
+    values (${a.id}, ${url}, ${['message.created']}, 'e2e-secret-0123456789')`;
+  return a.id as string;
+}
+
+describe('webhooks in the server', () => {
+  it('a server killed mid-delivery loses nothing: after a restart every event is delivered, same webhook_id', async () => {
+    const port = await findFreePort();
+    const env = { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port), JWT_SECRET: secret, DATABASE_URL: db.ownerUrl, ...webhookEnv };
+    const start = (): { child: ChildProcess; exited: Promise<unknown> } => {
+      const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+      return { child, exited: new Promise((r) => child.on('exit', r)) };
+    };
+    const health = async () => { try { return (await fetch(`http://127.0.0.1:${port}/health`)).ok; } catch { return false; } };
+
+    let hang = true;
+    const r = await receiver(() => !hang);
+    const first = start();
+    try {
+      await until(health, 'first server');
+      const auctionId = await arrange(r.url);
+      await db.sql`select public.emit_event(${auctionId}, 'message.created', jsonb_build_object('n', g)) from generate_series(1, 10) g`;
+      await until(() => r.ids.length >= 3, 'requests in flight');
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const stuck = await db.sql`select count(*)::int as n from public.webhook_deliveries where status = 'queued'`;
+      expect(stuck[0].n).toBe(10);
+      hang = false;
+      const second = start();
+      try {
+        await until(health, 'second server');
+        await until(async () => (await db.sql`select count(*)::int as n from public.webhook_deliveries where status = 'delivered'`)[0].n === 10, 'all delivered');
+      } finally {
+        second.child.kill('SIGTERM');
+        await second.exited;
+      }
+      const deliveries = (await db.sql`select id from public.webhook_deliveries`).map((d) => d.id as string);
+      expect(new Set(r.ids)).toEqual(new Set(deliveries));
+    } finally {
+      if (first.child.exitCode === null) first.child.kill('SIGKILL');
+      await r.close();
+    }
+  });
+
+  it('keeps the dispatcher off when disabled, while the allow-HTTP setting still reaches SQL', async () => {
+    await db.sql`update webhooks.settings set allow_http = false`;
+    const server = await startServer(loadConfig({
+      PORT: '0', DATABASE_URL: db.ownerUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', JWT_SECRET: secret,
+      ...webhookEnv, WEBHOOK_DISPATCHER_ENABLED: 'false',
+    }));
+    const r = await receiver(() => true);
+    try {
+      const [s] = await db.sql`select allow_http from webhooks.settings`;
+      expect(s.allow_http).toBe(true);
+      const auctionId = await arrange(r.url);
+      await db.sql`select public.emit_event(${auctionId}, 'message.created', '{}')`;
+      await new Promise((res) => setTimeout(res, 800));
+      expect(r.ids).toHaveLength(0);
+    } finally {
+      await server.close();
+      await r.close();
+    }
+  });
+
+  it('refuses a bad retry schedule at start with the variable named', () => {
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5,10' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(() => loadConfig({ WEBHOOK_JITTER: '2' })).toThrow(/WEBHOOK_JITTER/);
+  });
+});

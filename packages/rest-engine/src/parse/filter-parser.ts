@@ -112,6 +112,6 @@ export function printFilterSpec(f: Filter, inLogicTree = false): string {
 }
 
 export function printField(f: Field): string {
-  const name = /[,.:()"\\\s>-]/.test(f.name) ? '"' + f.name.replace(/["\\]/g, '\\$&') + '"' : f.name;
+  const name = /[,.:()"\\\s>{}!*-]/.test(f.name) ? '"' + f.name.replace(/["\\]/g, '\\$&') + '"' : f.name;
   return name + f.jsonPath.map((s) => s.arrow + s.key).join('');
 }

@@ -90,7 +90,7 @@ function inQuotes(s: string, at: number): boolean {
   return q;
 }
 
-const quoteName = (n: string) => (/[,.:()!"\\\s>-]/.test(n) || n === '*' ? '"' + n.replace(/["\\]/g, '\\$&') + '"' : n);
+const quoteName = (n: string) => (/[,.:()!"\\\s>{}-]/.test(n) || n === '*' ? '"' + n.replace(/["\\]/g, '\\$&') + '"' : n);
 
 /** Prints a select tree back in query-string grammar. */
 export function printSelect(items: readonly SelectItem[]): string {

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { SignJWT, exportPKCS8, generateKeyPair, createLocalJWKSet, jwtVerify } from 'jose';
+import { TokenError, createTokenSigner, createTokenVerifier, secretKey, signApiKey } from './jwt.js';
+
+const SECRET = 's'.repeat(40);
+
+describe('token verifier', () => {
+  it('verifies HS256 tokens and API keys, refuses other secrets, reports expiry', async () => {
+    const verifier = createTokenVerifier(SECRET);
+    expect((await verifier.verify(await signApiKey(SECRET, 'anon'))).role).toBe('anon');
+    await expect(verifier.verify(await signApiKey('t'.repeat(40), 'anon'))).rejects.toMatchObject({ reason: 'invalid' });
+    const expired = await new SignJWT({ role: 'authenticated' }).setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 10).sign(secretKey(SECRET));
+    await expect(verifier.verify(expired)).rejects.toBeInstanceOf(TokenError);
+    await expect(verifier.verify(expired)).rejects.toMatchObject({ reason: 'expired' });
+    await expect(verifier.verify('garbage')).rejects.toMatchObject({ reason: 'invalid' });
+  });
+
+  it('refuses alg none and HS256 tokens signed with the public key text', async () => {
+    const verifier = createTokenVerifier(SECRET);
+    const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"role":"service_role"}').toString('base64url')}.`;
+    await expect(verifier.verify(none)).rejects.toMatchObject({ reason: 'invalid' });
+  });
+});
+
+describe('ES256 signer', () => {
+  it('signs with a kid, publishes the JWKS, and the verifier accepts it once trusted', async () => {
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const signer = await createTokenSigner({ secret: SECRET, es256PrivateKey: await exportPKCS8(privateKey) });
+    expect(signer.alg).toBe('ES256');
+    const token = await signer.sign({ sub: 'u', role: 'authenticated', exp: Math.floor(Date.now() / 1000) + 60 });
+    const jwks = signer.jwks();
+    expect(jwks.keys).toHaveLength(1);
+    expect(jwks.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', kid: signer.kid, alg: 'ES256' });
+    expect(jwks.keys[0]).not.toHaveProperty('d');
+    // What auth-js does with the published keys.
+    expect((await jwtVerify(token, createLocalJWKSet(jwks))).payload.sub).toBe('u');
+
+    const verifier = createTokenVerifier(SECRET);
+    await expect(verifier.verify(token)).rejects.toMatchObject({ reason: 'invalid' });
+    verifier.trustPublicKey(signer.kid!, signer.publicKey!);
+    expect((await verifier.verify(token)).sub).toBe('u');
+  });
+
+  it('HS256 by default publishes no keys', async () => {
+    const signer = await createTokenSigner({ secret: SECRET });
+    expect(signer.jwks()).toEqual({ keys: [] });
+    const verifier = createTokenVerifier(SECRET);
+    expect((await verifier.verify(await signer.sign({ sub: 'x' }))).sub).toBe('x');
+  });
+});

@@ -3,6 +3,7 @@
 // written together and answered together, one round trip when the statements are already prepared.
 import type postgres from 'postgres';
 import type { Statement } from './compile/sql-builder.js';
+import { RestError } from './errors.js';
 
 /**
  * A parameter sent as the exact text the client gave. postgres.js chooses a serializer by the type the server
@@ -32,7 +33,14 @@ export function installRawText(sql: postgres.Sql): void {
   });
 }
 
-const raw = (params: readonly unknown[]) => params.map((p) => (p === null || p === undefined ? null : new RawText(String(p))));
+// Postgres text cannot hold NUL, and a NUL inside a bind message breaks the protocol exchange: refuse it as Postgres
+// would refuse it in a literal.
+const raw = (params: readonly unknown[]) => params.map((p) => {
+  if (p === null || p === undefined) return null;
+  const s = String(p);
+  if (s.includes('\u0000')) throw new RestError(400, '22021', 'invalid byte sequence for encoding "UTF8": 0x00');
+  return new RawText(s);
+});
 
 export const CONTEXT_SQL =
   "select set_config('search_path', $1, true), set_config('role', $2, true), set_config('request.jwt.claims', $3, true), "
@@ -88,14 +96,18 @@ function toResult(rows: postgres.RowList<postgres.Row[]>, explain: postgres.RowL
 export async function execute(
   sql: postgres.Sql, ctx: TxContext, main: Statement, explain: Statement | null, opts: ExecuteOptions,
 ): Promise<{ result: MainResult; ended: 'commit' | 'rollback' }> {
+  // Converted before a connection is reserved: a refused value must not leave a transaction half-sent.
+  const ctxParams = raw([ctx.searchPath, ctx.role, ctx.claims, ctx.method, ctx.path, ctx.headers, ctx.statementTimeout, ctx.timezone]);
+  const mainParams = raw(main.params);
+  const explainParams = explain ? raw(explain.params) : [];
   const conn = await sql.reserve();
   try {
-    const q = (text: string, params: readonly unknown[] = []) => conn.unsafe(text, raw(params) as never[]);
+    const q = (text: string, params: readonly unknown[] = []) => conn.unsafe(text, params as never[]);
     const queries = [
       q(opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'),
-      q(CONTEXT_SQL, [ctx.searchPath, ctx.role, ctx.claims, ctx.method, ctx.path, ctx.headers, ctx.statementTimeout, ctx.timezone]),
-      q(main.sql, main.params),
-      ...(explain ? [q(explain.sql, explain.params)] : []),
+      q(CONTEXT_SQL, ctxParams),
+      q(main.sql, mainParams),
+      ...(explain ? [q(explain.sql, explainParams)] : []),
       ...(typeof opts.end === 'string' ? [q(opts.end === 'commit' ? 'COMMIT' : 'ROLLBACK')] : []),
     ];
     const settled = await Promise.allSettled(queries);

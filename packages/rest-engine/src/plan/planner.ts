@@ -225,7 +225,7 @@ function planCall(
       ? { fn, mode: 'single', json: JSON.stringify(body), argNames: [] }
       : { fn, mode: keys!.length ? 'record' : 'none', json: JSON.stringify(body), argNames: keys! };
   } else {
-    const argNames = new Set((fns ?? []).flatMap((f) => f.args.map((a) => a.name)));
+    const argNames = new Set((fns ?? []).flatMap((f) => f.args.map((a) => a.name)).filter((n) => n !== ''));
     const args: Record<string, string> = {};
     for (const f of ctx.query.filters) {
       if (f.path.length === 0 && argNames.has(f.key)) { args[f.key] = f.raw; ctx.skip.add(f); }

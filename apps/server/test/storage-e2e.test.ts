@@ -3,7 +3,7 @@
 import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { accessToken, createUser, imageBytes, seedPath, startStorageServer, storageConsistency, type StorageHarness, type TestUser } from './storage-fixtures.js';
+import { accessToken, createUser, cutOffUpload, eventually, imageBytes, seedPath, startStorageServer, storageConsistency, type StorageHarness, type TestUser } from './storage-fixtures.js';
 
 const BUCKET = 'lot-images';
 // Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; storage never opens one.
@@ -170,6 +170,18 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     expect((await backendKeys()).length).toBe(before.length + 1);
   });
 
+  it('leaves no object, bytes or spool file when an upload is cut off halfway', async () => {
+    const path = seedPath(alice.id);
+    const headers = { apikey: anonKey, Authorization: `Bearer ${alice.token}`, 'Content-Type': 'image/png' };
+    await cutOffUpload(`${url}/storage/v1/object/${BUCKET}/${path}`, headers, 1000_000, imageBytes('image/png', 400_000));
+    await eventually(async () => {
+      const state = await storageConsistency(h);
+      expect(state.spool).toEqual([]);
+      expect(state.stored).toEqual(state.rows);
+    });
+    expect(await rowCount(path)).toBe(0);
+  });
+
   it('accepts multipart uploads with cache control and user metadata', async () => {
     const path = seedPath(alice.id, 'webp');
     const blob = new Blob([imageBytes('image/webp', 3000)], { type: 'image/webp' });
@@ -237,7 +249,7 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     expect((await asBob.storage.from(BUCKET).copy(path, `${alice.id}/bob-copy.png`)).error).toMatchObject({ status: 403 });
     const many = await store.createSignedUrls([path, target, `${alice.id}/missing.png`], 60);
     expect(many.data!.map((d) => d.error === null)).toEqual([true, true, false]);
-    expect((await fetch(many.data![1]!.signedUrl)).status).toBe(200);
+    expect((await fetch(many.data![1]!.signedUrl!)).status).toBe(200);
   });
 
   it('reads bucket configuration', async () => {

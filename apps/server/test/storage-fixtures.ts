@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { readdir } from 'node:fs/promises';
+import { request } from 'node:http';
 import { createFsBackend, createS3Backend } from '@auction-ops/storage';
 import { startFakeS3, type FakeS3 } from '@auction-ops/storage/testing';
 import { loadConfig, startServer, type RunningServer } from '../src/index.js';
@@ -24,7 +25,7 @@ export interface StorageHarness {
  * The invariant of the storage design: the keys in the backend are exactly the versions the rows point at
  * (no row without bytes, no orphaned bytes), and no spool file is left behind.
  */
-export async function storageConsistency(h: StorageHarness): Promise<{ rows: string[]; stored: string[]; spool: string[] }> {
+export async function storageConsistency(h: Pick<StorageHarness, 'db' | 'dataDir' | 's3'>): Promise<{ rows: string[]; stored: string[]; spool: string[] }> {
   const root = join(h.dataDir, 'storage');
   const backend = h.s3
     ? createS3Backend({ bucket: h.s3.bucket, region: 'us-east-1', endpoint: h.s3.endpoint, forcePathStyle: true,
@@ -106,4 +107,31 @@ export function imageBytes(type: keyof typeof SIGNATURES | string, size = 2048):
 /** The seed's path shape: <user_id>/<epoch_seconds>_<random>.<extension>. */
 export function seedPath(userId: string, extension = 'png'): string {
   return `${userId}/${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}.${extension}`;
+}
+
+/**
+ * Starts an upload that announces `total` bytes, sends `sent` of them, then drops the connection — a client
+ * that loses its network mid-upload. Resolves once the socket is closed.
+ */
+export function cutOffUpload(target: string, headers: Record<string, string>, total: number, sent: Buffer): Promise<void> {
+  const { hostname, port, pathname } = new URL(target);
+  return new Promise((resolve) => {
+    const req = request({ hostname, port, path: pathname, method: 'POST', headers: { ...headers, 'Content-Length': String(total) } });
+    req.on('error', () => resolve());
+    req.on('close', () => resolve());
+    req.write(sent, () => setTimeout(() => req.destroy(), 150));
+  });
+}
+
+/** Polls until `check` passes or two seconds have gone (server-side cleanup runs after the socket closes). */
+export async function eventually(check: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }

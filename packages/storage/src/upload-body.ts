@@ -1,7 +1,7 @@
 // The two upload body shapes storage-js sends: raw bytes (Content-Type, Cache-Control, x-metadata headers) or
 // multipart/form-data (fields cacheControl, contentType, metadata before one file part). Either way the file
 // arrives as a stream; nothing is buffered.
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import { errors } from './storage-errors.js';
 
@@ -35,9 +35,8 @@ function metadataOf(json: string | undefined): Record<string, unknown> | null {
   throw errors.invalidRequest('metadata must be a JSON object');
 }
 
-export function readUploadBody(header: HeaderGetter, body: ReadableStream<Uint8Array> | null): Promise<UploadBody> {
-  if (!body) return Promise.reject(errors.invalidRequest('The request has no body'));
-  const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
+export function readUploadBody(header: HeaderGetter, source: Readable | null): Promise<UploadBody> {
+  if (!source) return Promise.reject(errors.invalidRequest('The request has no body'));
   const contentType = header('content-type') ?? '';
   if (!/^multipart\/form-data/i.test(contentType)) {
     const length = header('content-length');

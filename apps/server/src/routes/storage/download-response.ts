@@ -1,6 +1,6 @@
 // Streams an object to the client with the headers from its upload: Content-Length, ETag, Last-Modified,
 // Cache-Control; If-None-Match -> 304, Range -> 206; ?download[=name] -> Content-Disposition attachment.
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { parseRange, toStorageError, type ObjectRow, type StorageService } from '@auction-ops/storage';
 import type { AppEnv } from '../../context.js';
@@ -45,5 +45,27 @@ export async function objectResponse(c: Context<AppEnv>, service: StorageService
   const status = range ? 206 : 200;
   if (c.req.method === 'HEAD') return new Response(null, { status, headers });
   const bytes = await service.reads.openBytes(row, range);
-  return new Response(Readable.toWeb(bytes) as ReadableStream<Uint8Array>, { status, headers });
+  return new Response(pullStream(bytes), { status, headers });
+}
+
+/**
+ * A web stream that reads the next chunk only when the consumer asks for it (highWaterMark 0). Readable.toWeb
+ * on Node 20 reads ahead without regard to the socket, which holds whole files in memory on slow clients.
+ */
+function pullStream(source: Readable): ReadableStream<Uint8Array> {
+  const chunks = source[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value as Uint8Array);
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    cancel() {
+      source.destroy();
+    },
+  }, { highWaterMark: 0 });
 }

@@ -4,7 +4,7 @@ import { Hono, type Context } from 'hono';
 import { infoBody, readUploadBody, storageErrors, type StorageService, type UploadMode } from '@auction-ops/storage';
 import type { AppEnv } from '../../context.js';
 import { objectResponse } from './download-response.js';
-import { callerOf, jsonBody, objectRefAfter, rawPath, stringField } from './storage-request.js';
+import { callerOf, jsonBody, objectRefAfter, rawPath, requestBody, stringField } from './storage-request.js';
 
 export function objectRoutes(service: StorageService): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -66,7 +66,7 @@ export function objectRoutes(service: StorageService): Hono<AppEnv> {
     const ref = objectRefAfter(c, '/object/');
     if (ref.name === '') throw storageErrors.invalidKey('Invalid key: missing object name');
     const caller = callerOf(c);
-    const body = await readUploadBody((name) => c.req.header(name), c.req.raw.body);
+    const body = await readUploadBody((name) => c.req.header(name), requestBody(c));
     return c.json(await writes.upload(caller, ref, body, mode(c)));
   };
   app.post('/*', upload((c) => (c.req.header('x-upsert') === 'true' ? 'upsert' : 'create')));

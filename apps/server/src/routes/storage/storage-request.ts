@@ -1,5 +1,7 @@
 // Request helpers shared by the storage routes: the caller (role and claims from the gateway), the raw object
 // path after a route prefix, and JSON bodies.
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { callerFromClaims, parseObjectTail, storageErrors, type Caller, type ObjectRef } from '@auction-ops/storage';
 import type { AppEnv } from '../../context.js';
@@ -46,4 +48,15 @@ export function stringField(body: Record<string, unknown>, name: string): string
   const value = body[name];
   if (typeof value !== 'string' || value === '') throw storageErrors.invalidRequest(`${name} is required`);
   return value;
+}
+
+/**
+ * The request body as a Node stream: the socket's IncomingMessage itself when served by @hono/node-server
+ * (its web-stream wrapper reads ahead of a slow consumer), else the web body (in-process app.request()).
+ */
+export function requestBody(c: Context<AppEnv>): Readable | null {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming && !incoming.readableDidRead) return incoming;
+  const body = c.req.raw.body;
+  return body ? Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>) : null;
 }

@@ -1,0 +1,45 @@
+// `auction-ops mail` (apps/cli) over the outbox the auth family fills: list and show.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { authMigrations, outboxMailer, linkMail } from '@auction-ops/auth-core';
+import { mailCommand } from '../../cli/src/commands/mail.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase([authMigrations]);
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+async function run(args: string[]): Promise<string> {
+  let out = '';
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => { out += String(chunk); return true; });
+  try {
+    await mailCommand(args, { ownerUrl: db.ownerUrl });
+  } finally {
+    spy.mockRestore();
+  }
+  return out;
+}
+
+describe('auction-ops mail', () => {
+  it('lists the outbox, filters by address and shows a message', async () => {
+    expect(await run([])).toBe('the outbox is empty\n');
+    const mailer = outboxMailer(db.sql, 'ops@example.com');
+    const id = await mailer.send(linkMail('recovery', 'ann@example.com', 'http://h.test/auth/v1/verify?token=t1', 3600));
+    await mailer.send({ to: 'bob@example.com', subject: 'Hello Bob', text: 'hi' });
+    const list = await run(['list']);
+    expect(list.split('\n')[0]).toMatch(/^ID\s+SENT\s+TO\s+SUBJECT$/);
+    expect(list).toContain('Reset your password');
+    expect(list).toContain('Hello Bob');
+    const filtered = await run(['--to', 'ann@example.com']);
+    expect(filtered).not.toContain('Hello Bob');
+    const shown = await run(['show', id]);
+    expect(shown).toContain('To:       ann@example.com');
+    expect(shown).toContain('http://h.test/auth/v1/verify?token=t1');
+    expect(await run(['show', 'latest', '--to', 'bob@example.com'])).toContain('Subject:  Hello Bob');
+    await expect(run(['show', '00000000-0000-0000-0000-000000000000'])).rejects.toThrow(/no message/);
+    await expect(run(['frobnicate'])).rejects.toThrow(/unknown mail command/);
+  });
+});

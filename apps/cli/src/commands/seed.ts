@@ -1,0 +1,64 @@
+// `auction-ops seed --demo [--scale N]`: fills the database with the demo auctions (see @auction-ops/domain's
+// seedDemo), showing a progress bar, then prints the people's e-mails and passwords.
+import postgres from 'postgres';
+import { hashPassword } from '@auction-ops/auth-core';
+import { migrate } from '@auction-ops/database';
+import { seedDemo, type SeedResult } from '@auction-ops/domain';
+import { migrationSets } from '@auction-ops/server';
+import { UsageError } from './super-admin.js';
+
+const USAGE = 'usage: auction-ops seed --demo [--scale N]   (N: whole number 1-100, multiplies the data volume)';
+
+export function parseSeedArgs(args: string[]): { scale: number } {
+  let demo = false;
+  let scale = 1;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--demo') demo = true;
+    else if (arg === '--scale' || arg.startsWith('--scale=')) {
+      const value = arg.includes('=') ? arg.slice('--scale='.length) : args[++i];
+      if (!value || !/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) throw new UsageError(USAGE);
+      scale = Number(value);
+    } else throw new UsageError(`unknown argument ${arg}\n${USAGE}`);
+  }
+  if (!demo) throw new UsageError(USAGE);
+  return { scale };
+}
+
+/** A one-line progress bar on stderr (plain lines when stderr is not a terminal). */
+export function progressBar(stream: NodeJS.WriteStream = process.stderr): (done: number, total: number, label: string) => void {
+  const width = 30;
+  return (done, total, label) => {
+    const filled = Math.round((done / total) * width);
+    const line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.round((done / total) * 100)).padStart(3)}% ${label}`;
+    if (stream.isTTY) stream.write(`\r${line.padEnd(width + 30)}${done === total ? '\n' : ''}`);
+    else stream.write(`${line}\n`);
+  };
+}
+
+export function formatSeedResult(result: SeedResult, ms: number): string {
+  const lines = [`Seeded ${result.auctions.length} auctions in ${(ms / 1000).toFixed(1)} s:`];
+  for (const a of result.auctions) lines.push(`  ${a.name} (slug ${a.slug}, ${a.timezone}, id ${a.id})`);
+  lines.push('', 'Rows:', ...Object.entries(result.counts).map(([k, v]) => `  ${k.padEnd(24)} ${v}`));
+  lines.push('', 'Sign in with (passwords are shown once; keep them or reseed):');
+  const emailWidth = Math.max(...result.users.map((u) => u.email.length));
+  for (const u of result.users) {
+    const roles = Object.entries(u.roles).map(([slug, role]) => `${role}@${slug}`).join(', ');
+    lines.push(`  ${u.email.padEnd(emailWidth)}  ${u.password}  ${u.fullName} (${roles})`);
+  }
+  if (!result.bulkMode) lines.push('', 'note: the database user cannot disable triggers, so events were written for the demo history.');
+  return lines.join('\n');
+}
+
+export async function seedCommand(args: string[], ctx: { ownerUrl: string }): Promise<void> {
+  const { scale } = parseSeedArgs(args);
+  await migrate(ctx.ownerUrl, migrationSets);
+  const sql = postgres(ctx.ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    const started = performance.now();
+    const result = await seedDemo(sql, { scale, hashPassword, onProgress: progressBar() });
+    console.log(formatSeedResult(result, performance.now() - started));
+  } finally {
+    await sql.end();
+  }
+}

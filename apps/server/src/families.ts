@@ -1,12 +1,22 @@
 // Builds each path family's Hono app from the server context.
-import { Hono } from 'hono';
-import type { AppEnv, ServerContext } from './context.js';
+import { createRestEngine } from '@auction-ops/rest-engine';
+import type { Mounted, ServerContext } from './context.js';
 import type { Families } from './app.js';
 import { authRoutes } from './routes/auth.js';
+import { restRoutes } from './routes/rest.js';
 import { storageRoutes } from './routes/storage.js';
 
+async function restFamily(ctx: ServerContext): Promise<Mounted> {
+  const engine = await createRestEngine({
+    sql: ctx.sql,
+    schemas: ['public'],
+    maxRows: ctx.config.REST_MAX_ROWS,
+    statementTimeoutMs: ctx.config.DB_STATEMENT_TIMEOUT_MS,
+  });
+  return { app: restRoutes(engine) as unknown as Mounted['app'], close: () => engine.close() };
+}
+
 export async function createFamilies(ctx: ServerContext): Promise<Families> {
-  const [auth, storage] = await Promise.all([authRoutes(ctx), storageRoutes(ctx)]);
-  const rest = { app: new Hono<AppEnv>().all('*', (c) => c.json({ code: 'PGRST125', details: null, hint: null, message: 'not available yet' }, 404)) };
+  const [auth, rest, storage] = await Promise.all([authRoutes(ctx), restFamily(ctx), storageRoutes(ctx)]);
   return { auth, rest, storage };
 }

@@ -9,6 +9,8 @@ import type { Readable } from 'node:stream';
 import { normaliseMimeType, sameImageFamily, sniffImageType, SNIFF_BYTES } from './content-sniffer.js';
 import { errors, StorageError } from './storage-errors.js';
 
+const SNIFFABLE = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/heic', 'image/heif']);
+
 export interface SpoolOptions {
   tmpDir: string;
   /** Bytes. */
@@ -40,10 +42,11 @@ export function decideType(head: Uint8Array, declaredType: string | undefined, a
       throw errors.invalidMimeType('The file content is not an allowed image type');
     }
   }
-  if (declared && sniffed && !sameImageFamily(declared, sniffed)) {
-    throw errors.invalidMimeType(`The declared type ${declared} does not match the file content (${sniffed})`);
+  // A type we can recognise must be what the bytes are; other declared types are taken as given (only in
+  // buckets without a type list, e.g. image/svg+xml or text/csv).
+  if (declared && SNIFFABLE.has(declared) && (!sniffed || !sameImageFamily(declared, sniffed))) {
+    throw errors.invalidMimeType(`The declared type ${declared} does not match the file content${sniffed ? ` (${sniffed})` : ''}`);
   }
-  if (declared?.startsWith('image/') && !sniffed && allowed) throw errors.invalidMimeType('The file content is not an image');
   return declared ?? sniffed ?? 'application/octet-stream';
 }
 

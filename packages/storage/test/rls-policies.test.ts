@@ -1,0 +1,96 @@
+// Row-level security on storage.objects, as a table of (caller, action, object) -> outcome, evaluated by
+// Postgres under each request role exactly as the server runs requests (authenticator + set_config).
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { authMigrations } from '@auction-ops/auth-core';
+import { domainMigrations } from '@auction-ops/domain';
+import { storageMigrations } from '../src/index.js';
+import { asCaller, type Caller } from '../src/caller-transaction.js';
+
+type Who = 'anon' | 'alice' | 'bob' | 'admin' | 'service';
+type Action = 'read' | 'insert' | 'update' | 'delete';
+type Outcome = 'ok' | 'denied' | 'hidden';
+
+// Objects: alice's file in the public bucket, alice's file in a private bucket.
+const CASES: Array<[Who, Action, 'public' | 'private', 'alice' | 'bob', Outcome]> = [
+  ['anon', 'read', 'public', 'alice', 'ok'],
+  ['anon', 'read', 'private', 'alice', 'hidden'],
+  ['anon', 'insert', 'public', 'alice', 'denied'],
+  ['anon', 'delete', 'public', 'alice', 'denied'],
+  ['alice', 'read', 'private', 'alice', 'ok'],
+  ['alice', 'insert', 'public', 'alice', 'ok'],
+  ['alice', 'update', 'public', 'alice', 'ok'],
+  ['alice', 'delete', 'public', 'alice', 'ok'],
+  ['bob', 'read', 'public', 'alice', 'ok'],
+  ['bob', 'read', 'private', 'alice', 'hidden'],
+  ['bob', 'insert', 'public', 'alice', 'denied'],
+  ['bob', 'insert', 'public', 'bob', 'ok'],
+  ['bob', 'update', 'public', 'alice', 'hidden'],
+  ['bob', 'delete', 'public', 'alice', 'hidden'],
+  ['admin', 'read', 'private', 'alice', 'ok'],
+  ['admin', 'insert', 'public', 'alice', 'ok'],
+  ['admin', 'update', 'private', 'alice', 'ok'],
+  ['admin', 'delete', 'private', 'alice', 'ok'],
+  ['service', 'read', 'private', 'alice', 'ok'],
+  ['service', 'delete', 'private', 'alice', 'ok'],
+];
+
+describe('storage.objects row-level security', () => {
+  let db: TestDatabase;
+  let request: postgres.Sql;
+  const ids = { alice: randomUUID(), bob: randomUUID(), admin: randomUUID() };
+  const bucketOf = { public: 'lot-images', private: 'private-docs' };
+
+  const callerOf = (who: Who): Caller => {
+    if (who === 'anon') return { role: 'anon', claims: { role: 'anon' } };
+    if (who === 'service') return { role: 'service_role', claims: { role: 'service_role' } };
+    return { role: 'authenticated', claims: { sub: ids[who], role: 'authenticated' } };
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase([authMigrations, storageMigrations, domainMigrations]);
+    request = postgres(db.requestUrl, { max: 2, onnotice: () => {} });
+    for (const [name, id] of Object.entries(ids)) await db.sql`insert into auth.users (id, email) values (${id}, ${`${name}@example.test`})`;
+    await db.sql`insert into public.super_admins (user_id) values (${ids.admin})`;
+    await db.sql`insert into storage.buckets (id, name, public) values ('private-docs', 'private-docs', false)`;
+  });
+  afterAll(async () => {
+    await request?.end();
+    await db?.drop();
+  });
+
+  it('has the helpers Supabase policies use', async () => {
+    const [row] = await db.sql`select storage.foldername('a/b/c.png') as f, storage.filename('a/b/c.png') as n,
+      storage.extension('a/b/c.tar.gz') as e, storage.extension('a/README') as none`;
+    expect(row).toEqual({ f: ['a', 'b'], n: 'c.png', e: 'gz', none: '' });
+  });
+
+  it.each(CASES)('%s %s on %s bucket, %s folder -> %s', async (who, action, bucketKind, folder, outcome) => {
+    const bucket = bucketOf[bucketKind];
+    const name = `${ids[folder]}/${randomUUID()}.png`;
+    if (action !== 'insert') {
+      await db.sql`insert into storage.objects (bucket_id, name, owner_id, version) values (${bucket}, ${name}, ${ids[folder]}, ${randomUUID()})`;
+    }
+    const run = () => asCaller(request, callerOf(who), async (tx) => {
+      switch (action) {
+        case 'read': return tx`select id from storage.objects where bucket_id = ${bucket} and name = ${name}`;
+        case 'insert': return tx`insert into storage.objects (bucket_id, name, version) values (${bucket}, ${name}, ${randomUUID()}) returning id`;
+        case 'update': return tx`update storage.objects set updated_at = now() where bucket_id = ${bucket} and name = ${name} returning id`;
+        case 'delete': return tx`delete from storage.objects where bucket_id = ${bucket} and name = ${name} returning id`;
+      }
+    });
+    if (outcome === 'denied') {
+      await expect(run()).rejects.toMatchObject({ code: '42501' });
+    } else {
+      expect(await run()).toHaveLength(outcome === 'ok' ? 1 : 0);
+    }
+  });
+
+  it('lets nobody but the service role change buckets', async () => {
+    await expect(asCaller(request, callerOf('alice'), (tx) => tx`update storage.buckets set public = false`)).rejects.toMatchObject({ code: '42501' });
+    const buckets = await asCaller(request, callerOf('anon'), (tx) => tx`select id from storage.buckets order by id`);
+    expect(buckets.map((b) => b.id)).toEqual(['lot-images', 'private-docs']);
+  });
+});

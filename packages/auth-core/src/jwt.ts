@@ -27,11 +27,16 @@ export function secretKey(secret: string): Uint8Array {
   return new TextEncoder().encode(secret);
 }
 
+/** The HMAC key imported once: jose would otherwise import the raw secret on every call. */
+function hmacKey(secret: string, usage: 'sign' | 'verify'): Promise<CryptoKey> {
+  return crypto.subtle.importKey('raw', secretKey(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [usage]);
+}
+
 export function createTokenVerifier(secret: string, options: { cacheSize?: number } = {}): TokenVerifier {
-  const key = secretKey(secret);
+  const key = hmacKey(secret, 'verify');
   const publicKeys = new Map<string, CryptoKey>();
   const cache = new LRUCache<string, Claims>({ max: options.cacheSize ?? 10_000 });
-  const pickKey = (header: JWTHeaderParameters) => {
+  const pickKey = async (header: JWTHeaderParameters): Promise<CryptoKey> => {
     if (header.alg === 'HS256') return key;
     const found = header.kid ? publicKeys.get(header.kid) : undefined;
     if (!found) throw new TokenError('invalid', 'JWT signed with an unknown key');
@@ -94,7 +99,7 @@ export interface TokenSigner {
  */
 export async function createTokenSigner(options: { secret: string; es256PrivateKey?: string }): Promise<TokenSigner> {
   if (!options.es256PrivateKey) {
-    const key = secretKey(options.secret);
+    const key = await hmacKey(options.secret, 'sign');
     return {
       alg: 'HS256',
       sign: (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(key),

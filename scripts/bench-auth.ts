@@ -1,0 +1,117 @@
+// Auth benchmark: sign-in latency over HTTP against a real server (embedded Postgres, argon2id hashes), and the
+// per-request cost of verifying an access token, cached (lru hit) and uncached (HS256 and ES256 signature checks).
+// Run with `pnpm bench auth` or `node --import tsx scripts/bench-auth.ts`. Nothing here asserts timings.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { generateKeyPairSync } from 'node:crypto';
+import { createTokenSigner, createTokenVerifier, hashPassword } from '../packages/auth-core/src/index.js';
+import { loadConfig, startServer } from '../apps/server/src/index.js';
+
+const SIGN_INS = 200;
+const CONCURRENCY = 4;
+const VERIFY_TOKENS = 2000;
+const CACHED_VERIFIES = 200_000;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function signInLatency(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-bench-auth-'));
+  const server = await startServer(loadConfig({
+    PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET: 'bench-secret-'.padEnd(40, 'x'), WORKERS_ENABLED: 'false',
+    AUTH_RATE_LIMIT_SIGN_IN: '1000000', AUTH_RATE_LIMIT_SIGN_UP: '1000000', AUTH_RATE_LIMIT_OTHER: '1000000',
+  }));
+  const headers = { apikey: server.ctx.anonKey, 'content-type': 'application/json' };
+  const post = (path: string, body: unknown) =>
+    fetch(`${server.url}/auth/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  try {
+    const users = Array.from({ length: CONCURRENCY }, (_, i) => ({ email: `bench${i}@example.com`, password: 'bench password 123' }));
+    for (const u of users) if (!(await post('/signup', u)).ok) throw new Error('signup failed');
+    for (let i = 0; i < 10; i++) await post('/token?grant_type=password', users[0]); // warm-up
+
+    const sequential: number[] = [];
+    for (let i = 0; i < SIGN_INS; i++) {
+      const t0 = performance.now();
+      const res = await post('/token?grant_type=password', users[0]);
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`sign-in failed: ${res.status}`);
+      sequential.push(performance.now() - t0);
+    }
+    sequential.sort((a, b) => a - b);
+    console.log(`sign-in (POST /token?grant_type=password, sequential, n=${SIGN_INS}): ` +
+      `p50 ${percentile(sequential, 50).toFixed(1)} ms, p99 ${percentile(sequential, 99).toFixed(1)} ms`);
+
+    const concurrent: number[] = [];
+    const t0 = performance.now();
+    await Promise.all(users.map(async (u) => {
+      for (let i = 0; i < SIGN_INS / CONCURRENCY; i++) {
+        const s = performance.now();
+        const res = await post('/token?grant_type=password', u);
+        await res.arrayBuffer();
+        concurrent.push(performance.now() - s);
+      }
+    }));
+    const seconds = (performance.now() - t0) / 1000;
+    concurrent.sort((a, b) => a - b);
+    console.log(`sign-in (${CONCURRENCY} concurrent clients, n=${SIGN_INS}): p50 ${percentile(concurrent, 50).toFixed(1)} ms, ` +
+      `p99 ${percentile(concurrent, 99).toFixed(1)} ms, ${(SIGN_INS / seconds).toFixed(0)} sign-ins/s`);
+
+    const hashes: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const s = performance.now();
+      await hashPassword('bench password 123');
+      hashes.push(performance.now() - s);
+    }
+    hashes.sort((a, b) => a - b);
+    console.log(`  of which argon2id (m=19 MiB, t=2, p=1) hash alone: p50 ${percentile(hashes, 50).toFixed(1)} ms`);
+
+    const { access_token } = (await (await post('/token?grant_type=password', users[0])).json()) as { access_token: string };
+    const getUser: number[] = [];
+    for (let i = 0; i < 500; i++) {
+      const s = performance.now();
+      const res = await fetch(`${server.url}/auth/v1/user`, { headers: { apikey: server.ctx.anonKey, authorization: `Bearer ${access_token}` } });
+      await res.arrayBuffer();
+      getUser.push(performance.now() - s);
+    }
+    getUser.sort((a, b) => a - b);
+    console.log(`GET /user (token verified by the gateway, user read): p50 ${percentile(getUser, 50).toFixed(2)} ms, p99 ${percentile(getUser, 99).toFixed(2)} ms`);
+  } finally {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function verificationCost(label: string, signer: Awaited<ReturnType<typeof createTokenSigner>>): Promise<void> {
+  const secret = 'bench-secret-'.padEnd(40, 'x');
+  const now = Math.floor(Date.now() / 1000);
+  const tokens = await Promise.all(Array.from({ length: VERIFY_TOKENS }, (_, i) => signer.sign({
+    sub: crypto.randomUUID(), role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 3600, session_id: String(i),
+    email: `u${i}@example.com`, app_metadata: { provider: 'email', providers: ['email'] }, user_metadata: {},
+  })));
+  const verifier = createTokenVerifier(secret);
+  if (signer.kid && signer.publicKey) verifier.trustPublicKey(signer.kid, signer.publicKey);
+  // Uncached: every token seen for the first time (a signature check each).
+  let t0 = performance.now();
+  for (const token of tokens) await verifier.verify(token);
+  const uncached = ((performance.now() - t0) * 1000) / tokens.length;
+  // Cached: the same tokens again, as repeated requests of the same sessions.
+  t0 = performance.now();
+  for (let i = 0; i < CACHED_VERIFIES; i++) await verifier.verify(tokens[i % tokens.length]);
+  const cached = ((performance.now() - t0) * 1000) / CACHED_VERIFIES;
+  console.log(`token verification ${label}: uncached ${uncached.toFixed(1)} µs/request, cached ${cached.toFixed(2)} µs/request ` +
+    `(${(uncached / cached).toFixed(0)}x)`);
+}
+
+export async function main(): Promise<void> {
+  const secret = 'bench-secret-'.padEnd(40, 'x');
+  await verificationCost('HS256', await createTokenSigner({ secret }));
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  await verificationCost('ES256', await createTokenSigner({ secret, es256PrivateKey: pem }));
+  await signInLatency();
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -148,7 +148,7 @@ describe('golden SQL', () => {
         "params": [
           "{"a":"1","b":"2"}",
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(*) AS page_total, coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null') AS body FROM (SELECT "public"."add_numbers"("a" := _args."a", "b" := _args."b") AS pgrst_scalar FROM json_to_record($1::text::json) AS _args("a" integer, "b" integer)) _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null') AS body FROM (SELECT "public"."add_numbers"("a" := _args."a", "b" := _args."b") AS pgrst_scalar FROM json_to_record($1::text::json) AS _args("a" integer, "b" integer)) _t",
       }
     `);
   });

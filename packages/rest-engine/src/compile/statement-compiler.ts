@@ -125,7 +125,8 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
         return { main: b.build(), explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null };
       }
       const call = plan.scalar!;
-      b.push('SELECT NULL::bigint AS total, pg_catalog.count(*) AS page_total, ');
+      // count(_t) reads the whole row: an unreferenced column of a stable function would be pruned, never called.
+      b.push('SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, ');
       if (plan.fn.returnKind === 'void') b.push("''");
       else if (plan.fn.returnsSet) b.push("coalesce(json_agg(_t.pgrst_scalar), '[]')::text");
       else b.push("coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null')");

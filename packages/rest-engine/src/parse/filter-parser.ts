@@ -10,7 +10,11 @@ const OPS: ReadonlySet<string> = new Set(OPERATORS);
 /** `name`, `"quoted name"`, `json->a->>b`, `arr->0`. */
 export function parseField(s: string): Field {
   const raw = s.trim();
-  const parts = raw.split(/(->>?)/);
+  // A quoted name may itself contain '->': split the JSON path only after the closing quote.
+  let end = 0;
+  if (raw.startsWith('"')) { end = 1; while (end < raw.length && raw[end] !== '"') end += raw[end] === '\\' ? 2 : 1; end++; }
+  const parts = raw.slice(end).split(/(->>?)/);
+  parts[0] = raw.slice(0, end) + parts[0];
   const name = unquote(parts[0]);
   if (name === '') throw errors.parse(`"failed to parse field" (${s})`, 'empty column name');
   const jsonPath: JsonStep[] = [];

@@ -127,3 +127,7 @@ describe('round trips (fast-check)', () => {
     }));
   });
 });
+
+it('keeps "->" inside a quoted column name', () => {
+  expect(parseField('"a->b"->>k')).toEqual({ name: 'a->b', jsonPath: [{ arrow: '->>', key: 'k', index: false }] });
+});

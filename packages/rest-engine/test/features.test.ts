@@ -1,0 +1,94 @@
+// Breadth through engine.handle: media types, counts, profiles, HEAD/OPTIONS, PUT, Location, limits, reload.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setup, SERVICE, USER_A, type Harness } from './helpers.js';
+
+let h: Harness;
+beforeAll(async () => { h = await setup({ maxRows: 3, statementTimeoutMs: 300, txRollbackAllowed: true }); });
+afterAll(async () => { await h.close(); });
+
+describe('responses', () => {
+  it('caps rows at maxRows and reports planned and estimated counts', async () => {
+    const r = await h.req('GET', '/tasks?select=id&order=id', { headers: { prefer: 'count=exact' } });
+    expect(r).toMatchObject({ status: 206, json: [{ id: 1 }, { id: 2 }, { id: 3 }] });
+    expect(r.headers['content-range']).toBe('0-2/5');
+    const planned = await h.req('GET', '/tasks?select=id', { headers: { prefer: 'count=planned' } });
+    expect(planned.headers['content-range']).toMatch(/^0-2\/\d+$/);
+    expect(planned.headers['preference-applied']).toBe('count=planned');
+    const past = await h.req('GET', '/tasks?offset=10', { headers: { prefer: 'count=exact' } });
+    expect(past).toMatchObject({ status: 416, json: { code: 'PGRST103' } });
+  });
+
+  it('renders CSV and single objects, and refuses unknown media types', async () => {
+    const csv = await h.req('GET', '/users?select=id,name&order=id&limit=2', { headers: { accept: 'text/csv' } });
+    expect(csv.text).toBe('id,name\n1,Ada\n2,Bob');
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const one = await h.req('GET', '/users?select=email&id=eq.1', { headers: { accept: 'application/vnd.pgrst.object+json' } });
+    expect(one.json).toEqual({ email: 'ada@example.com' });
+    const bad = await h.req('GET', '/users', { headers: { accept: 'image/png' } });
+    expect(bad).toMatchObject({ status: 406, json: { code: 'PGRST107' } });
+  });
+
+  it('serves OpenAPI at the root, HEAD without a body and OPTIONS with Allow', async () => {
+    const doc = await h.req('GET', '/');
+    expect(doc.json.openapi).toBe('3.1.0');
+    expect(doc.json.paths['/projects'].get).toBeDefined();
+    expect(doc.json.paths['/project_summary'].post).toBeUndefined();
+    const head = await h.req('HEAD', '/users');
+    expect(head).toMatchObject({ status: 200, text: null });
+    const opts = await h.req('OPTIONS', '/project_summary');
+    expect(opts.headers.allow).toBe('OPTIONS,GET,HEAD');
+  });
+
+  it('refuses unexposed schemas and bad paths', async () => {
+    expect(await h.req('GET', '/users', { headers: { 'accept-profile': 'private' } })).toMatchObject({ status: 406, json: { code: 'PGRST106' } });
+    expect(await h.req('GET', '/a/b')).toMatchObject({ status: 404, json: { code: 'PGRST125' } });
+    expect(await h.req('GET', '/projects?select=id&tasks.id=eq.1')).toMatchObject({ status: 400, json: { code: 'PGRST108' } });
+    expect(await h.req('GET', '/tasks?order=tasks(id)')).toMatchObject({ status: 400 });
+    expect(await h.req('GET', '/projects?order=tasks(id)')).toMatchObject({ status: 400, json: { code: 'PGRST118' } });
+    expect(await h.req('GET', '/tasks?select=count()')).toMatchObject({ status: 400, json: { code: 'PGRST123' } });
+  });
+
+  it('writes through an updatable view and refuses a non-updatable one', async () => {
+    const up = await h.req('PATCH', '/active_projects?id=eq.1', { body: { budget: 5 }, claims: USER_A, headers: { prefer: 'return=representation,tx=rollback' } });
+    expect(up).toMatchObject({ status: 200, json: [{ id: 1, budget: 5 }] });
+    const no = await h.req('POST', '/project_summary', { body: { name: 'x' }, claims: USER_A });
+    expect(no.status).toBe(405);
+  });
+
+  it('PUT upserts one row by primary key; headers-only gives Location; PGRST102 on mismatched keys', async () => {
+    const put = await h.req('PUT', '/tags?id=eq.50', { body: { id: 50, name: 'put' }, claims: USER_A, headers: { prefer: 'return=representation' } });
+    expect(put).toMatchObject({ status: 200, json: [{ id: 50, name: 'put' }] });
+    expect((await h.req('PUT', '/tags?name=eq.x', { body: { id: 1, name: 'x' }, claims: USER_A })).json.code).toBe('PGRST105');
+    const loc = await h.req('POST', '/tags', { body: { name: 'located' }, claims: USER_A, headers: { prefer: 'return=headers-only' } });
+    expect(loc.headers.location).toMatch(/^\/tags\?id=eq\.\d+$/);
+    const keys = await h.req('POST', '/tags', { body: [{ name: 'a1' }, { id: 3 }], claims: USER_A });
+    expect(keys).toMatchObject({ status: 400, json: { code: 'PGRST102', message: 'All object keys must match' } });
+  });
+
+  it('applies missing=default, max-affected and tx=rollback', async () => {
+    const r = await h.req('POST', '/tasks?columns=project_id,title,done', { body: [{ project_id: 1, title: 'd1' }], claims: SERVICE,
+      headers: { prefer: 'missing=default,return=representation,tx=rollback' } });
+    expect(r).toMatchObject({ status: 201, json: [{ title: 'd1', done: false }] });
+    const many = await h.req('PATCH', '/tasks?project_id=eq.1', { body: { priority: 9 }, claims: SERVICE, headers: { prefer: 'handling=strict,max-affected=1' } });
+    expect(many).toMatchObject({ status: 400, json: { code: 'PGRST124' } });
+    const [{ n }] = await h.db.sql`select count(*)::int as n from tasks where priority = 9`;
+    expect(n).toBe(0);
+  });
+
+  it('times out long statements and sets the role and claims per request', async () => {
+    const slow = await h.req('GET', '/rpc/sleep_ms?ms=2000');
+    expect(slow.json.code).toBe('57014');
+    expect((await h.req('POST', '/rpc/current_role_name', { claims: SERVICE })).json).toBe('service_role');
+    expect((await h.req('POST', '/rpc/current_role_name')).json).toBe('anon');
+    expect((await h.req('POST', '/rpc/current_role_name', { claims: { role: 'postgres' } })).status).toBe(401);
+  });
+
+  it('reloads the schema cache on NOTIFY pgrst', async () => {
+    await h.db.sql`create table late_table (id int primary key)`;
+    await h.db.sql`grant select on late_table to anon`;
+    expect((await h.req('GET', '/late_table')).status).toBe(404);
+    await h.db.sql`notify pgrst, 'reload schema'`;
+    for (let i = 0; i < 50 && (await h.req('GET', '/late_table')).status !== 200; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await h.req('GET', '/late_table')).toMatchObject({ status: 200, json: [] });
+  });
+});

@@ -33,6 +33,7 @@ export interface ListOptions {
 
 const SORT_COLUMNS = new Set(['name', 'created_at', 'updated_at', 'last_accessed_at']);
 const MAX_LIST = 1000;
+const BUCKET_CACHE_MS = 5000;
 const MAX_SIGN_SECONDS = 10 * 365 * 24 * 3600;
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -57,6 +58,21 @@ export class ObjectReadService {
 
   async listBuckets(caller: Caller): Promise<BucketRow[]> {
     return asCaller(this.sql, caller, (tx) => tx<BucketRow[]>`select * from storage.buckets order by id`);
+  }
+
+  private readonly bucketCache = new Map<string, { row: BucketRow; at: number }>();
+
+  /**
+   * Upload limits of a bucket (size, types), cached for a few seconds: every upload needs them before its
+   * body is read, and a transaction per upload for configuration that rarely changes is the largest fixed
+   * cost of small uploads. Bucket rows are readable by every role, so one cache serves all callers.
+   */
+  async uploadLimits(id: string): Promise<BucketRow> {
+    const hit = this.bucketCache.get(id);
+    if (hit && Date.now() - hit.at < BUCKET_CACHE_MS) return hit.row;
+    const row = await this.getBucket(SERVICE, id);
+    this.bucketCache.set(id, { row, at: Date.now() });
+    return row;
   }
 
   async getBucket(caller: Caller, id: string): Promise<BucketRow> {

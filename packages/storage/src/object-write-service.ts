@@ -41,7 +41,7 @@ export class ObjectWriteService {
     let spoolFile: string | undefined;
     try {
       checkObjectName(ref.name);
-      const bucket = await this.o.reads.getBucket(caller, ref.bucket);
+      const bucket = await this.o.reads.uploadLimits(ref.bucket);
       const limit = Math.min(bucket.file_size_limit ?? this.o.fileSizeLimit, this.o.fileSizeLimit);
       if (body.contentLength !== undefined && body.contentLength > limit) throw errors.tooLarge(limit);
       precheckDeclaredType(body.declaredType, bucket.allowed_mime_types);

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createSignedUrlSigner } from './signed-url-token.js';
 
@@ -22,7 +23,6 @@ describe('signed URL tokens', () => {
   });
 
   it('is not signed with the JWT secret itself, so it cannot pass as an access token', () => {
-    const { createHmac } = require('node:crypto') as typeof import('node:crypto');
     const token = signer.sign('lot-images/u1/x.png', 60);
     const [h, p, s] = token.split('.');
     expect(createHmac('sha256', 's'.repeat(40)).update(`${h}.${p}`).digest('base64url')).not.toBe(s);

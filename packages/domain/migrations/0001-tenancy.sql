@@ -230,9 +230,13 @@ create policy auctions_delete on public.auctions for delete to authenticated
 
 create policy auction_branding_select on public.auction_branding for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy auction_branding_write on public.auction_branding for all to authenticated
+create policy auction_branding_insert on public.auction_branding for insert to authenticated
+  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+create policy auction_branding_update on public.auction_branding for update to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
   with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+create policy auction_branding_delete on public.auction_branding for delete to authenticated
+  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
 
 -- Membership changes go through the RPCs (0002), which enforce the role rules; members only read.
 create policy auction_members_select on public.auction_members for select to authenticated

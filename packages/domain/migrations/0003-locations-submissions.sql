@@ -151,19 +151,31 @@ grant select on public.recent_submissions to authenticated, service_role;
 -- Members read; admins and above write (locations, types, their order).
 create policy locations_select on public.locations for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy locations_write on public.locations for all to authenticated
+create policy locations_insert on public.locations for insert to authenticated
+  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+create policy locations_update on public.locations for update to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
   with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+create policy locations_delete on public.locations for delete to authenticated
+  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
 create policy submission_types_select on public.submission_types for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy submission_types_write on public.submission_types for all to authenticated
+create policy submission_types_insert on public.submission_types for insert to authenticated
+  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+create policy submission_types_update on public.submission_types for update to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
   with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+create policy submission_types_delete on public.submission_types for delete to authenticated
+  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
 create policy location_submission_types_select on public.location_submission_types for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy location_submission_types_write on public.location_submission_types for all to authenticated
+create policy location_submission_types_insert on public.location_submission_types for insert to authenticated
+  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+create policy location_submission_types_update on public.location_submission_types for update to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
   with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+create policy location_submission_types_delete on public.location_submission_types for delete to authenticated
+  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
 
 -- Submissions: members read all and write their own; admins write everything in the auction.
 create policy lot_submissions_select on public.lot_submissions for select to authenticated
@@ -194,8 +206,13 @@ grant execute on function public.can_write_submission(uuid) to authenticated, se
 
 create policy lot_submission_entries_select on public.lot_submission_entries for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy lot_submission_entries_write on public.lot_submission_entries for all to authenticated
-  using (public.can_write_submission(submission_id)) with check (public.can_write_submission(submission_id));
+create policy lot_submission_entries_insert on public.lot_submission_entries for insert to authenticated
+  with check (public.can_write_submission(submission_id));
+create policy lot_submission_entries_update on public.lot_submission_entries for update to authenticated
+  using (public.can_write_submission(submission_id))
+  with check (public.can_write_submission(submission_id));
+create policy lot_submission_entries_delete on public.lot_submission_entries for delete to authenticated
+  using (public.can_write_submission(submission_id));
 
 -- RPCs -----------------------------------------------------------------------------------------------------
 create function public.get_location_submission_types_ordered(p_location_id uuid)

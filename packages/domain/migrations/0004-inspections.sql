@@ -81,10 +81,12 @@ select
   i.id, i.auction_id, i.location_id, l.name as location_name, i.user_id,
   coalesce(nullif(trim(u.full_name), ''), split_part(u.email, '@', 1), 'Deleted user') as inspector_name,
   i.vin_number, i.barcode, i.submitted_at, i.notes,
-  (select count(*) from public.quality_defects d where d.inspection_id = i.id)::integer as defect_count
+  coalesce(dc.defect_count, 0)::integer as defect_count
 from public.quality_inspections i
 join public.locations l on l.id = i.location_id
-left join public.users u on u.id = i.user_id;
+left join public.users u on u.id = i.user_id
+-- A lateral join (not a scalar subquery) lets ORDER BY submitted_at LIMIT n stop after n index rows.
+left join lateral (select count(*) as defect_count from public.quality_defects d where d.inspection_id = i.id) dc on true;
 
 -- Row-level security ---------------------------------------------------------------------------------------
 alter table public.defect_categories enable row level security;
@@ -99,9 +101,13 @@ grant select on public.recent_quality_inspections to authenticated, service_role
 create policy defect_categories_select on public.defect_categories for select to authenticated
   using (auction_id is null or (select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
 -- Shared defaults (auction_id null) are written only by super admins.
-create policy defect_categories_write on public.defect_categories for all to authenticated
+create policy defect_categories_insert on public.defect_categories for insert to authenticated
+  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+create policy defect_categories_update on public.defect_categories for update to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
   with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+create policy defect_categories_delete on public.defect_categories for delete to authenticated
+  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
 
 create policy quality_inspections_select on public.quality_inspections for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
@@ -130,8 +136,13 @@ grant execute on function public.can_write_inspection(uuid) to authenticated, se
 
 create policy quality_defects_select on public.quality_defects for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy quality_defects_write on public.quality_defects for all to authenticated
-  using (public.can_write_inspection(inspection_id)) with check (public.can_write_inspection(inspection_id));
+create policy quality_defects_insert on public.quality_defects for insert to authenticated
+  with check (public.can_write_inspection(inspection_id));
+create policy quality_defects_update on public.quality_defects for update to authenticated
+  using (public.can_write_inspection(inspection_id))
+  with check (public.can_write_inspection(inspection_id));
+create policy quality_defects_delete on public.quality_defects for delete to authenticated
+  using (public.can_write_inspection(inspection_id));
 
 -- Events ---------------------------------------------------------------------------------------------------
 create function public.inspection_event_data(p_inspection_id uuid) returns jsonb

@@ -187,16 +187,31 @@ grant execute on function public.can_write_problem(uuid) to authenticated, servi
 
 create policy problem_facts_select on public.problem_facts for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy problem_facts_write on public.problem_facts for all to authenticated
-  using (public.can_write_problem(problem_id)) with check (public.can_write_problem(problem_id));
+create policy problem_facts_insert on public.problem_facts for insert to authenticated
+  with check (public.can_write_problem(problem_id));
+create policy problem_facts_update on public.problem_facts for update to authenticated
+  using (public.can_write_problem(problem_id))
+  with check (public.can_write_problem(problem_id));
+create policy problem_facts_delete on public.problem_facts for delete to authenticated
+  using (public.can_write_problem(problem_id));
 create policy potential_causes_select on public.potential_causes for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy potential_causes_write on public.potential_causes for all to authenticated
-  using (public.can_write_problem(problem_id)) with check (public.can_write_problem(problem_id));
+create policy potential_causes_insert on public.potential_causes for insert to authenticated
+  with check (public.can_write_problem(problem_id));
+create policy potential_causes_update on public.potential_causes for update to authenticated
+  using (public.can_write_problem(problem_id))
+  with check (public.can_write_problem(problem_id));
+create policy potential_causes_delete on public.potential_causes for delete to authenticated
+  using (public.can_write_problem(problem_id));
 create policy problem_actions_select on public.problem_actions for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy problem_actions_write on public.problem_actions for all to authenticated
-  using (public.can_write_problem(problem_id)) with check (public.can_write_problem(problem_id));
+create policy problem_actions_insert on public.problem_actions for insert to authenticated
+  with check (public.can_write_problem(problem_id));
+create policy problem_actions_update on public.problem_actions for update to authenticated
+  using (public.can_write_problem(problem_id))
+  with check (public.can_write_problem(problem_id));
+create policy problem_actions_delete on public.problem_actions for delete to authenticated
+  using (public.can_write_problem(problem_id));
 
 -- Events ---------------------------------------------------------------------------------------------------
 create function public.problem_event_data(p_problem_id uuid) returns jsonb

@@ -63,10 +63,11 @@ $$;
 create function public.get_defect_trends(p_start_date timestamptz, p_end_date timestamptz, p_location_id uuid default null)
 returns table (day date, category_id uuid, category text, defect_count integer)
 language sql stable security invoker set search_path = '' as $$
-  select (i.submitted_at at time zone public.auction_timezone(i.auction_id))::date as day,
+  select (i.submitted_at at time zone coalesce(nullif(a.settings ->> 'timezone', ''), 'UTC'))::date as day,
     c.id, c.name, count(*)::integer
   from public.quality_defects d
   join public.quality_inspections i on i.id = d.inspection_id
+  join public.auctions a on a.id = i.auction_id
   join public.defect_categories c on c.id = d.category_id
   where i.submitted_at between p_start_date and p_end_date
     and (p_location_id is null or i.location_id = p_location_id)

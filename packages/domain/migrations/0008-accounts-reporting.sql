@@ -94,9 +94,13 @@ create policy email_log_select on public.email_log for select to authenticated
 
 create policy datasets_select on public.datasets for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy datasets_write on public.datasets for all to authenticated
+create policy datasets_insert on public.datasets for insert to authenticated
+  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+create policy datasets_update on public.datasets for update to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
   with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+create policy datasets_delete on public.datasets for delete to authenticated
+  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
 
 create policy saved_reports_select on public.saved_reports for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));

@@ -40,7 +40,7 @@ export async function main(): Promise<void> {
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   const server = await startServer(loadConfig({
     PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET: 'bench-secret-'.padEnd(40, 'x'),
-    WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', ...(process.env.BENCH_PER_ENDPOINT ? { WEBHOOK_PER_ENDPOINT_CONCURRENCY: process.env.BENCH_PER_ENDPOINT } : {}),
   }));
   const sql = server.ctx.ownerSql;
   const waitForCount = (n: number) => new Promise<void>((resolve) => {
@@ -62,12 +62,15 @@ export async function main(): Promise<void> {
     const before = count;
     const total = BACKLOG_EVENTS * ENDPOINTS;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     for (let i = 0; i < BACKLOG_EVENTS; i += 100) {
       await sql`select public.emit_event(${a.id}, 'message.created', jsonb_build_object('n', g)) from generate_series(1, 100) g`;
     }
     await waitForCount(before + total);
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
     console.log(`throughput: ${total} deliveries in ${seconds.toFixed(2)} s = ${Math.round(total / seconds)} deliveries/s (target >= 500)`);
+    console.log(`  this process (server, dispatcher and receiver) used ${((cpu.user + cpu.system) / 1e6 / seconds * 100).toFixed(0)}% of one core meanwhile`);
 
     // Latency: one event per transaction at a steady rate; commit time is when the insert's commit returned.
     const committed = new Map<string, number>();

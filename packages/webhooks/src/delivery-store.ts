@@ -50,47 +50,68 @@ export function createDeliveryStore(sql: postgres.Sql) {
            limit ${limit}
         ), locked as (
           select d.id from public.webhook_deliveries d
-           where d.id in (select id from candidates) and d.status = 'queued'
+           where d.id = any (array(select id from candidates)) and d.status = 'queued'
              and (d.locked_until is null or d.locked_until < now())
              for update of d skip locked
+        ), claimed as (
+          -- = any(array(...)) keeps this on the primary key whatever the planner guesses about the CTE's size.
+          update public.webhook_deliveries d
+             set attempt_count = d.attempt_count + 1, locked_by = ${workerId},
+                 locked_until = now() + ${leaseMs}::int * interval '1 millisecond', lease_token = gen_random_uuid()
+           where d.id = any (array(select id from locked))
+          returning d.*
         )
-        update public.webhook_deliveries d
-           set attempt_count = d.attempt_count + 1, locked_by = ${workerId},
-               locked_until = now() + ${leaseMs}::int * interval '1 millisecond', lease_token = gen_random_uuid()
-          from locked, public.webhook_endpoints e, webhooks.endpoint_secrets s
-         where d.id = locked.id and e.id = d.endpoint_id and s.endpoint_id = e.id
-        returning d.id, d.endpoint_id, d.auction_id, d.event_type, d.payload, d.attempt_count as attempt,
-                  d.attempt_count - d.round_start_attempt as attempt_in_round, d.lease_token, e.url,
-                  array_remove(array[s.secret, case when s.previous_secret_expires_at > now() then s.previous_secret end], null)
-                    as secrets`;
+        select d.id, d.endpoint_id, d.auction_id, d.event_type, d.payload, d.attempt_count as attempt,
+               d.attempt_count - d.round_start_attempt as attempt_in_round, d.lease_token, e.url,
+               array_remove(array[s.secret, case when s.previous_secret_expires_at > now() then s.previous_secret end], null)
+                 as secrets
+          from claimed d
+          join public.webhook_endpoints e on e.id = d.endpoint_id
+          join webhooks.endpoint_secrets s on s.endpoint_id = d.endpoint_id`;
     },
 
-    /** Milliseconds until the next delivery an active endpoint could be sent (undefined: none queued). */
+    /**
+     * Milliseconds until the earliest queued delivery that is not leased and whose endpoint is active (0 when one is
+     * already due; undefined when none is queued). Walks the next_attempt_at index and stops at the first match.
+     */
     async nextDueInMs(): Promise<number | undefined> {
-      const [row] = await sql<{ ms: number | null }[]>`
-        select extract(epoch from min(greatest(d.next_attempt_at, coalesce(d.locked_until, d.next_attempt_at))) - now()) * 1000 as ms
-          from public.webhook_deliveries d join public.webhook_endpoints e on e.id = d.endpoint_id
-         where d.status = 'queued' and (e.is_active or d.is_test)`;
-      return row?.ms == null ? undefined : Math.max(0, Number(row.ms));
+      const [row] = await sql<{ ms: number }[]>`
+        select extract(epoch from d.next_attempt_at - now()) * 1000 as ms
+          from public.webhook_deliveries d
+         where d.status = 'queued' and (d.locked_until is null or d.locked_until < now())
+           and exists (select 1 from public.webhook_endpoints e where e.id = d.endpoint_id and (e.is_active or d.is_test))
+         order by d.next_attempt_at
+         limit 1`;
+      return row === undefined ? undefined : Math.max(0, Number(row.ms));
     },
 
-    async recordSuccess(d: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+    /** Records successful attempts, many in one statement (the dispatcher batches them under load). */
+    async recordSuccesses(batch: ReadonlyArray<{ d: ClaimedDelivery; outcome: AttemptOutcome }>): Promise<void> {
+      if (batch.length === 0) return;
+      const col = <T>(f: (x: { d: ClaimedDelivery; outcome: AttemptOutcome }) => T) => batch.map(f);
       await sql`
-        with attempt as (
+        with input as (
+          select * from unnest(${col((x) => x.d.id)}::uuid[], ${col((x) => x.d.lease_token)}::uuid[],
+                               ${col((x) => x.d.endpoint_id)}::uuid[], ${col((x) => x.d.auction_id)}::uuid[],
+                               ${col((x) => x.d.event_type)}::text[], ${col((x) => x.d.attempt)}::int[],
+                               ${col((x) => x.outcome.status ?? null)}::int[], ${col((x) => x.outcome.timeMs)}::int[],
+                               ${col((x) => x.outcome.body ?? null)}::text[])
+            as t(id, lease_token, endpoint_id, auction_id, event_type, attempt, response_status, time_ms, body)
+        ), attempt as (
           insert into public.webhook_delivery_attempts
             (delivery_id, endpoint_id, auction_id, event_type, attempt, status, response_status, response_time_ms, response_body)
-          values (${d.id}, ${d.endpoint_id}, ${d.auction_id}, ${d.event_type}, ${d.attempt}, 'success',
-                  ${outcome.status ?? null}, ${outcome.timeMs}, ${outcome.body ?? null})
+          select id, endpoint_id, auction_id, event_type, attempt, 'success', response_status, time_ms, body from input
           on conflict (delivery_id, attempt) do nothing
         ), done as (
-          update public.webhook_deliveries
-             set status = 'delivered', delivered_at = now(), last_status_code = ${outcome.status ?? null}, last_error = null,
+          update public.webhook_deliveries d
+             set status = 'delivered', delivered_at = now(), last_status_code = i.response_status, last_error = null,
                  locked_by = null, locked_until = null, lease_token = null
-           where id = ${d.id} and lease_token = ${d.lease_token}
-          returning endpoint_id
+            from input i
+           where d.id = i.id and d.lease_token = i.lease_token
+          returning d.endpoint_id
         )
         update public.webhook_endpoints e set consecutive_failures = 0
-          from done where e.id = done.endpoint_id and e.consecutive_failures <> 0`;
+         where e.id in (select endpoint_id from done) and e.consecutive_failures <> 0`;
     },
 
     /**

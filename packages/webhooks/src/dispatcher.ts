@@ -14,6 +14,7 @@ import { createAddressGuard, type Cidr } from './ssrf-guard.js';
 
 export const USER_AGENT = 'auction-ops-Webhook/1.0';
 export const NOTIFY_CHANNEL = 'webhook_deliveries';
+const CLAIM_COALESCE_MS = 3;
 
 export interface DispatcherLog {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -77,7 +78,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const sender = createHttpSender({
     guard: createAddressGuard(options.allowedCidrs),
     allowHttp: options.allowHttp,
-    maxSockets: options.perEndpointConcurrency,
+    // Several endpoints may share an origin; the per-endpoint limit is enforced by the claim, not the agent.
+    maxSockets: options.concurrency,
   });
   // Twice the timeout leaves room to record the outcome; a crashed dispatcher's claims return after it.
   const leaseMs = options.leaseMs ?? options.timeoutMs * 2;
@@ -90,12 +92,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let killed = false;
   let generation = 0;
   let lastTurnAt = Date.now();
+  let lastClaimAt = 0;
   let wakeRequested = false;
   let wakeUp: (() => void) | undefined;
   let unlisten: (() => Promise<void>) | undefined;
   let loopDone: Promise<void> = Promise.resolve();
   const timers: NodeJS.Timeout[] = [];
   const work = new Set<Promise<void>>();
+  const successes = createGroupWriter(store.recordSuccesses);
 
   function wake() {
     wakeRequested = true;
@@ -121,8 +125,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       wakeRequested = false;
       let waitMs = options.pollIntervalMs;
       try {
+        // Under load every finished attempt wakes the loop; a short pause lets several free slots share a claim.
+        const sinceClaim = Date.now() - lastClaimAt;
+        if (sinceClaim < CLAIM_COALESCE_MS) await new Promise((r) => setTimeout(r, CLAIM_COALESCE_MS - sinceClaim));
         const free = options.concurrency - inflight.size;
         if (free > 0) {
+          lastClaimAt = Date.now();
           const counts = Object.fromEntries(perEndpoint);
           const claimed = await store.claim(workerId, free, options.perEndpointConcurrency, counts, leaseMs);
           if (!running || gen !== generation) {
@@ -132,10 +140,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           for (const d of claimed) launch(d);
           // A full batch means more may be due: go again (a freed slot wakes us if we are now at capacity).
           if (claimed.length === free) continue;
-          if (claimed.length === 0 || inflight.size < options.concurrency) {
-            const due = await store.nextDueInMs();
-            if (due !== undefined) waitMs = Math.min(waitMs, Math.max(due, 5));
-          }
+          // Having claimed some, the attempts finishing will wake us; only an idle turn needs the next due time.
+          const due = claimed.length > 0 ? 0 : await store.nextDueInMs();
+          if (due !== undefined && due > 0) waitMs = Math.min(waitMs, due);
+          // Due but not claimable: its endpoint is at its limit here (a finished attempt wakes us), or another
+          // dispatcher is claiming it; either way spinning would not help.
+          else if (due === 0) waitMs = inflight.size > 0 ? waitMs : Math.min(waitMs, 50);
         }
       } catch (error) {
         if (!running || killed) return;
@@ -195,7 +205,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (killed) return;
     if (result.ok) {
       stats.delivered++;
-      await store.recordSuccess(d, result);
+      await successes.record(d, result);
       return;
     }
     stats.failedAttempts++;
@@ -285,5 +295,36 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     },
     stats: () => ({ ...stats }),
     wake,
+  };
+}
+
+/**
+ * Group commit: while one batch is being written, outcomes that arrive wait and go together in the next statement.
+ * At low load each outcome is written at once; under load one statement carries many.
+ */
+function createGroupWriter<T, R>(write: (batch: Array<{ d: T; outcome: R }>) => Promise<void>, maxBatch = 200) {
+  let pending: Array<{ d: T; outcome: R; done: (error?: unknown) => void }> = [];
+  let writing = false;
+  async function drain() {
+    writing = true;
+    while (pending.length > 0) {
+      const batch = pending.slice(0, maxBatch);
+      pending = pending.slice(batch.length);
+      try {
+        await write(batch);
+        for (const x of batch) x.done();
+      } catch (error) {
+        for (const x of batch) x.done(error);
+      }
+    }
+    writing = false;
+  }
+  return {
+    record(d: T, outcome: R): Promise<void> {
+      return new Promise((resolve, reject) => {
+        pending.push({ d, outcome, done: (error) => (error === undefined ? resolve() : reject(error)) });
+        if (!writing) void drain();
+      });
+    },
   };
 }

@@ -71,8 +71,12 @@ export async function authRoutes(ctx: ServerContext): Promise<Mounted> {
       password_min_length: passwordPolicy.minLength,
     });
   });
-  app.get('/health', (c) => c.json({ version, name: 'auction-ops-auth', description: 'auction-ops auth: GoTrue-compatible API for supabase-js' }));
-  app.get('/.well-known/jwks.json', (c) => {
+  app.get('/health', async (c) => {
+    await other(c);
+    return c.json({ version, name: 'auction-ops-auth', description: 'auction-ops auth: GoTrue-compatible API for supabase-js' });
+  });
+  app.get('/.well-known/jwks.json', async (c) => {
+    await other(c);
     c.header('Cache-Control', 'public, max-age=600');
     return c.json(service.jwks());
   });

@@ -1,0 +1,177 @@
+// rest-engine benchmark (`pnpm bench rest` or `node --import tsx scripts/bench-rest.ts`). Nothing here asserts timings.
+// A 100k-row table under RLS with a to-many child, queried with a user JWT by wrk (50 connections) through:
+//   engine: Hono + API key check + JWT verify (jose, HS256) + parse/plan/compile/execute/respond;
+//   (a) a minimal Hono route sending the identical context and main statements;
+//   (b) the same statements from a Node loop with postgres.js (50 concurrent workers).
+// Plus a parse+plan+compile micro-benchmark. BENCH_SECONDS sets each run's length (default 10).
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { authenticatorUrl, ensureRoles, migrate, startEmbeddedPostgres } from '../packages/database/src/index.js';
+import { createRestEngine } from '../packages/rest-engine/src/index.js';
+import { compile } from '../packages/rest-engine/src/compile/statement-compiler.js';
+import { execute, installRawText } from '../packages/rest-engine/src/execute.js';
+import { plan } from '../packages/rest-engine/src/plan/planner.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
+const serverRequire = createRequire(new URL('../apps/server/package.json', import.meta.url));
+const load = async <T>(name: string): Promise<T> => import(pathToFileURL(serverRequire.resolve(name)).href) as Promise<T>;
+
+const SCHEMA = `
+create table items (id serial primary key, owner text not null, title text not null, price int not null);
+create table item_notes (id serial primary key, item_id int not null references items (id), body text not null);
+create index on items (owner, price); create index on item_notes (item_id);
+alter table items enable row level security;
+create policy items_owner on items for select to authenticated using (owner = current_setting('request.jwt.claims', true)::json ->> 'sub');
+grant usage on schema public to anon, authenticated, service_role;
+grant select on items, item_notes to authenticated;
+insert into items (owner, title, price) select 'user-' || (g % 100), 'item ' || g, g % 1000 from generate_series(1, 100000) g;
+insert into item_notes (item_id, body) select (g % 100000) + 1, 'note ' || g from generate_series(1, 200000) g;
+analyze;`;
+
+interface Figures { rps: number; p50: number; p99: number }
+const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms`;
+
+async function wrk(url: string, headers: Record<string, string>): Promise<Figures> {
+  const args = ['-t2', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+  // Asynchronous: the servers under test live in this process and must keep serving while wrk runs.
+  const { stdout: out } = await promisify(execFile)('wrk', args, { encoding: 'utf8' });
+  const ms = (s: string) => { const m = /([\d.]+)(us|ms|s)/.exec(s)!; return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1); };
+  if (/Non-2xx/.test(out)) throw new Error(`wrk saw errors:\n${out}`);
+  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]), p50: ms(/50%\s+(\S+)/.exec(out)![1]), p99: ms(/99%\s+(\S+)/.exec(out)![1]) };
+}
+
+async function loop(run: () => Promise<unknown>): Promise<Figures> {
+  const lat: number[] = [];
+  const end = performance.now() + SECONDS * 1000;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (performance.now() < end) { const t = performance.now(); await run(); lat.push(performance.now() - t); }
+  }));
+  lat.sort((a, b) => a - b);
+  const p = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))];
+  return { rps: lat.length / ((performance.now() - start) / 1000), p50: p(0.5), p99: p(0.99) };
+}
+
+export async function main(): Promise<void> {
+  if (spawnSync('wrk', ['--version']).error) {
+    console.error('wrk is not installed: apt-get install -y wrk (the benchmark drives HTTP load with wrk).');
+    process.exitCode = 1;
+    return;
+  }
+  // Resolved from apps/server, which depends on them (the root package does not). Loosely typed for the same reason.
+  const { Hono } = await load<any>('hono');
+  const { serve } = await load<any>('@hono/node-server');
+  const jose = await load<any>('jose');
+  const postgres = (await load<any>('postgres')).default;
+
+  const dir = mkdtempSync(join(tmpdir(), 'bench-rest-'));
+  const cluster = await startEmbeddedPostgres({ dir, settings: { max_connections: 200 } });
+  const stops: (() => Promise<unknown>)[] = [];
+  try {
+    const password = 'bench-password';
+    await ensureRoles(cluster.url, password);
+    const migDir = join(dir, 'migrations');
+    mkdirSync(migDir);
+    writeFileSync(join(migDir, '0001-bench-items.sql'), SCHEMA);
+    console.log('seeding 100k items and 200k notes ...');
+    await migrate(cluster.url, [{ name: 'bench', dir: migDir }]);
+
+    const sql = postgres(authenticatorUrl(cluster.url, password), { max: 20, onnotice: () => {} });
+    stops.push(() => sql.end());
+    const engine = await createRestEngine({ sql, schemas: ['public'], maxRows: 1000, listen: false });
+    stops.push(() => engine.close());
+    installRawText(sql);
+
+    const secret = new TextEncoder().encode('bench-secret-'.padEnd(40, 'x'));
+    const sign = (claims: object) => new jose.SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(secret);
+    const apiKey = await sign({ role: 'anon' });
+    const userToken = await sign({ sub: 'user-7', role: 'authenticated' });
+    const claims = { sub: 'user-7', role: 'authenticated' };
+
+    const requests = {
+      'GET one row by primary key': { path: '/items', search: 'select=*&id=eq.1007' },
+      'GET 25-row filtered ordered page + to-many embed': { path: '/items', search: 'select=id,title,price,item_notes(id,body)&price=gte.500&order=price,id&limit=25' },
+    };
+    const headersOf = (search: string) => ({ apikey: apiKey, authorization: `Bearer ${userToken}`, accept: 'application/json', search });
+
+    // The engine path, as apps/server would run it: API key present, JWT verified, then the engine.
+    const app = new Hono();
+    app.all('/rest/v1/*', async (c: any) => {
+      if (!c.req.header('apikey')) return c.json({ message: 'No API key found in request' }, 401);
+      const auth = c.req.header('authorization') ?? '';
+      const { payload } = await jose.jwtVerify(auth.slice(7), secret, { algorithms: ['HS256'] });
+      const url = new URL(c.req.url);
+      const headers: Record<string, string> = {};
+      c.req.raw.headers.forEach((v: string, k: string) => { headers[k] = v; });
+      const res = await engine.handle({ method: c.req.method, path: url.pathname.slice('/rest/v1'.length), search: url.search.slice(1), headers, claims: payload as Record<string, unknown> });
+      return new Response(res.body, { status: res.status, headers: res.headers });
+    });
+    // Baseline (a): the identical statements, precompiled, from a minimal route.
+    const compiled = Object.fromEntries(Object.entries(requests).map(([name, r]) => {
+      const p = plan({ method: 'GET', ...r, headers: {} }, engine.schemaCache, { schemas: ['public'], maxRows: 1000, aggregatesEnabled: false, allowUnfilteredWrites: false, txRollbackAllowed: false });
+      return [name, compile(p, 1000).main];
+    }));
+    const ctxOf = (headers: Record<string, string>) => ({
+      searchPath: '"public"', role: 'authenticated', claims: JSON.stringify(claims), method: 'GET', path: '/items', headers: JSON.stringify(headers), statementTimeout: null, timezone: null,
+    });
+    const baseline = new Hono();
+    Object.values(compiled).forEach((stmt, i) => {
+      baseline.get(`/b${i}`, async (c: any) => {
+        const { result } = await execute(sql, ctxOf({}), stmt, null, { readOnly: true, end: 'commit' });
+        return c.body(result.body, 200, { 'content-type': 'application/json; charset=utf-8' });
+      });
+    });
+    const listen = (fetch: (req: Request) => Response | Promise<Response>) => new Promise<string>((resolve) => {
+      const s = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve(`http://127.0.0.1:${info.port}`));
+      stops.push(() => new Promise((r) => s.close(r)));
+    });
+    const engineUrl = await listen(app.fetch);
+    const baseUrl = await listen(baseline.fetch);
+
+    // Sanity: both paths return the same body.
+    for (const [i, [, r]] of Object.entries(requests).entries()) {
+      const h = headersOf(r.search);
+      const a = await (await fetch(`${engineUrl}/rest/v1${r.path}?${r.search}`, { headers: { apikey: h.apikey, authorization: h.authorization } })).text();
+      const b = await (await fetch(`${baseUrl}/b${i}`)).text();
+      if (a !== b) throw new Error(`engine and baseline differ:\n${a.slice(0, 200)}\n${b.slice(0, 200)}`);
+    }
+
+    console.log(`\nmicro-benchmark: parse+plan+compile (µs per request)`);
+    for (const [name, r] of Object.entries(requests)) {
+      const input = { method: 'GET', ...r, headers: { accept: 'application/json', prefer: '' } };
+      const opts = { schemas: ['public'], maxRows: 1000, aggregatesEnabled: false, allowUnfilteredWrites: false, txRollbackAllowed: false };
+      for (let i = 0; i < 5000; i++) compile(plan(input, engine.schemaCache, opts), 1000);
+      const n = 50_000, t = performance.now();
+      for (let i = 0; i < n; i++) compile(plan(input, engine.schemaCache, opts), 1000);
+      console.log(`  ${name.padEnd(50)} ${(((performance.now() - t) * 1000) / n).toFixed(2)} µs`);
+    }
+
+    console.log(`\nload: ${CONNECTIONS} connections, ${SECONDS}s per run, wrk -t2`);
+    for (const [i, [name, r]] of Object.entries(requests).entries()) {
+      const h = headersOf(r.search);
+      const eng = await wrk(`${engineUrl}/rest/v1${r.path}?${r.search}`, { apikey: h.apikey, authorization: h.authorization });
+      const a = await wrk(`${baseUrl}/b${i}`, {});
+      const b = await loop(() => execute(sql, ctxOf({}), compiled[name], null, { readOnly: true, end: 'commit' }));
+      console.log(`\n${name}`);
+      console.log(`  engine (HTTP, API key, JWT) ${fmt(eng)}`);
+      console.log(`  (a) minimal Hono route      ${fmt(a)}`);
+      console.log(`  (b) postgres.js loop        ${fmt(b)}`);
+      console.log(`  engine/(a) = ${(eng.rps / a.rps).toFixed(2)} (target 0.9)   engine/(b) = ${(eng.rps / b.rps).toFixed(2)} (target 0.7)`);
+    }
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    await cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((e) => { console.error(e); process.exit(1); });
+}

@@ -166,7 +166,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       .finally(() => {
         release(d);
         work.delete(p);
-        wake();
       });
     work.add(p);
   }
@@ -185,23 +184,30 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const body = JSON.stringify({ event: p.event, timestamp: p.timestamp, webhook_id: p.webhook_id, auction_id: p.auction_id, data: p.data });
     const timestamp = Math.floor(Date.now() / 1000);
     const signatures = signRequest(d.secrets, d.id, timestamp, body);
-    const result: SendResult = await sender.send({
-      url: d.url,
-      body,
-      timeoutMs: options.timeoutMs,
-      signal: abort.signal,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        'x-webhook-id': d.id,
-        'x-webhook-timestamp': String(timestamp),
-        'x-webhook-event': d.event_type,
-        'x-webhook-signature': signatures['x-webhook-signature'],
-        'webhook-id': d.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatures['webhook-signature'],
-      },
-    });
+    let result: SendResult;
+    try {
+      result = await sender.send({
+        url: d.url,
+        body,
+        timeoutMs: options.timeoutMs,
+        signal: abort.signal,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+          'x-webhook-id': d.id,
+          'x-webhook-timestamp': String(timestamp),
+          'x-webhook-event': d.event_type,
+          'x-webhook-signature': signatures['x-webhook-signature'],
+          'webhook-id': d.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatures['webhook-signature'],
+        },
+      });
+    } finally {
+      // The slot is free once the receiver answered; the lease keeps the delivery ours until the outcome is written.
+      release(d);
+      wake();
+    }
     if (killed) return;
     if (result.ok) {
       stats.delivered++;

@@ -140,6 +140,8 @@ describe('locations and submissions', () => {
     expect(one.data).toEqual(created.data);
     const outsider = await sb('outsider').from('recent_submissions').select().eq('auction_id', auctionId);
     expect(outsider.data).toEqual([]);
+    const hidden = await sb('outsider').rpc('get_submission_with_entries', { p_submission_id: created.data.id });
+    expect(hidden.status).toBe(404);
     const bad = await sb('member').rpc('create_lot_submission_with_entries', { p_location_id: locationId, p_entries: [{ submission_type_id: typeIds[0], car_count: -2 }] });
     expect(bad.status).toBe(400);
   });

@@ -105,8 +105,6 @@ create function webhooks.can_manage(p_auction_id uuid) returns boolean
 language sql stable security definer set search_path = '' as $$
   select auth.role() = 'service_role' or public.is_super_admin() or public.is_auction_admin_or_above(p_auction_id)
 $$;
-grant usage on schema webhooks to authenticated, service_role;
-grant execute on function webhooks.can_manage(uuid) to authenticated, service_role;
 
 -- Endpoint validation and bookkeeping (runs for every writer, owner included).
 create function webhooks.endpoint_before_write() returns trigger
@@ -118,22 +116,22 @@ begin
   -- URL and events are checked when written, so a later change of settings never blocks bookkeeping updates.
   if tg_op = 'INSERT' or new.url is distinct from old.url then
     if new.url is null or length(new.url) > 2048 or new.url !~ '^https?://[^\s/?#@]+(/[^\s]*)?$' then
-    raise exception 'webhook url must be an absolute http(s) URL without credentials' using errcode = '22023';
-  end if;
-  if new.url !~* '^https://' and not allow_http then
-    raise exception 'webhook url must use https' using errcode = '22023';
-  end if;
+      raise exception 'webhook url must be an absolute http(s) URL without credentials' using errcode = '22023';
+    end if;
+    if new.url !~* '^https://' and not allow_http then
+      raise exception 'webhook url must use https' using errcode = '22023';
+    end if;
   end if;
   if tg_op = 'INSERT' or new.events is distinct from old.events then
-  if new.events is null or cardinality(new.events) = 0 then
-    raise exception 'webhook events must list at least one event type' using errcode = '22023';
-  end if;
-  unknown := array(select e from unnest(new.events) e where e is null or e <> all (webhooks.event_types()));
-  if cardinality(unknown) > 0 then
-    raise exception 'unknown webhook event type: %', array_to_string(unknown, ', ') using errcode = '22023',
-      hint = 'known types: ' || array_to_string(webhooks.event_types(), ', ');
-  end if;
-  new.events := array(select distinct e from unnest(new.events) e order by e);
+    if new.events is null or cardinality(new.events) = 0 then
+      raise exception 'webhook events must list at least one event type' using errcode = '22023';
+    end if;
+    unknown := array(select e from unnest(new.events) e where e is null or e <> all (webhooks.event_types()));
+    if cardinality(unknown) > 0 then
+      raise exception 'unknown webhook event type: %', array_to_string(unknown, ', ') using errcode = '22023',
+        hint = 'known types: ' || array_to_string(webhooks.event_types(), ', ');
+    end if;
+    new.events := array(select distinct e from unnest(new.events) e order by e);
   end if;
 
   if tg_op = 'INSERT' then

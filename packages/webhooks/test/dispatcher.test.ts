@@ -259,4 +259,28 @@ describe('isolation and durability', () => {
     expect(one.stats().claimed).toBeGreaterThan(0);
     expect(two.stats().claimed).toBeGreaterThan(0);
   });
+
+  it('restarts its loop when it stops making progress, says why, and then delivers', async () => {
+    const r = await receiver();
+    await createEndpoint(db.sql, a.id, r.url);
+    const errors: string[] = [];
+    const d = dispatcher({ stallAfterMs: 600, pollIntervalMs: 100, log: { ...quiet, error: (msg) => errors.push(msg) } });
+    // A table lock makes the claim query hang: the loop stalls the way it would on a dead connection.
+    const blocker = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    const locking = blocker.begin(async (tx) => {
+      await tx`lock table public.webhook_deliveries in access exclusive mode`;
+      await held;
+    });
+    await new Promise((res) => setTimeout(res, 100));
+    await d.start();
+    await waitUntil(async () => d.stats().restarts > 0, 10_000, 'a restart');
+    expect(errors).toContain('webhook dispatcher stalled; restarting its loop');
+    release();
+    await locking;
+    await blocker.end();
+    await emit(db.sql, a.id);
+    await r.waitFor(1);
+  });
 });

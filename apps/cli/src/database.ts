@@ -1,7 +1,7 @@
 // Opens the service's database for a CLI command: the running server's embedded cluster if there is one,
 // else an embedded cluster started for the duration of the command, or DATABASE_URL.
 import { prepareDatabase } from '@auction-ops/database';
-import { loadConfig, loadSecrets, migrationSets, type Config } from '@auction-ops/server';
+import { loadConfig, migrationSets, type Config } from '@auction-ops/server';
 
 export interface CliDatabase {
   config: Config;
@@ -11,11 +11,10 @@ export interface CliDatabase {
 
 export async function openDatabase(): Promise<CliDatabase> {
   const config = loadConfig();
-  const secrets = loadSecrets(config.DATA_DIR, config.JWT_SECRET);
   const db = await prepareDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
-    authenticatorPassword: secrets.authenticatorPassword,
+    authenticatorPassword: config.DB_AUTHENTICATOR_PASSWORD,
     migrationSets,
     applyMigrations: false,
     attachToRunning: true,

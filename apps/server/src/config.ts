@@ -24,6 +24,7 @@ const schema = v.object({
   PUBLIC_URL: v.optional(url),
   APP_URL: v.optional(url),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'), 'info'),
+  DB_AUTHENTICATOR_PASSWORD: v.optional(nonEmpty),
   DB_POOL_SIZE: v.optional(positiveInt, '20'),
   DB_STATEMENT_TIMEOUT_MS: v.optional(positiveInt, '15000'),
   REST_MAX_ROWS: v.optional(positiveInt, '1000'),

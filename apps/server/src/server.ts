@@ -25,7 +25,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const db = await prepareDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
-    authenticatorPassword: secrets.authenticatorPassword,
+    authenticatorPassword: config.DB_AUTHENTICATOR_PASSWORD,
     migrationSets,
     log: (message) => log.info(message),
   });

@@ -10,7 +10,8 @@ export interface PrepareOptions {
   /** External database; when absent an embedded cluster runs in `${dataDir}/postgres`. */
   databaseUrl?: string;
   dataDir: string;
-  authenticatorPassword: string;
+  /** Overrides the authenticator password kept in the database (DB_AUTHENTICATOR_PASSWORD). */
+  authenticatorPassword?: string;
   migrationSets: readonly MigrationSet[];
   /** Apply pending migrations (the server does; `status` does not). */
   applyMigrations?: boolean;
@@ -48,8 +49,9 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
     await cluster?.stop();
     lock?.release();
   };
+  let password: string;
   try {
-    await ensureRoles(ownerUrl, options.authenticatorPassword);
+    password = await ensureRoles(ownerUrl, options.authenticatorPassword);
     if (options.applyMigrations !== false) await migrate(ownerUrl, options.migrationSets, log);
   } catch (error) {
     await close();
@@ -57,7 +59,7 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
   }
   return {
     ownerUrl,
-    requestUrl: authenticatorUrl(ownerUrl, options.authenticatorPassword),
+    requestUrl: authenticatorUrl(ownerUrl, password),
     embedded: Boolean(cluster),
     close,
   };

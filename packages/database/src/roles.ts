@@ -1,18 +1,31 @@
 // The Postgres roles of the request model (as in PostgREST/Supabase): requests log in as `authenticator`,
 // which owns nothing and may only switch to anon, authenticated or service_role for one transaction.
+// Roles are cluster-wide while a database may be shared by several servers, so the authenticator's password is
+// kept in the database itself (an owner-only table): every instance, and every database of a test cluster,
+// reads the same one instead of resetting it to its own.
+import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 
 export const REQUEST_ROLES = ['anon', 'authenticated', 'service_role'] as const;
 export type RequestRole = (typeof REQUEST_ROLES)[number];
 export const AUTHENTICATOR = 'authenticator';
 
-/** Creates the roles if missing and sets the authenticator's password. Idempotent; needs CREATEROLE. */
-export async function ensureRoles(ownerUrl: string, authenticatorPassword: string): Promise<void> {
+const SETTINGS = `
+  create schema if not exists auction_ops;
+  revoke all on schema auction_ops from public;
+  create table if not exists auction_ops.settings (key text primary key, value text not null);`;
+
+/**
+ * Creates the roles if missing and returns the authenticator's password: `preferred` if given (and then set),
+ * else the one stored in this database, else a new one. Idempotent; needs CREATEROLE the first time.
+ */
+export async function ensureRoles(ownerUrl: string, preferred?: string): Promise<string> {
   const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
   try {
-    await sql.begin(async (tx) => {
-      // Roles are cluster-wide: serialise concurrent creators (tests, two servers starting at once).
+    return await sql.begin(async (tx) => {
+      // Roles are cluster-wide: serialise concurrent creators (tests, several servers starting at once).
       await tx`select pg_advisory_xact_lock(hashtext('auction-ops roles'))`;
+      const [{ existed }] = await tx<{ existed: boolean }[]>`select exists (select from pg_roles where rolname = 'authenticator') as existed`;
       await tx.unsafe(`
         do $$ begin
           if not exists (select from pg_roles where rolname = 'anon') then create role anon nologin noinherit; end if;
@@ -21,13 +34,35 @@ export async function ensureRoles(ownerUrl: string, authenticatorPassword: strin
           if not exists (select from pg_roles where rolname = 'authenticator') then create role authenticator login noinherit; end if;
         end $$;
         grant anon, authenticated, service_role to authenticator;
-      `);
-      // DDL takes no bind parameters: pass the password through a transaction-local setting instead.
-      await tx`select set_config('auction_ops.authenticator_password', ${authenticatorPassword}, true)`;
-      await tx.unsafe(`do $$ begin
-        execute format('alter role authenticator password %L', current_setting('auction_ops.authenticator_password'));
-      end $$`);
+        ${SETTINGS}`);
+      const [stored] = await tx<{ value: string }[]>`select value from auction_ops.settings where key = 'authenticator_password'`;
+      const password = preferred ?? stored?.value ?? randomBytes(24).toString('base64url');
+      if (!existed || password !== stored?.value) {
+        // DDL takes no bind parameters: pass the password through a transaction-local setting instead.
+        await tx`select set_config('auction_ops.authenticator_password', ${password}, true)`;
+        await tx.unsafe(`do $$ begin
+          execute format('alter role authenticator password %L', current_setting('auction_ops.authenticator_password'));
+        end $$`);
+        await storePassword(tx, password);
+      }
+      return password;
     });
+  } finally {
+    await sql.end();
+  }
+}
+
+async function storePassword(sql: postgres.Sql | postgres.TransactionSql, password: string): Promise<void> {
+  await sql`insert into auction_ops.settings (key, value) values ('authenticator_password', ${password})
+            on conflict (key) do update set value = excluded.value`;
+}
+
+/** Records the authenticator password in another database of the same cluster (test databases). */
+export async function recordAuthenticatorPassword(ownerUrl: string, password: string): Promise<void> {
+  const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(SETTINGS);
+    await storePassword(sql, password);
   } finally {
     await sql.end();
   }

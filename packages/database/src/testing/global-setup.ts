@@ -29,8 +29,7 @@ export async function setup(project: TestProject): Promise<void> {
     });
     adminUrl = cluster.url;
   }
-  const password = randomBytes(18).toString('base64url');
-  await ensureRoles(adminUrl, password);
+  const password = await ensureRoles(adminUrl, randomBytes(18).toString('base64url'));
   project.provide('pgAdminUrl', adminUrl);
   project.provide('pgAuthenticatorPassword', password);
 }

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import postgres from 'postgres';
 import { loadMigrations, migrate, migrationsFingerprint, type MigrationSet } from '../migrations.js';
-import { authenticatorUrl } from '../roles.js';
+import { authenticatorUrl, recordAuthenticatorPassword } from '../roles.js';
 
 export interface TestDatabase {
   name: string;
@@ -54,6 +54,8 @@ export async function createTestDatabase(sets: readonly MigrationSet[]): Promise
     await admin.end();
   }
   const ownerUrl = withDatabase(adminUrl, name);
+  // A server started on this database must keep the run's authenticator password, not set its own.
+  await recordAuthenticatorPassword(ownerUrl, password);
   const sql = postgres(ownerUrl, { max: 4, onnotice: () => {} });
   return {
     name,

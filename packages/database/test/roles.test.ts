@@ -1,0 +1,28 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { createTestDatabase, type TestDatabase } from '../src/testing/index.js';
+import { ensureRoles } from '../src/index.js';
+
+let db: TestDatabase;
+beforeAll(async () => { db = await createTestDatabase([]); });
+afterAll(async () => { await db.drop(); });
+
+it('keeps the password stored in the database, so servers sharing a cluster do not reset it', async () => {
+  expect(await ensureRoles(db.ownerUrl)).toBe(db.authenticatorPassword);
+  expect(await ensureRoles(db.ownerUrl)).toBe(db.authenticatorPassword);
+  const request = postgres(db.requestUrl, { max: 1 });
+  try {
+    expect(await request`select current_user as who`).toEqual([{ who: 'authenticator' }]);
+  } finally {
+    await request.end();
+  }
+});
+
+it('does not let the request role read the stored password', async () => {
+  const request = postgres(db.requestUrl, { max: 1 });
+  try {
+    await expect(request`select value from auction_ops.settings`).rejects.toMatchObject({ code: '42501' });
+  } finally {
+    await request.end();
+  }
+});

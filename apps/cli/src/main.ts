@@ -3,6 +3,9 @@ import { ConfigError } from '@auction-ops/server';
 import { migrateCommand, statusCommand } from './commands/migrate.js';
 import { keysCommand } from './commands/keys.js';
 import { superAdminCommand, UsageError } from './commands/super-admin.js';
+import { mailCommand } from './commands/mail.js';
+import { seedCommand } from './commands/seed.js';
+import { withDatabase } from './database.js';
 
 const HELP = `usage: auction-ops <command>
 
@@ -10,6 +13,8 @@ const HELP = `usage: auction-ops <command>
   status                     database state and pending migrations
   keys                       print the anon and service_role API keys
   super-admin grant <email>  make a user a system-wide administrator (also: revoke <email>, list)
+  seed --demo [--scale N]    create a realistic demo auction (migrates first); prints the users' passwords
+  mail [list|show <id>]      the local mail outbox (MAIL_PROVIDER=outbox, the default)
 
 Configuration comes from the environment (see README): DATA_DIR, DATABASE_URL, JWT_SECRET, ...`;
 
@@ -18,6 +23,8 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   status: () => statusCommand(),
   keys: () => keysCommand(),
   'super-admin': superAdminCommand,
+  seed: (args) => withDatabase({ migrate: true }, (db) => seedCommand(args, db)),
+  mail: (args) => withDatabase({ migrate: false }, (db) => mailCommand(args, db)),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -13,7 +13,7 @@ async function restFamily(ctx: ServerContext): Promise<Mounted> {
     maxRows: ctx.config.REST_MAX_ROWS,
     statementTimeoutMs: ctx.config.DB_STATEMENT_TIMEOUT_MS,
   });
-  return { app: restRoutes(engine) as unknown as Mounted['app'], close: () => engine.close() };
+  return { app: restRoutes(engine), close: () => engine.close() };
 }
 
 export async function createFamilies(ctx: ServerContext): Promise<Families> {

@@ -1,44 +1,29 @@
-// /rest/v1: a thin Hono adapter over @auction-ops/rest-engine. The auth middleware has verified the JWT and put its
-// claims on the context (undefined for anon) or set authError; this file only translates request and response.
-import { Hono, type Context } from 'hono';
+// /rest/v1: a thin Hono adapter over @auction-ops/rest-engine. The gateway has verified the token and put its
+// claims on the context, or set authError; this file only translates the request and the response.
+import { Hono } from 'hono';
 import type { RestEngine } from '@auction-ops/rest-engine';
+import type { AppEnv } from '../context.js';
 
-export interface RestRoutesOptions {
-  /** Where the routes are mounted; stripped from the path the engine sees. */
-  basePath?: string;
-}
+const MOUNT = '/rest/v1';
 
-function authErrorMessage(err: unknown): string {
-  if (typeof err === 'string') return err;
-  if (err && typeof err === 'object' && 'message' in err && typeof (err as { message: unknown }).message === 'string') {
-    return (err as { message: string }).message;
-  }
-  return 'JWT invalid';
-}
-
-export function restRoutes(engine: RestEngine, options: RestRoutesOptions = {}): Hono {
-  const basePath = options.basePath ?? '/rest/v1';
-  const app = new Hono();
-  app.all('*', async (c: Context) => {
-    const get = (c as unknown as { get(key: string): unknown }).get.bind(c);
-    const authError = get('authError');
+export function restRoutes(engine: RestEngine): Hono<AppEnv> {
+  return new Hono<AppEnv>().all('*', async (c) => {
+    const authError = c.get('authError');
     if (authError) {
-      const message = authErrorMessage(authError);
+      // The interface's expired-token answer: 401 with a message naming the expiry, PGRST301 kept as the code.
+      const message = authError.message;
       return c.body(JSON.stringify({ code: 'PGRST301', details: null, hint: null, message, status: 401 }), 401, {
         'content-type': 'application/json; charset=utf-8',
         'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"`,
       });
     }
     const url = new URL(c.req.url);
-    let path = url.pathname;
-    if (path.startsWith(basePath)) path = path.slice(basePath.length);
+    const path = url.pathname.startsWith(MOUNT) ? url.pathname.slice(MOUNT.length) : url.pathname;
     const headers: Record<string, string> = {};
-    c.req.raw.headers.forEach((value, key) => { headers[key.toLowerCase()] = value; });
+    c.req.raw.headers.forEach((value, key) => { headers[key] = value; });
     const method = c.req.method;
     const body = method === 'GET' || method === 'HEAD' ? undefined : await c.req.text();
-    const claims = get('claims') as Record<string, unknown> | undefined;
-    const res = await engine.handle({ method, path: path || '/', search: url.search.slice(1), headers, body, claims });
+    const res = await engine.handle({ method, path: path || '/', search: url.search.slice(1), headers, body, claims: c.get('claims') });
     return new Response(res.body, { status: res.status, headers: res.headers });
   });
-  return app;
 }

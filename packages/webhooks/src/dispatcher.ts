@@ -37,6 +37,8 @@ export interface DispatcherOptions {
   disableAfterFailures: number;
   allowHttp: boolean;
   allowedCidrs: readonly Cidr[];
+  /** Extra trusted CA certificates (PEM), added to the system's. */
+  tlsCa?: string;
   pollIntervalMs: number;
   logRetentionDays: number;
   /** How long stop() waits for in-flight attempts before aborting them (they are then queued again at once). */
@@ -80,6 +82,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     allowHttp: options.allowHttp,
     // Several endpoints may share an origin; the per-endpoint limit is enforced by the claim, not the agent.
     maxSockets: options.concurrency,
+    ca: options.tlsCa,
   });
   // Twice the timeout leaves room to record the outcome; a crashed dispatcher's claims return after it.
   const leaseMs = options.leaseMs ?? options.timeoutMs * 2;
@@ -269,11 +272,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     for (const t of timers.splice(0)) clearInterval(t);
     wake();
     await unlisten?.().catch(() => {});
-    await loopDone;
-    if (graceful && work.size > 0) {
-      const grace = new Promise((r) => setTimeout(r, options.stopGraceMs ?? 5000).unref());
-      await Promise.race([Promise.all([...work]), grace]);
-    }
+    const graceMs = options.stopGraceMs ?? 5000;
+    const grace = () => new Promise((r) => setTimeout(r, graceMs).unref());
+    // A loop stuck in a query (the watchdog's case) must not hold the shutdown up.
+    await Promise.race([loopDone, grace()]);
+    if (graceful && work.size > 0) await Promise.race([Promise.all([...work]), grace()]);
     for (const entry of inflight.values()) entry.abort.abort();
     if (graceful) await Promise.allSettled([...work]);
     sender.close();

@@ -3,6 +3,7 @@
 // body kept for the attempt log. Nothing here throws: every outcome is a SendResult.
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
 import type { AddressGuard } from './ssrf-guard.js';
@@ -33,6 +34,8 @@ export interface HttpSenderOptions {
   allowHttp: boolean;
   /** Keep-alive sockets per origin. */
   maxSockets?: number;
+  /** Extra trusted CA certificates (PEM) for receivers on a private PKI; the system's are trusted regardless. */
+  ca?: string;
 }
 
 export interface HttpSender {
@@ -61,7 +64,7 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
   const lookup = guardedLookup(options.guard);
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 16, lookup };
   const httpAgent = new http.Agent(agentOptions);
-  const httpsAgent = new https.Agent(agentOptions);
+  const httpsAgent = new https.Agent({ ...agentOptions, ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}) });
   const checked = new WeakSet<Socket>();
 
   function send(req: SendRequest): Promise<SendResult> {

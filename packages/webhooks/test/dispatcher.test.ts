@@ -2,12 +2,15 @@
 // retries and giving up, recovery, 410 and consecutive-failure disabling, redirects, Retry-After, the SSRF guard,
 // isolation of a hanging endpoint, a crash mid-delivery, and two dispatchers sharing the queue.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { authMigrations } from '@auction-ops/auth-core';
 import { domainMigrations } from '@auction-ops/domain';
 import { createDispatcher, parseCidrList, webhookMigrations, type Dispatcher, type DispatcherOptions } from '../src/index.js';
+import { TEST_CERT, TEST_KEY } from './fixtures/tls.js';
 import { createAuction, createEndpoint, emit, startReceiver, waitUntil, type Auction, type Receiver } from './helpers.js';
 
 let db: TestDatabase;
@@ -102,6 +105,34 @@ describe('requests', () => {
     const second = r.requests[1];
     expect(second.headers['x-webhook-signature']).toBe('sha256=' + createHmac('sha256', 'new-secret-0123456789').update(second.body).digest('hex'));
     expect(String(second.headers['webhook-signature']).split(' ')).toHaveLength(1);
+  });
+
+  it('delivers over HTTPS with the certificate verified', async () => {
+    const received: string[] = [];
+    const server = https.createServer({ cert: TEST_CERT, key: TEST_KEY }, (req, res) => {
+      req.resume();
+      req.on('end', () => { received.push(String(req.headers['x-webhook-id'])); res.writeHead(200).end(); });
+    });
+    await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+    try {
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const trusted = await createEndpoint(db.sql, a.id, url, { events: ['member.joined'] });
+      await dispatcher({ allowHttp: false, tlsCa: TEST_CERT, policy: { schedule: [0], jitter: 0, retryAfterMaxSeconds: 1 } }).start();
+      const ok = await emit(db.sql, a.id, 'member.joined');
+      await waitUntil(async () => (await delivery(ok)).status === 'delivered', 10_000, 'https delivery');
+      expect(received).toEqual([(await delivery(ok)).id]);
+      for (const d of running.splice(0)) await d.kill();
+      // Without the CA the self-signed receiver is not trusted.
+      await dispatcher({ allowHttp: false, policy: { schedule: [0], jitter: 0, retryAfterMaxSeconds: 1 } }).start();
+      const refused = await emit(db.sql, a.id, 'member.joined');
+      await waitUntil(async () => (await delivery(refused)).status === 'failed', 10_000, 'untrusted failure');
+      expect((await delivery(refused)).last_error).toMatch(/certificate/);
+      expect(received).toHaveLength(1);
+      await db.sql`delete from public.webhook_endpoints where id = ${trusted}`;
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('treats a redirect as a failure without following it, and keeps 2 KB of the response body', async () => {
@@ -200,6 +231,14 @@ describe('security', () => {
     expect(errors).toHaveLength(3);
     for (const e of errors) expect(e.error_message).toMatch(/^refused: .*private or reserved range/);
     expect(r.requests).toHaveLength(0);
+  });
+
+  it('connects by name when the resolved address is in an allowed range', async () => {
+    const r = await receiver();
+    await createEndpoint(db.sql, a.id, r.url.replace('127.0.0.1', 'localhost'));
+    await dispatcher({ allowedCidrs: parseCidrList('127.0.0.0/8, ::1/128') }).start();
+    await emit(db.sql, a.id);
+    await r.waitFor(1);
   });
 });
 

@@ -72,6 +72,27 @@ export async function main(): Promise<void> {
     console.log(`throughput: ${total} deliveries in ${seconds.toFixed(2)} s = ${Math.round(total / seconds)} deliveries/s (target >= 500)`);
     console.log(`  this process (server, dispatcher and receiver) used ${((cpu.user + cpu.system) / 1e6 / seconds * 100).toFixed(0)}% of one core meanwhile`);
 
+    // Baseline: the same number of plain POSTs to the same receiver at the dispatcher's in-flight ceiling here
+    // (ENDPOINTS x the per-endpoint limit), with no database: the most any sender could reach on this machine.
+    const slots = ENDPOINTS * server.ctx.config.WEBHOOK_PER_ENDPOINT_CONCURRENCY;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: slots });
+    const payload = JSON.stringify({ event: 'message.created', data: {} });
+    const post = () => new Promise<void>((resolve, reject) => {
+      const req = http.request(hookUrl, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+    let next = 0;
+    const b0 = performance.now();
+    await Promise.all(Array.from({ length: slots }, async () => { while (next++ < total) await post(); }));
+    const baseline = total / ((performance.now() - b0) / 1000);
+    agent.destroy();
+    console.log(`  baseline, plain POSTs without a database at ${slots} in flight: ${Math.round(baseline)}/s; ` +
+      `the dispatcher reached ${((total / seconds / baseline) * 100).toFixed(0)}% of it`);
+
     // Latency: one event per transaction at a steady rate; commit time is when the insert's commit returned.
     const committed = new Map<string, number>();
     const latencyStart = count;

@@ -218,6 +218,32 @@ describe('retries', () => {
   });
 });
 
+describe('operations', () => {
+  it('delivers test_webhook samples and replays failed deliveries with the same webhook_id', async () => {
+    let up = false;
+    const r = await receiver((_q, res) => { res.writeHead(up ? 200 : 500).end(); });
+    const id = await createEndpoint(db.sql, a.id, r.url, { events: ['channel.created'] });
+    await dispatcher({ policy: { schedule: [0], jitter: 0, retryAfterMaxSeconds: 1 } }).start();
+    const e1 = await emit(db.sql, a.id, 'channel.created');
+    const e2 = await emit(db.sql, a.id, 'channel.created');
+    await waitUntil(async () => (await delivery(e1)).status === 'failed' && (await delivery(e2)).status === 'failed', 10_000, 'failed');
+    up = true;
+    const [res] = await db.sql`select public.replay_failed_webhook_deliveries(${id}, now() - interval '1 hour') as r`;
+    expect(res.r.replayed).toBe(2);
+    await waitUntil(async () => (await delivery(e1)).status === 'delivered' && (await delivery(e2)).status === 'delivered', 10_000, 'replayed');
+    const d1 = await delivery(e1);
+    expect(d1.attempt_count).toBe(2);
+    expect(r.requests.filter((q) => q.headers['x-webhook-id'] === d1.id)).toHaveLength(2);
+    expect((await attempts(d1.id)).map((x) => [x.attempt, x.status])).toEqual([[1, 'failed'], [2, 'success']]);
+
+    const [t] = await db.sql`select public.test_webhook(${id}, 'problem.status_changed') as r`;
+    await waitUntil(async () => r.requests.some((q) => q.headers['x-webhook-id'] === t.r.delivery_id), 10_000, 'test delivery');
+    const sample = JSON.parse(r.requests.find((q) => q.headers['x-webhook-id'] === t.r.delivery_id)!.body);
+    expect(sample).toMatchObject({ event: 'problem.status_changed', webhook_id: t.r.delivery_id, auction_id: a.id });
+    expect(Object.keys(sample.data)).toEqual(expect.arrayContaining(['previous_status', 'new_status', 'assigned_to']));
+  });
+});
+
 describe('security', () => {
   it('refuses loopback unless a CIDR opens it, by address and by name', async () => {
     const r = await receiver();

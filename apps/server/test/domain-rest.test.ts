@@ -126,8 +126,8 @@ describe('locations and submissions', () => {
     expect(created.error).toBeNull();
     expect(created.data).toMatchObject({ location_name: 'North Lot', submitted_by: 'Mia Member', entry_count: 2, total_car_count: 15, image_url: 'https://img/main.jpg' });
     expect(created.data.entries).toEqual([
-      { type_id: typeIds[1], type_name: 'Unsold', car_count: 3, image_url: null },
-      { type_id: typeIds[0], type_name: 'Sold', car_count: 12, image_url: 'https://img/1.jpg' },
+      { type_name: 'Unsold', car_count: 3, image_url: null },
+      { type_name: 'Sold', car_count: 12, image_url: 'https://img/1.jpg' },
     ]);
     const from = new Date(Date.now() - 3_600_000).toISOString();
     const to = new Date(Date.now() + 3_600_000).toISOString();
@@ -136,6 +136,7 @@ describe('locations and submissions', () => {
       .order('submitted_at', { ascending: false }).limit(10);
     expect(recent.count).toBe(1);
     expect(recent.data![0]).toMatchObject({ id: created.data.id, total_car_count: 15, entry_count: 2 });
+    expect(Object.keys(recent.data![0]).sort()).toEqual(['auction_id', 'entries', 'entry_count', 'id', 'image_url', 'location_id', 'location_name', 'submitted_at', 'submitted_by', 'total_car_count', 'user_id']);
     const one = await sb('admin').rpc('get_submission_with_entries', { p_submission_id: created.data.id });
     expect(one.data).toEqual(created.data);
     const outsider = await sb('outsider').from('recent_submissions').select().eq('auction_id', auctionId);
@@ -162,6 +163,7 @@ describe('inspections', () => {
     expect(full.data!.quality_defects.map((d: any) => [d.notes, d.category.name]).sort()).toEqual([['door', cats.data![0].name], ['hood', cats.data![1].name]].sort());
     const recent = await sb('admin').from('recent_quality_inspections').select().eq('auction_id', auctionId).order('submitted_at', { ascending: false }).limit(5);
     expect(recent.data![0]).toMatchObject({ id: insp.data!.id, location_name: 'North Lot', inspector_name: 'Mia Member', defect_count: 2 });
+    expect(Object.keys(recent.data![0]).sort()).toEqual(['auction_id', 'barcode', 'defect_count', 'id', 'inspector_name', 'location_id', 'location_name', 'submitted_at', 'user_id', 'vin_number']);
     const badVin = await sb('member').from('quality_inspections').insert({ auction_id: auctionId, location_id: locationId, vin_number: 'OOOOOOOOOOOOOOOOO', barcode: 'x' });
     expect(badVin.status).toBe(400);
     expect(badVin.error?.code).toBe('23514');
@@ -185,6 +187,7 @@ describe('rock reports', () => {
       id, issue_name: 'Flat tires', area: 'Yard', location_name: 'North Lot', status: 'in_progress', prepared_by_name: 'Mia Member',
       assigned_to_name: 'Adam Admin', action_count: 2, completed_action_count: 1,
     })]);
+    expect(Object.keys(active.data![0]).sort()).toEqual(['action_count', 'area', 'assigned_to_name', 'auction_id', 'completed_action_count', 'id', 'issue_name', 'location_name', 'prepared_by_name', 'status', 'submitted_at']);
     const closed = await sb('member').from('problem_reports').update({ status: 'closed' }).eq('id', id).select().single();
     expect(closed.data!.status).toBe('closed');
     const invalid = await sb('member').from('problem_reports').update({ status: 'in_progress' }).eq('id', id).select();
@@ -217,6 +220,10 @@ describe('chat', () => {
     const msgs = await sb('member').from('messages_with_reply_count').select().eq('channel_id', ch.data!.id).is('parent_message_id', null).order('created_at', { ascending: false }).limit(20);
     expect(msgs.data!.map((m) => [m.content, m.reply_count])).toEqual([['Trucks at 11', 1]]);
     expect(msgs.data![0].last_reply_at).not.toBeNull();
+    // The view keeps the messages FK, so the sender embeds as on the table (hinted: message_reactions is a second path).
+    const withSender = await sb('member').from('messages_with_reply_count').select('id, reply_count, user:users!messages_user_id_fkey(id, full_name)').eq('id', top.data!.id).single();
+    expect(withSender.error).toBeNull();
+    expect(withSender.data).toMatchObject({ reply_count: 1, user: { id: users.admin!.id, full_name: 'Adam Admin' } });
     const unread = await sb('member').rpc('get_total_unread_count', { p_auction_id: auctionId });
     expect(unread.data).toBe(2);
     const read = await sb('member').rpc('mark_channel_as_read', { p_channel_id: ch.data!.id });

@@ -109,7 +109,7 @@ end $$;
 create trigger lot_submission_entries_fill before insert or update on public.lot_submission_entries
   for each row execute function public.lot_submission_entries_fill();
 
--- The submission in the shape clients read (recent_submissions) and webhooks receive (submission.created).
+-- The submission in the shape clients read: exactly the interface's fields.
 create view public.recent_submissions with (security_invoker = true) as
 select
   s.id, s.auction_id, s.location_id, l.name as location_name, s.user_id,
@@ -118,13 +118,13 @@ select
   coalesce(e.entries, '[]'::jsonb) as entries,
   coalesce(e.entry_count, 0)::integer as entry_count,
   coalesce(e.total_car_count, 0)::integer as total_car_count,
-  s.image_url, s.notes
+  s.image_url
 from public.lot_submissions s
 join public.locations l on l.id = s.location_id
 left join public.users u on u.id = s.user_id
 left join lateral (
   select
-    jsonb_agg(jsonb_build_object('type_id', en.submission_type_id, 'type_name', t.name, 'car_count', en.car_count,
+    jsonb_agg(jsonb_build_object('type_name', t.name, 'car_count', en.car_count,
       'image_url', en.image_url) order by lst.display_order nulls last, t.name) as entries,
     count(*) as entry_count,
     sum(en.car_count) as total_car_count
@@ -284,10 +284,19 @@ grant execute on function public.get_location_submission_types_ordered(uuid), pu
   public.create_lot_submission_with_entries(uuid, jsonb, text, text) to authenticated, service_role;
 
 -- Events ---------------------------------------------------------------------------------------------------
--- The submission event payload, read as the owner so it does not depend on the caller's view of users.
+-- The submission event payload (the view's fields, entries with their type_id), read as the owner so it does
+-- not depend on the caller's view of users.
 create function public.submission_event_data(p_submission_id uuid) returns jsonb
 language sql stable security definer set search_path = '' as $$
-  select to_jsonb(r) - 'auction_id' - 'entry_count' - 'notes' from public.recent_submissions r where r.id = p_submission_id
+  select (to_jsonb(r) - 'auction_id' - 'entry_count') || jsonb_build_object('entries', coalesce((
+      select jsonb_agg(jsonb_build_object('type_id', en.submission_type_id, 'type_name', t.name, 'car_count', en.car_count,
+        'image_url', en.image_url) order by lst.display_order nulls last, t.name)
+      from public.lot_submission_entries en
+      join public.submission_types t on t.id = en.submission_type_id
+      left join public.location_submission_types lst
+        on lst.location_id = r.location_id and lst.submission_type_id = en.submission_type_id
+      where en.submission_id = r.id), '[]'::jsonb))
+  from public.recent_submissions r where r.id = p_submission_id
 $$;
 revoke execute on function public.submission_event_data(uuid) from public;
 

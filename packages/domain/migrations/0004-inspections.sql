@@ -80,7 +80,7 @@ create view public.recent_quality_inspections with (security_invoker = true) as
 select
   i.id, i.auction_id, i.location_id, l.name as location_name, i.user_id,
   coalesce(nullif(trim(u.full_name), ''), split_part(u.email, '@', 1), 'Deleted user') as inspector_name,
-  i.vin_number, i.barcode, i.submitted_at, i.notes,
+  i.vin_number, i.barcode, i.submitted_at,
   coalesce(dc.defect_count, 0)::integer as defect_count
 from public.quality_inspections i
 join public.locations l on l.id = i.location_id

@@ -131,13 +131,13 @@ create trigger problem_actions_fill before insert or update on public.problem_ac
 
 create view public.active_problem_reports with (security_invoker = true) as
 select
-  p.id, p.auction_id, p.issue_name, p.area, p.location_id, l.name as location_name, p.status,
-  p.prepared_by, coalesce(nullif(trim(pu.full_name), ''), split_part(pu.email, '@', 1), 'Deleted user') as prepared_by_name,
-  p.assigned_to, case when p.assigned_to is not null
+  p.id, p.auction_id, p.issue_name, p.area, l.name as location_name, p.status,
+  coalesce(nullif(trim(pu.full_name), ''), split_part(pu.email, '@', 1), 'Deleted user') as prepared_by_name,
+  case when p.assigned_to is not null
     then coalesce(nullif(trim(au.full_name), ''), split_part(au.email, '@', 1), 'Deleted user') end as assigned_to_name,
   coalesce(a.action_count, 0)::integer as action_count,
   coalesce(a.completed_action_count, 0)::integer as completed_action_count,
-  p.submitted_at, p.updated_at
+  p.submitted_at
 from public.problem_reports p
 left join public.locations l on l.id = p.location_id
 left join public.users pu on pu.id = p.prepared_by
@@ -217,12 +217,12 @@ create policy problem_actions_delete on public.problem_actions for delete to aut
 create function public.problem_event_data(p_problem_id uuid) returns jsonb
 language sql stable security definer set search_path = '' as $$
   select jsonb_build_object(
-    'id', v.id, 'issue_name', v.issue_name, 'area', v.area, 'location_id', v.location_id,
-    'location_name', v.location_name, 'status', v.status,
-    'prepared_by', public.user_ref(v.prepared_by), 'assigned_to', public.user_ref(v.assigned_to),
+    'id', p.id, 'issue_name', p.issue_name, 'area', p.area, 'location_id', p.location_id,
+    'location_name', v.location_name, 'status', p.status,
+    'prepared_by', public.user_ref(p.prepared_by), 'assigned_to', public.user_ref(p.assigned_to),
     'action_count', v.action_count, 'completed_action_count', v.completed_action_count,
-    'submitted_at', v.submitted_at, 'updated_at', v.updated_at)
-  from public.active_problem_reports v where v.id = p_problem_id
+    'submitted_at', p.submitted_at, 'updated_at', p.updated_at)
+  from public.problem_reports p join public.active_problem_reports v on v.id = p.id where p.id = p_problem_id
 $$;
 revoke execute on function public.problem_event_data(uuid) from public;
 
@@ -260,12 +260,12 @@ begin
   if new.status = 'complete' and (tg_op = 'INSERT' or old.status is distinct from 'complete') then
     perform public.emit_event(new.auction_id, 'problem.action_completed', (
       select jsonb_build_object(
-        'id', new.id, 'problem_id', new.problem_id, 'issue_name', v.issue_name, 'location_id', v.location_id,
+        'id', new.id, 'problem_id', new.problem_id, 'issue_name', v.issue_name, 'location_id', p.location_id,
         'location_name', v.location_name, 'issue', new.issue, 'countermeasure', new.countermeasure,
         'responsible_person', new.responsible_person, 'completion_date', new.completion_date,
         'completed_at', new.completed_at, 'completed_by', public.user_ref(auth.uid()),
         'action_count', v.action_count, 'completed_action_count', v.completed_action_count)
-      from public.active_problem_reports v where v.id = new.problem_id));
+      from public.problem_reports p join public.active_problem_reports v on v.id = p.id where p.id = new.problem_id));
   end if;
   return null;
 end $$;

@@ -166,15 +166,11 @@ create trigger channel_notification_preferences_fill before insert or update on 
 
 create view public.messages_with_reply_count with (security_invoker = true) as
 select
-  m.id, m.auction_id, m.channel_id, m.user_id,
-  coalesce(nullif(trim(u.full_name), ''), split_part(u.email, '@', 1), 'Deleted user') as sender_name,
-  u.avatar_url as sender_avatar_url,
-  m.content, m.message_type, m.parent_message_id, m.mentions, m.is_edited, m.edited_at, m.is_deleted, m.deleted_at,
+  m.id, m.auction_id, m.channel_id, m.user_id, m.content, m.message_type, m.parent_message_id, m.mentions, m.is_edited, m.edited_at, m.is_deleted, m.deleted_at,
   m.created_at, m.updated_at,
   coalesce(r.reply_count, 0)::integer as reply_count,
   r.last_reply_at
 from public.messages m
-left join public.users u on u.id = m.user_id
 left join lateral (
   select count(*) as reply_count, max(x.created_at) as last_reply_at
   from public.messages x where x.parent_message_id = m.id and not x.is_deleted

@@ -31,8 +31,10 @@ it('anonymize_user scrubs the person, keeps their records, shown as "Deleted use
   expect(n).toBe(0);
   const [sub] = await as(w.a.admin, (tx) => tx`select submitted_by from public.recent_submissions where id = ${w.ids.submission}`);
   expect(sub!.submitted_by).toBe('Deleted user');
-  const [msg] = await as(w.a.admin, (tx) => tx`select sender_name, content from public.messages_with_reply_count where id = ${w.ids.message}`);
-  expect(msg).toEqual({ sender_name: 'Deleted user', content: 'hello' });
+  const [msg] = await as(w.a.admin, (tx) => tx`select user_id, content from public.messages_with_reply_count where id = ${w.ids.message}`);
+  expect(msg).toEqual({ user_id: w.a.member, content: 'hello' });
+  const [rep] = await as(w.a.admin, (tx) => tx`select prepared_by_name from public.active_problem_reports where id = ${w.ids.problem}`);
+  expect(rep!.prepared_by_name).toBe('Deleted user');
   const [{ m }] = await db.sql`select count(*)::int m from public.auction_members where user_id = ${w.a.member}`;
   expect(m).toBe(0);
 });

@@ -30,12 +30,13 @@ describe('submission events', () => {
       p_image_url := 'https://i/main.jpg') as s`);
     const s = r[0].s;
     expect(s).toMatchObject({ location_name: 'North lot', submitted_by: 'Member world-a', entry_count: 1, total_car_count: 7, image_url: 'https://i/main.jpg' });
-    expect(s.entries).toEqual([{ type_id: w.ids.type, type_name: 'Sold', car_count: 7, image_url: 'https://i/x.jpg' }]);
+    expect(s.entries).toEqual([{ type_name: 'Sold', car_count: 7, image_url: 'https://i/x.jpg' }]);
+    expect(keys(s)).toEqual(keys({ id: 1, auction_id: 1, location_id: 1, location_name: 1, user_id: 1, submitted_by: 1, submitted_at: 1, entries: 1, entry_count: 1, total_car_count: 1, image_url: 1 }));
     const ev = await events();
     expect(ev.map((e) => e.event_type)).toEqual(['submission.created']);
     expect(ev[0].auction_id).toBe(w.a.auctionId);
     expect(keys(ev[0].data)).toEqual(keys({ id: 1, location_id: 1, location_name: 1, user_id: 1, submitted_by: 1, submitted_at: 1, entries: 1, total_car_count: 1, image_url: 1 }));
-    expect(ev[0].data.entries).toEqual(s.entries);
+    expect(ev[0].data.entries).toEqual([{ type_id: w.ids.type, type_name: 'Sold', car_count: 7, image_url: 'https://i/x.jpg' }]);
     expect(ev[0].data.total_car_count).toBe(7);
   });
 

@@ -25,12 +25,11 @@ begin
   left join public.lot_submission_entries e on e.submission_id = s.id
   where s.location_id = p_location_id and s.submitted_at between p_start_date and p_end_date;
   return jsonb_build_object(
-    'location_id', p_location_id,
     'total_submissions', v_total,
     'total_car_count', v_cars,
     'average_car_count', case when v_total = 0 then 0 else round(v_cars::numeric / v_total, 2) end,
     'by_type', coalesce((
-      select jsonb_agg(jsonb_build_object('type_id', t.id, 'type_name', t.name, 'count', t.cars) order by t.cars desc, t.name)
+      select jsonb_agg(jsonb_build_object('type_name', t.name, 'count', t.cars) order by t.cars desc, t.name)
       from (
         select st.id, st.name, sum(e.car_count)::integer as cars
         from public.lot_submissions s

@@ -1,6 +1,7 @@
 // rest-engine benchmark (`pnpm bench rest` or `node --import tsx scripts/bench-rest.ts`). Nothing here asserts timings.
 // A 100k-row table under RLS with a to-many child, queried with a user JWT by wrk (50 connections) through:
-//   engine: Hono + API key check + JWT verify (jose, HS256) + parse/plan/compile/execute/respond;
+//   engine: the real server (startServer): request log, CORS, API-key gate, JWT verification (cached), the /rest/v1
+//           adapter and the engine's parse/plan/compile/execute/respond;
 //   (a) a minimal Hono route sending the identical context and main statements;
 //   (b) the same statements from a Node loop with postgres.js (50 concurrent workers).
 // Plus a parse+plan+compile micro-benchmark. BENCH_SECONDS sets each run's length (default 10).
@@ -12,10 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { authenticatorUrl, ensureRoles, migrate, startEmbeddedPostgres } from '../packages/database/src/index.js';
+import { ensureRoles, migrate, startEmbeddedPostgres } from '../packages/database/src/index.js';
+import { startServer, loadConfig } from '../apps/server/src/index.js';
 import { createRestEngine } from '../packages/rest-engine/src/index.js';
 import { compile } from '../packages/rest-engine/src/compile/statement-compiler.js';
-import { execute, installRawText } from '../packages/rest-engine/src/execute.js';
+import { execute } from '../packages/rest-engine/src/execute.js';
 import { plan } from '../packages/rest-engine/src/plan/planner.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -83,15 +85,20 @@ export async function main(): Promise<void> {
     console.log('seeding 100k items and 200k notes ...');
     await migrate(cluster.url, [{ name: 'bench', dir: migDir }]);
 
-    const sql = postgres(authenticatorUrl(cluster.url, password), { max: 20, onnotice: () => {} });
-    stops.push(() => sql.end());
+    const jwtSecret = 'bench-secret-'.padEnd(40, 'x');
+    const server = await startServer(loadConfig({
+      PORT: '0', DATABASE_URL: cluster.url, DATA_DIR: join(dir, 'data'), JWT_SECRET: jwtSecret,
+      LOG_LEVEL: 'warn', WORKERS_ENABLED: 'false', DB_POOL_SIZE: '20', REST_MAX_ROWS: '1000',
+    }));
+    stops.push(() => server.close());
+    // The baselines use the server's own request pool, so all three paths share connections and settings.
+    const sql = server.ctx.sql;
+    // A second engine on the same pool, only to plan and compile the baselines' statements.
     const engine = await createRestEngine({ sql, schemas: ['public'], maxRows: 1000, listen: false });
-    stops.push(() => engine.close());
-    installRawText(sql);
 
-    const secret = new TextEncoder().encode('bench-secret-'.padEnd(40, 'x'));
+    const secret = new TextEncoder().encode(jwtSecret);
     const sign = (claims: object) => new jose.SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(secret);
-    const apiKey = await sign({ role: 'anon' });
+    const apiKey = server.ctx.anonKey;
     const userToken = await sign({ sub: 'user-7', role: 'authenticated' });
     const claims = { sub: 'user-7', role: 'authenticated' };
 
@@ -101,18 +108,6 @@ export async function main(): Promise<void> {
     };
     const headersOf = (search: string) => ({ apikey: apiKey, authorization: `Bearer ${userToken}`, accept: 'application/json', search });
 
-    // The engine path, as apps/server would run it: API key present, JWT verified, then the engine.
-    const app = new Hono();
-    app.all('/rest/v1/*', async (c: any) => {
-      if (!c.req.header('apikey')) return c.json({ message: 'No API key found in request' }, 401);
-      const auth = c.req.header('authorization') ?? '';
-      const { payload } = await jose.jwtVerify(auth.slice(7), secret, { algorithms: ['HS256'] });
-      const url = new URL(c.req.url);
-      const headers: Record<string, string> = {};
-      c.req.raw.headers.forEach((v: string, k: string) => { headers[k] = v; });
-      const res = await engine.handle({ method: c.req.method, path: url.pathname.slice('/rest/v1'.length), search: url.search.slice(1), headers, claims: payload as Record<string, unknown> });
-      return new Response(res.body, { status: res.status, headers: res.headers });
-    });
     // Baseline (a): the identical statements, precompiled, from a minimal route.
     const compiled = Object.fromEntries(Object.entries(requests).map(([name, r]) => {
       const p = plan({ method: 'GET', ...r, headers: {} }, engine.schemaCache, { schemas: ['public'], maxRows: 1000, aggregatesEnabled: false, allowUnfilteredWrites: false, txRollbackAllowed: false });
@@ -132,7 +127,7 @@ export async function main(): Promise<void> {
       const s = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve(`http://127.0.0.1:${info.port}`));
       stops.push(() => new Promise((r) => s.close(r)));
     });
-    const engineUrl = await listen(app.fetch);
+    const engineUrl = server.url;
     const baseUrl = await listen(baseline.fetch);
 
     // Sanity: both paths return the same body.

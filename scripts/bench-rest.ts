@@ -37,16 +37,28 @@ insert into items (owner, title, price) select 'user-' || (g % 100), 'item ' || 
 insert into item_notes (item_id, body) select (g % 100000) + 1, 'note ' || g from generate_series(1, 200000) g;
 analyze;`;
 
-interface Figures { rps: number; p50: number; p99: number }
-const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms`;
+interface Figures { rps: number; p50: number; p99: number; cpuUs?: number }
+const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms`
+  + (f.cpuUs === undefined ? '' : `  node CPU ${f.cpuUs.toFixed(0).padStart(4)} µs/req`);
 
 async function wrk(url: string, headers: Record<string, string>): Promise<Figures> {
   const args = ['-t2', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
   // Asynchronous: the servers under test live in this process and must keep serving while wrk runs.
+  // This process's CPU time per request is steadier than req/s on a shared machine (Postgres and wrk excluded).
+  const cpu0 = process.cpuUsage();
   const { stdout: out } = await promisify(execFile)('wrk', args, { encoding: 'utf8' });
+  const cpu = process.cpuUsage(cpu0);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
   const ms = (s: string) => { const m = /([\d.]+)(us|ms|s)/.exec(s)!; return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1); };
   if (/Non-2xx/.test(out)) throw new Error(`wrk saw errors:\n${out}`);
-  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]), p50: ms(/50%\s+(\S+)/.exec(out)![1]), p99: ms(/99%\s+(\S+)/.exec(out)![1]) };
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]), p50: ms(/50%\s+(\S+)/.exec(out)![1]), p99: ms(/99%\s+(\S+)/.exec(out)![1]),
+    cpuUs: requests > 0 ? (cpu.user + cpu.system) / requests : undefined,
+  };
+}
+
+async function warm(url: string, headers: Record<string, string>): Promise<void> {
+  await promisify(execFile)('wrk', ['-t2', `-c${CONNECTIONS}`, '-d2s', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url]);
 }
 
 async function loop(run: () => Promise<unknown>): Promise<Figures> {
@@ -148,6 +160,12 @@ export async function main(): Promise<void> {
       console.log(`  ${name.padEnd(50)} ${(((performance.now() - t) * 1000) / n).toFixed(2)} µs`);
     }
 
+    // Warm-up (JIT, prepared statements on every pooled connection) so the first measured run is not penalised.
+    for (const [i, [, r]] of Object.entries(requests).entries()) {
+      const h = headersOf(r.search);
+      await warm(`${engineUrl}/rest/v1${r.path}?${r.search}`, { apikey: h.apikey, authorization: h.authorization });
+      await warm(`${baseUrl}/b${i}`, {});
+    }
     console.log(`\nload: ${CONNECTIONS} connections, ${SECONDS}s per run, wrk -t2`);
     for (const [i, [name, r]] of Object.entries(requests).entries()) {
       const h = headersOf(r.search);
@@ -158,7 +176,8 @@ export async function main(): Promise<void> {
       console.log(`  engine (HTTP, API key, JWT) ${fmt(eng)}`);
       console.log(`  (a) minimal Hono route      ${fmt(a)}`);
       console.log(`  (b) postgres.js loop        ${fmt(b)}`);
-      console.log(`  engine/(a) = ${(eng.rps / a.rps).toFixed(2)} (target 0.9)   engine/(b) = ${(eng.rps / b.rps).toFixed(2)} (target 0.7)`);
+      console.log(`  engine/(a) = ${(eng.rps / a.rps).toFixed(2)} (target 0.9)   engine/(b) = ${(eng.rps / b.rps).toFixed(2)} (target 0.7)`
+        + `   node CPU per request engine/(a) = ${((eng.cpuUs ?? 0) / (a.cpuUs ?? 1)).toFixed(2)}`);
     }
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});

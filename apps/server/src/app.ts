@@ -17,7 +17,7 @@ export function createApp(ctx: ServerContext, families: Families): Hono<AppEnv> 
   const app = new Hono<AppEnv>();
   app.use('*', requestLog(ctx.log));
   app.use('*', corsMiddleware);
-  app.use('*', clientIp(parseCidrs(ctx.config.TRUSTED_PROXY_CIDRS)));
+  app.use('*', clientIp(parseCidrs(ctx.config.TRUSTED_PROXY_CIDRS), ctx.config.TRUSTED_PROXY_CIDRS.trim() !== ''));
   app.use('*', apiKeyGate(ctx.verifier));
   app.route('/health', healthRoutes(ctx));
   app.route('/auth/v1', families.auth.app);

@@ -20,8 +20,9 @@ export interface ServerContext {
   requestUrl: string;
 }
 
-/** Hono variables set by the gateway middleware. */
+/** Hono variables set by the gateway middleware; bindings given by @hono/node-server (absent in app.request()). */
 export interface AppEnv {
+  Bindings: { incoming?: import('node:http').IncomingMessage };
   Variables: {
     requestId: string;
     /** Claims of the Bearer token, else of the API key; absent when the token failed (see authError). */

@@ -26,6 +26,17 @@ export interface RestEngineOptions {
   txRollbackAllowed?: boolean;
   /** LISTEN on channel `pgrst` for 'reload schema' (default true). */
   listen?: boolean;
+  /**
+   * Request headers left out of `request.headers` (default: authorization, apikey, cookie). They carry
+   * credentials that SQL should not see or leave in statement logs; the verified claims are in request.jwt.claims.
+   */
+  hiddenHeaders?: string[];
+}
+
+function sqlHeaders(headers: Record<string, string | undefined>, hidden: ReadonlySet<string>): string {
+  const visible: Record<string, string | undefined> = {};
+  for (const name in headers) if (!hidden.has(name)) visible[name] = headers[name];
+  return JSON.stringify(visible);
 }
 
 export interface EngineRequest {
@@ -68,6 +79,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     allowUnfilteredWrites: options.allowUnfilteredWrites ?? false,
     txRollbackAllowed: options.txRollbackAllowed ?? false,
   };
+  const hiddenHeaders = new Set((options.hiddenHeaders ?? ['authorization', 'apikey', 'cookie']).map((h) => h.toLowerCase()));
   const statementTimeout = options.statementTimeoutMs !== undefined ? String(options.statementTimeoutMs) : null;
 
   installRawText(sql);
@@ -109,7 +121,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
         claims: JSON.stringify(req.claims ?? { role }),
         method: req.method.toUpperCase(),
         path: req.path,
-        headers: JSON.stringify(req.headers),
+        headers: sqlHeaders(req.headers, hiddenHeaders),
         statementTimeout,
         timezone: plan.prefer.timezone,
       };

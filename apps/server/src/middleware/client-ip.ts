@@ -3,7 +3,6 @@
 // from anywhere else is ignored, so it cannot reset a limit.
 import { BlockList, isIP } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { AppEnv } from '../context.js';
 
 export function parseCidrs(list: string): BlockList {
@@ -24,13 +23,10 @@ function trusted(blocks: BlockList, ip: string): boolean {
   return blocks.check(mapped ?? ip, mapped ? 'ipv4' : kind === 6 ? 'ipv6' : 'ipv4');
 }
 
-export function clientIp(trustedProxies: BlockList): MiddlewareHandler<AppEnv> {
+export function clientIp(trustedProxies: BlockList, anyTrusted: boolean): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    let ip = '0.0.0.0';
-    try {
-      ip = getConnInfo(c).remote.address ?? ip;
-    } catch { /* not a node socket (app.request in tests) */ }
-    if (trusted(trustedProxies, ip)) {
+    let ip = c.env?.incoming?.socket.remoteAddress ?? '0.0.0.0';
+    if (anyTrusted && trusted(trustedProxies, ip)) {
       const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter((s) => isIP(s));
       while (hops.length > 0) {
         const hop = hops.pop()!;

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context.js';
 import type { Logger } from '../logger.js';
+import { presetHeaders } from './response-headers.js';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -13,8 +14,9 @@ export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
     const incoming = c.req.header('x-request-id');
     const id = incoming && SAFE_ID.test(incoming) ? incoming : randomUUID();
     c.set('requestId', id);
+    const after = presetHeaders(c, { 'x-request-id': id });
     await next();
-    c.header('X-Request-Id', id);
+    after();
     log.info('request', {
       id,
       method: c.req.method,

@@ -17,13 +17,27 @@ export function restRoutes(engine: RestEngine): Hono<AppEnv> {
         'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"`,
       });
     }
-    const url = new URL(c.req.url);
-    const path = url.pathname.startsWith(MOUNT) ? url.pathname.slice(MOUNT.length) : url.pathname;
-    const headers: Record<string, string> = {};
-    c.req.raw.headers.forEach((value, key) => { headers[key] = value; });
+    // Node's parsed request line and headers when served by node-server: building a URL and a Headers object per
+    // request costs more than the engine's whole parse-plan-compile.
+    const incoming = c.env?.incoming;
+    const target = incoming?.url ?? c.req.url.slice(c.req.url.indexOf('/', c.req.url.indexOf('//') + 2));
+    const q = target.indexOf('?');
+    const pathname = q === -1 ? target : target.slice(0, q);
+    const path = pathname.startsWith(MOUNT) ? pathname.slice(MOUNT.length) : pathname;
+    const headers = incoming ? nodeHeaders(incoming.headers) : Object.fromEntries(c.req.raw.headers);
     const method = c.req.method;
     const body = method === 'GET' || method === 'HEAD' ? undefined : await c.req.text();
-    const res = await engine.handle({ method, path: path || '/', search: url.search.slice(1), headers, body, claims: c.get('claims') });
+    const res = await engine.handle({ method, path: path || '/', search: q === -1 ? '' : target.slice(q + 1), headers, body, claims: c.get('claims') });
     return new Response(res.body, { status: res.status, headers: res.headers });
   });
+}
+
+/** Node keeps repeated headers as arrays (set-cookie) or joins them; the engine takes one string per name. */
+function nodeHeaders(headers: import('node:http').IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key in headers) {
+    const value = headers[key];
+    if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
 }

@@ -1,0 +1,103 @@
+// The gateway in front of every path family, over a real socket: CORS (preflight and exposed headers), request ids,
+// bearer tokens that are expired or forged, and what SQL sees of the request.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SignJWT } from 'jose';
+import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { loadConfig, startServer, type RunningServer } from '../src/index.js';
+
+const SECRET = 'gateway-secret-'.padEnd(40, 'g');
+let db: TestDatabase;
+let dataDir: string;
+let server: RunningServer;
+
+const sign = (claims: Record<string, unknown>, secret = SECRET) =>
+  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret));
+
+beforeAll(async () => {
+  db = await createTestDatabase([]);
+  // Created before the server starts, so the schema cache sees it.
+  await db.sql.unsafe(`create function public.echo_request() returns json language sql stable as $$
+    select json_build_object('headers', current_setting('request.headers', true)::json,
+                             'claims', current_setting('request.jwt.claims', true)::json, 'role', current_user) $$;
+    grant execute on function public.echo_request() to anon, authenticated`);
+  dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-gateway-'));
+  server = await startServer(loadConfig({
+    PORT: '0', DATABASE_URL: db.ownerUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', JWT_SECRET: SECRET, WORKERS_ENABLED: 'false',
+  }));
+});
+afterAll(async () => {
+  await server?.close();
+  await db?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('CORS', () => {
+  it('answers a preflight with the headers supabase-js sends', async () => {
+    const res = await fetch(`${server.url}/rest/v1/auctions`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'apikey, authorization, x-client-info' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(res.headers.get('access-control-allow-methods')).toContain('PATCH');
+    const allowed = res.headers.get('access-control-allow-headers')!.split(',');
+    for (const h of ['apikey', 'authorization', 'content-type', 'x-client-info', 'x-supabase-api-version', 'prefer', 'range']) expect(allowed).toContain(h);
+  });
+
+  it('exposes the headers clients read, on success and on error responses', async () => {
+    for (const headers of [{ origin: 'https://app.example.com', apikey: server.ctx.anonKey }, { origin: 'https://app.example.com' }]) {
+      const res = await fetch(`${server.url}/rest/v1/`, { headers });
+      expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+      const exposed = res.headers.get('access-control-expose-headers')!.split(',');
+      for (const h of ['Content-Range', 'Content-Location', 'Preference-Applied', 'X-RateLimit-Remaining', 'X-Supabase-Api-Version']) expect(exposed).toContain(h);
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it('keeps a well-formed incoming request id and replaces a malformed one', async () => {
+    const kept = await fetch(`${server.url}/health`, { headers: { 'x-request-id': 'trace-123' } });
+    expect(kept.headers.get('x-request-id')).toBe('trace-123');
+    const replaced = await fetch(`${server.url}/health`, { headers: { 'x-request-id': 'bad id\twith tab' } });
+    expect(replaced.headers.get('x-request-id')).not.toContain('bad');
+  });
+});
+
+describe('bearer tokens on /rest/v1', () => {
+  const call = (token?: string) => fetch(`${server.url}/rest/v1/rpc/echo_request`, {
+    method: 'POST',
+    headers: { apikey: server.ctx.anonKey, 'content-type': 'application/json', 'x-client-info': 'supabase-js/2', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: '{}',
+  });
+
+  it('gives 401 PGRST301 with status 401 for an expired token', async () => {
+    const res = await call(await sign({ sub: 'u1', role: 'authenticated', exp: Math.floor(Date.now() / 1000) - 10 }));
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ code: 'PGRST301', details: null, hint: null, message: 'JWT expired', status: 401 });
+  });
+
+  it('gives 401 for a token signed with another secret', async () => {
+    const res = await call(await sign({ sub: 'u1', role: 'authenticated' }, 'another-secret-'.padEnd(40, 'z')));
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ code: 'PGRST301' });
+  });
+
+  it('runs as the token role with its claims, and keeps credentials out of request.headers', async () => {
+    const res = await call(await sign({ sub: 'user-1', role: 'authenticated', exp: Math.floor(Date.now() / 1000) + 60 }));
+    expect(res.status).toBe(200);
+    const seen = await res.json();
+    expect(seen.role).toBe('authenticated');
+    expect(seen.claims).toMatchObject({ sub: 'user-1', role: 'authenticated' });
+    expect(seen.headers['x-client-info']).toBe('supabase-js/2');
+    expect(seen.headers).not.toHaveProperty('authorization');
+    expect(seen.headers).not.toHaveProperty('apikey');
+  });
+
+  it('runs as anon with the API key alone', async () => {
+    const seen = await (await call()).json();
+    expect(seen.role).toBe('anon');
+    expect(seen.claims).toMatchObject({ role: 'anon' });
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, ConfigError } from './config.js';
+import { loadConfig, ConfigError, withPort } from './config.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -27,5 +27,14 @@ describe('loadConfig', () => {
     const config = loadConfig({ PUBLIC_URL: 'https://api.example.com/', APP_URL: 'https://app.example.com/' });
     expect(config.PUBLIC_URL).toBe('https://api.example.com');
     expect(config.APP_URL).toBe('https://app.example.com');
+  });
+
+  it('moves derived URLs with the port but keeps given ones', () => {
+    const derived = withPort(loadConfig({ PORT: '0' }), 4321);
+    expect(derived.PUBLIC_URL).toBe('http://127.0.0.1:4321');
+    expect(derived.APP_URL).toBe('http://127.0.0.1:4321');
+    const given = withPort(loadConfig({ PORT: '0', PUBLIC_URL: 'https://api.example.com', APP_URL: 'https://app.example.com' }), 4321);
+    expect(given.PUBLIC_URL).toBe('https://api.example.com');
+    expect(given.APP_URL).toBe('https://app.example.com');
   });
 });

@@ -82,6 +82,8 @@ export interface Config extends Env {
   PUBLIC_URL: string;
   APP_URL: string;
   DATA_DIR: string;
+  /** PUBLIC_URL and APP_URL that were derived from HOST and PORT rather than given. */
+  derivedUrls: { publicUrl: boolean; appUrl: boolean };
 }
 
 export class ConfigError extends Error {
@@ -98,6 +100,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration: ${key}=${JSON.stringify(env[key] ?? '')} ${issue.message}`);
   }
   const out = result.output;
-  const publicUrl = (out.PUBLIC_URL ?? `http://${out.HOST}:${out.PORT}`).replace(/\/$/, '');
-  return { ...out, DATA_DIR: resolve(out.DATA_DIR), PUBLIC_URL: publicUrl, APP_URL: (out.APP_URL ?? publicUrl).replace(/\/$/, '') };
+  const config = {
+    ...out,
+    DATA_DIR: resolve(out.DATA_DIR),
+    PUBLIC_URL: out.PUBLIC_URL ?? '',
+    APP_URL: out.APP_URL ?? '',
+    derivedUrls: { publicUrl: !out.PUBLIC_URL, appUrl: !out.APP_URL },
+  };
+  return withPort(config, out.PORT);
+}
+
+/** The configuration with its port settled (PORT=0 is resolved to a free port before start), and derived URLs following it. */
+export function withPort(config: Config, port: number): Config {
+  const publicUrl = (config.derivedUrls.publicUrl ? `http://${config.HOST}:${port}` : config.PUBLIC_URL).replace(/\/$/, '');
+  return {
+    ...config,
+    PORT: port,
+    PUBLIC_URL: publicUrl,
+    APP_URL: (config.derivedUrls.appUrl ? publicUrl : config.APP_URL).replace(/\/$/, ''),
+  };
 }

@@ -3,9 +3,9 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import postgres from 'postgres';
-import { prepareDatabase } from '@auction-ops/database';
+import { findFreePort, prepareDatabase } from '@auction-ops/database';
 import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
-import type { Config } from './config.js';
+import { withPort, type Config } from './config.js';
 import type { ServerContext } from './context.js';
 import { createLogger, type Logger } from './logger.js';
 import { loadSecrets } from './secrets.js';
@@ -21,6 +21,8 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningServer> {
+  // PORT=0 asks for any free port: settle it first so PUBLIC_URL (token issuer, e-mail links) names the real one.
+  if (config.PORT === 0) config = withPort(config, await findFreePort());
   const secrets = loadSecrets(config.DATA_DIR, config.JWT_SECRET);
   const db = await prepareDatabase({
     databaseUrl: config.DATABASE_URL,

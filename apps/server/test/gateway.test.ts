@@ -48,7 +48,8 @@ describe('CORS', () => {
   });
 
   it('exposes the headers clients read, on success and on error responses', async () => {
-    for (const headers of [{ origin: 'https://app.example.com', apikey: server.ctx.anonKey }, { origin: 'https://app.example.com' }]) {
+    const variants: Record<string, string>[] = [{ origin: 'https://app.example.com', apikey: server.ctx.anonKey }, { origin: 'https://app.example.com' }];
+    for (const headers of variants) {
       const res = await fetch(`${server.url}/rest/v1/`, { headers });
       expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
       const exposed = res.headers.get('access-control-expose-headers')!.split(',');

@@ -8,6 +8,8 @@ import { SignJWT } from 'jose';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { loadConfig, startServer, type RunningServer } from '../src/index.js';
 
+interface Seen { role: string; claims: Record<string, unknown>; headers: Record<string, string> }
+
 const SECRET = 'gateway-secret-'.padEnd(40, 'g');
 let db: TestDatabase;
 let dataDir: string;
@@ -88,7 +90,7 @@ describe('bearer tokens on /rest/v1', () => {
   it('runs as the token role with its claims, and keeps credentials out of request.headers', async () => {
     const res = await call(await sign({ sub: 'user-1', role: 'authenticated', exp: Math.floor(Date.now() / 1000) + 60 }));
     expect(res.status).toBe(200);
-    const seen = await res.json();
+    const seen = (await res.json()) as Seen;
     expect(seen.role).toBe('authenticated');
     expect(seen.claims).toMatchObject({ sub: 'user-1', role: 'authenticated' });
     expect(seen.headers['x-client-info']).toBe('supabase-js/2');
@@ -97,7 +99,7 @@ describe('bearer tokens on /rest/v1', () => {
   });
 
   it('runs as anon with the API key alone', async () => {
-    const seen = await (await call()).json();
+    const seen = (await (await call()).json()) as Seen;
     expect(seen.role).toBe('anon');
     expect(seen.claims).toMatchObject({ role: 'anon' });
   });

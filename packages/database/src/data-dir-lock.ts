@@ -1,20 +1,12 @@
 // One server per DATA_DIR: a second one would start a second postmaster on the same files or race the first.
 import { openSync, writeSync, closeSync, readFileSync, unlinkSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive } from './process-alive.js';
 
 export class DataDirInUseError extends Error {
   constructor(dataDir: string, pid: number) {
     super(`DATA_DIR ${dataDir} is in use by another auction-ops server (pid ${pid}); stop it or choose another DATA_DIR`);
     this.name = 'DataDirInUseError';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -37,7 +29,7 @@ export function lockDataDir(dataDir: string): { release(): void } {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const pid = Number(readFileSync(file, 'utf8'));
-      if (pid && pid !== process.pid && alive(pid)) throw new DataDirInUseError(dataDir, pid);
+      if (pid && pid !== process.pid && isAlive(pid)) throw new DataDirInUseError(dataDir, pid);
       unlinkSync(file);
     }
   }

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { findFreePort } from './ports.js';
+import { isAlive } from './process-alive.js';
 
 export interface EmbeddedCluster {
   /** Superuser connection URL (the owner of everything the migrations create). */
@@ -38,15 +39,6 @@ function systemUser(): { uid: number; gid: number } | undefined {
   } catch {
     execFileSync('sh', ['-c', 'getent group postgres >/dev/null || groupadd postgres; useradd -g postgres -M -s /usr/sbin/nologin postgres']);
     return { uid: id('-u'), gid: id('-g') };
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

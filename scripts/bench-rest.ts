@@ -17,13 +17,17 @@ import { ensureRoles, migrate, startEmbeddedPostgres } from '../packages/databas
 import { startServer, loadConfig } from '../apps/server/src/index.js';
 import { createRestEngine } from '../packages/rest-engine/src/index.js';
 import { compile } from '../packages/rest-engine/src/compile/statement-compiler.js';
-import { execute } from '../packages/rest-engine/src/execute.js';
+import { execute, StatementBudget } from '../packages/rest-engine/src/execute.js';
 import { plan } from '../packages/rest-engine/src/plan/planner.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
 const serverRequire = createRequire(new URL('../apps/server/package.json', import.meta.url));
-const load = async <T>(name: string): Promise<T> => import(pathToFileURL(serverRequire.resolve(name)).href) as Promise<T>;
+// The ESM builds, as the server itself loads them: a second (CommonJS) copy of @hono/node-server would replace the
+// global Response with its own class, whose cache symbol the server's copy does not know, and push every engine
+// response onto node-server's slow path (a ReadableStream per response) in this benchmark only.
+const esmBuild = (path: string) => path.replace(/\/dist\/cjs\//, '/dist/').replace(/\.cjs$/, '.mjs');
+const load = async <T>(name: string): Promise<T> => import(pathToFileURL(esmBuild(serverRequire.resolve(name))).href) as Promise<T>;
 
 const SCHEMA = `
 create table items (id serial primary key, owner text not null, title text not null, price int not null);
@@ -55,6 +59,32 @@ async function wrk(url: string, headers: Record<string, string>): Promise<Figure
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]), p50: ms(/50%\s+(\S+)/.exec(out)![1]), p99: ms(/99%\s+(\S+)/.exec(out)![1]),
     cpuUs: requests > 0 ? (cpu.user + cpu.system) / requests : undefined,
   };
+}
+
+/** BENCH_PROFILE=1: a CPU profile of this process around each engine run; prints the top self times. */
+async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
+  if (!process.env.BENCH_PROFILE) return run();
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  const result = await run();
+  const { profile } = await session.post('Profiler.stop') as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[] } };
+  session.disconnect();
+  const self = new Map<string, number>();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  for (const id of profile.samples) {
+    const f = byId.get(id)!.callFrame;
+    const key = `${f.functionName || '(anon)'} ${f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/\/work\/main\//, '')}:${f.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + 1);
+  }
+  const total = profile.samples.length;
+  console.log(`\nprofile ${label}: top self time of ${total} samples`);
+  for (const [k, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${k}`);
+  writeFileSync(join(tmpdir(), `bench-rest-${label.replace(/\W+/g, '-')}.cpuprofile`), JSON.stringify(profile));
+  return result;
 }
 
 async function warm(url: string, headers: Record<string, string>): Promise<void> {
@@ -128,10 +158,12 @@ export async function main(): Promise<void> {
     const ctxOf = (headers: Record<string, string>) => ({
       searchPath: '"public"', role: 'authenticated', claims: JSON.stringify(claims), method: 'GET', path: '/items', headers: JSON.stringify(headers), statementTimeout: null, timezone: null,
     });
+    // Prepared like the engine's main statements.
+    const statements = new StatementBudget(100);
     const baseline = new Hono();
     Object.values(compiled).forEach((stmt, i) => {
       baseline.get(`/b${i}`, async (c: any) => {
-        const { result } = await execute(sql, ctxOf({}), stmt, null, { readOnly: true, end: 'commit' });
+        const { result } = await execute(sql, ctxOf({}), stmt, null, { readOnly: true, end: 'commit', statements });
         return c.body(result.body, 200, { 'content-type': 'application/json; charset=utf-8' });
       });
     });
@@ -169,9 +201,9 @@ export async function main(): Promise<void> {
     console.log(`\nload: ${CONNECTIONS} connections, ${SECONDS}s per run, wrk -t2`);
     for (const [i, [name, r]] of Object.entries(requests).entries()) {
       const h = headersOf(r.search);
-      const eng = await wrk(`${engineUrl}/rest/v1${r.path}?${r.search}`, { apikey: h.apikey, authorization: h.authorization });
-      const a = await wrk(`${baseUrl}/b${i}`, {});
-      const b = await loop(() => execute(sql, ctxOf({}), compiled[name], null, { readOnly: true, end: 'commit' }));
+      const eng = await profiled(`engine ${i}`, () => wrk(`${engineUrl}/rest/v1${r.path}?${r.search}`, { apikey: h.apikey, authorization: h.authorization }));
+      const a = await profiled(`baseline ${i}`, () => wrk(`${baseUrl}/b${i}`, {}));
+      const b = await loop(() => execute(sql, ctxOf({}), compiled[name], null, { readOnly: true, end: 'commit', statements }));
       console.log(`\n${name}`);
       console.log(`  engine (HTTP, API key, JWT) ${fmt(eng)}`);
       console.log(`  (a) minimal Hono route      ${fmt(a)}`);

@@ -3,7 +3,7 @@
 import type postgres from 'postgres';
 import { compile } from './compile/statement-compiler.js';
 import { errors, fromDatabaseError, RestError } from './errors.js';
-import { execute, installRawText, type TxContext } from './execute.js';
+import { execute, installRawText, StatementBudget, type TxContext } from './execute.js';
 import { quoteIdent } from './ident.js';
 import { buildOpenApi } from './openapi.js';
 import { plan as planRequest, type PlannerOptions } from './plan/planner.js';
@@ -31,6 +31,8 @@ export interface RestEngineOptions {
    * credentials that SQL should not see or leave in statement logs; the verified claims are in request.jwt.claims.
    */
   hiddenHeaders?: string[];
+  /** Distinct main statement texts prepared per schema generation (default 2000); others run unnamed. */
+  preparedStatements?: number;
 }
 
 function sqlHeaders(headers: Record<string, string | undefined>, hidden: ReadonlySet<string>): string {
@@ -85,10 +87,17 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   installRawText(sql);
   let cache = await loadSchemaCache(sql, schemas);
   let openapi: string | null = null;
+  const preparedLimit = options.preparedStatements ?? 2000;
+  let generation = 0;
+  let statements = new StatementBudget(preparedLimit, generation);
   let reloading: Promise<void> | null = null;
   const reloadSchema = (): Promise<void> => {
     // Requests keep using the old cache until the new one is complete; concurrent reloads share one load.
-    reloading ??= loadSchemaCache(sql, schemas).then((c) => { cache = c; openapi = null; }).finally(() => { reloading = null; });
+    reloading ??= loadSchemaCache(sql, schemas).then((c) => {
+      cache = c;
+      openapi = null;
+      statements = new StatementBudget(preparedLimit, ++generation);
+    }).finally(() => { reloading = null; });
     return reloading;
   };
   let unlisten: (() => Promise<void>) | null = null;
@@ -129,6 +138,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       const mustDecide = !plan.readOnly && (plan.media === 'object' || plan.media === 'stripped-object' || plan.prefer.maxAffected !== null);
       const { result } = await execute(sql, ctx, compiled.main, compiled.explain, {
         readOnly: plan.readOnly,
+        statements,
         end: mustDecide ? (r) => { checkResult(plan, r); return rollback ? 'rollback' : 'commit'; } : rollback ? 'rollback' : 'commit',
       });
       if (!mustDecide) checkResult(plan, result);

@@ -1,6 +1,9 @@
 // Runs one request as one transaction on a reserved connection. BEGIN, the context statement, the main statement
 // (and EXPLAIN for planned counts) and, when nothing must be decided from the result, COMMIT are pipelined:
 // written together and answered together, one round trip when the statements are already prepared.
+// postgres.js's `unsafe` does not prepare by default; an unprepared statement with parameters costs a Describe
+// round trip before its Bind (the pipeline stalls) and a parse in Postgres every time. So the context statement is
+// always prepared, and main statements while a bounded budget of distinct texts lasts (see StatementBudget).
 import type postgres from 'postgres';
 import type { Statement } from './compile/sql-builder.js';
 import { RestError } from './errors.js';
@@ -70,8 +73,34 @@ export interface MainResult {
 /** Returning a value commits; throwing rolls back. Called only in decide mode. */
 export type Decision = (r: MainResult) => 'commit' | 'rollback';
 
+/**
+ * Which main statements are prepared (named, kept per connection by postgres.js and Postgres for the connection's
+ * life). Statement texts depend only on the request's shape, but shapes are chosen by clients, so the first `limit`
+ * distinct texts are prepared and any others run unnamed. A schema reload starts a new budget whose texts carry a
+ * generation comment: statements prepared against the old schema (parameter types fixed at prepare time) are
+ * never reused after a migration.
+ */
+export class StatementBudget {
+  private readonly texts = new Map<string, string>();
+  private readonly prefix: string;
+  constructor(private readonly limit: number, generation = 0) {
+    this.prefix = generation === 0 ? '' : `/* schema ${generation} */ `;
+  }
+  /** The text to send and whether to prepare it. */
+  take(text: string): { text: string; prepare: boolean } {
+    const known = this.texts.get(text);
+    if (known !== undefined) return { text: known, prepare: true };
+    if (this.texts.size >= this.limit) return { text: this.prefix + text, prepare: false };
+    const tagged = this.prefix + text;
+    this.texts.set(text, tagged);
+    return { text: tagged, prepare: true };
+  }
+}
+
 export interface ExecuteOptions {
   readonly readOnly: boolean;
+  /** Prepares main statements within this budget; without it they run unnamed. */
+  readonly statements?: StatementBudget;
   /** Known before execution: 'commit' or 'rollback'. A function decides after seeing the main result. */
   readonly end: 'commit' | 'rollback' | Decision;
 }
@@ -100,13 +129,14 @@ export async function execute(
   const ctxParams = raw([ctx.searchPath, ctx.role, ctx.claims, ctx.method, ctx.path, ctx.headers, ctx.statementTimeout, ctx.timezone]);
   const mainParams = raw(main.params);
   const explainParams = explain ? raw(explain.params) : [];
+  const mainText = opts.statements ? opts.statements.take(main.sql) : { text: main.sql, prepare: false };
   const conn = await sql.reserve();
   try {
-    const q = (text: string, params: readonly unknown[] = []) => conn.unsafe(text, params as never[]);
+    const q = (text: string, params: readonly unknown[] = [], prepare = false) => conn.unsafe(text, params as never[], { prepare });
     const queries = [
       q(opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'),
-      q(CONTEXT_SQL, ctxParams),
-      q(main.sql, mainParams),
+      q(CONTEXT_SQL, ctxParams, true),
+      q(mainText.text, mainParams, mainText.prepare),
       ...(explain ? [q(explain.sql, explainParams)] : []),
       ...(typeof opts.end === 'string' ? [q(opts.end === 'commit' ? 'COMMIT' : 'ROLLBACK')] : []),
     ];

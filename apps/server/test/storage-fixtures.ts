@@ -9,6 +9,7 @@ import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createFsBackend, createS3Backend } from '@auction-ops/storage';
 import { startFakeS3, type FakeS3 } from '@auction-ops/storage/testing';
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { loadConfig, startServer, type RunningServer } from '../src/index.js';
 
 export const JWT_SECRET = 'storage-test-secret-'.padEnd(48, 'x');
@@ -135,3 +136,19 @@ export async function eventually(check: () => Promise<void>): Promise<void> {
     }
   }
 }
+
+// Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; storage never opens one.
+class NoWebSocket { constructor() { throw new Error('realtime is not used in the storage tests'); } }
+
+/** supabase-js against the harness: with a user's token, the service role key (`'service'`), or anonymous. */
+export function storageClient(h: StorageHarness, token?: string | 'service'): SupabaseClient {
+  const key = token === 'service' ? h.server.ctx.serviceRoleKey : h.server.ctx.anonKey;
+  return createClient(h.server.url, key, {
+    auth: { persistSession: false, autoRefreshToken: false },
+    realtime: { transport: NoWebSocket as never },
+    global: token && token !== 'service' ? { headers: { Authorization: `Bearer ${token}` } } : {},
+  });
+}
+
+/** The HTTP status of a storage-js error (null when the call succeeded). */
+export const statusOf = (error: unknown): number | null => (error as { status?: number } | null)?.status ?? null;

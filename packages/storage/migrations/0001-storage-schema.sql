@@ -68,12 +68,17 @@ end $$;
 revoke execute on function storage.is_super_admin() from public;
 grant execute on function storage.is_super_admin() to anon, authenticated, service_role;
 
--- Bucket configuration is readable by every role (storage-js getBucket/listBuckets); only the service role
--- (which bypasses RLS) and the owner change buckets.
+-- Bucket configuration is readable by every role (storage-js getBucket/listBuckets); the service role (which
+-- bypasses RLS) and super admins create, change and delete buckets. Anyone else: no policy, so 42501 -> 403.
 alter table storage.buckets enable row level security;
 grant select on storage.buckets to anon, authenticated;
+grant insert, update, delete on storage.buckets to authenticated;
 grant all on storage.buckets to service_role;
 create policy buckets_read on storage.buckets for select to anon, authenticated using (true);
+create policy buckets_insert on storage.buckets for insert to authenticated with check ((select storage.is_super_admin()));
+create policy buckets_update on storage.buckets for update to authenticated
+  using ((select storage.is_super_admin())) with check ((select storage.is_super_admin()));
+create policy buckets_delete on storage.buckets for delete to authenticated using ((select storage.is_super_admin()));
 
 alter table storage.objects enable row level security;
 grant select on storage.objects to anon;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseMimeType, sameImageFamily, sniffImageType } from './content-sniffer.js';
+import { normaliseMimeType, sameImageFamily, sniffImageType, typeAllowed } from './content-sniffer.js';
 import { decideType } from './upload-spool.js';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s/g, ''), 'hex');
@@ -54,5 +54,15 @@ describe('declared types', () => {
   it('lets a bucket without a type list store anything that does not lie about being an image', () => {
     expect(decideType(Buffer.from('a,b\n1,2'), 'text/csv', null)).toBe('text/csv');
     expect(decideType(Buffer.from('??'), undefined, null)).toBe('application/octet-stream');
+  });
+  it('honours type/* wildcards and non-image lists, but never lets unrecognised bytes pass as an image', () => {
+    expect(typeAllowed('image/webp', ['image/*'])).toBe(true);
+    expect(typeAllowed('text/csv', ['image/*'])).toBe(false);
+    expect(decideType(hex('89504e470d0a1a0a'), undefined, ['image/*'])).toBe('image/png');
+    expect(decideType(Buffer.from('a,b\n1,2'), 'text/csv', ['text/csv'])).toBe('text/csv');
+    expect(decideType(Buffer.from('a,b\n1,2'), 'text/csv', ['text/*', 'image/png'])).toBe('text/csv');
+    expect(() => decideType(Buffer.from('a,b\n1,2'), undefined, ['text/csv'])).toThrow(expect.objectContaining({ status: 415 }));
+    expect(() => decideType(Buffer.from('a,b\n1,2'), 'image/png', ['image/*'])).toThrow(expect.objectContaining({ status: 415 }));
+    expect(() => decideType(hex('89504e470d0a1a0a'), 'image/png', ['text/csv'])).toThrow(expect.objectContaining({ status: 415 }));
   });
 });

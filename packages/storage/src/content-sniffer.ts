@@ -41,3 +41,8 @@ export function sameImageFamily(a: string, b: string): boolean {
   const heif = (t: string) => t === 'image/heic' || t === 'image/heif';
   return a === b || (heif(a) && heif(b));
 }
+
+/** Whether a bucket's list allows `type`: exact (HEIC and HEIF as one family) or a `type/*` wildcard. */
+export function typeAllowed(type: string, allowed: readonly string[]): boolean {
+  return allowed.some((a) => (a.endsWith('/*') ? type.startsWith(a.slice(0, -1)) : sameImageFamily(a, type)));
+}

@@ -10,5 +10,7 @@ export { infoBody, type ObjectRow } from './object-row.js';
 export type { UploadMode } from './object-write-service.js';
 export type { ObjectAccess, BucketRow, ListOptions } from './object-read-service.js';
 export type { StorageBackend } from './storage-backend.js';
+export type { BucketListOptions } from './bucket-service.js';
 export { createFsBackend } from './fs-backend.js';
 export { createS3Backend, type S3BackendOptions } from './s3-backend.js';
+export { createUploadUrlSigner, type UploadGrant } from './signed-url-token.js';

@@ -56,10 +56,6 @@ export class ObjectReadService {
     private readonly signer: SignedUrlSigner,
   ) {}
 
-  async listBuckets(caller: Caller): Promise<BucketRow[]> {
-    return asCaller(this.sql, caller, (tx) => tx<BucketRow[]>`select * from storage.buckets order by id`);
-  }
-
   private readonly bucketCache = new Map<string, { row: BucketRow; at: number }>();
 
   /**
@@ -73,6 +69,11 @@ export class ObjectReadService {
     const row = await this.getBucket(SERVICE, id);
     this.bucketCache.set(id, { row, at: Date.now() });
     return row;
+  }
+
+  /** After a bucket change on this instance: the next upload reads the new limits. */
+  forgetBucket(id: string): void {
+    this.bucketCache.delete(id);
   }
 
   async getBucket(caller: Caller, id: string): Promise<BucketRow> {

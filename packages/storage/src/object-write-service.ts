@@ -78,11 +78,12 @@ export class ObjectWriteService {
     }
   }
 
-  private async writeRow(tx: postgres.TransactionSql, caller: Caller, ref: ObjectRef, version: string,
-    metadata: ObjectMetadata, userMetadata: Record<string, unknown> | null, mode: UploadMode) {
+  /** Writes the row of an upload under RLS; metadata null is a trial write (signed upload URLs, rolled back). */
+  async writeRow(tx: postgres.TransactionSql, caller: Caller, ref: ObjectRef, version: string,
+    metadata: ObjectMetadata | null, userMetadata: Record<string, unknown> | null, mode: UploadMode) {
     const owner = callerUserId(caller);
     // postgres.js serialises jsonb parameters itself: pass objects, not JSON text (which would become a string).
-    const meta = tx.json(metadata as unknown as postgres.JSONValue);
+    const meta = tx.json((metadata ?? {}) as unknown as postgres.JSONValue);
     const user = userMetadata === null ? null : tx.json(userMetadata as postgres.JSONValue);
     if (mode !== 'create') {
       // The FROM subquery locks the current row and yields its old version in the same statement.

@@ -29,3 +29,18 @@ export function checkKey(key: string): string {
 export function objectKey(bucket: string, version: string): string {
   return checkKey(`${bucket}/${version}`);
 }
+
+export type StorageLog = (message: string, fields: Record<string, unknown>) => void;
+
+/**
+ * Removal after a commit (replaced, deleted or emptied objects): best effort. A failure leaves unreferenced
+ * bytes, which the orphan sweep removes later (see orphan-sweep.ts); it never leaves a row without bytes.
+ */
+export async function removeQuietly(backend: StorageBackend, keys: string[], log: StorageLog): Promise<void> {
+  if (keys.length === 0) return;
+  try {
+    await backend.remove(keys);
+  } catch (error) {
+    log('storage: could not remove bytes', { keys: keys.length, error: error instanceof Error ? error.message : String(error) });
+  }
+}

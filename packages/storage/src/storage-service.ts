@@ -2,11 +2,13 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type postgres from 'postgres';
+import { BucketService } from './bucket-service.js';
 import { createFsBackend } from './fs-backend.js';
 import { ObjectReadService } from './object-read-service.js';
 import { ObjectWriteService } from './object-write-service.js';
 import { createS3Backend, type S3BackendOptions } from './s3-backend.js';
-import { createSignedUrlSigner } from './signed-url-token.js';
+import { SignedUploadService } from './signed-upload-service.js';
+import { createSignedUrlSigner, createUploadUrlSigner } from './signed-url-token.js';
 import type { StorageBackend } from './storage-backend.js';
 
 export interface StorageServiceOptions {
@@ -21,8 +23,10 @@ export interface StorageServiceOptions {
 
 export interface StorageService {
   backend: StorageBackend;
+  buckets: BucketService;
   reads: ObjectReadService;
   writes: ObjectWriteService;
+  signedUploads: SignedUploadService;
   tmpDir: string;
   close(): Promise<void>;
 }
@@ -45,8 +49,9 @@ export async function createStorageService(options: StorageServiceOptions): Prom
   await sweepStaleSpools(tmpDir);
   const backend = options.backend.kind === 's3' ? createS3Backend(options.backend) : createFsBackend(options.root);
   const reads = new ObjectReadService(options.sql, backend, createSignedUrlSigner(options.jwtSecret));
-  const writes = new ObjectWriteService({
-    sql: options.sql, backend, reads, tmpDir, fileSizeLimit: options.fileSizeLimit, log: options.log ?? (() => {}),
-  });
-  return { backend, reads, writes, tmpDir, close: () => backend.close() };
+  const log = options.log ?? (() => {});
+  const writes = new ObjectWriteService({ sql: options.sql, backend, reads, tmpDir, fileSizeLimit: options.fileSizeLimit, log });
+  const buckets = new BucketService(options.sql, backend, reads, log);
+  const signedUploads = new SignedUploadService(options.sql, writes, createUploadUrlSigner(options.jwtSecret));
+  return { backend, buckets, reads, writes, signedUploads, tmpDir, close: () => backend.close() };
 }

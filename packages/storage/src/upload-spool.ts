@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { normaliseMimeType, sameImageFamily, sniffImageType, SNIFF_BYTES } from './content-sniffer.js';
+import { normaliseMimeType, sameImageFamily, sniffImageType, SNIFF_BYTES, typeAllowed } from './content-sniffer.js';
 import { errors, StorageError } from './storage-errors.js';
 
 const SNIFFABLE = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/heic', 'image/heif']);
@@ -30,17 +30,20 @@ export interface Spooled {
 /** Refuses a declared type the bucket does not allow before any byte is read. */
 export function precheckDeclaredType(declared: string | undefined, allowed: readonly string[] | null): void {
   const type = normaliseMimeType(declared);
-  if (allowed && type && !allowed.some((a) => sameImageFamily(a, type))) throw errors.invalidMimeType(`mime type ${type} is not supported`);
+  if (allowed && type && !typeAllowed(type, allowed)) throw errors.invalidMimeType(`mime type ${type} is not supported`);
 }
 
 /** The stored type for these leading bytes, or a 415. */
 export function decideType(head: Uint8Array, declaredType: string | undefined, allowed: readonly string[] | null): string {
   const declared = normaliseMimeType(declaredType);
   const sniffed = sniffImageType(head);
+  // Recognised bytes must be an allowed type. Bytes we cannot recognise pass only on a declared type the
+  // list names and we cannot check (e.g. text/csv); an image-only list therefore needs real image bytes.
   if (allowed) {
-    if (!sniffed || !allowed.some((a) => sameImageFamily(a, sniffed))) {
-      throw errors.invalidMimeType('The file content is not an allowed image type');
-    }
+    const acceptable = sniffed
+      ? typeAllowed(sniffed, allowed)
+      : declared !== undefined && !SNIFFABLE.has(declared) && typeAllowed(declared, allowed);
+    if (!acceptable) throw errors.invalidMimeType('The file content is not an allowed type');
   }
   // A type we can recognise must be what the bytes are; other declared types are taken as given (only in
   // buckets without a type list, e.g. image/svg+xml or text/csv).

@@ -88,8 +88,19 @@ describe('storage.objects row-level security', () => {
     }
   });
 
-  it('lets nobody but the service role change buckets', async () => {
-    await expect(asCaller(request, callerOf('alice'), (tx) => tx`update storage.buckets set public = false`)).rejects.toMatchObject({ code: '42501' });
+  it('lets only super admins and the service role change buckets', async () => {
+    const change = (who: Who) => asCaller(request, callerOf(who), (tx) => tx`update storage.buckets set updated_at = now() returning id`);
+    expect(await change('alice')).toHaveLength(0);
+    await expect(change('anon')).rejects.toMatchObject({ code: '42501' });
+    expect(await change('admin')).toHaveLength(2);
+    expect(await change('service')).toHaveLength(2);
+    const create = (who: Who) => asCaller(request, callerOf(who), (tx) => tx`insert into storage.buckets (id, name) values (${who}, ${who}) returning id`);
+    await expect(create('alice')).rejects.toMatchObject({ code: '42501' });
+    await expect(create('anon')).rejects.toMatchObject({ code: '42501' });
+    expect(await create('admin')).toHaveLength(1);
+    const remove = (who: Who) => asCaller(request, callerOf(who), (tx) => tx`delete from storage.buckets where id = 'admin' returning id`);
+    expect(await remove('bob')).toHaveLength(0);
+    expect(await remove('admin')).toHaveLength(1);
     const buckets = await asCaller(request, callerOf('anon'), (tx) => tx`select id from storage.buckets order by id`);
     expect(buckets.map((b) => b.id)).toEqual(['lot-images', 'private-docs']);
   });

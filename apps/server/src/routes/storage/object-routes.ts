@@ -62,6 +62,22 @@ export function objectRoutes(service: StorageService): Hono<AppEnv> {
     return c.json(infoBody(row));
   });
 
+  // Signed upload URLs: created by a caller who may write the path; used without further authentication.
+  app.post('/upload/sign/*', async (c) => {
+    const ref = objectRefAfter(c, '/object/upload/sign/');
+    if (ref.name === '') throw storageErrors.invalidKey('Invalid key: missing object name');
+    const caller = callerOf(c);
+    const body = c.req.header('content-type')?.includes('json') ? await jsonBody(c) : {};
+    return c.json(await service.signedUploads.create(caller, ref, c.req.header('x-upsert') === 'true', body.expiresIn));
+  });
+  app.put('/upload/sign/*', async (c) => {
+    const ref = objectRefAfter(c, '/object/upload/sign/');
+    const token = c.req.query('token');
+    if (!token) throw storageErrors.invalidRequest('Missing token');
+    const body = await readUploadBody((name) => c.req.header(name), requestBody(c));
+    return c.json(await service.signedUploads.upload(ref, token, body));
+  });
+
   const upload = (mode: (c: Context<AppEnv>) => UploadMode) => async (c: Context<AppEnv>) => {
     const ref = objectRefAfter(c, '/object/');
     if (ref.name === '') throw storageErrors.invalidKey('Invalid key: missing object name');

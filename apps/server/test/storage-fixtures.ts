@@ -44,9 +44,11 @@ export async function storageConsistency(h: Pick<StorageHarness, 'db' | 'dataDir
   }
 }
 
-export async function startStorageServer(backend: 'fs' | 's3', env: Record<string, string> = {}): Promise<StorageHarness> {
+export async function startStorageServer(backend: 'fs' | 's3', env: Record<string, string> = {},
+  beforeStart?: (dataDir: string) => Promise<void>): Promise<StorageHarness> {
   const db = await createTestDatabase([]);
   const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-storage-'));
+  await beforeStart?.(dataDir);
   const s3 = backend === 's3' ? await startFakeS3() : undefined;
   const s3Env: Record<string, string> = s3
     ? { STORAGE_BACKEND: 's3', S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket, S3_ACCESS_KEY_ID: s3.accessKeyId,

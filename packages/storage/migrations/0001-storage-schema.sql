@@ -34,6 +34,8 @@ create table storage.objects (
   unique (bucket_id, name)
 );
 create index objects_owner_id_idx on storage.objects (owner_id);
+-- The orphan sweep looks rows up by the version in a backend key (see orphan-sweep.ts).
+create index objects_version_idx on storage.objects (version);
 
 -- Path helpers, as in Supabase: 'a/b/c.png' -> foldername {a,b}, filename 'c.png', extension 'png'.
 create function storage.foldername(name text) returns text[]

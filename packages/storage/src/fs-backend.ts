@@ -3,9 +3,9 @@
 import { constants } from 'node:fs';
 import { copyFile, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { checkKey, type StorageBackend } from './storage-backend.js';
+import { allKeys, checkKey, isKey, type StorageBackend, type StoredKey } from './storage-backend.js';
 import { errors } from './storage-errors.js';
 
 async function fsyncDir(dir: string): Promise<void> {
@@ -63,21 +63,27 @@ export function createFsBackend(root: string): StorageBackend {
     async remove(keys) {
       await Promise.all(keys.map((key) => rm(pathOf(key), { force: true })));
     },
-    async keys() {
-      const found: string[] = [];
-      const walk = async (dir: string): Promise<void> => {
-        const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-        for (const entry of entries) {
-          const full = join(dir, entry.name);
-          if (entry.isDirectory()) await walk(full);
-          else {
-            const [bucket, , version] = relative(objectsDir, full).split(sep);
-            found.push(`${bucket}/${version}`);
+    async *scan() {
+      // Two levels below objects/: <bucket>/<vv>/<version>. Anything else there is not ours and is skipped.
+      const list = (dir: string) => readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const bucket of await list(objectsDir)) {
+        if (!bucket.isDirectory()) continue;
+        for (const shard of await list(join(objectsDir, bucket.name))) {
+          if (!shard.isDirectory()) continue;
+          const dir = join(objectsDir, bucket.name, shard.name);
+          const page: StoredKey[] = [];
+          for (const entry of await list(dir)) {
+            const key = `${bucket.name}/${entry.name}`;
+            if (!entry.isFile() || !isKey(key)) continue;
+            const info = await stat(join(dir, entry.name)).catch(() => undefined);
+            if (info) page.push({ key, modifiedMs: info.mtimeMs });
           }
+          if (page.length) yield page;
         }
-      };
-      if (await stat(objectsDir).catch(() => undefined)) await walk(objectsDir);
-      return found;
+      }
+    },
+    keys() {
+      return allKeys(this);
     },
     async close() {},
   };

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import {
   CopyObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { checkKey, type StorageBackend } from './storage-backend.js';
+import { allKeys, checkKey, isKey, type StorageBackend, type StoredKey } from './storage-backend.js';
 import { errors } from './storage-errors.js';
 
 export interface S3BackendOptions {
@@ -65,15 +65,21 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
         if (batch.length) await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch, Quiet: true } }));
       }
     },
-    async keys() {
-      const found: string[] = [];
+    async *scan() {
       let token: string | undefined;
       do {
         const page = await client.send(new ListObjectsV2Command({ Bucket, ContinuationToken: token }));
-        for (const item of page.Contents ?? []) if (item.Key) found.push(item.Key);
+        const entries: StoredKey[] = [];
+        // The S3 bucket may be shared: only keys of our shape are ours to consider.
+        for (const item of page.Contents ?? []) {
+          if (item.Key && isKey(item.Key)) entries.push({ key: item.Key, modifiedMs: item.LastModified?.getTime() ?? Date.now() });
+        }
+        if (entries.length) yield entries;
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
-      return found;
+    },
+    keys() {
+      return allKeys(this);
     },
     async close() {
       client.destroy();

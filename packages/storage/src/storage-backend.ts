@@ -4,6 +4,11 @@
 import type { Readable } from 'node:stream';
 import type { ByteRange } from './range-header.js';
 
+export interface StoredKey {
+  key: string;
+  modifiedMs: number;
+}
+
 export interface StorageBackend {
   readonly kind: 'fs' | 's3';
   /** Stores a complete, fsynced spool file under key. The caller removes the spool file afterwards. */
@@ -13,12 +18,18 @@ export interface StorageBackend {
   copy(from: string, to: string): Promise<void>;
   /** Removes keys; missing keys are not an error (removal runs again after partial failures). */
   remove(keys: readonly string[]): Promise<void>;
-  /** For tests and maintenance: every stored key. */
+  /** Every stored key with its last-modified time, a page at a time (the orphan sweep, tests). */
+  scan(): AsyncGenerator<StoredKey[]>;
+  /** For tests: every stored key. */
   keys(): Promise<string[]>;
   close(): Promise<void>;
 }
 
 const KEY = /^[a-z0-9][a-z0-9._-]{0,62}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function isKey(key: string): boolean {
+  return KEY.test(key);
+}
 
 /** Backends refuse anything but the keys the service makes: defence in depth against path tricks. */
 export function checkKey(key: string): string {
@@ -43,4 +54,10 @@ export async function removeQuietly(backend: StorageBackend, keys: string[], log
   } catch (error) {
     log('storage: could not remove bytes', { keys: keys.length, error: error instanceof Error ? error.message : String(error) });
   }
+}
+
+export async function allKeys(backend: Pick<StorageBackend, 'scan'>): Promise<string[]> {
+  const found: string[] = [];
+  for await (const page of backend.scan()) for (const entry of page) found.push(entry.key);
+  return found;
 }

@@ -7,6 +7,7 @@ import { createFsBackend } from './fs-backend.js';
 import { ObjectReadService } from './object-read-service.js';
 import { ObjectWriteService } from './object-write-service.js';
 import { createS3Backend, type S3BackendOptions } from './s3-backend.js';
+import { scheduleSweep, type SweepSchedule } from './orphan-sweep.js';
 import { SignedUploadService } from './signed-upload-service.js';
 import { createSignedUrlSigner, createUploadUrlSigner } from './signed-url-token.js';
 import type { StorageBackend } from './storage-backend.js';
@@ -18,6 +19,8 @@ export interface StorageServiceOptions {
   backend: { kind: 'fs' } | ({ kind: 's3' } & S3BackendOptions);
   fileSizeLimit: number;
   jwtSecret: string;
+  /** The orphan-bytes sweep: at start and every intervalMs (0: never), keys older than graceMs only. */
+  sweep?: { intervalMs: number; graceMs: number };
   log?: (message: string, fields: Record<string, unknown>) => void;
 }
 
@@ -28,6 +31,7 @@ export interface StorageService {
   writes: ObjectWriteService;
   signedUploads: SignedUploadService;
   tmpDir: string;
+  sweep: SweepSchedule;
   close(): Promise<void>;
 }
 
@@ -53,5 +57,12 @@ export async function createStorageService(options: StorageServiceOptions): Prom
   const writes = new ObjectWriteService({ sql: options.sql, backend, reads, tmpDir, fileSizeLimit: options.fileSizeLimit, log });
   const buckets = new BucketService(options.sql, backend, reads, log);
   const signedUploads = new SignedUploadService(options.sql, writes, createUploadUrlSigner(options.jwtSecret));
-  return { backend, buckets, reads, writes, signedUploads, tmpDir, close: () => backend.close() };
+  const sweep = scheduleSweep({ sql: options.sql, backend, log, intervalMs: options.sweep?.intervalMs ?? 0, graceMs: options.sweep?.graceMs ?? 3600_000 });
+  return {
+    backend, buckets, reads, writes, signedUploads, tmpDir, sweep,
+    async close() {
+      await sweep.stop();
+      await backend.close();
+    },
+  };
 }

@@ -7,7 +7,7 @@
 // bytes and the spool file are removed. Bytes replaced by an upsert, or of deleted rows, are removed only
 // after the commit, so a rollback never loses the bytes a committed row still points at. The one window left
 // is a crash between placing bytes and commit (or before post-commit removal): that leaves unreferenced
-// bytes, never a row without bytes; keys are versions, so a sweep can find them by comparing with the table.
+// bytes, never a row without bytes; keys are versions, so the orphan sweep (orphan-sweep.ts) finds them.
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type postgres from 'postgres';
@@ -15,9 +15,10 @@ import { asCaller, callerUserId, type Caller } from './caller-transaction.js';
 import type { ObjectMetadata, ObjectRow } from './object-row.js';
 import { OBJECT_COLUMNS } from './object-row.js';
 import { checkObjectName, type ObjectRef } from './object-path.js';
-import type { ObjectReadService } from './object-read-service.js';
-import { objectKey, type StorageBackend } from './storage-backend.js';
-import { errors, StorageError } from './storage-errors.js';
+import type { BucketRow, ObjectReadService } from './object-read-service.js';
+import { objectKey, removeQuietly, type StorageBackend, type StorageLog } from './storage-backend.js';
+import { errors } from './storage-errors.js';
+import { typeAllowed } from './content-sniffer.js';
 import type { UploadBody } from './upload-body.js';
 import { precheckDeclaredType, spoolUpload } from './upload-spool.js';
 
@@ -29,7 +30,15 @@ export interface WriteServiceOptions {
   reads: ObjectReadService;
   tmpDir: string;
   fileSizeLimit: number;
-  log: (message: string, fields: Record<string, unknown>) => void;
+  log: StorageLog;
+}
+
+/** A move or copy: from one bucket and name to another (the same bucket unless destinationBucket is given). */
+export interface Transfer {
+  fromBucket: string;
+  from: string;
+  toBucket: string;
+  to: string;
 }
 
 const MAX_REMOVE = 1000;
@@ -64,10 +73,10 @@ export class ObjectWriteService {
           return written;
         }));
       } catch (error) {
-        await this.removeBytes([key]);
+        await removeQuietly(this.o.backend, [key], this.o.log);
         throw error;
       }
-      if (row.old_version) await this.removeBytes([objectKey(ref.bucket, row.old_version)]);
+      if (row.old_version) await removeQuietly(this.o.backend, [objectKey(ref.bucket, row.old_version)], this.o.log);
       return { Key: `${ref.bucket}/${ref.name}`, Id: row.id };
     } catch (error) {
       // A refused body may still be arriving; make sure it is consumed or dropped, never left hanging.
@@ -126,7 +135,7 @@ export class ObjectWriteService {
       }
       return rows.map((r) => r.version);
     });
-    await this.removeBytes(versions.map((v) => objectKey(ref.bucket, v)));
+    await removeQuietly(this.o.backend, versions.map((v) => objectKey(ref.bucket, v)), this.o.log);
     return { message: 'Successfully deleted' };
   }
 
@@ -138,60 +147,105 @@ export class ObjectWriteService {
     const names = (prefixes as string[]).map(checkObjectName);
     const rows = await asCaller(this.o.sql, caller, (tx) => tx<ObjectRow[]>`
       delete from storage.objects where bucket_id = ${bucket} and name = any(${names}) returning ${tx.unsafe(OBJECT_COLUMNS)}`);
-    await this.removeBytes(rows.map((r) => objectKey(bucket, r.version)));
+    await removeQuietly(this.o.backend, rows.map((r) => objectKey(bucket, r.version)), this.o.log);
     return rows.map(({ version: _v, ...rest }) => rest);
   }
 
-  /** POST /object/move: renames the row; the bytes stay under their version key, so nothing is copied. */
-  async move(caller: Caller, bucket: string, from: string, to: string): Promise<{ message: string }> {
-    checkObjectName(from);
-    checkObjectName(to);
-    await asCaller(this.o.sql, caller, async (tx) => {
-      const [moved] = await tx`
-        update storage.objects set name = ${to}, updated_at = now()
-        where bucket_id = ${bucket} and name = ${from} returning id`;
-      if (!moved) {
-        const [seen] = await tx`select 1 from storage.objects where bucket_id = ${bucket} and name = ${from}`;
-        throw seen ? errors.unauthorized('You may not move this object') : errors.objectNotFound();
-      }
-    });
+  /**
+   * POST /object/move. Within a bucket only the row is renamed (the key holds no name). Across buckets the
+   * key changes, so the bytes are copied to a new version under the destination before the commit and the
+   * old ones removed after it. RLS checks both sides: the update policy's USING on the source row, its WITH
+   * CHECK on the destination.
+   */
+  async move(caller: Caller, t: Transfer): Promise<{ message: string }> {
+    checkObjectName(t.from);
+    checkObjectName(t.to);
+    if (t.toBucket === t.fromBucket) {
+      await asCaller(this.o.sql, caller, async (tx) => {
+        const [moved] = await tx`
+          update storage.objects set name = ${t.to}, updated_at = now()
+          where bucket_id = ${t.fromBucket} and name = ${t.from} returning id`;
+        if (!moved) await this.refuse(tx, t.fromBucket, t.from, 'move');
+      });
+      return { message: 'Successfully moved' };
+    }
+    const limits = await this.o.reads.uploadLimits(t.toBucket);
+    const version = randomUUID();
+    const key = objectKey(t.toBucket, version);
+    let oldKey: string;
+    try {
+      oldKey = await asCaller(this.o.sql, caller, async (tx) => {
+        // Rows the caller may read but not update are not locked: refuse() tells 403 from 404.
+        const source = await this.readSource(tx, t, true) ?? await this.refuse(tx, t.fromBucket, t.from, 'move');
+        this.checkLimits(source.metadata, limits);
+        const [moved] = await tx`
+          update storage.objects set bucket_id = ${t.toBucket}, name = ${t.to}, version = ${version}, updated_at = now()
+          where id = ${source.id} returning id`;
+        if (!moved) await this.refuse(tx, t.fromBucket, t.from, 'move');
+        const from = objectKey(t.fromBucket, source.version);
+        await this.o.backend.copy(from, key);
+        return from;
+      });
+    } catch (error) {
+      await removeQuietly(this.o.backend, [key], this.o.log);
+      throw error;
+    }
+    await removeQuietly(this.o.backend, [oldKey], this.o.log);
     return { message: 'Successfully moved' };
   }
 
-  /** POST /object/copy: a new row with a new version; its bytes are copied before the commit. */
-  async copy(caller: Caller, bucket: string, from: string, to: string): Promise<{ Key: string; Id: string }> {
-    checkObjectName(from);
-    checkObjectName(to);
+  /**
+   * POST /object/copy: a row with a new version, its bytes copied before the commit. With `x-upsert: true` an
+   * existing destination is replaced (its old bytes removed after the commit). The destination bucket's size
+   * limit and type list apply, so a copy cannot carry into a bucket what an upload could not.
+   */
+  async copy(caller: Caller, t: Transfer, upsert: boolean): Promise<{ Key: string; Id: string }> {
+    checkObjectName(t.from);
+    checkObjectName(t.to);
+    const limits = await this.o.reads.uploadLimits(t.toBucket);
     const version = randomUUID();
-    const key = objectKey(bucket, version);
+    const key = objectKey(t.toBucket, version);
+    let row: { id: string; old_version: string | null };
     try {
-      const id = await asCaller(this.o.sql, caller, async (tx) => {
-        const [source] = await tx<ObjectRow[]>`
-          select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${bucket} and name = ${from}`;
+      row = await this.retryOnRace(upsert ? 'upsert' : 'create', () => asCaller(this.o.sql, caller, async (tx) => {
+        const source = await this.readSource(tx, t);
         if (!source) throw errors.objectNotFound();
+        this.checkLimits(source.metadata, limits);
         const metadata = { ...source.metadata, lastModified: new Date().toISOString() };
-        const [row] = await tx<{ id: string }[]>`
-          insert into storage.objects (bucket_id, name, owner_id, version, metadata, user_metadata)
-          values (${bucket}, ${to}, ${callerUserId(caller)}, ${version}, ${tx.json(metadata as unknown as postgres.JSONValue)},
-                  ${source.user_metadata === null ? null : tx.json(source.user_metadata as postgres.JSONValue)})
-          returning id`;
-        await this.o.backend.copy(objectKey(bucket, source.version), key);
-        return row!.id;
-      });
-      return { Key: `${bucket}/${to}`, Id: id };
+        const written = await this.writeRow(tx, caller, { bucket: t.toBucket, name: t.to }, version, metadata,
+          source.user_metadata, upsert ? 'upsert' : 'create');
+        await this.o.backend.copy(objectKey(t.fromBucket, source.version), key);
+        return written;
+      }));
     } catch (error) {
-      await this.removeBytes([key]);
+      await removeQuietly(this.o.backend, [key], this.o.log);
       throw error;
+    }
+    if (row.old_version) await removeQuietly(this.o.backend, [objectKey(t.toBucket, row.old_version)], this.o.log);
+    return { Key: `${t.toBucket}/${t.to}`, Id: row.id };
+  }
+
+  /** The source of a move or copy as the caller sees it (RLS read), or undefined when hidden or missing. */
+  private async readSource(tx: postgres.TransactionSql, t: Transfer, lock = false): Promise<ObjectRow | undefined> {
+    // A copy needs only read access to the source; a move locks it (and so needs the update policy).
+    const [source] = await tx<ObjectRow[]>`
+      select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${t.fromBucket} and name = ${t.from}
+      ${lock ? tx`for update` : tx``}`;
+    return source;
+  }
+
+  private checkLimits(metadata: ObjectMetadata, bucket: BucketRow): void {
+    const limit = Math.min(bucket.file_size_limit ?? this.o.fileSizeLimit, this.o.fileSizeLimit);
+    if (metadata.size > limit) throw errors.tooLarge(limit);
+    if (bucket.allowed_mime_types && !typeAllowed(metadata.mimetype, bucket.allowed_mime_types)) {
+      throw errors.invalidMimeType(`mime type ${metadata.mimetype} is not supported`);
     }
   }
 
-  /** Best effort after the fact: a failure here leaves unreferenced bytes (logged), never a dangling row. */
-  private async removeBytes(keys: string[]): Promise<void> {
-    if (keys.length === 0) return;
-    try {
-      await this.o.backend.remove(keys);
-    } catch (error) {
-      this.o.log('storage: could not remove bytes', { keys, error: error instanceof StorageError ? error.message : String(error) });
-    }
+  /** Nothing changed: 403 when the caller can see the object (RLS refused the write), else 404. */
+  private async refuse(tx: postgres.TransactionSql, bucket: string, name: string, verb: string): Promise<never> {
+    const [seen] = await tx`select 1 from storage.objects where bucket_id = ${bucket} and name = ${name}`;
+    throw seen ? errors.unauthorized(`You may not ${verb} this object`) : errors.objectNotFound();
   }
+
 }

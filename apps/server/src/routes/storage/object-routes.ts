@@ -1,7 +1,7 @@
 // /object: upload, update, download (caller, public, signed), info, remove, list, move, copy, signed URLs.
 // Thin: each handler validates the request and makes one call into the storage service.
 import { Hono, type Context } from 'hono';
-import { infoBody, readUploadBody, storageErrors, type StorageService, type UploadMode } from '@auction-ops/storage';
+import { checkBucketId, infoBody, readUploadBody, storageErrors, type StorageService, type UploadMode } from '@auction-ops/storage';
 import type { AppEnv } from '../../context.js';
 import { objectResponse } from './download-response.js';
 import { callerOf, jsonBody, objectRefAfter, rawPath, requestBody, stringField } from './storage-request.js';
@@ -15,16 +15,18 @@ export function objectRoutes(service: StorageService): Hono<AppEnv> {
     return c.json(await reads.list(callerOf(c), bucket, await jsonBody(c)));
   });
 
+  // storage-js sends destinationBucket for moves and copies across buckets; copy honours x-upsert.
   for (const verb of ['move', 'copy'] as const) {
     app.post(`/${verb}`, async (c) => {
       const body = await jsonBody(c);
-      const bucket = stringField(body, 'bucketId');
-      if (body.destinationBucket !== undefined && body.destinationBucket !== null && body.destinationBucket !== bucket) {
-        throw storageErrors.invalidRequest('Moving or copying between buckets is not supported');
-      }
+      const fromBucket = checkBucketId(stringField(body, 'bucketId'));
+      const toBucket = body.destinationBucket === undefined || body.destinationBucket === null
+        ? fromBucket : checkBucketId(stringField(body, 'destinationBucket'));
+      const transfer = { fromBucket, from: stringField(body, 'sourceKey'), toBucket, to: stringField(body, 'destinationKey') };
       const caller = callerOf(c);
-      const [from, to] = [stringField(body, 'sourceKey'), stringField(body, 'destinationKey')];
-      return c.json(verb === 'move' ? await writes.move(caller, bucket, from, to) : await writes.copy(caller, bucket, from, to));
+      return c.json(verb === 'move'
+        ? await writes.move(caller, transfer)
+        : await writes.copy(caller, transfer, c.req.header('x-upsert') === 'true'));
     });
   }
 

@@ -1,0 +1,77 @@
+// The reference table's remaining shapes through storage-js: info (FileObjectV2 keys), exists (true, false
+// for missing or hidden, thrown errors for bad paths and expired tokens), HEAD statuses, list options.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SupabaseClient } from '@supabase/supabase-js';
+import { accessToken, createUser, imageBytes, startStorageServer, statusOf, storageClient, type StorageHarness, type TestUser } from './storage-fixtures.js';
+
+describe('info, exists, HEAD and list options', () => {
+  let h: StorageHarness;
+  let alice: TestUser;
+  let bob: TestUser;
+  let asAlice: SupabaseClient;
+  let asBob: SupabaseClient;
+  const path = () => `${alice.id}/info.png`;
+
+  beforeAll(async () => {
+    h = await startStorageServer('fs');
+    alice = await createUser(h.db);
+    bob = await createUser(h.db);
+    asAlice = storageClient(h, alice.token);
+    asBob = storageClient(h, bob.token);
+    expect((await storageClient(h, 'service').storage.createBucket('private-docs', { public: false })).error).toBeNull();
+    for (const bucket of ['lot-images', 'private-docs']) {
+      expect((await asAlice.storage.from(bucket).upload(path(), imageBytes('image/png', 1234), { contentType: 'image/png', metadata: { lot: 7 } })).error).toBeNull();
+    }
+  });
+  afterAll(async () => h?.close());
+
+  it('answers info with exactly the FileObjectV2 fields', async () => {
+    const res = await fetch(`${h.server.url}/storage/v1/object/info/lot-images/${path()}`, {
+      headers: { apikey: h.server.ctx.anonKey, Authorization: `Bearer ${alice.token}` },
+    });
+    const body = await res.json() as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(['bucket_id', 'cache_control', 'content_encoding', 'content_type', 'created_at', 'etag',
+      'id', 'last_modified', 'metadata', 'name', 'size', 'updated_at', 'version']);
+    const { data } = await asAlice.storage.from('lot-images').info(path());
+    expect(data).toMatchObject({ name: path(), bucketId: 'lot-images', size: 1234, contentType: 'image/png', contentEncoding: null,
+      cacheControl: 'max-age=3600', metadata: { lot: 7 } });
+    expect(data?.etag).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(new Date(data!.lastModified!).getTime()).toBeGreaterThan(0);
+  });
+
+  it('answers exists: true, false for missing or hidden objects, and throws on other errors', async () => {
+    expect(await asAlice.storage.from('lot-images').exists(path())).toMatchObject({ data: true, error: null });
+    expect(await asAlice.storage.from('private-docs').exists(path())).toMatchObject({ data: true, error: null });
+    expect((await asAlice.storage.from('lot-images').exists(`${alice.id}/missing.png`)).data).toBe(false);
+    // Bob cannot see alice's private object: it does not exist for him.
+    expect((await asBob.storage.from('private-docs').exists(path())).data).toBe(false);
+    expect((await asBob.storage.from('lot-images').exists(path())).data).toBe(true);
+    await expect(asAlice.storage.from('lot-images').exists(`${alice.id}/a%00b.png`)).rejects.toMatchObject({ status: 400 });
+    const expired = storageClient(h, accessToken(alice.id, { expiresIn: -5 }));
+    await expect(expired.storage.from('lot-images').exists(path())).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('answers HEAD with 200, 404 for hidden or missing objects and 400 for bad paths', async () => {
+    const head = (bucket: string, tail: string, token: string) => fetch(`${h.server.url}/storage/v1/object/${bucket}/${tail}`, {
+      method: 'HEAD', headers: { apikey: h.server.ctx.anonKey, Authorization: `Bearer ${token}` },
+    }).then((r) => r.status);
+    expect(await head('lot-images', path(), bob.token)).toBe(200);
+    expect(await head('private-docs', path(), alice.token)).toBe(200);
+    expect(await head('private-docs', path(), bob.token)).toBe(404);
+    expect(await head('lot-images', `${alice.id}/missing.png`, alice.token)).toBe(404);
+    expect(await head('lot-images', `${alice.id}/a%2Fb.png`, alice.token)).toBe(400);
+  });
+
+  it('lists with the storage-js defaults, a trailing-slash prefix, and refuses bad options', async () => {
+    const store = asAlice.storage.from('private-docs');
+    expect((await store.list(alice.id)).data?.map((e) => e.name)).toEqual(['info.png']);
+    expect((await store.list(`${alice.id}/`)).data?.map((e) => e.name)).toEqual(['info.png']);
+    expect((await asBob.storage.from('private-docs').list(alice.id)).data).toEqual([]);
+    expect(statusOf((await store.list(alice.id, { limit: 0 })).error)).toBe(400);
+    expect(statusOf((await store.list(alice.id, { limit: 5000 })).error)).toBe(400);
+    expect(statusOf((await store.list(alice.id, { offset: -1 })).error)).toBe(400);
+    const bySize = await store.list(alice.id, { sortBy: { column: 'created_at', order: 'desc' } });
+    expect(bySize.data?.[0]).toMatchObject({ name: 'info.png', metadata: { size: 1234, mimetype: 'image/png' } });
+    expect(Object.keys(bySize.data![0]!).sort()).toEqual(['created_at', 'id', 'last_accessed_at', 'metadata', 'name', 'updated_at']);
+  });
+});

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs the test suite once more against PostgreSQL 15 from Debian's packages (the oldest version we support;
+# the default run uses the embedded PostgreSQL 17). Used by CI; needs root for apt-get.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+  echo "test-postgres15: needs root and apt-get to install PostgreSQL 15; skipped"
+  exit 0
+fi
+if [ ! -x /usr/lib/postgresql/15/bin/postgres ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null
+fi
+id postgres >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin postgres
+dir=$(mktemp -d /tmp/auction-ops-pg15-XXXXXX)
+chown postgres "$dir"
+chmod 755 "$dir"
+password=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+echo "$password" > "$dir/pw"
+chown postgres "$dir/pw"
+port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+pg() { su postgres -s /bin/sh -c "$*"; }
+pg "/usr/lib/postgresql/15/bin/initdb -D $dir/data --auth=scram-sha-256 -U postgres --pwfile=$dir/pw >/dev/null"
+pg "/usr/lib/postgresql/15/bin/pg_ctl -D $dir/data -l $dir/log -w -o '-p $port -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -k $dir' start >/dev/null"
+trap 'pg "/usr/lib/postgresql/15/bin/pg_ctl -D $dir/data -m fast stop" >/dev/null; rm -rf "$dir"' EXIT
+echo "test-postgres15: $(pg "/usr/lib/postgresql/15/bin/postgres --version")"
+TEST_DATABASE_URL="postgres://postgres:$password@127.0.0.1:$port/postgres" npx -y pnpm@10 test

@@ -7,6 +7,7 @@ import { execute, installRawText, StatementBudget, type TxContext } from './exec
 import { quoteIdent } from './ident.js';
 import { buildOpenApi } from './openapi.js';
 import { plan as planRequest, type PlannerOptions } from './plan/planner.js';
+import { PlanCache, planKey, type CachedPlan } from './plan-cache.js';
 import type { Plan } from './plan/types.js';
 import { checkResult, respond, type EngineResponse } from './respond.js';
 import { loadSchemaCache } from './schema-cache/schema-loader.js';
@@ -33,6 +34,8 @@ export interface RestEngineOptions {
   hiddenHeaders?: string[];
   /** Distinct main statement texts prepared per schema generation (default 2000); others run unnamed. */
   preparedStatements?: number;
+  /** Planned and compiled GET/HEAD requests kept for reuse (default 1000; 0 turns the cache off). */
+  planCacheSize?: number;
 }
 
 function sqlHeaders(headers: Record<string, string | undefined>, hidden: ReadonlySet<string>): string {
@@ -90,6 +93,8 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   const preparedLimit = options.preparedStatements ?? 2000;
   let generation = 0;
   let statements = new StatementBudget(preparedLimit, generation);
+  const planCacheSize = options.planCacheSize ?? 1000;
+  let plans = new PlanCache(planCacheSize);
   let reloading: Promise<void> | null = null;
   const reloadSchema = (): Promise<void> => {
     // Requests keep using the old cache until the new one is complete; concurrent reloads share one load.
@@ -97,6 +102,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       cache = c;
       openapi = null;
       statements = new StatementBudget(preparedLimit, ++generation);
+      plans = new PlanCache(planCacheSize);
     }).finally(() => { reloading = null; });
     return reloading;
   };
@@ -108,27 +114,48 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     unlisten = () => sub.unlisten();
   }
 
+  // The search_path per schema and the claims text per verified claims object (token verifiers hand out the same
+  // object for the same token), so that neither is rebuilt on every request.
+  const searchPaths = new Map(schemas.map((s) => [s, [s, ...schemas.filter((o) => o !== s)].map(quoteIdent).join(', ')]));
+  const claimsText = new WeakMap<object, string>();
+  const claimsJson = (claims: Record<string, unknown> | undefined, role: string): string => {
+    if (!claims) return JSON.stringify({ role });
+    let text = claimsText.get(claims);
+    if (text === undefined) claimsText.set(claims, (text = JSON.stringify(claims)));
+    return text;
+  };
+
+  function planAndCompile(req: EngineRequest, method: string): CachedPlan {
+    const key = planKey({ method, path: req.path, search: req.search, headers: req.headers });
+    const hit = key === null ? undefined : plans.get(key);
+    if (hit) return hit;
+    const plan = planRequest(req, cache, plannerOptions);
+    const entry: CachedPlan = { plan, compiled: plan.kind === 'options' || plan.kind === 'openapi' ? null : compile(plan, maxRows) };
+    if (key !== null) plans.set(key, entry);
+    return entry;
+  }
+
   async function handle(req: EngineRequest): Promise<EngineResponse> {
     const role = req.role ?? (typeof req.claims?.role === 'string' ? req.claims.role : anonRole);
     const authenticated = role !== anonRole;
     const t0 = performance.now();
     try {
       if (!roles.has(role)) throw errors.forbiddenRole(role);
-      const plan = planRequest(req, cache, plannerOptions);
+      const method = req.method.toUpperCase();
+      const { plan, compiled } = planAndCompile(req, method);
       if (plan.kind === 'options') {
         return { status: 200, headers: { allow: plan.allow, 'content-type': MEDIA }, body: null };
       }
-      if (plan.kind === 'openapi') {
+      if (plan.kind === 'openapi' || compiled === null) {
         openapi ??= JSON.stringify(buildOpenApi(cache, plan.schema));
         return { status: 200, headers: { 'content-type': 'application/openapi+json; charset=utf-8' }, body: plan.head ? null : openapi };
       }
-      const compiled = compile(plan, maxRows);
       const t1 = performance.now();
       const ctx: TxContext = {
-        searchPath: [plan.schema, ...schemas.filter((s) => s !== plan.schema)].map(quoteIdent).join(', '),
+        searchPath: searchPaths.get(plan.schema)!,
         role,
-        claims: JSON.stringify(req.claims ?? { role }),
-        method: req.method.toUpperCase(),
+        claims: claimsJson(req.claims, role),
+        method,
         path: req.path,
         headers: sqlHeaders(req.headers, hiddenHeaders),
         statementTimeout,

@@ -122,6 +122,10 @@ function toResult(rows: postgres.RowList<postgres.Row[]>, explain: postgres.RowL
   };
 }
 
+function send(conn: postgres.ReservedSql, text: string, params: readonly unknown[] = [], prepare = false) {
+  return conn.unsafe(text, params as never[], { prepare });
+}
+
 export async function execute(
   sql: postgres.Sql, ctx: TxContext, main: Statement, explain: Statement | null, opts: ExecuteOptions,
 ): Promise<{ result: MainResult; ended: 'commit' | 'rollback' }> {
@@ -132,18 +136,17 @@ export async function execute(
   const mainText = opts.statements ? opts.statements.take(main.sql) : { text: main.sql, prepare: false };
   const conn = await sql.reserve();
   try {
-    const q = (text: string, params: readonly unknown[] = [], prepare = false) => conn.unsafe(text, params as never[], { prepare });
     const queries = [
-      q(opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'),
-      q(CONTEXT_SQL, ctxParams, true),
-      q(mainText.text, mainParams, mainText.prepare),
-      ...(explain ? [q(explain.sql, explainParams)] : []),
-      ...(typeof opts.end === 'string' ? [q(opts.end === 'commit' ? 'COMMIT' : 'ROLLBACK')] : []),
+      send(conn, opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'),
+      send(conn, CONTEXT_SQL, ctxParams, true),
+      send(conn, mainText.text, mainParams, mainText.prepare),
+      ...(explain ? [send(conn, explain.sql, explainParams)] : []),
+      ...(typeof opts.end === 'string' ? [send(conn, opts.end === 'commit' ? 'COMMIT' : 'ROLLBACK')] : []),
     ];
     const settled = await Promise.allSettled(queries);
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) {
-      if (typeof opts.end !== 'string') await q('ROLLBACK').catch(() => {});
+      if (typeof opts.end !== 'string') await send(conn, 'ROLLBACK').catch(() => {});
       // The first failure is the cause; the statements after it only report the aborted transaction.
       throw failed.reason;
     }
@@ -156,10 +159,10 @@ export async function execute(
     try {
       ended = opts.end(result);
     } catch (e) {
-      await q('ROLLBACK');
+      await send(conn, 'ROLLBACK');
       throw e;
     }
-    await q(ended === 'commit' ? 'COMMIT' : 'ROLLBACK');
+    await send(conn, ended === 'commit' ? 'COMMIT' : 'ROLLBACK');
     return { result, ended };
   } finally {
     conn.release();

@@ -2,8 +2,19 @@
 import { errors } from '../errors.js';
 import type { MediaType, Preferences, RequestHeaders } from './types.js';
 
+type MutablePreferences = { -readonly [K in keyof Preferences]: Preferences[K] };
+
+// A module function, not a closure per item: closures created per request cost an allocation (and, under tsx, a
+// name definition) each.
+function setPreference<K extends keyof Preferences>(
+  p: MutablePreferences, invalid: string[], item: string, v: string, key: K, allowed: readonly string[] | null, val: Preferences[K],
+): void {
+  if (allowed && !allowed.includes(v)) { invalid.push(item); return; }
+  if (p[key] === null) p[key] = val;
+}
+
 export function parsePrefer(header: string | undefined): Preferences {
-  const p: { -readonly [K in keyof Preferences]: Preferences[K] } = {
+  const p: MutablePreferences = {
     return: null, count: null, resolution: null, missing: null, handling: null, tx: null, maxAffected: null, timezone: null, invalid: [],
   };
   const invalid: string[] = [];
@@ -14,22 +25,18 @@ export function parsePrefer(header: string | undefined): Preferences {
     const k = eq < 0 ? item : item.slice(0, eq).trim();
     const v = eq < 0 ? '' : item.slice(eq + 1).trim();
     // The first occurrence of each preference wins.
-    const set = <K extends keyof Preferences>(key: K, allowed: readonly string[] | null, val: Preferences[K]) => {
-      if (allowed && !allowed.includes(v)) { invalid.push(item); return; }
-      if (p[key] === null) p[key] = val;
-    };
     switch (k) {
-      case 'return': set('return', ['minimal', 'headers-only', 'representation'], v as Preferences['return']); break;
-      case 'count': set('count', ['exact', 'planned', 'estimated'], v as Preferences['count']); break;
-      case 'resolution': set('resolution', ['merge-duplicates', 'ignore-duplicates'], v as Preferences['resolution']); break;
-      case 'missing': set('missing', ['default', 'null'], v as Preferences['missing']); break;
-      case 'handling': set('handling', ['strict', 'lenient'], v as Preferences['handling']); break;
-      case 'tx': set('tx', ['commit', 'rollback'], v as Preferences['tx']); break;
+      case 'return': setPreference(p, invalid, item, v, 'return', ['minimal', 'headers-only', 'representation'], v as Preferences['return']); break;
+      case 'count': setPreference(p, invalid, item, v, 'count', ['exact', 'planned', 'estimated'], v as Preferences['count']); break;
+      case 'resolution': setPreference(p, invalid, item, v, 'resolution', ['merge-duplicates', 'ignore-duplicates'], v as Preferences['resolution']); break;
+      case 'missing': setPreference(p, invalid, item, v, 'missing', ['default', 'null'], v as Preferences['missing']); break;
+      case 'handling': setPreference(p, invalid, item, v, 'handling', ['strict', 'lenient'], v as Preferences['handling']); break;
+      case 'tx': setPreference(p, invalid, item, v, 'tx', ['commit', 'rollback'], v as Preferences['tx']); break;
       case 'max-affected':
-        if (/^\d{1,15}$/.test(v)) set('maxAffected', null, Number(v)); else invalid.push(item);
+        if (/^\d{1,15}$/.test(v)) setPreference(p, invalid, item, v, 'maxAffected', null, Number(v)); else invalid.push(item);
         break;
       case 'timezone':
-        if (/^[A-Za-z0-9_+\-/:]{1,64}$/.test(v)) set('timezone', null, v); else invalid.push(item);
+        if (/^[A-Za-z0-9_+\-/:]{1,64}$/.test(v)) setPreference(p, invalid, item, v, 'timezone', null, v); else invalid.push(item);
         break;
       case 'params': break; // params=single-object is obsolete in PostgREST; accepted and ignored
       default: invalid.push(item);

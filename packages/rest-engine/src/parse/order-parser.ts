@@ -8,9 +8,12 @@ export function parseOrder(s: string): OrderTerm[] {
   return splitTopLevel(s, 'order').map((term) => parseTerm(term.trim(), s));
 }
 
+function fail(whole: string, why: string): never {
+  throw errors.parse(`"failed to parse order (${whole})" (line 1, column 1)`, why);
+}
+
 function parseTerm(term: string, whole: string): OrderTerm {
-  const fail = (why: string): never => { throw errors.parse(`"failed to parse order (${whole})" (line 1, column 1)`, why); };
-  if (term === '') fail('empty order term');
+  if (term === '') fail(whole, 'empty order term');
   let relation: string | null = null, rest = term;
   const rel = /^([^()."]+|"[^"]*")\(([^()]+)\)(.*)$/.exec(term);
   if (rel) { relation = unquote(rel[1]); rest = rel[2] + rel[3]; }
@@ -24,7 +27,7 @@ function parseTerm(term: string, whole: string): OrderTerm {
   for (const m of mods) {
     if ((m === 'asc' || m === 'desc') && dir === null && nulls === null) dir = m;
     else if ((m === 'nullsfirst' || m === 'nullslast') && nulls === null) nulls = m === 'nullsfirst' ? 'first' : 'last';
-    else fail(`unexpected "${m}"`);
+    else fail(whole, `unexpected "${m}"`);
   }
   return { kind: 'order', relation, field: parseField(fieldText), dir, nulls };
 }

@@ -20,6 +20,15 @@ function nonNegativeInt(v: string, what: string): number {
   return Number(v.trim());
 }
 
+type Limits = Map<string, { path: string[]; limit: number | null; offset: number | null }>;
+
+function limitFor(limits: Limits, path: string[]) {
+  const k = path.join('.');
+  let l = limits.get(k);
+  if (!l) limits.set(k, (l = { path, limit: null, offset: null }));
+  return l;
+}
+
 export function parseQuery(search: string): QueryTree {
   const params = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
   let select: QueryTree['select'] = null;
@@ -27,13 +36,7 @@ export function parseQuery(search: string): QueryTree {
   const filters: QueryTree['filters'][number][] = [];
   const logic: QueryTree['logic'][number][] = [];
   const order: QueryTree['order'][number][] = [];
-  const limits = new Map<string, { path: string[]; limit: number | null; offset: number | null }>();
-  const limitFor = (path: string[]) => {
-    const k = path.join('.');
-    let l = limits.get(k);
-    if (!l) limits.set(k, (l = { path, limit: null, offset: null }));
-    return l;
-  };
+  const limits: Limits = new Map();
 
   for (const [key, value] of params) {
     if (key === 'select') { select = parseSelect(value); continue; }
@@ -41,8 +44,8 @@ export function parseQuery(search: string): QueryTree {
     if (key === 'columns') { columns = splitTopLevel(value, 'columns').map((c) => unquote(c.trim())).filter((c) => c !== ''); continue; }
     const [path, last] = splitKey(key);
     if (last === 'order') { order.push({ path, node: parseOrder(value) }); continue; }
-    if (last === 'limit') { limitFor(path).limit = nonNegativeInt(value, 'limit'); continue; }
-    if (last === 'offset') { limitFor(path).offset = nonNegativeInt(value, 'offset'); continue; }
+    if (last === 'limit') { limitFor(limits, path).limit = nonNegativeInt(value, 'limit'); continue; }
+    if (last === 'offset') { limitFor(limits, path).offset = nonNegativeInt(value, 'offset'); continue; }
     if (last === 'or' || last === 'and') {
       const negate = path[path.length - 1] === 'not';
       logic.push({ path: negate ? path.slice(0, -1) : path, node: parseLogic(last, negate, value) });

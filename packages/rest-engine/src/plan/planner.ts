@@ -25,6 +25,23 @@ export interface PlanInput {
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
+/** The fields every plan shares (an object, not a closure per request). */
+class CommonFields {
+  constructor(
+    private readonly schema: string, private readonly h: RequestHeaders, private readonly head: boolean,
+    private readonly txAllowed: boolean,
+  ) {}
+
+  of(readOnly: boolean, applied: string[]): PlanCommon {
+    const prefer = this.h.prefer;
+    if (prefer.count) applied.push(`count=${prefer.count}`);
+    if (prefer.handling) applied.push(`handling=${prefer.handling}`);
+    if (prefer.tx && this.txAllowed) applied.push(`tx=${prefer.tx}`);
+    if (prefer.timezone) applied.push(`timezone=${prefer.timezone}`);
+    return { schema: this.schema, readOnly, media: this.h.accept, prefer, head: this.head, applied };
+  }
+}
+
 export function plan(input: PlanInput, cache: SchemaCache, opts: PlannerOptions): Plan {
   const method = input.method.toUpperCase();
   const segments = input.path.split('/').filter((s) => s !== '');
@@ -38,22 +55,13 @@ export function plan(input: PlanInput, cache: SchemaCache, opts: PlannerOptions)
   if (!opts.schemas.includes(schema)) throw errors.schemaNotExposed(schema, opts.schemas);
   const prefer = h.prefer;
   if (prefer.handling === 'strict' && prefer.invalid.length) throw errors.strictPrefer([...prefer.invalid]);
-  const common = (readOnly: boolean, applied: string[]): PlanCommon => ({
-    schema, readOnly, media: h.accept, prefer, head: method === 'HEAD',
-    applied: [
-      ...applied,
-      ...(prefer.count ? [`count=${prefer.count}`] : []),
-      ...(prefer.handling ? [`handling=${prefer.handling}`] : []),
-      ...(prefer.tx && opts.txRollbackAllowed ? [`tx=${prefer.tx}`] : []),
-      ...(prefer.timezone ? [`timezone=${prefer.timezone}`] : []),
-    ],
-  });
+  const common = new CommonFields(schema, h, method === 'HEAD', opts.txRollbackAllowed);
 
   if (decoded.length === 0) {
-    if (method === 'OPTIONS') return { ...common(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD' };
+    if (method === 'OPTIONS') return { ...common.of(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD' };
     if (method !== 'GET' && method !== 'HEAD') throw errors.unsupportedMethod(method);
     if (h.accept !== 'openapi' && h.accept !== 'json') throw errors.notAcceptable(input.headers['accept'] ?? '');
-    return { ...common(true, []), kind: 'openapi' };
+    return { ...common.of(true, []), kind: 'openapi' };
   }
   if (h.accept === 'openapi') throw errors.notAcceptable(input.headers['accept'] ?? '');
   const query = parseQuery(input.search);
@@ -70,13 +78,13 @@ export function plan(input: PlanInput, cache: SchemaCache, opts: PlannerOptions)
       if (table.insertable && table.updatable) allow.push('PUT');
       if (table.updatable) allow.push('PATCH');
       if (table.deletable) allow.push('DELETE');
-      return { ...common(true, []), kind: 'options', allow: allow.join(',') };
+      return { ...common.of(true, []), kind: 'options', allow: allow.join(',') };
     }
     case 'GET': case 'HEAD': {
       const read = planRead(ctx, { kind: 'table', table }, table.name, table.columns, table, query.select, []);
       checkAllUsed(ctx);
       const { root, offset } = applyPaging(read, h, opts, true);
-      return { ...common(true, []), kind: 'read', read: root, count: prefer.count, offset };
+      return { ...common.of(true, []), kind: 'read', read: root, count: prefer.count, offset };
     }
     case 'POST': case 'PUT': case 'PATCH': case 'DELETE':
       return planWrite(ctx, method, table, input.body, h, common, opts);
@@ -106,15 +114,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 function planWrite(
   ctx: ReadContext, method: string, table: Table, rawBody: string | undefined, h: RequestHeaders,
-  common: (readOnly: boolean, applied: string[]) => PlanCommon, opts: PlannerOptions,
+  common: CommonFields, opts: PlannerOptions,
 ): Plan {
   const { query } = ctx;
   const prefer = h.prefer;
   const ret = prefer.return ?? 'minimal';
   const applied = prefer.return ? [`return=${prefer.return}`] : [];
-  const checkColumns = (cols: readonly string[]) => {
-    for (const c of cols) if (!table.columns.has(c)) throw errors.noColumn(c, table.name);
-  };
   let mutation: Mutation;
   let status: number;
   let location: readonly string[] | null = null;
@@ -133,7 +138,7 @@ function planWrite(
         if (Object.keys(r).sort().join('\u0000') !== sorted) throw errors.invalidBody('All object keys must match');
       }
     }
-    checkColumns(columns);
+    checkColumns(table, columns);
     let onConflict: Extract<Mutation, { kind: 'insert' }>['onConflict'] = null;
     if (method === 'PUT') {
       if (rows.length !== 1) throw errors.invalidBody('PUT payload must contain a single row');
@@ -152,7 +157,7 @@ function planWrite(
     } else {
       if (prefer.resolution) {
         const cols = query.onConflict ?? table.pk;
-        checkColumns(cols);
+        checkColumns(table, cols);
         onConflict = { columns: cols, action: prefer.resolution === 'merge-duplicates' ? 'update' : 'nothing' };
         applied.push(`resolution=${prefer.resolution}`);
       }
@@ -179,7 +184,7 @@ function planWrite(
       const body = parseJsonBody(rawBody);
       if (!isObject(body)) throw errors.invalidBody('Empty or invalid json');
       const columns = query.columns ? [...query.columns] : Object.keys(body);
-      checkColumns(columns);
+      checkColumns(table, columns);
       mutation = { kind: 'update', table, columns, body: JSON.stringify(body), where };
     } else {
       mutation = { kind: 'delete', table, where };
@@ -190,8 +195,12 @@ function planWrite(
   const returning = planRead(ctx, { kind: 'mutated', table }, table.name, table.columns, table, query.select, [], false);
   checkAllUsed(ctx);
   return {
-    ...common(false, applied), kind: 'mutate', mutation, returning, representation: ret === 'representation', location, status,
+    ...common.of(false, applied), kind: 'mutate', mutation, returning, representation: ret === 'representation', location, status,
   };
+}
+
+function checkColumns(table: Table, cols: readonly string[]): void {
+  for (const c of cols) if (!table.columns.has(c)) throw errors.noColumn(c, table.name);
 }
 
 const isJsonType = (t: string) => t === 'json' || t === 'jsonb';
@@ -208,9 +217,9 @@ function chooseFunction(fns: readonly DbFunction[], keys: readonly string[] | nu
 
 function planCall(
   ctx: ReadContext, method: string, name: string, schema: string, rawBody: string | undefined, h: RequestHeaders,
-  common: (readOnly: boolean, applied: string[]) => PlanCommon, opts: PlannerOptions,
+  common: CommonFields, opts: PlannerOptions,
 ): Plan {
-  if (method === 'OPTIONS') return { ...common(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD,POST' };
+  if (method === 'OPTIONS') return { ...common.of(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD,POST' };
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw errors.rpcMethod(method);
   const fns = ctx.cache.functions.get(tableKey(schema, name));
   const readOnly = method !== 'POST';
@@ -238,10 +247,10 @@ function planCall(
   if (fn.returnKind !== 'composite') {
     for (const f of ctx.query.filters) ctx.skip.add(f);
     checkAllUsed(ctx);
-    return { ...common(readOnly, applied), kind: 'call', read: null, scalar: call, fn, count: null, offset: 0 };
+    return { ...common.of(readOnly, applied), kind: 'call', read: null, scalar: call, fn, count: null, offset: 0 };
   }
   const read = planRead(ctx, { kind: 'call', call }, fn.name, fn.outColumns, fn.returnTable, ctx.query.select, []);
   checkAllUsed(ctx);
   const { root, offset } = applyPaging(read, h, opts, readOnly);
-  return { ...common(readOnly, applied), kind: 'call', read: root, scalar: null, fn, count: h.prefer.count, offset };
+  return { ...common.of(readOnly, applied), kind: 'call', read: root, scalar: null, fn, count: h.prefer.count, offset };
 }

@@ -1,10 +1,7 @@
 // The HTTP surface: gateway middleware, then one Hono app per path family. Errors are rendered by each family.
 import { Hono } from 'hono';
 import type { AppEnv, Mounted, ServerContext } from './context.js';
-import { requestLog } from './middleware/request-log.js';
-import { corsMiddleware } from './middleware/cors.js';
-import { apiKeyGate } from './middleware/gateway.js';
-import { clientIp, parseCidrs } from './middleware/client-ip.js';
+import { gateway } from './middleware/gateway.js';
 import { healthRoutes } from './routes/health.js';
 
 export interface Families {
@@ -15,10 +12,8 @@ export interface Families {
 
 export function createApp(ctx: ServerContext, families: Families): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use('*', requestLog(ctx.log));
-  app.use('*', corsMiddleware);
-  app.use('*', clientIp(parseCidrs(ctx.config.TRUSTED_PROXY_CIDRS), ctx.config.TRUSTED_PROXY_CIDRS.trim() !== ''));
-  app.use('*', apiKeyGate(ctx.verifier));
+  // Request id and log, CORS, client IP, API-key gate and claims (see middleware/gateway.ts).
+  app.use('*', gateway({ log: ctx.log, verifier: ctx.verifier, trustedProxyCidrs: ctx.config.TRUSTED_PROXY_CIDRS }));
   app.route('/health', healthRoutes(ctx));
   app.route('/auth/v1', families.auth.app);
   app.route('/rest/v1', families.rest.app);

@@ -2,8 +2,9 @@
 // proxy, the right-most X-Forwarded-For entry that is not itself a trusted proxy. A client-supplied header
 // from anywhere else is ignored, so it cannot reset a limit.
 import { BlockList, isIP } from 'node:net';
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from '../context.js';
+import { requestHeader } from './response-headers.js';
 
 export function parseCidrs(list: string): BlockList {
   const blocks = new BlockList();
@@ -23,18 +24,15 @@ function trusted(blocks: BlockList, ip: string): boolean {
   return blocks.check(mapped ?? ip, mapped ? 'ipv4' : kind === 6 ? 'ipv6' : 'ipv4');
 }
 
-export function clientIp(trustedProxies: BlockList, anyTrusted: boolean): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    let ip = c.env?.incoming?.socket.remoteAddress ?? '0.0.0.0';
-    if (anyTrusted && trusted(trustedProxies, ip)) {
-      const hops = (c.req.header('x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter((s) => isIP(s));
-      while (hops.length > 0) {
-        const hop = hops.pop()!;
-        ip = hop;
-        if (!trusted(trustedProxies, hop)) break;
-      }
+export function clientIpOf(c: Context<AppEnv>, trustedProxies: BlockList, anyTrusted: boolean): string {
+  let ip = c.env?.incoming?.socket.remoteAddress ?? '0.0.0.0';
+  if (anyTrusted && trusted(trustedProxies, ip)) {
+    const hops = (requestHeader(c, 'x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter((s) => isIP(s));
+    while (hops.length > 0) {
+      const hop = hops.pop()!;
+      ip = hop;
+      if (!trusted(trustedProxies, hop)) break;
     }
-    c.set('clientIp', ip.startsWith('::ffff:') ? ip.slice(7) : ip);
-    await next();
-  };
+  }
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
 }

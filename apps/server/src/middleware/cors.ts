@@ -1,8 +1,8 @@
 // CORS for browser clients (supabase-js): the headers it sends and the ones it reads. Preflights are answered
 // here; other responses get the headers preset on Node's response (see response-headers.ts).
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from '../context.js';
-import { presetHeaders } from './response-headers.js';
+import { requestHeader } from './response-headers.js';
 
 const ALLOW_METHODS = 'GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS';
 const ALLOW_HEADERS = [
@@ -14,23 +14,23 @@ const EXPOSE_HEADERS = [
   'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Supabase-Api-Version', 'X-Total-Count', 'X-Request-Id',
 ].join(',');
 
-export const corsMiddleware: MiddlewareHandler<AppEnv> = async (c, next) => {
-  // Any origin may call (keys, not cookies, authorise requests); echoing it keeps credentialed fetches working.
-  const origin = c.req.header('origin');
-  const common: Record<string, string> = {
-    'access-control-allow-origin': origin || '*',
+/** The CORS headers of every non-preflight response, as parallel name and value lists (see gateway.ts). */
+export const CORS_NAMES = ['access-control-allow-origin', 'access-control-allow-credentials', 'vary', 'access-control-expose-headers'] as const;
+
+/** Any origin may call (keys, not cookies, authorise requests); echoing it keeps credentialed fetches working. */
+export function corsValues(c: Context<AppEnv>): string[] {
+  return [requestHeader(c, 'origin') || '*', 'true', 'Origin', EXPOSE_HEADERS];
+}
+
+/** The answer to a preflight, or undefined when the request is not one. */
+export function preflight(c: Context<AppEnv>): Response | undefined {
+  if (c.req.method !== 'OPTIONS' || !requestHeader(c, 'access-control-request-method')) return undefined;
+  return c.body(null, 204, {
+    'access-control-allow-origin': requestHeader(c, 'origin') || '*',
     'access-control-allow-credentials': 'true',
     vary: 'Origin',
-  };
-  if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
-    return c.body(null, 204, {
-      ...common,
-      'access-control-allow-methods': ALLOW_METHODS,
-      'access-control-allow-headers': ALLOW_HEADERS,
-      'access-control-max-age': '86400',
-    });
-  }
-  const after = presetHeaders(c, { ...common, 'access-control-expose-headers': EXPOSE_HEADERS });
-  await next();
-  after();
-};
+    'access-control-allow-methods': ALLOW_METHODS,
+    'access-control-allow-headers': ALLOW_HEADERS,
+    'access-control-max-age': '86400',
+  });
+}

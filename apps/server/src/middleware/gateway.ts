@@ -1,52 +1,48 @@
-// The API-key gate of the Supabase gateway, then the caller's claims: Bearer token if present, else the key's.
+// The gateway in front of every path family, as one middleware: request id and log line, CORS, client IP, API-key
+// gate and claims. One middleware instead of four: each extra async layer cost about 5 µs per request.
 import type { MiddlewareHandler } from 'hono';
-import { TokenError, type TokenVerifier } from '@auction-ops/auth-core';
+import type { TokenVerifier } from '@auction-ops/auth-core';
 import type { AppEnv } from '../context.js';
+import type { Logger } from '../logger.js';
+import { checkApiKey } from './api-key.js';
+import { clientIpOf, parseCidrs } from './client-ip.js';
+import { CORS_NAMES, corsValues, preflight } from './cors.js';
+import { logRequest, requestIdOf } from './request-log.js';
+import { offerGatewayHeaders, settleGatewayHeaders } from './response-headers.js';
 
-const GATED = /^\/(auth|rest|storage|functions|realtime)\/v1(\/|$)/;
-// Reached without a key: public objects and signed URLs (opened by browsers and <img>), and the links in e-mails.
-const OPEN = [
-  /^\/storage\/v1\/object\/public\//,
-  /^\/storage\/v1\/object\/sign\//,
-  /^\/storage\/v1\/render\/image\/public\//,
-  /^\/auth\/v1\/(verify|callback|authorize)$/,
-  /^\/auth\/v1\/\.well-known\/jwks\.json$/,
-];
+export interface GatewayOptions {
+  log: Logger;
+  verifier: TokenVerifier;
+  /** Comma-separated CIDRs of proxies whose X-Forwarded-For is believed. */
+  trustedProxyCidrs: string;
+}
 
-export function apiKeyGate(verifier: TokenVerifier): MiddlewareHandler<AppEnv> {
+const NAMES = ['x-request-id', ...CORS_NAMES];
+
+export function gateway(options: GatewayOptions): MiddlewareHandler<AppEnv> {
+  const { log, verifier } = options;
+  const trustedProxies = parseCidrs(options.trustedProxyCidrs);
+  const anyTrusted = options.trustedProxyCidrs.trim() !== '';
   return async (c, next) => {
-    const path = c.req.path;
-    if (!GATED.test(path) || c.req.method === 'OPTIONS') return next();
-    const open = OPEN.some((re) => re.test(path));
-    // WebSockets cannot send headers from browsers, so realtime takes the key as a query parameter.
-    const key = c.req.header('apikey') ?? (path.startsWith('/realtime/') ? c.req.query('apikey') : undefined);
-    if (!key) {
-      if (open) return next();
-      return c.json({ message: 'No API key found in request' }, 401);
+    const start = performance.now();
+    const id = requestIdOf(c);
+    c.set('requestId', id);
+    const early = preflight(c);
+    if (early) {
+      early.headers.set('x-request-id', id);
+      logRequest(log, c, id, start, early.status);
+      return early;
     }
-    let keyClaims;
-    try {
-      keyClaims = await verifier.verify(key);
-    } catch {
-      if (open) return next();
-      return c.json({ message: 'Invalid API key' }, 401);
+    offerGatewayHeaders(c, NAMES, [id, ...corsValues(c)]);
+    c.set('clientIp', clientIpOf(c, trustedProxies, anyTrusted));
+    const refused = await checkApiKey(c, verifier);
+    if (refused) {
+      settleGatewayHeaders(c, refused);
+      logRequest(log, c, id, start, refused.status);
+      return refused;
     }
-    if (keyClaims.role !== 'anon' && keyClaims.role !== 'service_role') {
-      if (open) return next();
-      return c.json({ message: 'Invalid API key' }, 401);
-    }
-    c.set('apikeyRole', keyClaims.role);
-    const auth = c.req.header('authorization');
-    const bearer = auth?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-    if (!bearer || bearer === key) {
-      c.set('claims', keyClaims);
-      return next();
-    }
-    try {
-      c.set('claims', await verifier.verify(bearer));
-    } catch (error) {
-      c.set('authError', error instanceof TokenError ? error : new TokenError('invalid', 'JWT invalid'));
-    }
-    return next();
+    await next();
+    settleGatewayHeaders(c, c.res);
+    logRequest(log, c, id, start, c.res.status);
   };
 }

@@ -3,6 +3,7 @@
 import { Hono } from 'hono';
 import type { RestEngine } from '@auction-ops/rest-engine';
 import type { AppEnv } from '../context.js';
+import { takeGatewayHeaders } from '../middleware/response-headers.js';
 
 const MOUNT = '/rest/v1';
 
@@ -28,6 +29,8 @@ export function restRoutes(engine: RestEngine): Hono<AppEnv> {
     const method = c.req.method;
     const body = method === 'GET' || method === 'HEAD' ? undefined : await c.req.text();
     const res = await engine.handle({ method, path: path || '/', search: q === -1 ? '' : target.slice(q + 1), headers, body, claims: c.get('claims') });
+    // A plain header object keeps node-server on its fast path; the gateway's headers join it here.
+    takeGatewayHeaders(c, res.headers);
     return new Response(res.body, { status: res.status, headers: res.headers });
   });
 }

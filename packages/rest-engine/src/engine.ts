@@ -174,8 +174,10 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       res.headers['server-timing'] = `plan;dur=${(t1 - t0).toFixed(2)}, transaction;dur=${(t2 - t1).toFixed(2)}`;
       return res;
     } catch (e) {
-      if (e instanceof RestError) return errorResponse(e);
-      return errorResponse(fromDatabaseError(e, authenticated));
+      const res = errorResponse(e instanceof RestError ? e : fromDatabaseError(e, authenticated));
+      // HEAD answers carry no body, errors included (status and headers still tell what went wrong).
+      if (req.method.toUpperCase() === 'HEAD') res.body = null;
+      return res;
     }
   }
 

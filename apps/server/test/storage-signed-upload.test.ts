@@ -55,6 +55,19 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
     expect((await asAlice.storage.from(BUCKET).info(path)).data).toMatchObject({ size: 500, contentType: 'image/gif' });
   });
 
+  it('takes an upload to the signed URL without an API key, as a browser form would send it', async () => {
+    const path = seedPath(alice.id);
+    const signed = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);
+    const bytes = imageBytes('image/png', 1200);
+    const res = await fetch(signed.data!.signedUrl, { method: 'PUT', headers: { 'content-type': 'image/png', 'x-upsert': 'false' }, body: bytes });
+    expect(res.status).toBe(200);
+    expect((await asAlice.storage.from(BUCKET).info(path)).data).toMatchObject({ size: 1200 });
+    // Creating a signed upload URL still needs a key.
+    const create = await fetch(signed.data!.signedUrl.replace(/\?token=.*$/, ''), { method: 'POST' });
+    expect(create.status).toBe(401);
+    expect(await create.json()).toEqual({ message: 'No API key found in request' });
+  });
+
   it('binds a token to its path and refuses forged, expired and other-purpose tokens', async () => {
     const path = seedPath(alice.id);
     const { data } = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);

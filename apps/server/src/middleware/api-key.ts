@@ -13,6 +13,8 @@ const OPEN = [
   /^\/auth\/v1\/(verify|callback|authorize)$/,
   /^\/auth\/v1\/\.well-known\/jwks\.json$/,
 ];
+// An upload to a signed upload URL carries its own token (as in Supabase, no key is needed).
+const SIGNED_UPLOAD = /^\/storage\/v1\/object\/upload\/sign\//;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
@@ -22,7 +24,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 export async function checkApiKey(c: Context<AppEnv>, verifier: TokenVerifier): Promise<Response | undefined> {
   const path = c.req.path;
   if (!GATED.test(path) || c.req.method === 'OPTIONS') return undefined;
-  const open = OPEN.some((re) => re.test(path));
+  const open = OPEN.some((re) => re.test(path)) || (c.req.method === 'PUT' && SIGNED_UPLOAD.test(path));
   // WebSockets cannot send headers from browsers, so realtime takes the key as a query parameter.
   const key = requestHeader(c, 'apikey') ?? (path.startsWith('/realtime/') ? c.req.query('apikey') : undefined);
   if (!key) return open ? undefined : c.json({ message: 'No API key found in request' }, 401);

@@ -16,6 +16,20 @@ describe('token verifier', () => {
     await expect(verifier.verify('garbage')).rejects.toMatchObject({ reason: 'invalid' });
   });
 
+  it('answers from the cache synchronously only for tokens it verified and that have not expired', async () => {
+    const verifier = createTokenVerifier(SECRET);
+    const soon = Math.floor(Date.now() / 1000) + 1;
+    const token = await new SignJWT({ role: 'authenticated', sub: 'u' }).setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(soon).sign(secretKey(SECRET));
+    expect(verifier.cached(token)).toBeUndefined();
+    await verifier.verify(token);
+    expect(verifier.cached(token)).toMatchObject({ sub: 'u' });
+    expect(verifier.cached(await signApiKey('t'.repeat(40), 'anon'))).toBeUndefined();
+    await new Promise((r) => setTimeout(r, (soon + 0.05) * 1000 - Date.now()));
+    expect(verifier.cached(token)).toBeUndefined();
+    await expect(verifier.verify(token)).rejects.toMatchObject({ reason: 'expired' });
+  });
+
   it('refuses alg none and HS256 tokens signed with the public key text', async () => {
     const verifier = createTokenVerifier(SECRET);
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"role":"service_role"}').toString('base64url')}.`;

@@ -19,6 +19,8 @@ export class TokenError extends Error {
 export interface TokenVerifier {
   /** Verified claims, or throws TokenError. */
   verify(token: string): Promise<Claims>;
+  /** The claims of a token verified before and not yet expired, without waiting; undefined otherwise. */
+  cached(token: string): Claims | undefined;
   /** Also accept ES256 tokens whose header names this kid (the auth family registers its signing key). */
   trustPublicKey(kid: string, key: CryptoKey): void;
 }
@@ -45,6 +47,10 @@ export function createTokenVerifier(secret: string, options: { cacheSize?: numbe
   return {
     trustPublicKey(kid, publicKey) {
       publicKeys.set(kid, publicKey);
+    },
+    cached(token) {
+      const hit = cache.get(token);
+      return hit && (typeof hit.exp !== 'number' || hit.exp > Date.now() / 1000) ? hit : undefined;
     },
     async verify(token) {
       const hit = cache.get(token);

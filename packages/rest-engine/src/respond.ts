@@ -48,8 +48,10 @@ function countOf(plan: Extract<Plan, { kind: 'read' | 'call' }>, r: MainResult, 
   if (plan.count === 'exact') return r.total;
   if (plan.count === 'planned') return r.planRows;
   if (plan.count === 'estimated') {
+    // Exact up to the row cap. Above it (and, as in PostgREST, always without a cap) the larger of the planner's
+    // estimate and the rows counted: an estimate below what was already counted would be wrong for certain.
     if (r.total !== null && maxRows !== null && r.total <= maxRows) return r.total;
-    return r.planRows ?? r.total;
+    return Math.max(r.total ?? 0, r.planRows ?? 0);
   }
   return null;
 }

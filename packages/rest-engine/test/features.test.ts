@@ -14,8 +14,30 @@ describe('responses', () => {
     const planned = await h.req('GET', '/tasks?select=id', { headers: { prefer: 'count=planned' } });
     expect(planned.headers['content-range']).toMatch(/^0-2\/\d+$/);
     expect(planned.headers['preference-applied']).toBe('count=planned');
+    // With statistics the planner's estimate of the whole table is exact: 5 rows (the EXPLAIN top node is the scan).
+    await h.db.sql`analyze tasks`;
+    const plannedAll = await h.req('GET', '/tasks?select=id&order=id', { headers: { prefer: 'count=planned' } });
+    expect(plannedAll).toMatchObject({ status: 206, headers: { 'content-range': '0-2/5' } });
     const past = await h.req('GET', '/tasks?offset=10', { headers: { prefer: 'count=exact' } });
     expect(past).toMatchObject({ status: 416, json: { code: 'PGRST103' } });
+  });
+
+  it('count=estimated is exact up to maxRows and the larger of the estimate and the counted rows above it', async () => {
+    // Two rows are done: under the cap of 3, counted exactly whatever the planner thinks.
+    const under = await h.req('GET', '/tasks?select=id&done=is.true&order=id', { headers: { prefer: 'count=estimated' } });
+    expect(under).toMatchObject({ status: 200, json: [{ id: 1 }, { id: 4 }], headers: { 'content-range': '0-1/2', 'preference-applied': 'count=estimated' } });
+    // Five rows: over the cap, so the planner's estimate (exact after ANALYZE), never below the 4 rows counted.
+    await h.db.sql`analyze tasks`;
+    const over = await h.req('GET', '/tasks?select=id&order=id', { headers: { prefer: 'count=estimated' } });
+    expect(over).toMatchObject({ status: 206, headers: { 'content-range': '0-2/5' } });
+    // An estimate below what was counted (statistics claiming the table is empty) gives way to the count.
+    await h.db.sql`update pg_class set reltuples = 0, relpages = 1 where oid = 'public.tasks'::regclass`;
+    try {
+      const low = await h.req('GET', '/tasks?select=id&order=id', { headers: { prefer: 'count=estimated' } });
+      expect(low.headers['content-range']).toBe('0-2/4');
+    } finally {
+      await h.db.sql`analyze tasks`;
+    }
   });
 
   it('renders CSV and single objects, and refuses unknown media types', async () => {

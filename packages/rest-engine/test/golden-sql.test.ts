@@ -71,6 +71,30 @@ describe('golden SQL', () => {
       }
     `);
   });
+  it('count=estimated: exact count stopped one row past the cap, and EXPLAIN of the counted rows', async () => {
+    const input = { method: 'GET', path: '/tasks', search: 'select=id&done=is.false', headers: { prefer: 'count=estimated' } };
+    const { main, explain } = compile(plan(input, h.engine.schemaCache, { ...OPTS, maxRows: 100 }), 100);
+    expect({ main, explain }).toMatchInlineSnapshot(`
+      {
+        "explain": {
+          "params": [],
+          "sql": "EXPLAIN (FORMAT JSON) SELECT 1 FROM "public"."tasks" t0 WHERE t0."done" IS FALSE",
+        },
+        "main": {
+          "params": [
+            101,
+            100,
+          ],
+          "sql": "SELECT (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM "public"."tasks" t0 WHERE t0."done" IS FALSE LIMIT $1::int8) _c) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id" FROM "public"."tasks" t0 WHERE t0."done" IS FALSE LIMIT $2::int8) _t",
+        },
+      }
+    `);
+    // Both run on Postgres (EXPLAIN's top node is the scan itself, so its "Plan Rows" estimates the total).
+    const [row] = await h.db.sql.unsafe(main.sql, main.params as never[]);
+    expect(row).toMatchObject({ total: '3', page_total: '3' });
+    const [{ 'QUERY PLAN': qp }] = await h.db.sql.unsafe(explain!.sql, explain!.params as never[]);
+    expect(qp[0].Plan['Node Type']).toBe('Seq Scan');
+  });
   it('count=exact', async () => {
     expect(await golden('GET', '/tasks?select=id&done=is.false', { prefer: 'count=exact' })).toMatchInlineSnapshot(`
       {

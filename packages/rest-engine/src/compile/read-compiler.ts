@@ -197,12 +197,18 @@ export function selectQuery(b: SqlBuilder, plan: ReadPlan, join: { parent: strin
   if (plan.offset !== null) b.push(' OFFSET ').param(plan.offset, 'int8');
 }
 
-/** `SELECT 1 FROM <source> <joins that filter> WHERE <conditions>`: the rows a count=exact counts. */
-export function countQuery(b: SqlBuilder, plan: ReadPlan, cap: number | null): void {
-  b.push('SELECT pg_catalog.count(*) FROM (SELECT 1 FROM ');
+/** `SELECT 1 FROM <source> <joins that filter> WHERE <conditions>`: the rows a count counts (and EXPLAIN estimates). */
+export function countedRows(b: SqlBuilder, plan: ReadPlan): void {
+  b.push('SELECT 1 FROM ');
   source(b, plan);
   lateralJoins(b, plan, true);
   whereClause(b, plan, null);
+}
+
+/** The number of counted rows, stopping at `cap` rows when one is given. */
+export function countQuery(b: SqlBuilder, plan: ReadPlan, cap: number | null): void {
+  b.push('SELECT pg_catalog.count(*) FROM (');
+  countedRows(b, plan);
   if (cap !== null) b.push(' LIMIT ').param(cap, 'int8');
   b.push(') _c');
 }

@@ -3,7 +3,7 @@
 import { qualified, quoteIdent } from '../ident.js';
 import type { MediaType, Preferences } from '../parse/types.js';
 import type { Mutation, Plan, ReadPlan } from '../plan/types.js';
-import { callArgsFrom, callExpr, condition, countQuery, selectQuery } from './read-compiler.js';
+import { callArgsFrom, callExpr, condition, countedRows, countQuery, selectQuery } from './read-compiler.js';
 import { SqlBuilder, type Statement } from './sql-builder.js';
 
 export interface CompiledRequest {
@@ -28,8 +28,9 @@ function body(b: SqlBuilder, media: MediaType, single: boolean): void {
 
 function wrapRead(b: SqlBuilder, read: ReadPlan, media: MediaType, count: Preferences['count'], maxRows: number | null, single = false): void {
   b.push('SELECT ');
-  if (count === 'exact') { b.push('('); countQuery(b, read, null); b.push(')'); }
-  else if (count === 'estimated' && maxRows !== null) { b.push('('); countQuery(b, read, maxRows + 1); b.push(')'); }
+  // count=estimated counts exactly, but stops one row past the cap: past it the planner's estimate is used.
+  if (count === 'exact' || (count === 'estimated' && maxRows === null)) { b.push('('); countQuery(b, read, null); b.push(')'); }
+  else if (count === 'estimated') { b.push('('); countQuery(b, read, maxRows! + 1); b.push(')'); }
   else b.push('NULL::bigint');
   b.push(' AS total, pg_catalog.count(_t) AS page_total, ');
   body(b, media, single);
@@ -38,10 +39,11 @@ function wrapRead(b: SqlBuilder, read: ReadPlan, media: MediaType, count: Prefer
   b.push(') _t');
 }
 
+/** EXPLAIN of the counted rows themselves: its top node's "Plan Rows" is the planner's estimate of the total. */
 function explainOf(read: ReadPlan): Statement {
   const b = new SqlBuilder();
   b.push('EXPLAIN (FORMAT JSON) ');
-  countQuery(b, { ...read, limit: null, offset: null }, null);
+  countedRows(b, read);
   return b.build();
 }
 

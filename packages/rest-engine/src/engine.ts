@@ -22,6 +22,8 @@ export interface RestEngineOptions {
   roles?: string[];
   maxRows?: number;
   statementTimeoutMs?: number;
+  /** How long a request waits for a free connection of `sql`'s pool before PGRST003 (504); default 10 000. */
+  poolTimeoutMs?: number;
   allowUnfilteredWrites?: boolean;
   aggregatesEnabled?: boolean;
   txRollbackAllowed?: boolean;
@@ -85,6 +87,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     txRollbackAllowed: options.txRollbackAllowed ?? false,
   };
   const hiddenHeaders = new Set((options.hiddenHeaders ?? ['authorization', 'apikey', 'cookie']).map((h) => h.toLowerCase()));
+  const poolTimeoutMs = options.poolTimeoutMs ?? 10_000;
   const statementTimeout = options.statementTimeoutMs !== undefined ? String(options.statementTimeoutMs) : null;
 
   installRawText(sql);
@@ -165,6 +168,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       const mustDecide = !plan.readOnly && (plan.media === 'object' || plan.media === 'stripped-object' || plan.prefer.maxAffected !== null);
       const { result } = await execute(sql, ctx, compiled.main, compiled.explain, {
         readOnly: plan.readOnly,
+        poolTimeoutMs,
         statements,
         end: mustDecide ? (r) => { checkResult(plan, r); return rollback ? 'rollback' : 'commit'; } : rollback ? 'rollback' : 'commit',
       });

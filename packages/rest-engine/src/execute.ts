@@ -6,7 +6,7 @@
 // always prepared, and main statements while a bounded budget of distinct texts lasts (see StatementBudget).
 import type postgres from 'postgres';
 import type { Statement } from './compile/sql-builder.js';
-import { RestError } from './errors.js';
+import { errors, RestError } from './errors.js';
 
 /**
  * A parameter sent as the exact text the client gave. postgres.js chooses a serializer by the type the server
@@ -97,8 +97,28 @@ export class StatementBudget {
   }
 }
 
+/**
+ * A reserved connection, or PGRST003 when none is free within `timeoutMs`. A reservation that arrives after the
+ * deadline is released at once: postgres.js cannot withdraw a queued reservation.
+ */
+export async function reserveWithin(sql: postgres.Sql, timeoutMs: number): Promise<postgres.ReservedSql> {
+  const pending = sql.reserve();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => { timer = setTimeout(reject, timeoutMs, errors.poolTimeout()); });
+  try {
+    return await Promise.race([pending, deadline]);
+  } catch (e) {
+    pending.then((c) => c.release(), () => {});
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface ExecuteOptions {
   readonly readOnly: boolean;
+  /** How long to wait for a free pool connection before PGRST003. */
+  readonly poolTimeoutMs: number;
   /** Prepares main statements within this budget; without it they run unnamed. */
   readonly statements?: StatementBudget;
   /** Known before execution: 'commit' or 'rollback'. A function decides after seeing the main result. */
@@ -134,7 +154,7 @@ export async function execute(
   const mainParams = raw(main.params);
   const explainParams = explain ? raw(explain.params) : [];
   const mainText = opts.statements ? opts.statements.take(main.sql) : { text: main.sql, prepare: false };
-  const conn = await sql.reserve();
+  const conn = await reserveWithin(sql, opts.poolTimeoutMs);
   try {
     const queries = [
       send(conn, opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'),

@@ -18,9 +18,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function setup(opts: Partial<RestEngineOptions> = {}): Promise<Harness> {
+export async function setup(opts: Partial<RestEngineOptions> = {}, poolSize = 4): Promise<Harness> {
   const db = await createTestDatabase(FIXTURE);
-  const sql = postgres(db.requestUrl, { max: 4, onnotice: () => {} });
+  const sql = postgres(db.requestUrl, { max: poolSize, onnotice: () => {} });
   const engine = await createRestEngine({ sql, schemas: ['public'], anonRole: 'anon', ...opts });
   return {
     db, sql, engine,

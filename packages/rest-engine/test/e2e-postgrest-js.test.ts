@@ -52,6 +52,18 @@ describe('reads', () => {
     expect(r.data.tasks).toEqual([{ id: 4, project_id: 2, title: 'Survey site', done: true, priority: 1, assignee_id: 2, project: { name: 'Bridge plans' } }]);
   });
 
+  it('renders timestamps in the Prefer timezone, ignoring an unknown zone', async () => {
+    const tokyo = await anon.from('users').select('created_at').eq('id', 1).setHeader('Prefer', 'timezone=Asia/Tokyo');
+    expect(tokyo).toMatchObject({ error: null, status: 200, data: [{ created_at: '2024-01-01T09:00:00+09:00' }] });
+    const unknown = await anon.from('users').select('created_at').eq('id', 1).setHeader('Prefer', 'timezone=Nowhere/Land');
+    expect(unknown).toMatchObject({ error: null, status: 200 });
+    const strict = await anon.from('users').select('created_at').eq('id', 1).setHeader('Prefer', 'handling=strict,timezone=Nowhere/Land');
+    expect(strict).toMatchObject({
+      data: null, status: 400,
+      error: { code: 'PGRST122', message: 'Invalid preferences given with handling=strict', details: 'Invalid preferences: timezone=Nowhere/Land', hint: null },
+    });
+  });
+
   it('counts exactly with Content-Range and ranges', async () => {
     const r = await anon.from('tasks').select('id', { count: 'exact' }).order('id').range(1, 2);
     expect(r).toMatchObject({ error: null, status: 206, count: 5, data: [{ id: 2 }, { id: 3 }] });

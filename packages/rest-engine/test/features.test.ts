@@ -40,6 +40,26 @@ describe('responses', () => {
     }
   });
 
+  it('renders timestamps in a Prefer timezone of pg_timezone_names and ignores other zones unless strict', async () => {
+    const q = '/users?select=created_at&id=eq.1';
+    const la = await h.req('GET', q, { headers: { prefer: 'timezone=America/Los_Angeles' } });
+    expect(la).toMatchObject({ status: 200, json: [{ created_at: '2023-12-31T16:00:00-08:00' }] });
+    expect(la.headers['preference-applied']).toBe('timezone=America/Los_Angeles');
+    const plain = await h.req('GET', q);
+    // Unknown zones and other spellings of known ones (pg_timezone_names is matched exactly) are ignored.
+    for (const zone of ['Mars/Phobos', 'america/los_angeles', "UTC'; select 1 --"]) {
+      const ignored = await h.req('GET', q, { headers: { prefer: `timezone=${zone}` } });
+      expect(ignored, zone).toMatchObject({ status: 200, json: plain.json });
+      expect(ignored.headers['preference-applied'], zone).toBeUndefined();
+    }
+    const strict = await h.req('GET', q, { headers: { prefer: 'handling=strict, timezone=Mars/Phobos' } });
+    expect(strict).toMatchObject({
+      status: 400, json: { code: 'PGRST122', message: 'Invalid preferences given with handling=strict', details: 'Invalid preferences: timezone=Mars/Phobos' },
+    });
+    const strictKnown = await h.req('GET', q, { headers: { prefer: 'handling=strict, timezone=Asia/Tokyo' } });
+    expect(strictKnown).toMatchObject({ status: 200, json: [{ created_at: '2024-01-01T09:00:00+09:00' }] });
+  });
+
   it('renders CSV and single objects, and refuses unknown media types', async () => {
     const csv = await h.req('GET', '/users?select=id,name&order=id&limit=2', { headers: { accept: 'text/csv' } });
     expect(csv.text).toBe('id,name\n1,Ada\n2,Bob');

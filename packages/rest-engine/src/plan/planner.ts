@@ -50,7 +50,7 @@ export function plan(input: PlanInput, cache: SchemaCache, opts: PlannerOptions)
   const isRpc = decoded.length === 2 && decoded[0] === 'rpc';
   if (decoded.length > 1 && !isRpc) throw errors.invalidPath();
 
-  const h = parseHeaders(input.headers, WRITE_METHODS.has(method));
+  const h = withKnownTimezone(parseHeaders(input.headers, WRITE_METHODS.has(method)), cache);
   const schema = h.profile ?? opts.schemas[0];
   if (!opts.schemas.includes(schema)) throw errors.schemaNotExposed(schema, opts.schemas);
   const prefer = h.prefer;
@@ -91,6 +91,16 @@ export function plan(input: PlanInput, cache: SchemaCache, opts: PlannerOptions)
     default:
       throw errors.unsupportedMethod(method);
   }
+}
+
+/**
+ * A `timezone` preference naming no zone of pg_timezone_names is dropped and counted as invalid, as in PostgREST:
+ * ignored (and not in Preference-Applied) unless handling=strict makes it PGRST122.
+ */
+function withKnownTimezone(h: RequestHeaders, cache: SchemaCache): RequestHeaders {
+  const tz = h.prefer.timezone;
+  if (tz === null || cache.timezones.has(tz)) return h;
+  return { ...h, prefer: { ...h.prefer, timezone: null, invalid: [...h.prefer.invalid, `timezone=${tz}`] } };
 }
 
 function applyPaging(read: ReadPlan, h: RequestHeaders, opts: PlannerOptions, useRange: boolean): { root: ReadPlan; offset: number } {

@@ -71,13 +71,14 @@ const SQL_TYPE_ALIASES: Record<string, string> = {
 type Row = Record<string, any>;
 
 export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly string[]): Promise<SchemaCache> {
-  const [rels, fks, viewDeps, fns, types] = await sql.begin('read only', (tx) => [
+  const [rels, fks, viewDeps, fns, types, zones] = await sql.begin('read only', (tx) => [
     tx.unsafe(`select set_config('search_path', '', true)`),
     tx.unsafe(RELATIONS, [schemas as string[]]),
     tx.unsafe(FKS),
     tx.unsafe(VIEW_DEPS, [schemas as string[]]),
     tx.unsafe(FUNCTIONS, [schemas as string[]]),
     tx.unsafe(TYPES, [schemas as string[]]),
+    tx.unsafe('select name from pg_catalog.pg_timezone_names'),
   ]).then((r) => r.slice(1) as unknown as Row[][]);
 
   const byOid = new Map<number, Table>();
@@ -157,7 +158,7 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
   }
 
   return {
-    schemas, tables, functions, types: typeMap, loadedAt: Date.now(),
+    schemas, tables, functions, types: typeMap, timezones: new Set(zones.map((z) => z.name as string)), loadedAt: Date.now(),
     relationships: buildRelationships([...tables.values()], rawFks, sources),
   };
 }

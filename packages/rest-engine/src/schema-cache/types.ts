@@ -76,6 +76,8 @@ export interface SchemaCache {
   readonly functions: ReadonlyMap<string, readonly DbFunction[]>; // key: schema.name
   /** Lower-case type names usable in casts, mapped to their quoted SQL spelling. */
   readonly types: ReadonlyMap<string, string>;
+  /** Names in pg_timezone_names: the values `Prefer: timezone=` may take (exact spelling, as in PostgREST). */
+  readonly timezones: ReadonlySet<string>;
   readonly loadedAt: number;
 }
 

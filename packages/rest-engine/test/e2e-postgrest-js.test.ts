@@ -64,6 +64,27 @@ describe('reads', () => {
     });
   });
 
+  it('spreads to-many embeds into one array per column (PostgREST 13)', async () => {
+    const r = await anon.from('projects')
+      .select('name,...tasks(titles:title,priority,assignee:users(name)),...tags(tag_names:name)')
+      .order('id').order('id', { referencedTable: 'tasks' }).order('name', { referencedTable: 'tags' });
+    expect(r).toMatchObject({ error: null, status: 200 });
+    expect(r.data).toEqual([
+      { name: 'Apollo engine', titles: ['Design nozzle', 'Test fire', 'Write report'], priority: [1, 2, null],
+        assignee: [{ name: 'Bob' }, { name: 'Cy' }, null], tag_names: ['alpha', 'beta'] },
+      { name: 'Bridge plans', titles: ['Survey site'], priority: [1], assignee: [{ name: 'Bob' }], tag_names: ['beta'] },
+      { name: 'Cellar door', titles: ['Fix hinge'], priority: [3], assignee: [{ name: 'Ada' }], tag_names: [] },
+    ]);
+    // Filters on the spread embed, !inner and a star.
+    const inner = await anon.from('projects').select('id,...project_tags!inner(*)').order('id').order('tag_id', { referencedTable: 'project_tags' });
+    expect(inner).toMatchObject({ error: null, status: 200, data: [{ id: 1, project_id: [1, 1], tag_id: [1, 2] }, { id: 2, project_id: [2], tag_id: [2] }] });
+    const open = await anon.from('projects').select('id,...tasks(title)').eq('tasks.done', false).not('tasks', 'is', null).order('id');
+    expect(open).toMatchObject({ error: null, data: [{ id: 1, title: ['Test fire', 'Write report'] }, { id: 3, title: ['Fix hinge'] }] });
+    // `rel=is.null` on a to-one spread: the task nobody is assigned to.
+    const unassigned = await anon.from('tasks').select('id,...users(name)').is('users', null);
+    expect(unassigned).toMatchObject({ error: null, status: 200, data: [{ id: 3, name: null }] });
+  });
+
   it('counts exactly with Content-Range and ranges', async () => {
     const r = await anon.from('tasks').select('id', { count: 'exact' }).order('id').range(1, 2);
     expect(r).toMatchObject({ error: null, status: 206, count: 5, data: [{ id: 2 }, { id: 3 }] });

@@ -103,11 +103,19 @@ describe('golden SQL', () => {
       }
     `);
   });
+  it('spread on a to-many embed: one JSON array per column, ordered, inner', async () => {
+    expect(await golden('GET', '/projects?select=name,...tasks!inner(titles:title,priority)&tasks.order=id&tasks.done=is.false&order=id')).toMatchInlineSnapshot(`
+      {
+        "params": [],
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e1."titles", e1."priority" FROM "public"."projects" t0 INNER JOIN LATERAL (SELECT coalesce(json_agg(_e."titles"), '[]') AS "titles", coalesce(json_agg(_e."priority"), '[]') AS "priority", pg_catalog.count(*) AS pgrst_rows FROM (SELECT t2."title" AS "titles", t2."priority" AS "priority" FROM "public"."tasks" t2 WHERE t2."project_id" = t0."id" AND t2."done" IS FALSE ORDER BY t2."id") _e) e1 ON e1.pgrst_rows > 0 ORDER BY t0."id") _t",
+      }
+    `);
+  });
   it('spread, cast and order by a to-one relation', async () => {
     expect(await golden('GET', '/tasks?select=title,priority::text,...projects(project_name:name)&order=projects(name).desc,id')).toMatchInlineSnapshot(`
       {
         "params": [],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."title" AS "title", (t0."priority")::"pg_catalog"."text" AS "priority", e1.* FROM "public"."tasks" t0 LEFT JOIN LATERAL (SELECT t2."name" AS "project_name" FROM "public"."projects" t2 WHERE t2."id" = t0."project_id") e1 ON TRUE ORDER BY (SELECT t0_o0."name" FROM "public"."projects" t0_o0 WHERE t0_o0."id" = t0."project_id" LIMIT 1) DESC, t0."id") _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."title" AS "title", (t0."priority")::"pg_catalog"."text" AS "priority", e1."project_name" FROM "public"."tasks" t0 LEFT JOIN LATERAL (SELECT t2."name" AS "project_name", 1 AS pgrst_rows FROM "public"."projects" t2 WHERE t2."id" = t0."project_id") e1 ON TRUE ORDER BY (SELECT t0_o0."name" FROM "public"."projects" t0_o0 WHERE t0_o0."id" = t0."project_id" LIMIT 1) DESC, t0."id") _t",
       }
     `);
   });

@@ -53,7 +53,9 @@ export function condition(b: SqlBuilder, alias: string, c: PlannedCondition): vo
   switch (c.kind) {
     case 'filter': filter(b, alias, c.filter, c.column); return;
     case 'embed-null':
-      if (c.embed.toOne) b.push(c.embed.sqlAlias, '.body IS ', c.isNull ? 'NULL' : 'NOT NULL');
+      if (c.embed.spread && c.embed.toOne) b.push(c.embed.sqlAlias, '.pgrst_rows IS ', c.isNull ? 'NULL' : 'NOT NULL');
+      else if (c.embed.spread) b.push(c.embed.sqlAlias, '.pgrst_rows ', c.isNull ? '=' : '<>', ' 0');
+      else if (c.embed.toOne) b.push(c.embed.sqlAlias, '.body IS ', c.isNull ? 'NULL' : 'NOT NULL');
       else b.push(c.embed.sqlAlias, ".body::text ", c.isNull ? '=' : '<>', " '[]'");
       return;
     case 'logic':
@@ -104,10 +106,31 @@ function selectItem(b: SqlBuilder, alias: string, item: PlannedSelect): void {
       if (item.cast) b.push(')::', item.cast);
       b.push(' AS ', quoteIdent(item.alias));
       return;
-    case 'embed':
-      if (item.embed.spread) b.push(item.embed.sqlAlias, '.*');
-      else b.push(item.embed.sqlAlias, '.body AS ', quoteIdent(item.embed.name));
+    case 'embed': {
+      const e = item.embed;
+      if (!e.spread) b.push(e.sqlAlias, '.body AS ', quoteIdent(e.name));
+      // Named, not `.*`: the lateral also carries pgrst_rows (for `rel=is.null` and !inner), kept out of the row.
+      else b.push(outputNames(e.plan).map((n) => `${e.sqlAlias}.${quoteIdent(n)}`).join(', '));
+    }
   }
+}
+
+/** The keys a level's rows carry: what a to-many spread turns into one JSON array each. */
+export function outputNames(plan: ReadPlan): string[] {
+  const out: string[] = [];
+  for (const s of plan.select) {
+    if (s.kind === 'star') out.push(...plan.columns.keys());
+    else if (s.kind !== 'embed') out.push(s.alias);
+    else if (s.embed.spread) out.push(...outputNames(s.embed.plan));
+    else if (s.embed.plan.select.length > 0) out.push(s.embed.name);
+  }
+  return out;
+}
+
+/** Whether a select item adds anything to the row (an empty embed `rel()` only filters). */
+function contributes(s: PlannedSelect): boolean {
+  if (s.kind !== 'embed') return true;
+  return s.embed.spread ? outputNames(s.embed.plan).length > 0 : s.embed.plan.select.length > 0;
 }
 
 function joinCondition(b: SqlBuilder, rel: Relationship, parent: string, child: string): void {
@@ -135,13 +158,22 @@ function lateralJoins(b: SqlBuilder, plan: ReadPlan, filteringOnly: boolean): vo
     const needed = e.inner || plan.where.some((c) => usesEmbed(c, e));
     if (filteringOnly && !needed) continue;
     b.push(e.inner ? ' INNER JOIN LATERAL (' : ' LEFT JOIN LATERAL (');
-    if (e.spread) selectQuery(b, e.plan, { parent: plan.sqlAlias, rel: e.rel });
-    else {
+    if (e.spread && e.toOne) selectQuery(b, e.plan, { parent: plan.sqlAlias, rel: e.rel }, '1 AS pgrst_rows');
+    else if (e.spread) {
+      // Spread to-many (PostgREST 13): each column of the child rows becomes one JSON array, in the child's order.
+      b.push('SELECT ');
+      for (const n of outputNames(e.plan)) b.push("coalesce(json_agg(_e.", quoteIdent(n), "), '[]') AS ", quoteIdent(n), ', ');
+      b.push('pg_catalog.count(*) AS pgrst_rows FROM (');
+      selectQuery(b, e.plan, { parent: plan.sqlAlias, rel: e.rel });
+      b.push(') _e');
+    } else {
       b.push(e.toOne ? 'SELECT row_to_json(_e) AS body FROM (' : "SELECT coalesce(json_agg(_e), '[]') AS body FROM (");
       selectQuery(b, e.plan, { parent: plan.sqlAlias, rel: e.rel });
       b.push(') _e');
     }
-    b.push(') ', e.sqlAlias, e.inner && !e.toOne && !e.spread ? ` ON ${e.sqlAlias}.body::text <> '[]'` : ' ON TRUE');
+    b.push(') ', e.sqlAlias);
+    if (!e.inner || e.toOne) b.push(' ON TRUE');
+    else b.push(' ON ', e.sqlAlias, e.spread ? '.pgrst_rows > 0' : ".body::text <> '[]'");
   }
 }
 
@@ -158,14 +190,18 @@ function whereClause(b: SqlBuilder, plan: ReadPlan, join: { parent: string; rel:
   }
 }
 
-export function selectQuery(b: SqlBuilder, plan: ReadPlan, join: { parent: string; rel: Relationship } | null): void {
+export function selectQuery(
+  b: SqlBuilder, plan: ReadPlan, join: { parent: string; rel: Relationship } | null, extraColumn: string | null = null,
+): void {
   const a = plan.sqlAlias;
   b.push('SELECT ');
   // An empty embed `rel()` only filters; it adds nothing to the row.
-  plan.select.filter((s) => s.kind !== 'embed' || s.embed.plan.select.length > 0).forEach((item, i) => {
+  const items = plan.select.filter(contributes);
+  items.forEach((item, i) => {
     if (i) b.push(', ');
     selectItem(b, a, item);
   });
+  if (extraColumn !== null) b.push(items.length ? ', ' : '', extraColumn);
   b.push(' FROM ');
   source(b, plan);
   lateralJoins(b, plan, false);

@@ -63,9 +63,6 @@ export function planRead(
         if (!relTable) throw errors.noRelationship(label, item.name, ctx.cache.schemas[0]);
         const rel = resolveRelationship(ctx.cache, relTable, item.name, item.hint);
         const toOne = isToOne(rel);
-        if (item.spread && !toOne) {
-          throw errors.parse(`A spread operation on '${item.name}' is not possible`, `'${relTable.name}' and '${item.name}' do not form a many-to-one or one-to-one relationship`);
-        }
         const name = item.alias ?? item.name;
         const childNames = [...names, item.alias ? [item.alias, item.name] : [item.name]];
         const sqlAliasEmbed = `e${ctx.aliasCounter++}`;

@@ -117,8 +117,8 @@ export async function reserveWithin(sql: postgres.Sql, timeoutMs: number): Promi
 
 export interface ExecuteOptions {
   readonly readOnly: boolean;
-  /** How long to wait for a free pool connection before PGRST003. */
-  readonly poolTimeoutMs: number;
+  /** How long to wait for a free pool connection before PGRST003 (default 10 s). */
+  readonly poolTimeoutMs?: number;
   /** Prepares main statements within this budget; without it they run unnamed. */
   readonly statements?: StatementBudget;
   /** Known before execution: 'commit' or 'rollback'. A function decides after seeing the main result. */
@@ -154,7 +154,7 @@ export async function execute(
   const mainParams = raw(main.params);
   const explainParams = explain ? raw(explain.params) : [];
   const mainText = opts.statements ? opts.statements.take(main.sql) : { text: main.sql, prepare: false };
-  const conn = await reserveWithin(sql, opts.poolTimeoutMs);
+  const conn = await reserveWithin(sql, opts.poolTimeoutMs ?? 10_000);
   try {
     const queries = [
       send(conn, opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'),

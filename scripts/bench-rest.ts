@@ -56,7 +56,7 @@ async function wrk(url: string, headers: Record<string, string>): Promise<Figure
   const ms = (s: string) => { const m = /([\d.]+)(us|ms|s)/.exec(s)!; return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1); };
   if (/Non-2xx/.test(out)) throw new Error(`wrk saw errors:\n${out}`);
   return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]), p50: ms(/50%\s+(\S+)/.exec(out)![1]), p99: ms(/99%\s+(\S+)/.exec(out)![1]),
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]), p50: ms(/^\s+50%\s+(\S+)/m.exec(out)![1]), p99: ms(/^\s+99%\s+(\S+)/m.exec(out)![1]),
     cpuUs: requests > 0 ? (cpu.user + cpu.system) / requests : undefined,
   };
 }

@@ -27,6 +27,7 @@ const schema = v.object({
   DB_AUTHENTICATOR_PASSWORD: v.optional(nonEmpty),
   DB_POOL_SIZE: v.optional(positiveInt, '20'),
   DB_STATEMENT_TIMEOUT_MS: v.optional(positiveInt, '15000'),
+  DB_POOL_TIMEOUT_MS: v.optional(positiveInt, '10000'),
   REST_MAX_ROWS: v.optional(positiveInt, '1000'),
   WORKERS_ENABLED: v.optional(bool, 'true'),
   TRUSTED_PROXY_CIDRS: v.optional(v.string(), ''),

@@ -12,6 +12,7 @@ async function restFamily(ctx: ServerContext): Promise<Mounted> {
     schemas: ['public'],
     maxRows: ctx.config.REST_MAX_ROWS,
     statementTimeoutMs: ctx.config.DB_STATEMENT_TIMEOUT_MS,
+    poolTimeoutMs: ctx.config.DB_POOL_TIMEOUT_MS,
   });
   return { app: restRoutes(engine), close: () => engine.close() };
 }

@@ -213,7 +213,8 @@ grant all on public.auctions, public.auction_branding, public.auction_members, p
 grant execute on function public.is_super_admin(), public.get_user_auction_role(uuid), public.is_auction_member(uuid),
   public.is_auction_admin_or_above(uuid), public.current_user_auction_ids(), public.current_user_admin_auction_ids(),
   public.current_user_co_member_ids() to anon, authenticated, service_role;
-grant execute on function public.user_display_name(uuid), public.user_ref(uuid) to authenticated, service_role;
+-- Not for authenticated: as definer they would name any user by id. Only definer triggers and RPCs call them.
+grant execute on function public.user_display_name(uuid), public.user_ref(uuid) to service_role;
 
 create policy auctions_select on public.auctions for select to authenticated using (
   (select public.is_super_admin())

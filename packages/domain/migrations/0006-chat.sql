@@ -189,11 +189,13 @@ grant all on public.channels, public.messages, public.message_reactions, public.
   public.channel_notification_preferences to service_role;
 grant select on public.messages_with_reply_count to authenticated, service_role;
 
--- True when the auction lets team members create channels (settings.members_can_create_channels).
+-- True when the auction lets team members create channels (settings.members_can_create_channels). Invoker, so
+-- it reveals nothing about auctions the caller cannot read.
 create function public.members_can_create_channels(p_auction_id uuid) returns boolean
-language sql stable security definer set search_path = '' as $$
+language sql stable set search_path = '' as $$
   select coalesce((settings ->> 'members_can_create_channels')::boolean, false) from public.auctions where id = p_auction_id
 $$;
+revoke execute on function public.members_can_create_channels(uuid) from public;
 grant execute on function public.members_can_create_channels(uuid) to authenticated, service_role;
 
 -- Every member reads the non-archived channels; admins also see archived ones.
@@ -212,10 +214,13 @@ create policy channels_delete on public.channels for delete to authenticated
 
 -- Messages: members read all and post as themselves into non-archived channels; authors edit and soft-delete
 -- their own; admins moderate everything in the auction.
+-- Invoker: members read every non-archived channel of their auctions, so the answer is the same for them, and
+-- nothing is revealed about other auctions' channels.
 create function public.channel_is_open(p_channel_id uuid) returns boolean
-language sql stable security definer set search_path = '' as $$
+language sql stable set search_path = '' as $$
   select exists (select 1 from public.channels where id = p_channel_id and not is_archived)
 $$;
+revoke execute on function public.channel_is_open(uuid) from public;
 grant execute on function public.channel_is_open(uuid) to authenticated, service_role;
 
 create policy messages_select on public.messages for select to authenticated

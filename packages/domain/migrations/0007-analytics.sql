@@ -3,11 +3,12 @@
 -- limits them to what the caller can read (the service role, used by check-pending-submissions, sees all).
 -- Date ranges are inclusive timestamps.
 
--- The IANA zone of an auction (settings.timezone, default UTC).
+-- The IANA zone of an auction (settings.timezone, default UTC). Invoker: callers only learn their own auctions' zone.
 create function public.auction_timezone(p_auction_id uuid) returns text
-language sql stable security definer set search_path = '' as $$
+language sql stable set search_path = '' as $$
   select coalesce(nullif(settings ->> 'timezone', ''), 'UTC') from public.auctions where id = p_auction_id
 $$;
+revoke execute on function public.auction_timezone(uuid) from public;
 grant execute on function public.auction_timezone(uuid) to authenticated, service_role;
 
 create function public.get_location_stats(p_location_id uuid, p_start_date timestamptz, p_end_date timestamptz)

@@ -110,6 +110,9 @@ const cases: Case[] = [
   R('insert dataset', (tx, w) => tx`insert into public.datasets (auction_id, name) values (${A(w)}, 'Q') returning id`, 'rows rows deny deny deny rows'),
   R('insert own user_push_tokens', (tx) => tx`insert into public.user_push_tokens (token, platform) values ('ExponentPushToken[x]', 'ios') returning id`, 'rows rows rows rows deny rows'),
   R('rpc log_email', (tx) => tx`select public.log_email(p_to_email := 'a@x.test', p_template := 't', p_status := 'sent') r`, 'rows rows rows rows deny rows'),
+  R('rpc user_display_name (definer, so not callable)', (tx, w) => tx`select public.user_display_name(${w.b.owner}) r`, 'deny deny deny deny deny deny'),
+  R('rpc auction_timezone of auction A', (tx, w) => tx`select public.auction_timezone(${A(w)}) r where public.auction_timezone(${A(w)}) is not null`, 'rows rows rows none deny rows'),
+  R('rpc channel_is_open of an A channel', (tx, w) => tx`select 1 where public.channel_is_open(${w.ids.channel})`, 'rows rows rows none deny rows'),
   R('rpc anonymize another user', (tx, w) => tx`select public.anonymize_user(p_user_id := ${w.a.member}) r`, 'deny deny rows deny deny rows'),
 ];
 

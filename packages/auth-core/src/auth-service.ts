@@ -105,15 +105,15 @@ export function createAuthService(sql: postgres.Sql, signer: TokenSigner, mailer
     return settings.appUrl;
   }
 
-  async function sendLink(kind: LinkMailKind, to: string, token: string, redirectTo: string): Promise<void> {
-    const verifyType = kind === 'signup' ? 'signup' : kind;
-    const link = `${settings.publicUrl}/auth/v1/verify?token=${encodeURIComponent(token)}&type=${verifyType}` +
+  /** The e-mail link: GET {publicUrl}/auth/v1/verify, the type being the VerifyType the token is verified as. */
+  function linkUrl(type: string, token: string, redirectTo: string): string {
+    return `${settings.publicUrl}/auth/v1/verify?token=${encodeURIComponent(token)}&type=${encodeURIComponent(type)}` +
       `&redirect_to=${encodeURIComponent(redirectTo)}`;
-    await mailer.send(linkMail(kind, to, link, settings.oneTimeTokenSeconds));
   }
 
-  function linkUrl(type: string, token: string, redirectTo: string): string {
-    return `${settings.publicUrl}/auth/v1/verify?token=${encodeURIComponent(token)}&type=${type}&redirect_to=${encodeURIComponent(redirectTo)}`;
+  async function sendLink(kind: LinkMailKind, to: string, token: string, redirectTo: string): Promise<void> {
+    // Every LinkMailKind is also the VerifyType its link is verified as.
+    await mailer.send(linkMail(kind, to, linkUrl(kind, token, redirectTo), settings.oneTimeTokenSeconds));
   }
 
   return {

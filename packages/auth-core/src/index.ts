@@ -7,7 +7,7 @@ export {
 export { AuthError, authErrors, type WeakPasswordReason } from './errors.js';
 export { hashPassword, verifyPassword } from './password-hasher.js';
 export { checkPassword, parseCharacterClasses, type PasswordPolicy, type CharacterClass } from './password-policy.js';
-export { createAuthService, subject, type AuthService, type AuthSettings, type RequestMeta, type VerifyType } from './auth-service.js';
+export { createAuthService, type AuthService, type AuthSettings, type RequestMeta, type VerifyType } from './auth-service.js';
 export { createAdminService, type AdminService } from './admin-service.js';
 export {
   RateLimiter, memoryRateLimitStore, postgresRateLimitStore,

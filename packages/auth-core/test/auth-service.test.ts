@@ -50,15 +50,26 @@ describe('auth service', () => {
     expect((await auth.refresh(session!.refresh_token)).refresh_token).toBe(t2);
   });
 
-  it('one-time links work once and not after expiry', async () => {
+  it('one-time links work once, only as their own type, and not after expiry', async () => {
     await auth.signUp({ email: 'link@example.com', password: 'long enough' }, {});
-    await auth.recover('link@example.com', undefined);
-    await auth.drain();
-    const [mail] = await db.sql`select text_body from auth.mail_outbox where to_email = 'link@example.com'`;
-    const token = new URL(mail.text_body.match(/http\S+/)[0]).searchParams.get('token')!;
+    const recoveryToken = async () => {
+      await auth.recover('link@example.com', undefined);
+      await auth.drain();
+      const [mail] = await db.sql`
+        select text_body from auth.mail_outbox where to_email = 'link@example.com' order by created_at desc limit 1`;
+      return new URL(mail.text_body.match(/http\S+/)[0]).searchParams.get('token')!;
+    };
+    const token = await recoveryToken();
+    // Another type neither accepts nor consumes it; its own type does, once.
     await expect(auth.verify('signup', token, {})).rejects.toMatchObject({ code: 'otp_expired' });
-    await db.sql`update auth.one_time_tokens set expires_at = now() - interval '1 second'`;
+    const session = await auth.verify('recovery', token, {});
+    expect(session).toMatchObject({ type: 'recovery', user: { email: 'link@example.com' } });
     await expect(auth.verify('recovery', token, {})).rejects.toMatchObject({ status: 403, code: 'otp_expired' });
+
+    const expiring = await recoveryToken();
+    expect(expiring).not.toBe(token);
+    await db.sql`update auth.one_time_tokens set expires_at = now() - interval '1 second'`;
+    await expect(auth.verify('recovery', expiring, {})).rejects.toMatchObject({ status: 403, code: 'otp_expired' });
   });
 
   it('keeps auth tables away from request roles; public.users shows only the caller', async () => {

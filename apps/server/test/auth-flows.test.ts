@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type AuthChangeEvent, type SupabaseClient } from '@supabase/supabase-js';
+import { SignJWT } from 'jose';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { startServer, loadConfig, migrationSets, type RunningServer } from '@auction-ops/server';
 
@@ -130,6 +131,16 @@ describe('errors of the seed table, with their codes', () => {
 
     const bad = await client().auth.getUser('not.a.jwt');
     expect(bad.error).toMatchObject({ status: 401, code: 'invalid_token' });
+
+    // A correctly signed access token past its exp: 401 invalid_token, saying it expired.
+    const now = Math.floor(Date.now() / 1000);
+    const { data: signedIn } = await client().auth.signInWithPassword({ email: address, password: PASSWORD });
+    const expired = await new SignJWT({ role: 'authenticated' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(signedIn.user!.id).setIssuedAt(now - 7200).setExpirationTime(now - 3600)
+      .sign(new TextEncoder().encode(server.ctx.jwtSecret));
+    const late = await fetch(`${server.url}/auth/v1/user`, { headers: { apikey: server.ctx.anonKey, authorization: `Bearer ${expired}` } });
+    expect(late.status).toBe(401);
+    expect(await late.json() as object).toMatchObject({ error_code: 'invalid_token', msg: expect.stringMatching(/expired/) });
 
     // No Authorization: the seed's raw body, read by plain HTTP as its clients do.
     const res = await fetch(`${server.url}/auth/v1/user`, { headers: { apikey: server.ctx.anonKey } });
@@ -330,6 +341,19 @@ describe('admin API', () => {
     const anon = client();
     const res = await anon.auth.admin.listUsers();
     expect(res.error).toMatchObject({ status: 403, code: 'not_admin' });
+
+    const address = email();
+    const { data } = await client().auth.signUp({ email: address, password: PASSWORD });
+    const headers = { apikey: server.ctx.anonKey, authorization: `Bearer ${data.session!.access_token}`, 'content-type': 'application/json' };
+    const list = await fetch(`${server.url}/auth/v1/admin/users`, { headers });
+    expect(list.status).toBe(403);
+    expect(((await list.json()) as { error_code: string }).error_code).toBe('not_admin');
+    const create = await fetch(`${server.url}/auth/v1/admin/users`, {
+      method: 'POST', headers, body: JSON.stringify({ email: `made.by.${address}`, password: PASSWORD }),
+    });
+    expect(create.status).toBe(403);
+    const [made] = await db.sql`select count(*)::int as n from auth.users where email = ${`made.by.${address}`}`;
+    expect(made.n).toBe(0);
   });
 });
 

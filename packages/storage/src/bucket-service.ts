@@ -5,7 +5,7 @@ import type postgres from 'postgres';
 import { asCaller, callerUserId, type Caller } from './caller-transaction.js';
 import { newBucketId, parseBucketOptions } from './bucket-options.js';
 import { checkBucketId } from './object-path.js';
-import type { BucketRow, ObjectReadService } from './object-read-service.js';
+import { escapeLike, type BucketRow, type ObjectReadService } from './object-read-service.js';
 import { objectKey, removeQuietly, type StorageBackend, type StorageLog } from './storage-backend.js';
 import { errors, StorageError } from './storage-errors.js';
 
@@ -42,7 +42,7 @@ export class BucketService {
     const offset = optionalInt(options.offset, 'offset', 0) ?? 0;
     const column = options.sortColumn && SORT_COLUMNS.has(options.sortColumn) ? options.sortColumn : 'id';
     const order = options.sortOrder?.toLowerCase() === 'desc' ? 'desc' : 'asc';
-    const search = options.search ? `%${options.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : '%';
+    const search = options.search ? `%${escapeLike(options.search)}%` : '%';
     // The sort column and order come from the whitelists above; values are parameters.
     const rows = await asCaller(this.sql, caller, (tx) => tx<BucketRow[]>`
       select * from storage.buckets where name ilike ${search}

@@ -36,7 +36,8 @@ const MAX_LIST = 1000;
 const BUCKET_CACHE_MS = 5000;
 const MAX_SIGN_SECONDS = 10 * 365 * 24 * 3600;
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** Escapes LIKE/ILIKE wildcards (the default escape character, backslash, included). */
+export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function intOption(value: unknown, fallback: number, min: number, max: number, what: string): number {
   if (value === undefined || value === null) return fallback;
@@ -135,7 +136,8 @@ export class ObjectReadService {
       select name, id, updated_at, created_at, last_accessed_at, metadata from entries
       order by kind, ${column} ${order} nulls last, name ${order}
       limit $5 offset $6`;
-    const params = [bucket, prefix.length + 1, `${escapeLike(prefix)}%`, `${escapeLike(search)}%`, limit, offset];
+    // substr counts characters, so the prefix is measured in code points, not UTF-16 units.
+    const params = [bucket, [...prefix].length + 1, `${escapeLike(prefix)}%`, `${escapeLike(search)}%`, limit, offset];
     return asCaller(this.sql, caller, (tx) => tx.unsafe(text, params));
   }
 

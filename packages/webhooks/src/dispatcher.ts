@@ -136,10 +136,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           lastClaimAt = Date.now();
           const counts = Object.fromEntries(perEndpoint);
           const claimed = await store.claim(workerId, free, options.perEndpointConcurrency, counts, leaseMs);
-          if (!running || gen !== generation) {
-            // Stopped while claiming: the leases expire and another dispatcher takes these over.
-            if (killed) return;
-          }
+          // Killed while claiming: launch nothing; the leases expire and another dispatcher takes these over.
+          // (A graceful stop still delivers what it claimed, within stopGraceMs.)
+          if (killed) return;
           for (const d of claimed) launch(d);
           // A full batch means more may be due: go again (a freed slot wakes us if we are now at capacity).
           if (claimed.length === free) continue;

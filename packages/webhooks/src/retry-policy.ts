@@ -16,7 +16,7 @@ export const SEED_SCHEDULE: readonly number[] = [0, 60, 300, 1800, 7200, 43200];
 export function parseRetrySchedule(text: string): number[] {
   const parts = text.split(',').map((s) => s.trim());
   const values = parts.map(Number);
-  if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
+  if (parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
     throw new Error('retry schedule must be comma-separated seconds, e.g. 0,60,300');
   }
   if (values[0] !== 0) throw new Error('retry schedule must start with 0 (the first attempt is immediate)');

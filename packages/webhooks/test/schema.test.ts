@@ -187,6 +187,16 @@ describe('logs and RPCs', () => {
     const [one] = await asRole(req, 'authenticated', a.admin, (tx) => tx`select public.replay_webhook_delivery(${ds[2].id}) as r`);
     expect(one.r).toEqual({ delivery_id: ds[2].id, status: 'queued' });
     await expect(asRole(req, 'authenticated', a.admin, (tx) => tx`select public.replay_webhook_delivery(${ds[2].id})`)).rejects.toThrow(/already queued/);
+    // Members, admins of another auction and anon can replay nothing, and learn nothing about the ids.
+    await expect(asRole(req, 'authenticated', b.admin, (tx) => tx`select public.replay_webhook_delivery(${ds[1].id})`)).rejects.toThrow(/not found/);
+    for (const user of [a.member, b.admin]) {
+      await expect(asRole(req, 'authenticated', user, (tx) => tx`select public.replay_failed_webhook_deliveries(${id}, now() - interval '1 day')`))
+        .rejects.toThrow(/webhook endpoint not found/);
+    }
+    await expect(asRole(req, 'anon', null, (tx) => tx`select public.replay_webhook_delivery(${ds[1].id})`)).rejects.toThrow(/permission denied/);
+    await expect(asRole(req, 'authenticated', a.admin, (tx) => tx`select webhooks.prune_logs(interval '0 days')`)).rejects.toThrow(/permission denied/);
+    const [untouched] = await db.sql`select status from public.webhook_deliveries where id = ${ds[1].id}`;
+    expect(untouched.status).toBe('failed');
     const [all] = await asRole(req, 'authenticated', a.admin, (tx) => tx`select public.replay_failed_webhook_deliveries(${id}, now() - interval '1 day') as r`);
     expect(all.r).toEqual({ endpoint_id: id, replayed: 1 });
     const rows = await db.sql`select id, status, attempt_count - round_start_attempt as in_round from public.webhook_deliveries where endpoint_id = ${id} order by created_at`;

@@ -75,6 +75,22 @@ describe('info, exists, HEAD and list options', () => {
     expect(Object.keys(bySize.data![0]!).sort()).toEqual(['created_at', 'id', 'last_accessed_at', 'metadata', 'name', 'updated_at']);
   });
 
+  it('refuses an oversized JSON body with 413, whether declared or streamed without a length', async () => {
+    const url = `${h.server.url}/storage/v1/object/list/private-docs`;
+    const headers = { apikey: h.server.ctx.anonKey, Authorization: `Bearer ${alice.token}`, 'Content-Type': 'application/json' };
+    const big = JSON.stringify({ prefix: alice.id, search: 'x'.repeat(3 * 1024 * 1024) });
+    const declared = await fetch(url, { method: 'POST', headers, body: big });
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toMatchObject({ statusCode: '413', error: 'Payload too large' });
+    expect(declared.headers.get('connection')).toBe('close');
+    const chunk = new TextEncoder().encode(big);
+    const stream = new ReadableStream<Uint8Array>({ start(ctl) { ctl.enqueue(chunk); ctl.close(); } });
+    const streamed = await fetch(url, { method: 'POST', headers, body: stream, duplex: 'half' } as RequestInit);
+    expect(streamed.status).toBe(413);
+    const small = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ prefix: alice.id }) });
+    expect(small.status).toBe(200);
+  });
+
   it('lists under a folder whose name has characters outside the BMP (prefix measured in characters, not UTF-16 units)', async () => {
     const store = asAlice.storage.from('private-docs');
     const folder = `${alice.id}/📷 yard`;

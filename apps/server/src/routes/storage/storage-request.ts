@@ -1,9 +1,9 @@
 // Request helpers shared by the storage routes: the caller (role and claims from the gateway), the raw object
-// path after a route prefix, and JSON bodies.
+// path after a route prefix, and size-bounded JSON bodies.
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
-import { callerFromClaims, parseObjectTail, storageErrors, type Caller, type ObjectRef } from '@auction-ops/storage';
+import { callerFromClaims, parseObjectTail, StorageError, storageErrors, type Caller, type ObjectRef } from '@auction-ops/storage';
 import type { AppEnv } from '../../context.js';
 
 /** The caller of this request; a refused Authorization token is a 401 here (public routes never ask). */
@@ -33,10 +33,36 @@ export function objectRefAfter(c: Context<AppEnv>, marker: string): ObjectRef {
   return parseObjectTail(at < 0 ? '' : path.slice(at + marker.length));
 }
 
+// JSON bodies are buffered, so they are bounded: the largest legitimate one, sign with 1000 names of up to
+// 1024 bytes, stays well under this.
+export const MAX_JSON_BYTES = 2 * 1024 * 1024;
+
+// The rest of the body is left unread, so the connection cannot carry another request: ask the client to close it.
+function jsonTooLarge(c: Context<AppEnv>): StorageError {
+  c.header('Connection', 'close');
+  return new StorageError(413, 'Payload too large', `The request body exceeded ${MAX_JSON_BYTES} bytes`);
+}
+
+/** The body as text, refused with 413 once it passes MAX_JSON_BYTES (declared or actually sent). */
+async function boundedText(c: Context<AppEnv>): Promise<string> {
+  if (Number(c.req.header('content-length') ?? 0) > MAX_JSON_BYTES) throw jsonTooLarge(c);
+  const body = c.req.raw.body;
+  if (!body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > MAX_JSON_BYTES) throw jsonTooLarge(c);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export async function jsonBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
+  const text = await boundedText(c);
   let body: unknown;
   try {
-    body = await c.req.json();
+    body = JSON.parse(text);
   } catch {
     throw storageErrors.invalidRequest('The body must be JSON');
   }

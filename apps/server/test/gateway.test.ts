@@ -104,3 +104,15 @@ describe('bearer tokens on /rest/v1', () => {
     expect(seen.claims).toMatchObject({ role: 'anon' });
   });
 });
+
+describe('exposed schema', () => {
+  it('holds no extension functions (pgcrypto lives in the extensions schema)', async () => {
+    const rows = await db.sql`
+      select p.proname from pg_proc p
+      join pg_depend d on d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e'
+      where p.pronamespace = 'public'::regnamespace`;
+    expect(rows.map((r) => r.proname)).toEqual([]);
+    const openapi = await (await fetch(`${server.url}/rest/v1/`, { headers: { apikey: server.ctx.anonKey } })).text();
+    expect(openapi).not.toContain('/rpc/gen_random_uuid');
+  });
+});

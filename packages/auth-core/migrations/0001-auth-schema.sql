@@ -1,6 +1,10 @@
 -- The auth schema: users, identities, sessions, refresh tokens (hashes only), one-time tokens,
 -- the claim helpers used by row-level security, and the public.users profile kept in step by trigger.
-create extension if not exists pgcrypto;
+-- Extensions live outside the exposed schemas: in public their functions (crypt, gen_random_bytes, pgp_*, ...) would
+-- be callable by anyone through /rest/v1/rpc. Where pgcrypto was already installed elsewhere it stays there.
+create schema if not exists extensions;
+revoke all on schema extensions from public;
+create extension if not exists pgcrypto with schema extensions;
 create schema if not exists auth;
 grant usage on schema auth to anon, authenticated, service_role;
 

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFsBackend, createS3Backend, type StorageBackend } from '../src/index.js';
+import type { StorageBackend } from '../src/index.js';
 import { objectKey } from '../src/storage-backend.js';
 import { spoolUpload } from '../src/upload-spool.js';
-import { startFakeS3, type FakeS3 } from '../src/testing/index.js';
+import { startTestBackend } from '../src/testing/index.js';
 
 const text = async (stream: Readable) => {
   const chunks: Buffer[] = [];
@@ -19,7 +19,7 @@ const text = async (stream: Readable) => {
 
 describe.each(['fs', 's3'] as const)('%s backend', (kind) => {
   let dir: string;
-  let s3: FakeS3 | undefined;
+  let testBackend: Awaited<ReturnType<typeof startTestBackend>> | undefined;
   let backend: StorageBackend;
   const file = (bytes: Buffer) => {
     const path = join(dir, `${randomUUID()}.part`);
@@ -29,17 +29,11 @@ describe.each(['fs', 's3'] as const)('%s backend', (kind) => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'storage-backend-'));
-    if (kind === 's3') {
-      s3 = await startFakeS3();
-      backend = createS3Backend({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true,
-        accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
-    } else {
-      backend = createFsBackend(dir);
-    }
+    testBackend = await startTestBackend(kind, dir);
+    backend = testBackend.backend;
   });
   afterAll(async () => {
-    await backend?.close();
-    await s3?.close();
+    await testBackend?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -9,12 +9,12 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { authMigrations } from '@auction-ops/auth-core';
-import { createFsBackend, createS3Backend, storageMigrations, sweepOrphans, type StorageBackend } from '../src/index.js';
+import { storageMigrations, sweepOrphans, type StorageBackend } from '../src/index.js';
 import { SERVICE } from '../src/caller-transaction.js';
 import { ObjectReadService } from '../src/object-read-service.js';
 import { ObjectWriteService } from '../src/object-write-service.js';
 import { createSignedUrlSigner } from '../src/signed-url-token.js';
-import { startFakeS3, type FakeS3 } from '../src/testing/index.js';
+import { startTestBackend } from '../src/testing/index.js';
 
 const HOUR = 3600_000;
 const png = () => Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), Buffer.alloc(200, 7)]);
@@ -22,7 +22,7 @@ const png = () => Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452',
 describe.each(['fs', 's3'] as const)('orphan sweep, %s backend', (kind) => {
   let db: TestDatabase;
   let dir: string;
-  let s3: FakeS3 | undefined;
+  let testBackend: Awaited<ReturnType<typeof startTestBackend>> | undefined;
   let backend: StorageBackend;
 
   const writer = (sql: postgres.Sql, store: StorageBackend) => {
@@ -34,17 +34,11 @@ describe.each(['fs', 's3'] as const)('orphan sweep, %s backend', (kind) => {
   beforeAll(async () => {
     db = await createTestDatabase([authMigrations, storageMigrations]);
     dir = mkdtempSync(join(tmpdir(), 'storage-sweep-'));
-    if (kind === 's3') {
-      s3 = await startFakeS3();
-      backend = createS3Backend({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true,
-        accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey });
-    } else {
-      backend = createFsBackend(dir);
-    }
+    testBackend = await startTestBackend(kind, dir);
+    backend = testBackend.backend;
   });
   afterAll(async () => {
-    await backend?.close();
-    await s3?.close();
+    await testBackend?.close();
     await db?.drop();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -128,6 +128,17 @@ revoke execute on function public.emit_event(uuid, text, jsonb) from public;
 
 -- Auction creation: the creator is recorded and becomes the owner. created_by/created_at are forced so the
 -- "creator sees it within the creating transaction" policy below cannot be forged.
+-- settings.timezone must name an IANA zone Postgres knows (analytics and operating hours are computed in it).
+create function public.assert_time_zone(p_zone text) returns void
+language plpgsql stable set search_path = '' as $$
+begin
+  if not exists (select 1 from pg_catalog.pg_timezone_names where name = p_zone) then
+    raise exception 'unknown time zone: %', p_zone using errcode = '22023';
+  end if;
+end $$;
+revoke execute on function public.assert_time_zone(text) from public;
+grant execute on function public.assert_time_zone(text) to authenticated, service_role;
+
 create function public.auctions_before_insert() returns trigger
 language plpgsql as $$
 begin
@@ -139,9 +150,7 @@ begin
   if not (new.settings ? 'timezone') then
     new.settings := new.settings || '{"timezone": "UTC"}';
   end if;
-  if not exists (select 1 from pg_catalog.pg_timezone_names where name = new.settings ->> 'timezone') then
-    raise exception 'unknown time zone: %', new.settings ->> 'timezone' using errcode = '22023';
-  end if;
+  perform public.assert_time_zone(new.settings ->> 'timezone');
   return new;
 end $$;
 create trigger auctions_before_insert before insert on public.auctions
@@ -156,9 +165,7 @@ begin
   if new.settings is distinct from old.settings and not (new.settings ? 'timezone') then
     new.settings := new.settings || jsonb_build_object('timezone', coalesce(old.settings ->> 'timezone', 'UTC'));
   end if;
-  if not exists (select 1 from pg_catalog.pg_timezone_names where name = new.settings ->> 'timezone') then
-    raise exception 'unknown time zone: %', new.settings ->> 'timezone' using errcode = '22023';
-  end if;
+  perform public.assert_time_zone(new.settings ->> 'timezone');
   return new;
 end $$;
 create trigger auctions_before_update before update on public.auctions

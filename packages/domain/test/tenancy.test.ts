@@ -28,6 +28,12 @@ describe('auctions', () => {
     expect(roles[0]).toEqual({ role: 'owner', admin: true });
   });
 
+  it('refuses an auction created with an unknown time zone', async () => {
+    const u = await createUser(db.sql, 'zone@x.test', 'Zo Ne');
+    expect(await sqlState(asUser(db.requestUrl, claimsFor(u), (tx) =>
+      tx`insert into public.auctions (name, slug, settings) values ('Z', 'zone-one', ${db.sql.json({ timezone: 'Mars/Olympus' })}) returning id`))).toBe('22023');
+  });
+
   it('members see only their auctions; anonymous callers are refused', async () => {
     const rows = await asUser(db.requestUrl, claimsFor(a.member), (tx) => tx`select id from public.auctions`);
     expect(rows.map((r) => r.id)).toEqual([a.auctionId]);

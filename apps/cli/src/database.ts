@@ -1,6 +1,6 @@
 // Opens the service's database for a CLI command: the running server's embedded cluster if there is one,
 // else an embedded cluster started for the duration of the command, or DATABASE_URL.
-import { migrate, prepareDatabase } from '@auction-ops/database';
+import { prepareDatabase } from '@auction-ops/database';
 import { loadConfig, migrationSets, type Config } from '@auction-ops/server';
 
 export interface CliDatabase {
@@ -22,14 +22,10 @@ export async function openDatabase(): Promise<CliDatabase> {
   return { config, ownerUrl: db.ownerUrl, close: () => db.close() };
 }
 
-/** Runs a command against the database, migrating first if asked, and closes it afterwards. */
-export async function withDatabase(
-  options: { migrate: boolean },
-  run: (db: CliDatabase) => Promise<void>,
-): Promise<void> {
+/** Runs a command against the database and closes it afterwards. */
+export async function withDatabase(run: (db: CliDatabase) => Promise<void>): Promise<void> {
   const db = await openDatabase();
   try {
-    if (options.migrate) await migrate(db.ownerUrl, migrationSets, (m) => console.log(m));
     await run(db);
   } finally {
     await db.close();

@@ -23,8 +23,8 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   status: () => statusCommand(),
   keys: () => keysCommand(),
   'super-admin': superAdminCommand,
-  seed: (args) => withDatabase({ migrate: true }, (db) => seedCommand(args, db)),
-  mail: (args) => withDatabase({ migrate: false }, (db) => mailCommand(args, db)),
+  seed: (args) => withDatabase((db) => seedCommand(args, db)), // seeding applies pending migrations first
+  mail: (args) => withDatabase((db) => mailCommand(args, db)),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -1,0 +1,70 @@
+// The auction-ops command as a user runs it (a child process), against a database given by DATABASE_URL.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+
+const bin = fileURLToPath(new URL('../bin/auction-ops.js', import.meta.url));
+let db: TestDatabase;
+let dataDir: string;
+
+async function cli(...args: string[]): Promise<{ code: number; out: string }> {
+  const env = { ...process.env, DATABASE_URL: db.ownerUrl, DATA_DIR: dataDir, JWT_SECRET: 'c'.repeat(40) };
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { env });
+    return { code: 0, out: stdout + stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase([]);
+  dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-cli-'));
+});
+afterAll(async () => {
+  await db?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+it('reports pending migrations, applies them once, then reports none', async () => {
+  const before = await cli('status');
+  expect(before.code).toBe(0);
+  expect(before.out).toMatch(/database: up, external \(DATABASE_URL\)/);
+  expect(before.out).toMatch(/0 applied, \d+ pending/);
+  expect(before.out).toContain('pending auth-core/0001-auth-schema.sql');
+  const applied = await cli('migrate');
+  expect(applied.out).toMatch(/applied \d+ migration\(s\)/);
+  expect((await cli('migrate')).out).toContain('database is up to date');
+  expect((await cli('status')).out).toMatch(/\d+ applied, 0 pending/);
+});
+
+it('prints API keys that carry the anon and service_role roles', async () => {
+  const { code, out } = await cli('keys');
+  expect(code).toBe(0);
+  const role = (line: string) => JSON.parse(Buffer.from(out.match(new RegExp(`${line}:\\s+(\\S+)`))![1].split('.')[1], 'base64url').toString()).role;
+  expect(role('anon')).toBe('anon');
+  expect(role('service_role')).toBe('service_role');
+});
+
+it('grants and revokes super admins by e-mail, and names an unknown user', async () => {
+  await cli('migrate');
+  await db.sql`insert into auth.users (email) values ('boss@cli.test')`;
+  expect((await cli('super-admin', 'grant', 'boss@cli.test')).out).toContain('boss@cli.test is a super admin');
+  expect((await cli('super-admin', 'list')).out).toContain('boss@cli.test');
+  expect((await cli('super-admin', 'revoke', 'boss@cli.test')).out).toContain('no longer a super admin');
+  expect((await cli('super-admin', 'list')).out).toContain('no super admins');
+  const unknown = await cli('super-admin', 'grant', 'nobody@cli.test');
+  expect(unknown).toEqual({ code: 2, out: expect.stringContaining('no user with e-mail nobody@cli.test') });
+});
+
+it('answers an unknown command with the usage and exit code 2', async () => {
+  const res = await cli('frobnicate');
+  expect(res.code).toBe(2);
+  expect(res.out).toContain('usage: auction-ops <command>');
+});

@@ -206,11 +206,11 @@ export function createAuthService(sql: postgres.Sql, signer: TokenSigner, mailer
     async verify(type: string, token: unknown, meta: RequestMeta, email?: unknown): Promise<SessionJson & { type: VerifyType }> {
       if (!(type in VERIFY_TYPES)) throw authErrors.validation('Verify requires a valid type');
       if (typeof token !== 'string' || token.length < 16 || token.length > 256) throw authErrors.otpExpired();
-      const consumed = await consumeOneTimeToken(sql, token, VERIFY_TYPES[type as VerifyType]);
+      const forEmail = typeof email === 'string' && email ? users.normalizeEmail(email) : undefined;
+      const consumed = await consumeOneTimeToken(sql, token, VERIFY_TYPES[type as VerifyType], forEmail);
       if (!consumed) throw authErrors.otpExpired();
       let user = await users.findUserById(sql, consumed.userId);
       if (!user) throw authErrors.otpExpired();
-      if (typeof email === 'string' && email && users.normalizeEmail(email) !== user.email) throw authErrors.otpExpired();
       user = consumed.type === 'email_change'
         ? await users.updateUser(sql, user.id, { email: consumed.relatesTo, confirmEmail: true }).catch(uniqueToEmailExists)
         : await users.updateUser(sql, user.id, { confirmEmail: true });

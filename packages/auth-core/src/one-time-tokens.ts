@@ -18,13 +18,18 @@ export async function issueOneTimeToken(
   return token;
 }
 
-/** Consumes a token of one of the given types; undefined when unknown, used, expired or of another type. */
+/**
+ * Consumes a token of one of the given types; undefined when unknown, used, expired, of another type, or (when
+ * `email` is given, normalised) of another user's address: a wrong guess must not spend the token.
+ */
 export async function consumeOneTimeToken(
-  sql: postgres.Sql, token: string, types: readonly OneTimeTokenType[],
+  sql: postgres.Sql, token: string, types: readonly OneTimeTokenType[], email?: string,
 ): Promise<{ userId: string; type: OneTimeTokenType; relatesTo: string } | undefined> {
   const [row] = await sql<Array<{ user_id: string; token_type: OneTimeTokenType; relates_to: string }>>`
-    delete from auth.one_time_tokens
+    delete from auth.one_time_tokens t
     where token_hash = ${hashToken(token)} and token_type in ${sql([...types])} and expires_at > now()
+      and (${email ?? null}::text is null
+           or exists (select 1 from auth.users u where u.id = t.user_id and lower(u.email) = ${email ?? null}::text))
     returning user_id, token_type, relates_to`;
   return row ? { userId: row.user_id, type: row.token_type, relatesTo: row.relates_to } : undefined;
 }

@@ -60,9 +60,10 @@ describe('auth service', () => {
       return new URL(mail.text_body.match(/http\S+/)[0]).searchParams.get('token')!;
     };
     const token = await recoveryToken();
-    // Another type neither accepts nor consumes it; its own type does, once.
+    // Another type, or another address, neither accepts nor consumes it; its own type and address do, once.
     await expect(auth.verify('signup', token, {})).rejects.toMatchObject({ code: 'otp_expired' });
-    const session = await auth.verify('recovery', token, {});
+    await expect(auth.verify('recovery', token, {}, 'someone-else@example.com')).rejects.toMatchObject({ code: 'otp_expired' });
+    const session = await auth.verify('recovery', token, {}, ' Link@Example.com ');
     expect(session).toMatchObject({ type: 'recovery', user: { email: 'link@example.com' } });
     await expect(auth.verify('recovery', token, {})).rejects.toMatchObject({ status: 403, code: 'otp_expired' });
 

@@ -80,6 +80,8 @@ const schema = v.object({
   WEBHOOK_LOG_RETENTION_DAYS: v.optional(positiveInt, '30'),
   WEBHOOK_TIMEOUT_MS: v.optional(positiveInt, '30000'),
   WEBHOOK_POLL_INTERVAL_MS: v.optional(positiveInt, '1000'),
+  // PEM file of extra certificate authorities for receivers on private networks (added to the public roots).
+  WEBHOOK_TLS_CA_FILE: v.optional(nonEmpty),
 });
 
 export type Env = v.InferOutput<typeof schema>;

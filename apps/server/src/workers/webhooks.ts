@@ -3,6 +3,8 @@
 // again (receivers de-duplicate by webhook_id), while the deliveries themselves are written durably by the
 // transaction that caused the event. With WEBHOOK_DISPATCHER_ENABLED=false this process only keeps the SQL-side
 // settings in step, and dedicated processes run the dispatcher.
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import postgres from 'postgres';
 import { createDispatcher, parseCidrList, parseRetrySchedule, syncWebhookSettings } from '@auction-ops/webhooks';
 import type { ServerContext, Worker } from '../context.js';
@@ -31,6 +33,8 @@ export async function startWebhookWorker(ctx: ServerContext): Promise<Worker> {
     allowHttp: c.WEBHOOK_ALLOW_HTTP,
     allowedCidrs: configured('WEBHOOK_ALLOWED_CIDRS', () => parseCidrList(c.WEBHOOK_ALLOWED_CIDRS)),
     pollIntervalMs: c.WEBHOOK_POLL_INTERVAL_MS,
+    // Node's `ca` replaces the public roots, so the extra authorities are added to them.
+    tlsCa: c.WEBHOOK_TLS_CA_FILE ? [...rootCertificates, readFileSync(c.WEBHOOK_TLS_CA_FILE, 'utf8')].join('\n') : undefined,
     logRetentionDays: c.WEBHOOK_LOG_RETENTION_DAYS,
   });
   try {

@@ -104,7 +104,8 @@ export class StatementBudget {
 export async function reserveWithin(sql: postgres.Sql, timeoutMs: number): Promise<postgres.ReservedSql> {
   const pending = sql.reserve();
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => { timer = setTimeout(reject, timeoutMs, errors.poolTimeout()); });
+  // The error is built only when the deadline passes: an Error captures a stack, too dear for every request.
+  const deadline = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(errors.poolTimeout()), timeoutMs); });
   try {
     return await Promise.race([pending, deadline]);
   } catch (e) {

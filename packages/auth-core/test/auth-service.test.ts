@@ -5,6 +5,7 @@ import bcrypt from 'bcryptjs';
 import postgres from 'postgres';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { authMigrations, createAuthService, createTokenSigner, outboxMailer, type AuthService } from '../src/index.js';
+import { inRequestTransaction } from '@auction-ops/database';
 
 let db: TestDatabase;
 let auth: AuthService;
@@ -83,10 +84,7 @@ describe('auth service', () => {
           return tx.unsafe(`select * from ${table}`);
         })).rejects.toMatchObject({ code: '42501' });
       }
-      const rows = await request.begin(async (tx) => {
-        await tx`select set_config('role', 'authenticated', true), set_config('request.jwt.claims', ${JSON.stringify({ sub: id, role: 'authenticated' })}, true)`;
-        return tx`select id, email from public.users`;
-      });
+      const rows = await inRequestTransaction(request, 'authenticated', { sub: id, role: 'authenticated' }, (tx) => tx`select id, email from public.users`);
       expect(rows).toEqual([{ id, email: 'tabs@example.com' }]);
     } finally {
       await request.end();

@@ -1,6 +1,7 @@
 export { startEmbeddedPostgres, runningClusterUrl, type EmbeddedCluster, type EmbeddedOptions } from './embedded-postgres.js';
 export { lockDataDir, DataDirInUseError } from './data-dir-lock.js';
 export { ensureRoles, recordAuthenticatorPassword, authenticatorUrl, REQUEST_ROLES, AUTHENTICATOR, type RequestRole } from './roles.js';
+export { inRequestTransaction } from './request-transaction.js';
 export {
   migrate, migrationStatus, loadMigrations, migrationsFingerprint, MigrationError,
   type MigrationSet, type Migration, type MigrationStatus,

@@ -26,3 +26,18 @@ it('does not let the request role read the stored password', async () => {
     await request.end();
   }
 });
+
+it('runs work under a request role with its claims, and refuses any other role', async () => {
+  const { inRequestTransaction } = await import('../src/index.js');
+  const request = postgres(db.requestUrl, { max: 1 });
+  try {
+    const [row] = await inRequestTransaction(request, 'authenticated', { sub: 'u-1', role: 'authenticated' }, (tx) =>
+      tx`select current_user as who, current_setting('request.jwt.claims', true)::json ->> 'sub' as sub`);
+    expect(row).toEqual({ who: 'authenticated', sub: 'u-1' });
+    await expect(inRequestTransaction(request, 'postgres' as never, {}, (tx) => tx`select 1`)).rejects.toThrow(/not a request role/);
+    // The role does not outlive the transaction.
+    expect(await request`select current_user as who`).toEqual([{ who: 'authenticator' }]);
+  } finally {
+    await request.end();
+  }
+});

@@ -1,16 +1,17 @@
 // Every metadata statement runs in one transaction under the caller's role and claims, as PostgREST does,
 // so row-level security on storage.objects decides what the caller may see and change.
 import type postgres from 'postgres';
+import { inRequestTransaction, REQUEST_ROLES, type RequestRole } from '@auction-ops/database';
 import { errors } from './storage-errors.js';
 
-export type RequestRole = 'anon' | 'authenticated' | 'service_role';
+export type { RequestRole };
 
 export interface Caller {
   role: RequestRole;
   claims: Record<string, unknown>;
 }
 
-const ROLES = new Set<string>(['anon', 'authenticated', 'service_role']);
+const ROLES = new Set<string>(REQUEST_ROLES);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const ANON: Caller = { role: 'anon', claims: { role: 'anon' } };
@@ -30,10 +31,6 @@ export function callerUserId(caller: Caller): string | null {
   return typeof sub === 'string' && UUID.test(sub) ? sub : null;
 }
 
-export async function asCaller<T>(sql: postgres.Sql, caller: Caller, work: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
-  const result = await sql.begin(async (tx) => {
-    await tx`select set_config('role', ${caller.role}, true), set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true)`;
-    return [await work(tx)];
-  });
-  return (result as unknown as [T])[0];
+export function asCaller<T>(sql: postgres.Sql, caller: Caller, work: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  return inRequestTransaction(sql, caller.role, caller.claims, work);
 }

@@ -2,6 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
+import { inRequestTransaction } from '@auction-ops/database';
 
 export interface Auction {
   id: string;
@@ -30,10 +31,7 @@ export async function createAuction(sql: postgres.Sql): Promise<Auction> {
 export function asRole<T>(requestSql: postgres.Sql, role: 'authenticated' | 'service_role' | 'anon', userId: string | null,
   fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
   const claims = { role, ...(userId ? { sub: userId } : {}) };
-  return requestSql.begin(async (tx) => {
-    await tx`select set_config('role', ${role}, true), set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
-    return fn(tx);
-  }) as Promise<T>;
+  return inRequestTransaction(requestSql, role, claims, fn);
 }
 
 export async function createEndpoint(sql: postgres.Sql, auctionId: string, url: string,

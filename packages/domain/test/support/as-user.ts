@@ -1,6 +1,7 @@
 // Runs SQL the way the REST engine does: one transaction logged in as authenticator, with the role and the JWT
 // claims set transaction-locally. Lets tests exercise row-level security and RPCs at the SQL level.
 import postgres from 'postgres';
+import { inRequestTransaction } from '@auction-ops/database';
 
 export type Claims = { sub?: string; role: 'anon' | 'authenticated' | 'service_role'; [k: string]: unknown };
 
@@ -26,11 +27,7 @@ export function claimsFor(userId: string | null): Claims {
 
 /** Runs fn in a request-like transaction; the transaction commits unless fn throws. */
 export async function asUser<T>(requestUrl: string, claims: Claims, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
-  const sql = client(requestUrl);
-  return (await sql.begin(async (tx) => {
-    await tx`select set_config('role', ${claims.role}, true), set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
-    return fn(tx);
-  })) as T;
+  return inRequestTransaction(client(requestUrl), claims.role, claims, fn);
 }
 
 /** The SQLSTATE of a failed call, or 'ok'. */

@@ -3,8 +3,14 @@
 import { defineProject } from 'vitest/config';
 
 const dirs = [
-  'packages/database', 'packages/rest-engine', 'packages/auth-core', 'packages/domain',
-  'packages/storage', 'packages/webhooks', 'apps/server', 'apps/cli',
+  'packages/database',
+  'packages/rest-engine',
+  'packages/auth-core',
+  'packages/domain',
+  'packages/storage',
+  'packages/webhooks',
+  'apps/server',
+  'apps/cli',
 ];
 
 export default dirs.map((dir) =>

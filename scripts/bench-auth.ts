@@ -20,15 +20,26 @@ function percentile(sorted: number[], p: number): number {
 
 async function signInLatency(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-bench-auth-'));
-  const server = await startServer(loadConfig({
-    PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET: 'bench-secret-'.padEnd(40, 'x'), WORKERS_ENABLED: 'false',
-    AUTH_RATE_LIMIT_SIGN_IN: '1000000', AUTH_RATE_LIMIT_SIGN_UP: '1000000', AUTH_RATE_LIMIT_OTHER: '1000000',
-  }));
+  const server = await startServer(
+    loadConfig({
+      PORT: '0',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      JWT_SECRET: 'bench-secret-'.padEnd(40, 'x'),
+      WORKERS_ENABLED: 'false',
+      AUTH_RATE_LIMIT_SIGN_IN: '1000000',
+      AUTH_RATE_LIMIT_SIGN_UP: '1000000',
+      AUTH_RATE_LIMIT_OTHER: '1000000',
+    }),
+  );
   const headers = { apikey: server.ctx.anonKey, 'content-type': 'application/json' };
   const post = (path: string, body: unknown) =>
     fetch(`${server.url}/auth/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
   try {
-    const users = Array.from({ length: CONCURRENCY }, (_, i) => ({ email: `bench${i}@example.com`, password: 'bench password 123' }));
+    const users = Array.from({ length: CONCURRENCY }, (_, i) => ({
+      email: `bench${i}@example.com`,
+      password: 'bench password 123',
+    }));
     for (const u of users) if (!(await post('/signup', u)).ok) throw new Error('signup failed');
     for (let i = 0; i < 10; i++) await post('/token?grant_type=password', users[0]); // warm-up
 
@@ -41,23 +52,29 @@ async function signInLatency(): Promise<void> {
       sequential.push(performance.now() - t0);
     }
     sequential.sort((a, b) => a - b);
-    console.log(`sign-in (POST /token?grant_type=password, sequential, n=${SIGN_INS}): ` +
-      `p50 ${percentile(sequential, 50).toFixed(1)} ms, p99 ${percentile(sequential, 99).toFixed(1)} ms`);
+    console.log(
+      `sign-in (POST /token?grant_type=password, sequential, n=${SIGN_INS}): ` +
+        `p50 ${percentile(sequential, 50).toFixed(1)} ms, p99 ${percentile(sequential, 99).toFixed(1)} ms`,
+    );
 
     const concurrent: number[] = [];
     const t0 = performance.now();
-    await Promise.all(users.map(async (u) => {
-      for (let i = 0; i < SIGN_INS / CONCURRENCY; i++) {
-        const s = performance.now();
-        const res = await post('/token?grant_type=password', u);
-        await res.arrayBuffer();
-        concurrent.push(performance.now() - s);
-      }
-    }));
+    await Promise.all(
+      users.map(async (u) => {
+        for (let i = 0; i < SIGN_INS / CONCURRENCY; i++) {
+          const s = performance.now();
+          const res = await post('/token?grant_type=password', u);
+          await res.arrayBuffer();
+          concurrent.push(performance.now() - s);
+        }
+      }),
+    );
     const seconds = (performance.now() - t0) / 1000;
     concurrent.sort((a, b) => a - b);
-    console.log(`sign-in (${CONCURRENCY} concurrent clients, n=${SIGN_INS}): p50 ${percentile(concurrent, 50).toFixed(1)} ms, ` +
-      `p99 ${percentile(concurrent, 99).toFixed(1)} ms, ${(SIGN_INS / seconds).toFixed(0)} sign-ins/s`);
+    console.log(
+      `sign-in (${CONCURRENCY} concurrent clients, n=${SIGN_INS}): p50 ${percentile(concurrent, 50).toFixed(1)} ms, ` +
+        `p99 ${percentile(concurrent, 99).toFixed(1)} ms, ${(SIGN_INS / seconds).toFixed(0)} sign-ins/s`,
+    );
 
     const hashes: number[] = [];
     for (let i = 0; i < 20; i++) {
@@ -68,16 +85,22 @@ async function signInLatency(): Promise<void> {
     hashes.sort((a, b) => a - b);
     console.log(`  of which argon2id (m=19 MiB, t=2, p=1) hash alone: p50 ${percentile(hashes, 50).toFixed(1)} ms`);
 
-    const { access_token } = (await (await post('/token?grant_type=password', users[0])).json()) as { access_token: string };
+    const { access_token } = (await (await post('/token?grant_type=password', users[0])).json()) as {
+      access_token: string;
+    };
     const getUser: number[] = [];
     for (let i = 0; i < 500; i++) {
       const s = performance.now();
-      const res = await fetch(`${server.url}/auth/v1/user`, { headers: { apikey: server.ctx.anonKey, authorization: `Bearer ${access_token}` } });
+      const res = await fetch(`${server.url}/auth/v1/user`, {
+        headers: { apikey: server.ctx.anonKey, authorization: `Bearer ${access_token}` },
+      });
       await res.arrayBuffer();
       getUser.push(performance.now() - s);
     }
     getUser.sort((a, b) => a - b);
-    console.log(`GET /user (token verified by the gateway, user read): p50 ${percentile(getUser, 50).toFixed(2)} ms, p99 ${percentile(getUser, 99).toFixed(2)} ms`);
+    console.log(
+      `GET /user (token verified by the gateway, user read): p50 ${percentile(getUser, 50).toFixed(2)} ms, p99 ${percentile(getUser, 99).toFixed(2)} ms`,
+    );
   } finally {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -87,10 +110,21 @@ async function signInLatency(): Promise<void> {
 async function verificationCost(label: string, signer: Awaited<ReturnType<typeof createTokenSigner>>): Promise<void> {
   const secret = 'bench-secret-'.padEnd(40, 'x');
   const now = Math.floor(Date.now() / 1000);
-  const tokens = await Promise.all(Array.from({ length: VERIFY_TOKENS }, (_, i) => signer.sign({
-    sub: crypto.randomUUID(), role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 3600, session_id: String(i),
-    email: `u${i}@example.com`, app_metadata: { provider: 'email', providers: ['email'] }, user_metadata: {},
-  })));
+  const tokens = await Promise.all(
+    Array.from({ length: VERIFY_TOKENS }, (_, i) =>
+      signer.sign({
+        sub: crypto.randomUUID(),
+        role: 'authenticated',
+        aud: 'authenticated',
+        iat: now,
+        exp: now + 3600,
+        session_id: String(i),
+        email: `u${i}@example.com`,
+        app_metadata: { provider: 'email', providers: ['email'] },
+        user_metadata: {},
+      }),
+    ),
+  );
   const verifier = createTokenVerifier(secret);
   if (signer.kid && signer.publicKey) verifier.trustPublicKey(signer.kid, signer.publicKey);
   // Uncached: every token seen for the first time (a signature check each).
@@ -101,8 +135,10 @@ async function verificationCost(label: string, signer: Awaited<ReturnType<typeof
   t0 = performance.now();
   for (let i = 0; i < CACHED_VERIFIES; i++) await verifier.verify(tokens[i % tokens.length]);
   const cached = ((performance.now() - t0) * 1000) / CACHED_VERIFIES;
-  console.log(`token verification ${label}: uncached ${uncached.toFixed(1)} µs/request, cached ${cached.toFixed(2)} µs/request ` +
-    `(${(uncached / cached).toFixed(0)}x)`);
+  console.log(
+    `token verification ${label}: uncached ${uncached.toFixed(1)} µs/request, cached ${cached.toFixed(2)} µs/request ` +
+      `(${(uncached / cached).toFixed(0)}x)`,
+  );
 }
 
 export async function main(): Promise<void> {

@@ -27,7 +27,8 @@ const serverRequire = createRequire(new URL('../apps/server/package.json', impor
 // global Response with its own class, whose cache symbol the server's copy does not know, and push every engine
 // response onto node-server's slow path (a ReadableStream per response) in this benchmark only.
 const esmBuild = (path: string) => path.replace(/\/dist\/cjs\//, '/dist/').replace(/\.cjs$/, '.mjs');
-const load = async <T>(name: string): Promise<T> => import(pathToFileURL(esmBuild(serverRequire.resolve(name))).href) as Promise<T>;
+const load = async <T>(name: string): Promise<T> =>
+  import(pathToFileURL(esmBuild(serverRequire.resolve(name))).href) as Promise<T>;
 
 const SCHEMA = `
 create table items (id serial primary key, owner text not null, title text not null, price int not null);
@@ -41,22 +42,40 @@ insert into items (owner, title, price) select 'user-' || (g % 100), 'item ' || 
 insert into item_notes (item_id, body) select (g % 100000) + 1, 'note ' || g from generate_series(1, 200000) g;
 analyze;`;
 
-interface Figures { rps: number; p50: number; p99: number; cpuUs?: number }
-const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms`
-  + (f.cpuUs === undefined ? '' : `  node CPU ${f.cpuUs.toFixed(0).padStart(4)} µs/req`);
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuUs?: number;
+}
+const fmt = (f: Figures) =>
+  `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms` +
+  (f.cpuUs === undefined ? '' : `  node CPU ${f.cpuUs.toFixed(0).padStart(4)} µs/req`);
 
 async function wrk(url: string, headers: Record<string, string>): Promise<Figures> {
-  const args = ['-t2', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
+  const args = [
+    '-t2',
+    `-c${CONNECTIONS}`,
+    `-d${SECONDS}s`,
+    '--latency',
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    url,
+  ];
   // Asynchronous: the servers under test live in this process and must keep serving while wrk runs.
   // This process's CPU time per request is steadier than req/s on a shared machine (Postgres and wrk excluded).
   const cpu0 = process.cpuUsage();
   const { stdout: out } = await promisify(execFile)('wrk', args, { encoding: 'utf8' });
   const cpu = process.cpuUsage(cpu0);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-  const ms = (s: string) => { const m = /([\d.]+)(us|ms|s)/.exec(s)!; return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1); };
+  const ms = (s: string) => {
+    const m = /([\d.]+)(us|ms|s)/.exec(s)!;
+    return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
+  };
   if (/Non-2xx/.test(out)) throw new Error(`wrk saw errors:\n${out}`);
   return {
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]), p50: ms(/^\s+50%\s+(\S+)/m.exec(out)![1]), p99: ms(/^\s+99%\s+(\S+)/m.exec(out)![1]),
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]),
+    p50: ms(/^\s+50%\s+(\S+)/m.exec(out)![1]),
+    p99: ms(/^\s+99%\s+(\S+)/m.exec(out)![1]),
     cpuUs: requests > 0 ? (cpu.user + cpu.system) / requests : undefined,
   };
 }
@@ -71,7 +90,12 @@ async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
   await session.post('Profiler.start');
   const result = await run();
-  const { profile } = await session.post('Profiler.stop') as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[] } };
+  const { profile } = (await session.post('Profiler.stop')) as {
+    profile: {
+      nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+      samples: number[];
+    };
+  };
   session.disconnect();
   const self = new Map<string, number>();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -82,22 +106,35 @@ async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
   }
   const total = profile.samples.length;
   console.log(`\nprofile ${label}: top self time of ${total} samples`);
-  for (const [k, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${k}`);
+  for (const [k, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40))
+    console.log(`  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${k}`);
   writeFileSync(join(tmpdir(), `bench-rest-${label.replace(/\W+/g, '-')}.cpuprofile`), JSON.stringify(profile));
   return result;
 }
 
 async function warm(url: string, headers: Record<string, string>): Promise<void> {
-  await promisify(execFile)('wrk', ['-t2', `-c${CONNECTIONS}`, '-d2s', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url]);
+  await promisify(execFile)('wrk', [
+    '-t2',
+    `-c${CONNECTIONS}`,
+    '-d2s',
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    url,
+  ]);
 }
 
 async function loop(run: () => Promise<unknown>): Promise<Figures> {
   const lat: number[] = [];
   const end = performance.now() + SECONDS * 1000;
   const start = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (performance.now() < end) { const t = performance.now(); await run(); lat.push(performance.now() - t); }
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        await run();
+        lat.push(performance.now() - t);
+      }
+    }),
+  );
   lat.sort((a, b) => a - b);
   const p = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))];
   return { rps: lat.length / ((performance.now() - start) / 1000), p50: p(0.5), p99: p(0.99) };
@@ -128,10 +165,18 @@ export async function main(): Promise<void> {
     await migrate(cluster.url, [{ name: 'bench', dir: migDir }]);
 
     const jwtSecret = 'bench-secret-'.padEnd(40, 'x');
-    const server = await startServer(loadConfig({
-      PORT: '0', DATABASE_URL: cluster.url, DATA_DIR: join(dir, 'data'), JWT_SECRET: jwtSecret,
-      LOG_LEVEL: 'warn', WORKERS_ENABLED: 'false', DB_POOL_SIZE: '20', REST_MAX_ROWS: '1000',
-    }));
+    const server = await startServer(
+      loadConfig({
+        PORT: '0',
+        DATABASE_URL: cluster.url,
+        DATA_DIR: join(dir, 'data'),
+        JWT_SECRET: jwtSecret,
+        LOG_LEVEL: 'warn',
+        WORKERS_ENABLED: 'false',
+        DB_POOL_SIZE: '20',
+        REST_MAX_ROWS: '1000',
+      }),
+    );
     stops.push(() => server.close());
     // The baselines use the server's own request pool, so all three paths share connections and settings.
     const sql = server.ctx.sql;
@@ -139,24 +184,48 @@ export async function main(): Promise<void> {
     const engine = await createRestEngine({ sql, schemas: ['public'], maxRows: 1000, listen: false });
 
     const secret = new TextEncoder().encode(jwtSecret);
-    const sign = (claims: object) => new jose.SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(secret);
+    const sign = (claims: object) =>
+      new jose.SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(secret);
     const apiKey = server.ctx.anonKey;
     const userToken = await sign({ sub: 'user-7', role: 'authenticated' });
     const claims = { sub: 'user-7', role: 'authenticated' };
 
     const requests = {
       'GET one row by primary key': { path: '/items', search: 'select=*&id=eq.1007' },
-      'GET 25-row filtered ordered page + to-many embed': { path: '/items', search: 'select=id,title,price,item_notes(id,body)&price=gte.500&order=price,id&limit=25' },
+      'GET 25-row filtered ordered page + to-many embed': {
+        path: '/items',
+        search: 'select=id,title,price,item_notes(id,body)&price=gte.500&order=price,id&limit=25',
+      },
     };
-    const headersOf = (search: string) => ({ apikey: apiKey, authorization: `Bearer ${userToken}`, accept: 'application/json', search });
+    const headersOf = (search: string) => ({
+      apikey: apiKey,
+      authorization: `Bearer ${userToken}`,
+      accept: 'application/json',
+      search,
+    });
 
     // Baseline (a): the identical statements, precompiled, from a minimal route.
-    const compiled = Object.fromEntries(Object.entries(requests).map(([name, r]) => {
-      const p = plan({ method: 'GET', ...r, headers: {} }, engine.schemaCache, { schemas: ['public'], maxRows: 1000, aggregatesEnabled: false, allowUnfilteredWrites: false, txRollbackAllowed: false });
-      return [name, compile(p, 1000).main];
-    }));
+    const compiled = Object.fromEntries(
+      Object.entries(requests).map(([name, r]) => {
+        const p = plan({ method: 'GET', ...r, headers: {} }, engine.schemaCache, {
+          schemas: ['public'],
+          maxRows: 1000,
+          aggregatesEnabled: false,
+          allowUnfilteredWrites: false,
+          txRollbackAllowed: false,
+        });
+        return [name, compile(p, 1000).main];
+      }),
+    );
     const ctxOf = (headers: Record<string, string>) => ({
-      searchPath: '"public"', role: 'authenticated', claims: JSON.stringify(claims), method: 'GET', path: '/items', headers: JSON.stringify(headers), statementTimeout: null, timezone: null,
+      searchPath: '"public"',
+      role: 'authenticated',
+      claims: JSON.stringify(claims),
+      method: 'GET',
+      path: '/items',
+      headers: JSON.stringify(headers),
+      statementTimeout: null,
+      timezone: null,
     });
     // Prepared like the engine's main statements.
     const statements = new StatementBudget(100);
@@ -167,17 +236,24 @@ export async function main(): Promise<void> {
         return c.body(result.body, 200, { 'content-type': 'application/json; charset=utf-8' });
       });
     });
-    const listen = (fetch: (req: Request) => Response | Promise<Response>) => new Promise<string>((resolve) => {
-      const s = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve(`http://127.0.0.1:${info.port}`));
-      stops.push(() => new Promise((r) => s.close(r)));
-    });
+    const listen = (fetch: (req: Request) => Response | Promise<Response>) =>
+      new Promise<string>((resolve) => {
+        const s = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>
+          resolve(`http://127.0.0.1:${info.port}`),
+        );
+        stops.push(() => new Promise((r) => s.close(r)));
+      });
     const engineUrl = server.url;
     const baseUrl = await listen(baseline.fetch);
 
     // Sanity: both paths return the same body.
     for (const [i, [, r]] of Object.entries(requests).entries()) {
       const h = headersOf(r.search);
-      const a = await (await fetch(`${engineUrl}/rest/v1${r.path}?${r.search}`, { headers: { apikey: h.apikey, authorization: h.authorization } })).text();
+      const a = await (
+        await fetch(`${engineUrl}/rest/v1${r.path}?${r.search}`, {
+          headers: { apikey: h.apikey, authorization: h.authorization },
+        })
+      ).text();
       const b = await (await fetch(`${baseUrl}/b${i}`)).text();
       if (a !== b) throw new Error(`engine and baseline differ:\n${a.slice(0, 200)}\n${b.slice(0, 200)}`);
     }
@@ -185,9 +261,16 @@ export async function main(): Promise<void> {
     console.log(`\nmicro-benchmark: parse+plan+compile (µs per request)`);
     for (const [name, r] of Object.entries(requests)) {
       const input = { method: 'GET', ...r, headers: { accept: 'application/json', prefer: '' } };
-      const opts = { schemas: ['public'], maxRows: 1000, aggregatesEnabled: false, allowUnfilteredWrites: false, txRollbackAllowed: false };
+      const opts = {
+        schemas: ['public'],
+        maxRows: 1000,
+        aggregatesEnabled: false,
+        allowUnfilteredWrites: false,
+        txRollbackAllowed: false,
+      };
       for (let i = 0; i < 5000; i++) compile(plan(input, engine.schemaCache, opts), 1000);
-      const n = 50_000, t = performance.now();
+      const n = 50_000,
+        t = performance.now();
       for (let i = 0; i < n; i++) compile(plan(input, engine.schemaCache, opts), 1000);
       console.log(`  ${name.padEnd(50)} ${(((performance.now() - t) * 1000) / n).toFixed(2)} µs`);
     }
@@ -201,15 +284,21 @@ export async function main(): Promise<void> {
     console.log(`\nload: ${CONNECTIONS} connections, ${SECONDS}s per run, wrk -t2`);
     for (const [i, [name, r]] of Object.entries(requests).entries()) {
       const h = headersOf(r.search);
-      const eng = await profiled(`engine ${i}`, () => wrk(`${engineUrl}/rest/v1${r.path}?${r.search}`, { apikey: h.apikey, authorization: h.authorization }));
+      const eng = await profiled(`engine ${i}`, () =>
+        wrk(`${engineUrl}/rest/v1${r.path}?${r.search}`, { apikey: h.apikey, authorization: h.authorization }),
+      );
       const a = await profiled(`baseline ${i}`, () => wrk(`${baseUrl}/b${i}`, {}));
-      const b = await loop(() => execute(sql, ctxOf({}), compiled[name], null, { readOnly: true, end: 'commit', statements }));
+      const b = await loop(() =>
+        execute(sql, ctxOf({}), compiled[name], null, { readOnly: true, end: 'commit', statements }),
+      );
       console.log(`\n${name}`);
       console.log(`  engine (HTTP, API key, JWT) ${fmt(eng)}`);
       console.log(`  (a) minimal Hono route      ${fmt(a)}`);
       console.log(`  (b) postgres.js loop        ${fmt(b)}`);
-      console.log(`  engine/(a) = ${(eng.rps / a.rps).toFixed(2)} (target 0.9)   engine/(b) = ${(eng.rps / b.rps).toFixed(2)} (target 0.7)`
-        + `   node CPU per request engine/(a) = ${((eng.cpuUs ?? 0) / (a.cpuUs ?? 1)).toFixed(2)}`);
+      console.log(
+        `  engine/(a) = ${(eng.rps / a.rps).toFixed(2)} (target 0.9)   engine/(b) = ${(eng.rps / b.rps).toFixed(2)} (target 0.7)` +
+          `   node CPU per request engine/(a) = ${((eng.cpuUs ?? 0) / (a.cpuUs ?? 1)).toFixed(2)}`,
+      );
     }
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
@@ -219,5 +308,8 @@ export async function main(): Promise<void> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((e) => { console.error(e); process.exit(1); });
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
 }

@@ -41,11 +41,16 @@ const rate = (bytes: number, seconds: number) => (bytes / MB / seconds).toFixed(
 
 export async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-storage-'));
-  const server = await startServer(loadConfig({ ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', WORKERS_ENABLED: 'false' }));
+  const server = await startServer(
+    loadConfig({ ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', WORKERS_ENABLED: 'false' }),
+  );
   try {
     const userId = randomUUID();
     await server.ctx.ownerSql`insert into auth.users (id, email) values (${userId}, ${`${userId}@bench.test`})`;
-    const headers = { apikey: server.ctx.anonKey, Authorization: `Bearer ${accessToken(server.ctx.jwtSecret, userId)}` };
+    const headers = {
+      apikey: server.ctx.anonKey,
+      Authorization: `Bearer ${accessToken(server.ctx.jwtSecret, userId)}`,
+    };
     const direct = join(dataDir, 'direct');
     await mkdir(direct);
 
@@ -58,7 +63,9 @@ export async function main(): Promise<void> {
       const upload = await timed(async () => {
         for (const name of names) {
           const res = await fetch(`${server.url}/storage/v1/object/lot-images/${name}`, {
-            method: 'POST', headers: { ...headers, 'Content-Type': 'image/jpeg' }, body,
+            method: 'POST',
+            headers: { ...headers, 'Content-Type': 'image/jpeg' },
+            body,
           });
           if (res.status !== 200) throw new Error(`upload failed: ${res.status} ${await res.text()}`);
         }
@@ -83,8 +90,10 @@ export async function main(): Promise<void> {
         for (const file of files) await readFile(file);
       });
       const ratio = (a: number, b: number) => `${((b / a) * 100).toFixed(0)}%`;
-      console.log(`${label.padEnd(8)}${rate(total, upload)}  ${rate(total, download)}  ${rate(total, write).padStart(16)}  ${rate(total, read).padStart(9)}`
-        + `  ${ratio(upload, write).padStart(17)}  ${ratio(download, read).padStart(18)}`);
+      console.log(
+        `${label.padEnd(8)}${rate(total, upload)}  ${rate(total, download)}  ${rate(total, write).padStart(16)}  ${rate(total, read).padStart(9)}` +
+          `  ${ratio(upload, write).padStart(17)}  ${ratio(download, read).padStart(18)}`,
+      );
     }
   } finally {
     await server.close();

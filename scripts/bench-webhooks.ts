@@ -38,15 +38,28 @@ export async function main(): Promise<void> {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  const server = await startServer(loadConfig({
-    PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET: 'bench-secret-'.padEnd(40, 'x'),
-    WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', ...(process.env.BENCH_PER_ENDPOINT ? { WEBHOOK_PER_ENDPOINT_CONCURRENCY: process.env.BENCH_PER_ENDPOINT } : {}),
-  }));
+  const server = await startServer(
+    loadConfig({
+      PORT: '0',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      JWT_SECRET: 'bench-secret-'.padEnd(40, 'x'),
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+      ...(process.env.BENCH_PER_ENDPOINT ? { WEBHOOK_PER_ENDPOINT_CONCURRENCY: process.env.BENCH_PER_ENDPOINT } : {}),
+    }),
+  );
   const sql = server.ctx.ownerSql;
-  const waitForCount = (n: number) => new Promise<void>((resolve) => {
-    if (count >= n) return resolve();
-    onCount = () => { if (count >= n) { onCount = undefined; resolve(); } };
-  });
+  const waitForCount = (n: number) =>
+    new Promise<void>((resolve) => {
+      if (count >= n) return resolve();
+      onCount = () => {
+        if (count >= n) {
+          onCount = undefined;
+          resolve();
+        }
+      };
+    });
   try {
     const [a] = await sql`insert into public.auctions (name, slug) values ('Bench', 'bench') returning id`;
     for (let i = 0; i < ENDPOINTS; i++) {
@@ -69,29 +82,44 @@ export async function main(): Promise<void> {
     await waitForCount(before + total);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
-    console.log(`throughput: ${total} deliveries in ${seconds.toFixed(2)} s = ${Math.round(total / seconds)} deliveries/s (target >= 500)`);
-    console.log(`  this process (server, dispatcher and receiver) used ${((cpu.user + cpu.system) / 1e6 / seconds * 100).toFixed(0)}% of one core meanwhile`);
+    console.log(
+      `throughput: ${total} deliveries in ${seconds.toFixed(2)} s = ${Math.round(total / seconds)} deliveries/s (target >= 500)`,
+    );
+    console.log(
+      `  this process (server, dispatcher and receiver) used ${(((cpu.user + cpu.system) / 1e6 / seconds) * 100).toFixed(0)}% of one core meanwhile`,
+    );
 
     // Baseline: the same number of plain POSTs to the same receiver at the dispatcher's in-flight ceiling here
     // (ENDPOINTS x the per-endpoint limit), with no database: the most any sender could reach on this machine.
     const slots = ENDPOINTS * server.ctx.config.WEBHOOK_PER_ENDPOINT_CONCURRENCY;
     const agent = new http.Agent({ keepAlive: true, maxSockets: slots });
     const payload = JSON.stringify({ event: 'message.created', data: {} });
-    const post = () => new Promise<void>((resolve, reject) => {
-      const req = http.request(hookUrl, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
+    const post = () =>
+      new Promise<void>((resolve, reject) => {
+        const req = http.request(
+          hookUrl,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+          (res) => {
+            res.resume();
+            res.on('end', resolve);
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
       });
-      req.on('error', reject);
-      req.end(payload);
-    });
     let next = 0;
     const b0 = performance.now();
-    await Promise.all(Array.from({ length: slots }, async () => { while (next++ < total) await post(); }));
+    await Promise.all(
+      Array.from({ length: slots }, async () => {
+        while (next++ < total) await post();
+      }),
+    );
     const baseline = total / ((performance.now() - b0) / 1000);
     agent.destroy();
-    console.log(`  baseline, plain POSTs without a database at ${slots} in flight: ${Math.round(baseline)}/s; ` +
-      `the dispatcher reached ${((total / seconds / baseline) * 100).toFixed(0)}% of it`);
+    console.log(
+      `  baseline, plain POSTs without a database at ${slots} in flight: ${Math.round(baseline)}/s; ` +
+        `the dispatcher reached ${((total / seconds / baseline) * 100).toFixed(0)}% of it`,
+    );
 
     // Latency: one event per transaction at a steady rate; commit time is when the insert's commit returned.
     const committed = new Map<string, number>();
@@ -107,12 +135,16 @@ export async function main(): Promise<void> {
     }
     await waitForCount(latencyStart + LATENCY_EVENTS);
     const latencies = [...committed].map(([seq, at]) => (received.get(seq) ?? NaN) - at).sort((x, y) => x - y);
-    console.log(`commit-to-first-attempt latency at ${LATENCY_RATE} events/s: p50 ${percentile(latencies, 50).toFixed(1)} ms, ` +
-      `p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1].toFixed(1)} ms (target p99 < 250 ms)`);
+    console.log(
+      `commit-to-first-attempt latency at ${LATENCY_RATE} events/s: p50 ${percentile(latencies, 50).toFixed(1)} ms, ` +
+        `p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1].toFixed(1)} ms (target p99 < 250 ms)`,
+    );
     // The receiver answers before the outcome is written: give the last completions a moment to land.
     let check = { delivered: 0, total: -1 };
     for (let i = 0; i < 50 && check.delivered !== check.total; i++) {
-      [check] = await sql<{ delivered: number; total: number }[]>`select count(*) filter (where status = 'delivered')::int as delivered,
+      [check] = await sql<
+        { delivered: number; total: number }[]
+      >`select count(*) filter (where status = 'delivered')::int as delivered,
         count(*)::int as total from public.webhook_deliveries`;
       if (check.delivered !== check.total) await new Promise((r) => setTimeout(r, 100));
     }

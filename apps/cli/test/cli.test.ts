@@ -47,7 +47,8 @@ it('reports pending migrations, applies them once, then reports none', async () 
 it('prints API keys that carry the anon and service_role roles', async () => {
   const { code, out } = await cli('keys');
   expect(code).toBe(0);
-  const role = (line: string) => JSON.parse(Buffer.from(out.match(new RegExp(`${line}:\\s+(\\S+)`))![1].split('.')[1], 'base64url').toString()).role;
+  const role = (line: string) =>
+    JSON.parse(Buffer.from(out.match(new RegExp(`${line}:\\s+(\\S+)`))![1].split('.')[1], 'base64url').toString()).role;
   expect(role('anon')).toBe('anon');
   expect(role('service_role')).toBe('service_role');
 });

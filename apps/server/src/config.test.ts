@@ -33,7 +33,10 @@ describe('loadConfig', () => {
     const derived = withPort(loadConfig({ PORT: '0' }), 4321);
     expect(derived.PUBLIC_URL).toBe('http://127.0.0.1:4321');
     expect(derived.APP_URL).toBe('http://127.0.0.1:4321');
-    const given = withPort(loadConfig({ PORT: '0', PUBLIC_URL: 'https://api.example.com', APP_URL: 'https://app.example.com' }), 4321);
+    const given = withPort(
+      loadConfig({ PORT: '0', PUBLIC_URL: 'https://api.example.com', APP_URL: 'https://app.example.com' }),
+      4321,
+    );
     expect(given.PUBLIC_URL).toBe('https://api.example.com');
     expect(given.APP_URL).toBe('https://app.example.com');
   });

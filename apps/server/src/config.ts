@@ -6,12 +6,25 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
-const port = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number),
-  v.minValue(0, 'must be between 0 and 65535'), v.maxValue(65535, 'must be between 0 and 65535'));
-const bool = v.pipe(v.picklist(['true', 'false', '1', '0'], 'must be true or false'), v.transform((s) => s === 'true' || s === '1'));
+const port = v.pipe(
+  v.string(),
+  v.regex(/^\d+$/, 'must be a whole number'),
+  v.transform(Number),
+  v.minValue(0, 'must be between 0 and 65535'),
+  v.maxValue(65535, 'must be between 0 and 65535'),
+);
+const bool = v.pipe(
+  v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
+  v.transform((s) => s === 'true' || s === '1'),
+);
 const url = v.pipe(v.string(), v.url('must be a URL'));
 const nonEmpty = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
-const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1, 'must be at least 1'));
+const positiveInt = v.pipe(
+  v.string(),
+  v.regex(/^\d+$/, 'must be a whole number'),
+  v.transform(Number),
+  v.minValue(1, 'must be at least 1'),
+);
 
 const schema = v.object({
   PORT: v.optional(port, '54321'),
@@ -23,7 +36,10 @@ const schema = v.object({
   SERVICE_ROLE_KEY: v.optional(nonEmpty),
   PUBLIC_URL: v.optional(url),
   APP_URL: v.optional(url),
-  LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'), 'info'),
+  LOG_LEVEL: v.optional(
+    v.picklist(['debug', 'info', 'warn', 'error', 'silent'], 'must be debug, info, warn, error or silent'),
+    'info',
+  ),
   DB_AUTHENTICATOR_PASSWORD: v.optional(nonEmpty),
   DB_POOL_SIZE: v.optional(positiveInt, '20'),
   DB_STATEMENT_TIMEOUT_MS: v.optional(positiveInt, '15000'),
@@ -36,7 +52,10 @@ const schema = v.object({
   STORAGE_FILE_SIZE_LIMIT: v.optional(positiveInt, String(10 * 1024 * 1024)),
   // Orphaned bytes (a crash between placing an upload and its commit): swept at start and every N seconds
   // (0: never), only keys older than the grace period, which must exceed any write transaction.
-  STORAGE_ORPHAN_SWEEP_SECONDS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)), '3600'),
+  STORAGE_ORPHAN_SWEEP_SECONDS: v.optional(
+    v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)),
+    '3600',
+  ),
   STORAGE_ORPHAN_GRACE_SECONDS: v.optional(positiveInt, '3600'),
   S3_ENDPOINT: v.optional(url),
   S3_BUCKET: v.optional(nonEmpty),
@@ -47,11 +66,23 @@ const schema = v.object({
   // Auth (/auth/v1): passwords, tokens, e-mail links, rate limits, mail providers.
   AUTH_MIN_PASSWORD_LENGTH: v.optional(positiveInt, '8'),
   AUTH_MAX_PASSWORD_LENGTH: v.optional(positiveInt, '72'),
-  AUTH_PASSWORD_REQUIRED_CHARACTERS: v.optional(v.pipe(v.string(), v.regex(/^((lower|upper|digit|symbol)(,(lower|upper|digit|symbol))*)?$/, 'must be a comma-separated list of lower, upper, digit, symbol')), ''),
+  AUTH_PASSWORD_REQUIRED_CHARACTERS: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^((lower|upper|digit|symbol)(,(lower|upper|digit|symbol))*)?$/,
+        'must be a comma-separated list of lower, upper, digit, symbol',
+      ),
+    ),
+    '',
+  ),
   AUTH_AUTOCONFIRM: v.optional(bool, 'true'),
   AUTH_DISABLE_SIGNUP: v.optional(bool, 'false'),
   AUTH_ACCESS_TOKEN_SECONDS: v.optional(positiveInt, '3600'),
-  AUTH_REFRESH_REUSE_SECONDS: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)), '10'),
+  AUTH_REFRESH_REUSE_SECONDS: v.optional(
+    v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number)),
+    '10',
+  ),
   AUTH_ONE_TIME_TOKEN_SECONDS: v.optional(positiveInt, '3600'),
   AUTH_REDIRECT_ALLOW_LIST: v.optional(v.string(), ''),
   AUTH_RATE_LIMIT_STORE: v.optional(v.picklist(['memory', 'postgres'], 'must be memory or postgres'), 'memory'),
@@ -69,10 +100,22 @@ const schema = v.object({
   // Webhooks: the dispatcher (switch it off to run dedicated dispatcher processes), its retry schedule (seconds
   // before each attempt, the first 0), jitter (fraction), SSRF allow-list, and log retention.
   WEBHOOK_DISPATCHER_ENABLED: v.optional(bool, 'true'),
-  WEBHOOK_RETRY_SCHEDULE: v.optional(v.pipe(v.string(), v.regex(/^\s*0(\.0+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'must be comma-separated seconds starting with 0')), '0,60,300,1800,7200,43200'),
-  WEBHOOK_JITTER: v.optional(v.pipe(v.string(), v.regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a fraction between 0 and 1'), v.transform(Number)), '0.2'),
+  WEBHOOK_RETRY_SCHEDULE: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\s*0(\.0+)?\s*(,\s*\d+(\.\d+)?\s*)*$/, 'must be comma-separated seconds starting with 0'),
+    ),
+    '0,60,300,1800,7200,43200',
+  ),
+  WEBHOOK_JITTER: v.optional(
+    v.pipe(v.string(), v.regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a fraction between 0 and 1'), v.transform(Number)),
+    '0.2',
+  ),
   WEBHOOK_RETRY_AFTER_MAX_SECONDS: v.optional(positiveInt, '3600'),
-  WEBHOOK_ALLOWED_CIDRS: v.optional(v.pipe(v.string(), v.regex(/^[0-9a-fA-F:.\/,\s]*$/, 'must be a comma-separated list of CIDRs')), ''),
+  WEBHOOK_ALLOWED_CIDRS: v.optional(
+    v.pipe(v.string(), v.regex(/^[0-9a-fA-F:.\/,\s]*$/, 'must be a comma-separated list of CIDRs')),
+    '',
+  ),
   WEBHOOK_ALLOW_HTTP: v.optional(bool, 'false'),
   WEBHOOK_CONCURRENCY: v.optional(positiveInt, '64'),
   WEBHOOK_PER_ENDPOINT_CONCURRENCY: v.optional(positiveInt, '8'),
@@ -119,7 +162,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** The configuration with its port settled (PORT=0 is resolved to a free port before start), and derived URLs following it. */
 export function withPort(config: Config, port: number): Config {
-  const publicUrl = (config.derivedUrls.publicUrl ? `http://${config.HOST}:${port}` : config.PUBLIC_URL).replace(/\/$/, '');
+  const publicUrl = (config.derivedUrls.publicUrl ? `http://${config.HOST}:${port}` : config.PUBLIC_URL).replace(
+    /\/$/,
+    '',
+  );
   return {
     ...config,
     PORT: port,

@@ -9,7 +9,10 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-export function createLogger(level: Level | 'silent' = 'info', write: (line: string) => void = (l) => process.stdout.write(l + '\n')): Logger {
+export function createLogger(
+  level: Level | 'silent' = 'info',
+  write: (line: string) => void = (l) => process.stdout.write(l + '\n'),
+): Logger {
   const min = order[level];
   const emit = (lvl: Level) => (msg: string, fields?: Record<string, unknown>) => {
     if (order[lvl] < min) return;

@@ -35,7 +35,9 @@ process.on('SIGTERM', () => void stop('SIGTERM'));
 try {
   const server = await starting;
   log.info('listening', { url: server.url, public_url: server.ctx.config.PUBLIC_URL, data_dir: config.DATA_DIR });
-  process.stdout.write(`\nauction-ops is running at ${server.url}\n  anon key:         ${server.ctx.anonKey}\n  service_role key: ${server.ctx.serviceRoleKey}\n\n`);
+  process.stdout.write(
+    `\nauction-ops is running at ${server.url}\n  anon key:         ${server.ctx.anonKey}\n  service_role key: ${server.ctx.serviceRoleKey}\n\n`,
+  );
 } catch (error) {
   log.error('failed to start', { error: (error as Error).message });
   process.stderr.write(`auction-ops failed to start: ${(error as Error).message}\n`);

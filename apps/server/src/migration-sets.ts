@@ -6,4 +6,9 @@ import { storageMigrations } from '@auction-ops/storage';
 import { domainMigrations } from '@auction-ops/domain';
 import { webhookMigrations } from '@auction-ops/webhooks';
 
-export const migrationSets: readonly MigrationSet[] = [authMigrations, storageMigrations, domainMigrations, webhookMigrations];
+export const migrationSets: readonly MigrationSet[] = [
+  authMigrations,
+  storageMigrations,
+  domainMigrations,
+  webhookMigrations,
+];

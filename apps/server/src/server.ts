@@ -20,7 +20,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  log: Logger = createLogger(config.LOG_LEVEL),
+): Promise<RunningServer> {
   // PORT=0 asks for any free port: settle it first so PUBLIC_URL (token issuer, e-mail links) names the real one.
   if (config.PORT === 0) config = withPort(config, await findFreePort());
   const secrets = loadSecrets(config.DATA_DIR, config.JWT_SECRET);
@@ -33,12 +36,24 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   });
   const cleanup: Array<() => Promise<void>> = [() => db.close()];
   const runCleanup = async () => {
-    for (const step of cleanup.reverse()) await step().catch((error) => log.error('shutdown step failed', { error: String(error) }));
+    for (const step of cleanup.reverse())
+      await step().catch((error) => log.error('shutdown step failed', { error: String(error) }));
   };
   try {
-    const sql = postgres(db.requestUrl, { max: config.DB_POOL_SIZE, onnotice: () => {}, connection: { application_name: 'auction-ops' } });
-    const ownerSql = postgres(db.ownerUrl, { max: 4, onnotice: () => {}, connection: { application_name: 'auction-ops-owner' } });
-    cleanup.push(() => sql.end({ timeout: 5 }), () => ownerSql.end({ timeout: 5 }));
+    const sql = postgres(db.requestUrl, {
+      max: config.DB_POOL_SIZE,
+      onnotice: () => {},
+      connection: { application_name: 'auction-ops' },
+    });
+    const ownerSql = postgres(db.ownerUrl, {
+      max: 4,
+      onnotice: () => {},
+      connection: { application_name: 'auction-ops-owner' },
+    });
+    cleanup.push(
+      () => sql.end({ timeout: 5 }),
+      () => ownerSql.end({ timeout: 5 }),
+    );
     const ctx: ServerContext = {
       config,
       log,
@@ -52,7 +67,9 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       requestUrl: db.requestUrl,
     };
     const families = await createFamilies(ctx);
-    cleanup.push(async () => { await Promise.all(Object.values(families).map((f) => f.close?.())); });
+    cleanup.push(async () => {
+      await Promise.all(Object.values(families).map((f) => f.close?.()));
+    });
     const app = createApp(ctx, families);
     const server = await new Promise<Server>((resolve, reject) => {
       const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s as Server));
@@ -62,7 +79,9 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const url = `http://${config.HOST}:${port}`;
     const workers = await startWorkers(ctx);
-    cleanup.push(async () => { await Promise.all(workers.map((w) => w.stop())); });
+    cleanup.push(async () => {
+      await Promise.all(workers.map((w) => w.stop()));
+    });
     cleanup.push(() => drain(server));
     let closing: Promise<void> | undefined;
     return { url, ctx, close: () => (closing ??= runCleanup()) };

@@ -14,7 +14,10 @@ afterAll(async () => {
 
 async function run(args: string[]): Promise<string> {
   let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => { out += String(chunk); return true; });
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out += String(chunk);
+    return true;
+  });
   try {
     await mailCommand(args, { ownerUrl: db.ownerUrl });
   } finally {
@@ -27,7 +30,9 @@ describe('auction-ops mail', () => {
   it('lists the outbox, filters by address and shows a message', async () => {
     expect(await run([])).toBe('the outbox is empty\n');
     const mailer = outboxMailer(db.sql, 'ops@example.com');
-    const id = await mailer.send(linkMail('recovery', 'ann@example.com', 'http://h.test/auth/v1/verify?token=t1', 3600));
+    const id = await mailer.send(
+      linkMail('recovery', 'ann@example.com', 'http://h.test/auth/v1/verify?token=t1', 3600),
+    );
     await mailer.send({ to: 'bob@example.com', subject: 'Hello Bob', text: 'hi' });
     const list = await run(['list']);
     expect(list.split('\n')[0]).toMatch(/^ID\s+SENT\s+TO\s+SUBJECT$/);

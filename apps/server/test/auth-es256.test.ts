@@ -16,25 +16,40 @@ let server: RunningServer;
 beforeAll(async () => {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   db = await createTestDatabase([authMigrations]);
-  server = await startServer(loadConfig({
-    PORT: '0', DATABASE_URL: db.ownerUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'auth-es256-')), LOG_LEVEL: 'silent',
-    JWT_SECRET: 'e'.repeat(40), WORKERS_ENABLED: 'false', JWT_ES256_PRIVATE_KEY: await exportPKCS8(privateKey),
-  }));
+  server = await startServer(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: db.ownerUrl,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'auth-es256-')),
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: 'e'.repeat(40),
+      WORKERS_ENABLED: 'false',
+      JWT_ES256_PRIVATE_KEY: await exportPKCS8(privateKey),
+    }),
+  );
 });
 afterAll(async () => {
   await server?.close();
   await db?.drop();
 });
 
-class NoWebSocket { constructor() { throw new Error('realtime is not used in the auth tests'); } }
+class NoWebSocket {
+  constructor() {
+    throw new Error('realtime is not used in the auth tests');
+  }
+}
 
 describe('ES256 access tokens', () => {
   it('signs with a kid from the JWKS; the gateway and auth-js both verify them', async () => {
-    const jwks = (await (await fetch(`${server.url}/auth/v1/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string; d?: string }> };
+    const jwks = (await (await fetch(`${server.url}/auth/v1/.well-known/jwks.json`)).json()) as {
+      keys: Array<{ kid: string; d?: string }>;
+    };
     expect(jwks.keys).toHaveLength(1);
     expect(jwks.keys[0].d).toBeUndefined();
-    const sb = createClient(server.url, server.ctx.anonKey,
-      { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: NoWebSocket as never } });
+    const sb = createClient(server.url, server.ctx.anonKey, {
+      auth: { persistSession: false, autoRefreshToken: false },
+      realtime: { transport: NoWebSocket as never },
+    });
     const { data, error } = await sb.auth.signUp({ email: 'es@example.com', password: 'long enough pass' });
     expect(error).toBeNull();
     const header = JSON.parse(Buffer.from(data.session!.access_token.split('.')[0], 'base64url').toString());

@@ -14,11 +14,20 @@ const APP_URL = 'http://app.example.test';
 
 beforeAll(async () => {
   db = await createTestDatabase(migrationSets);
-  server = await startServer(loadConfig({
-    PORT: '0', DATABASE_URL: db.ownerUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'auth-flows-')), LOG_LEVEL: 'silent',
-    JWT_SECRET: 'x'.repeat(40), APP_URL, WORKERS_ENABLED: 'false',
-    AUTH_RATE_LIMIT_SIGN_UP: '1000', AUTH_RATE_LIMIT_SIGN_IN: '1000', AUTH_RATE_LIMIT_RECOVER: '1000',
-  }));
+  server = await startServer(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: db.ownerUrl,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'auth-flows-')),
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: 'x'.repeat(40),
+      APP_URL,
+      WORKERS_ENABLED: 'false',
+      AUTH_RATE_LIMIT_SIGN_UP: '1000',
+      AUTH_RATE_LIMIT_SIGN_IN: '1000',
+      AUTH_RATE_LIMIT_RECOVER: '1000',
+    }),
+  );
 });
 afterAll(async () => {
   await server?.close();
@@ -27,8 +36,15 @@ afterAll(async () => {
 
 // Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; these tests never open
 // a channel, so a transport that refuses to connect is enough.
-class NoWebSocket { constructor() { throw new Error('realtime is not used in the auth tests'); } }
-const options = { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: NoWebSocket as never } };
+class NoWebSocket {
+  constructor() {
+    throw new Error('realtime is not used in the auth tests');
+  }
+}
+const options = {
+  auth: { persistSession: false, autoRefreshToken: false },
+  realtime: { transport: NoWebSocket as never },
+};
 
 function client(key = server.ctx.anonKey): SupabaseClient {
   return createClient(server.url, key, options);
@@ -54,8 +70,14 @@ describe('sign-up, sign-in, user', () => {
     const sb = client();
     const address = email();
     const events: AuthChangeEvent[] = [];
-    sb.auth.onAuthStateChange((event) => { events.push(event); });
-    const signUp = await sb.auth.signUp({ email: address, password: PASSWORD, options: { data: { full_name: 'Ada Lovelace' } } });
+    sb.auth.onAuthStateChange((event) => {
+      events.push(event);
+    });
+    const signUp = await sb.auth.signUp({
+      email: address,
+      password: PASSWORD,
+      options: { data: { full_name: 'Ada Lovelace' } },
+    });
     expect(signUp.error).toBeNull();
     expect(signUp.data.user?.email).toBe(address);
     expect(signUp.data.user?.user_metadata.full_name).toBe('Ada Lovelace');
@@ -71,9 +93,17 @@ describe('sign-up, sign-in, user', () => {
     expect(session.token_type).toBe('bearer');
     const claims = JSON.parse(Buffer.from(session.access_token.split('.')[1], 'base64url').toString());
     expect(claims).toMatchObject({
-      aud: 'authenticated', iss: `${server.ctx.config.PUBLIC_URL}/auth/v1`, sub: signIn.data.user!.id, email: address,
-      phone: '', role: 'authenticated', aal: 'aal1', is_anonymous: false, session_id: expect.any(String),
-      app_metadata: { provider: 'email', providers: ['email'] }, user_metadata: { full_name: 'Ada Lovelace' },
+      aud: 'authenticated',
+      iss: `${server.ctx.config.PUBLIC_URL}/auth/v1`,
+      sub: signIn.data.user!.id,
+      email: address,
+      phone: '',
+      role: 'authenticated',
+      aal: 'aal1',
+      is_anonymous: false,
+      session_id: expect.any(String),
+      app_metadata: { provider: 'email', providers: ['email'] },
+      user_metadata: { full_name: 'Ada Lovelace' },
     });
     expect(claims.exp - claims.iat).toBe(3600);
     expect(claims.amr[0].method).toBe('password');
@@ -84,7 +114,10 @@ describe('sign-up, sign-in, user', () => {
 
     const updated = await sb.auth.updateUser({ data: { avatar_url: 'https://img.test/a.png' } });
     expect(updated.error).toBeNull();
-    expect(updated.data.user?.user_metadata).toMatchObject({ full_name: 'Ada Lovelace', avatar_url: 'https://img.test/a.png' });
+    expect(updated.data.user?.user_metadata).toMatchObject({
+      full_name: 'Ada Lovelace',
+      avatar_url: 'https://img.test/a.png',
+    });
     const [synced] = await db.sql`select avatar_url from public.users where id = ${signIn.data.user!.id}`;
     expect(synced.avatar_url).toBe('https://img.test/a.png');
     expect(events).toEqual(expect.arrayContaining(['SIGNED_IN', 'USER_UPDATED']));
@@ -126,7 +159,10 @@ describe('errors of the seed table, with their codes', () => {
     const weak = await client().auth.signUp({ email: email(), password: 'short' });
     expect(weak.error).toMatchObject({ status: 422, code: 'weak_password', name: 'AuthWeakPasswordError' });
     expect((weak.error as unknown as { reasons: string[] }).reasons).toEqual(['length']);
-    const sameAsEmail = await client().auth.signUp({ email: 'same.as.email@example.com', password: 'same.as.email@example.com' });
+    const sameAsEmail = await client().auth.signUp({
+      email: 'same.as.email@example.com',
+      password: 'same.as.email@example.com',
+    });
     expect(sameAsEmail.error).toMatchObject({ status: 422, code: 'weak_password' });
 
     const bad = await client().auth.getUser('not.a.jwt');
@@ -136,24 +172,44 @@ describe('errors of the seed table, with their codes', () => {
     const now = Math.floor(Date.now() / 1000);
     const { data: signedIn } = await client().auth.signInWithPassword({ email: address, password: PASSWORD });
     const expired = await new SignJWT({ role: 'authenticated' })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(signedIn.user!.id).setIssuedAt(now - 7200).setExpirationTime(now - 3600)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(signedIn.user!.id)
+      .setIssuedAt(now - 7200)
+      .setExpirationTime(now - 3600)
       .sign(new TextEncoder().encode(server.ctx.jwtSecret));
-    const late = await fetch(`${server.url}/auth/v1/user`, { headers: { apikey: server.ctx.anonKey, authorization: `Bearer ${expired}` } });
+    const late = await fetch(`${server.url}/auth/v1/user`, {
+      headers: { apikey: server.ctx.anonKey, authorization: `Bearer ${expired}` },
+    });
     expect(late.status).toBe(401);
-    expect(await late.json() as object).toMatchObject({ error_code: 'invalid_token', msg: expect.stringMatching(/expired/) });
+    expect((await late.json()) as object).toMatchObject({
+      error_code: 'invalid_token',
+      msg: expect.stringMatching(/expired/),
+    });
 
     // No Authorization: the seed's raw body, read by plain HTTP as its clients do.
     const res = await fetch(`${server.url}/auth/v1/user`, { headers: { apikey: server.ctx.anonKey } });
     expect(res.status).toBe(401);
-    expect(await res.json() as object).toMatchObject({ error: 'not_authenticated', error_description: expect.any(String), error_code: 'not_authenticated' });
+    expect((await res.json()) as object).toMatchObject({
+      error: 'not_authenticated',
+      error_description: expect.any(String),
+      error_code: 'not_authenticated',
+    });
   });
 
   it('rejects malformed and oversized bodies in the auth shape', async () => {
     const headers = { apikey: server.ctx.anonKey, 'content-type': 'application/json' };
-    const malformed = await fetch(`${server.url}/auth/v1/token?grant_type=password`, { method: 'POST', headers, body: '{"email":' });
+    const malformed = await fetch(`${server.url}/auth/v1/token?grant_type=password`, {
+      method: 'POST',
+      headers,
+      body: '{"email":',
+    });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { error: string }).error).toBe('bad_json');
-    const huge = await fetch(`${server.url}/auth/v1/signup`, { method: 'POST', headers, body: JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(100_000) }) });
+    const huge = await fetch(`${server.url}/auth/v1/signup`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(100_000) }),
+    });
     expect(huge.status).toBe(413);
     const grant = await fetch(`${server.url}/auth/v1/token?grant_type=magic`, { method: 'POST', headers, body: '{}' });
     expect(grant.status).toBe(400);
@@ -195,7 +251,9 @@ describe('refresh tokens', () => {
   it('emits TOKEN_REFRESHED and SIGNED_OUT', async () => {
     const sb = client();
     const events: AuthChangeEvent[] = [];
-    sb.auth.onAuthStateChange((event) => { events.push(event); });
+    sb.auth.onAuthStateChange((event) => {
+      events.push(event);
+    });
     const address = email();
     await sb.auth.signUp({ email: address, password: PASSWORD });
     expect((await sb.auth.refreshSession()).error).toBeNull();
@@ -209,11 +267,13 @@ describe('sign-out scopes', () => {
     const address = email();
     await client().auth.signUp({ email: address, password: PASSWORD });
     const clients = [client(), client(), client()];
-    for (const c of clients) expect((await c.auth.signInWithPassword({ email: address, password: PASSWORD })).error).toBeNull();
+    for (const c of clients)
+      expect((await c.auth.signInWithPassword({ email: address, password: PASSWORD })).error).toBeNull();
     const tokens = await Promise.all(clients.map(async (c) => (await c.auth.getSession()).data.session!));
     return { clients, tokens };
   }
-  const alive = async (refresh: string) => (await client().auth.refreshSession({ refresh_token: refresh })).error === null;
+  const alive = async (refresh: string) =>
+    (await client().auth.refreshSession({ refresh_token: refresh })).error === null;
 
   it('local ends only this session', async () => {
     const { clients, tokens } = await threeSessions();
@@ -232,7 +292,9 @@ describe('sign-out scopes', () => {
     const { clients, tokens } = await threeSessions();
     expect((await clients[0].auth.signOut()).error).toBeNull();
     for (const t of tokens) expect(await alive(t.refresh_token)).toBe(false);
-    const res = await fetch(`${server.url}/auth/v1/user`, { headers: { apikey: server.ctx.anonKey, authorization: `Bearer ${tokens[1].access_token}` } });
+    const res = await fetch(`${server.url}/auth/v1/user`, {
+      headers: { apikey: server.ctx.anonKey, authorization: `Bearer ${tokens[1].access_token}` },
+    });
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error_code: string }).error_code).toBe('session_not_found');
   });
@@ -259,20 +321,29 @@ describe('password recovery', () => {
     expect(Number(fragment.get('expires_in'))).toBe(3600);
 
     const events: AuthChangeEvent[] = [];
-    sb.auth.onAuthStateChange((event) => { events.push(event); });
-    const set = await sb.auth.setSession({ access_token: fragment.get('access_token')!, refresh_token: fragment.get('refresh_token')! });
+    sb.auth.onAuthStateChange((event) => {
+      events.push(event);
+    });
+    const set = await sb.auth.setSession({
+      access_token: fragment.get('access_token')!,
+      refresh_token: fragment.get('refresh_token')!,
+    });
     expect(set.error).toBeNull();
     const updated = await sb.auth.updateUser({ password: 'recovered passphrase' });
     expect(updated.error).toBeNull();
     expect(events).toEqual(expect.arrayContaining(['SIGNED_IN', 'USER_UPDATED']));
-    expect((await client().auth.signInWithPassword({ email: address, password: 'recovered passphrase' })).error).toBeNull();
+    expect(
+      (await client().auth.signInWithPassword({ email: address, password: 'recovered passphrase' })).error,
+    ).toBeNull();
     // The other session ended with the password change.
     expect((await other.auth.getUser()).error).not.toBeNull();
 
     // The link works once.
     const again = await fetch(link, { redirect: 'manual' });
     expect(again.status).toBe(303);
-    expect(new URLSearchParams(new URL(again.headers.get('location')!).hash.slice(1)).get('error_code')).toBe('otp_expired');
+    expect(new URLSearchParams(new URL(again.headers.get('location')!).hash.slice(1)).get('error_code')).toBe(
+      'otp_expired',
+    );
   });
 
   it('verifyOtp({token_hash, type: recovery}) emits PASSWORD_RECOVERY', async () => {
@@ -282,7 +353,9 @@ describe('password recovery', () => {
     const token = new URL(await outboxLink(address)).searchParams.get('token')!;
     const sb = client();
     const events: AuthChangeEvent[] = [];
-    sb.auth.onAuthStateChange((event) => { events.push(event); });
+    sb.auth.onAuthStateChange((event) => {
+      events.push(event);
+    });
     const verified = await sb.auth.verifyOtp({ token_hash: token, type: 'recovery' });
     expect(verified.error).toBeNull();
     expect(events).toContain('PASSWORD_RECOVERY');
@@ -292,9 +365,12 @@ describe('password recovery', () => {
   it('answers unknown addresses exactly like known ones, and sends nothing', async () => {
     const known = email();
     await client().auth.signUp({ email: known, password: PASSWORD });
-    const ask = (address: string) => fetch(`${server.url}/auth/v1/recover`, {
-      method: 'POST', headers: { apikey: server.ctx.anonKey, 'content-type': 'application/json' }, body: JSON.stringify({ email: address }),
-    });
+    const ask = (address: string) =>
+      fetch(`${server.url}/auth/v1/recover`, {
+        method: 'POST',
+        headers: { apikey: server.ctx.anonKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: address }),
+      });
     const [a, b] = await Promise.all([ask(known), ask(`ghost.${known}`)]);
     expect(a.status).toBe(b.status);
     expect(await a.text()).toBe(await b.text());
@@ -318,7 +394,12 @@ describe('admin API', () => {
 
   it('creates, lists with paging, reads, updates, generates links and deletes users', async () => {
     const address = email();
-    const created = await admin().createUser({ email: address, password: PASSWORD, email_confirm: true, user_metadata: { full_name: 'Op' } });
+    const created = await admin().createUser({
+      email: address,
+      password: PASSWORD,
+      email_confirm: true,
+      user_metadata: { full_name: 'Op' },
+    });
     expect(created.error).toBeNull();
     const id = created.data.user!.id;
     const list = await admin().listUsers({ page: 1, perPage: 2 });
@@ -332,7 +413,9 @@ describe('admin API', () => {
     const link = await admin().generateLink({ type: 'magiclink', email: address });
     expect(link.error).toBeNull();
     expect(link.data.properties?.action_link).toContain('/auth/v1/verify?token=');
-    expect((await client().auth.verifyOtp({ token_hash: link.data.properties!.hashed_token, type: 'magiclink' })).error).toBeNull();
+    expect(
+      (await client().auth.verifyOtp({ token_hash: link.data.properties!.hashed_token, type: 'magiclink' })).error,
+    ).toBeNull();
     expect((await admin().deleteUser(id)).error).toBeNull();
     expect((await admin().getUserById(id)).error).toMatchObject({ status: 404 });
   });
@@ -344,12 +427,18 @@ describe('admin API', () => {
 
     const address = email();
     const { data } = await client().auth.signUp({ email: address, password: PASSWORD });
-    const headers = { apikey: server.ctx.anonKey, authorization: `Bearer ${data.session!.access_token}`, 'content-type': 'application/json' };
+    const headers = {
+      apikey: server.ctx.anonKey,
+      authorization: `Bearer ${data.session!.access_token}`,
+      'content-type': 'application/json',
+    };
     const list = await fetch(`${server.url}/auth/v1/admin/users`, { headers });
     expect(list.status).toBe(403);
     expect(((await list.json()) as { error_code: string }).error_code).toBe('not_admin');
     const create = await fetch(`${server.url}/auth/v1/admin/users`, {
-      method: 'POST', headers, body: JSON.stringify({ email: `made.by.${address}`, password: PASSWORD }),
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ email: `made.by.${address}`, password: PASSWORD }),
     });
     expect(create.status).toBe(403);
     const [made] = await db.sql`select count(*)::int as n from auth.users where email = ${`made.by.${address}`}`;
@@ -359,7 +448,9 @@ describe('admin API', () => {
 
 describe('settings, health, jwks', () => {
   it('answers GET /settings, /health and /.well-known/jwks.json', async () => {
-    const settings = await (await fetch(`${server.url}/auth/v1/settings`, { headers: { apikey: server.ctx.anonKey } })).json();
+    const settings = await (
+      await fetch(`${server.url}/auth/v1/settings`, { headers: { apikey: server.ctx.anonKey } })
+    ).json();
     expect(settings).toMatchObject({ external: { email: true }, disable_signup: false, mailer_autoconfirm: true });
     const health = await fetch(`${server.url}/auth/v1/health`, { headers: { apikey: server.ctx.anonKey } });
     expect(health.status).toBe(200);

@@ -13,12 +13,23 @@ let db: TestDatabase;
 let a: RunningServer;
 let b: RunningServer;
 
-const env = (extra: Record<string, string>) => loadConfig({
-  PORT: '0', DATABASE_URL: db.ownerUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'auth-limits-')), LOG_LEVEL: 'silent',
-  JWT_SECRET: 'y'.repeat(40), WORKERS_ENABLED: 'false', AUTH_RATE_LIMIT_STORE: 'postgres',
-  AUTH_RATE_LIMIT_WINDOW_SECONDS: '86400', AUTH_RATE_LIMIT_SIGN_IN: '3', AUTH_RATE_LIMIT_SIGN_UP: '2',
-  AUTH_RATE_LIMIT_RECOVER: '2', AUTH_RATE_LIMIT_REFRESH: '2', AUTH_RATE_LIMIT_OTHER: '1000', ...extra,
-});
+const env = (extra: Record<string, string>) =>
+  loadConfig({
+    PORT: '0',
+    DATABASE_URL: db.ownerUrl,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'auth-limits-')),
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: 'y'.repeat(40),
+    WORKERS_ENABLED: 'false',
+    AUTH_RATE_LIMIT_STORE: 'postgres',
+    AUTH_RATE_LIMIT_WINDOW_SECONDS: '86400',
+    AUTH_RATE_LIMIT_SIGN_IN: '3',
+    AUTH_RATE_LIMIT_SIGN_UP: '2',
+    AUTH_RATE_LIMIT_RECOVER: '2',
+    AUTH_RATE_LIMIT_REFRESH: '2',
+    AUTH_RATE_LIMIT_OTHER: '1000',
+    ...extra,
+  });
 
 beforeAll(async () => {
   db = await createTestDatabase(migrationSets);
@@ -34,11 +45,14 @@ afterAll(async () => {
 
 function post(server: RunningServer, path: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${server.url}/auth/v1${path}`, {
-    method: 'POST', headers: { apikey: server.ctx.anonKey, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { apikey: server.ctx.anonKey, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
   });
 }
 const limitHeaders = (res: Response) => ({
-  limit: res.headers.get('x-ratelimit-limit'), remaining: res.headers.get('x-ratelimit-remaining'),
+  limit: res.headers.get('x-ratelimit-limit'),
+  remaining: res.headers.get('x-ratelimit-remaining'),
   reset: Number(res.headers.get('x-ratelimit-reset')),
 });
 
@@ -59,7 +73,10 @@ describe('rate limits', () => {
     expect(await limited.json()).toMatchObject({ error: 'rate_limit_exceeded', error_code: 'rate_limit_exceeded' });
 
     // Through supabase-js the code is surfaced.
-    const sb = createClient(a.url, a.ctx.anonKey, { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: NoWebSocket as never } });
+    const sb = createClient(a.url, a.ctx.anonKey, {
+      auth: { persistSession: false, autoRefreshToken: false },
+      realtime: { transport: NoWebSocket as never },
+    });
     const res = await sb.auth.signInWithPassword({ email: 'nobody@example.com', password: 'whatever123' });
     expect(res.error).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
 
@@ -87,14 +104,24 @@ describe('rate limits', () => {
 
   it('token refresh per user', async () => {
     // The loopback sign-in budget is spent above; sign in through the proxy-trusting instance as another client.
-    const session = await (await post(b, '/token?grant_type=password',
-      { email: 'limit1@example.com', password: 'long enough pass' }, { 'x-forwarded-for': '192.0.2.50' })).json() as { refresh_token: string };
+    const session = (await (
+      await post(
+        b,
+        '/token?grant_type=password',
+        { email: 'limit1@example.com', password: 'long enough pass' },
+        { 'x-forwarded-for': '192.0.2.50' },
+      )
+    ).json()) as { refresh_token: string };
     const r1 = await post(a, '/token?grant_type=refresh_token', { refresh_token: session.refresh_token });
     expect(r1.status).toBe(200);
     expect(limitHeaders(r1)).toMatchObject({ limit: '2', remaining: '1' });
-    const r2 = await post(a, '/token?grant_type=refresh_token', { refresh_token: ((await r1.json()) as { refresh_token: string }).refresh_token });
+    const r2 = await post(a, '/token?grant_type=refresh_token', {
+      refresh_token: ((await r1.json()) as { refresh_token: string }).refresh_token,
+    });
     expect(r2.status).toBe(200);
-    const r3 = await post(b, '/token?grant_type=refresh_token', { refresh_token: ((await r2.json()) as { refresh_token: string }).refresh_token });
+    const r3 = await post(b, '/token?grant_type=refresh_token', {
+      refresh_token: ((await r2.json()) as { refresh_token: string }).refresh_token,
+    });
     expect(r3.status).toBe(429);
   });
 
@@ -108,4 +135,8 @@ describe('rate limits', () => {
   });
 });
 
-class NoWebSocket { constructor() { throw new Error('realtime is not used in the auth tests'); } }
+class NoWebSocket {
+  constructor() {
+    throw new Error('realtime is not used in the auth tests');
+  }
+}

@@ -10,7 +10,10 @@ import { createClient } from '@supabase/supabase-js';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { startServer, loadConfig, migrationSets, type RunningServer } from '@auction-ops/server';
 
-interface ResendCall { auth: string | undefined; body: { from: string; to: string[]; subject: string; text: string; html: string } }
+interface ResendCall {
+  auth: string | undefined;
+  body: { from: string; to: string[]; subject: string; text: string; html: string };
+}
 
 let db: TestDatabase;
 let server: RunningServer;
@@ -20,21 +23,35 @@ const calls: ResendCall[] = [];
 beforeAll(async () => {
   resend = createServer((req, res) => {
     let raw = '';
-    req.on('data', (chunk) => { raw += chunk; });
+    req.on('data', (chunk) => {
+      raw += chunk;
+    });
     req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/emails') { res.writeHead(404).end(); return; }
+      if (req.method !== 'POST' || req.url !== '/emails') {
+        res.writeHead(404).end();
+        return;
+      }
       calls.push({ auth: req.headers.authorization, body: JSON.parse(raw) });
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `re_${calls.length}` }));
     });
   });
   await new Promise<void>((resolve) => resend.listen(0, '127.0.0.1', resolve));
   db = await createTestDatabase(migrationSets);
-  server = await startServer(loadConfig({
-    PORT: '0', DATABASE_URL: db.ownerUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'auth-mail-')), LOG_LEVEL: 'silent',
-    JWT_SECRET: 'z'.repeat(40), WORKERS_ENABLED: 'false', AUTH_AUTOCONFIRM: 'false',
-    RESEND_API_KEY: 're_test_key', RESEND_BASE_URL: `http://127.0.0.1:${(resend.address() as AddressInfo).port}`,
-    MAIL_FROM: 'Auction Ops <auth@example.com>', APP_URL: 'http://app.example.test',
-  }));
+  server = await startServer(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: db.ownerUrl,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'auth-mail-')),
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: 'z'.repeat(40),
+      WORKERS_ENABLED: 'false',
+      AUTH_AUTOCONFIRM: 'false',
+      RESEND_API_KEY: 're_test_key',
+      RESEND_BASE_URL: `http://127.0.0.1:${(resend.address() as AddressInfo).port}`,
+      MAIL_FROM: 'Auction Ops <auth@example.com>',
+      APP_URL: 'http://app.example.test',
+    }),
+  );
 });
 afterAll(async () => {
   await server?.close();
@@ -42,9 +59,16 @@ afterAll(async () => {
   await new Promise((resolve) => resend?.close(resolve));
 });
 
-class NoWebSocket { constructor() { throw new Error('realtime is not used in the auth tests'); } }
-const client = () => createClient(server.url, server.ctx.anonKey,
-  { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: NoWebSocket as never } });
+class NoWebSocket {
+  constructor() {
+    throw new Error('realtime is not used in the auth tests');
+  }
+}
+const client = () =>
+  createClient(server.url, server.ctx.anonKey, {
+    auth: { persistSession: false, autoRefreshToken: false },
+    realtime: { transport: NoWebSocket as never },
+  });
 
 async function waitForCall(to: string): Promise<ResendCall> {
   for (let i = 0; i < 100; i++) {
@@ -70,7 +94,9 @@ describe('confirmation e-mail through Resend', () => {
     const early = await client().auth.signInWithPassword({ email, password: 'long enough pass' });
     expect(early.error).toMatchObject({ status: 400, code: 'email_not_confirmed' });
 
-    const link = call.body.text.match(/https?:\/\/\S+\/auth\/v1\/verify\S+/)![0].replace(/^https?:\/\/[^/]+/, server.url);
+    const link = call.body.text
+      .match(/https?:\/\/\S+\/auth\/v1\/verify\S+/)![0]
+      .replace(/^https?:\/\/[^/]+/, server.url);
     const res = await fetch(link, { redirect: 'manual' });
     expect(res.status).toBe(303);
     expect(new URLSearchParams(new URL(res.headers.get('location')!).hash.slice(1)).get('type')).toBe('signup');
@@ -84,7 +110,9 @@ describe('confirmation e-mail through Resend', () => {
     const before = calls.length;
     const second = await client().auth.signUp({ email, password: 'long enough pass' });
     expect(second.error).toBeNull();
-    expect(Object.keys(second.data.user!).sort()).toEqual(expect.arrayContaining(['id', 'email', 'user_metadata', 'created_at']));
+    expect(Object.keys(second.data.user!).sort()).toEqual(
+      expect.arrayContaining(['id', 'email', 'user_metadata', 'created_at']),
+    );
     expect(second.data.user!.id).not.toBe(first.data.user!.id);
     await new Promise((r) => setTimeout(r, 200));
     expect(calls.length).toBe(before);

@@ -8,7 +8,11 @@ import { SignJWT } from 'jose';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { loadConfig, startServer, type RunningServer } from '../src/index.js';
 
-interface Seen { role: string; claims: Record<string, unknown>; headers: Record<string, string> }
+interface Seen {
+  role: string;
+  claims: Record<string, unknown>;
+  headers: Record<string, string>;
+}
 
 const SECRET = 'gateway-secret-'.padEnd(40, 'g');
 let db: TestDatabase;
@@ -26,9 +30,16 @@ beforeAll(async () => {
                              'claims', current_setting('request.jwt.claims', true)::json, 'role', current_user) $$;
     grant execute on function public.echo_request() to anon, authenticated`);
   dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-gateway-'));
-  server = await startServer(loadConfig({
-    PORT: '0', DATABASE_URL: db.ownerUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', JWT_SECRET: SECRET, WORKERS_ENABLED: 'false',
-  }));
+  server = await startServer(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: db.ownerUrl,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: SECRET,
+      WORKERS_ENABLED: 'false',
+    }),
+  );
 });
 afterAll(async () => {
   await server?.close();
@@ -40,22 +51,45 @@ describe('CORS', () => {
   it('answers a preflight with the headers supabase-js sends', async () => {
     const res = await fetch(`${server.url}/rest/v1/auctions`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'apikey, authorization, x-client-info' },
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'apikey, authorization, x-client-info',
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect(res.headers.get('access-control-allow-methods')).toContain('PATCH');
     const allowed = res.headers.get('access-control-allow-headers')!.split(',');
-    for (const h of ['apikey', 'authorization', 'content-type', 'x-client-info', 'x-supabase-api-version', 'prefer', 'range']) expect(allowed).toContain(h);
+    for (const h of [
+      'apikey',
+      'authorization',
+      'content-type',
+      'x-client-info',
+      'x-supabase-api-version',
+      'prefer',
+      'range',
+    ])
+      expect(allowed).toContain(h);
   });
 
   it('exposes the headers clients read, on success and on error responses', async () => {
-    const variants: Record<string, string>[] = [{ origin: 'https://app.example.com', apikey: server.ctx.anonKey }, { origin: 'https://app.example.com' }];
+    const variants: Record<string, string>[] = [
+      { origin: 'https://app.example.com', apikey: server.ctx.anonKey },
+      { origin: 'https://app.example.com' },
+    ];
     for (const headers of variants) {
       const res = await fetch(`${server.url}/rest/v1/`, { headers });
       expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
       const exposed = res.headers.get('access-control-expose-headers')!.split(',');
-      for (const h of ['Content-Range', 'Content-Location', 'Preference-Applied', 'X-RateLimit-Remaining', 'X-Supabase-Api-Version']) expect(exposed).toContain(h);
+      for (const h of [
+        'Content-Range',
+        'Content-Location',
+        'Preference-Applied',
+        'X-RateLimit-Remaining',
+        'X-Supabase-Api-Version',
+      ])
+        expect(exposed).toContain(h);
       expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     }
   });
@@ -69,16 +103,28 @@ describe('CORS', () => {
 });
 
 describe('bearer tokens on /rest/v1', () => {
-  const call = (token?: string) => fetch(`${server.url}/rest/v1/rpc/echo_request`, {
-    method: 'POST',
-    headers: { apikey: server.ctx.anonKey, 'content-type': 'application/json', 'x-client-info': 'supabase-js/2', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: '{}',
-  });
+  const call = (token?: string) =>
+    fetch(`${server.url}/rest/v1/rpc/echo_request`, {
+      method: 'POST',
+      headers: {
+        apikey: server.ctx.anonKey,
+        'content-type': 'application/json',
+        'x-client-info': 'supabase-js/2',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: '{}',
+    });
 
   it('gives 401 PGRST301 with status 401 for an expired token', async () => {
     const res = await call(await sign({ sub: 'u1', role: 'authenticated', exp: Math.floor(Date.now() / 1000) - 10 }));
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ code: 'PGRST301', details: null, hint: null, message: 'JWT expired', status: 401 });
+    expect(await res.json()).toEqual({
+      code: 'PGRST301',
+      details: null,
+      hint: null,
+      message: 'JWT expired',
+      status: 401,
+    });
   });
 
   it('gives 401 for a token signed with another secret', async () => {
@@ -88,7 +134,9 @@ describe('bearer tokens on /rest/v1', () => {
   });
 
   it('runs as the token role with its claims, and keeps credentials out of request.headers', async () => {
-    const res = await call(await sign({ sub: 'user-1', role: 'authenticated', exp: Math.floor(Date.now() / 1000) + 60 }));
+    const res = await call(
+      await sign({ sub: 'user-1', role: 'authenticated', exp: Math.floor(Date.now() / 1000) + 60 }),
+    );
     expect(res.status).toBe(200);
     const seen = (await res.json()) as Seen;
     expect(seen.role).toBe('authenticated');

@@ -14,9 +14,16 @@ let server: RunningServer;
 beforeAll(async () => {
   db = await createTestDatabase([]);
   dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-health-'));
-  server = await startServer(loadConfig({
-    PORT: '0', DATABASE_URL: db.ownerUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', JWT_SECRET: 'h'.repeat(40), WORKERS_ENABLED: 'false',
-  }));
+  server = await startServer(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: db.ownerUrl,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: 'h'.repeat(40),
+      WORKERS_ENABLED: 'false',
+    }),
+  );
 });
 afterAll(async () => {
   await server?.close();

@@ -13,27 +13,39 @@ import { findFreePort, runningClusterUrl, startEmbeddedPostgres } from '@auction
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const secret = 'test-secret-'.padEnd(40, 'x');
 
-function startProcess(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function startProcess(env: Record<string, string>): {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+} {
   const child = spawn(process.execPath, ['--import', 'tsx', main], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => out, exited };
 }
 
 async function waitForHealth(url: string, exited: Promise<unknown>): Promise<void> {
   let done = false;
-  void exited.then(() => { done = true; });
+  void exited.then(() => {
+    done = true;
+  });
   for (;;) {
     if (done) throw new Error('server exited before it became healthy');
     try {
       const res = await fetch(`${url}/health`);
       if (res.status === 200) return;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -70,7 +82,8 @@ describe('server process', () => {
     const wrong = await fetch(`${url}/rest/v1/auctions`, { headers: { apikey: 'not-a-key' } });
     expect(wrong.status).toBe(401);
     expect(await wrong.json()).toEqual({ message: 'Invalid API key' });
-    const key = (role: string, s = secret) => new SignJWT({ role }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(s));
+    const key = (role: string, s = secret) =>
+      new SignJWT({ role }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(s));
     for (const bad of [await key('authenticated'), await key('anon', 'another-secret-'.padEnd(40, 'y'))]) {
       const res = await fetch(`${url}/storage/v1/bucket`, { headers: { apikey: bad } });
       expect(res.status).toBe(401);
@@ -141,7 +154,9 @@ describe('embedded postgres', () => {
     const dir = mkdtempSync(join(tmpdir(), 'auction-ops-port-'));
     const a = await startEmbeddedPostgres({ dir: join(dir, 'a') });
     try {
-      await expect(startEmbeddedPostgres({ dir: join(dir, 'b'), port: a.port })).rejects.toThrow(/postgres exited during start/);
+      await expect(startEmbeddedPostgres({ dir: join(dir, 'b'), port: a.port })).rejects.toThrow(
+        /postgres exited during start/,
+      );
     } finally {
       await a.stop();
       rmSync(dir, { recursive: true, force: true });

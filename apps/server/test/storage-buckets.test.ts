@@ -3,7 +3,16 @@
 // change applies to the very next upload on this instance (the limits cache is dropped on change).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { createUser, imageBytes, startStorageServer, statusOf, storageClient, storageConsistency, type StorageHarness, type TestUser } from './storage-fixtures.js';
+import {
+  createUser,
+  imageBytes,
+  startStorageServer,
+  statusOf,
+  storageClient,
+  storageConsistency,
+  type StorageHarness,
+  type TestUser,
+} from './storage-fixtures.js';
 
 describe.each(['fs', 's3'] as const)('bucket management on the %s backend', (backend) => {
   let h: StorageHarness;
@@ -25,20 +34,41 @@ describe.each(['fs', 's3'] as const)('bucket management on the %s backend', (bac
   afterAll(async () => h?.close());
 
   it('creates, reads, updates and deletes a bucket as the service role', async () => {
-    const created = await service.storage.createBucket('docs', { public: false, fileSizeLimit: '1MB', allowedMimeTypes: ['image/*'] });
+    const created = await service.storage.createBucket('docs', {
+      public: false,
+      fileSizeLimit: '1MB',
+      allowedMimeTypes: ['image/*'],
+    });
     expect(created).toEqual({ data: { name: 'docs' }, error: null });
     const { data } = await asAlice.storage.getBucket('docs');
-    expect(data).toMatchObject({ id: 'docs', name: 'docs', public: false, file_size_limit: 1024 * 1024, allowed_mime_types: ['image/*'] });
+    expect(data).toMatchObject({
+      id: 'docs',
+      name: 'docs',
+      public: false,
+      file_size_limit: 1024 * 1024,
+      allowed_mime_types: ['image/*'],
+    });
     expect(statusOf((await service.storage.createBucket('docs')).error)).toBe(409);
 
-    const updated = await service.storage.updateBucket('docs', { public: true, fileSizeLimit: 2048, allowedMimeTypes: ['image/png'] });
+    const updated = await service.storage.updateBucket('docs', {
+      public: true,
+      fileSizeLimit: 2048,
+      allowedMimeTypes: ['image/png'],
+    });
     expect(updated).toEqual({ data: { message: 'Successfully updated' }, error: null });
-    expect((await asAlice.storage.getBucket('docs')).data).toMatchObject({ public: true, file_size_limit: 2048, allowed_mime_types: ['image/png'] });
+    expect((await asAlice.storage.getBucket('docs')).data).toMatchObject({
+      public: true,
+      file_size_limit: 2048,
+      allowed_mime_types: ['image/png'],
+    });
     expect(statusOf((await service.storage.updateBucket('nope', { public: true })).error)).toBe(404);
     expect(statusOf((await service.storage.createBucket('Bad/Name')).error)).toBe(400);
     expect(statusOf((await service.storage.updateBucket('docs', { public: true, fileSizeLimit: -4 })).error)).toBe(400);
 
-    expect(await service.storage.deleteBucket('docs')).toEqual({ data: { message: 'Successfully deleted' }, error: null });
+    expect(await service.storage.deleteBucket('docs')).toEqual({
+      data: { message: 'Successfully deleted' },
+      error: null,
+    });
     expect(statusOf((await asAlice.storage.getBucket('docs')).error)).toBe(404);
   });
 
@@ -62,29 +92,62 @@ describe.each(['fs', 's3'] as const)('bucket management on the %s backend', (bac
   it('applies a changed size limit and type list to the next upload at once', async () => {
     expect((await service.storage.createBucket('limits', { public: false, fileSizeLimit: 1000 })).error).toBeNull();
     const store = asAlice.storage.from('limits');
-    expect((await store.upload(`${alice.id}/a.png`, imageBytes('image/png', 800), { contentType: 'image/png' })).error).toBeNull();
+    expect(
+      (await store.upload(`${alice.id}/a.png`, imageBytes('image/png', 800), { contentType: 'image/png' })).error,
+    ).toBeNull();
     expect((await service.storage.updateBucket('limits', { public: false, fileSizeLimit: 500 })).error).toBeNull();
-    expect(statusOf((await store.upload(`${alice.id}/b.png`, imageBytes('image/png', 800), { contentType: 'image/png' })).error)).toBe(413);
-    expect((await service.storage.updateBucket('limits', { public: false, fileSizeLimit: null as never, allowedMimeTypes: ['image/jpeg'] })).error).toBeNull();
-    expect(statusOf((await store.upload(`${alice.id}/c.png`, imageBytes('image/png', 800), { contentType: 'image/png' })).error)).toBe(415);
-    expect((await store.upload(`${alice.id}/d.jpg`, imageBytes('image/jpeg', 800), { contentType: 'image/jpeg' })).error).toBeNull();
+    expect(
+      statusOf(
+        (await store.upload(`${alice.id}/b.png`, imageBytes('image/png', 800), { contentType: 'image/png' })).error,
+      ),
+    ).toBe(413);
+    expect(
+      (
+        await service.storage.updateBucket('limits', {
+          public: false,
+          fileSizeLimit: null as never,
+          allowedMimeTypes: ['image/jpeg'],
+        })
+      ).error,
+    ).toBeNull();
+    expect(
+      statusOf(
+        (await store.upload(`${alice.id}/c.png`, imageBytes('image/png', 800), { contentType: 'image/png' })).error,
+      ),
+    ).toBe(415);
+    expect(
+      (await store.upload(`${alice.id}/d.jpg`, imageBytes('image/jpeg', 800), { contentType: 'image/jpeg' })).error,
+    ).toBeNull();
     // Text in a bucket that lists a text type; the same bytes may not pose as an image.
-    expect((await service.storage.updateBucket('limits', { public: false, allowedMimeTypes: ['text/csv'] })).error).toBeNull();
-    expect((await store.upload(`${alice.id}/e.csv`, Buffer.from('a,b\n1,2\n'), { contentType: 'text/csv' })).error).toBeNull();
-    expect(statusOf((await store.upload(`${alice.id}/f.csv`, Buffer.from('a,b\n1,2\n'), { contentType: 'image/png' })).error)).toBe(415);
+    expect(
+      (await service.storage.updateBucket('limits', { public: false, allowedMimeTypes: ['text/csv'] })).error,
+    ).toBeNull();
+    expect(
+      (await store.upload(`${alice.id}/e.csv`, Buffer.from('a,b\n1,2\n'), { contentType: 'text/csv' })).error,
+    ).toBeNull();
+    expect(
+      statusOf(
+        (await store.upload(`${alice.id}/f.csv`, Buffer.from('a,b\n1,2\n'), { contentType: 'image/png' })).error,
+      ),
+    ).toBe(415);
   });
 
   it('refuses to delete a non-empty bucket (409), empties it with its bytes, then deletes it', async () => {
     expect((await service.storage.createBucket('full', { public: false })).error).toBeNull();
     const store = asAlice.storage.from('full');
     for (const name of ['x.png', 'y.png', 'sub/z.png']) {
-      expect((await store.upload(`${alice.id}/${name}`, imageBytes('image/png', 300), { contentType: 'image/png' })).error).toBeNull();
+      expect(
+        (await store.upload(`${alice.id}/${name}`, imageBytes('image/png', 300), { contentType: 'image/png' })).error,
+      ).toBeNull();
     }
     const refused = await service.storage.deleteBucket('full');
     expect(statusOf(refused.error)).toBe(409);
     expect(refused.error?.message).toBe('The bucket you tried to delete is not empty');
     expect(statusOf((await asAlice.storage.emptyBucket('full')).error)).toBe(403);
-    expect(await asAdmin.storage.emptyBucket('full')).toEqual({ data: { message: 'Successfully emptied' }, error: null });
+    expect(await asAdmin.storage.emptyBucket('full')).toEqual({
+      data: { message: 'Successfully emptied' },
+      error: null,
+    });
     const state = await storageConsistency(h);
     expect(state.stored.filter((k) => k.startsWith('full/'))).toEqual([]);
     expect(state.stored).toEqual(state.rows);

@@ -3,12 +3,30 @@
 import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { accessToken, createUser, cutOffUpload, eventually, imageBytes, seedPath, startStorageServer, storageConsistency, type StorageHarness, type TestUser } from './storage-fixtures.js';
+import {
+  accessToken,
+  createUser,
+  cutOffUpload,
+  eventually,
+  imageBytes,
+  seedPath,
+  startStorageServer,
+  storageConsistency,
+  type StorageHarness,
+  type TestUser,
+} from './storage-fixtures.js';
 
 const BUCKET = 'lot-images';
 // Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; storage never opens one.
-class NoWebSocket { constructor() { throw new Error('realtime is not used in the storage tests'); } }
-const clientOptions = { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: NoWebSocket as never } };
+class NoWebSocket {
+  constructor() {
+    throw new Error('realtime is not used in the storage tests');
+  }
+}
+const clientOptions = {
+  auth: { persistSession: false, autoRefreshToken: false },
+  realtime: { transport: NoWebSocket as never },
+};
 
 describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backend) => {
   let h: StorageHarness;
@@ -20,8 +38,12 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
   let asBob: SupabaseClient;
 
   const clientFor = (token?: string) =>
-    createClient(url, anonKey, { ...clientOptions, global: token ? { headers: { Authorization: `Bearer ${token}` } } : {} });
-  const rowCount = async (name: string) => (await h.db.sql`select count(*)::int as n from storage.objects where name = ${name}`)[0]!.n as number;
+    createClient(url, anonKey, {
+      ...clientOptions,
+      global: token ? { headers: { Authorization: `Bearer ${token}` } } : {},
+    });
+  const rowCount = async (name: string) =>
+    (await h.db.sql`select count(*)::int as n from storage.objects where name = ${name}`)[0]!.n as number;
 
   beforeAll(async () => {
     h = await startStorageServer(backend, { STORAGE_FILE_SIZE_LIMIT: String(1024 * 1024) });
@@ -48,7 +70,9 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     expect(up.data?.fullPath).toBe(`${BUCKET}/${path}`);
     expect(up.data?.id).toMatch(/^[0-9a-f-]{36}$/);
 
-    const { data: { publicUrl } } = asAlice.storage.from(BUCKET).getPublicUrl(path);
+    const {
+      data: { publicUrl },
+    } = asAlice.storage.from(BUCKET).getPublicUrl(path);
     const pub = await fetch(publicUrl);
     expect(pub.status).toBe(200);
     expect(pub.headers.get('content-type')).toBe('image/png');
@@ -94,20 +118,31 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
 
     const over = await asBob.storage.from(BUCKET).upload(path, imageBytes('image/jpeg'), { contentType: 'image/jpeg' });
     expect((over.error as { status?: number } | null)?.status).toBe(403);
-    const upsert = await asBob.storage.from(BUCKET).upload(path, imageBytes('image/jpeg'), { contentType: 'image/jpeg', upsert: true });
+    const upsert = await asBob.storage
+      .from(BUCKET)
+      .upload(path, imageBytes('image/jpeg'), { contentType: 'image/jpeg', upsert: true });
     expect((upsert.error as { status?: number } | null)?.status).toBe(403);
-    const update = await asBob.storage.from(BUCKET).update(path, imageBytes('image/jpeg'), { contentType: 'image/jpeg' });
+    const update = await asBob.storage
+      .from(BUCKET)
+      .update(path, imageBytes('image/jpeg'), { contentType: 'image/jpeg' });
     expect((update.error as { status?: number } | null)?.status).toBeGreaterThanOrEqual(403);
     const mv = await asBob.storage.from(BUCKET).move(path, `${bob.id}/stolen.jpg`);
     expect((mv.error as { status?: number } | null)?.status).toBe(403);
     const removed = await asBob.storage.from(BUCKET).remove([path]);
     expect(removed.data).toEqual([]);
     const single = await fetch(`${url}/storage/v1/object/${BUCKET}/${path}`, {
-      method: 'DELETE', headers: { apikey: anonKey, Authorization: `Bearer ${bob.token}` },
+      method: 'DELETE',
+      headers: { apikey: anonKey, Authorization: `Bearer ${bob.token}` },
     });
     expect(single.status).toBe(403);
-    expect(await single.json()).toEqual({ statusCode: '403', error: 'Unauthorized', message: 'You may not delete this object' });
-    const anonUpload = await clientFor().storage.from(BUCKET).upload(seedPath(alice.id), imageBytes('image/png'), { contentType: 'image/png' });
+    expect(await single.json()).toEqual({
+      statusCode: '403',
+      error: 'Unauthorized',
+      message: 'You may not delete this object',
+    });
+    const anonUpload = await clientFor()
+      .storage.from(BUCKET)
+      .upload(seedPath(alice.id), imageBytes('image/png'), { contentType: 'image/png' });
     expect((anonUpload.error as { status?: number } | null)?.status).toBe(403);
 
     const still = await asAlice.storage.from(BUCKET).download(path);
@@ -134,26 +169,36 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     const updated = imageBytes('image/webp', 900);
     expect((await store.update(path, updated, { contentType: 'image/webp' })).error).toBeNull();
     expect((await backendKeys()).length).toBe(keysBefore);
-    expect((await store.update(seedPath(alice.id), updated, { contentType: 'image/webp' })).error).toMatchObject({ status: 404 });
+    expect((await store.update(seedPath(alice.id), updated, { contentType: 'image/webp' })).error).toMatchObject({
+      status: 404,
+    });
   });
 
   async function backendKeys(): Promise<string[]> {
-    const rows = await h.db.sql<{ bucket_id: string; version: string }[]>`select bucket_id, version from storage.objects`;
+    const rows = await h.db.sql<
+      { bucket_id: string; version: string }[]
+    >`select bucket_id, version from storage.objects`;
     return rows.map((r) => `${r.bucket_id}/${r.version}`);
   }
 
   it('recognises image types from the bytes and enforces the size limit', async () => {
     const store = asAlice.storage.from(BUCKET);
     const before = await backendKeys();
-    const text = await store.upload(seedPath(alice.id), Buffer.from('hello, this is not a picture at all!!'), { contentType: 'image/png' });
+    const text = await store.upload(seedPath(alice.id), Buffer.from('hello, this is not a picture at all!!'), {
+      contentType: 'image/png',
+    });
     expect(text.error).toMatchObject({ status: 415 });
     const lying = await store.upload(seedPath(alice.id), imageBytes('image/jpeg'), { contentType: 'image/png' });
     expect(lying.error).toMatchObject({ status: 415 });
     const declaredText = await store.upload(seedPath(alice.id), imageBytes('image/png'), { contentType: 'text/plain' });
     expect(declaredText.error).toMatchObject({ status: 415 });
-    const heic = await store.upload(seedPath(alice.id, 'heic'), imageBytes('image/heic'), { contentType: 'image/heic' });
+    const heic = await store.upload(seedPath(alice.id, 'heic'), imageBytes('image/heic'), {
+      contentType: 'image/heic',
+    });
     expect(heic.error).toBeNull();
-    const big = await store.upload(seedPath(alice.id), imageBytes('image/png', 1024 * 1024 + 1), { contentType: 'image/png' });
+    const big = await store.upload(seedPath(alice.id), imageBytes('image/png', 1024 * 1024 + 1), {
+      contentType: 'image/png',
+    });
     expect(big.error).toMatchObject({ status: 413 });
     // Chunked (no Content-Length): refused while streaming.
     const chunks = async function* () {
@@ -161,7 +206,9 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
       for (let i = 0; i < 20; i++) yield Buffer.alloc(64 * 1024, i);
     };
     const res = await fetch(`${url}/storage/v1/object/${BUCKET}/${seedPath(alice.id)}`, {
-      method: 'POST', body: ReadableStreamFrom(chunks()), duplex: 'half',
+      method: 'POST',
+      body: ReadableStreamFrom(chunks()),
+      duplex: 'half',
       headers: { apikey: anonKey, Authorization: `Bearer ${alice.token}`, 'Content-Type': 'image/png' },
     } as RequestInit);
     expect(res.status).toBe(413);
@@ -173,7 +220,12 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
   it('leaves no object, bytes or spool file when an upload is cut off halfway', async () => {
     const path = seedPath(alice.id);
     const headers = { apikey: anonKey, Authorization: `Bearer ${alice.token}`, 'Content-Type': 'image/png' };
-    await cutOffUpload(`${url}/storage/v1/object/${BUCKET}/${path}`, headers, 1000_000, imageBytes('image/png', 400_000));
+    await cutOffUpload(
+      `${url}/storage/v1/object/${BUCKET}/${path}`,
+      headers,
+      1000_000,
+      imageBytes('image/png', 400_000),
+    );
     await eventually(async () => {
       const state = await storageConsistency(h);
       expect(state.spool).toEqual([]);
@@ -189,7 +241,14 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     expect(up.error).toBeNull();
     const info = await asAlice.storage.from(BUCKET).info(path);
     expect(info.error).toBeNull();
-    expect(info.data).toMatchObject({ name: path, bucketId: BUCKET, size: 3000, contentType: 'image/webp', cacheControl: 'max-age=60', metadata: { lot: 'A-17' } });
+    expect(info.data).toMatchObject({
+      name: path,
+      bucketId: BUCKET,
+      size: 3000,
+      contentType: 'image/webp',
+      cacheControl: 'max-age=60',
+      metadata: { lot: 'A-17' },
+    });
     expect((await asAlice.storage.from(BUCKET).exists(path)).data).toBe(true);
     expect((await asAlice.storage.from(BUCKET).exists(seedPath(alice.id))).data).toBe(false);
   });
@@ -220,7 +279,9 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     const store = asAlice.storage.from(BUCKET);
     const root = `${alice.id}/listing`;
     for (const name of ['b.png', 'a.png', 'c.png', 'sub/x.png', 'sub/y.png', 'other/z.png']) {
-      expect((await store.upload(`${root}/${name}`, imageBytes('image/png', 100), { contentType: 'image/png' })).error).toBeNull();
+      expect(
+        (await store.upload(`${root}/${name}`, imageBytes('image/png', 100), { contentType: 'image/png' })).error,
+      ).toBeNull();
     }
     const all = await store.list(root);
     expect(all.data!.map((e) => e.name)).toEqual(['other', 'sub', 'a.png', 'b.png', 'c.png']);
@@ -246,7 +307,9 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     expect(copied.data?.path).toBe(`${BUCKET}/${target}`);
     const got = await store.download(target);
     expect(Buffer.from(await got.data!.arrayBuffer()).equals(bytes)).toBe(true);
-    expect((await asBob.storage.from(BUCKET).copy(path, `${alice.id}/bob-copy.png`)).error).toMatchObject({ status: 403 });
+    expect((await asBob.storage.from(BUCKET).copy(path, `${alice.id}/bob-copy.png`)).error).toMatchObject({
+      status: 403,
+    });
     const many = await store.createSignedUrls([path, target, `${alice.id}/missing.png`], 60);
     expect(many.data!.map((d) => d.error === null)).toEqual([true, true, false]);
     expect((await fetch(many.data![1]!.signedUrl!)).status).toBe(200);
@@ -256,17 +319,33 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     const { data: buckets } = await asAlice.storage.listBuckets();
     expect(buckets?.map((b) => b.id)).toContain(BUCKET);
     const { data: bucket } = await asAlice.storage.getBucket(BUCKET);
-    expect(bucket).toMatchObject({ id: BUCKET, public: true, allowed_mime_types: expect.arrayContaining(['image/png', 'image/heic']) });
+    expect(bucket).toMatchObject({
+      id: BUCKET,
+      public: true,
+      allowed_mime_types: expect.arrayContaining(['image/png', 'image/heic']),
+    });
     expect((await asAlice.storage.getBucket('nope')).error).toMatchObject({ status: 404 });
   });
 
   it('refuses unsafe paths, expired tokens and unknown objects in the storage error shape', async () => {
     const headers = { apikey: anonKey, Authorization: `Bearer ${alice.token}`, 'Content-Type': 'image/png' };
-    const unsafe = [`${alice.id}/../${bob.id}/x.png`, `${alice.id}/./x.png`, `${alice.id}%2F..%2Fx.png`, `${alice.id}/a%00.png`,
-      `${alice.id}/${'a'.repeat(1030)}.png`, `${alice.id}%5Cx.png`, `${alice.id}//x.png`];
+    const unsafe = [
+      `${alice.id}/../${bob.id}/x.png`,
+      `${alice.id}/./x.png`,
+      `${alice.id}%2F..%2Fx.png`,
+      `${alice.id}/a%00.png`,
+      `${alice.id}/${'a'.repeat(1030)}.png`,
+      `${alice.id}%5Cx.png`,
+      `${alice.id}//x.png`,
+    ];
     for (const tail of unsafe) {
       // Raw HTTP: fetch would resolve the dot segments before sending.
-      const res = await rawRequest(`${url}/storage/v1/object/${BUCKET}/${tail}`, 'POST', headers, imageBytes('image/png'));
+      const res = await rawRequest(
+        `${url}/storage/v1/object/${BUCKET}/${tail}`,
+        'POST',
+        headers,
+        imageBytes('image/png'),
+      );
       expect(res.status, tail).toBe(400);
       expect(JSON.parse(res.body), tail).toMatchObject({ statusCode: '400', error: 'InvalidKey' });
     }
@@ -280,14 +359,27 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
   });
 });
 
-function rawRequest(target: string, method: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; body: string }> {
+function rawRequest(
+  target: string,
+  method: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(target);
   const path = target.slice(target.indexOf('/', 'http://'.length));
   return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, path, method, headers: { ...headers, 'Content-Length': String(body.length) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => { text += d; }).on('end', () => resolve({ status: res.statusCode!, body: text }));
-    });
+    const req = request(
+      { hostname, port, path, method, headers: { ...headers, 'Content-Length': String(body.length) } },
+      (res) => {
+        let text = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (d: string) => {
+            text += d;
+          })
+          .on('end', () => resolve({ status: res.statusCode!, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -26,11 +26,19 @@ export interface StorageHarness {
  * The invariant of the storage design: the keys in the backend are exactly the versions the rows point at
  * (no row without bytes, no orphaned bytes), and no spool file is left behind.
  */
-export async function storageConsistency(h: Pick<StorageHarness, 'db' | 'dataDir' | 's3'>): Promise<{ rows: string[]; stored: string[]; spool: string[] }> {
+export async function storageConsistency(
+  h: Pick<StorageHarness, 'db' | 'dataDir' | 's3'>,
+): Promise<{ rows: string[]; stored: string[]; spool: string[] }> {
   const root = join(h.dataDir, 'storage');
   const backend = h.s3
-    ? createS3Backend({ bucket: h.s3.bucket, region: 'us-east-1', endpoint: h.s3.endpoint, forcePathStyle: true,
-        accessKeyId: h.s3.accessKeyId, secretAccessKey: h.s3.secretAccessKey })
+    ? createS3Backend({
+        bucket: h.s3.bucket,
+        region: 'us-east-1',
+        endpoint: h.s3.endpoint,
+        forcePathStyle: true,
+        accessKeyId: h.s3.accessKeyId,
+        secretAccessKey: h.s3.secretAccessKey,
+      })
     : createFsBackend(root);
   try {
     const rows = await h.db.sql<{ key: string }[]>`select bucket_id || '/' || version as key from storage.objects`;
@@ -44,22 +52,42 @@ export async function storageConsistency(h: Pick<StorageHarness, 'db' | 'dataDir
   }
 }
 
-export async function startStorageServer(backend: 'fs' | 's3', env: Record<string, string> = {},
-  beforeStart?: (dataDir: string) => Promise<void>): Promise<StorageHarness> {
+export async function startStorageServer(
+  backend: 'fs' | 's3',
+  env: Record<string, string> = {},
+  beforeStart?: (dataDir: string) => Promise<void>,
+): Promise<StorageHarness> {
   const db = await createTestDatabase([]);
   const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-storage-'));
   await beforeStart?.(dataDir);
   const s3 = backend === 's3' ? await startFakeS3() : undefined;
   const s3Env: Record<string, string> = s3
-    ? { STORAGE_BACKEND: 's3', S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket, S3_ACCESS_KEY_ID: s3.accessKeyId,
-        S3_SECRET_ACCESS_KEY: s3.secretAccessKey, S3_FORCE_PATH_STYLE: 'true' }
+    ? {
+        STORAGE_BACKEND: 's3',
+        S3_ENDPOINT: s3.endpoint,
+        S3_BUCKET: s3.bucket,
+        S3_ACCESS_KEY_ID: s3.accessKeyId,
+        S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+        S3_FORCE_PATH_STYLE: 'true',
+      }
     : {};
-  const server = await startServer(loadConfig({
-    PORT: '0', DATABASE_URL: db.ownerUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', JWT_SECRET, WORKERS_ENABLED: 'false',
-    ...s3Env, ...env,
-  }));
+  const server = await startServer(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: db.ownerUrl,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      JWT_SECRET,
+      WORKERS_ENABLED: 'false',
+      ...s3Env,
+      ...env,
+    }),
+  );
   return {
-    server, db, dataDir, s3,
+    server,
+    db,
+    dataDir,
+    s3,
     async close() {
       await server.close();
       await s3?.close();
@@ -78,7 +106,13 @@ function hs256(claims: Record<string, unknown>, secret = JWT_SECRET): string {
 /** An access token as the auth family will issue it (until then, signed here). */
 export function accessToken(sub: string, options: { expiresIn?: number; role?: string } = {}): string {
   const now = Math.floor(Date.now() / 1000);
-  return hs256({ sub, role: options.role ?? 'authenticated', aud: 'authenticated', iat: now, exp: now + (options.expiresIn ?? 3600) });
+  return hs256({
+    sub,
+    role: options.role ?? 'authenticated',
+    aud: 'authenticated',
+    iat: now,
+    exp: now + (options.expiresIn ?? 3600),
+  });
 }
 
 export interface TestUser {
@@ -116,10 +150,21 @@ export function seedPath(userId: string, extension = 'png'): string {
  * Starts an upload that announces `total` bytes, sends `sent` of them, then drops the connection — a client
  * that loses its network mid-upload. Resolves once the socket is closed.
  */
-export function cutOffUpload(target: string, headers: Record<string, string>, total: number, sent: Buffer): Promise<void> {
+export function cutOffUpload(
+  target: string,
+  headers: Record<string, string>,
+  total: number,
+  sent: Buffer,
+): Promise<void> {
   const { hostname, port, pathname } = new URL(target);
   return new Promise((resolve) => {
-    const req = request({ hostname, port, path: pathname, method: 'POST', headers: { ...headers, 'Content-Length': String(total) } });
+    const req = request({
+      hostname,
+      port,
+      path: pathname,
+      method: 'POST',
+      headers: { ...headers, 'Content-Length': String(total) },
+    });
     req.on('error', () => resolve());
     req.on('close', () => resolve());
     req.write(sent, () => setTimeout(() => req.destroy(), 150));
@@ -140,7 +185,11 @@ export async function eventually(check: () => Promise<void>): Promise<void> {
 }
 
 // Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; storage never opens one.
-class NoWebSocket { constructor() { throw new Error('realtime is not used in the storage tests'); } }
+class NoWebSocket {
+  constructor() {
+    throw new Error('realtime is not used in the storage tests');
+  }
+}
 
 /** supabase-js against the harness: with a user's token, the service role key (`'service'`), or anonymous. */
 export function storageClient(h: StorageHarness, token?: string | 'service'): SupabaseClient {

@@ -2,7 +2,16 @@
 // for missing or hidden, thrown errors for bad paths and expired tokens), HEAD statuses, list options.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { accessToken, createUser, imageBytes, startStorageServer, statusOf, storageClient, type StorageHarness, type TestUser } from './storage-fixtures.js';
+import {
+  accessToken,
+  createUser,
+  imageBytes,
+  startStorageServer,
+  statusOf,
+  storageClient,
+  type StorageHarness,
+  type TestUser,
+} from './storage-fixtures.js';
 
 describe('info, exists, HEAD and list options', () => {
   let h: StorageHarness;
@@ -18,9 +27,17 @@ describe('info, exists, HEAD and list options', () => {
     bob = await createUser(h.db);
     asAlice = storageClient(h, alice.token);
     asBob = storageClient(h, bob.token);
-    expect((await storageClient(h, 'service').storage.createBucket('private-docs', { public: false })).error).toBeNull();
+    expect(
+      (await storageClient(h, 'service').storage.createBucket('private-docs', { public: false })).error,
+    ).toBeNull();
     for (const bucket of ['lot-images', 'private-docs']) {
-      expect((await asAlice.storage.from(bucket).upload(path(), imageBytes('image/png', 1234), { contentType: 'image/png', metadata: { lot: 7 } })).error).toBeNull();
+      expect(
+        (
+          await asAlice.storage
+            .from(bucket)
+            .upload(path(), imageBytes('image/png', 1234), { contentType: 'image/png', metadata: { lot: 7 } })
+        ).error,
+      ).toBeNull();
     }
   });
   afterAll(async () => h?.close());
@@ -29,12 +46,32 @@ describe('info, exists, HEAD and list options', () => {
     const res = await fetch(`${h.server.url}/storage/v1/object/info/lot-images/${path()}`, {
       headers: { apikey: h.server.ctx.anonKey, Authorization: `Bearer ${alice.token}` },
     });
-    const body = await res.json() as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(['bucket_id', 'cache_control', 'content_encoding', 'content_type', 'created_at', 'etag',
-      'id', 'last_modified', 'metadata', 'name', 'size', 'updated_at', 'version']);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual([
+      'bucket_id',
+      'cache_control',
+      'content_encoding',
+      'content_type',
+      'created_at',
+      'etag',
+      'id',
+      'last_modified',
+      'metadata',
+      'name',
+      'size',
+      'updated_at',
+      'version',
+    ]);
     const { data } = await asAlice.storage.from('lot-images').info(path());
-    expect(data).toMatchObject({ name: path(), bucketId: 'lot-images', size: 1234, contentType: 'image/png', contentEncoding: null,
-      cacheControl: 'max-age=3600', metadata: { lot: 7 } });
+    expect(data).toMatchObject({
+      name: path(),
+      bucketId: 'lot-images',
+      size: 1234,
+      contentType: 'image/png',
+      contentEncoding: null,
+      cacheControl: 'max-age=3600',
+      metadata: { lot: 7 },
+    });
     expect(data?.etag).toMatch(/^"[0-9a-f]{32}"$/);
     expect(new Date(data!.lastModified!).getTime()).toBeGreaterThan(0);
   });
@@ -46,15 +83,19 @@ describe('info, exists, HEAD and list options', () => {
     // Bob cannot see alice's private object: it does not exist for him.
     expect((await asBob.storage.from('private-docs').exists(path())).data).toBe(false);
     expect((await asBob.storage.from('lot-images').exists(path())).data).toBe(true);
-    await expect(asAlice.storage.from('lot-images').exists(`${alice.id}/a%00b.png`)).rejects.toMatchObject({ status: 400 });
+    await expect(asAlice.storage.from('lot-images').exists(`${alice.id}/a%00b.png`)).rejects.toMatchObject({
+      status: 400,
+    });
     const expired = storageClient(h, accessToken(alice.id, { expiresIn: -5 }));
     await expect(expired.storage.from('lot-images').exists(path())).rejects.toMatchObject({ status: 401 });
   });
 
   it('answers HEAD with 200, 404 for hidden or missing objects and 400 for bad paths', async () => {
-    const head = (bucket: string, tail: string, token: string) => fetch(`${h.server.url}/storage/v1/object/${bucket}/${tail}`, {
-      method: 'HEAD', headers: { apikey: h.server.ctx.anonKey, Authorization: `Bearer ${token}` },
-    }).then((r) => r.status);
+    const head = (bucket: string, tail: string, token: string) =>
+      fetch(`${h.server.url}/storage/v1/object/${bucket}/${tail}`, {
+        method: 'HEAD',
+        headers: { apikey: h.server.ctx.anonKey, Authorization: `Bearer ${token}` },
+      }).then((r) => r.status);
     expect(await head('lot-images', path(), bob.token)).toBe(200);
     expect(await head('private-docs', path(), alice.token)).toBe(200);
     expect(await head('private-docs', path(), bob.token)).toBe(404);
@@ -72,19 +113,35 @@ describe('info, exists, HEAD and list options', () => {
     expect(statusOf((await store.list(alice.id, { offset: -1 })).error)).toBe(400);
     const bySize = await store.list(alice.id, { sortBy: { column: 'created_at', order: 'desc' } });
     expect(bySize.data?.[0]).toMatchObject({ name: 'info.png', metadata: { size: 1234, mimetype: 'image/png' } });
-    expect(Object.keys(bySize.data![0]!).sort()).toEqual(['created_at', 'id', 'last_accessed_at', 'metadata', 'name', 'updated_at']);
+    expect(Object.keys(bySize.data![0]!).sort()).toEqual([
+      'created_at',
+      'id',
+      'last_accessed_at',
+      'metadata',
+      'name',
+      'updated_at',
+    ]);
   });
 
   it('refuses an oversized JSON body with 413, whether declared or streamed without a length', async () => {
     const url = `${h.server.url}/storage/v1/object/list/private-docs`;
-    const headers = { apikey: h.server.ctx.anonKey, Authorization: `Bearer ${alice.token}`, 'Content-Type': 'application/json' };
+    const headers = {
+      apikey: h.server.ctx.anonKey,
+      Authorization: `Bearer ${alice.token}`,
+      'Content-Type': 'application/json',
+    };
     const big = JSON.stringify({ prefix: alice.id, search: 'x'.repeat(3 * 1024 * 1024) });
     const declared = await fetch(url, { method: 'POST', headers, body: big });
     expect(declared.status).toBe(413);
     expect(await declared.json()).toMatchObject({ statusCode: '413', error: 'Payload too large' });
     expect(declared.headers.get('connection')).toBe('close');
     const chunk = new TextEncoder().encode(big);
-    const stream = new ReadableStream<Uint8Array>({ start(ctl) { ctl.enqueue(chunk); ctl.close(); } });
+    const stream = new ReadableStream<Uint8Array>({
+      start(ctl) {
+        ctl.enqueue(chunk);
+        ctl.close();
+      },
+    });
     const streamed = await fetch(url, { method: 'POST', headers, body: stream, duplex: 'half' } as RequestInit);
     expect(streamed.status).toBe(413);
     const small = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ prefix: alice.id }) });
@@ -94,7 +151,9 @@ describe('info, exists, HEAD and list options', () => {
   it('lists under a folder whose name has characters outside the BMP (prefix measured in characters, not UTF-16 units)', async () => {
     const store = asAlice.storage.from('private-docs');
     const folder = `${alice.id}/📷 yard`;
-    expect((await store.upload(`${folder}/lot.png`, imageBytes('image/png', 10), { contentType: 'image/png' })).error).toBeNull();
+    expect(
+      (await store.upload(`${folder}/lot.png`, imageBytes('image/png', 10), { contentType: 'image/png' })).error,
+    ).toBeNull();
     expect((await store.list(folder)).data?.map((e) => e.name)).toEqual(['lot.png']);
     expect((await store.list(alice.id)).data?.map((e) => e.name)).toEqual(['📷 yard', 'info.png']);
   });

@@ -21,14 +21,23 @@ describe('storage memory use', () => {
   let anonKey: string;
   let user: TestUser;
 
-  const ask = <T>(message: string) => new Promise<T>((resolve) => { child.once('message', (m) => resolve(m as T)); child.send(message); });
+  const ask = <T>(message: string) =>
+    new Promise<T>((resolve) => {
+      child.once('message', (m) => resolve(m as T));
+      child.send(message);
+    });
 
   beforeAll(async () => {
     db = await createTestDatabase([]);
     dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-storage-memory-'));
     child = fork(fixture, [], {
       execArgv: ['--import', 'tsx', '--expose-gc'],
-      env: { ...process.env, STORAGE_MEMORY_DATABASE_URL: db.ownerUrl, STORAGE_MEMORY_DATA_DIR: dataDir, STORAGE_MEMORY_JWT_SECRET: JWT_SECRET },
+      env: {
+        ...process.env,
+        STORAGE_MEMORY_DATABASE_URL: db.ownerUrl,
+        STORAGE_MEMORY_DATA_DIR: dataDir,
+        STORAGE_MEMORY_JWT_SECRET: JWT_SECRET,
+      },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     ({ url, anonKey } = await new Promise<{ url: string; anonKey: string }>((resolve, reject) => {
@@ -49,7 +58,8 @@ describe('storage memory use', () => {
 
   it('uploads and downloads 9 MB with less than 20 MB of server memory growth', async () => {
     const headers = { apikey: anonKey, Authorization: `Bearer ${user.token}`, 'Content-Type': 'image/jpeg' };
-    const upload = (path: string, body: Buffer) => fetch(`${url}/storage/v1/object/lot-images/${path}`, { method: 'POST', headers, body });
+    const upload = (path: string, body: Buffer) =>
+      fetch(`${url}/storage/v1/object/lot-images/${path}`, { method: 'POST', headers, body });
     // Warm-up: code paths, connection pools and stream buffers are allocated once.
     expect((await upload(seedPath(user.id, 'jpg'), imageBytes('image/jpeg', 256 * 1024))).status).toBe(200);
 
@@ -67,7 +77,9 @@ describe('storage memory use', () => {
     const afterDownload = await ask<{ baseline: number; peak: number }>('peak');
     const downloadGrowth = (afterDownload.peak - afterDownload.baseline) / MB;
 
-    console.log(`storage memory: 9 MB upload +${uploadGrowth.toFixed(1)} MB RSS, download +${downloadGrowth.toFixed(1)} MB RSS`);
+    console.log(
+      `storage memory: 9 MB upload +${uploadGrowth.toFixed(1)} MB RSS, download +${downloadGrowth.toFixed(1)} MB RSS`,
+    );
     expect(received).toBe(bytes.length);
     expect(uploadGrowth).toBeLessThan(20);
     expect(downloadGrowth).toBeLessThan(20);

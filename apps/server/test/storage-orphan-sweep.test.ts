@@ -6,7 +6,14 @@ import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, imageBytes, seedPath, startStorageServer, storageClient, type StorageHarness } from './storage-fixtures.js';
+import {
+  createUser,
+  imageBytes,
+  seedPath,
+  startStorageServer,
+  storageClient,
+  type StorageHarness,
+} from './storage-fixtures.js';
 
 const objectFile = (dataDir: string, key: string) => {
   const [bucket, version] = key.split('/') as [string, string];
@@ -37,9 +44,13 @@ describe('orphan sweep in the server (fs backend)', () => {
   let beforeStart: string;
 
   beforeAll(async () => {
-    h = await startStorageServer('fs', { STORAGE_ORPHAN_SWEEP_SECONDS: '1', STORAGE_ORPHAN_GRACE_SECONDS: '600' }, async (dataDir) => {
-      beforeStart = plant(dataDir, 3600);
-    });
+    h = await startStorageServer(
+      'fs',
+      { STORAGE_ORPHAN_SWEEP_SECONDS: '1', STORAGE_ORPHAN_GRACE_SECONDS: '600' },
+      async (dataDir) => {
+        beforeStart = plant(dataDir, 3600);
+      },
+    );
   });
   afterAll(async () => h?.close());
 
@@ -47,8 +58,16 @@ describe('orphan sweep in the server (fs backend)', () => {
     await until(async () => !(await exists(h, beforeStart)));
     const user = await createUser(h.db);
     const path = seedPath(user.id);
-    expect((await storageClient(h, user.token).storage.from('lot-images').upload(path, imageBytes('image/png'), { contentType: 'image/png' })).error).toBeNull();
-    const [row] = await h.db.sql<{ key: string }[]>`select bucket_id || '/' || version as key from storage.objects where name = ${path}`;
+    expect(
+      (
+        await storageClient(h, user.token)
+          .storage.from('lot-images')
+          .upload(path, imageBytes('image/png'), { contentType: 'image/png' })
+      ).error,
+    ).toBeNull();
+    const [row] = await h.db.sql<
+      { key: string }[]
+    >`select bucket_id || '/' || version as key from storage.objects where name = ${path}`;
     // Old enough to go if it were unreferenced.
     const old = new Date(Date.now() - 3600_000);
     utimesSync(objectFile(h.dataDir, row!.key), old, old);
@@ -62,5 +81,8 @@ describe('orphan sweep in the server (fs backend)', () => {
 });
 
 function exists(h: StorageHarness, key: string): Promise<boolean> {
-  return stat(objectFile(h.dataDir, key)).then(() => true, () => false);
+  return stat(objectFile(h.dataDir, key)).then(
+    () => true,
+    () => false,
+  );
 }

@@ -4,8 +4,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { createUploadUrlSigner } from '@auction-ops/storage';
 import {
-  createUser, imageBytes, JWT_SECRET, seedPath, startStorageServer, statusOf, storageClient, storageConsistency,
-  type StorageHarness, type TestUser,
+  createUser,
+  imageBytes,
+  JWT_SECRET,
+  seedPath,
+  startStorageServer,
+  statusOf,
+  storageClient,
+  storageConsistency,
+  type StorageHarness,
+  type TestUser,
 } from './storage-fixtures.js';
 
 const BUCKET = 'lot-images';
@@ -38,7 +46,9 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
     expect(signed.data?.signedUrl).toContain(`/storage/v1/object/upload/sign/${BUCKET}/${path}?token=`);
     const bytes = imageBytes('image/png', 3000);
     // No user session: the token is the authorization.
-    const up = await anon.storage.from(BUCKET).uploadToSignedUrl(path, signed.data!.token, bytes, { contentType: 'image/png' });
+    const up = await anon.storage
+      .from(BUCKET)
+      .uploadToSignedUrl(path, signed.data!.token, bytes, { contentType: 'image/png' });
     expect(up.error).toBeNull();
     expect(up.data?.fullPath).toBe(`${BUCKET}/${path}`);
     const [row] = await h.db.sql`select owner_id, metadata->>'size' as size from storage.objects where name = ${path}`;
@@ -47,10 +57,14 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
     expect(Buffer.from(await got.data!.arrayBuffer()).equals(bytes)).toBe(true);
 
     // Without upsert the token cannot replace what it uploaded; with upsert it can.
-    const again = await anon.storage.from(BUCKET).uploadToSignedUrl(path, signed.data!.token, imageBytes('image/png'), { contentType: 'image/png' });
+    const again = await anon.storage
+      .from(BUCKET)
+      .uploadToSignedUrl(path, signed.data!.token, imageBytes('image/png'), { contentType: 'image/png' });
     expect(statusOf(again.error)).toBe(409);
     const replacing = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path, { upsert: true });
-    const replaced = await anon.storage.from(BUCKET).uploadToSignedUrl(path, replacing.data!.token, imageBytes('image/gif', 500), { contentType: 'image/gif' });
+    const replaced = await anon.storage
+      .from(BUCKET)
+      .uploadToSignedUrl(path, replacing.data!.token, imageBytes('image/gif', 500), { contentType: 'image/gif' });
     expect(replaced.error).toBeNull();
     expect((await asAlice.storage.from(BUCKET).info(path)).data).toMatchObject({ size: 500, contentType: 'image/gif' });
   });
@@ -59,7 +73,11 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
     const path = seedPath(alice.id);
     const signed = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);
     const bytes = imageBytes('image/png', 1200);
-    const res = await fetch(signed.data!.signedUrl, { method: 'PUT', headers: { 'content-type': 'image/png', 'x-upsert': 'false' }, body: bytes });
+    const res = await fetch(signed.data!.signedUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'image/png', 'x-upsert': 'false' },
+      body: bytes,
+    });
     expect(res.status).toBe(200);
     expect((await asAlice.storage.from(BUCKET).info(path)).data).toMatchObject({ size: 1200 });
     // Creating a signed upload URL still needs a key.
@@ -72,18 +90,28 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
     const path = seedPath(alice.id);
     const { data } = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);
     const other = seedPath(alice.id);
-    const elsewhere = await anon.storage.from(BUCKET).uploadToSignedUrl(other, data!.token, imageBytes('image/png'), { contentType: 'image/png' });
+    const elsewhere = await anon.storage
+      .from(BUCKET)
+      .uploadToSignedUrl(other, data!.token, imageBytes('image/png'), { contentType: 'image/png' });
     expect(statusOf(elsewhere.error)).toBe(400);
-    const expired = createUploadUrlSigner(JWT_SECRET, () => Date.now() - 3 * 3600_000)
-      .sign({ url: `${BUCKET}/${other}`, role: 'authenticated', sub: alice.id, upsert: false }, 7200);
-    const late = await anon.storage.from(BUCKET).uploadToSignedUrl(other, expired, imageBytes('image/png'), { contentType: 'image/png' });
+    const expired = createUploadUrlSigner(JWT_SECRET, () => Date.now() - 3 * 3600_000).sign(
+      { url: `${BUCKET}/${other}`, role: 'authenticated', sub: alice.id, upsert: false },
+      7200,
+    );
+    const late = await anon.storage
+      .from(BUCKET)
+      .uploadToSignedUrl(other, expired, imageBytes('image/png'), { contentType: 'image/png' });
     expect(statusOf(late.error)).toBe(400);
     expect(late.error?.message).toMatch(/expired/);
-    const download = await asAlice.storage.from(BUCKET).upload(other, imageBytes('image/png'), { contentType: 'image/png' });
+    const download = await asAlice.storage
+      .from(BUCKET)
+      .upload(other, imageBytes('image/png'), { contentType: 'image/png' });
     expect(download.error).toBeNull();
     const signedDownload = await asAlice.storage.from(BUCKET).createSignedUrl(other, 60);
     const downloadToken = new URL(signedDownload.data!.signedUrl).searchParams.get('token')!;
-    const misuse = await anon.storage.from(BUCKET).uploadToSignedUrl(path, downloadToken, imageBytes('image/png'), { contentType: 'image/png' });
+    const misuse = await anon.storage
+      .from(BUCKET)
+      .uploadToSignedUrl(path, downloadToken, imageBytes('image/png'), { contentType: 'image/png' });
     expect(statusOf(misuse.error)).toBe(400);
     expect(await h.db.sql`select 1 from storage.objects where name = ${path}`).toHaveLength(0);
   });
@@ -93,23 +121,39 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
     expect(statusOf((await asBob.storage.from(BUCKET).createSignedUploadUrl(seedPath(alice.id))).error)).toBe(403);
     expect(statusOf((await anon.storage.from(BUCKET).createSignedUploadUrl(seedPath(alice.id))).error)).toBe(403);
     const path = seedPath(alice.id);
-    expect((await asAlice.storage.from(BUCKET).upload(path, imageBytes('image/png'), { contentType: 'image/png' })).error).toBeNull();
+    expect(
+      (await asAlice.storage.from(BUCKET).upload(path, imageBytes('image/png'), { contentType: 'image/png' })).error,
+    ).toBeNull();
     expect(statusOf((await asAlice.storage.from(BUCKET).createSignedUploadUrl(path)).error)).toBe(409);
-    expect(statusOf((await asAlice.storage.from('no-such-bucket').createSignedUploadUrl(`${alice.id}/x.png`)).error)).toBe(404);
+    expect(
+      statusOf((await asAlice.storage.from('no-such-bucket').createSignedUploadUrl(`${alice.id}/x.png`)).error),
+    ).toBe(404);
     // The service role may sign any path; the upload then has no owner.
     const service = storageClient(h, 'service');
     const free = seedPath(bob.id);
     const { data } = await service.storage.from(BUCKET).createSignedUploadUrl(free);
-    expect((await anon.storage.from(BUCKET).uploadToSignedUrl(free, data!.token, imageBytes('image/jpeg'), { contentType: 'image/jpeg' })).error).toBeNull();
+    expect(
+      (
+        await anon.storage
+          .from(BUCKET)
+          .uploadToSignedUrl(free, data!.token, imageBytes('image/jpeg'), { contentType: 'image/jpeg' })
+      ).error,
+    ).toBeNull();
     expect((await h.db.sql`select owner_id from storage.objects where name = ${free}`)[0]?.owner_id).toBeNull();
   });
 
   it('applies the content checks and the size limit of normal uploads', async () => {
     const path = seedPath(alice.id);
     const { data } = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);
-    const text = await anon.storage.from(BUCKET).uploadToSignedUrl(path, data!.token, Buffer.from('not an image, just text....................'), { contentType: 'image/png' });
+    const text = await anon.storage
+      .from(BUCKET)
+      .uploadToSignedUrl(path, data!.token, Buffer.from('not an image, just text....................'), {
+        contentType: 'image/png',
+      });
     expect(statusOf(text.error)).toBe(415);
-    const big = await anon.storage.from(BUCKET).uploadToSignedUrl(path, data!.token, imageBytes('image/png', 65 * 1024), { contentType: 'image/png' });
+    const big = await anon.storage
+      .from(BUCKET)
+      .uploadToSignedUrl(path, data!.token, imageBytes('image/png', 65 * 1024), { contentType: 'image/png' });
     expect(statusOf(big.error)).toBe(413);
     expect(await h.db.sql`select 1 from storage.objects where name = ${path}`).toHaveLength(0);
   });

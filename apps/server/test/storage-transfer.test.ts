@@ -4,7 +4,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import {
-  createUser, imageBytes, seedPath, startStorageServer, statusOf, storageClient, storageConsistency, type StorageHarness, type TestUser,
+  createUser,
+  imageBytes,
+  seedPath,
+  startStorageServer,
+  statusOf,
+  storageClient,
+  storageConsistency,
+  type StorageHarness,
+  type TestUser,
 } from './storage-fixtures.js';
 
 const BUCKET = 'lot-images';
@@ -30,7 +38,9 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
     const service = storageClient(h, 'service');
     expect((await service.storage.createBucket('private-docs', { public: false })).error).toBeNull();
     expect((await service.storage.createBucket('tiny', { public: false, fileSizeLimit: 100 })).error).toBeNull();
-    expect((await service.storage.createBucket('text-only', { public: false, allowedMimeTypes: ['text/*'] })).error).toBeNull();
+    expect(
+      (await service.storage.createBucket('text-only', { public: false, allowedMimeTypes: ['text/*'] })).error,
+    ).toBeNull();
   });
   afterAll(async () => h?.close());
   afterEach(async () => {
@@ -48,7 +58,12 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
     // storage-js's copy has no upsert option: send the header Supabase reads, as a client would.
     const res = await fetch(`${h.server.url}/storage/v1/object/copy`, {
       method: 'POST',
-      headers: { apikey: h.server.ctx.anonKey, Authorization: `Bearer ${alice.token}`, 'Content-Type': 'application/json', 'x-upsert': 'true' },
+      headers: {
+        apikey: h.server.ctx.anonKey,
+        Authorization: `Bearer ${alice.token}`,
+        'Content-Type': 'application/json',
+        'x-upsert': 'true',
+      },
       body: JSON.stringify({ bucketId: BUCKET, sourceKey: source, destinationKey: target }),
     });
     expect(res.status).toBe(200);
@@ -62,11 +77,15 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
     const source = seedPath(alice.id);
     const bytes = imageBytes('image/png', 500);
     expect((await asAlice.storage.from(BUCKET).upload(source, bytes, { contentType: 'image/png' })).error).toBeNull();
-    const copied = await asAlice.storage.from(BUCKET).copy(source, `${alice.id}/copy.png`, { destinationBucket: 'private-docs' });
+    const copied = await asAlice.storage
+      .from(BUCKET)
+      .copy(source, `${alice.id}/copy.png`, { destinationBucket: 'private-docs' });
     expect(copied).toEqual({ data: { path: `private-docs/${alice.id}/copy.png` }, error: null });
     expect((await read(asAlice, 'private-docs', `${alice.id}/copy.png`))?.equals(bytes)).toBe(true);
 
-    const moved = await asAlice.storage.from(BUCKET).move(source, `${alice.id}/moved.png`, { destinationBucket: 'private-docs' });
+    const moved = await asAlice.storage
+      .from(BUCKET)
+      .move(source, `${alice.id}/moved.png`, { destinationBucket: 'private-docs' });
     expect(moved.error).toBeNull();
     expect(await read(asAlice, BUCKET, source)).toBeNull();
     expect((await read(asAlice, 'private-docs', `${alice.id}/moved.png`))?.equals(bytes)).toBe(true);
@@ -76,20 +95,65 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
 
   it('refuses what RLS refuses on either side, and what the destination bucket would not accept', async () => {
     const source = seedPath(alice.id);
-    expect((await asAlice.storage.from(BUCKET).upload(source, imageBytes('image/png', 500), { contentType: 'image/png' })).error).toBeNull();
+    expect(
+      (await asAlice.storage.from(BUCKET).upload(source, imageBytes('image/png', 500), { contentType: 'image/png' }))
+        .error,
+    ).toBeNull();
     // Bob can read the public source but not write into alice's folder, nor move her object.
-    expect(statusOf((await asBob.storage.from(BUCKET).copy(source, `${alice.id}/x.png`, { destinationBucket: 'private-docs' })).error)).toBe(403);
-    expect(statusOf((await asBob.storage.from(BUCKET).move(source, `${bob.id}/x.png`, { destinationBucket: 'private-docs' })).error)).toBe(403);
+    expect(
+      statusOf(
+        (await asBob.storage.from(BUCKET).copy(source, `${alice.id}/x.png`, { destinationBucket: 'private-docs' }))
+          .error,
+      ),
+    ).toBe(403);
+    expect(
+      statusOf(
+        (await asBob.storage.from(BUCKET).move(source, `${bob.id}/x.png`, { destinationBucket: 'private-docs' })).error,
+      ),
+    ).toBe(403);
     // He may copy a public object into his own folder of another bucket.
-    expect((await asBob.storage.from(BUCKET).copy(source, `${bob.id}/mine.png`, { destinationBucket: 'private-docs' })).error).toBeNull();
+    expect(
+      (await asBob.storage.from(BUCKET).copy(source, `${bob.id}/mine.png`, { destinationBucket: 'private-docs' }))
+        .error,
+    ).toBeNull();
     // Alice cannot move her object into bob's folder (destination check).
-    expect(statusOf((await asAlice.storage.from(BUCKET).move(source, `${bob.id}/gift.png`, { destinationBucket: 'private-docs' })).error)).toBe(403);
+    expect(
+      statusOf(
+        (await asAlice.storage.from(BUCKET).move(source, `${bob.id}/gift.png`, { destinationBucket: 'private-docs' }))
+          .error,
+      ),
+    ).toBe(403);
     // A private source is hidden from bob: 404.
-    expect(statusOf((await asBob.storage.from('private-docs').copy(`${alice.id}/none.png`, `${bob.id}/y.png`, { destinationBucket: BUCKET })).error)).toBe(404);
-    expect(statusOf((await asAlice.storage.from(BUCKET).copy(source, `${alice.id}/big.png`, { destinationBucket: 'tiny' })).error)).toBe(413);
-    expect(statusOf((await asAlice.storage.from(BUCKET).move(source, `${alice.id}/img.png`, { destinationBucket: 'text-only' })).error)).toBe(415);
-    expect(statusOf((await asAlice.storage.from(BUCKET).copy(source, `${alice.id}/x.png`, { destinationBucket: 'nope' })).error)).toBe(404);
-    expect(statusOf((await asAlice.storage.from(BUCKET).copy(source, `${alice.id}/x.png`, { destinationBucket: 'Bad/Id' })).error)).toBe(400);
+    expect(
+      statusOf(
+        (
+          await asBob.storage
+            .from('private-docs')
+            .copy(`${alice.id}/none.png`, `${bob.id}/y.png`, { destinationBucket: BUCKET })
+        ).error,
+      ),
+    ).toBe(404);
+    expect(
+      statusOf(
+        (await asAlice.storage.from(BUCKET).copy(source, `${alice.id}/big.png`, { destinationBucket: 'tiny' })).error,
+      ),
+    ).toBe(413);
+    expect(
+      statusOf(
+        (await asAlice.storage.from(BUCKET).move(source, `${alice.id}/img.png`, { destinationBucket: 'text-only' }))
+          .error,
+      ),
+    ).toBe(415);
+    expect(
+      statusOf(
+        (await asAlice.storage.from(BUCKET).copy(source, `${alice.id}/x.png`, { destinationBucket: 'nope' })).error,
+      ),
+    ).toBe(404);
+    expect(
+      statusOf(
+        (await asAlice.storage.from(BUCKET).copy(source, `${alice.id}/x.png`, { destinationBucket: 'Bad/Id' })).error,
+      ),
+    ).toBe(400);
     expect(await read(asAlice, BUCKET, source)).not.toBeNull();
   });
 });

@@ -11,8 +11,15 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { loadConfig, startServer, type RunningServer } from '../src/index.js';
 
-class NoWebSocket { constructor() { throw new Error('realtime is not used in these tests'); } }
-const OPTIONS = { auth: { persistSession: false, autoRefreshToken: false }, realtime: { transport: NoWebSocket as never } };
+class NoWebSocket {
+  constructor() {
+    throw new Error('realtime is not used in these tests');
+  }
+}
+const OPTIONS = {
+  auth: { persistSession: false, autoRefreshToken: false },
+  realtime: { transport: NoWebSocket as never },
+};
 const SECRET = 'whsec-rest-test-0123456789';
 
 let db: TestDatabase;
@@ -34,19 +41,37 @@ async function user(name: string): Promise<SupabaseClient> {
 beforeAll(async () => {
   receiver = createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
-    req.on('end', () => { received.push({ headers: req.headers, body }); res.end('ok'); });
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.end('ok');
+    });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
   db = await createTestDatabase([]);
   dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-webhooks-rest-'));
-  server = await startServer(loadConfig({
-    PORT: '0', DATABASE_URL: db.ownerUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', JWT_SECRET: 'w'.repeat(40),
-    AUTH_RATE_LIMIT_SIGN_UP: '50', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_POLL_INTERVAL_MS: '100',
-  }));
+  server = await startServer(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: db.ownerUrl,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: 'w'.repeat(40),
+      AUTH_RATE_LIMIT_SIGN_UP: '50',
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+    }),
+  );
   for (const name of ['owner', 'member', 'outsider']) clients[name] = await user(name);
-  const { data, error } = await clients.owner.from('auctions').insert({ name: 'Hook Lot', slug: 'hook-lot' }).select().single();
+  const { data, error } = await clients.owner
+    .from('auctions')
+    .insert({ name: 'Hook Lot', slug: 'hook-lot' })
+    .select()
+    .single();
   if (error) throw error;
   auctionId = data.id;
   const memberId = (await clients.member.auth.getUser()).data.user!.id;
@@ -60,7 +85,13 @@ afterAll(async () => {
 });
 
 it('lets an admin register an endpoint with the seed body, and never returns the secret', async () => {
-  const body = { auction_id: auctionId, url: receiverUrl, events: ['message.created', 'submission.created'], secret: SECRET, is_active: true };
+  const body = {
+    auction_id: auctionId,
+    url: receiverUrl,
+    events: ['message.created', 'submission.created'],
+    secret: SECRET,
+    is_active: true,
+  };
   const created = await clients.owner.from('webhook_endpoints').insert(body).select().single();
   expect(created.error).toBeNull();
   expect(created.data).toMatchObject({ auction_id: auctionId, url: receiverUrl, events: body.events, is_active: true });
@@ -71,7 +102,13 @@ it('lets an admin register an endpoint with the seed body, and never returns the
 });
 
 it('refuses team members and outsiders', async () => {
-  const body = { auction_id: auctionId, url: receiverUrl, events: ['message.created'], secret: SECRET, is_active: true };
+  const body = {
+    auction_id: auctionId,
+    url: receiverUrl,
+    events: ['message.created'],
+    secret: SECRET,
+    is_active: true,
+  };
   for (const name of ['member', 'outsider']) {
     const res = await clients[name].from('webhook_endpoints').insert(body);
     expect(res.status).toBe(403);
@@ -82,16 +119,28 @@ it('refuses team members and outsiders', async () => {
 
 it('test_webhook queues a signed delivery that reaches the receiver', async () => {
   const { data: endpoints } = await clients.owner.from('webhook_endpoints').select('id').eq('auction_id', auctionId);
-  const { data, error } = await clients.owner.rpc('test_webhook', { endpoint_id: endpoints![0].id, event_type: 'message.created' });
+  const { data, error } = await clients.owner.rpc('test_webhook', {
+    endpoint_id: endpoints![0].id,
+    event_type: 'message.created',
+  });
   expect(error).toBeNull();
   expect(data).toEqual({ delivery_id: expect.any(String), status: 'queued' });
-  const denied = await clients.member.rpc('test_webhook', { endpoint_id: endpoints![0].id, event_type: 'message.created' });
+  const denied = await clients.member.rpc('test_webhook', {
+    endpoint_id: endpoints![0].id,
+    event_type: 'message.created',
+  });
   expect(denied.error).not.toBeNull();
   for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
   expect(received).toHaveLength(1);
   const [hit] = received;
   expect(hit.headers['x-webhook-id']).toBe(data.delivery_id);
   expect(hit.headers['x-webhook-event']).toBe('message.created');
-  expect(hit.headers['x-webhook-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(hit.body).digest('hex')}`);
-  expect(JSON.parse(hit.body)).toMatchObject({ event: 'message.created', webhook_id: data.delivery_id, auction_id: auctionId });
+  expect(hit.headers['x-webhook-signature']).toBe(
+    `sha256=${createHmac('sha256', SECRET).update(hit.body).digest('hex')}`,
+  );
+  expect(JSON.parse(hit.body)).toMatchObject({
+    event: 'message.created',
+    webhook_id: data.delivery_id,
+    auction_id: auctionId,
+  });
 });

@@ -19,16 +19,27 @@ const received: string[] = [];
 beforeAll(async () => {
   receiver = https.createServer({ cert: TEST_CERT, key: TEST_KEY }, (req, res) => {
     req.resume();
-    req.on('end', () => { received.push(String(req.headers['x-webhook-id'])); res.end('ok'); });
+    req.on('end', () => {
+      received.push(String(req.headers['x-webhook-id']));
+      res.end('ok');
+    });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   db = await createTestDatabase([]);
   dir = mkdtempSync(join(tmpdir(), 'auction-ops-webhooks-tls-'));
   writeFileSync(join(dir, 'ca.pem'), TEST_CERT);
-  server = await startServer(loadConfig({
-    PORT: '0', DATABASE_URL: db.ownerUrl, DATA_DIR: dir, LOG_LEVEL: 'silent', JWT_SECRET: 't'.repeat(40),
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_TLS_CA_FILE: join(dir, 'ca.pem'), WEBHOOK_POLL_INTERVAL_MS: '100',
-  }));
+  server = await startServer(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: db.ownerUrl,
+      DATA_DIR: dir,
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: 't'.repeat(40),
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+      WEBHOOK_TLS_CA_FILE: join(dir, 'ca.pem'),
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+    }),
+  );
 });
 afterAll(async () => {
   await server?.close();

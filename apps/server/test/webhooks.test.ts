@@ -15,7 +15,11 @@ import { loadConfig, startServer } from '../src/index.js';
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const secret = 'webhook-test-secret-'.padEnd(40, 'x');
 
-interface Receiver { url: string; ids: string[]; close(): Promise<void> }
+interface Receiver {
+  url: string;
+  ids: string[];
+  close(): Promise<void>;
+}
 
 /** A loopback receiver; `answer(i)` false leaves request i hanging. */
 async function receiver(answer: (i: number) => boolean): Promise<Receiver> {
@@ -31,7 +35,11 @@ async function receiver(answer: (i: number) => boolean): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     ids,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -55,13 +63,18 @@ afterAll(async () => {
 });
 
 const webhookEnv = {
-  WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '0,1,1',
-  WEBHOOK_JITTER: '0', WEBHOOK_TIMEOUT_MS: '1500', WEBHOOK_POLL_INTERVAL_MS: '200',
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+  WEBHOOK_RETRY_SCHEDULE: '0,1,1',
+  WEBHOOK_JITTER: '0',
+  WEBHOOK_TIMEOUT_MS: '1500',
+  WEBHOOK_POLL_INTERVAL_MS: '200',
 };
 
 async function arrange(url: string): Promise<string> {
   const [u] = await db.sql`insert into auth.users (email) values (${`o${Date.now()}@x.test`}) returning id`;
-  const [a] = await db.sql`insert into public.auctions (name, slug) values ('Webhook Auction', ${`wh-${Date.now()}`}) returning id`;
+  const [a] =
+    await db.sql`insert into public.auctions (name, slug) values ('Webhook Auction', ${`wh-${Date.now()}`}) returning id`;
   await db.sql`insert into public.auction_members (auction_id, user_id, role) values (${a.id}, ${u.id}, 'owner')`;
   await db.sql`insert into public.webhook_endpoints (auction_id, url, events, secret)
     values (${a.id}, ${url}, ${['message.created']}, 'e2e-secret-0123456789')`;
@@ -71,12 +84,26 @@ async function arrange(url: string): Promise<string> {
 describe('webhooks in the server', () => {
   it('a server killed mid-delivery loses nothing: after a restart every event is delivered, same webhook_id', async () => {
     const port = await findFreePort();
-    const env = { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port), JWT_SECRET: secret, DATABASE_URL: db.ownerUrl, ...webhookEnv };
+    const env = {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      JWT_SECRET: secret,
+      DATABASE_URL: db.ownerUrl,
+      ...webhookEnv,
+    };
     const start = (): { child: ChildProcess; exited: Promise<unknown> } => {
       const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
       return { child, exited: new Promise((r) => child.on('exit', r)) };
     };
-    const health = async () => { try { return (await fetch(`http://127.0.0.1:${port}/health`)).ok; } catch { return false; } };
+    const health = async () => {
+      try {
+        return (await fetch(`http://127.0.0.1:${port}/health`)).ok;
+      } catch {
+        return false;
+      }
+    };
 
     let hang = true;
     const r = await receiver(() => !hang);
@@ -94,7 +121,12 @@ describe('webhooks in the server', () => {
       const second = start();
       try {
         await until(health, 'second server');
-        await until(async () => (await db.sql`select count(*)::int as n from public.webhook_deliveries where status = 'delivered'`)[0].n === 10, 'all delivered');
+        await until(
+          async () =>
+            (await db.sql`select count(*)::int as n from public.webhook_deliveries where status = 'delivered'`)[0].n ===
+            10,
+          'all delivered',
+        );
       } finally {
         second.child.kill('SIGTERM');
         await second.exited;
@@ -109,10 +141,17 @@ describe('webhooks in the server', () => {
 
   it('keeps the dispatcher off when disabled, while the allow-HTTP setting still reaches SQL', async () => {
     await db.sql`update webhooks.settings set allow_http = false`;
-    const server = await startServer(loadConfig({
-      PORT: '0', DATABASE_URL: db.ownerUrl, DATA_DIR: dataDir, LOG_LEVEL: 'silent', JWT_SECRET: secret,
-      ...webhookEnv, WEBHOOK_DISPATCHER_ENABLED: 'false',
-    }));
+    const server = await startServer(
+      loadConfig({
+        PORT: '0',
+        DATABASE_URL: db.ownerUrl,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        JWT_SECRET: secret,
+        ...webhookEnv,
+        WEBHOOK_DISPATCHER_ENABLED: 'false',
+      }),
+    );
     const r = await receiver(() => true);
     try {
       const [s] = await db.sql`select allow_http from webhooks.settings`;

@@ -18,10 +18,17 @@ export interface AdminUserInput {
 }
 
 const LINK_TYPES: Record<string, OneTimeTokenType> = {
-  signup: 'confirmation', invite: 'invite', magiclink: 'magiclink', recovery: 'recovery',
+  signup: 'confirmation',
+  invite: 'invite',
+  magiclink: 'magiclink',
+  recovery: 'recovery',
 };
 
-export function createAdminService(sql: postgres.Sql, auth: AuthService, options: { passwordPolicy: PasswordPolicy; oneTimeTokenSeconds: number }) {
+export function createAdminService(
+  sql: postgres.Sql,
+  auth: AuthService,
+  options: { passwordPolicy: PasswordPolicy; oneTimeTokenSeconds: number },
+) {
   async function passwordHash(password: unknown, email: string | null): Promise<string | undefined> {
     if (password === undefined) return undefined;
     if (typeof password !== 'string') throw authErrors.validation('password must be a string');
@@ -78,14 +85,16 @@ export function createAdminService(sql: postgres.Sql, auth: AuthService, options
       const user = await mustGet(id);
       const email = input.email === undefined ? undefined : validEmail(input.email);
       const hash = await passwordHash(input.password, email ?? user.email);
-      const updated = await users.updateUser(sql, id, {
-        email,
-        passwordHash: hash,
-        confirmEmail: input.email_confirm === true,
-        userMetadata: metadata(input.user_metadata, 'user_metadata'),
-        appMetadata: metadata(input.app_metadata, 'app_metadata'),
-        bannedUntil: banUntil(input.ban_duration),
-      }).catch(uniqueToEmailExists);
+      const updated = await users
+        .updateUser(sql, id, {
+          email,
+          passwordHash: hash,
+          confirmEmail: input.email_confirm === true,
+          userMetadata: metadata(input.user_metadata, 'user_metadata'),
+          appMetadata: metadata(input.app_metadata, 'app_metadata'),
+          bannedUntil: banUntil(input.ban_duration),
+        })
+        .catch(uniqueToEmailExists);
       if (!updated) throw authErrors.userNotFound();
       // New password or a ban: existing sessions end.
       if (hash || (updated.banned_until && updated.banned_until > new Date())) {
@@ -100,17 +109,26 @@ export function createAdminService(sql: postgres.Sql, auth: AuthService, options
         await users.deleteUser(sql, id, soft);
       } catch (error) {
         if ((error as { code?: string }).code === '23503') {
-          throw authErrors.conflict('The user is referenced by other records; delete softly (should_soft_delete) or anonymize instead');
+          throw authErrors.conflict(
+            'The user is referenced by other records; delete softly (should_soft_delete) or anonymize instead',
+          );
         }
         throw error;
       }
     },
 
     /** Creates the link without sending mail (the caller delivers it), as GoTrue's generate_link does. */
-    async generateLink(input: { type?: unknown; email?: unknown; password?: unknown; data?: unknown; redirect_to?: unknown }) {
+    async generateLink(input: {
+      type?: unknown;
+      email?: unknown;
+      password?: unknown;
+      data?: unknown;
+      redirect_to?: unknown;
+    }) {
       const type = typeof input.type === 'string' ? input.type : '';
       const tokenType = LINK_TYPES[type];
-      if (!tokenType) throw new AuthError(400, 'validation_failed', 'type must be signup, invite, magiclink or recovery');
+      if (!tokenType)
+        throw new AuthError(400, 'validation_failed', 'type must be signup, invite, magiclink or recovery');
       const email = validEmail(input.email);
       let user = await users.findUserByEmail(sql, email);
       if (type === 'signup' || type === 'invite') {

@@ -46,7 +46,11 @@ const VERIFY_TYPES: Record<VerifyType, OneTimeTokenType[]> = {
 };
 
 const AMR_METHOD: Record<OneTimeTokenType, string> = {
-  confirmation: 'otp', magiclink: 'otp', recovery: 'recovery', invite: 'invite', email_change: 'email_change',
+  confirmation: 'otp',
+  magiclink: 'otp',
+  recovery: 'recovery',
+  invite: 'invite',
+  email_change: 'email_change',
 };
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -58,15 +62,21 @@ export function validEmail(email: unknown): string {
   return users.normalizeEmail(email);
 }
 
-export function createAuthService(sql: postgres.Sql, signer: TokenSigner, mailer: Mailer, settings: AuthSettings,
-  log: (msg: string, fields: Record<string, unknown>) => void = () => {}) {
+export function createAuthService(
+  sql: postgres.Sql,
+  signer: TokenSigner,
+  mailer: Mailer,
+  settings: AuthSettings,
+  log: (msg: string, fields: Record<string, unknown>) => void = () => {},
+) {
   const sessions = createSessionStore(sql, { tokenKey: settings.tokenKey, reuseSeconds: settings.refreshReuseSeconds });
   const issuer = `${settings.publicUrl}/auth/v1`;
   const pending = new Set<Promise<unknown>>();
 
   /** Runs work after the response (mail sending), so known and unknown addresses answer alike. */
   function background(what: string, work: () => Promise<unknown>): void {
-    const p = work().catch((error) => log('background task failed', { task: what, error: String(error) }))
+    const p = work()
+      .catch((error) => log('background task failed', { task: what, error: String(error) }))
       .finally(() => pending.delete(p));
     pending.add(p);
   }
@@ -75,13 +85,28 @@ export function createAuthService(sql: postgres.Sql, signer: TokenSigner, mailer
     const iat = Math.floor(Date.now() / 1000);
     const exp = iat + settings.accessTokenSeconds;
     const claims: Claims = {
-      aud: user.aud, exp, iat, iss: issuer, sub: user.id, email: user.email ?? '', phone: user.phone ?? '',
-      app_metadata: user.raw_app_meta_data, user_metadata: user.raw_user_meta_data, role: user.role,
-      aal: session.aal, amr: session.amr, session_id: session.id, is_anonymous: user.is_anonymous,
+      aud: user.aud,
+      exp,
+      iat,
+      iss: issuer,
+      sub: user.id,
+      email: user.email ?? '',
+      phone: user.phone ?? '',
+      app_metadata: user.raw_app_meta_data,
+      user_metadata: user.raw_user_meta_data,
+      role: user.role,
+      aal: session.aal,
+      amr: session.amr,
+      session_id: session.id,
+      is_anonymous: user.is_anonymous,
     };
     return {
-      access_token: await signer.sign(claims), token_type: 'bearer', expires_in: settings.accessTokenSeconds,
-      expires_at: exp, refresh_token: refreshToken, user: userJson(user),
+      access_token: await signer.sign(claims),
+      token_type: 'bearer',
+      expires_in: settings.accessTokenSeconds,
+      expires_at: exp,
+      refresh_token: refreshToken,
+      user: userJson(user),
     };
   }
 
@@ -100,15 +125,19 @@ export function createAuthService(sql: postgres.Sql, signer: TokenSigner, mailer
           return e.pathname === '/' ? e.origin === url.origin : url.href.startsWith(e.href);
         });
         if (allowed) return url.href;
-      } catch { /* not a URL: use the default */ }
+      } catch {
+        /* not a URL: use the default */
+      }
     }
     return settings.appUrl;
   }
 
   /** The e-mail link: GET {publicUrl}/auth/v1/verify, the type being the VerifyType the token is verified as. */
   function linkUrl(type: string, token: string, redirectTo: string): string {
-    return `${settings.publicUrl}/auth/v1/verify?token=${encodeURIComponent(token)}&type=${encodeURIComponent(type)}` +
-      `&redirect_to=${encodeURIComponent(redirectTo)}`;
+    return (
+      `${settings.publicUrl}/auth/v1/verify?token=${encodeURIComponent(token)}&type=${encodeURIComponent(type)}` +
+      `&redirect_to=${encodeURIComponent(redirectTo)}`
+    );
   }
 
   async function sendLink(kind: LinkMailKind, to: string, token: string, redirectTo: string): Promise<void> {
@@ -119,12 +148,16 @@ export function createAuthService(sql: postgres.Sql, signer: TokenSigner, mailer
   return {
     issuer,
     jwks: () => signer.jwks(),
-    drain: async () => { await Promise.all([...pending]); },
+    drain: async () => {
+      await Promise.all([...pending]);
+    },
     linkUrl,
     redirectTarget,
 
-    async signUp(input: { email: unknown; password: unknown; data?: unknown; redirectTo?: string }, meta: RequestMeta):
-      Promise<{ user: UserJson; session?: SessionJson }> {
+    async signUp(
+      input: { email: unknown; password: unknown; data?: unknown; redirectTo?: string },
+      meta: RequestMeta,
+    ): Promise<{ user: UserJson; session?: SessionJson }> {
       if (settings.disableSignup) throw authErrors.signupDisabled();
       const email = validEmail(input.email);
       if (typeof input.password !== 'string') throw authErrors.validation('Signup requires a valid password');
@@ -132,14 +165,32 @@ export function createAuthService(sql: postgres.Sql, signer: TokenSigner, mailer
       const metadata = isObject(input.data) ? input.data : {};
       // Hash before looking the address up, so known and unknown addresses cost the same.
       const passwordHash = await hashPassword(input.password);
-      const created = await users.insertUser(sql, { email, passwordHash, confirmed: settings.autoconfirm, userMetadata: metadata });
+      const created = await users.insertUser(sql, {
+        email,
+        passwordHash,
+        confirmed: settings.autoconfirm,
+        userMetadata: metadata,
+      });
       if (!created) {
         if (settings.autoconfirm) throw authErrors.userAlreadyExists();
         // With confirmation on, GoTrue's answer for a taken address: a look-alike user and no e-mail.
         const now = new Date().toISOString();
-        return { user: { id: crypto.randomUUID(), aud: 'authenticated', role: 'authenticated', email, phone: '',
-          confirmation_sent_at: now, app_metadata: { provider: 'email', providers: ['email'] }, user_metadata: metadata,
-          identities: [], created_at: now, updated_at: now, is_anonymous: false } };
+        return {
+          user: {
+            id: crypto.randomUUID(),
+            aud: 'authenticated',
+            role: 'authenticated',
+            email,
+            phone: '',
+            confirmation_sent_at: now,
+            app_metadata: { provider: 'email', providers: ['email'] },
+            user_metadata: metadata,
+            identities: [],
+            created_at: now,
+            updated_at: now,
+            is_anonymous: false,
+          },
+        };
       }
       if (settings.autoconfirm) {
         const session = await startSession(created, 'password', meta);
@@ -177,8 +228,11 @@ export function createAuthService(sql: postgres.Sql, signer: TokenSigner, mailer
       }
       const outcome = await sessions.refresh(refreshToken);
       if (outcome.kind === 'invalid') {
-        throw authErrors.invalidRefreshToken(outcome.reason === 'revoked_reuse'
-          ? 'Invalid Refresh Token: Already Used' : 'Invalid Refresh Token: Refresh Token Not Found');
+        throw authErrors.invalidRefreshToken(
+          outcome.reason === 'revoked_reuse'
+            ? 'Invalid Refresh Token: Already Used'
+            : 'Invalid Refresh Token: Refresh Token Not Found',
+        );
       }
       const user = await users.findUserById(sql, outcome.session.user_id);
       if (!user) throw authErrors.invalidRefreshToken();
@@ -203,7 +257,12 @@ export function createAuthService(sql: postgres.Sql, signer: TokenSigner, mailer
     },
 
     /** Consumes an e-mail link token and starts a session (GET /verify redirects with it, POST returns it). */
-    async verify(type: string, token: unknown, meta: RequestMeta, email?: unknown): Promise<SessionJson & { type: VerifyType }> {
+    async verify(
+      type: string,
+      token: unknown,
+      meta: RequestMeta,
+      email?: unknown,
+    ): Promise<SessionJson & { type: VerifyType }> {
       if (!(type in VERIFY_TYPES)) throw authErrors.validation('Verify requires a valid type');
       if (typeof token !== 'string' || token.length < 16 || token.length > 256) throw authErrors.otpExpired();
       const forEmail = typeof email === 'string' && email ? users.normalizeEmail(email) : undefined;
@@ -211,9 +270,12 @@ export function createAuthService(sql: postgres.Sql, signer: TokenSigner, mailer
       if (!consumed) throw authErrors.otpExpired();
       let user = await users.findUserById(sql, consumed.userId);
       if (!user) throw authErrors.otpExpired();
-      user = consumed.type === 'email_change'
-        ? await users.updateUser(sql, user.id, { email: consumed.relatesTo, confirmEmail: true }).catch(uniqueToEmailExists)
-        : await users.updateUser(sql, user.id, { confirmEmail: true });
+      user =
+        consumed.type === 'email_change'
+          ? await users
+              .updateUser(sql, user.id, { email: consumed.relatesTo, confirmEmail: true })
+              .catch(uniqueToEmailExists)
+          : await users.updateUser(sql, user.id, { confirmEmail: true });
       if (!user) throw authErrors.otpExpired();
       const session = await startSession(user, AMR_METHOD[consumed.type], meta);
       return { ...session, type: type as VerifyType };
@@ -223,7 +285,11 @@ export function createAuthService(sql: postgres.Sql, signer: TokenSigner, mailer
       return userJson(await currentUser(claims));
     },
 
-    async updateUser(claims: Claims, input: { email?: unknown; password?: unknown; data?: unknown }, redirectTo?: string): Promise<UserJson> {
+    async updateUser(
+      claims: Claims,
+      input: { email?: unknown; password?: unknown; data?: unknown },
+      redirectTo?: string,
+    ): Promise<UserJson> {
       const user = await currentUser(claims);
       const { sessionId } = subject(claims);
       const changes: users.UserChanges = {};
@@ -283,7 +349,8 @@ export function subject(claims: Claims | undefined): { userId: string; sessionId
     throw authErrors.notAuthenticated();
   }
   if (!/^[0-9a-f-]{36}$/i.test(claims.sub)) throw authErrors.invalidToken('invalid claim: sub claim must be a UUID');
-  const sessionId = typeof claims.session_id === 'string' && /^[0-9a-f-]{36}$/i.test(claims.session_id) ? claims.session_id : undefined;
+  const sessionId =
+    typeof claims.session_id === 'string' && /^[0-9a-f-]{36}$/i.test(claims.session_id) ? claims.session_id : undefined;
   return { userId: claims.sub, sessionId };
 }
 

@@ -14,13 +14,20 @@ export class AuthError extends Error {
   }
 
   toBody(): Record<string, unknown> {
-    return { error: this.code, error_description: this.message, error_code: this.code, msg: this.message, ...this.extra };
+    return {
+      error: this.code,
+      error_description: this.message,
+      error_code: this.code,
+      msg: this.message,
+      ...this.extra,
+    };
   }
 }
 
 export const authErrors = {
   invalidCredentials: () => new AuthError(400, 'invalid_grant', 'Invalid login credentials'),
-  invalidRefreshToken: (why = 'Invalid Refresh Token: Refresh Token Not Found') => new AuthError(400, 'invalid_grant', why),
+  invalidRefreshToken: (why = 'Invalid Refresh Token: Refresh Token Not Found') =>
+    new AuthError(400, 'invalid_grant', why),
   userAlreadyExists: () => new AuthError(400, 'user_already_exists', 'User already registered'),
   emailExists: () => new AuthError(422, 'email_exists', 'A user with this email address has already been registered'),
   invalidToken: (why = 'invalid JWT: unable to parse or verify signature') => new AuthError(401, 'invalid_token', why),
@@ -30,7 +37,8 @@ export const authErrors = {
   weakPassword: (reasons: WeakPasswordReason[], message: string) =>
     new AuthError(422, 'weak_password', message, { weak_password: { reasons } }),
   samePassword: () => new AuthError(422, 'same_password', 'New password should be different from the old password.'),
-  rateLimited: (what: string) => new AuthError(429, 'rate_limit_exceeded', `Too many ${what} requests; try again later`),
+  rateLimited: (what: string) =>
+    new AuthError(429, 'rate_limit_exceeded', `Too many ${what} requests; try again later`),
   validation: (message: string) => new AuthError(400, 'validation_failed', message),
   badJson: () => new AuthError(400, 'bad_json', 'Could not parse request body as JSON'),
   signupDisabled: () => new AuthError(422, 'signup_disabled', 'Signups not allowed for this instance'),

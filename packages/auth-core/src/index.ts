@@ -1,21 +1,45 @@
 // Public surface of @auction-ops/auth-core.
 export { authMigrations } from './migrations.js';
 export {
-  createTokenVerifier, createTokenSigner, signApiKey, secretKey, TokenError,
-  type Claims, type TokenVerifier, type TokenSigner,
+  createTokenVerifier,
+  createTokenSigner,
+  signApiKey,
+  secretKey,
+  TokenError,
+  type Claims,
+  type TokenVerifier,
+  type TokenSigner,
 } from './jwt.js';
 export { AuthError, authErrors, type WeakPasswordReason } from './errors.js';
 export { hashPassword, verifyPassword } from './password-hasher.js';
 export { checkPassword, parseCharacterClasses, type PasswordPolicy, type CharacterClass } from './password-policy.js';
-export { createAuthService, type AuthService, type AuthSettings, type RequestMeta, type VerifyType } from './auth-service.js';
+export {
+  createAuthService,
+  type AuthService,
+  type AuthSettings,
+  type RequestMeta,
+  type VerifyType,
+} from './auth-service.js';
 export { createAdminService, type AdminService } from './admin-service.js';
 export {
-  RateLimiter, memoryRateLimitStore, postgresRateLimitStore,
-  type RateLimitStore, type RateLimitResult, type RateLimitRule,
+  RateLimiter,
+  memoryRateLimitStore,
+  postgresRateLimitStore,
+  type RateLimitStore,
+  type RateLimitResult,
+  type RateLimitRule,
 } from './rate-limiter.js';
 export {
-  createMailer, outboxMailer, resendMailer, smtpMailer, listOutbox, getOutboxMessage,
-  type Mailer, type MailMessage, type MailerConfig, type OutboxMessage,
+  createMailer,
+  outboxMailer,
+  resendMailer,
+  smtpMailer,
+  listOutbox,
+  getOutboxMessage,
+  type Mailer,
+  type MailMessage,
+  type MailerConfig,
+  type OutboxMessage,
 } from './mailer.js';
 export { linkMail } from './mail-templates.js';
 export type { UserJson, SessionJson } from './user-view.js';

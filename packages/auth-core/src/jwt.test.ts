@@ -8,9 +8,13 @@ describe('token verifier', () => {
   it('verifies HS256 tokens and API keys, refuses other secrets, reports expiry', async () => {
     const verifier = createTokenVerifier(SECRET);
     expect((await verifier.verify(await signApiKey(SECRET, 'anon'))).role).toBe('anon');
-    await expect(verifier.verify(await signApiKey('t'.repeat(40), 'anon'))).rejects.toMatchObject({ reason: 'invalid' });
-    const expired = await new SignJWT({ role: 'authenticated' }).setProtectedHeader({ alg: 'HS256' })
-      .setExpirationTime(Math.floor(Date.now() / 1000) - 10).sign(secretKey(SECRET));
+    await expect(verifier.verify(await signApiKey('t'.repeat(40), 'anon'))).rejects.toMatchObject({
+      reason: 'invalid',
+    });
+    const expired = await new SignJWT({ role: 'authenticated' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 10)
+      .sign(secretKey(SECRET));
     await expect(verifier.verify(expired)).rejects.toBeInstanceOf(TokenError);
     await expect(verifier.verify(expired)).rejects.toMatchObject({ reason: 'expired' });
     await expect(verifier.verify('garbage')).rejects.toMatchObject({ reason: 'invalid' });
@@ -19,8 +23,10 @@ describe('token verifier', () => {
   it('answers from the cache synchronously only for tokens it verified and that have not expired', async () => {
     const verifier = createTokenVerifier(SECRET);
     const soon = Math.floor(Date.now() / 1000) + 1;
-    const token = await new SignJWT({ role: 'authenticated', sub: 'u' }).setProtectedHeader({ alg: 'HS256' })
-      .setExpirationTime(soon).sign(secretKey(SECRET));
+    const token = await new SignJWT({ role: 'authenticated', sub: 'u' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(soon)
+      .sign(secretKey(SECRET));
     expect(verifier.cached(token)).toBeUndefined();
     await verifier.verify(token);
     expect(verifier.cached(token)).toMatchObject({ sub: 'u' });

@@ -1,8 +1,17 @@
 // Access tokens and API keys: issue and verify with jose. HS256 with JWT_SECRET by default; optionally ES256
 // with a `kid` published as JWKS. Verified tokens are cached until expiry, so verifying costs a map lookup.
 import {
-  SignJWT, jwtVerify, errors as joseErrors, exportJWK, importPKCS8, importJWK, calculateJwkThumbprint,
-  type JWTPayload, type JWK, type CryptoKey, type JWTHeaderParameters,
+  SignJWT,
+  jwtVerify,
+  errors as joseErrors,
+  exportJWK,
+  importPKCS8,
+  importJWK,
+  calculateJwkThumbprint,
+  type JWTPayload,
+  type JWK,
+  type CryptoKey,
+  type JWTHeaderParameters,
 } from 'jose';
 import { createPublicKey, type JsonWebKey as NodeJsonWebKey } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -10,7 +19,11 @@ import { LRUCache } from 'lru-cache';
 export type Claims = JWTPayload & { role?: string; [key: string]: unknown };
 
 export class TokenError extends Error {
-  constructor(readonly reason: 'expired' | 'invalid', message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly reason: 'expired' | 'invalid',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = reason === 'expired' ? 'TokenExpiredError' : 'TokenInvalidError';
   }
@@ -116,9 +129,11 @@ export async function createTokenSigner(options: { secret: string; es256PrivateK
   const privateKey = text.startsWith('{')
     ? ((await importJWK(JSON.parse(text) as JWK, 'ES256')) as CryptoKey)
     : await importPKCS8(text.replace(/\\n/g, '\n'), 'ES256', { extractable: true });
-  const publicJwk = await exportJWK(createPublicKey(
-    text.startsWith('{') ? { key: JSON.parse(text) as NodeJsonWebKey, format: 'jwk' } : text.replace(/\\n/g, '\n'),
-  ));
+  const publicJwk = await exportJWK(
+    createPublicKey(
+      text.startsWith('{') ? { key: JSON.parse(text) as NodeJsonWebKey, format: 'jwk' } : text.replace(/\\n/g, '\n'),
+    ),
+  );
   const kid = await calculateJwkThumbprint(publicJwk);
   const publicKey = (await importJWK(publicJwk, 'ES256')) as CryptoKey;
   const published: JWK = { ...publicJwk, kid, alg: 'ES256', use: 'sig', key_ops: ['verify'] };

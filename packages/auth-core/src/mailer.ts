@@ -27,7 +27,8 @@ export interface MailerConfig {
 }
 
 export function createMailer(sql: postgres.Sql, config: MailerConfig): Mailer {
-  if (config.resendApiKey) return resendMailer(config.resendApiKey, config.resendBaseUrl ?? 'https://api.resend.com', config.from);
+  if (config.resendApiKey)
+    return resendMailer(config.resendApiKey, config.resendBaseUrl ?? 'https://api.resend.com', config.from);
   if (config.smtpUrl) return smtpMailer(config.smtpUrl, config.from);
   return outboxMailer(sql, config.from);
 }
@@ -56,7 +57,8 @@ export function resendMailer(apiKey: string, baseUrl: string, from: string): Mai
         signal: AbortSignal.timeout(15_000),
       });
       const body = (await response.json().catch(() => ({}))) as { id?: string; message?: string };
-      if (!response.ok || !body.id) throw new Error(`resend answered ${response.status}: ${body.message ?? 'no message id'}`);
+      if (!response.ok || !body.id)
+        throw new Error(`resend answered ${response.status}: ${body.message ?? 'no message id'}`);
       return body.id;
     },
   };
@@ -88,7 +90,10 @@ export interface OutboxMessage {
 }
 
 /** The newest messages of the local outbox, optionally only those to one address. */
-export async function listOutbox(sql: postgres.Sql, options: { to?: string; limit?: number } = {}): Promise<OutboxMessage[]> {
+export async function listOutbox(
+  sql: postgres.Sql,
+  options: { to?: string; limit?: number } = {},
+): Promise<OutboxMessage[]> {
   const rows = await sql<OutboxMessage[]>`
     select id, to_email, from_email, subject, text_body, html_body, template, created_at from auth.mail_outbox
     where ${options.to ?? null}::text is null or lower(to_email) = lower(${options.to ?? null})

@@ -6,7 +6,11 @@ import { hashToken, randomToken } from './opaque-token.js';
 export type OneTimeTokenType = 'confirmation' | 'recovery' | 'invite' | 'magiclink' | 'email_change';
 
 export async function issueOneTimeToken(
-  sql: postgres.Sql, userId: string, type: OneTimeTokenType, ttlSeconds: number, relatesTo = '',
+  sql: postgres.Sql,
+  userId: string,
+  type: OneTimeTokenType,
+  ttlSeconds: number,
+  relatesTo = '',
 ): Promise<string> {
   const token = randomToken();
   await sql.begin(async (tx) => {
@@ -23,7 +27,10 @@ export async function issueOneTimeToken(
  * `email` is given, normalised) of another user's address: a wrong guess must not spend the token.
  */
 export async function consumeOneTimeToken(
-  sql: postgres.Sql, token: string, types: readonly OneTimeTokenType[], email?: string,
+  sql: postgres.Sql,
+  token: string,
+  types: readonly OneTimeTokenType[],
+  email?: string,
 ): Promise<{ userId: string; type: OneTimeTokenType; relatesTo: string } | undefined> {
   const [row] = await sql<Array<{ user_id: string; token_type: OneTimeTokenType; relates_to: string }>>`
     delete from auth.one_time_tokens t

@@ -29,5 +29,9 @@ export async function verifyPassword(password: string, stored: string | null | u
     return { ok: await bcrypt.compare(password, stored), needsRehash: true };
   }
   const ok = await argonVerify(stored, password).catch(() => false);
-  return { ok, needsRehash: ok && !stored.startsWith(`$argon2id$v=19$m=${ARGON.memoryCost},t=${ARGON.timeCost},p=${ARGON.parallelism}$`) };
+  return {
+    ok,
+    needsRehash:
+      ok && !stored.startsWith(`$argon2id$v=19$m=${ARGON.memoryCost},t=${ARGON.timeCost},p=${ARGON.parallelism}$`),
+  };
 }

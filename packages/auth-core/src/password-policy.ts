@@ -17,10 +17,14 @@ const CLASS_RE: Record<CharacterClass, RegExp> = {
 };
 
 export function parseCharacterClasses(list: string): CharacterClass[] {
-  return list.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    if (!(s in CLASS_RE)) throw new Error(`unknown character class "${s}" (lower, upper, digit, symbol)`);
-    return s as CharacterClass;
-  });
+  return list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      if (!(s in CLASS_RE)) throw new Error(`unknown character class "${s}" (lower, upper, digit, symbol)`);
+      return s as CharacterClass;
+    });
 }
 
 /** Throws weak_password (422) with reasons, or returns when the password is acceptable. */

@@ -6,7 +6,12 @@ describe('RateLimiter (memory store)', () => {
     let now = 3_600_000 * 10 + 5_000;
     const limiter = new RateLimiter(memoryRateLimitStore(), () => now);
     const rule = { limit: 2, windowSeconds: 3600 };
-    expect(await limiter.check('signIn', '1.1.1.1', rule)).toEqual({ allowed: true, limit: 2, remaining: 1, reset: 3600 * 11 });
+    expect(await limiter.check('signIn', '1.1.1.1', rule)).toEqual({
+      allowed: true,
+      limit: 2,
+      remaining: 1,
+      reset: 3600 * 11,
+    });
     expect((await limiter.check('signIn', '1.1.1.1', rule)).remaining).toBe(0);
     expect((await limiter.check('signIn', '1.1.1.1', rule)).allowed).toBe(false);
     expect((await limiter.check('signIn', '2.2.2.2', rule)).allowed).toBe(true);

@@ -23,7 +23,10 @@ export interface RateLimitRule {
 }
 
 export class RateLimiter {
-  constructor(private readonly store: RateLimitStore, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly store: RateLimitStore,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async check(bucket: string, subject: string, rule: RateLimitRule): Promise<RateLimitResult> {
     const windowMs = rule.windowSeconds * 1000;

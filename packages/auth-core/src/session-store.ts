@@ -33,7 +33,11 @@ const MAX_CHAIN = 8;
 export function createSessionStore(sql: postgres.Sql, options: { tokenKey: string; reuseSeconds: number }) {
   const { tokenKey, reuseSeconds } = options;
 
-  async function createSession(userId: string, method: string, meta: { userAgent?: string; ip?: string }): Promise<IssuedRefresh> {
+  async function createSession(
+    userId: string,
+    method: string,
+    meta: { userAgent?: string; ip?: string },
+  ): Promise<IssuedRefresh> {
     const refreshToken = randomToken();
     const amr: AmrEntry[] = [{ method, timestamp: Math.floor(Date.now() / 1000) }];
     const session = await sql.begin(async (tx) => {
@@ -104,7 +108,11 @@ export function createSessionStore(sql: postgres.Sql, options: { tokenKey: strin
     return row;
   }
 
-  async function logout(userId: string, sessionId: string | undefined, scope: 'global' | 'local' | 'others'): Promise<void> {
+  async function logout(
+    userId: string,
+    sessionId: string | undefined,
+    scope: 'global' | 'local' | 'others',
+  ): Promise<void> {
     if (scope === 'local') {
       if (sessionId) await sql`delete from auth.sessions where id = ${sessionId} and user_id = ${userId}`;
     } else if (scope === 'others') {

@@ -45,23 +45,32 @@ export function normalizeEmail(email: string): string {
 
 export async function findUserByEmail(sql: Sql, email: string): Promise<UserRow | undefined> {
   const [row] = await sql.unsafe<UserRow[]>(
-    `select ${USER_COLUMNS} from auth.users u where lower(u.email) = $1 and u.deleted_at is null`, [normalizeEmail(email)]);
+    `select ${USER_COLUMNS} from auth.users u where lower(u.email) = $1 and u.deleted_at is null`,
+    [normalizeEmail(email)],
+  );
   return row;
 }
 
 export async function findUserById(sql: Sql, id: string): Promise<UserRow | undefined> {
   const [row] = await sql.unsafe<UserRow[]>(
-    `select ${USER_COLUMNS} from auth.users u where u.id = $1 and u.deleted_at is null`, [id]);
+    `select ${USER_COLUMNS} from auth.users u where u.id = $1 and u.deleted_at is null`,
+    [id],
+  );
   return row;
 }
 
 /** The user behind an access token, only if its session still exists (signed-out tokens are refused). */
-export async function findUserBySession(sql: Sql, userId: string, sessionId: string | undefined): Promise<
-  { user: UserRow | undefined; sessionExists: boolean }> {
+export async function findUserBySession(
+  sql: Sql,
+  userId: string,
+  sessionId: string | undefined,
+): Promise<{ user: UserRow | undefined; sessionExists: boolean }> {
   const [row] = await sql.unsafe<Array<UserRow & { session_exists: boolean }>>(
     `select ${USER_COLUMNS},
        ($2::uuid is null or exists (select 1 from auth.sessions s where s.id = $2::uuid and s.user_id = u.id)) as session_exists
-     from auth.users u where u.id = $1 and u.deleted_at is null`, [userId, sessionId ?? null]);
+     from auth.users u where u.id = $1 and u.deleted_at is null`,
+    [userId, sessionId ?? null],
+  );
   if (!row) return { user: undefined, sessionExists: false };
   const { session_exists, ...user } = row;
   return { user, sessionExists: session_exists };
@@ -131,8 +140,11 @@ export async function updateUser(sql: Sql, id: string, changes: UserChanges): Pr
 export async function listUsers(sql: Sql, page: number, perPage: number): Promise<{ users: UserRow[]; total: number }> {
   const users = await sql.unsafe<UserRow[]>(
     `select ${USER_COLUMNS} from auth.users u where u.deleted_at is null order by u.created_at, u.id limit $1 offset $2`,
-    [perPage, (page - 1) * perPage]);
-  const [{ total }] = await sql<Array<{ total: number }>>`select count(*)::int as total from auth.users where deleted_at is null`;
+    [perPage, (page - 1) * perPage],
+  );
+  const [{ total }] = await sql<
+    Array<{ total: number }>
+  >`select count(*)::int as total from auth.users where deleted_at is null`;
   return { users: [...users], total };
 }
 

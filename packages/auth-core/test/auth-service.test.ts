@@ -12,11 +12,23 @@ let auth: AuthService;
 
 beforeAll(async () => {
   db = await createTestDatabase([authMigrations]);
-  auth = createAuthService(db.sql, await createTokenSigner({ secret: 'k'.repeat(40) }), outboxMailer(db.sql, 'x@example.com'), {
-    publicUrl: 'http://localhost:1', appUrl: 'http://localhost:2', redirectAllowList: [], autoconfirm: true, disableSignup: false,
-    accessTokenSeconds: 3600, oneTimeTokenSeconds: 3600, refreshReuseSeconds: 10, tokenKey: 'k'.repeat(40),
-    passwordPolicy: { minLength: 8, maxLength: 72, requiredClasses: [] },
-  });
+  auth = createAuthService(
+    db.sql,
+    await createTokenSigner({ secret: 'k'.repeat(40) }),
+    outboxMailer(db.sql, 'x@example.com'),
+    {
+      publicUrl: 'http://localhost:1',
+      appUrl: 'http://localhost:2',
+      redirectAllowList: [],
+      autoconfirm: true,
+      disableSignup: false,
+      accessTokenSeconds: 3600,
+      oneTimeTokenSeconds: 3600,
+      refreshReuseSeconds: 10,
+      tokenKey: 'k'.repeat(40),
+      passwordPolicy: { minLength: 8, maxLength: 72, requiredClasses: [] },
+    },
+  );
 });
 afterAll(async () => {
   await auth?.drain();
@@ -28,12 +40,16 @@ describe('auth service', () => {
     const [user] = await db.sql`
       insert into auth.users (email, encrypted_password, email_confirmed_at) values ('old@example.com', ${bcrypt.hashSync('imported secret', 4)}, now())
       returning id`;
-    await expect(auth.signInWithPassword({ email: 'old@example.com', password: 'wrong' }, {})).rejects.toMatchObject({ code: 'invalid_grant' });
+    await expect(auth.signInWithPassword({ email: 'old@example.com', password: 'wrong' }, {})).rejects.toMatchObject({
+      code: 'invalid_grant',
+    });
     const session = await auth.signInWithPassword({ email: 'old@example.com', password: 'imported secret' }, {});
     expect(session.user.id).toBe(user.id);
     const [row] = await db.sql`select encrypted_password from auth.users where id = ${user.id}`;
     expect(row.encrypted_password).toMatch(/^\$argon2id\$/);
-    expect((await auth.signInWithPassword({ email: 'old@example.com', password: 'imported secret' }, {})).access_token).toBeTruthy();
+    expect(
+      (await auth.signInWithPassword({ email: 'old@example.com', password: 'imported secret' }, {})).access_token,
+    ).toBeTruthy();
   });
 
   it('refuses refresh tokens of deleted users and of unknown values', async () => {
@@ -63,7 +79,9 @@ describe('auth service', () => {
     const token = await recoveryToken();
     // Another type, or another address, neither accepts nor consumes it; its own type and address do, once.
     await expect(auth.verify('signup', token, {})).rejects.toMatchObject({ code: 'otp_expired' });
-    await expect(auth.verify('recovery', token, {}, 'someone-else@example.com')).rejects.toMatchObject({ code: 'otp_expired' });
+    await expect(auth.verify('recovery', token, {}, 'someone-else@example.com')).rejects.toMatchObject({
+      code: 'otp_expired',
+    });
     const session = await auth.verify('recovery', token, {}, ' Link@Example.com ');
     expect(session).toMatchObject({ type: 'recovery', user: { email: 'link@example.com' } });
     await expect(auth.verify('recovery', token, {})).rejects.toMatchObject({ status: 403, code: 'otp_expired' });
@@ -78,13 +96,27 @@ describe('auth service', () => {
     const request = postgres(db.requestUrl, { max: 1, onnotice: () => {} });
     try {
       const [{ id }] = await db.sql`select id from auth.users where email = 'tabs@example.com'`;
-      for (const table of ['auth.users', 'auth.sessions', 'auth.refresh_tokens', 'auth.one_time_tokens', 'auth.mail_outbox', 'auth.rate_limits']) {
-        await expect(request.begin(async (tx) => {
-          await tx`select set_config('role', 'authenticated', true)`;
-          return tx.unsafe(`select * from ${table}`);
-        })).rejects.toMatchObject({ code: '42501' });
+      for (const table of [
+        'auth.users',
+        'auth.sessions',
+        'auth.refresh_tokens',
+        'auth.one_time_tokens',
+        'auth.mail_outbox',
+        'auth.rate_limits',
+      ]) {
+        await expect(
+          request.begin(async (tx) => {
+            await tx`select set_config('role', 'authenticated', true)`;
+            return tx.unsafe(`select * from ${table}`);
+          }),
+        ).rejects.toMatchObject({ code: '42501' });
       }
-      const rows = await inRequestTransaction(request, 'authenticated', { sub: id, role: 'authenticated' }, (tx) => tx`select id, email from public.users`);
+      const rows = await inRequestTransaction(
+        request,
+        'authenticated',
+        { sub: id, role: 'authenticated' },
+        (tx) => tx`select id, email from public.users`,
+      );
       expect(rows).toEqual([{ id, email: 'tabs@example.com' }]);
     } finally {
       await request.end();

@@ -4,7 +4,11 @@ import { createServer, type Server, type AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { authMigrations, createMailer, listOutbox, getOutboxMessage, linkMail } from '../src/index.js';
 
-interface Received { from: string; to: string[]; data: string }
+interface Received {
+  from: string;
+  to: string[];
+  data: string;
+}
 
 /** Enough of RFC 5321 for one client: greeting, EHLO, MAIL, RCPT, DATA, QUIT. */
 function fakeSmtp(received: Received[]): Server {
@@ -30,11 +34,18 @@ function fakeSmtp(received: Received[]): Server {
         }
         const verb = line.slice(0, 4).toUpperCase();
         if (verb === 'EHLO' || verb === 'HELO') socket.write('250-fake\r\n250 8BITMIME\r\n');
-        else if (verb === 'MAIL') { mail.from = line; socket.write('250 OK\r\n'); }
-        else if (verb === 'RCPT') { mail.to.push(line); socket.write('250 OK\r\n'); }
-        else if (verb === 'DATA') { inData = true; socket.write('354 go ahead\r\n'); }
-        else if (verb === 'QUIT') { socket.end('221 bye\r\n'); }
-        else socket.write('250 OK\r\n');
+        else if (verb === 'MAIL') {
+          mail.from = line;
+          socket.write('250 OK\r\n');
+        } else if (verb === 'RCPT') {
+          mail.to.push(line);
+          socket.write('250 OK\r\n');
+        } else if (verb === 'DATA') {
+          inData = true;
+          socket.write('354 go ahead\r\n');
+        } else if (verb === 'QUIT') {
+          socket.end('221 bye\r\n');
+        } else socket.write('250 OK\r\n');
       }
     });
   });
@@ -56,7 +67,10 @@ afterAll(async () => {
 
 describe('mail providers', () => {
   it('sends through SMTP', async () => {
-    const mailer = createMailer(db.sql, { from: 'Ops <ops@example.com>', smtpUrl: `smtp://127.0.0.1:${(smtp.address() as AddressInfo).port}` });
+    const mailer = createMailer(db.sql, {
+      from: 'Ops <ops@example.com>',
+      smtpUrl: `smtp://127.0.0.1:${(smtp.address() as AddressInfo).port}`,
+    });
     expect(mailer.provider).toBe('smtp');
     await mailer.send(linkMail('recovery', 'ann@example.com', 'http://x.test/auth/v1/verify?token=abc', 3600));
     await mailer.close?.();

@@ -5,7 +5,9 @@ import { isAlive } from './process-alive.js';
 
 export class DataDirInUseError extends Error {
   constructor(dataDir: string, pid: number) {
-    super(`DATA_DIR ${dataDir} is in use by another auction-ops server (pid ${pid}); stop it or choose another DATA_DIR`);
+    super(
+      `DATA_DIR ${dataDir} is in use by another auction-ops server (pid ${pid}); stop it or choose another DATA_DIR`,
+    );
     this.name = 'DataDirInUseError';
   }
 }
@@ -23,7 +25,9 @@ export function lockDataDir(dataDir: string): { release(): void } {
         release() {
           try {
             if (Number(readFileSync(file, 'utf8')) === process.pid) unlinkSync(file);
-          } catch { /* already gone */ }
+          } catch {
+            /* already gone */
+          }
         },
       };
     } catch (error) {

@@ -3,7 +3,18 @@
 // process-wide exit hooks that stop Postgres before in-flight requests have drained.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync, chownSync, chmodSync, statSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  openSync,
+  closeSync,
+  readFileSync,
+  writeFileSync,
+  chownSync,
+  chmodSync,
+  statSync,
+  rmSync,
+} from 'node:fs';
 import { userInfo, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -20,7 +31,10 @@ export interface EmbeddedCluster {
   stop(): Promise<void>;
 }
 
-interface Binaries { postgres: string; initdb: string }
+interface Binaries {
+  postgres: string;
+  initdb: string;
+}
 
 async function binaries(): Promise<Binaries> {
   const require = createRequire(import.meta.url);
@@ -37,7 +51,10 @@ function systemUser(): { uid: number; gid: number } | undefined {
   try {
     return { uid: id('-u'), gid: id('-g') };
   } catch {
-    execFileSync('sh', ['-c', 'getent group postgres >/dev/null || groupadd postgres; useradd -g postgres -M -s /usr/sbin/nologin postgres']);
+    execFileSync('sh', [
+      '-c',
+      'getent group postgres >/dev/null || groupadd postgres; useradd -g postgres -M -s /usr/sbin/nologin postgres',
+    ]);
     return { uid: id('-u'), gid: id('-g') };
   }
 }
@@ -100,10 +117,19 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     writeFileSync(passwordFile, password + '\n', { mode: 0o600 });
     if (owner) chownSync(passwordFile, owner.uid, owner.gid);
     options.log?.(`initialising a new PostgreSQL cluster in ${dataDir}`);
-    execFileSync(bin.initdb, [
-      `--pgdata=${dataDir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${passwordFile}`,
-      '--encoding=UTF8', '--locale=C', '--no-instructions',
-    ], { ...ids, stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(
+      bin.initdb,
+      [
+        `--pgdata=${dataDir}`,
+        '--auth=scram-sha-256',
+        '--username=postgres',
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+        '--locale=C',
+        '--no-instructions',
+      ],
+      { ...ids, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
   } else {
     await stopOrphan(dataDir);
   }
@@ -115,28 +141,45 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const logFile = join(dir, 'postgres.log');
   const logFd = openSync(logFile, 'a');
   if (owner) chownSync(logFile, owner.uid, owner.gid);
-  const settings = { listen_addresses: '127.0.0.1', unix_socket_directories: socketDir, fsync: 'on', ...options.settings };
-  const args = ['-D', dataDir, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  const settings = {
+    listen_addresses: '127.0.0.1',
+    unix_socket_directories: socketDir,
+    fsync: 'on',
+    ...options.settings,
+  };
+  const args = [
+    '-D',
+    dataDir,
+    '-p',
+    String(port),
+    ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+  ];
   // Own process group: a Ctrl-C in the terminal reaches only us, and we stop Postgres in order.
   const child: ChildProcess = spawn(bin.postgres, args, { ...ids, stdio: ['ignore', logFd, logFd], detached: true });
   closeSync(logFd);
   child.unref();
   let exited = false;
-  child.on('exit', () => { exited = true; });
+  child.on('exit', () => {
+    exited = true;
+  });
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   try {
-    await waitFor(async () => {
-      if (exited) throw new Error(`postgres exited during start; see ${logFile}`);
-      const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
-      try {
-        await sql`select 1`;
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await sql.end({ timeout: 1 });
-      }
-    }, 60_000, 'postgres to accept connections');
+    await waitFor(
+      async () => {
+        if (exited) throw new Error(`postgres exited during start; see ${logFile}`);
+        const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
+        try {
+          await sql`select 1`;
+          return true;
+        } catch {
+          return false;
+        } finally {
+          await sql.end({ timeout: 1 });
+        }
+      },
+      60_000,
+      'postgres to accept connections',
+    );
   } catch (error) {
     if (!exited) child.kill('SIGKILL');
     throw error;

@@ -1,10 +1,28 @@
-export { startEmbeddedPostgres, runningClusterUrl, type EmbeddedCluster, type EmbeddedOptions } from './embedded-postgres.js';
+export {
+  startEmbeddedPostgres,
+  runningClusterUrl,
+  type EmbeddedCluster,
+  type EmbeddedOptions,
+} from './embedded-postgres.js';
 export { lockDataDir, DataDirInUseError } from './data-dir-lock.js';
-export { ensureRoles, recordAuthenticatorPassword, authenticatorUrl, REQUEST_ROLES, AUTHENTICATOR, type RequestRole } from './roles.js';
+export {
+  ensureRoles,
+  recordAuthenticatorPassword,
+  authenticatorUrl,
+  REQUEST_ROLES,
+  AUTHENTICATOR,
+  type RequestRole,
+} from './roles.js';
 export { inRequestTransaction } from './request-transaction.js';
 export {
-  migrate, migrationStatus, loadMigrations, migrationsFingerprint, MigrationError,
-  type MigrationSet, type Migration, type MigrationStatus,
+  migrate,
+  migrationStatus,
+  loadMigrations,
+  migrationsFingerprint,
+  MigrationError,
+  type MigrationSet,
+  type Migration,
+  type MigrationStatus,
 } from './migrations.js';
 export { prepareDatabase, type PrepareOptions, type PreparedDatabase } from './prepare.js';
 export { findFreePort } from './ports.js';

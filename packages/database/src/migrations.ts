@@ -30,7 +30,8 @@ export function loadMigrations(sets: readonly MigrationSet[]): Migration[] {
       .filter((file) => file.endsWith('.sql'))
       .sort()
       .map((file) => {
-        if (!FILE_NAME.test(file)) throw new MigrationError(`${set.name}/${file}: migration files are named NNNN-kebab-name.sql`);
+        if (!FILE_NAME.test(file))
+          throw new MigrationError(`${set.name}/${file}: migration files are named NNNN-kebab-name.sql`);
         const sql = readFileSync(join(set.dir, file), 'utf8');
         return { set: set.name, name: file, sql, checksum: createHash('sha256').update(sql).digest('hex') };
       }),
@@ -54,7 +55,11 @@ const LEDGER = `
     primary key (package, name)
   );`;
 
-interface Applied { package: string; name: string; checksum: string }
+interface Applied {
+  package: string;
+  name: string;
+  checksum: string;
+}
 
 function checkEdited(migrations: readonly Migration[], applied: readonly Applied[]): void {
   const byKey = new Map(applied.map((a) => [`${a.package}/${a.name}`, a.checksum]));
@@ -77,7 +82,9 @@ export async function migrationStatus(ownerUrl: string, sets: readonly Migration
   const migrations = loadMigrations(sets);
   const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
   try {
-    const [{ exists }] = await sql<{ exists: boolean }[]>`select to_regclass('auction_ops.migrations') is not null as exists`;
+    const [{ exists }] = await sql<
+      { exists: boolean }[]
+    >`select to_regclass('auction_ops.migrations') is not null as exists`;
     const applied = exists ? await sql<Applied[]>`select package, name, checksum from auction_ops.migrations` : [];
     checkEdited(migrations, applied);
     const done = new Set(applied.map((a) => `${a.package}/${a.name}`));

@@ -25,7 +25,9 @@ export async function ensureRoles(ownerUrl: string, preferred?: string): Promise
     return await sql.begin(async (tx) => {
       // Roles are cluster-wide: serialise concurrent creators (tests, several servers starting at once).
       await tx`select pg_advisory_xact_lock(hashtext('auction-ops roles'))`;
-      const [{ existed }] = await tx<{ existed: boolean }[]>`select exists (select from pg_roles where rolname = 'authenticator') as existed`;
+      const [{ existed }] = await tx<
+        { existed: boolean }[]
+      >`select exists (select from pg_roles where rolname = 'authenticator') as existed`;
       await tx.unsafe(`
         do $$ begin
           if not exists (select from pg_roles where rolname = 'anon') then create role anon nologin noinherit; end if;
@@ -35,7 +37,9 @@ export async function ensureRoles(ownerUrl: string, preferred?: string): Promise
         end $$;
         grant anon, authenticated, service_role to authenticator;
         ${SETTINGS}`);
-      const [stored] = await tx<{ value: string }[]>`select value from auction_ops.settings where key = 'authenticator_password'`;
+      const [stored] = await tx<
+        { value: string }[]
+      >`select value from auction_ops.settings where key = 'authenticator_password'`;
       const password = preferred ?? stored?.value ?? randomBytes(24).toString('base64url');
       if (!existed || password !== stored?.value) {
         // DDL takes no bind parameters: pass the password through a transaction-local setting instead.

@@ -14,8 +14,12 @@ function setDir(files: Record<string, string>): string {
 
 describe('migrations', () => {
   let db: TestDatabase;
-  beforeAll(async () => { db = await createTestDatabase([]); });
-  afterAll(async () => { await db.drop(); });
+  beforeAll(async () => {
+    db = await createTestDatabase([]);
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
 
   it('applies pending files in order, once, and records them', async () => {
     const dir = setDir({
@@ -29,7 +33,8 @@ describe('migrations', () => {
       applied: ['demo/0001-create-things.sql', 'demo/0002-add-name.sql'],
       pending: [],
     });
-    const cols = await db.sql`select column_name from information_schema.columns where table_name = 'things' order by 1`;
+    const cols =
+      await db.sql`select column_name from information_schema.columns where table_name = 'things' order by 1`;
     expect(cols.map((c) => c.column_name)).toEqual(['id', 'name']);
   });
 
@@ -37,7 +42,9 @@ describe('migrations', () => {
     const dir = setDir({ '0001-a.sql': 'create table edited_a (id int);' });
     await migrate(db.ownerUrl, [{ name: 'edit', dir }]);
     writeFileSync(join(dir, '0001-a.sql'), 'create table edited_a (id bigint);');
-    await expect(migrate(db.ownerUrl, [{ name: 'edit', dir }])).rejects.toThrow(/edit\/0001-a.sql was edited after it was applied/);
+    await expect(migrate(db.ownerUrl, [{ name: 'edit', dir }])).rejects.toThrow(
+      /edit\/0001-a.sql was edited after it was applied/,
+    );
     await expect(migrationStatus(db.ownerUrl, [{ name: 'edit', dir }])).rejects.toBeInstanceOf(MigrationError);
   });
 
@@ -66,13 +73,16 @@ describe('migrations', () => {
     await db.sql`create table secret_stuff (x int)`;
     const request = postgres(db.requestUrl, { max: 1 });
     try {
-      const [who] = await request`select current_user, (select rolsuper from pg_roles where rolname = current_user) as su`;
+      const [who] =
+        await request`select current_user, (select rolsuper from pg_roles where rolname = current_user) as su`;
       expect(who).toEqual({ current_user: 'authenticator', su: false });
       await expect(request`select * from secret_stuff`).rejects.toMatchObject({ code: '42501' });
-      await expect(request.begin(async (tx) => {
-        await tx`select set_config('role', 'service_role', true)`;
-        return tx`select * from secret_stuff`;
-      })).rejects.toMatchObject({ code: '42501' });
+      await expect(
+        request.begin(async (tx) => {
+          await tx`select set_config('role', 'service_role', true)`;
+          return tx`select * from secret_stuff`;
+        }),
+      ).rejects.toMatchObject({ code: '42501' });
     } finally {
       await request.end();
     }

@@ -4,8 +4,12 @@ import { createTestDatabase, type TestDatabase } from '../src/testing/index.js';
 import { ensureRoles } from '../src/index.js';
 
 let db: TestDatabase;
-beforeAll(async () => { db = await createTestDatabase([]); });
-afterAll(async () => { await db.drop(); });
+beforeAll(async () => {
+  db = await createTestDatabase([]);
+});
+afterAll(async () => {
+  await db.drop();
+});
 
 it('keeps the password stored in the database, so servers sharing a cluster do not reset it', async () => {
   expect(await ensureRoles(db.ownerUrl)).toBe(db.authenticatorPassword);
@@ -31,10 +35,16 @@ it('runs work under a request role with its claims, and refuses any other role',
   const { inRequestTransaction } = await import('../src/index.js');
   const request = postgres(db.requestUrl, { max: 1 });
   try {
-    const [row] = await inRequestTransaction(request, 'authenticated', { sub: 'u-1', role: 'authenticated' }, (tx) =>
-      tx`select current_user as who, current_setting('request.jwt.claims', true)::json ->> 'sub' as sub`);
+    const [row] = await inRequestTransaction(
+      request,
+      'authenticated',
+      { sub: 'u-1', role: 'authenticated' },
+      (tx) => tx`select current_user as who, current_setting('request.jwt.claims', true)::json ->> 'sub' as sub`,
+    );
     expect(row).toEqual({ who: 'authenticated', sub: 'u-1' });
-    await expect(inRequestTransaction(request, 'postgres' as never, {}, (tx) => tx`select 1`)).rejects.toThrow(/not a request role/);
+    await expect(inRequestTransaction(request, 'postgres' as never, {}, (tx) => tx`select 1`)).rejects.toThrow(
+      /not a request role/,
+    );
     // The role does not outlive the transaction.
     expect(await request`select current_user as who`).toEqual([{ who: 'authenticator' }]);
   } finally {

@@ -33,13 +33,34 @@ export async function main(): Promise<void> {
     const [loc] = await owner`select id from public.locations where auction_id = ${a} order by name limit 1`;
     const [ch] = await owner`select id from public.channels where auction_id = ${a} and name = 'general'`;
     const queries: [string, string][] = [
-      ['recent_submissions auction, limit 25', `select * from public.recent_submissions where auction_id = '${a}' order by submitted_at desc limit 25`],
-      ['recent_submissions location, 7 days', `select * from public.recent_submissions where location_id = '${loc!.id}' and submitted_at >= now() - interval '7 days' and submitted_at <= now() order by submitted_at desc limit 50`],
-      ['recent_quality_inspections limit 25', `select * from public.recent_quality_inspections where auction_id = '${a}' order by submitted_at desc limit 25`],
-      ['active_problem_reports', `select * from public.active_problem_reports where auction_id = '${a}' and status <> 'closed' order by submitted_at desc`],
-      ['messages_with_reply_count limit 50', `select * from public.messages_with_reply_count where channel_id = '${ch!.id}' and parent_message_id is null order by created_at desc limit 50`],
-      ['get_location_stats 30 days', `select public.get_location_stats('${loc!.id}', now() - interval '30 days', now())`],
-      ['get_all_locations_stats 30 days', `select * from public.get_all_locations_stats(now() - interval '30 days', now())`],
+      [
+        'recent_submissions auction, limit 25',
+        `select * from public.recent_submissions where auction_id = '${a}' order by submitted_at desc limit 25`,
+      ],
+      [
+        'recent_submissions location, 7 days',
+        `select * from public.recent_submissions where location_id = '${loc!.id}' and submitted_at >= now() - interval '7 days' and submitted_at <= now() order by submitted_at desc limit 50`,
+      ],
+      [
+        'recent_quality_inspections limit 25',
+        `select * from public.recent_quality_inspections where auction_id = '${a}' order by submitted_at desc limit 25`,
+      ],
+      [
+        'active_problem_reports',
+        `select * from public.active_problem_reports where auction_id = '${a}' and status <> 'closed' order by submitted_at desc`,
+      ],
+      [
+        'messages_with_reply_count limit 50',
+        `select * from public.messages_with_reply_count where channel_id = '${ch!.id}' and parent_message_id is null order by created_at desc limit 50`,
+      ],
+      [
+        'get_location_stats 30 days',
+        `select public.get_location_stats('${loc!.id}', now() - interval '30 days', now())`,
+      ],
+      [
+        'get_all_locations_stats 30 days',
+        `select * from public.get_all_locations_stats(now() - interval '30 days', now())`,
+      ],
       ['get_defect_trends 30 days', `select * from public.get_defect_trends(now() - interval '30 days', now(), null)`],
       ['get_pending_submissions', `select * from public.get_pending_submissions()`],
       ['get_total_unread_count', `select public.get_total_unread_count('${a}')`],

@@ -12,7 +12,10 @@ beforeAll(async () => {
   db = await createTestDatabase([authMigrations, domainMigrations]);
   w = await buildWorld(db.sql);
 });
-afterAll(async () => { await closeClients(); await db.drop(); });
+afterAll(async () => {
+  await closeClients();
+  await db.drop();
+});
 const as = <T>(user: string, fn: Parameters<typeof asUser<T>>[2]) => asUser(db.requestUrl, claimsFor(user), fn);
 
 it('anonymize_user scrubs the person, keeps their records, shown as "Deleted user"', async () => {
@@ -24,16 +27,31 @@ it('anonymize_user scrubs the person, keeps their records, shown as "Deleted use
   const [u] = await db.sql`select email, encrypted_password, raw_user_meta_data, deleted_at,
     (select count(*)::int from auth.sessions s where s.user_id = u.id) sessions,
     (select count(*)::int from auth.identities i where i.user_id = u.id) identities from auth.users u where id = ${w.a.member}`;
-  expect(u).toMatchObject({ email: null, encrypted_password: null, raw_user_meta_data: {}, sessions: 0, identities: 0 });
+  expect(u).toMatchObject({
+    email: null,
+    encrypted_password: null,
+    raw_user_meta_data: {},
+    sessions: 0,
+    identities: 0,
+  });
   const [p] = await db.sql`select email, full_name from public.users where id = ${w.a.member}`;
   expect(p).toEqual({ email: null, full_name: 'Deleted user' });
   const [{ n }] = await db.sql`select count(*)::int n from public.user_push_tokens where user_id = ${w.a.member}`;
   expect(n).toBe(0);
-  const [sub] = await as(w.a.admin, (tx) => tx`select submitted_by from public.recent_submissions where id = ${w.ids.submission}`);
+  const [sub] = await as(
+    w.a.admin,
+    (tx) => tx`select submitted_by from public.recent_submissions where id = ${w.ids.submission}`,
+  );
   expect(sub!.submitted_by).toBe('Deleted user');
-  const [msg] = await as(w.a.admin, (tx) => tx`select user_id, content from public.messages_with_reply_count where id = ${w.ids.message}`);
+  const [msg] = await as(
+    w.a.admin,
+    (tx) => tx`select user_id, content from public.messages_with_reply_count where id = ${w.ids.message}`,
+  );
   expect(msg).toEqual({ user_id: w.a.member, content: 'hello' });
-  const [rep] = await as(w.a.admin, (tx) => tx`select prepared_by_name from public.active_problem_reports where id = ${w.ids.problem}`);
+  const [rep] = await as(
+    w.a.admin,
+    (tx) => tx`select prepared_by_name from public.active_problem_reports where id = ${w.ids.problem}`,
+  );
   expect(rep!.prepared_by_name).toBe('Deleted user');
   const [{ m }] = await db.sql`select count(*)::int m from public.auction_members where user_id = ${w.a.member}`;
   expect(m).toBe(0);
@@ -44,16 +62,33 @@ it('a sole owner with other members must transfer ownership before anonymizing',
 });
 
 it('log_email records for the caller; only the caller and super admins read it', async () => {
-  const [r] = await as(w.a.admin, (tx) => tx`select public.log_email(p_to_email := 'x@y.test', p_template := 'invite', p_status := 'stored') id`);
+  const [r] = await as(
+    w.a.admin,
+    (tx) => tx`select public.log_email(p_to_email := 'x@y.test', p_template := 'invite', p_status := 'stored') id`,
+  );
   const [row] = await db.sql`select user_id, template, status from public.email_log where id = ${r!.id}`;
   expect(row).toEqual({ user_id: w.a.admin, template: 'invite', status: 'stored' });
-  expect(await sqlState(as(w.a.admin, (tx) => tx`select public.log_email(p_to_email := 'x@y.test', p_template := 't', p_status := 'bogus')`))).toBe('23514');
+  expect(
+    await sqlState(
+      as(
+        w.a.admin,
+        (tx) => tx`select public.log_email(p_to_email := 'x@y.test', p_template := 't', p_status := 'bogus')`,
+      ),
+    ),
+  ).toBe('23514');
 });
 
 it('team members create channels only when the auction allows it', async () => {
   const team = w.b.member;
-  expect(await sqlState(as(team, (tx) => tx`insert into public.channels (auction_id, name) values (${w.b.auctionId}, 'crew')`))).toBe('42501');
+  expect(
+    await sqlState(
+      as(team, (tx) => tx`insert into public.channels (auction_id, name) values (${w.b.auctionId}, 'crew')`),
+    ),
+  ).toBe('42501');
   await db.sql`update public.auctions set settings = settings || '{"members_can_create_channels": true}' where id = ${w.b.auctionId}`;
-  const [c] = await as(team, (tx) => tx`insert into public.channels (auction_id, name) values (${w.b.auctionId}, 'crew') returning created_by`);
+  const [c] = await as(
+    team,
+    (tx) => tx`insert into public.channels (auction_id, name) values (${w.b.auctionId}, 'crew') returning created_by`,
+  );
   expect(c!.created_by).toBe(team);
 });

@@ -11,14 +11,28 @@ const steps: string[] = [];
 const NOW = new Date('2030-03-01T18:00:00Z');
 beforeAll(async () => {
   db = await createTestDatabase([authMigrations, domainMigrations]);
-  seeded = await seedDemo(db.sql, { scale: 1, now: NOW, hashPassword: async (p) => `plain:${p}`, onProgress: (_d, _t, label) => steps.push(label) });
+  seeded = await seedDemo(db.sql, {
+    scale: 1,
+    now: NOW,
+    hashPassword: async (p) => `plain:${p}`,
+    onProgress: (_d, _t, label) => steps.push(label),
+  });
 });
-afterAll(async () => { await closeClients(); await db.drop(); });
+afterAll(async () => {
+  await closeClients();
+  await db.drop();
+});
 
 it('creates two auctions, six people with passwords, and a realistic volume', async () => {
-  expect(seeded.auctions.map((a) => [a.slug, a.timezone])).toEqual([['riverside', 'America/Chicago'], ['bayside', 'America/Los_Angeles']]);
+  expect(seeded.auctions.map((a) => [a.slug, a.timezone])).toEqual([
+    ['riverside', 'America/Chicago'],
+    ['bayside', 'America/Los_Angeles'],
+  ]);
   expect(seeded.users).toHaveLength(6);
-  expect(seeded.users[0]).toMatchObject({ email: 'owner@riverside.example.com', roles: { riverside: 'owner', bayside: 'owner' } });
+  expect(seeded.users[0]).toMatchObject({
+    email: 'owner@riverside.example.com',
+    roles: { riverside: 'owner', bayside: 'owner' },
+  });
   expect(seeded.users.every((u) => u.password.length >= 12)).toBe(true);
   expect(seeded.bulkMode).toBe(true);
   expect(seeded.counts.lot_submissions).toBeGreaterThan(3000);
@@ -32,7 +46,8 @@ it('creates two auctions, six people with passwords, and a realistic volume', as
 });
 
 it('passwords are stored as given by the hasher, with a confirmed e-mail identity', async () => {
-  const [u] = await db.sql`select encrypted_password, email_confirmed_at, (select count(*)::int from auth.identities i where i.user_id = u.id) as ids
+  const [u] =
+    await db.sql`select encrypted_password, email_confirmed_at, (select count(*)::int from auth.identities i where i.user_id = u.id) as ids
     from auth.users u where email = ${seeded.users[1]!.email}`;
   expect(u).toMatchObject({ encrypted_password: `plain:${seeded.users[1]!.password}`, ids: 1 });
   expect(u!.email_confirmed_at).not.toBeNull();
@@ -54,18 +69,34 @@ it('all submissions fall inside operating hours in the auction time zone, none i
 it('rock reports exist in every state, and the views and RPCs read the data as a team member', async () => {
   const member = (await db.sql`select id from public.users where email = ${seeded.users[2]!.email}`)[0]!.id as string;
   const auction = seeded.auctions[0]!.id;
-  const states = await asUser(db.requestUrl, claimsFor(member), (tx) =>
-    tx`select status, count(*)::int n from public.active_problem_reports where auction_id = ${auction} group by 1 order by 1`);
+  const states = await asUser(
+    db.requestUrl,
+    claimsFor(member),
+    (tx) =>
+      tx`select status, count(*)::int n from public.active_problem_reports where auction_id = ${auction} group by 1 order by 1`,
+  );
   expect(states.map((s) => s.status)).toEqual(['closed', 'in_progress', 'open']);
-  const recent = await asUser(db.requestUrl, claimsFor(member), (tx) =>
-    tx`select * from public.recent_submissions where auction_id = ${auction} order by submitted_at desc limit 5`);
+  const recent = await asUser(
+    db.requestUrl,
+    claimsFor(member),
+    (tx) =>
+      tx`select * from public.recent_submissions where auction_id = ${auction} order by submitted_at desc limit 5`,
+  );
   expect(recent).toHaveLength(5);
   expect(recent[0]!.entries.length).toBe(recent[0]!.entry_count);
-  const threads = await asUser(db.requestUrl, claimsFor(member), (tx) =>
-    tx`select count(*)::int n from public.messages_with_reply_count where auction_id = ${auction} and reply_count > 0`);
+  const threads = await asUser(
+    db.requestUrl,
+    claimsFor(member),
+    (tx) =>
+      tx`select count(*)::int n from public.messages_with_reply_count where auction_id = ${auction} and reply_count > 0`,
+  );
   expect(threads[0]!.n).toBeGreaterThan(10);
-  const stats = await asUser(db.requestUrl, claimsFor(member), (tx) =>
-    tx`select * from public.get_all_locations_stats(p_start_date := ${new Date(NOW.getTime() - 7 * 86_400_000)}, p_end_date := ${NOW})`);
+  const stats = await asUser(
+    db.requestUrl,
+    claimsFor(member),
+    (tx) =>
+      tx`select * from public.get_all_locations_stats(p_start_date := ${new Date(NOW.getTime() - 7 * 86_400_000)}, p_end_date := ${NOW})`,
+  );
   expect(stats.filter((s) => s.auction_id === auction)).toHaveLength(6);
 });
 

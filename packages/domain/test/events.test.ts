@@ -14,8 +14,13 @@ beforeAll(async () => {
   db = await createTestDatabase([authMigrations, domainMigrations]);
   w = await buildWorld(db.sql);
 });
-beforeEach(async () => { await db.sql`delete from public.event_outbox`; });
-afterAll(async () => { await closeClients(); await db.drop(); });
+beforeEach(async () => {
+  await db.sql`delete from public.event_outbox`;
+});
+afterAll(async () => {
+  await closeClients();
+  await db.drop();
+});
 
 const as = <T>(user: string, fn: Parameters<typeof asUser<T>>[2]) => asUser(db.requestUrl, claimsFor(user), fn);
 async function events(): Promise<{ event_type: string; auction_id: string; data: any }[]> {
@@ -25,24 +30,62 @@ const keys = (o: object) => Object.keys(o).sort();
 
 describe('submission events', () => {
   it('submission.created once, at commit, with entries, from the RPC', async () => {
-    const r = await as(w.a.member, (tx) => tx`select public.create_lot_submission_with_entries(
+    const r = await as(
+      w.a.member,
+      (tx) => tx`select public.create_lot_submission_with_entries(
       p_location_id := ${w.ids.location}, p_entries := ${tx.json([{ submission_type_id: w.ids.type, car_count: 7, image_url: 'https://i/x.jpg' }])},
-      p_image_url := 'https://i/main.jpg') as s`);
+      p_image_url := 'https://i/main.jpg') as s`,
+    );
     const s = r[0].s;
-    expect(s).toMatchObject({ location_name: 'North lot', submitted_by: 'Member world-a', entry_count: 1, total_car_count: 7, image_url: 'https://i/main.jpg' });
+    expect(s).toMatchObject({
+      location_name: 'North lot',
+      submitted_by: 'Member world-a',
+      entry_count: 1,
+      total_car_count: 7,
+      image_url: 'https://i/main.jpg',
+    });
     expect(s.entries).toEqual([{ type_name: 'Sold', car_count: 7, image_url: 'https://i/x.jpg' }]);
-    expect(keys(s)).toEqual(keys({ id: 1, auction_id: 1, location_id: 1, location_name: 1, user_id: 1, submitted_by: 1, submitted_at: 1, entries: 1, entry_count: 1, total_car_count: 1, image_url: 1 }));
+    expect(keys(s)).toEqual(
+      keys({
+        id: 1,
+        auction_id: 1,
+        location_id: 1,
+        location_name: 1,
+        user_id: 1,
+        submitted_by: 1,
+        submitted_at: 1,
+        entries: 1,
+        entry_count: 1,
+        total_car_count: 1,
+        image_url: 1,
+      }),
+    );
     const ev = await events();
     expect(ev.map((e) => e.event_type)).toEqual(['submission.created']);
     expect(ev[0].auction_id).toBe(w.a.auctionId);
-    expect(keys(ev[0].data)).toEqual(keys({ id: 1, location_id: 1, location_name: 1, user_id: 1, submitted_by: 1, submitted_at: 1, entries: 1, total_car_count: 1, image_url: 1 }));
-    expect(ev[0].data.entries).toEqual([{ type_id: w.ids.type, type_name: 'Sold', car_count: 7, image_url: 'https://i/x.jpg' }]);
+    expect(keys(ev[0].data)).toEqual(
+      keys({
+        id: 1,
+        location_id: 1,
+        location_name: 1,
+        user_id: 1,
+        submitted_by: 1,
+        submitted_at: 1,
+        entries: 1,
+        total_car_count: 1,
+        image_url: 1,
+      }),
+    );
+    expect(ev[0].data.entries).toEqual([
+      { type_id: w.ids.type, type_name: 'Sold', car_count: 7, image_url: 'https://i/x.jpg' },
+    ]);
     expect(ev[0].data.total_car_count).toBe(7);
   });
 
   it('submission.created also when the submission and its entries are posted in one transaction', async () => {
     await as(w.a.member, async (tx) => {
-      const [s] = await tx`insert into public.lot_submissions (auction_id, location_id) values (${w.a.auctionId}, ${w.ids.location}) returning id`;
+      const [s] =
+        await tx`insert into public.lot_submissions (auction_id, location_id) values (${w.a.auctionId}, ${w.ids.location}) returning id`;
       await tx`insert into public.lot_submission_entries (submission_id, submission_type_id, car_count) values (${s.id}, ${w.ids.type}, 2), (${s.id}, ${w.ids.type}, 3)`;
     });
     const ev = await events();
@@ -51,8 +94,14 @@ describe('submission events', () => {
   });
 
   it('submission.updated once per edit', async () => {
-    await as(w.a.member, (tx) => tx`update public.lot_submissions set notes = 'recount' where id = ${w.ids.submission}`);
-    await as(w.a.member, (tx) => tx`update public.lot_submissions set notes = 'recount' where id = ${w.ids.submission}`); // no change
+    await as(
+      w.a.member,
+      (tx) => tx`update public.lot_submissions set notes = 'recount' where id = ${w.ids.submission}`,
+    );
+    await as(
+      w.a.member,
+      (tx) => tx`update public.lot_submissions set notes = 'recount' where id = ${w.ids.submission}`,
+    ); // no change
     await as(w.a.admin, (tx) => tx`update public.lot_submission_entries set car_count = 6 where id = ${w.ids.entry}`);
     const ev = await events();
     expect(ev.map((e) => e.event_type)).toEqual(['submission.updated', 'submission.updated']);
@@ -61,29 +110,82 @@ describe('submission events', () => {
   });
 
   it('the RPC refuses types not configured for the location, negative counts and inactive locations', async () => {
-    expect(await sqlState(as(w.a.member, (tx) => tx`select public.create_lot_submission_with_entries(
-      p_location_id := ${w.ids.location}, p_entries := ${tx.json([{ submission_type_id: w.ids.otherType, car_count: 1 }])})`))).toBe('P0001');
-    expect(await sqlState(as(w.a.member, (tx) => tx`select public.create_lot_submission_with_entries(
-      p_location_id := ${w.ids.location}, p_entries := ${tx.json([{ submission_type_id: w.ids.type, car_count: -1 }])})`))).toBe('22023');
-    expect(await sqlState(as(w.a.member, (tx) => tx`select public.create_lot_submission_with_entries(
-      p_location_id := ${w.ids.location}, p_entries := ${tx.json([])})`))).toBe('22023');
-    expect(await sqlState(as(w.b.owner, (tx) => tx`select public.create_lot_submission_with_entries(
-      p_location_id := ${w.ids.location}, p_entries := ${tx.json([{ submission_type_id: w.ids.type, car_count: 1 }])})`))).toBe('42501');
+    expect(
+      await sqlState(
+        as(
+          w.a.member,
+          (tx) => tx`select public.create_lot_submission_with_entries(
+      p_location_id := ${w.ids.location}, p_entries := ${tx.json([{ submission_type_id: w.ids.otherType, car_count: 1 }])})`,
+        ),
+      ),
+    ).toBe('P0001');
+    expect(
+      await sqlState(
+        as(
+          w.a.member,
+          (tx) => tx`select public.create_lot_submission_with_entries(
+      p_location_id := ${w.ids.location}, p_entries := ${tx.json([{ submission_type_id: w.ids.type, car_count: -1 }])})`,
+        ),
+      ),
+    ).toBe('22023');
+    expect(
+      await sqlState(
+        as(
+          w.a.member,
+          (tx) => tx`select public.create_lot_submission_with_entries(
+      p_location_id := ${w.ids.location}, p_entries := ${tx.json([])})`,
+        ),
+      ),
+    ).toBe('22023');
+    expect(
+      await sqlState(
+        as(
+          w.b.owner,
+          (tx) => tx`select public.create_lot_submission_with_entries(
+      p_location_id := ${w.ids.location}, p_entries := ${tx.json([{ submission_type_id: w.ids.type, car_count: 1 }])})`,
+        ),
+      ),
+    ).toBe('42501');
     expect(await events()).toEqual([]);
   });
 });
 
 describe('inspection events', () => {
   it('inspection.created then inspection.defect_added, as the app posts them', async () => {
-    const [i] = await as(w.a.member, (tx) => tx`insert into public.quality_inspections (auction_id, location_id, vin_number, barcode)
-      values (${w.a.auctionId}, ${w.ids.location}, '2hgfg12678h500001', 'BC-9') returning id, vin_number`);
+    const [i] = await as(
+      w.a.member,
+      (tx) => tx`insert into public.quality_inspections (auction_id, location_id, vin_number, barcode)
+      values (${w.a.auctionId}, ${w.ids.location}, '2hgfg12678h500001', 'BC-9') returning id, vin_number`,
+    );
     expect(i.vin_number).toBe('2HGFG12678H500001');
-    await as(w.a.member, (tx) => tx`insert into public.quality_defects (inspection_id, category_id, notes) values (${i.id}, ${w.ids.category}, 'hood')`);
+    await as(
+      w.a.member,
+      (tx) =>
+        tx`insert into public.quality_defects (inspection_id, category_id, notes) values (${i.id}, ${w.ids.category}, 'hood')`,
+    );
     const ev = await events();
     expect(ev.map((e) => e.event_type)).toEqual(['inspection.created', 'inspection.defect_added']);
-    expect(keys(ev[0].data)).toEqual(keys({ id: 1, location_id: 1, location_name: 1, user_id: 1, inspector_name: 1, vin_number: 1, barcode: 1, submitted_at: 1, defect_count: 1, defects: 1 }));
+    expect(keys(ev[0].data)).toEqual(
+      keys({
+        id: 1,
+        location_id: 1,
+        location_name: 1,
+        user_id: 1,
+        inspector_name: 1,
+        vin_number: 1,
+        barcode: 1,
+        submitted_at: 1,
+        defect_count: 1,
+        defects: 1,
+      }),
+    );
     expect(ev[0].data).toMatchObject({ inspector_name: 'Member world-a', defect_count: 0, defects: [] });
-    expect(ev[1].data).toMatchObject({ inspection_id: i.id, category: 'Dent', notes: 'hood', vin_number: '2HGFG12678H500001' });
+    expect(ev[1].data).toMatchObject({
+      inspection_id: i.id,
+      category: 'Dent',
+      notes: 'hood',
+      vin_number: '2HGFG12678H500001',
+    });
   });
 
   it('inspection.created carries defects written in the same transaction', async () => {
@@ -100,27 +202,59 @@ describe('inspection events', () => {
 
   it('a VIN with I, O or Q or of the wrong length is refused', async () => {
     for (const vin of ['1HGCM82633A00435I', '1HGCM82633A00435']) {
-      expect(await sqlState(as(w.a.member, (tx) => tx`insert into public.quality_inspections (auction_id, location_id, vin_number)
-        values (${w.a.auctionId}, ${w.ids.location}, ${vin})`))).toBe('23514');
+      expect(
+        await sqlState(
+          as(
+            w.a.member,
+            (tx) => tx`insert into public.quality_inspections (auction_id, location_id, vin_number)
+        values (${w.a.auctionId}, ${w.ids.location}, ${vin})`,
+          ),
+        ),
+      ).toBe('23514');
     }
   });
 });
 
 describe('problem events', () => {
   it('problem.created and problem.assigned on a new assigned report', async () => {
-    await as(w.a.member, (tx) => tx`insert into public.problem_reports (auction_id, issue_name, area, location_id, assigned_to)
-      values (${w.a.auctionId}, 'Broken gate', 'Entrance', ${w.ids.location}, ${w.a.admin})`);
+    await as(
+      w.a.member,
+      (tx) => tx`insert into public.problem_reports (auction_id, issue_name, area, location_id, assigned_to)
+      values (${w.a.auctionId}, 'Broken gate', 'Entrance', ${w.ids.location}, ${w.a.admin})`,
+    );
     const ev = await events();
     expect(ev.map((e) => e.event_type)).toEqual(['problem.created', 'problem.assigned']);
-    expect(ev[0].data).toMatchObject({ issue_name: 'Broken gate', status: 'open', prepared_by: { id: w.a.member, name: 'Member world-a' }, assigned_to: { id: w.a.admin, name: 'Admin world-a' } });
-    expect(ev[1].data).toMatchObject({ previous_assigned_to: null, assigned_by: { id: w.a.member, name: 'Member world-a' } });
+    expect(ev[0].data).toMatchObject({
+      issue_name: 'Broken gate',
+      status: 'open',
+      prepared_by: { id: w.a.member, name: 'Member world-a' },
+      assigned_to: { id: w.a.admin, name: 'Admin world-a' },
+    });
+    expect(ev[1].data).toMatchObject({
+      previous_assigned_to: null,
+      assigned_by: { id: w.a.member, name: 'Member world-a' },
+    });
   });
 
   it('problem.status_changed with the documented shape; forbidden moves are P0001; reopening needs an admin', async () => {
-    await as(w.a.member, (tx) => tx`update public.problem_reports set status = 'in_progress' where id = ${w.ids.problem}`);
+    await as(
+      w.a.member,
+      (tx) => tx`update public.problem_reports set status = 'in_progress' where id = ${w.ids.problem}`,
+    );
     await as(w.a.member, (tx) => tx`update public.problem_reports set status = 'closed' where id = ${w.ids.problem}`);
-    expect(await sqlState(as(w.a.member, (tx) => tx`update public.problem_reports set status = 'in_progress' where id = ${w.ids.problem}`))).toBe('P0001');
-    expect(await sqlState(as(w.a.member, (tx) => tx`update public.problem_reports set status = 'open' where id = ${w.ids.problem}`))).toBe('42501');
+    expect(
+      await sqlState(
+        as(
+          w.a.member,
+          (tx) => tx`update public.problem_reports set status = 'in_progress' where id = ${w.ids.problem}`,
+        ),
+      ),
+    ).toBe('P0001');
+    expect(
+      await sqlState(
+        as(w.a.member, (tx) => tx`update public.problem_reports set status = 'open' where id = ${w.ids.problem}`),
+      ),
+    ).toBe('42501');
     await as(w.a.admin, (tx) => tx`update public.problem_reports set status = 'open' where id = ${w.ids.problem}`);
     const ev = await events();
     expect(ev.map((e) => [e.event_type, e.data.previous_status, e.data.new_status])).toEqual([
@@ -128,42 +262,123 @@ describe('problem events', () => {
       ['problem.status_changed', 'in_progress', 'closed'],
       ['problem.status_changed', 'closed', 'open'],
     ]);
-    expect(keys(ev[0].data)).toEqual(keys({ id: 1, issue_name: 1, area: 1, location_id: 1, location_name: 1, previous_status: 1, new_status: 1, prepared_by: 1, assigned_to: 1, action_count: 1, completed_action_count: 1, updated_at: 1 }));
-    expect(ev[0].data).toMatchObject({ prepared_by: { id: w.a.member, name: 'Member world-a' }, assigned_to: null, action_count: 1, completed_action_count: 0, location_name: 'North lot' });
+    expect(keys(ev[0].data)).toEqual(
+      keys({
+        id: 1,
+        issue_name: 1,
+        area: 1,
+        location_id: 1,
+        location_name: 1,
+        previous_status: 1,
+        new_status: 1,
+        prepared_by: 1,
+        assigned_to: 1,
+        action_count: 1,
+        completed_action_count: 1,
+        updated_at: 1,
+      }),
+    );
+    expect(ev[0].data).toMatchObject({
+      prepared_by: { id: w.a.member, name: 'Member world-a' },
+      assigned_to: null,
+      action_count: 1,
+      completed_action_count: 0,
+      location_name: 'North lot',
+    });
   });
 
   it('problem.assigned on reassignment, problem.action_completed once when an action completes', async () => {
-    await as(w.a.admin, (tx) => tx`update public.problem_reports set assigned_to = ${w.a.owner} where id = ${w.ids.problem}`);
+    await as(
+      w.a.admin,
+      (tx) => tx`update public.problem_reports set assigned_to = ${w.a.owner} where id = ${w.ids.problem}`,
+    );
     await as(w.a.member, (tx) => tx`update public.problem_actions set status = 'complete' where id = ${w.ids.action}`);
-    await as(w.a.member, (tx) => tx`update public.problem_actions set countermeasure = 'magnet' where id = ${w.ids.action}`);
+    await as(
+      w.a.member,
+      (tx) => tx`update public.problem_actions set countermeasure = 'magnet' where id = ${w.ids.action}`,
+    );
     const ev = await events();
     expect(ev.map((e) => e.event_type)).toEqual(['problem.assigned', 'problem.action_completed']);
-    expect(ev[1].data).toMatchObject({ id: w.ids.action, problem_id: w.ids.problem, action_count: 1, completed_action_count: 1 });
+    expect(ev[1].data).toMatchObject({
+      id: w.ids.action,
+      problem_id: w.ids.problem,
+      action_count: 1,
+      completed_action_count: 1,
+    });
     expect(ev[1].data.completed_at).not.toBeNull();
-    const [v] = await as(w.a.member, (tx) => tx`select completed_action_count from public.active_problem_reports where id = ${w.ids.problem}`);
+    const [v] = await as(
+      w.a.member,
+      (tx) => tx`select completed_action_count from public.active_problem_reports where id = ${w.ids.problem}`,
+    );
     expect(v.completed_action_count).toBe(1);
   });
 
   it('a report cannot be assigned to someone outside the auction', async () => {
-    expect(await sqlState(as(w.a.admin, (tx) => tx`update public.problem_reports set assigned_to = ${w.b.owner} where id = ${w.ids.problem}`))).toBe('P0001');
+    expect(
+      await sqlState(
+        as(
+          w.a.admin,
+          (tx) => tx`update public.problem_reports set assigned_to = ${w.b.owner} where id = ${w.ids.problem}`,
+        ),
+      ),
+    ).toBe('P0001');
   });
 });
 
 describe('chat events', () => {
   it('channel.created, message.created with mentions, message.edited, message.deleted, channel.archived', async () => {
-    const [c] = await as(w.a.admin, (tx) => tx`insert into public.channels (auction_id, name, description) values (${w.a.auctionId}, 'yard', 'Yard crew') returning id`);
-    const [m] = await as(w.a.member, (tx) => tx`insert into public.messages (auction_id, channel_id, content, message_type)
-      values (${w.a.auctionId}, ${c.id}, 'ping @Admin world-a and @owner', 'text') returning id, mentions`);
+    const [c] = await as(
+      w.a.admin,
+      (tx) =>
+        tx`insert into public.channels (auction_id, name, description) values (${w.a.auctionId}, 'yard', 'Yard crew') returning id`,
+    );
+    const [m] = await as(
+      w.a.member,
+      (tx) => tx`insert into public.messages (auction_id, channel_id, content, message_type)
+      values (${w.a.auctionId}, ${c.id}, 'ping @Admin world-a and @owner', 'text') returning id, mentions`,
+    );
     expect([...m.mentions].sort()).toEqual([w.a.admin, w.a.owner].sort());
-    const [reply] = await as(w.a.admin, (tx) => tx`insert into public.messages (auction_id, channel_id, content, parent_message_id)
-      values (${w.a.auctionId}, ${c.id}, 'on it', ${m.id}) returning id`);
-    await as(w.a.member, (tx) => tx`update public.messages set content = 'ping all', is_edited = true where id = ${m.id}`);
+    const [reply] = await as(
+      w.a.admin,
+      (tx) => tx`insert into public.messages (auction_id, channel_id, content, parent_message_id)
+      values (${w.a.auctionId}, ${c.id}, 'on it', ${m.id}) returning id`,
+    );
+    await as(
+      w.a.member,
+      (tx) => tx`update public.messages set content = 'ping all', is_edited = true where id = ${m.id}`,
+    );
     await as(w.a.admin, (tx) => tx`update public.messages set is_deleted = true where id = ${reply.id}`);
     await as(w.a.admin, (tx) => tx`update public.channels set is_archived = true where id = ${c.id}`);
     const ev = await events();
-    expect(ev.map((e) => e.event_type)).toEqual(['channel.created', 'message.created', 'message.created', 'message.edited', 'message.deleted', 'channel.archived']);
-    expect(keys(ev[1].data)).toEqual(keys({ id: 1, channel_id: 1, channel_name: 1, user_id: 1, sender_name: 1, content: 1, message_type: 1, is_thread_reply: 1, parent_message_id: 1, mentions: 1, created_at: 1 }));
-    expect(ev[1].data).toMatchObject({ channel_name: 'yard', sender_name: 'Member world-a', is_thread_reply: false, parent_message_id: null });
+    expect(ev.map((e) => e.event_type)).toEqual([
+      'channel.created',
+      'message.created',
+      'message.created',
+      'message.edited',
+      'message.deleted',
+      'channel.archived',
+    ]);
+    expect(keys(ev[1].data)).toEqual(
+      keys({
+        id: 1,
+        channel_id: 1,
+        channel_name: 1,
+        user_id: 1,
+        sender_name: 1,
+        content: 1,
+        message_type: 1,
+        is_thread_reply: 1,
+        parent_message_id: 1,
+        mentions: 1,
+        created_at: 1,
+      }),
+    );
+    expect(ev[1].data).toMatchObject({
+      channel_name: 'yard',
+      sender_name: 'Member world-a',
+      is_thread_reply: false,
+      parent_message_id: null,
+    });
     expect(ev[2].data).toMatchObject({ is_thread_reply: true, parent_message_id: m.id });
     expect(ev[3].data).toMatchObject({ previous_content: 'ping @Admin world-a and @owner', content: 'ping all' });
     expect(ev[4].data).toMatchObject({ id: reply.id, deleted_by: { id: w.a.admin, name: 'Admin world-a' } });
@@ -172,61 +387,152 @@ describe('chat events', () => {
     expect(deleted.deleted_at).not.toBeNull();
   });
 
-  it('a team member cannot edit someone else\'s message', async () => {
-    const [m] = await as(w.a.admin, (tx) => tx`insert into public.messages (auction_id, channel_id, content) values (${w.a.auctionId}, ${w.ids.channel}, 'admin says') returning id`);
-    const rows = await as(w.a.member, (tx) => tx`update public.messages set content = 'hacked' where id = ${m.id} returning id`);
+  it("a team member cannot edit someone else's message", async () => {
+    const [m] = await as(
+      w.a.admin,
+      (tx) =>
+        tx`insert into public.messages (auction_id, channel_id, content) values (${w.a.auctionId}, ${w.ids.channel}, 'admin says') returning id`,
+    );
+    const rows = await as(
+      w.a.member,
+      (tx) => tx`update public.messages set content = 'hacked' where id = ${m.id} returning id`,
+    );
     expect(rows).toHaveLength(0);
   });
 });
 
 describe('member events', () => {
   it('member.invited, member.joined, member.role_changed, member.removed', async () => {
-    const newbie = (await db.sql`insert into auth.users (email, raw_user_meta_data) values ('newbie@x.test', '{"full_name":"New Bie"}') returning id`)[0].id;
-    const [inv] = await as(w.a.admin, (tx) => tx`select public.invite_user_to_auction(p_auction_id := ${w.a.auctionId}, p_email := 'NewBie@x.test', p_role := 'team_member') r`);
+    const newbie = (
+      await db.sql`insert into auth.users (email, raw_user_meta_data) values ('newbie@x.test', '{"full_name":"New Bie"}') returning id`
+    )[0].id;
+    const [inv] = await as(
+      w.a.admin,
+      (tx) =>
+        tx`select public.invite_user_to_auction(p_auction_id := ${w.a.auctionId}, p_email := 'NewBie@x.test', p_role := 'team_member') r`,
+    );
     expect(keys(inv.r)).toEqual(['expires_at', 'invitation_id', 'token']);
-    expect(await sqlState(as(w.a.member, (tx) => tx`select public.accept_auction_invite(p_token := ${inv.r.token})`))).toBe('42501');
+    expect(
+      await sqlState(as(w.a.member, (tx) => tx`select public.accept_auction_invite(p_token := ${inv.r.token})`)),
+    ).toBe('42501');
     const [acc] = await as(newbie, (tx) => tx`select public.accept_auction_invite(p_token := ${inv.r.token}) r`);
     expect(acc.r).toMatchObject({ auction_id: w.a.auctionId, role: 'team_member' });
-    expect(await sqlState(as(newbie, (tx) => tx`select public.accept_auction_invite(p_token := ${inv.r.token})`))).toBe('P0001');
-    const [changed] = await as(w.a.admin, (tx) => tx`select * from public.change_member_role(p_auction_id := ${w.a.auctionId}, p_user_id := ${newbie}, p_new_role := 'admin')`);
+    expect(await sqlState(as(newbie, (tx) => tx`select public.accept_auction_invite(p_token := ${inv.r.token})`))).toBe(
+      'P0001',
+    );
+    const [changed] = await as(
+      w.a.admin,
+      (tx) =>
+        tx`select * from public.change_member_role(p_auction_id := ${w.a.auctionId}, p_user_id := ${newbie}, p_new_role := 'admin')`,
+    );
     expect(changed).toMatchObject({ user_id: newbie, role: 'admin', id: acc.r.member_id });
-    const [rm] = await as(newbie, (tx) => tx`select public.remove_auction_member(p_auction_id := ${w.a.auctionId}, p_user_id := ${newbie}) r`);
+    const [rm] = await as(
+      newbie,
+      (tx) => tx`select public.remove_auction_member(p_auction_id := ${w.a.auctionId}, p_user_id := ${newbie}) r`,
+    );
     expect(rm.r).toEqual({ removed: true });
     const ev = await events();
-    expect(ev.map((e) => e.event_type)).toEqual(['member.invited', 'member.joined', 'member.role_changed', 'member.removed']);
-    expect(ev[1].data).toEqual({ user_id: newbie, email: 'newbie@x.test', full_name: 'New Bie', role: 'team_member', invited_by: { id: w.a.admin, name: 'Admin world-a' }, joined_at: expect.any(String) });
+    expect(ev.map((e) => e.event_type)).toEqual([
+      'member.invited',
+      'member.joined',
+      'member.role_changed',
+      'member.removed',
+    ]);
+    expect(ev[1].data).toEqual({
+      user_id: newbie,
+      email: 'newbie@x.test',
+      full_name: 'New Bie',
+      role: 'team_member',
+      invited_by: { id: w.a.admin, name: 'Admin world-a' },
+      joined_at: expect.any(String),
+    });
     expect(ev[2].data).toMatchObject({ previous_role: 'team_member', new_role: 'admin' });
     expect(ev[0].data.token).toBeUndefined();
   });
 
   it('expired, revoked and link invitations', async () => {
     const u = (await db.sql`insert into auth.users (email) values ('linky@x.test') returning id`)[0].id;
-    const [link] = await as(w.a.owner, (tx) => tx`select public.invite_user_to_auction(p_auction_id := ${w.a.auctionId}, p_email := null, p_role := 'team_member') r`);
-    const [exp] = await as(w.a.owner, (tx) => tx`select public.invite_user_to_auction(p_auction_id := ${w.a.auctionId}, p_email := 'linky@x.test', p_role := 'admin') r`);
+    const [link] = await as(
+      w.a.owner,
+      (tx) =>
+        tx`select public.invite_user_to_auction(p_auction_id := ${w.a.auctionId}, p_email := null, p_role := 'team_member') r`,
+    );
+    const [exp] = await as(
+      w.a.owner,
+      (tx) =>
+        tx`select public.invite_user_to_auction(p_auction_id := ${w.a.auctionId}, p_email := 'linky@x.test', p_role := 'admin') r`,
+    );
     await db.sql`update public.auction_invitations set expires_at = now() - interval '1 minute' where id = ${exp.r.invitation_id}`;
-    expect(await sqlState(as(u, (tx) => tx`select public.accept_auction_invite(p_token := ${exp.r.token})`))).toBe('P0001');
-    expect(await sqlState(as(w.a.admin, (tx) => tx`select public.invite_user_to_auction(p_auction_id := ${w.a.auctionId}, p_email := 'x@x.test', p_role := 'owner')`))).toBe('42501');
+    expect(await sqlState(as(u, (tx) => tx`select public.accept_auction_invite(p_token := ${exp.r.token})`))).toBe(
+      'P0001',
+    );
+    expect(
+      await sqlState(
+        as(
+          w.a.admin,
+          (tx) =>
+            tx`select public.invite_user_to_auction(p_auction_id := ${w.a.auctionId}, p_email := 'x@x.test', p_role := 'owner')`,
+        ),
+      ),
+    ).toBe('42501');
     const [acc] = await as(u, (tx) => tx`select public.accept_auction_invite(p_token := ${link.r.token}) r`);
     expect(acc.r.role).toBe('team_member');
   });
 
   it('ownership transfer keeps one owner and demotes the old owner to admin; the last owner cannot leave', async () => {
-    expect(await sqlState(as(w.b.owner, (tx) => tx`select public.remove_auction_member(p_auction_id := ${w.b.auctionId}, p_user_id := ${w.b.owner})`))).toBe('P0001');
-    await as(w.b.owner, (tx) => tx`select public.transfer_auction_ownership(p_auction_id := ${w.b.auctionId}, p_new_owner_id := ${w.b.member})`);
-    const roles = await db.sql`select user_id, role from public.auction_members where auction_id = ${w.b.auctionId} and user_id in (${w.b.owner}, ${w.b.member})`;
-    expect(Object.fromEntries(roles.map((r) => [r.user_id, r.role]))).toEqual({ [w.b.owner]: 'admin', [w.b.member]: 'owner' });
+    expect(
+      await sqlState(
+        as(
+          w.b.owner,
+          (tx) => tx`select public.remove_auction_member(p_auction_id := ${w.b.auctionId}, p_user_id := ${w.b.owner})`,
+        ),
+      ),
+    ).toBe('P0001');
+    await as(
+      w.b.owner,
+      (tx) =>
+        tx`select public.transfer_auction_ownership(p_auction_id := ${w.b.auctionId}, p_new_owner_id := ${w.b.member})`,
+    );
+    const roles =
+      await db.sql`select user_id, role from public.auction_members where auction_id = ${w.b.auctionId} and user_id in (${w.b.owner}, ${w.b.member})`;
+    expect(Object.fromEntries(roles.map((r) => [r.user_id, r.role]))).toEqual({
+      [w.b.owner]: 'admin',
+      [w.b.member]: 'owner',
+    });
     const ev = await events();
-    expect(ev.map((e) => [e.event_type, e.data.new_role])).toEqual([['member.role_changed', 'owner'], ['member.role_changed', 'admin']]);
+    expect(ev.map((e) => [e.event_type, e.data.new_role])).toEqual([
+      ['member.role_changed', 'owner'],
+      ['member.role_changed', 'admin'],
+    ]);
   });
 });
 
 it('event types in the outbox are exactly the 17 of section 6.2', async () => {
   // Guards against typos: collect every type this file produced across the run via the triggers' source text.
-  const [{ src }] = await db.sql`select string_agg(prosrc, ' ') as src from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'public'`;
-  const found = new Set([...String(src).matchAll(/'((?:submission|inspection|problem|message|channel|member)\.[a-z_]+)'/g)].map((m) => m[1]));
+  const [{ src }] =
+    await db.sql`select string_agg(prosrc, ' ') as src from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'public'`;
+  const found = new Set(
+    [...String(src).matchAll(/'((?:submission|inspection|problem|message|channel|member)\.[a-z_]+)'/g)].map(
+      (m) => m[1],
+    ),
+  );
   expect([...found].sort()).toEqual([
-    'channel.archived', 'channel.created', 'inspection.created', 'inspection.defect_added', 'member.invited', 'member.joined',
-    'member.removed', 'member.role_changed', 'message.created', 'message.deleted', 'message.edited', 'problem.action_completed',
-    'problem.assigned', 'problem.created', 'problem.status_changed', 'submission.created', 'submission.updated',
+    'channel.archived',
+    'channel.created',
+    'inspection.created',
+    'inspection.defect_added',
+    'member.invited',
+    'member.joined',
+    'member.removed',
+    'member.role_changed',
+    'message.created',
+    'message.deleted',
+    'message.edited',
+    'problem.action_completed',
+    'problem.assigned',
+    'problem.created',
+    'problem.status_changed',
+    'submission.created',
+    'submission.updated',
   ]);
 });

@@ -12,7 +12,11 @@ import { buildWorld, type World } from './support/world.js';
 type Outcome = 'rows' | 'none' | 'deny' | string;
 const ROLES = ['owner', 'admin', 'member', 'other', 'anon', 'super'] as const;
 type Probe = (tx: postgres.TransactionSql, w: World) => Promise<readonly unknown[]>;
-interface Case { name: string; run: Probe; expect: string }
+interface Case {
+  name: string;
+  run: Probe;
+  expect: string;
+}
 
 // expect: one token per role, in ROLES order.
 const R = (name: string, run: Probe, expect: string): Case => ({ name, run, expect });
@@ -20,100 +24,448 @@ const A = (w: World) => w.a.auctionId;
 
 const cases: Case[] = [
   // Reads of auction A's rows.
-  R('select auctions', (tx, w) => tx`select id from public.auctions where id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select auction_members', (tx, w) => tx`select id from public.auction_members where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select auction_invitations', (tx, w) => tx`select id from public.auction_invitations where auction_id = ${A(w)}`, 'rows rows none none deny rows'),
-  R('select invitation token_hash', (tx) => tx`select token_hash from public.auction_invitations`, 'deny deny deny deny deny deny'),
-  R('select auction_branding', (tx, w) => tx`select auction_id from public.auction_branding where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select users (profile of A member)', (tx, w) => tx`select id from public.users where id = ${w.a.member}`, 'rows rows rows none deny rows'),
+  R(
+    'select auctions',
+    (tx, w) => tx`select id from public.auctions where id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select auction_members',
+    (tx, w) => tx`select id from public.auction_members where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select auction_invitations',
+    (tx, w) => tx`select id from public.auction_invitations where auction_id = ${A(w)}`,
+    'rows rows none none deny rows',
+  ),
+  R(
+    'select invitation token_hash',
+    (tx) => tx`select token_hash from public.auction_invitations`,
+    'deny deny deny deny deny deny',
+  ),
+  R(
+    'select auction_branding',
+    (tx, w) => tx`select auction_id from public.auction_branding where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select users (profile of A member)',
+    (tx, w) => tx`select id from public.users where id = ${w.a.member}`,
+    'rows rows rows none deny rows',
+  ),
   R('select super_admins', (tx) => tx`select user_id from public.super_admins`, 'none none none none deny rows'),
-  R('select event_outbox', (tx, w) => tx`select id from public.event_outbox where auction_id = ${A(w)}`, 'rows rows none none deny rows'),
-  R('select locations', (tx, w) => tx`select id from public.locations where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select submission_types', (tx, w) => tx`select id from public.submission_types where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select location_submission_types', (tx, w) => tx`select location_id from public.location_submission_types where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select lot_submissions', (tx, w) => tx`select id from public.lot_submissions where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select lot_submission_entries', (tx, w) => tx`select id from public.lot_submission_entries where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select recent_submissions', (tx, w) => tx`select id from public.recent_submissions where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select quality_inspections', (tx, w) => tx`select id from public.quality_inspections where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select quality_defects', (tx, w) => tx`select id from public.quality_defects where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select recent_quality_inspections', (tx, w) => tx`select id from public.recent_quality_inspections where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select shared defect_categories', (tx) => tx`select id from public.defect_categories where auction_id is null`, 'rows rows rows rows deny rows'),
-  R('select problem_reports', (tx, w) => tx`select id from public.problem_reports where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select problem_facts', (tx, w) => tx`select id from public.problem_facts where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select potential_causes', (tx, w) => tx`select id from public.potential_causes where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select problem_actions', (tx, w) => tx`select id from public.problem_actions where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select active_problem_reports', (tx, w) => tx`select id from public.active_problem_reports where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select channels', (tx, w) => tx`select id from public.channels where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select messages', (tx, w) => tx`select id from public.messages where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select messages_with_reply_count', (tx, w) => tx`select id from public.messages_with_reply_count where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select message_reactions', (tx, w) => tx`select id from public.message_reactions where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select datasets', (tx, w) => tx`select id from public.datasets where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select saved_reports', (tx, w) => tx`select id from public.saved_reports where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('select email_log (one row, the owner\'s)', (tx) => tx`select id from public.email_log`, 'rows none none none deny rows'),
+  R(
+    'select event_outbox',
+    (tx, w) => tx`select id from public.event_outbox where auction_id = ${A(w)}`,
+    'rows rows none none deny rows',
+  ),
+  R(
+    'select locations',
+    (tx, w) => tx`select id from public.locations where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select submission_types',
+    (tx, w) => tx`select id from public.submission_types where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select location_submission_types',
+    (tx, w) => tx`select location_id from public.location_submission_types where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select lot_submissions',
+    (tx, w) => tx`select id from public.lot_submissions where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select lot_submission_entries',
+    (tx, w) => tx`select id from public.lot_submission_entries where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select recent_submissions',
+    (tx, w) => tx`select id from public.recent_submissions where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select quality_inspections',
+    (tx, w) => tx`select id from public.quality_inspections where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select quality_defects',
+    (tx, w) => tx`select id from public.quality_defects where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select recent_quality_inspections',
+    (tx, w) => tx`select id from public.recent_quality_inspections where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select shared defect_categories',
+    (tx) => tx`select id from public.defect_categories where auction_id is null`,
+    'rows rows rows rows deny rows',
+  ),
+  R(
+    'select problem_reports',
+    (tx, w) => tx`select id from public.problem_reports where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select problem_facts',
+    (tx, w) => tx`select id from public.problem_facts where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select potential_causes',
+    (tx, w) => tx`select id from public.potential_causes where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select problem_actions',
+    (tx, w) => tx`select id from public.problem_actions where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select active_problem_reports',
+    (tx, w) => tx`select id from public.active_problem_reports where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select channels',
+    (tx, w) => tx`select id from public.channels where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select messages',
+    (tx, w) => tx`select id from public.messages where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select messages_with_reply_count',
+    (tx, w) => tx`select id from public.messages_with_reply_count where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select message_reactions',
+    (tx, w) => tx`select id from public.message_reactions where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select datasets',
+    (tx, w) => tx`select id from public.datasets where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select saved_reports',
+    (tx, w) => tx`select id from public.saved_reports where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    "select email_log (one row, the owner's)",
+    (tx) => tx`select id from public.email_log`,
+    'rows none none none deny rows',
+  ),
 
   // Auctions and membership.
-  R('update auction settings', (tx, w) => tx`update public.auctions set settings = '{"timezone":"UTC"}' where id = ${A(w)} returning id`, 'rows rows none none deny rows'),
-  R('delete auction', (tx, w) => tx`delete from public.auctions where id = ${A(w)} returning id`, 'rows none none none deny rows'),
-  R('upsert auction_branding', (tx, w) => tx`insert into public.auction_branding (auction_id, app_name) values (${A(w)}, 'X') on conflict (auction_id) do update set app_name = 'Y' returning auction_id`, 'rows rows deny deny deny rows'),
-  R('insert auction_members directly', (tx, w) => tx`insert into public.auction_members (auction_id, user_id, role) values (${A(w)}, ${w.b.owner}, 'admin') returning id`, 'deny deny deny deny deny deny'),
-  R('insert event_outbox directly', (tx, w) => tx`insert into public.event_outbox (auction_id, event_type) values (${A(w)}, 'x') returning id`, 'deny deny deny deny deny deny'),
-  R('insert super_admins', (tx, w) => tx`insert into public.super_admins (user_id) values (${w.a.member}) returning user_id`, 'deny deny deny deny deny rows'),
-  R('rpc invite_user_to_auction', (tx, w) => tx`select public.invite_user_to_auction(p_auction_id := ${A(w)}, p_email := 'new@x.test', p_role := 'team_member') r`, 'rows rows deny deny deny rows'),
-  R('rpc change_member_role', (tx, w) => tx`select * from public.change_member_role(p_auction_id := ${A(w)}, p_user_id := ${w.a.member}, p_new_role := 'admin')`, 'rows rows deny deny deny rows'),
-  R('rpc change_member_role of the owner', (tx, w) => tx`select * from public.change_member_role(p_auction_id := ${A(w)}, p_user_id := ${w.a.owner}, p_new_role := 'admin')`, 'P0001 deny deny deny deny P0001'),
-  R('rpc remove_auction_member (team member)', (tx, w) => tx`select public.remove_auction_member(p_auction_id := ${A(w)}, p_user_id := ${w.a.member}) r`, 'rows rows rows deny deny rows'),
-  R('rpc transfer_auction_ownership', (tx, w) => tx`select public.transfer_auction_ownership(p_auction_id := ${A(w)}, p_new_owner_id := ${w.a.admin}) r`, 'rows deny deny deny deny deny'),
+  R(
+    'update auction settings',
+    (tx, w) => tx`update public.auctions set settings = '{"timezone":"UTC"}' where id = ${A(w)} returning id`,
+    'rows rows none none deny rows',
+  ),
+  R(
+    'delete auction',
+    (tx, w) => tx`delete from public.auctions where id = ${A(w)} returning id`,
+    'rows none none none deny rows',
+  ),
+  R(
+    'upsert auction_branding',
+    (tx, w) =>
+      tx`insert into public.auction_branding (auction_id, app_name) values (${A(w)}, 'X') on conflict (auction_id) do update set app_name = 'Y' returning auction_id`,
+    'rows rows deny deny deny rows',
+  ),
+  R(
+    'insert auction_members directly',
+    (tx, w) =>
+      tx`insert into public.auction_members (auction_id, user_id, role) values (${A(w)}, ${w.b.owner}, 'admin') returning id`,
+    'deny deny deny deny deny deny',
+  ),
+  R(
+    'insert event_outbox directly',
+    (tx, w) => tx`insert into public.event_outbox (auction_id, event_type) values (${A(w)}, 'x') returning id`,
+    'deny deny deny deny deny deny',
+  ),
+  R(
+    'insert super_admins',
+    (tx, w) => tx`insert into public.super_admins (user_id) values (${w.a.member}) returning user_id`,
+    'deny deny deny deny deny rows',
+  ),
+  R(
+    'rpc invite_user_to_auction',
+    (tx, w) =>
+      tx`select public.invite_user_to_auction(p_auction_id := ${A(w)}, p_email := 'new@x.test', p_role := 'team_member') r`,
+    'rows rows deny deny deny rows',
+  ),
+  R(
+    'rpc change_member_role',
+    (tx, w) =>
+      tx`select * from public.change_member_role(p_auction_id := ${A(w)}, p_user_id := ${w.a.member}, p_new_role := 'admin')`,
+    'rows rows deny deny deny rows',
+  ),
+  R(
+    'rpc change_member_role of the owner',
+    (tx, w) =>
+      tx`select * from public.change_member_role(p_auction_id := ${A(w)}, p_user_id := ${w.a.owner}, p_new_role := 'admin')`,
+    'P0001 deny deny deny deny P0001',
+  ),
+  R(
+    'rpc remove_auction_member (team member)',
+    (tx, w) => tx`select public.remove_auction_member(p_auction_id := ${A(w)}, p_user_id := ${w.a.member}) r`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'rpc transfer_auction_ownership',
+    (tx, w) => tx`select public.transfer_auction_ownership(p_auction_id := ${A(w)}, p_new_owner_id := ${w.a.admin}) r`,
+    'rows deny deny deny deny deny',
+  ),
 
   // Locations and submissions.
-  R('insert location', (tx, w) => tx`insert into public.locations (auction_id, name) values (${A(w)}, 'New lot') returning id`, 'rows rows deny deny deny rows'),
-  R('update location', (tx, w) => tx`update public.locations set is_active = false where id = ${w.ids.location} returning id`, 'rows rows none none deny rows'),
-  R('delete location', (tx, w) => tx`delete from public.locations where id = ${w.ids.location} returning id`, 'rows rows none none deny rows'),
-  R('insert submission_type', (tx, w) => tx`insert into public.submission_types (auction_id, name) values (${A(w)}, 'Held') returning id`, 'rows rows deny deny deny rows'),
-  R('rpc get_location_submission_types_ordered', (tx, w) => tx`select * from public.get_location_submission_types_ordered(p_location_id := ${w.ids.location})`, 'rows rows rows none deny rows'),
-  R('insert lot_submission as self', (tx, w) => tx`insert into public.lot_submissions (auction_id, location_id) values (${A(w)}, ${w.ids.location}) returning id`, 'rows rows rows deny deny rows'),
-  R('insert lot_submission for someone else', (tx, w) => tx`insert into public.lot_submissions (auction_id, location_id, user_id) values (${A(w)}, ${w.ids.location}, ${w.a.owner}) returning id`, 'rows rows deny deny deny rows'),
-  R('update member submission', (tx, w) => tx`update public.lot_submissions set notes = 'x' where id = ${w.ids.submission} returning id`, 'rows rows rows none deny rows'),
-  R('insert entry into member submission', (tx, w) => tx`insert into public.lot_submission_entries (submission_id, submission_type_id, car_count) values (${w.ids.submission}, ${w.ids.type}, 1) returning id`, 'rows rows rows deny deny rows'),
-  R('rpc create_lot_submission_with_entries', (tx, w) => tx`select public.create_lot_submission_with_entries(p_location_id := ${w.ids.location}, p_entries := ${tx.json([{ submission_type_id: w.ids.type, car_count: 3 }])}) r`, 'rows rows rows deny deny rows'),
-  R('rpc get_submission_with_entries', (tx, w) => tx`select public.get_submission_with_entries(p_submission_id := ${w.ids.submission}) r`, 'rows rows rows PT404 deny rows'),
+  R(
+    'insert location',
+    (tx, w) => tx`insert into public.locations (auction_id, name) values (${A(w)}, 'New lot') returning id`,
+    'rows rows deny deny deny rows',
+  ),
+  R(
+    'update location',
+    (tx, w) => tx`update public.locations set is_active = false where id = ${w.ids.location} returning id`,
+    'rows rows none none deny rows',
+  ),
+  R(
+    'delete location',
+    (tx, w) => tx`delete from public.locations where id = ${w.ids.location} returning id`,
+    'rows rows none none deny rows',
+  ),
+  R(
+    'insert submission_type',
+    (tx, w) => tx`insert into public.submission_types (auction_id, name) values (${A(w)}, 'Held') returning id`,
+    'rows rows deny deny deny rows',
+  ),
+  R(
+    'rpc get_location_submission_types_ordered',
+    (tx, w) => tx`select * from public.get_location_submission_types_ordered(p_location_id := ${w.ids.location})`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'insert lot_submission as self',
+    (tx, w) =>
+      tx`insert into public.lot_submissions (auction_id, location_id) values (${A(w)}, ${w.ids.location}) returning id`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'insert lot_submission for someone else',
+    (tx, w) =>
+      tx`insert into public.lot_submissions (auction_id, location_id, user_id) values (${A(w)}, ${w.ids.location}, ${w.a.owner}) returning id`,
+    'rows rows deny deny deny rows',
+  ),
+  R(
+    'update member submission',
+    (tx, w) => tx`update public.lot_submissions set notes = 'x' where id = ${w.ids.submission} returning id`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'insert entry into member submission',
+    (tx, w) =>
+      tx`insert into public.lot_submission_entries (submission_id, submission_type_id, car_count) values (${w.ids.submission}, ${w.ids.type}, 1) returning id`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'rpc create_lot_submission_with_entries',
+    (tx, w) =>
+      tx`select public.create_lot_submission_with_entries(p_location_id := ${w.ids.location}, p_entries := ${tx.json([{ submission_type_id: w.ids.type, car_count: 3 }])}) r`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'rpc get_submission_with_entries',
+    (tx, w) => tx`select public.get_submission_with_entries(p_submission_id := ${w.ids.submission}) r`,
+    'rows rows rows PT404 deny rows',
+  ),
 
   // Inspections.
-  R('insert quality_inspection', (tx, w) => tx`insert into public.quality_inspections (auction_id, location_id, vin_number, barcode) values (${A(w)}, ${w.ids.location}, '1HGCM82633A004353', 'B') returning id`, 'rows rows rows deny deny rows'),
-  R('insert defect into member inspection', (tx, w) => tx`insert into public.quality_defects (inspection_id, category_id, notes) values (${w.ids.inspection}, ${w.ids.category}, 'x') returning id`, 'rows rows rows deny deny rows'),
-  R('insert shared defect category', (tx) => tx`insert into public.defect_categories (name) values ('Hail') returning id`, 'deny deny deny deny deny rows'),
-  R('insert auction defect category', (tx, w) => tx`insert into public.defect_categories (auction_id, name) values (${A(w)}, 'Hail') returning id`, 'rows rows deny deny deny rows'),
+  R(
+    'insert quality_inspection',
+    (tx, w) =>
+      tx`insert into public.quality_inspections (auction_id, location_id, vin_number, barcode) values (${A(w)}, ${w.ids.location}, '1HGCM82633A004353', 'B') returning id`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'insert defect into member inspection',
+    (tx, w) =>
+      tx`insert into public.quality_defects (inspection_id, category_id, notes) values (${w.ids.inspection}, ${w.ids.category}, 'x') returning id`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'insert shared defect category',
+    (tx) => tx`insert into public.defect_categories (name) values ('Hail') returning id`,
+    'deny deny deny deny deny rows',
+  ),
+  R(
+    'insert auction defect category',
+    (tx, w) => tx`insert into public.defect_categories (auction_id, name) values (${A(w)}, 'Hail') returning id`,
+    'rows rows deny deny deny rows',
+  ),
 
   // Rock reports.
-  R('insert problem_report', (tx, w) => tx`insert into public.problem_reports (auction_id, issue_name, area, location_id) values (${A(w)}, 'Leak', 'Wash', ${w.ids.location}) returning id`, 'rows rows rows deny deny rows'),
-  R('move member report to in_progress', (tx, w) => tx`update public.problem_reports set status = 'in_progress' where id = ${w.ids.problem} returning id`, 'rows rows rows none deny rows'),
-  R('insert potential_causes', (tx, w) => tx`insert into public.potential_causes (problem_id, cause_text, order_number) values (${w.ids.problem}, 'rain', 2) returning id`, 'rows rows rows deny deny rows'),
-  R('insert problem_actions', (tx, w) => tx`insert into public.problem_actions (problem_id, issue, status) values (${w.ids.problem}, 'fix', 'pending') returning id`, 'rows rows rows deny deny rows'),
-  R('update problem_facts', (tx, w) => tx`update public.problem_facts set what = 'tires' where id = ${w.ids.facts} returning id`, 'rows rows rows none deny rows'),
+  R(
+    'insert problem_report',
+    (tx, w) =>
+      tx`insert into public.problem_reports (auction_id, issue_name, area, location_id) values (${A(w)}, 'Leak', 'Wash', ${w.ids.location}) returning id`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'move member report to in_progress',
+    (tx, w) => tx`update public.problem_reports set status = 'in_progress' where id = ${w.ids.problem} returning id`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'insert potential_causes',
+    (tx, w) =>
+      tx`insert into public.potential_causes (problem_id, cause_text, order_number) values (${w.ids.problem}, 'rain', 2) returning id`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'insert problem_actions',
+    (tx, w) =>
+      tx`insert into public.problem_actions (problem_id, issue, status) values (${w.ids.problem}, 'fix', 'pending') returning id`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'update problem_facts',
+    (tx, w) => tx`update public.problem_facts set what = 'tires' where id = ${w.ids.facts} returning id`,
+    'rows rows rows none deny rows',
+  ),
 
   // Chat.
-  R('insert channel', (tx, w) => tx`insert into public.channels (auction_id, name, description) values (${A(w)}, 'yard', 'd') returning id`, 'rows rows deny deny deny rows'),
-  R('archive channel', (tx, w) => tx`update public.channels set is_archived = true where id = ${w.ids.channel} returning id`, 'rows rows none none deny rows'),
-  R('insert message as self', (tx, w) => tx`insert into public.messages (auction_id, channel_id, content) values (${A(w)}, ${w.ids.channel}, 'hi') returning id`, 'rows rows rows deny deny rows'),
-  R('insert message into another auction channel', (tx, w) => tx`insert into public.messages (auction_id, channel_id, content) values (${A(w)}, ${w.ids.otherChannel}, 'hi') returning id`, 'deny deny deny rows deny rows'),
-  R('edit member message', (tx, w) => tx`update public.messages set content = 'edited', is_edited = true where id = ${w.ids.message} returning id`, 'rows rows rows none deny rows'),
-  R('hard delete message', (tx, w) => tx`delete from public.messages where id = ${w.ids.message} returning id`, 'rows rows none none deny rows'),
-  R('insert reaction', (tx, w) => tx`insert into public.message_reactions (message_id, emoji) values (${w.ids.message}, '🎉') returning id`, 'rows rows rows deny deny rows'),
-  R('delete member reaction', (tx, w) => tx`delete from public.message_reactions where id = ${w.ids.reaction} returning id`, 'rows rows rows none deny rows'),
-  R('rpc mark_channel_as_read', (tx, w) => tx`select public.mark_channel_as_read(p_channel_id := ${w.ids.channel}) r`, 'rows rows rows deny deny rows'),
-  R('rpc get_unread_counts', (tx, w) => tx`select * from public.get_unread_counts(p_auction_id := ${A(w)})`, 'rows rows rows none deny rows'),
+  R(
+    'insert channel',
+    (tx, w) =>
+      tx`insert into public.channels (auction_id, name, description) values (${A(w)}, 'yard', 'd') returning id`,
+    'rows rows deny deny deny rows',
+  ),
+  R(
+    'archive channel',
+    (tx, w) => tx`update public.channels set is_archived = true where id = ${w.ids.channel} returning id`,
+    'rows rows none none deny rows',
+  ),
+  R(
+    'insert message as self',
+    (tx, w) =>
+      tx`insert into public.messages (auction_id, channel_id, content) values (${A(w)}, ${w.ids.channel}, 'hi') returning id`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'insert message into another auction channel',
+    (tx, w) =>
+      tx`insert into public.messages (auction_id, channel_id, content) values (${A(w)}, ${w.ids.otherChannel}, 'hi') returning id`,
+    'deny deny deny rows deny rows',
+  ),
+  R(
+    'edit member message',
+    (tx, w) =>
+      tx`update public.messages set content = 'edited', is_edited = true where id = ${w.ids.message} returning id`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'hard delete message',
+    (tx, w) => tx`delete from public.messages where id = ${w.ids.message} returning id`,
+    'rows rows none none deny rows',
+  ),
+  R(
+    'insert reaction',
+    (tx, w) =>
+      tx`insert into public.message_reactions (message_id, emoji) values (${w.ids.message}, '🎉') returning id`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'delete member reaction',
+    (tx, w) => tx`delete from public.message_reactions where id = ${w.ids.reaction} returning id`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'rpc mark_channel_as_read',
+    (tx, w) => tx`select public.mark_channel_as_read(p_channel_id := ${w.ids.channel}) r`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'rpc get_unread_counts',
+    (tx, w) => tx`select * from public.get_unread_counts(p_auction_id := ${A(w)})`,
+    'rows rows rows none deny rows',
+  ),
 
   // Analytics, accounts, reporting.
-  R('rpc get_location_stats', (tx, w) => tx`select public.get_location_stats(p_location_id := ${w.ids.location}, p_start_date := '2000-01-01', p_end_date := '2100-01-01') r`, 'rows rows rows deny deny rows'),
-  R('rpc get_all_locations_stats (A rows)', (tx, w) => tx`select * from public.get_all_locations_stats(p_start_date := '2000-01-01', p_end_date := '2100-01-01') where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('rpc get_defect_trends (A rows)', (tx, w) => tx`select * from public.get_defect_trends(p_start_date := '2000-01-01', p_end_date := '2100-01-01', p_location_id := ${w.ids.location})`, 'rows rows rows none deny rows'),
-  R('rpc get_pending_submissions (A rows)', (tx, w) => tx`select * from public.get_pending_submissions(p_now := '2030-01-01T12:00:00Z') where auction_id = ${A(w)}`, 'rows rows rows none deny rows'),
-  R('insert dataset', (tx, w) => tx`insert into public.datasets (auction_id, name) values (${A(w)}, 'Q') returning id`, 'rows rows deny deny deny rows'),
-  R('insert own user_push_tokens', (tx) => tx`insert into public.user_push_tokens (token, platform) values ('ExponentPushToken[x]', 'ios') returning id`, 'rows rows rows rows deny rows'),
-  R('rpc log_email', (tx) => tx`select public.log_email(p_to_email := 'a@x.test', p_template := 't', p_status := 'sent') r`, 'rows rows rows rows deny rows'),
-  R('rpc user_display_name (definer, so not callable)', (tx, w) => tx`select public.user_display_name(${w.b.owner}) r`, 'deny deny deny deny deny deny'),
-  R('rpc auction_timezone of auction A', (tx, w) => tx`select public.auction_timezone(${A(w)}) r where public.auction_timezone(${A(w)}) is not null`, 'rows rows rows none deny rows'),
-  R('rpc channel_is_open of an A channel', (tx, w) => tx`select 1 where public.channel_is_open(${w.ids.channel})`, 'rows rows rows none deny rows'),
-  R('rpc anonymize another user', (tx, w) => tx`select public.anonymize_user(p_user_id := ${w.a.member}) r`, 'deny deny rows deny deny rows'),
+  R(
+    'rpc get_location_stats',
+    (tx, w) =>
+      tx`select public.get_location_stats(p_location_id := ${w.ids.location}, p_start_date := '2000-01-01', p_end_date := '2100-01-01') r`,
+    'rows rows rows deny deny rows',
+  ),
+  R(
+    'rpc get_all_locations_stats (A rows)',
+    (tx, w) =>
+      tx`select * from public.get_all_locations_stats(p_start_date := '2000-01-01', p_end_date := '2100-01-01') where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'rpc get_defect_trends (A rows)',
+    (tx, w) =>
+      tx`select * from public.get_defect_trends(p_start_date := '2000-01-01', p_end_date := '2100-01-01', p_location_id := ${w.ids.location})`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'rpc get_pending_submissions (A rows)',
+    (tx, w) =>
+      tx`select * from public.get_pending_submissions(p_now := '2030-01-01T12:00:00Z') where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'insert dataset',
+    (tx, w) => tx`insert into public.datasets (auction_id, name) values (${A(w)}, 'Q') returning id`,
+    'rows rows deny deny deny rows',
+  ),
+  R(
+    'insert own user_push_tokens',
+    (tx) =>
+      tx`insert into public.user_push_tokens (token, platform) values ('ExponentPushToken[x]', 'ios') returning id`,
+    'rows rows rows rows deny rows',
+  ),
+  R(
+    'rpc log_email',
+    (tx) => tx`select public.log_email(p_to_email := 'a@x.test', p_template := 't', p_status := 'sent') r`,
+    'rows rows rows rows deny rows',
+  ),
+  R(
+    'rpc user_display_name (definer, so not callable)',
+    (tx, w) => tx`select public.user_display_name(${w.b.owner}) r`,
+    'deny deny deny deny deny deny',
+  ),
+  R(
+    'rpc auction_timezone of auction A',
+    (tx, w) => tx`select public.auction_timezone(${A(w)}) r where public.auction_timezone(${A(w)}) is not null`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'rpc channel_is_open of an A channel',
+    (tx, w) => tx`select 1 where public.channel_is_open(${w.ids.channel})`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'rpc anonymize another user',
+    (tx, w) => tx`select public.anonymize_user(p_user_id := ${w.a.member}) r`,
+    'deny deny rows deny deny rows',
+  ),
 ];
 
 let db: TestDatabase;
@@ -125,10 +477,15 @@ beforeAll(async () => {
   await db.sql`insert into public.auction_invitations (auction_id, email, role, token_hash) values (${w.a.auctionId}, 'z@x.test', 'admin', 'h')`;
   await db.sql`insert into public.email_log (user_id, to_email, template, status) values (${w.a.owner}, 'o@x.test', 't', 'sent')`;
 });
-afterAll(async () => { await closeClients(); await db.drop(); });
+afterAll(async () => {
+  await closeClients();
+  await db.drop();
+});
 
 function userOf(role: (typeof ROLES)[number]): string | null {
-  return { owner: w.a.owner, admin: w.a.admin, member: w.a.member, other: w.b.owner, anon: null, super: w.superAdmin }[role];
+  return { owner: w.a.owner, admin: w.a.admin, member: w.a.member, other: w.b.owner, anon: null, super: w.superAdmin }[
+    role
+  ];
 }
 
 async function outcome(role: (typeof ROLES)[number], run: Probe): Promise<Outcome> {
@@ -137,7 +494,7 @@ async function outcome(role: (typeof ROLES)[number], run: Probe): Promise<Outcom
     return rows.length > 0 ? 'rows' : 'none';
   } catch (error) {
     const code = (error as { code?: string }).code;
-    return code === '42501' ? 'deny' : code ?? String(error);
+    return code === '42501' ? 'deny' : (code ?? String(error));
   }
 }
 
@@ -153,7 +510,8 @@ describe('isolation matrix', () => {
       select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = 'public' and c.relkind in ('r', 'v') order by 1`;
     const probed = cases.map((c) => c.name).join(' ');
-    const missing = relations.map((r) => r.relname as string)
+    const missing = relations
+      .map((r) => r.relname as string)
       .filter((name) => !['channel_read_state', 'channel_notification_preferences', 'query_audit_log'].includes(name))
       .filter((name) => !probed.includes(name.replace(/s$/, '')) && !probed.includes(name));
     expect(missing).toEqual([]);

@@ -14,61 +14,112 @@ beforeAll(async () => {
   a = await createAuction(db.sql, 'alpha');
   b = await createAuction(db.sql, 'beta');
 });
-afterAll(async () => { await closeClients(); await db.drop(); });
+afterAll(async () => {
+  await closeClients();
+  await db.drop();
+});
 
 describe('auctions', () => {
   it('creating an auction makes the caller its owner and returns the row (insert ... returning)', async () => {
     const u = await createUser(db.sql, 'creator@x.test', 'Cre Ator');
-    const [row] = await asUser(db.requestUrl, claimsFor(u), (tx) =>
-      tx`insert into public.auctions (name, slug) values ('New', 'new-one') returning *`);
+    const [row] = await asUser(
+      db.requestUrl,
+      claimsFor(u),
+      (tx) => tx`insert into public.auctions (name, slug) values ('New', 'new-one') returning *`,
+    );
     expect(row.settings).toEqual({ timezone: 'UTC' });
     expect(row.subscription_tier).toBe('free');
-    const roles = await asUser(db.requestUrl, claimsFor(u), (tx) =>
-      tx`select public.get_user_auction_role(${row.id}) as role, public.is_auction_admin_or_above(${row.id}) as admin`);
+    const roles = await asUser(
+      db.requestUrl,
+      claimsFor(u),
+      (tx) =>
+        tx`select public.get_user_auction_role(${row.id}) as role, public.is_auction_admin_or_above(${row.id}) as admin`,
+    );
     expect(roles[0]).toEqual({ role: 'owner', admin: true });
   });
 
   it('refuses an auction created with an unknown time zone', async () => {
     const u = await createUser(db.sql, 'zone@x.test', 'Zo Ne');
-    expect(await sqlState(asUser(db.requestUrl, claimsFor(u), (tx) =>
-      tx`insert into public.auctions (name, slug, settings) values ('Z', 'zone-one', ${db.sql.json({ timezone: 'Mars/Olympus' })}) returning id`))).toBe('22023');
+    expect(
+      await sqlState(
+        asUser(
+          db.requestUrl,
+          claimsFor(u),
+          (tx) =>
+            tx`insert into public.auctions (name, slug, settings) values ('Z', 'zone-one', ${db.sql.json({ timezone: 'Mars/Olympus' })}) returning id`,
+        ),
+      ),
+    ).toBe('22023');
   });
 
   it('members see only their auctions; anonymous callers are refused', async () => {
     const rows = await asUser(db.requestUrl, claimsFor(a.member), (tx) => tx`select id from public.auctions`);
     expect(rows.map((r) => r.id)).toEqual([a.auctionId]);
-    expect(await sqlState(asUser(db.requestUrl, claimsFor(null), (tx) => tx`select id from public.auctions`))).toBe('42501');
+    expect(await sqlState(asUser(db.requestUrl, claimsFor(null), (tx) => tx`select id from public.auctions`))).toBe(
+      '42501',
+    );
   });
 
   it('helpers answer for the caller', async () => {
-    const [r] = await asUser(db.requestUrl, claimsFor(a.member), (tx) => tx`
+    const [r] = await asUser(
+      db.requestUrl,
+      claimsFor(a.member),
+      (tx) => tx`
       select public.is_auction_member(${a.auctionId}) m, public.is_auction_member(${b.auctionId}) o,
              public.is_auction_admin_or_above(${a.auctionId}) adm, public.get_user_auction_role(${a.auctionId}) role,
-             public.is_super_admin() s`);
+             public.is_super_admin() s`,
+    );
     expect(r).toEqual({ m: true, o: false, adm: false, role: 'team_member', s: false });
   });
 
   it('admins update settings; team members cannot; an unknown time zone is rejected', async () => {
-    const upd = await asUser(db.requestUrl, claimsFor(a.admin), (tx) =>
-      tx`update public.auctions set settings = ${db.sql.json({ timezone: 'Europe/Berlin', members_can_create_channels: false })} where id = ${a.auctionId} returning settings`);
+    const upd = await asUser(
+      db.requestUrl,
+      claimsFor(a.admin),
+      (tx) =>
+        tx`update public.auctions set settings = ${db.sql.json({ timezone: 'Europe/Berlin', members_can_create_channels: false })} where id = ${a.auctionId} returning settings`,
+    );
     expect(upd[0].settings.timezone).toBe('Europe/Berlin');
-    const none = await asUser(db.requestUrl, claimsFor(a.member), (tx) =>
-      tx`update public.auctions set name = 'x' where id = ${a.auctionId} returning id`);
+    const none = await asUser(
+      db.requestUrl,
+      claimsFor(a.member),
+      (tx) => tx`update public.auctions set name = 'x' where id = ${a.auctionId} returning id`,
+    );
     expect(none).toHaveLength(0);
-    expect(await sqlState(asUser(db.requestUrl, claimsFor(a.admin), (tx) =>
-      tx`update public.auctions set settings = ${db.sql.json({ timezone: 'Mars/Base' })} where id = ${a.auctionId}`))).toBe('22023');
+    expect(
+      await sqlState(
+        asUser(
+          db.requestUrl,
+          claimsFor(a.admin),
+          (tx) =>
+            tx`update public.auctions set settings = ${db.sql.json({ timezone: 'Mars/Base' })} where id = ${a.auctionId}`,
+        ),
+      ),
+    ).toBe('22023');
   });
 
   it('users see profiles of co-members and themselves only', async () => {
-    const rows = await asUser(db.requestUrl, claimsFor(a.member), (tx) => tx`select email from public.users order by email`);
+    const rows = await asUser(
+      db.requestUrl,
+      claimsFor(a.member),
+      (tx) => tx`select email from public.users order by email`,
+    );
     expect(rows.map((r) => r.email)).toEqual(['admin@alpha.test', 'member@alpha.test', 'owner@alpha.test']);
   });
 
   it('only an owner deletes an auction', async () => {
     const c = await createAuction(db.sql, 'gamma');
-    const byAdmin = await asUser(db.requestUrl, claimsFor(c.admin), (tx) => tx`delete from public.auctions where id = ${c.auctionId} returning id`);
+    const byAdmin = await asUser(
+      db.requestUrl,
+      claimsFor(c.admin),
+      (tx) => tx`delete from public.auctions where id = ${c.auctionId} returning id`,
+    );
     expect(byAdmin).toHaveLength(0);
-    const byOwner = await asUser(db.requestUrl, claimsFor(c.owner), (tx) => tx`delete from public.auctions where id = ${c.auctionId} returning id`);
+    const byOwner = await asUser(
+      db.requestUrl,
+      claimsFor(c.owner),
+      (tx) => tx`delete from public.auctions where id = ${c.auctionId} returning id`,
+    );
     expect(byOwner).toHaveLength(1);
   });
 });

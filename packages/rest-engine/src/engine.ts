@@ -81,12 +81,15 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   const roles = new Set([anonRole, 'anon', 'authenticated', 'service_role', ...(options.roles ?? [])]);
   const maxRows = options.maxRows ?? null;
   const plannerOptions: PlannerOptions = {
-    schemas, maxRows,
+    schemas,
+    maxRows,
     aggregatesEnabled: options.aggregatesEnabled ?? false,
     allowUnfilteredWrites: options.allowUnfilteredWrites ?? false,
     txRollbackAllowed: options.txRollbackAllowed ?? false,
   };
-  const hiddenHeaders = new Set((options.hiddenHeaders ?? ['authorization', 'apikey', 'cookie']).map((h) => h.toLowerCase()));
+  const hiddenHeaders = new Set(
+    (options.hiddenHeaders ?? ['authorization', 'apikey', 'cookie']).map((h) => h.toLowerCase()),
+  );
   const poolTimeoutMs = options.poolTimeoutMs ?? 10_000;
   const statementTimeout = options.statementTimeoutMs !== undefined ? String(options.statementTimeoutMs) : null;
 
@@ -101,12 +104,16 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   let reloading: Promise<void> | null = null;
   const reloadSchema = (): Promise<void> => {
     // Requests keep using the old cache until the new one is complete; concurrent reloads share one load.
-    reloading ??= loadSchemaCache(sql, schemas).then((c) => {
-      cache = c;
-      openapi = null;
-      statements = new StatementBudget(preparedLimit, ++generation);
-      plans = new PlanCache(planCacheSize);
-    }).finally(() => { reloading = null; });
+    reloading ??= loadSchemaCache(sql, schemas)
+      .then((c) => {
+        cache = c;
+        openapi = null;
+        statements = new StatementBudget(preparedLimit, ++generation);
+        plans = new PlanCache(planCacheSize);
+      })
+      .finally(() => {
+        reloading = null;
+      });
     return reloading;
   };
   let unlisten: (() => Promise<void>) | null = null;
@@ -119,7 +126,9 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
 
   // The search_path per schema and the claims text per verified claims object (token verifiers hand out the same
   // object for the same token), so that neither is rebuilt on every request.
-  const searchPaths = new Map(schemas.map((s) => [s, [s, ...schemas.filter((o) => o !== s)].map(quoteIdent).join(', ')]));
+  const searchPaths = new Map(
+    schemas.map((s) => [s, [s, ...schemas.filter((o) => o !== s)].map(quoteIdent).join(', ')]),
+  );
   const claimsText = new WeakMap<object, string>();
   const claimsJson = (claims: Record<string, unknown> | undefined, role: string): string => {
     if (!claims) return JSON.stringify({ role });
@@ -133,7 +142,10 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     const hit = key === null ? undefined : plans.get(key);
     if (hit) return hit;
     const plan = planRequest(req, cache, plannerOptions);
-    const entry: CachedPlan = { plan, compiled: plan.kind === 'options' || plan.kind === 'openapi' ? null : compile(plan, maxRows) };
+    const entry: CachedPlan = {
+      plan,
+      compiled: plan.kind === 'options' || plan.kind === 'openapi' ? null : compile(plan, maxRows),
+    };
     if (key !== null) plans.set(key, entry);
     return entry;
   }
@@ -151,7 +163,11 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       }
       if (plan.kind === 'openapi' || compiled === null) {
         openapi ??= JSON.stringify(buildOpenApi(cache, plan.schema));
-        return { status: 200, headers: { 'content-type': 'application/openapi+json; charset=utf-8' }, body: plan.head ? null : openapi };
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/openapi+json; charset=utf-8' },
+          body: plan.head ? null : openapi,
+        };
       }
       const t1 = performance.now();
       const ctx: TxContext = {
@@ -165,12 +181,21 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
         timezone: plan.prefer.timezone,
       };
       const rollback = plan.prefer.tx === 'rollback' && plannerOptions.txRollbackAllowed;
-      const mustDecide = !plan.readOnly && (plan.media === 'object' || plan.media === 'stripped-object' || plan.prefer.maxAffected !== null);
+      const mustDecide =
+        !plan.readOnly &&
+        (plan.media === 'object' || plan.media === 'stripped-object' || plan.prefer.maxAffected !== null);
       const { result } = await execute(sql, ctx, compiled.main, compiled.explain, {
         readOnly: plan.readOnly,
         poolTimeoutMs,
         statements,
-        end: mustDecide ? (r) => { checkResult(plan, r); return rollback ? 'rollback' : 'commit'; } : rollback ? 'rollback' : 'commit',
+        end: mustDecide
+          ? (r) => {
+              checkResult(plan, r);
+              return rollback ? 'rollback' : 'commit';
+            }
+          : rollback
+            ? 'rollback'
+            : 'commit',
       });
       if (!mustDecide) checkResult(plan, result);
       const t2 = performance.now();
@@ -188,8 +213,12 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   return {
     handle,
     reloadSchema,
-    get schemaCache() { return cache; },
-    async close() { if (unlisten) await unlisten(); },
+    get schemaCache() {
+      return cache;
+    },
+    async close() {
+      if (unlisten) await unlisten();
+    },
   };
 }
 

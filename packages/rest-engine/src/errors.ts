@@ -19,65 +19,131 @@ export class RestError extends Error {
 }
 
 export const errors = {
-  connection: (msg: string) => new RestError(503, 'PGRST000', 'Database connection error. Retrying the connection.', msg),
+  connection: (msg: string) =>
+    new RestError(503, 'PGRST000', 'Database connection error. Retrying the connection.', msg),
   internal: (msg: string) => new RestError(503, 'PGRST001', 'Database client error', msg),
-  schemaCacheNotLoaded: () => new RestError(503, 'PGRST002', 'Could not query the database for the schema cache. Retrying.'),
+  schemaCacheNotLoaded: () =>
+    new RestError(503, 'PGRST002', 'Could not query the database for the schema cache. Retrying.'),
   poolTimeout: () => new RestError(504, 'PGRST003', 'Timed out acquiring connection from connection pool.'),
-  parse: (message: string, details: string | null = null) =>
-    new RestError(400, 'PGRST100', message, details),
-  rpcMethod: (method: string) =>
-    new RestError(405, 'PGRST101', `Cannot use the ${method} method on RPC`),
+  parse: (message: string, details: string | null = null) => new RestError(400, 'PGRST100', message, details),
+  rpcMethod: (method: string) => new RestError(405, 'PGRST101', `Cannot use the ${method} method on RPC`),
   invalidBody: (message: string, details: string | null = null) => new RestError(400, 'PGRST102', message, details),
   rangeNotSatisfiable: (offset: number, total: number) =>
-    new RestError(416, 'PGRST103', 'Requested range not satisfiable',
-      offset > total ? `An offset of ${offset} was requested, but there are only ${total} rows.` : null),
-  invalidPut: (message = 'Filters must include all and only primary key columns with \'eq\' operators') =>
+    new RestError(
+      416,
+      'PGRST103',
+      'Requested range not satisfiable',
+      offset > total ? `An offset of ${offset} was requested, but there are only ${total} rows.` : null,
+    ),
+  invalidPut: (message = "Filters must include all and only primary key columns with 'eq' operators") =>
     new RestError(405, 'PGRST105', message),
   schemaNotExposed: (schema: string, exposed: readonly string[]) =>
-    new RestError(406, 'PGRST106', 'Invalid schema: ' + schema, null, `Only the following schemas are exposed: ${exposed.join(', ')}`),
+    new RestError(
+      406,
+      'PGRST106',
+      'Invalid schema: ' + schema,
+      null,
+      `Only the following schemas are exposed: ${exposed.join(', ')}`,
+    ),
   notAcceptable: (accept: string) =>
     new RestError(406, 'PGRST107', `None of these media types are available: ${accept}`),
   notEmbedded: (name: string) =>
-    new RestError(400, 'PGRST108', `'${name}' is not an embedded resource in this request`, null,
-      `Verify that '${name}' is included in the 'select' query parameter.`),
+    new RestError(
+      400,
+      'PGRST108',
+      `'${name}' is not an embedded resource in this request`,
+      null,
+      `Verify that '${name}' is included in the 'select' query parameter.`,
+    ),
   singular: (rows: number) =>
-    new RestError(406, 'PGRST116', 'Cannot coerce the result to a single JSON object', `The result contains ${rows} rows`),
+    new RestError(
+      406,
+      'PGRST116',
+      'Cannot coerce the result to a single JSON object',
+      `The result contains ${rows} rows`,
+    ),
   unsupportedMethod: (method: string) => new RestError(405, 'PGRST117', `Unsupported HTTP method: ${method}`),
   orderToMany: (origin: string, target: string) =>
-    new RestError(400, 'PGRST118', `A related order on '${target}' is not possible`,
-      `'${origin}' and '${target}' do not form a many-to-one or one-to-one relationship`),
+    new RestError(
+      400,
+      'PGRST118',
+      `A related order on '${target}' is not possible`,
+      `'${origin}' and '${target}' do not form a many-to-one or one-to-one relationship`,
+    ),
   embedOperator: () =>
-    new RestError(400, 'PGRST120', 'Bad operator on the embedded resource', null, `Only is null or not is null filters are allowed on embedded resources`),
+    new RestError(
+      400,
+      'PGRST120',
+      'Bad operator on the embedded resource',
+      null,
+      `Only is null or not is null filters are allowed on embedded resources`,
+    ),
   strictPrefer: (prefs: string[]) =>
-    new RestError(400, 'PGRST122', 'Invalid preferences given with handling=strict', `Invalid preferences: ${prefs.join(', ')}`),
+    new RestError(
+      400,
+      'PGRST122',
+      'Invalid preferences given with handling=strict',
+      `Invalid preferences: ${prefs.join(', ')}`,
+    ),
   aggregatesDisabled: () => new RestError(400, 'PGRST123', 'Use of aggregate functions is not allowed'),
   maxAffected: (n: number) =>
-    new RestError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', `The query affects ${n} rows`),
+    new RestError(
+      400,
+      'PGRST124',
+      'Query result exceeds max-affected preference constraint',
+      `The query affects ${n} rows`,
+    ),
   invalidPath: () => new RestError(404, 'PGRST125', 'Invalid path specified in request URL'),
   noRelationship: (origin: string, target: string, schema: string) =>
-    new RestError(400, 'PGRST200', `Could not find a relationship between '${origin}' and '${target}' in the schema cache`,
-      `Searched for a foreign key relationship between '${origin}' and '${target}' in the schema '${schema}', but no matches were found.`),
+    new RestError(
+      400,
+      'PGRST200',
+      `Could not find a relationship between '${origin}' and '${target}' in the schema cache`,
+      `Searched for a foreign key relationship between '${origin}' and '${target}' in the schema '${schema}', but no matches were found.`,
+    ),
   ambiguousEmbed: (origin: string, target: string, candidates: unknown[], hints: string[]) =>
-    new RestError(300, 'PGRST201', `Could not embed because more than one relationship was found for '${origin}' and '${target}'`,
-      candidates, `Try changing '${target}' to one of the following: ${hints.map((h) => `'${target}!${h}'`).join(', ')}. Find the desired relationship in the 'details' key.`),
+    new RestError(
+      300,
+      'PGRST201',
+      `Could not embed because more than one relationship was found for '${origin}' and '${target}'`,
+      candidates,
+      `Try changing '${target}' to one of the following: ${hints.map((h) => `'${target}!${h}'`).join(', ')}. Find the desired relationship in the 'details' key.`,
+    ),
   noFunction: (schema: string, name: string, args: string[]) =>
-    new RestError(404, 'PGRST202', `Could not find the function ${schema}.${name}(${args.join(', ')}) in the schema cache`,
-      `Searched for the function ${schema}.${name} with parameters ${args.join(', ') || 'none'} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.`),
+    new RestError(
+      404,
+      'PGRST202',
+      `Could not find the function ${schema}.${name}(${args.join(', ')}) in the schema cache`,
+      `Searched for the function ${schema}.${name} with parameters ${args.join(', ') || 'none'} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.`,
+    ),
   ambiguousFunction: (schema: string, name: string, sigs: string[]) =>
-    new RestError(300, 'PGRST203', `Could not choose the best candidate function between: ${sigs.map((s) => `${schema}.${name}(${s})`).join(', ')}`,
-      null, 'Try renaming the parameters or the function itself in the database so function overloading can be resolved'),
+    new RestError(
+      300,
+      'PGRST203',
+      `Could not choose the best candidate function between: ${sigs.map((s) => `${schema}.${name}(${s})`).join(', ')}`,
+      null,
+      'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
+    ),
   noColumn: (column: string, table: string) =>
     new RestError(400, 'PGRST204', `Could not find the '${column}' column of '${table}' in the schema cache`),
   noTable: (schema: string, name: string) =>
     new RestError(404, 'PGRST205', `Could not find the table '${schema}.${name}' in the schema cache`),
-  jwt: (message: string) => new RestError(401, 'PGRST301', message, null, null, { 'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/"/g, '')}"` }),
-  forbiddenRole: (role: string) =>
-    new RestError(401, 'PGRST303', `role "${role}" is not allowed`),
+  jwt: (message: string) =>
+    new RestError(401, 'PGRST301', message, null, null, {
+      'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/"/g, '')}"`,
+    }),
+  forbiddenRole: (role: string) => new RestError(401, 'PGRST303', `role "${role}" is not allowed`),
   unknownColumn: (column: string, table: string) =>
     new RestError(400, '42703', `column ${table}.${column} does not exist`),
   unknownType: (type: string) => new RestError(400, '42704', `type "${type}" does not exist`),
   unfilteredWrite: (op: 'UPDATE' | 'DELETE') =>
-    new RestError(400, '21000', `${op} requires a WHERE clause`, null, 'Add a filter to the query string, or enable allowUnfilteredWrites'),
+    new RestError(
+      400,
+      '21000',
+      `${op} requires a WHERE clause`,
+      null,
+      'Add a filter to the query string, or enable allowUnfilteredWrites',
+    ),
   notInsertable: (name: string, op: string) =>
     new RestError(405, 'PGRST117', `Cannot ${op} on '${name}': it is not updatable`),
   putMismatch: () => new RestError(400, 'PGRST115', 'Payload values do not match URL in primary key column(s)'),
@@ -86,30 +152,52 @@ export const errors = {
 /** PostgREST's mapSQLtoHTTP. `authenticated` decides 42501: 403 for a caller with a token, 401 for anon. */
 export function sqlStateToStatus(code: string, authenticated: boolean): number {
   switch (code) {
-    case '23503': case '23505': return 409;
-    case '42501': return authenticated ? 403 : 401;
-    case 'P0001': return 400;
-    case '42883': case '42P01': return 404;
-    case '25006': return 405;
-    case '57014': return 500;
+    case '23503':
+    case '23505':
+      return 409;
+    case '42501':
+      return authenticated ? 403 : 401;
+    case 'P0001':
+      return 400;
+    case '42883':
+    case '42P01':
+      return 404;
+    case '25006':
+      return 405;
+    case '57014':
+      return 500;
   }
   const c2 = code.slice(0, 2);
   if (/^PT\d\d\d$/.test(code)) return Number(code.slice(2));
   if (c2 === '08' || c2 === '53') return 503;
   if (c2 === '28' || c2 === '0L' || c2 === '0P') return 403;
-  if (['XX', '09', '25', '2D', '38', '39', '3B', '40', '54', '55', '57', '58', 'F0', 'HV', 'P0'].includes(c2)) return 500;
+  if (['XX', '09', '25', '2D', '38', '39', '3B', '40', '54', '55', '57', '58', 'F0', 'HV', 'P0'].includes(c2))
+    return 500;
   return 400;
 }
 
-interface PgErrorLike { code?: string; message?: string; detail?: string; hint?: string; severity?: string }
+interface PgErrorLike {
+  code?: string;
+  message?: string;
+  detail?: string;
+  hint?: string;
+  severity?: string;
+}
 
 /** Turns a postgres.js error into a RestError; non-Postgres failures (socket, pool) become 503s. */
 export function fromDatabaseError(err: unknown, authenticated: boolean): RestError {
   if (err instanceof RestError) return err;
   const e = err as PgErrorLike & { name?: string };
   if (e && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && e.severity) {
-    return new RestError(sqlStateToStatus(e.code, authenticated), e.code, e.message ?? 'database error', e.detail ?? null, e.hint ?? null);
+    return new RestError(
+      sqlStateToStatus(e.code, authenticated),
+      e.code,
+      e.message ?? 'database error',
+      e.detail ?? null,
+      e.hint ?? null,
+    );
   }
-  if (e && typeof e.code === 'string' && /CONNECT|ECONN|CONNECTION|TIMEOUT/i.test(e.code)) return errors.connection(e.message ?? String(e.code));
+  if (e && typeof e.code === 'string' && /CONNECT|ECONN|CONNECTION|TIMEOUT/i.test(e.code))
+    return errors.connection(e.message ?? String(e.code));
   return errors.internal(e?.message ?? String(err));
 }

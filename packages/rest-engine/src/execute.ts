@@ -16,7 +16,9 @@ import { errors, RestError } from './errors.js';
  */
 export class RawText {
   constructor(readonly value: string) {}
-  toString(): string { return this.value; }
+  toString(): string {
+    return this.value;
+  }
 }
 
 const RAW = Symbol.for('rest-engine.raw-serializers');
@@ -38,18 +40,19 @@ export function installRawText(sql: postgres.Sql): void {
 
 // Postgres text cannot hold NUL, and a NUL inside a bind message breaks the protocol exchange: refuse it as Postgres
 // would refuse it in a literal.
-const raw = (params: readonly unknown[]) => params.map((p) => {
-  if (p === null || p === undefined) return null;
-  const s = String(p);
-  if (s.includes('\u0000')) throw new RestError(400, '22021', 'invalid byte sequence for encoding "UTF8": 0x00');
-  return new RawText(s);
-});
+const raw = (params: readonly unknown[]) =>
+  params.map((p) => {
+    if (p === null || p === undefined) return null;
+    const s = String(p);
+    if (s.includes('\u0000')) throw new RestError(400, '22021', 'invalid byte sequence for encoding "UTF8": 0x00');
+    return new RawText(s);
+  });
 
 export const CONTEXT_SQL =
-  "select set_config('search_path', $1, true), set_config('role', $2, true), set_config('request.jwt.claims', $3, true), "
-  + "set_config('request.method', $4, true), set_config('request.path', $5, true), set_config('request.headers', $6, true), "
-  + "set_config('statement_timeout', coalesce($7, current_setting('statement_timeout')), true), "
-  + "set_config('timezone', coalesce($8, current_setting('timezone')), true)";
+  "select set_config('search_path', $1, true), set_config('role', $2, true), set_config('request.jwt.claims', $3, true), " +
+  "set_config('request.method', $4, true), set_config('request.path', $5, true), set_config('request.headers', $6, true), " +
+  "set_config('statement_timeout', coalesce($7, current_setting('statement_timeout')), true), " +
+  "set_config('timezone', coalesce($8, current_setting('timezone')), true)";
 
 export interface TxContext {
   readonly searchPath: string;
@@ -83,7 +86,10 @@ export type Decision = (r: MainResult) => 'commit' | 'rollback';
 export class StatementBudget {
   private readonly texts = new Map<string, string>();
   private readonly prefix: string;
-  constructor(private readonly limit: number, generation = 0) {
+  constructor(
+    private readonly limit: number,
+    generation = 0,
+  ) {
     this.prefix = generation === 0 ? '' : `/* schema ${generation} */ `;
   }
   /** The text to send and whether to prepare it. */
@@ -105,11 +111,16 @@ export async function reserveWithin(sql: postgres.Sql, timeoutMs: number): Promi
   const pending = sql.reserve();
   let timer: NodeJS.Timeout | undefined;
   // The error is built only when the deadline passes: an Error captures a stack, too dear for every request.
-  const deadline = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(errors.poolTimeout()), timeoutMs); });
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(errors.poolTimeout()), timeoutMs);
+  });
   try {
     return await Promise.race([pending, deadline]);
   } catch (e) {
-    pending.then((c) => c.release(), () => {});
+    pending.then(
+      (c) => c.release(),
+      () => {},
+    );
     throw e;
   } finally {
     clearTimeout(timer);
@@ -126,7 +137,10 @@ export interface ExecuteOptions {
   readonly end: 'commit' | 'rollback' | Decision;
 }
 
-function toResult(rows: postgres.RowList<postgres.Row[]>, explain: postgres.RowList<postgres.Row[]> | null): MainResult {
+function toResult(
+  rows: postgres.RowList<postgres.Row[]>,
+  explain: postgres.RowList<postgres.Row[]> | null,
+): MainResult {
   const row = rows[0] ?? {};
   let planRows: number | null = null;
   if (explain) {
@@ -148,10 +162,23 @@ function send(conn: postgres.ReservedSql, text: string, params: readonly unknown
 }
 
 export async function execute(
-  sql: postgres.Sql, ctx: TxContext, main: Statement, explain: Statement | null, opts: ExecuteOptions,
+  sql: postgres.Sql,
+  ctx: TxContext,
+  main: Statement,
+  explain: Statement | null,
+  opts: ExecuteOptions,
 ): Promise<{ result: MainResult; ended: 'commit' | 'rollback' }> {
   // Converted before a connection is reserved: a refused value must not leave a transaction half-sent.
-  const ctxParams = raw([ctx.searchPath, ctx.role, ctx.claims, ctx.method, ctx.path, ctx.headers, ctx.statementTimeout, ctx.timezone]);
+  const ctxParams = raw([
+    ctx.searchPath,
+    ctx.role,
+    ctx.claims,
+    ctx.method,
+    ctx.path,
+    ctx.headers,
+    ctx.statementTimeout,
+    ctx.timezone,
+  ]);
   const mainParams = raw(main.params);
   const explainParams = explain ? raw(explain.params) : [];
   const mainText = opts.statements ? opts.statements.take(main.sql) : { text: main.sql, prepare: false };

@@ -20,24 +20,39 @@ function jsonSchema(c: Column): Record<string, unknown> {
 }
 
 export function buildOpenApi(cache: SchemaCache, schema: string): Record<string, unknown> {
-  const paths: Record<string, unknown> = { '/': { get: { summary: 'OpenAPI description', responses: { 200: { description: 'OK' } } } } };
+  const paths: Record<string, unknown> = {
+    '/': { get: { summary: 'OpenAPI description', responses: { 200: { description: 'OK' } } } },
+  };
   const schemas: Record<string, unknown> = {};
   const rowsResponse = (name: string) => ({
-    description: 'OK', content: { 'application/json': { schema: { type: 'array', items: { $ref: `#/components/schemas/${name}` } } } },
+    description: 'OK',
+    content: { 'application/json': { schema: { type: 'array', items: { $ref: `#/components/schemas/${name}` } } } },
   });
-  const common = [{ $ref: '#/components/parameters/select' }, { $ref: '#/components/parameters/order' },
-    { $ref: '#/components/parameters/limit' }, { $ref: '#/components/parameters/offset' }];
+  const common = [
+    { $ref: '#/components/parameters/select' },
+    { $ref: '#/components/parameters/order' },
+    { $ref: '#/components/parameters/limit' },
+    { $ref: '#/components/parameters/offset' },
+  ];
   for (const t of cache.tables.values()) {
     if (t.schema !== schema) continue;
     schemas[t.name] = {
-      type: 'object', description: t.comment ?? undefined,
+      type: 'object',
+      description: t.comment ?? undefined,
       required: [...t.columns.values()].filter((c) => !c.nullable && c.defaultExpr === null).map((c) => c.name),
       properties: Object.fromEntries([...t.columns.values()].map((c) => [c.name, jsonSchema(c)])),
     };
-    const ops: Record<string, unknown> = { get: { tags: [t.name], parameters: common, responses: { 200: rowsResponse(t.name), 206: { description: 'Partial Content' } } } };
+    const ops: Record<string, unknown> = {
+      get: {
+        tags: [t.name],
+        parameters: common,
+        responses: { 200: rowsResponse(t.name), 206: { description: 'Partial Content' } },
+      },
+    };
     const body = { content: { 'application/json': { schema: { $ref: `#/components/schemas/${t.name}` } } } };
     if (t.insertable) ops.post = { tags: [t.name], requestBody: body, responses: { 201: { description: 'Created' } } };
-    if (t.updatable) ops.patch = { tags: [t.name], requestBody: body, responses: { 204: { description: 'No Content' } } };
+    if (t.updatable)
+      ops.patch = { tags: [t.name], requestBody: body, responses: { 204: { description: 'No Content' } } };
     if (t.deletable) ops.delete = { tags: [t.name], responses: { 204: { description: 'No Content' } } };
     paths[`/${t.name}`] = ops;
   }
@@ -47,11 +62,15 @@ export function buildOpenApi(cache: SchemaCache, schema: string): Record<string,
       const props = Object.fromEntries(f.args.filter((a) => a.name).map((a) => [a.name, { 'x-pg-type': a.type }]));
       const required = f.args.filter((a) => a.name && !a.hasDefault).map((a) => a.name);
       const op = {
-        tags: ['(rpc) ' + f.name], description: f.comment ?? undefined,
+        tags: ['(rpc) ' + f.name],
+        description: f.comment ?? undefined,
         requestBody: { content: { 'application/json': { schema: { type: 'object', properties: props, required } } } },
         responses: { 200: { description: 'OK' }, 204: { description: 'No Content' } },
       };
-      paths[`/rpc/${f.name}`] = { post: op, ...(f.volatility !== 'volatile' ? { get: { tags: op.tags, responses: op.responses } } : {}) };
+      paths[`/rpc/${f.name}`] = {
+        post: op,
+        ...(f.volatility !== 'volatile' ? { get: { tags: op.tags, responses: op.responses } } : {}),
+      };
     }
   }
   const int = { schema: { type: 'integer', minimum: 0 } };

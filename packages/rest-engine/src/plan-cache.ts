@@ -47,5 +47,7 @@ export class PlanCache {
     this.entries.set(key, value);
   }
 
-  get size(): number { return this.entries.size; }
+  get size(): number {
+    return this.entries.size;
+  }
 }

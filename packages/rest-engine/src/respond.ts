@@ -31,10 +31,18 @@ function unwrapSingle(body: string): string {
 /** The singular check; thrown inside the transaction so that a write that breaks it is rolled back. */
 export function checkResult(plan: Plan, r: MainResult): void {
   if (isSingular(plan.media) && plan.kind !== 'options' && plan.kind !== 'openapi') {
-    const rowsMatter = plan.kind === 'read' || (plan.kind === 'mutate' && plan.representation) || (plan.kind === 'call' && plan.read && plan.fn.returnsSet);
+    const rowsMatter =
+      plan.kind === 'read' ||
+      (plan.kind === 'mutate' && plan.representation) ||
+      (plan.kind === 'call' && plan.read && plan.fn.returnsSet);
     if (rowsMatter && r.pageTotal !== 1) throw errors.singular(r.pageTotal);
   }
-  if (plan.kind !== 'read' && plan.prefer.handling === 'strict' && plan.prefer.maxAffected !== null && r.pageTotal > plan.prefer.maxAffected) {
+  if (
+    plan.kind !== 'read' &&
+    plan.prefer.handling === 'strict' &&
+    plan.prefer.maxAffected !== null &&
+    r.pageTotal > plan.prefer.maxAffected
+  ) {
     throw errors.maxAffected(r.pageTotal);
   }
 }
@@ -66,8 +74,11 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
     headers['content-range'] = m.kind === 'insert' ? '*/*' : contentRange(0, r.pageTotal, null);
     if (plan.location && r.location) {
       const pk = JSON.parse(r.location) as Record<string, unknown>;
-      headers['location'] = `/${encodeURIComponent(m.table.name)}?` + Object.entries(pk)
-        .map(([k, v]) => `${encodeURIComponent(k)}=eq.${encodeURIComponent(String(v))}`).join('&');
+      headers['location'] =
+        `/${encodeURIComponent(m.table.name)}?` +
+        Object.entries(pk)
+          .map(([k, v]) => `${encodeURIComponent(k)}=eq.${encodeURIComponent(String(v))}`)
+          .join('&');
     }
     if (!plan.representation) {
       delete headers['content-type'];

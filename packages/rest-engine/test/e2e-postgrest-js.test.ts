@@ -11,7 +11,9 @@ let userA: PostgrestClient<any, any, any>;
 let userB: PostgrestClient<any, any, any>;
 
 const client = (claims?: object) =>
-  new PostgrestClient<any, any, any>(server.url, { headers: claims ? { 'x-test-claims': JSON.stringify(claims) } : {} });
+  new PostgrestClient<any, any, any>(server.url, {
+    headers: claims ? { 'x-test-claims': JSON.stringify(claims) } : {},
+  });
 
 beforeAll(async () => {
   h = await setup({ maxRows: 100 });
@@ -20,27 +22,44 @@ beforeAll(async () => {
   userA = client(USER_A);
   userB = client(USER_B);
 });
-afterAll(async () => { await server.close(); await h.close(); });
+afterAll(async () => {
+  await server.close();
+  await h.close();
+});
 
 describe('reads', () => {
   it('selects columns with filters, order and limit', async () => {
     const r = await anon.from('projects').select('id,name').gte('id', 1).lte('id', 2).order('id', { ascending: false });
-    expect(r).toMatchObject({ error: null, status: 200, count: null, data: [{ id: 2, name: 'Bridge plans' }, { id: 1, name: 'Apollo engine' }] });
+    expect(r).toMatchObject({
+      error: null,
+      status: 200,
+      count: null,
+      data: [
+        { id: 2, name: 'Bridge plans' },
+        { id: 1, name: 'Apollo engine' },
+      ],
+    });
   });
 
   it('embeds with aliases and hints, to-one and to-many, nested', async () => {
-    const r = await anon.from('projects')
+    const r = await anon
+      .from('projects')
       .select('name,owner:users!owner_id(id,email),reviewer:users!reviewer_id(name),tasks(title,assignee:users(name))')
-      .eq('id', 1).order('id', { referencedTable: 'tasks' });
+      .eq('id', 1)
+      .order('id', { referencedTable: 'tasks' });
     expect(r.error).toBeNull();
-    expect(r.data).toEqual([{
-      name: 'Apollo engine', owner: { id: 1, email: 'ada@example.com' }, reviewer: { name: 'Bob' },
-      tasks: [
-        { title: 'Design nozzle', assignee: { name: 'Bob' } },
-        { title: 'Test fire', assignee: { name: 'Cy' } },
-        { title: 'Write report', assignee: null },
-      ],
-    }]);
+    expect(r.data).toEqual([
+      {
+        name: 'Apollo engine',
+        owner: { id: 1, email: 'ada@example.com' },
+        reviewer: { name: 'Bob' },
+        tasks: [
+          { title: 'Design nozzle', assignee: { name: 'Bob' } },
+          { title: 'Test fire', assignee: { name: 'Cy' } },
+          { title: 'Write report', assignee: null },
+        ],
+      },
+    ]);
   });
 
   it('embeds many-to-many through the junction and star with nested embeds', async () => {
@@ -49,37 +68,97 @@ describe('reads', () => {
     expect(r.status).toBe(200);
     expect(r.data.tags).toEqual([{ name: 'beta' }]);
     expect(r.data['display name']).toBe('Bridge, "quoted"');
-    expect(r.data.tasks).toEqual([{ id: 4, project_id: 2, title: 'Survey site', done: true, priority: 1, assignee_id: 2, project: { name: 'Bridge plans' } }]);
+    expect(r.data.tasks).toEqual([
+      {
+        id: 4,
+        project_id: 2,
+        title: 'Survey site',
+        done: true,
+        priority: 1,
+        assignee_id: 2,
+        project: { name: 'Bridge plans' },
+      },
+    ]);
   });
 
   it('renders timestamps in the Prefer timezone, ignoring an unknown zone', async () => {
     const tokyo = await anon.from('users').select('created_at').eq('id', 1).setHeader('Prefer', 'timezone=Asia/Tokyo');
     expect(tokyo).toMatchObject({ error: null, status: 200, data: [{ created_at: '2024-01-01T09:00:00+09:00' }] });
-    const unknown = await anon.from('users').select('created_at').eq('id', 1).setHeader('Prefer', 'timezone=Nowhere/Land');
+    const unknown = await anon
+      .from('users')
+      .select('created_at')
+      .eq('id', 1)
+      .setHeader('Prefer', 'timezone=Nowhere/Land');
     expect(unknown).toMatchObject({ error: null, status: 200 });
-    const strict = await anon.from('users').select('created_at').eq('id', 1).setHeader('Prefer', 'handling=strict,timezone=Nowhere/Land');
+    const strict = await anon
+      .from('users')
+      .select('created_at')
+      .eq('id', 1)
+      .setHeader('Prefer', 'handling=strict,timezone=Nowhere/Land');
     expect(strict).toMatchObject({
-      data: null, status: 400,
-      error: { code: 'PGRST122', message: 'Invalid preferences given with handling=strict', details: 'Invalid preferences: timezone=Nowhere/Land', hint: null },
+      data: null,
+      status: 400,
+      error: {
+        code: 'PGRST122',
+        message: 'Invalid preferences given with handling=strict',
+        details: 'Invalid preferences: timezone=Nowhere/Land',
+        hint: null,
+      },
     });
   });
 
   it('spreads to-many embeds into one array per column (PostgREST 13)', async () => {
-    const r = await anon.from('projects')
+    const r = await anon
+      .from('projects')
       .select('name,...tasks(titles:title,priority,assignee:users(name)),...tags(tag_names:name)')
-      .order('id').order('id', { referencedTable: 'tasks' }).order('name', { referencedTable: 'tags' });
+      .order('id')
+      .order('id', { referencedTable: 'tasks' })
+      .order('name', { referencedTable: 'tags' });
     expect(r).toMatchObject({ error: null, status: 200 });
     expect(r.data).toEqual([
-      { name: 'Apollo engine', titles: ['Design nozzle', 'Test fire', 'Write report'], priority: [1, 2, null],
-        assignee: [{ name: 'Bob' }, { name: 'Cy' }, null], tag_names: ['alpha', 'beta'] },
-      { name: 'Bridge plans', titles: ['Survey site'], priority: [1], assignee: [{ name: 'Bob' }], tag_names: ['beta'] },
+      {
+        name: 'Apollo engine',
+        titles: ['Design nozzle', 'Test fire', 'Write report'],
+        priority: [1, 2, null],
+        assignee: [{ name: 'Bob' }, { name: 'Cy' }, null],
+        tag_names: ['alpha', 'beta'],
+      },
+      {
+        name: 'Bridge plans',
+        titles: ['Survey site'],
+        priority: [1],
+        assignee: [{ name: 'Bob' }],
+        tag_names: ['beta'],
+      },
       { name: 'Cellar door', titles: ['Fix hinge'], priority: [3], assignee: [{ name: 'Ada' }], tag_names: [] },
     ]);
     // Filters on the spread embed, !inner and a star.
-    const inner = await anon.from('projects').select('id,...project_tags!inner(*)').order('id').order('tag_id', { referencedTable: 'project_tags' });
-    expect(inner).toMatchObject({ error: null, status: 200, data: [{ id: 1, project_id: [1, 1], tag_id: [1, 2] }, { id: 2, project_id: [2], tag_id: [2] }] });
-    const open = await anon.from('projects').select('id,...tasks(title)').eq('tasks.done', false).not('tasks', 'is', null).order('id');
-    expect(open).toMatchObject({ error: null, data: [{ id: 1, title: ['Test fire', 'Write report'] }, { id: 3, title: ['Fix hinge'] }] });
+    const inner = await anon
+      .from('projects')
+      .select('id,...project_tags!inner(*)')
+      .order('id')
+      .order('tag_id', { referencedTable: 'project_tags' });
+    expect(inner).toMatchObject({
+      error: null,
+      status: 200,
+      data: [
+        { id: 1, project_id: [1, 1], tag_id: [1, 2] },
+        { id: 2, project_id: [2], tag_id: [2] },
+      ],
+    });
+    const open = await anon
+      .from('projects')
+      .select('id,...tasks(title)')
+      .eq('tasks.done', false)
+      .not('tasks', 'is', null)
+      .order('id');
+    expect(open).toMatchObject({
+      error: null,
+      data: [
+        { id: 1, title: ['Test fire', 'Write report'] },
+        { id: 3, title: ['Fix hinge'] },
+      ],
+    });
     // `rel=is.null` on a to-one spread: the task nobody is assigned to.
     const unassigned = await anon.from('tasks').select('id,...users(name)').is('users', null);
     expect(unassigned).toMatchObject({ error: null, status: 200, data: [{ id: 3, name: null }] });
@@ -103,14 +182,29 @@ describe('reads', () => {
 
   it('single() and maybeSingle()', async () => {
     const none = await anon.from('projects').select('id').eq('id', 999).single();
-    expect(none).toMatchObject({ status: 406, data: null, error: { code: 'PGRST116', details: 'The result contains 0 rows', hint: null, message: 'Cannot coerce the result to a single JSON object' } });
+    expect(none).toMatchObject({
+      status: 406,
+      data: null,
+      error: {
+        code: 'PGRST116',
+        details: 'The result contains 0 rows',
+        hint: null,
+        message: 'Cannot coerce the result to a single JSON object',
+      },
+    });
     const maybe = await anon.from('projects').select('id').eq('id', 999).maybeSingle();
     expect(maybe).toMatchObject({ status: 200, data: null, error: null });
   });
 
   it('filters with or, in, is, not, ilike, contains and json paths', async () => {
-    const r = await anon.from('projects').select('id')
-      .or('budget.gt.500,mood.eq.sad').in('id', [1, 2, 3]).not('name', 'is', null).ilike('name', '%e%').order('id');
+    const r = await anon
+      .from('projects')
+      .select('id')
+      .or('budget.gt.500,mood.eq.sad')
+      .in('id', [1, 2, 3])
+      .not('name', 'is', null)
+      .ilike('name', '%e%')
+      .order('id');
     expect(r.data).toEqual([{ id: 1 }, { id: 3 }]);
     const c = await anon.from('projects').select('id').contains('tags', ['space']);
     expect(c.data).toEqual([{ id: 1 }]);
@@ -132,7 +226,10 @@ describe('writes', () => {
   it('inserts one row and an array with return=representation', async () => {
     const one = await userA.from('tags').insert({ name: 'delta' }).select().single();
     expect(one).toMatchObject({ status: 201, error: null, data: { name: 'delta' } });
-    const many = await userA.from('tags').insert([{ name: 'e1' }, { name: 'e2' }]).select('name');
+    const many = await userA
+      .from('tags')
+      .insert([{ name: 'e1' }, { name: 'e2' }])
+      .select('name');
     expect(many).toMatchObject({ status: 201, error: null, data: [{ name: 'e1' }, { name: 'e2' }] });
     const minimal = await userA.from('tags').insert({ name: 'e3' });
     expect(minimal).toMatchObject({ status: 201, error: null, data: null });
@@ -150,7 +247,10 @@ describe('writes', () => {
   it('upserts with on_conflict and merge or ignore', async () => {
     const merged = await userA.from('tags').upsert({ name: 'alpha' }, { onConflict: 'name' }).select('id,name');
     expect(merged).toMatchObject({ status: 201, error: null, data: [{ id: 1, name: 'alpha' }] });
-    const ignored = await userA.from('tags').upsert({ name: 'alpha' }, { onConflict: 'name', ignoreDuplicates: true }).select('id');
+    const ignored = await userA
+      .from('tags')
+      .upsert({ name: 'alpha' }, { onConflict: 'name', ignoreDuplicates: true })
+      .select('id');
     expect(ignored).toMatchObject({ status: 201, error: null, data: [] });
   });
 
@@ -182,7 +282,10 @@ describe('rpc', () => {
     expect((await anon.rpc('numbers', { n: 3 })).data).toEqual([1, 2, 3]);
     expect(await userA.rpc('do_nothing')).toMatchObject({ status: 204, data: null, error: null });
     const set = await anon.rpc('projects_of', { p_owner: 1 }).select('id,owner:users!owner_id(name)').order('id');
-    expect(set.data).toEqual([{ id: 1, owner: { name: 'Ada' } }, { id: 3, owner: { name: 'Ada' } }]);
+    expect(set.data).toEqual([
+      { id: 1, owner: { name: 'Ada' } },
+      { id: 3, owner: { name: 'Ada' } },
+    ]);
     const one = await anon.rpc('project_by_id', { p_id: 2 }).select('name');
     expect(one.data).toEqual({ name: 'Bridge plans' });
     expect((await userA.rpc('whoami')).data).toBe('user-a');
@@ -192,9 +295,13 @@ describe('rpc', () => {
   it('reports unknown and ambiguous functions and raised errors', async () => {
     expect(await anon.rpc('nope')).toMatchObject({ status: 404, error: { code: 'PGRST202' } });
     expect(await anon.rpc('overloaded', { x: 1 })).toMatchObject({ status: 300, error: { code: 'PGRST203' } });
-    expect(await userA.rpc('fail_with', { code: 'payment' })).toMatchObject({ status: 402, error: { code: 'PT402', message: 'Payment Required' } });
+    expect(await userA.rpc('fail_with', { code: 'payment' })).toMatchObject({
+      status: 402,
+      error: { code: 'PT402', message: 'Payment Required' },
+    });
     expect(await userA.rpc('fail_with', { code: 'x' })).toMatchObject({
-      status: 400, error: { code: 'P0001', message: 'custom failure', details: 'some detail', hint: 'a hint' },
+      status: 400,
+      error: { code: 'P0001', message: 'custom failure', details: 'some detail', hint: 'a hint' },
     });
   });
 });

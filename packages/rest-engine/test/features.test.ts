@@ -3,8 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setup, SERVICE, USER_A, type Harness } from './helpers.js';
 
 let h: Harness;
-beforeAll(async () => { h = await setup({ maxRows: 3, statementTimeoutMs: 300, txRollbackAllowed: true }); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await setup({ maxRows: 3, statementTimeoutMs: 300, txRollbackAllowed: true });
+});
+afterAll(async () => {
+  await h.close();
+});
 
 describe('responses', () => {
   it('caps rows at maxRows and reports planned and estimated counts', async () => {
@@ -24,8 +28,14 @@ describe('responses', () => {
 
   it('count=estimated is exact up to maxRows and the larger of the estimate and the counted rows above it', async () => {
     // Two rows are done: under the cap of 3, counted exactly whatever the planner thinks.
-    const under = await h.req('GET', '/tasks?select=id&done=is.true&order=id', { headers: { prefer: 'count=estimated' } });
-    expect(under).toMatchObject({ status: 200, json: [{ id: 1 }, { id: 4 }], headers: { 'content-range': '0-1/2', 'preference-applied': 'count=estimated' } });
+    const under = await h.req('GET', '/tasks?select=id&done=is.true&order=id', {
+      headers: { prefer: 'count=estimated' },
+    });
+    expect(under).toMatchObject({
+      status: 200,
+      json: [{ id: 1 }, { id: 4 }],
+      headers: { 'content-range': '0-1/2', 'preference-applied': 'count=estimated' },
+    });
     // Five rows: over the cap, so the planner's estimate (exact after ANALYZE), never below the 4 rows counted.
     await h.db.sql`analyze tasks`;
     const over = await h.req('GET', '/tasks?select=id&order=id', { headers: { prefer: 'count=estimated' } });
@@ -54,7 +64,12 @@ describe('responses', () => {
     }
     const strict = await h.req('GET', q, { headers: { prefer: 'handling=strict, timezone=Mars/Phobos' } });
     expect(strict).toMatchObject({
-      status: 400, json: { code: 'PGRST122', message: 'Invalid preferences given with handling=strict', details: 'Invalid preferences: timezone=Mars/Phobos' },
+      status: 400,
+      json: {
+        code: 'PGRST122',
+        message: 'Invalid preferences given with handling=strict',
+        details: 'Invalid preferences: timezone=Mars/Phobos',
+      },
     });
     const strictKnown = await h.req('GET', q, { headers: { prefer: 'handling=strict, timezone=Asia/Tokyo' } });
     expect(strictKnown).toMatchObject({ status: 200, json: [{ created_at: '2024-01-01T09:00:00+09:00' }] });
@@ -64,7 +79,9 @@ describe('responses', () => {
     const csv = await h.req('GET', '/users?select=id,name&order=id&limit=2', { headers: { accept: 'text/csv' } });
     expect(csv.text).toBe('id,name\n1,Ada\n2,Bob');
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
-    const one = await h.req('GET', '/users?select=email&id=eq.1', { headers: { accept: 'application/vnd.pgrst.object+json' } });
+    const one = await h.req('GET', '/users?select=email&id=eq.1', {
+      headers: { accept: 'application/vnd.pgrst.object+json' },
+    });
     expect(one.json).toEqual({ email: 'ada@example.com' });
     const bad = await h.req('GET', '/users', { headers: { accept: 'image/png' } });
     expect(bad).toMatchObject({ status: 406, json: { code: 'PGRST107' } });
@@ -82,36 +99,63 @@ describe('responses', () => {
   });
 
   it('refuses unexposed schemas and bad paths', async () => {
-    expect(await h.req('GET', '/users', { headers: { 'accept-profile': 'private' } })).toMatchObject({ status: 406, json: { code: 'PGRST106' } });
+    expect(await h.req('GET', '/users', { headers: { 'accept-profile': 'private' } })).toMatchObject({
+      status: 406,
+      json: { code: 'PGRST106' },
+    });
     expect(await h.req('GET', '/a/b')).toMatchObject({ status: 404, json: { code: 'PGRST125' } });
-    expect(await h.req('GET', '/projects?select=id&tasks.id=eq.1')).toMatchObject({ status: 400, json: { code: 'PGRST108' } });
+    expect(await h.req('GET', '/projects?select=id&tasks.id=eq.1')).toMatchObject({
+      status: 400,
+      json: { code: 'PGRST108' },
+    });
     expect(await h.req('GET', '/tasks?order=tasks(id)')).toMatchObject({ status: 400 });
     expect(await h.req('GET', '/projects?order=tasks(id)')).toMatchObject({ status: 400, json: { code: 'PGRST118' } });
     expect(await h.req('GET', '/tasks?select=count()')).toMatchObject({ status: 400, json: { code: 'PGRST123' } });
   });
 
   it('writes through an updatable view and refuses a non-updatable one', async () => {
-    const up = await h.req('PATCH', '/active_projects?id=eq.1', { body: { budget: 5 }, claims: USER_A, headers: { prefer: 'return=representation,tx=rollback' } });
+    const up = await h.req('PATCH', '/active_projects?id=eq.1', {
+      body: { budget: 5 },
+      claims: USER_A,
+      headers: { prefer: 'return=representation,tx=rollback' },
+    });
     expect(up).toMatchObject({ status: 200, json: [{ id: 1, budget: 5 }] });
     const no = await h.req('POST', '/project_summary', { body: { name: 'x' }, claims: USER_A });
     expect(no.status).toBe(405);
   });
 
   it('PUT upserts one row by primary key; headers-only gives Location; PGRST102 on mismatched keys', async () => {
-    const put = await h.req('PUT', '/tags?id=eq.50', { body: { id: 50, name: 'put' }, claims: USER_A, headers: { prefer: 'return=representation' } });
+    const put = await h.req('PUT', '/tags?id=eq.50', {
+      body: { id: 50, name: 'put' },
+      claims: USER_A,
+      headers: { prefer: 'return=representation' },
+    });
     expect(put).toMatchObject({ status: 200, json: [{ id: 50, name: 'put' }] });
-    expect((await h.req('PUT', '/tags?name=eq.x', { body: { id: 1, name: 'x' }, claims: USER_A })).json.code).toBe('PGRST105');
-    const loc = await h.req('POST', '/tags', { body: { name: 'located' }, claims: USER_A, headers: { prefer: 'return=headers-only' } });
+    expect((await h.req('PUT', '/tags?name=eq.x', { body: { id: 1, name: 'x' }, claims: USER_A })).json.code).toBe(
+      'PGRST105',
+    );
+    const loc = await h.req('POST', '/tags', {
+      body: { name: 'located' },
+      claims: USER_A,
+      headers: { prefer: 'return=headers-only' },
+    });
     expect(loc.headers.location).toMatch(/^\/tags\?id=eq\.\d+$/);
     const keys = await h.req('POST', '/tags', { body: [{ name: 'a1' }, { id: 3 }], claims: USER_A });
     expect(keys).toMatchObject({ status: 400, json: { code: 'PGRST102', message: 'All object keys must match' } });
   });
 
   it('applies missing=default, max-affected and tx=rollback', async () => {
-    const r = await h.req('POST', '/tasks?columns=project_id,title,done', { body: [{ project_id: 1, title: 'd1' }], claims: SERVICE,
-      headers: { prefer: 'missing=default,return=representation,tx=rollback' } });
+    const r = await h.req('POST', '/tasks?columns=project_id,title,done', {
+      body: [{ project_id: 1, title: 'd1' }],
+      claims: SERVICE,
+      headers: { prefer: 'missing=default,return=representation,tx=rollback' },
+    });
     expect(r).toMatchObject({ status: 201, json: [{ title: 'd1', done: false }] });
-    const many = await h.req('PATCH', '/tasks?project_id=eq.1', { body: { priority: 9 }, claims: SERVICE, headers: { prefer: 'handling=strict,max-affected=1' } });
+    const many = await h.req('PATCH', '/tasks?project_id=eq.1', {
+      body: { priority: 9 },
+      claims: SERVICE,
+      headers: { prefer: 'handling=strict,max-affected=1' },
+    });
     expect(many).toMatchObject({ status: 400, json: { code: 'PGRST124' } });
     const [{ n }] = await h.db.sql`select count(*)::int as n from tasks where priority = 9`;
     expect(n).toBe(0);
@@ -130,7 +174,8 @@ describe('responses', () => {
     await h.db.sql`grant select on late_table to anon`;
     expect((await h.req('GET', '/late_table')).status).toBe(404);
     await h.db.sql`notify pgrst, 'reload schema'`;
-    for (let i = 0; i < 50 && (await h.req('GET', '/late_table')).status !== 200; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 50 && (await h.req('GET', '/late_table')).status !== 200; i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(await h.req('GET', '/late_table')).toMatchObject({ status: 200, json: [] });
   });
 });

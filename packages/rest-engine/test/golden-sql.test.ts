@@ -5,24 +5,40 @@ import { plan } from '../src/plan/planner.js';
 import { setup, USER_A, type Harness } from './helpers.js';
 
 let h: Harness;
-beforeAll(async () => { h = await setup({ aggregatesEnabled: true }); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await setup({ aggregatesEnabled: true });
+});
+afterAll(async () => {
+  await h.close();
+});
 
-const OPTS = { schemas: ['public'], maxRows: null, aggregatesEnabled: true, allowUnfilteredWrites: false, txRollbackAllowed: true };
+const OPTS = {
+  schemas: ['public'],
+  maxRows: null,
+  aggregatesEnabled: true,
+  allowUnfilteredWrites: false,
+  txRollbackAllowed: true,
+};
 
 async function golden(method: string, pathQuery: string, headers: Record<string, string> = {}, body?: unknown) {
   const [path, search = ''] = pathQuery.split(/\?(.*)/s);
   const input = { method, path, search, headers, body: body === undefined ? undefined : JSON.stringify(body) };
   const { main } = compile(plan(input, h.engine.schemaCache, OPTS), null);
   // Every golden statement must also run: through the engine, as an authenticated user, rolled back.
-  const res = await h.req(method, pathQuery, { headers: { ...headers, prefer: [headers.prefer, 'tx=rollback'].filter(Boolean).join(',') }, body, claims: USER_A });
+  const res = await h.req(method, pathQuery, {
+    headers: { ...headers, prefer: [headers.prefer, 'tx=rollback'].filter(Boolean).join(',') },
+    body,
+    claims: USER_A,
+  });
   expect(res.status, res.text ?? '').toBeLessThan(300);
   return { sql: main.sql, params: main.params };
 }
 
 describe('golden SQL', () => {
   it('plain select with filter, order and limit', async () => {
-    expect(await golden('GET', '/projects?select=id,name&id=gt.1&order=name.desc.nullslast&limit=5&offset=1')).toMatchInlineSnapshot(`
+    expect(
+      await golden('GET', '/projects?select=id,name&id=gt.1&order=name.desc.nullslast&limit=5&offset=1'),
+    ).toMatchInlineSnapshot(`
       {
         "params": [
           "1",
@@ -34,7 +50,12 @@ describe('golden SQL', () => {
     `);
   });
   it('to-one and to-many embeds with hints', async () => {
-    expect(await golden('GET', '/projects?select=name,owner:users!owner_id(email),tasks(title)&tasks.order=id&tasks.limit=2')).toMatchInlineSnapshot(`
+    expect(
+      await golden(
+        'GET',
+        '/projects?select=name,owner:users!owner_id(email),tasks(title)&tasks.order=id&tasks.limit=2',
+      ),
+    ).toMatchInlineSnapshot(`
       {
         "params": [
           2,
@@ -54,7 +75,12 @@ describe('golden SQL', () => {
     `);
   });
   it('logic trees, in, is, fts and json paths', async () => {
-    expect(await golden('GET', '/projects?select=id,meta->>color&or=(budget.gt.500,and(mood.eq.sad,is_active.not.is.true))&id=in.(1,2,3)&search=fts(english).apollo&meta->nested->>k=eq.v')).toMatchInlineSnapshot(`
+    expect(
+      await golden(
+        'GET',
+        '/projects?select=id,meta->>color&or=(budget.gt.500,and(mood.eq.sad,is_active.not.is.true))&id=in.(1,2,3)&search=fts(english).apollo&meta->nested->>k=eq.v',
+      ),
+    ).toMatchInlineSnapshot(`
       {
         "params": [
           "color",
@@ -72,7 +98,12 @@ describe('golden SQL', () => {
     `);
   });
   it('count=estimated: exact count stopped one row past the cap, and EXPLAIN of the counted rows', async () => {
-    const input = { method: 'GET', path: '/tasks', search: 'select=id&done=is.false', headers: { prefer: 'count=estimated' } };
+    const input = {
+      method: 'GET',
+      path: '/tasks',
+      search: 'select=id&done=is.false',
+      headers: { prefer: 'count=estimated' },
+    };
     const { main, explain } = compile(plan(input, h.engine.schemaCache, { ...OPTS, maxRows: 100 }), 100);
     expect({ main, explain }).toMatchInlineSnapshot(`
       {
@@ -104,7 +135,12 @@ describe('golden SQL', () => {
     `);
   });
   it('spread on a to-many embed: one JSON array per column, ordered, inner', async () => {
-    expect(await golden('GET', '/projects?select=name,...tasks!inner(titles:title,priority)&tasks.order=id&tasks.done=is.false&order=id')).toMatchInlineSnapshot(`
+    expect(
+      await golden(
+        'GET',
+        '/projects?select=name,...tasks!inner(titles:title,priority)&tasks.order=id&tasks.done=is.false&order=id',
+      ),
+    ).toMatchInlineSnapshot(`
       {
         "params": [],
         "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e1."titles", e1."priority" FROM "public"."projects" t0 INNER JOIN LATERAL (SELECT coalesce(json_agg(_e."titles"), '[]') AS "titles", coalesce(json_agg(_e."priority"), '[]') AS "priority", pg_catalog.count(*) AS pgrst_rows FROM (SELECT t2."title" AS "titles", t2."priority" AS "priority" FROM "public"."tasks" t2 WHERE t2."project_id" = t0."id" AND t2."done" IS FALSE ORDER BY t2."id") _e) e1 ON e1.pgrst_rows > 0 ORDER BY t0."id") _t",
@@ -112,7 +148,12 @@ describe('golden SQL', () => {
     `);
   });
   it('spread, cast and order by a to-one relation', async () => {
-    expect(await golden('GET', '/tasks?select=title,priority::text,...projects(project_name:name)&order=projects(name).desc,id')).toMatchInlineSnapshot(`
+    expect(
+      await golden(
+        'GET',
+        '/tasks?select=title,priority::text,...projects(project_name:name)&order=projects(name).desc,id',
+      ),
+    ).toMatchInlineSnapshot(`
       {
         "params": [],
         "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."title" AS "title", (t0."priority")::"pg_catalog"."text" AS "priority", e1."project_name" FROM "public"."tasks" t0 LEFT JOIN LATERAL (SELECT t2."name" AS "project_name", 1 AS pgrst_rows FROM "public"."projects" t2 WHERE t2."id" = t0."project_id") e1 ON TRUE ORDER BY (SELECT t0_o0."name" FROM "public"."projects" t0_o0 WHERE t0_o0."id" = t0."project_id" LIMIT 1) DESC, t0."id") _t",
@@ -128,7 +169,9 @@ describe('golden SQL', () => {
     `);
   });
   it('insert with representation', async () => {
-    expect(await golden('POST', '/tags?select=name', { prefer: 'return=representation' }, [{ name: 'g1' }, { name: 'g2' }])).toMatchInlineSnapshot(`
+    expect(
+      await golden('POST', '/tags?select=name', { prefer: 'return=representation' }, [{ name: 'g1' }, { name: 'g2' }]),
+    ).toMatchInlineSnapshot(`
       {
         "params": [
           "[{"name":"g1"},{"name":"g2"}]",
@@ -138,7 +181,9 @@ describe('golden SQL', () => {
     `);
   });
   it('upsert merge-duplicates', async () => {
-    expect(await golden('POST', '/tags?on_conflict=name', { prefer: 'resolution=merge-duplicates' }, { name: 'alpha' })).toMatchInlineSnapshot(`
+    expect(
+      await golden('POST', '/tags?on_conflict=name', { prefer: 'resolution=merge-duplicates' }, { name: 'alpha' }),
+    ).toMatchInlineSnapshot(`
       {
         "params": [
           "[{"name":"alpha"}]",
@@ -148,7 +193,9 @@ describe('golden SQL', () => {
     `);
   });
   it('update and delete with filters', async () => {
-    expect(await golden('PATCH', '/tasks?id=eq.1', { prefer: 'return=representation' }, { done: false })).toMatchInlineSnapshot(`
+    expect(
+      await golden('PATCH', '/tasks?id=eq.1', { prefer: 'return=representation' }, { done: false }),
+    ).toMatchInlineSnapshot(`
       {
         "params": [
           "{"done":false}",

@@ -12,8 +12,15 @@ export interface Harness {
   sql: postgres.Sql;
   engine: RestEngine;
   /** engine.handle with defaults; the body is parsed as JSON when it is JSON. */
-  req(method: string, pathAndQuery: string, init?: { headers?: Record<string, string>; body?: unknown; claims?: Record<string, unknown> }): Promise<{
-    status: number; headers: Record<string, string>; text: string | null; json: any;
+  req(
+    method: string,
+    pathAndQuery: string,
+    init?: { headers?: Record<string, string>; body?: unknown; claims?: Record<string, unknown> },
+  ): Promise<{
+    status: number;
+    headers: Record<string, string>;
+    text: string | null;
+    json: any;
   }>;
   close(): Promise<void>;
 }
@@ -23,17 +30,27 @@ export async function setup(opts: Partial<RestEngineOptions> = {}, poolSize = 4)
   const sql = postgres(db.requestUrl, { max: poolSize, onnotice: () => {} });
   const engine = await createRestEngine({ sql, schemas: ['public'], anonRole: 'anon', ...opts });
   return {
-    db, sql, engine,
+    db,
+    sql,
+    engine,
     async req(method, pathAndQuery, init = {}) {
       const [path, search = ''] = pathAndQuery.split(/\?(.*)/s);
       const r: EngineRequest = {
-        method, path, search, headers: Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
-        body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+        method,
+        path,
+        search,
+        headers: Object.fromEntries(Object.entries(init.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+        body:
+          init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
         claims: init.claims,
       };
       const res = await engine.handle(r);
       let json: any = undefined;
-      try { json = res.body ? JSON.parse(res.body) : null; } catch { json = undefined; }
+      try {
+        json = res.body ? JSON.parse(res.body) : null;
+      } catch {
+        json = undefined;
+      }
       return { status: res.status, headers: res.headers, text: res.body, json };
     },
     async close() {

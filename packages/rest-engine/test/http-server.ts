@@ -10,11 +10,16 @@ export async function serveEngine(engine: RestEngine): Promise<{ url: string; cl
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? '/', 'http://x');
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    for (const [k, v] of Object.entries(req.headers))
+      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     const claims = headers['x-test-claims'] ? JSON.parse(headers['x-test-claims']) : undefined;
     const out = await engine.handle({
-      method: req.method ?? 'GET', path: url.pathname.replace(/^\/rest\/v1/, '') || '/', search: url.search.slice(1), headers,
-      body: chunks.length ? Buffer.concat(chunks).toString('utf8') : undefined, claims,
+      method: req.method ?? 'GET',
+      path: url.pathname.replace(/^\/rest\/v1/, '') || '/',
+      search: url.search.slice(1),
+      headers,
+      body: chunks.length ? Buffer.concat(chunks).toString('utf8') : undefined,
+      claims,
     });
     res.writeHead(out.status, out.headers);
     res.end(out.body ?? undefined);
@@ -23,6 +28,10 @@ export async function serveEngine(engine: RestEngine): Promise<{ url: string; cl
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/rest/v1`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

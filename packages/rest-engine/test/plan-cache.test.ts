@@ -4,11 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setup, USER_A, USER_B, type Harness } from './helpers.js';
 
 let h: Harness;
-beforeAll(async () => { h = await setup({ listen: false }); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await setup({ listen: false });
+});
+afterAll(async () => {
+  await h.close();
+});
 
 describe('plan cache and prepared statements', () => {
-  it('answers the same cached request with each caller\'s own context', async () => {
+  it("answers the same cached request with each caller's own context", async () => {
     for (let i = 0; i < 3; i++) {
       expect((await h.req('GET', '/rpc/whoami', { claims: USER_A })).json).toBe('user-a');
       expect((await h.req('GET', '/rpc/whoami', { claims: USER_B })).json).toBe('user-b');
@@ -18,7 +22,9 @@ describe('plan cache and prepared statements', () => {
 
   it('keys on the headers that shape the plan', async () => {
     const list = await h.req('GET', '/users?select=id&order=id&limit=2');
-    const one = await h.req('GET', '/users?select=id&order=id&limit=2', { headers: { accept: 'application/vnd.pgrst.object+json' } });
+    const one = await h.req('GET', '/users?select=id&order=id&limit=2', {
+      headers: { accept: 'application/vnd.pgrst.object+json' },
+    });
     const ranged = await h.req('GET', '/users?select=id&order=id&limit=2', { headers: { range: '1-1' } });
     const counted = await h.req('GET', '/users?select=id&order=id&limit=2', { headers: { prefer: 'count=exact' } });
     expect(list.json).toEqual([{ id: 1 }, { id: 2 }]);
@@ -33,17 +39,27 @@ describe('plan cache and prepared statements', () => {
       insert into reload_probe values (1, 5), (2, 6); grant select on reload_probe to anon`);
     await h.engine.reloadSchema();
     for (let i = 0; i < 3; i++) expect((await h.req('GET', '/reload_probe?n=eq.5')).json).toEqual([{ id: 1, n: 5 }]);
-    await h.db.sql.unsafe(`alter table reload_probe alter column n type text using n::text; alter table reload_probe add column note text default 'x'`);
+    await h.db.sql.unsafe(
+      `alter table reload_probe alter column n type text using n::text; alter table reload_probe add column note text default 'x'`,
+    );
     await h.engine.reloadSchema();
     for (let i = 0; i < 3; i++) {
-      expect(await h.req('GET', '/reload_probe?n=eq.5')).toMatchObject({ status: 200, json: [{ id: 1, n: '5', note: 'x' }] });
+      expect(await h.req('GET', '/reload_probe?n=eq.5')).toMatchObject({
+        status: 200,
+        json: [{ id: 1, n: '5', note: 'x' }],
+      });
     }
   });
 
   it('prepares at most the configured number of distinct statements and still answers the rest', async () => {
     const small = await setup({ listen: false, preparedStatements: 1, planCacheSize: 1 });
     try {
-      for (const q of ['/users?select=id&id=eq.1', '/users?select=name&id=eq.1', '/users?select=id&id=eq.1', '/users?select=email&id=eq.1']) {
+      for (const q of [
+        '/users?select=id&id=eq.1',
+        '/users?select=name&id=eq.1',
+        '/users?select=id&id=eq.1',
+        '/users?select=email&id=eq.1',
+      ]) {
         expect((await small.req('GET', q)).status).toBe(200);
       }
       expect((await small.req('GET', '/users?select=name&id=eq.1')).json).toEqual([{ name: 'Ada' }]);

@@ -5,12 +5,17 @@ import { setup, type Harness } from './helpers.js';
 
 let h: Harness;
 // A pool of one connection; no LISTEN, this file never reloads the schema.
-beforeAll(async () => { h = await setup({ poolTimeoutMs: 100, listen: false }, 1); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await setup({ poolTimeoutMs: 100, listen: false }, 1);
+});
+afterAll(async () => {
+  await h.close();
+});
 
 async function untilSleeping(): Promise<void> {
   for (;;) {
-    const rows = await h.db.sql`select 1 from pg_stat_activity where query like '%sleep_ms%' and state = 'active' and pid <> pg_backend_pid()`;
+    const rows = await h.db
+      .sql`select 1 from pg_stat_activity where query like '%sleep_ms%' and state = 'active' and pid <> pg_backend_pid()`;
     if (rows.length) return;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -23,7 +28,12 @@ describe('pool timeout', () => {
     const starved = await h.req('GET', '/users?select=id&id=eq.1');
     expect(starved).toMatchObject({
       status: 504,
-      json: { code: 'PGRST003', message: 'Timed out acquiring connection from connection pool.', details: null, hint: null },
+      json: {
+        code: 'PGRST003',
+        message: 'Timed out acquiring connection from connection pool.',
+        details: null,
+        hint: null,
+      },
     });
     expect(await slow).toMatchObject({ status: 204 });
     // The abandoned reservation was released: the single connection serves the next requests.

@@ -5,41 +5,131 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setup, USER_A, type Harness } from './helpers.js';
 
 let h: Harness;
-beforeAll(async () => { h = await setup({ aggregatesEnabled: true, maxRows: 50, statementTimeoutMs: 2000, txRollbackAllowed: true }); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await setup({ aggregatesEnabled: true, maxRows: 50, statementTimeoutMs: 2000, txRollbackAllowed: true });
+});
+afterAll(async () => {
+  await h.close();
+});
 
 function assertSafe(res: { status: number; json: any; text: string | null }, what: string) {
   expect(res.status, `${what} -> ${res.text}`).not.toBe(500);
   expect(res.status, `${what} -> ${res.text}`).toBeLessThan(500);
   // to_tsquery reports malformed search text with 42601 too ("syntax error in tsquery", "no escaped character"):
   // that is input, not SQL. A syntax error in the statement itself names a position ("at or near", "at end of input").
-  if (res.json && typeof res.json === 'object' && res.json.code === '42601') expect(res.json.message, what).not.toMatch(/at or near|at end of input/);
+  if (res.json && typeof res.json === 'object' && res.json.code === '42601')
+    expect(res.json.message, what).not.toMatch(/at or near|at end of input/);
 }
 
 const HOSTILE = [
-  `'`, `''`, `"`, `";--`, `'; drop table users; --`, `/*`, `*/`, `--`, `;`, `$1`, `$$`, `\\`, `\\"`, `)`, `((`, `()`, `(,)`,
-  `%00`, `\u0000`, `é`, `𝔘𝔫𝔦`, `\u202e`, `a,b`, `a.b`, `a:b`, `a::b`, `->`, `->>`, `{`, `}`, `[]`, `!`, `*`, ` `, `+`, `%`, `null`,
-  `x" OR "1"="1`, `1) OR (1=1`, `users; select pg_sleep(10)`, `E'\\x27'`, `U&"\\0061"`, `pg_catalog.pg_authid`,
+  `'`,
+  `''`,
+  `"`,
+  `";--`,
+  `'; drop table users; --`,
+  `/*`,
+  `*/`,
+  `--`,
+  `;`,
+  `$1`,
+  `$$`,
+  `\\`,
+  `\\"`,
+  `)`,
+  `((`,
+  `()`,
+  `(,)`,
+  `%00`,
+  `\u0000`,
+  `é`,
+  `𝔘𝔫𝔦`,
+  `\u202e`,
+  `a,b`,
+  `a.b`,
+  `a:b`,
+  `a::b`,
+  `->`,
+  `->>`,
+  `{`,
+  `}`,
+  `[]`,
+  `!`,
+  `*`,
+  ` `,
+  `+`,
+  `%`,
+  `null`,
+  `x" OR "1"="1`,
+  `1) OR (1=1`,
+  `users; select pg_sleep(10)`,
+  `E'\\x27'`,
+  `U&"\\0061"`,
+  `pg_catalog.pg_authid`,
 ];
 
 describe('property: arbitrary requests', () => {
-  const piece = fc.oneof(fc.constantFrom(...HOSTILE, 'id', 'name', 'select', 'order', 'limit', 'eq.', 'in.(', 'or=(', 'users(', 'tasks', '=', '&', ',', '.'), fc.string({ maxLength: 6 }));
+  const piece = fc.oneof(
+    fc.constantFrom(
+      ...HOSTILE,
+      'id',
+      'name',
+      'select',
+      'order',
+      'limit',
+      'eq.',
+      'in.(',
+      'or=(',
+      'users(',
+      'tasks',
+      '=',
+      '&',
+      ',',
+      '.',
+    ),
+    fc.string({ maxLength: 6 }),
+  );
   const query = fc.array(piece, { maxLength: 10 }).map((xs) => xs.join(''));
-  const path = fc.constantFrom('/projects', '/tasks', '/users', '/rpc/add_numbers', '/rpc/projects_of', '/nope', '/', '/rpc/echo');
+  const path = fc.constantFrom(
+    '/projects',
+    '/tasks',
+    '/users',
+    '/rpc/add_numbers',
+    '/rpc/projects_of',
+    '/nope',
+    '/',
+    '/rpc/echo',
+  );
 
   it('GET with arbitrary query strings', async () => {
-    await fc.assert(fc.asyncProperty(path, query, async (p, q) => {
-      assertSafe(await h.req('GET', `${p}?${q}`), `GET ${p}?${q}`);
-    }), { numRuns: 250 });
+    await fc.assert(
+      fc.asyncProperty(path, query, async (p, q) => {
+        assertSafe(await h.req('GET', `${p}?${q}`), `GET ${p}?${q}`);
+      }),
+      { numRuns: 250 },
+    );
   });
 
   it('writes and headers with arbitrary text', async () => {
     const header = fc.oneof(fc.constantFrom(...HOSTILE), fc.string({ maxLength: 12 }));
-    await fc.assert(fc.asyncProperty(fc.constantFrom('POST', 'PATCH', 'DELETE', 'PUT'), path, query, header, header, fc.jsonValue({ maxDepth: 2 }),
-      async (method, p, q, prefer, accept, body) => {
-        const res = await h.req(method, `${p}?${q}`, { headers: { prefer: `${prefer},tx=rollback`, accept, 'accept-profile': prefer }, body, claims: USER_A });
-        assertSafe(res, `${method} ${p}?${q} prefer=${prefer} accept=${accept} body=${JSON.stringify(body)}`);
-      }), { numRuns: 150 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('POST', 'PATCH', 'DELETE', 'PUT'),
+        path,
+        query,
+        header,
+        header,
+        fc.jsonValue({ maxDepth: 2 }),
+        async (method, p, q, prefer, accept, body) => {
+          const res = await h.req(method, `${p}?${q}`, {
+            headers: { prefer: `${prefer},tx=rollback`, accept, 'accept-profile': prefer },
+            body,
+            claims: USER_A,
+          });
+          assertSafe(res, `${method} ${p}?${q} prefer=${prefer} accept=${accept} body=${JSON.stringify(body)}`);
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
 
@@ -77,9 +167,17 @@ describe('SQL injection suite', () => {
     for (const x of HOSTILE) {
       for (const pos of positions) {
         const [method, url, body] = pos(x);
-        const res = await h.req(method, url, { body, claims: USER_A, headers: { prefer: 'tx=rollback', 'accept-profile': x } });
+        const res = await h.req(method, url, {
+          body,
+          claims: USER_A,
+          headers: { prefer: 'tx=rollback', 'accept-profile': x },
+        });
         assertSafe(res, `${method} ${url} ${JSON.stringify(body)}`);
-        const res2 = await h.req(method, url, { body, claims: USER_A, headers: { prefer: 'return=representation,tx=rollback' } });
+        const res2 = await h.req(method, url, {
+          body,
+          claims: USER_A,
+          headers: { prefer: 'return=representation,tx=rollback' },
+        });
         assertSafe(res2, `${method} ${url} ${JSON.stringify(body)}`);
       }
     }

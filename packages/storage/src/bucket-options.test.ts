@@ -8,7 +8,8 @@ describe('bucket options', () => {
     expect(parseFileSizeLimit(' 2 kb ')).toBe(2048);
     expect(parseFileSizeLimit(null)).toBeNull();
     expect(parseFileSizeLimit(undefined)).toBeUndefined();
-    for (const bad of [0, -1, 1.5, '5 parsecs', '', true, {}]) expect(() => parseFileSizeLimit(bad), String(bad)).toThrow(expect.objectContaining({ status: 400 }));
+    for (const bad of [0, -1, 1.5, '5 parsecs', '', true, {}])
+      expect(() => parseFileSizeLimit(bad), String(bad)).toThrow(expect.objectContaining({ status: 400 }));
   });
   it('accepts exact types and wildcards, folds case and treats an empty list as no restriction', () => {
     expect(parseAllowedMimeTypes(['Image/PNG', 'image/*', 'image/png'])).toEqual(['image/png', 'image/*']);
@@ -23,6 +24,10 @@ describe('bucket options', () => {
     expect(() => newBucketId({ id: 'docs', name: 'other' })).toThrow(expect.objectContaining({ status: 400 }));
     expect(() => newBucketId({ id: '../x' })).toThrow(expect.objectContaining({ status: 400 }));
     expect(() => parseBucketOptions({ public: 'yes' })).toThrow(expect.objectContaining({ status: 400 }));
-    expect(parseBucketOptions({ public: true })).toEqual({ public: true, file_size_limit: undefined, allowed_mime_types: undefined });
+    expect(parseBucketOptions({ public: true })).toEqual({
+      public: true,
+      file_size_limit: undefined,
+      allowed_mime_types: undefined,
+    });
   });
 });

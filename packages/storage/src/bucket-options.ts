@@ -33,8 +33,14 @@ export function parseFileSizeLimit(value: unknown): number | null | undefined {
 export function parseAllowedMimeTypes(value: unknown): string[] | null | undefined {
   if (value === undefined) return undefined;
   if (value === null) return null;
-  if (!Array.isArray(value) || value.length > MAX_TYPES || !value.every((t) => typeof t === 'string' && MIME.test(t.toLowerCase()))) {
-    throw errors.invalidRequest(`allowed_mime_types must be a list of up to ${MAX_TYPES} types such as image/png or image/*`);
+  if (
+    !Array.isArray(value) ||
+    value.length > MAX_TYPES ||
+    !value.every((t) => typeof t === 'string' && MIME.test(t.toLowerCase()))
+  ) {
+    throw errors.invalidRequest(
+      `allowed_mime_types must be a list of up to ${MAX_TYPES} types such as image/png or image/*`,
+    );
   }
   // An empty list means "no restriction" in Supabase; store it as null so there is one representation.
   return value.length === 0 ? null : [...new Set((value as string[]).map((t) => t.toLowerCase()))];

@@ -24,7 +24,8 @@ const notEmpty = () => new StorageError(409, 'InvalidRequest', 'The bucket you t
 
 function optionalInt(value: string | undefined, what: string, min: number): number | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < min) throw errors.invalidRequest(`${what} must be a whole number of at least ${min}`);
+  if (!/^\d+$/.test(value) || Number(value) < min)
+    throw errors.invalidRequest(`${what} must be a whole number of at least ${min}`);
   return Number(value);
 }
 
@@ -44,20 +45,31 @@ export class BucketService {
     const order = options.sortOrder?.toLowerCase() === 'desc' ? 'desc' : 'asc';
     const search = options.search ? `%${escapeLike(options.search)}%` : '%';
     // The sort column and order come from the whitelists above; values are parameters.
-    const rows = await asCaller(this.sql, caller, (tx) => tx<BucketRow[]>`
+    const rows = await asCaller(
+      this.sql,
+      caller,
+      (tx) => tx<BucketRow[]>`
       select * from storage.buckets where name ilike ${search}
-      order by ${tx.unsafe(`${column} ${order}`)}, id limit ${limit ?? null} offset ${offset}`);
-    return rows.map((row) => ({ ...row, file_size_limit: row.file_size_limit === null ? null : Number(row.file_size_limit) }));
+      order by ${tx.unsafe(`${column} ${order}`)}, id limit ${limit ?? null} offset ${offset}`,
+    );
+    return rows.map((row) => ({
+      ...row,
+      file_size_limit: row.file_size_limit === null ? null : Number(row.file_size_limit),
+    }));
   }
 
   /** POST /bucket: `{name}` as Supabase answers. */
   async create(caller: Caller, body: Record<string, unknown>): Promise<{ name: string }> {
     const id = newBucketId(body);
     const options = parseBucketOptions(body);
-    await asCaller(this.sql, caller, (tx) => tx`
+    await asCaller(
+      this.sql,
+      caller,
+      (tx) => tx`
       insert into storage.buckets (id, name, owner_id, public, file_size_limit, allowed_mime_types)
       values (${id}, ${id}, ${callerUserId(caller)}, ${options.public ?? false}, ${options.file_size_limit ?? null},
-              ${options.allowed_mime_types ?? null})`);
+              ${options.allowed_mime_types ?? null})`,
+    );
     this.reads.forgetBucket(id);
     return { name: id };
   }
@@ -95,7 +107,11 @@ export class BucketService {
           returning version`;
         return rows.map((r) => r.version);
       });
-      await removeQuietly(this.backend, versions.map((v) => objectKey(id, v)), this.log);
+      await removeQuietly(
+        this.backend,
+        versions.map((v) => objectKey(id, v)),
+        this.log,
+      );
       if (versions.length < EMPTY_BATCH) break;
     }
     return { message: 'Successfully emptied' };

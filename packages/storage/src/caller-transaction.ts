@@ -31,6 +31,10 @@ export function callerUserId(caller: Caller): string | null {
   return typeof sub === 'string' && UUID.test(sub) ? sub : null;
 }
 
-export function asCaller<T>(sql: postgres.Sql, caller: Caller, work: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+export function asCaller<T>(
+  sql: postgres.Sql,
+  caller: Caller,
+  work: (tx: postgres.TransactionSql) => Promise<T>,
+): Promise<T> {
   return inRequestTransaction(sql, caller.role, caller.claims, work);
 }

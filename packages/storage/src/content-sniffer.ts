@@ -19,7 +19,7 @@ export function sniffImageType(head: Uint8Array): string | undefined {
     const major = ascii(head, 8, 12);
     if (HEIC_BRANDS.has(major)) return 'image/heic';
     if (HEIF_BRANDS.has(major)) {
-      const boxEnd = Math.min(head.length, head[0]! << 24 | head[1]! << 16 | head[2]! << 8 | head[3]!);
+      const boxEnd = Math.min(head.length, (head[0]! << 24) | (head[1]! << 16) | (head[2]! << 8) | head[3]!);
       for (let i = 16; i + 4 <= boxEnd; i += 4) if (HEIC_BRANDS.has(ascii(head, i, i + 4))) return 'image/heic';
       return 'image/heif';
     }
@@ -27,7 +27,11 @@ export function sniffImageType(head: Uint8Array): string | undefined {
   return undefined;
 }
 
-const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'image/x-png': 'image/png' };
+const ALIASES: Record<string, string> = {
+  'image/jpg': 'image/jpeg',
+  'image/pjpeg': 'image/jpeg',
+  'image/x-png': 'image/png',
+};
 
 /** 'Image/JPG; charset=x' -> 'image/jpeg'; undefined for a missing or unusable declaration. */
 export function normaliseMimeType(declared: string | undefined | null): string | undefined {

@@ -14,4 +14,10 @@ export type { BucketListOptions } from './bucket-service.js';
 export { createFsBackend } from './fs-backend.js';
 export { createS3Backend, type S3BackendOptions } from './s3-backend.js';
 export { createUploadUrlSigner, type UploadGrant } from './signed-url-token.js';
-export { sweepOrphans, scheduleSweep, type SweepOptions, type SweepResult, type SweepSchedule } from './orphan-sweep.js';
+export {
+  sweepOrphans,
+  scheduleSweep,
+  type SweepOptions,
+  type SweepResult,
+  type SweepSchedule,
+} from './orphan-sweep.js';

@@ -20,7 +20,8 @@ export function checkBucketId(id: string): string {
 /** Checks an already-decoded object name (from a JSON body or a decoded path). Returns it unchanged. */
 export function checkObjectName(name: string): string {
   if (typeof name !== 'string' || name.length === 0) throw errors.invalidKey('Invalid key: empty');
-  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) throw errors.invalidKey(`Invalid key: longer than ${MAX_NAME_BYTES} bytes`);
+  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES)
+    throw errors.invalidKey(`Invalid key: longer than ${MAX_NAME_BYTES} bytes`);
   if (CONTROL.test(name)) throw errors.invalidKey('Invalid key: control character');
   if (name.startsWith('/')) throw errors.invalidKey('Invalid key: absolute path');
   if (name.includes('\\')) throw errors.invalidKey('Invalid key: backslash');

@@ -42,7 +42,8 @@ export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${
 function intOption(value: unknown, fallback: number, min: number, max: number, what: string): number {
   if (value === undefined || value === null) return fallback;
   const n = typeof value === 'string' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) throw errors.invalidRequest(`${what} must be an integer between ${min} and ${max}`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max)
+    throw errors.invalidRequest(`${what} must be an integer between ${min} and ${max}`);
   return n;
 }
 
@@ -78,7 +79,11 @@ export class ObjectReadService {
   }
 
   async getBucket(caller: Caller, id: string): Promise<BucketRow> {
-    const [row] = await asCaller(this.sql, caller, (tx) => tx<BucketRow[]>`select * from storage.buckets where id = ${id}`);
+    const [row] = await asCaller(
+      this.sql,
+      caller,
+      (tx) => tx<BucketRow[]>`select * from storage.buckets where id = ${id}`,
+    );
     if (!row) throw errors.bucketNotFound();
     return { ...row, file_size_limit: row.file_size_limit === null ? null : Number(row.file_size_limit) };
   }
@@ -88,18 +93,35 @@ export class ObjectReadService {
     checkObjectName(ref.name);
     let rows: ObjectRow[];
     if (access.kind === 'caller') {
-      rows = await asCaller(this.sql, access.caller, (tx) =>
-        tx<ObjectRow[]>`select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${ref.bucket} and name = ${ref.name}`);
+      rows = await asCaller(
+        this.sql,
+        access.caller,
+        (tx) =>
+          tx<
+            ObjectRow[]
+          >`select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${ref.bucket} and name = ${ref.name}`,
+      );
     } else if (access.kind === 'public') {
       // Public URLs need a public bucket whatever the policies say, and are read as anon.
-      rows = await asCaller(this.sql, ANON, (tx) => tx<ObjectRow[]>`
+      rows = await asCaller(
+        this.sql,
+        ANON,
+        (tx) => tx<ObjectRow[]>`
         select ${tx.unsafe(OBJECT_COLUMNS.replace(/(^|, )/g, '$1o.'))} from storage.objects o join storage.buckets b on b.id = o.bucket_id
-        where b.public and o.bucket_id = ${ref.bucket} and o.name = ${ref.name}`);
+        where b.public and o.bucket_id = ${ref.bucket} and o.name = ${ref.name}`,
+      );
     } else {
-      if (this.signer.verify(access.token) !== `${ref.bucket}/${ref.name}`) throw errors.invalidRequest('Invalid signature');
+      if (this.signer.verify(access.token) !== `${ref.bucket}/${ref.name}`)
+        throw errors.invalidRequest('Invalid signature');
       // The signature is the authorization: it was issued to a caller who could read the object.
-      rows = await asCaller(this.sql, SERVICE, (tx) =>
-        tx<ObjectRow[]>`select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${ref.bucket} and name = ${ref.name}`);
+      rows = await asCaller(
+        this.sql,
+        SERVICE,
+        (tx) =>
+          tx<
+            ObjectRow[]
+          >`select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${ref.bucket} and name = ${ref.name}`,
+      );
     }
     if (!rows[0]) throw errors.objectNotFound();
     return rows[0];
@@ -151,16 +173,27 @@ export class ObjectReadService {
   /** POST /object/sign/{bucket} {paths, expiresIn}: one entry per path, with an error for unreadable ones. */
   async signMany(caller: Caller, bucket: string, paths: unknown, expiresIn: unknown) {
     const seconds = expiresInOf(expiresIn);
-    if (!Array.isArray(paths) || paths.length === 0 || paths.length > MAX_LIST || !paths.every((p) => typeof p === 'string')) {
+    if (
+      !Array.isArray(paths) ||
+      paths.length === 0 ||
+      paths.length > MAX_LIST ||
+      !paths.every((p) => typeof p === 'string')
+    ) {
       throw errors.invalidRequest(`paths must be a list of 1 to ${MAX_LIST} object names`);
     }
     const names = (paths as string[]).map(checkObjectName);
-    const found = await asCaller(this.sql, caller, (tx) =>
-      tx<{ name: string }[]>`select name from storage.objects where bucket_id = ${bucket} and name = any(${names})`);
+    const found = await asCaller(
+      this.sql,
+      caller,
+      (tx) =>
+        tx<{ name: string }[]>`select name from storage.objects where bucket_id = ${bucket} and name = any(${names})`,
+    );
     const visible = new Set(found.map((r) => r.name));
-    return names.map((name) => visible.has(name)
-      ? { error: null, path: name, signedURL: this.signedPath({ bucket, name }, seconds) }
-      : { error: 'Either the object does not exist or you do not have access to it', path: name, signedURL: null });
+    return names.map((name) =>
+      visible.has(name)
+        ? { error: null, path: name, signedURL: this.signedPath({ bucket, name }, seconds) }
+        : { error: 'Either the object does not exist or you do not have access to it', path: name, signedURL: null },
+    );
   }
 
   // Unencoded on purpose: storage-js applies encodeURI to the whole URL.

@@ -22,7 +22,8 @@ export interface ObjectRow {
   last_accessed_at: Date;
 }
 
-export const OBJECT_COLUMNS = 'id, bucket_id, name, owner_id, version, metadata, user_metadata, created_at, updated_at, last_accessed_at';
+export const OBJECT_COLUMNS =
+  'id, bucket_id, name, owner_id, version, metadata, user_metadata, created_at, updated_at, last_accessed_at';
 
 /** GET /object/info: exactly the fields of storage-js's FileObjectV2 (it camelises them). */
 export function infoBody(row: ObjectRow) {

@@ -46,7 +46,12 @@ const MAX_REMOVE = 1000;
 export class ObjectWriteService {
   constructor(private readonly o: WriteServiceOptions) {}
 
-  async upload(caller: Caller, ref: ObjectRef, body: UploadBody, mode: UploadMode): Promise<{ Key: string; Id: string }> {
+  async upload(
+    caller: Caller,
+    ref: ObjectRef,
+    body: UploadBody,
+    mode: UploadMode,
+  ): Promise<{ Key: string; Id: string }> {
     let spoolFile: string | undefined;
     try {
       checkObjectName(ref.name);
@@ -55,23 +60,34 @@ export class ObjectWriteService {
       if (body.contentLength !== undefined && body.contentLength > limit) throw errors.tooLarge(limit);
       precheckDeclaredType(body.declaredType, bucket.allowed_mime_types);
       const spooled = await spoolUpload(body.source, {
-        tmpDir: this.o.tmpDir, limit, declaredType: body.declaredType, allowedTypes: bucket.allowed_mime_types,
+        tmpDir: this.o.tmpDir,
+        limit,
+        declaredType: body.declaredType,
+        allowedTypes: bucket.allowed_mime_types,
       });
       spoolFile = spooled.file;
       const metadata: ObjectMetadata = {
-        eTag: `"${spooled.md5}"`, size: spooled.size, mimetype: spooled.mimetype, cacheControl: body.cacheControl,
-        lastModified: new Date().toISOString(), contentLength: spooled.size, httpStatusCode: 200,
+        eTag: `"${spooled.md5}"`,
+        size: spooled.size,
+        mimetype: spooled.mimetype,
+        cacheControl: body.cacheControl,
+        lastModified: new Date().toISOString(),
+        contentLength: spooled.size,
+        httpStatusCode: 200,
       };
       const version = randomUUID();
       const key = objectKey(ref.bucket, version);
-      const write = (tx: postgres.TransactionSql) => this.writeRow(tx, caller, ref, version, metadata, body.userMetadata, mode);
+      const write = (tx: postgres.TransactionSql) =>
+        this.writeRow(tx, caller, ref, version, metadata, body.userMetadata, mode);
       let row: { id: string; old_version: string | null };
       try {
-        row = await this.retryOnRace(mode, () => asCaller(this.o.sql, caller, async (tx) => {
-          const written = await write(tx);
-          await this.o.backend.put(key, spooled.file, { size: spooled.size, contentType: spooled.mimetype });
-          return written;
-        }));
+        row = await this.retryOnRace(mode, () =>
+          asCaller(this.o.sql, caller, async (tx) => {
+            const written = await write(tx);
+            await this.o.backend.put(key, spooled.file, { size: spooled.size, contentType: spooled.mimetype });
+            return written;
+          }),
+        );
       } catch (error) {
         await removeQuietly(this.o.backend, [key], this.o.log);
         throw error;
@@ -88,8 +104,15 @@ export class ObjectWriteService {
   }
 
   /** Writes the row of an upload under RLS; metadata null is a trial write (signed upload URLs, rolled back). */
-  async writeRow(tx: postgres.TransactionSql, caller: Caller, ref: ObjectRef, version: string,
-    metadata: ObjectMetadata | null, userMetadata: Record<string, unknown> | null, mode: UploadMode) {
+  async writeRow(
+    tx: postgres.TransactionSql,
+    caller: Caller,
+    ref: ObjectRef,
+    version: string,
+    metadata: ObjectMetadata | null,
+    userMetadata: Record<string, unknown> | null,
+    mode: UploadMode,
+  ) {
     const owner = callerUserId(caller);
     // postgres.js serialises jsonb parameters itself: pass objects, not JSON text (which would become a string).
     const meta = tx.json((metadata ?? {}) as unknown as postgres.JSONValue);
@@ -135,19 +158,36 @@ export class ObjectWriteService {
       }
       return rows.map((r) => r.version);
     });
-    await removeQuietly(this.o.backend, versions.map((v) => objectKey(ref.bucket, v)), this.o.log);
+    await removeQuietly(
+      this.o.backend,
+      versions.map((v) => objectKey(ref.bucket, v)),
+      this.o.log,
+    );
     return { message: 'Successfully deleted' };
   }
 
   /** DELETE /object/{bucket} {prefixes}: deletes what RLS lets the caller delete and lists it (as Supabase). */
   async removeMany(caller: Caller, bucket: string, prefixes: unknown): Promise<Omit<ObjectRow, 'version'>[]> {
-    if (!Array.isArray(prefixes) || prefixes.length === 0 || prefixes.length > MAX_REMOVE || !prefixes.every((p) => typeof p === 'string')) {
+    if (
+      !Array.isArray(prefixes) ||
+      prefixes.length === 0 ||
+      prefixes.length > MAX_REMOVE ||
+      !prefixes.every((p) => typeof p === 'string')
+    ) {
       throw errors.invalidRequest(`prefixes must be a list of 1 to ${MAX_REMOVE} object names`);
     }
     const names = (prefixes as string[]).map(checkObjectName);
-    const rows = await asCaller(this.o.sql, caller, (tx) => tx<ObjectRow[]>`
-      delete from storage.objects where bucket_id = ${bucket} and name = any(${names}) returning ${tx.unsafe(OBJECT_COLUMNS)}`);
-    await removeQuietly(this.o.backend, rows.map((r) => objectKey(bucket, r.version)), this.o.log);
+    const rows = await asCaller(
+      this.o.sql,
+      caller,
+      (tx) => tx<ObjectRow[]>`
+      delete from storage.objects where bucket_id = ${bucket} and name = any(${names}) returning ${tx.unsafe(OBJECT_COLUMNS)}`,
+    );
+    await removeQuietly(
+      this.o.backend,
+      rows.map((r) => objectKey(bucket, r.version)),
+      this.o.log,
+    );
     return rows.map(({ version: _v, ...rest }) => rest);
   }
 
@@ -176,7 +216,7 @@ export class ObjectWriteService {
     try {
       oldKey = await asCaller(this.o.sql, caller, async (tx) => {
         // Rows the caller may read but not update are not locked: refuse() tells 403 from 404.
-        const source = await this.readSource(tx, t, true) ?? await this.refuse(tx, t.fromBucket, t.from, 'move');
+        const source = (await this.readSource(tx, t, true)) ?? (await this.refuse(tx, t.fromBucket, t.from, 'move'));
         this.checkLimits(source.metadata, limits);
         const [moved] = await tx`
           update storage.objects set bucket_id = ${t.toBucket}, name = ${t.to}, version = ${version}, updated_at = now()
@@ -207,16 +247,25 @@ export class ObjectWriteService {
     const key = objectKey(t.toBucket, version);
     let row: { id: string; old_version: string | null };
     try {
-      row = await this.retryOnRace(upsert ? 'upsert' : 'create', () => asCaller(this.o.sql, caller, async (tx) => {
-        const source = await this.readSource(tx, t);
-        if (!source) throw errors.objectNotFound();
-        this.checkLimits(source.metadata, limits);
-        const metadata = { ...source.metadata, lastModified: new Date().toISOString() };
-        const written = await this.writeRow(tx, caller, { bucket: t.toBucket, name: t.to }, version, metadata,
-          source.user_metadata, upsert ? 'upsert' : 'create');
-        await this.o.backend.copy(objectKey(t.fromBucket, source.version), key);
-        return written;
-      }));
+      row = await this.retryOnRace(upsert ? 'upsert' : 'create', () =>
+        asCaller(this.o.sql, caller, async (tx) => {
+          const source = await this.readSource(tx, t);
+          if (!source) throw errors.objectNotFound();
+          this.checkLimits(source.metadata, limits);
+          const metadata = { ...source.metadata, lastModified: new Date().toISOString() };
+          const written = await this.writeRow(
+            tx,
+            caller,
+            { bucket: t.toBucket, name: t.to },
+            version,
+            metadata,
+            source.user_metadata,
+            upsert ? 'upsert' : 'create',
+          );
+          await this.o.backend.copy(objectKey(t.fromBucket, source.version), key);
+          return written;
+        }),
+      );
     } catch (error) {
       await removeQuietly(this.o.backend, [key], this.o.log);
       throw error;
@@ -247,5 +296,4 @@ export class ObjectWriteService {
     const [seen] = await tx`select 1 from storage.objects where bucket_id = ${bucket} and name = ${name}`;
     throw seen ? errors.unauthorized(`You may not ${verb} this object`) : errors.objectNotFound();
   }
-
 }

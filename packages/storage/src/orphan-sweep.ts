@@ -32,10 +32,14 @@ export async function sweepOrphans(o: SweepOptions): Promise<SweepResult> {
     result.scanned += page.length;
     const old = page.filter((entry) => entry.modifiedMs < cutoff).map((entry) => entry.key);
     if (old.length === 0) continue;
-    const referenced = await asCaller(o.sql, SERVICE, (tx) => tx<{ key: string }[]>`
+    const referenced = await asCaller(
+      o.sql,
+      SERVICE,
+      (tx) => tx<{ key: string }[]>`
       select o.bucket_id || '/' || o.version as key
       from unnest(${old}::text[]) k join storage.objects o
-        on o.bucket_id = split_part(k, '/', 1) and o.version = split_part(k, '/', 2)`);
+        on o.bucket_id = split_part(k, '/', 1) and o.version = split_part(k, '/', 2)`,
+    );
     const keep = new Set(referenced.map((r) => r.key));
     const orphans = old.filter((key) => !keep.has(key));
     if (orphans.length === 0) continue;
@@ -55,24 +59,36 @@ export interface SweepSchedule {
 /** Runs the sweep right after start and then every `intervalMs`, one at a time; 0 disables it. */
 export function scheduleSweep(options: SweepOptions & { intervalMs: number }): SweepSchedule {
   let last: Promise<SweepResult | undefined> = Promise.resolve(undefined);
-  if (options.intervalMs <= 0) return { get last() { return last; }, stop: async () => {} };
+  if (options.intervalMs <= 0)
+    return {
+      get last() {
+        return last;
+      },
+      stop: async () => {},
+    };
   let running = false;
   const run = () => {
     if (running) return;
     running = true;
     last = sweepOrphans(options)
       .catch((error: unknown) => {
-        options.log?.('storage: orphan sweep failed', { error: error instanceof Error ? error.message : String(error) });
+        options.log?.('storage: orphan sweep failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
         return undefined;
       })
-      .finally(() => { running = false; });
+      .finally(() => {
+        running = false;
+      });
   };
   const first = setTimeout(run, 0);
   const timer = setInterval(run, options.intervalMs);
   first.unref();
   timer.unref();
   return {
-    get last() { return last; },
+    get last() {
+      return last;
+    },
     async stop() {
       clearTimeout(first);
       clearInterval(timer);

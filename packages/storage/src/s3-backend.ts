@@ -3,7 +3,13 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import {
-  CopyObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException,
+  CopyObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { allKeys, checkKey, isKey, type StorageBackend, type StoredKey } from './storage-backend.js';
 import { errors } from './storage-errors.js';
@@ -22,9 +28,10 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
     region: options.region,
     endpoint: options.endpoint,
     forcePathStyle: options.forcePathStyle,
-    credentials: options.accessKeyId && options.secretAccessKey
-      ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
-      : undefined,
+    credentials:
+      options.accessKeyId && options.secretAccessKey
+        ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+        : undefined,
     // Checksums only where S3 requires them: many S3-compatible servers store aws-chunked trailers verbatim.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
@@ -36,15 +43,25 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
   return {
     kind: 's3',
     async put(key, file, info) {
-      await client.send(new PutObjectCommand({
-        Bucket, Key: checkKey(key), Body: createReadStream(file), ContentLength: info.size, ContentType: info.contentType,
-      }));
+      await client.send(
+        new PutObjectCommand({
+          Bucket,
+          Key: checkKey(key),
+          Body: createReadStream(file),
+          ContentLength: info.size,
+          ContentType: info.contentType,
+        }),
+      );
     },
     async get(key, range) {
       try {
-        const out = await client.send(new GetObjectCommand({
-          Bucket, Key: checkKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined,
-        }));
+        const out = await client.send(
+          new GetObjectCommand({
+            Bucket,
+            Key: checkKey(key),
+            Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+          }),
+        );
         return out.Body as Readable;
       } catch (error) {
         if (isMissing(error)) throw errors.objectNotFound();
@@ -53,7 +70,9 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
     },
     async copy(from, to) {
       try {
-        await client.send(new CopyObjectCommand({ Bucket, Key: checkKey(to), CopySource: `${Bucket}/${checkKey(from)}` }));
+        await client.send(
+          new CopyObjectCommand({ Bucket, Key: checkKey(to), CopySource: `${Bucket}/${checkKey(from)}` }),
+        );
       } catch (error) {
         if (isMissing(error)) throw errors.objectNotFound();
         throw error;
@@ -62,7 +81,8 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
     async remove(keys) {
       for (let i = 0; i < keys.length; i += 1000) {
         const batch = keys.slice(i, i + 1000).map((key) => ({ Key: checkKey(key) }));
-        if (batch.length) await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch, Quiet: true } }));
+        if (batch.length)
+          await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: batch, Quiet: true } }));
       }
     },
     async *scan() {
@@ -72,7 +92,8 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
         const entries: StoredKey[] = [];
         // The S3 bucket may be shared: only keys of our shape are ours to consider.
         for (const item of page.Contents ?? []) {
-          if (item.Key && isKey(item.Key)) entries.push({ key: item.Key, modifiedMs: item.LastModified?.getTime() ?? Date.now() });
+          if (item.Key && isKey(item.Key))
+            entries.push({ key: item.Key, modifiedMs: item.LastModified?.getTime() ?? Date.now() });
         }
         if (entries.length) yield entries;
         token = page.IsTruncated ? page.NextContinuationToken : undefined;

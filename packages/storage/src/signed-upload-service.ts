@@ -25,9 +25,15 @@ export class SignedUploadService {
     private readonly signer: UploadUrlSigner,
   ) {}
 
-  async create(caller: Caller, ref: ObjectRef, upsert: boolean, expiresIn?: unknown): Promise<{ url: string; token: string }> {
+  async create(
+    caller: Caller,
+    ref: ObjectRef,
+    upsert: boolean,
+    expiresIn?: unknown,
+  ): Promise<{ url: string; token: string }> {
     checkObjectName(ref.name);
-    if (caller.role === 'anon') throw errors.unauthorized('Signed upload URLs need a signed-in user or the service role');
+    if (caller.role === 'anon')
+      throw errors.unauthorized('Signed upload URLs need a signed-in user or the service role');
     const seconds = expiresIn === undefined || expiresIn === null ? SIGNED_UPLOAD_SECONDS : expiresInOf(expiresIn);
     const mode = upsert ? 'upsert' : 'create';
     try {

@@ -40,9 +40,11 @@ function tokenCodec(jwtSecret: string, purpose: string, now: () => number) {
       if (!header || !payload || !signature || header !== HEADER) throw errors.invalidRequest('Invalid signature');
       const expected = mac(`${header}.${payload}`);
       const given = Buffer.from(signature, 'base64url');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw errors.invalidRequest('Invalid signature');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        throw errors.invalidRequest('Invalid signature');
       const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
-      if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now()) throw errors.invalidRequest('The signed URL has expired');
+      if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now())
+        throw errors.invalidRequest('The signed URL has expired');
       if (typeof claims.url !== 'string') throw errors.invalidRequest('Invalid signature');
       return claims;
     },
@@ -64,7 +66,12 @@ export function createUploadUrlSigner(jwtSecret: string, now: () => number = Dat
     verify(token) {
       const claims = codec.verify(token);
       const role = claims.role === 'service_role' ? 'service_role' : 'authenticated';
-      return { url: claims.url as string, role, sub: typeof claims.sub === 'string' ? claims.sub : null, upsert: claims.upsert === true };
+      return {
+        url: claims.url as string,
+        role,
+        sub: typeof claims.sub === 'string' ? claims.sub : null,
+        upsert: claims.upsert === true,
+      };
     },
   };
 }

@@ -52,7 +52,10 @@ export async function removeQuietly(backend: StorageBackend, keys: string[], log
   try {
     await backend.remove(keys);
   } catch (error) {
-    log('storage: could not remove bytes', { keys: keys.length, error: error instanceof Error ? error.message : String(error) });
+    log('storage: could not remove bytes', {
+      keys: keys.length,
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 }
 

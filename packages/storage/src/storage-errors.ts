@@ -21,7 +21,8 @@ export const errors = {
   invalidKey: (message = 'Invalid key') => new StorageError(400, 'InvalidKey', message),
   invalidRequest: (message: string) => new StorageError(400, 'InvalidRequest', message),
   invalidJwt: (message: string) => new StorageError(401, 'InvalidJWT', message),
-  unauthorized: (message = 'new row violates row-level security policy') => new StorageError(403, 'Unauthorized', message),
+  unauthorized: (message = 'new row violates row-level security policy') =>
+    new StorageError(403, 'Unauthorized', message),
   objectNotFound: () => new StorageError(404, 'not_found', 'Object not found'),
   bucketNotFound: () => new StorageError(404, 'not_found', 'Bucket not found'),
   duplicate: () => new StorageError(409, 'Duplicate', 'The resource already exists'),

@@ -54,12 +54,31 @@ export async function createStorageService(options: StorageServiceOptions): Prom
   const backend = options.backend.kind === 's3' ? createS3Backend(options.backend) : createFsBackend(options.root);
   const reads = new ObjectReadService(options.sql, backend, createSignedUrlSigner(options.jwtSecret));
   const log = options.log ?? (() => {});
-  const writes = new ObjectWriteService({ sql: options.sql, backend, reads, tmpDir, fileSizeLimit: options.fileSizeLimit, log });
+  const writes = new ObjectWriteService({
+    sql: options.sql,
+    backend,
+    reads,
+    tmpDir,
+    fileSizeLimit: options.fileSizeLimit,
+    log,
+  });
   const buckets = new BucketService(options.sql, backend, reads, log);
   const signedUploads = new SignedUploadService(options.sql, writes, createUploadUrlSigner(options.jwtSecret));
-  const sweep = scheduleSweep({ sql: options.sql, backend, log, intervalMs: options.sweep?.intervalMs ?? 0, graceMs: options.sweep?.graceMs ?? 3600_000 });
+  const sweep = scheduleSweep({
+    sql: options.sql,
+    backend,
+    log,
+    intervalMs: options.sweep?.intervalMs ?? 0,
+    graceMs: options.sweep?.graceMs ?? 3600_000,
+  });
   return {
-    backend, buckets, reads, writes, signedUploads, tmpDir, sweep,
+    backend,
+    buckets,
+    reads,
+    writes,
+    signedUploads,
+    tmpDir,
+    sweep,
     async close() {
       await sweep.stop();
       await backend.close();

@@ -52,7 +52,10 @@ export function readUploadBody(header: HeaderGetter, source: Readable | null): P
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: { 'content-type': contentType }, limits: { files: 1, fields: 20, fieldSize: 64 * 1024 } });
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        limits: { files: 1, fields: 20, fieldSize: 64 * 1024 },
+      });
     } catch {
       reject(errors.invalidRequest('Malformed multipart body'));
       return;

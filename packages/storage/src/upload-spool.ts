@@ -30,11 +30,16 @@ export interface Spooled {
 /** Refuses a declared type the bucket does not allow before any byte is read. */
 export function precheckDeclaredType(declared: string | undefined, allowed: readonly string[] | null): void {
   const type = normaliseMimeType(declared);
-  if (allowed && type && !typeAllowed(type, allowed)) throw errors.invalidMimeType(`mime type ${type} is not supported`);
+  if (allowed && type && !typeAllowed(type, allowed))
+    throw errors.invalidMimeType(`mime type ${type} is not supported`);
 }
 
 /** The stored type for these leading bytes, or a 415. */
-export function decideType(head: Uint8Array, declaredType: string | undefined, allowed: readonly string[] | null): string {
+export function decideType(
+  head: Uint8Array,
+  declaredType: string | undefined,
+  allowed: readonly string[] | null,
+): string {
   const declared = normaliseMimeType(declaredType);
   const sniffed = sniffImageType(head);
   // Recognised bytes must be an allowed type. Bytes we cannot recognise pass only on a declared type the
@@ -48,7 +53,9 @@ export function decideType(head: Uint8Array, declaredType: string | undefined, a
   // A type we can recognise must be what the bytes are; other declared types are taken as given (only in
   // buckets without a type list, e.g. image/svg+xml or text/csv).
   if (declared && SNIFFABLE.has(declared) && (!sniffed || !sameImageFamily(declared, sniffed))) {
-    throw errors.invalidMimeType(`The declared type ${declared} does not match the file content${sniffed ? ` (${sniffed})` : ''}`);
+    throw errors.invalidMimeType(
+      `The declared type ${declared} does not match the file content${sniffed ? ` (${sniffed})` : ''}`,
+    );
   }
   return declared ?? sniffed ?? 'application/octet-stream';
 }

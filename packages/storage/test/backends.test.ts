@@ -62,21 +62,33 @@ describe.each(['fs', 's3'] as const)('%s backend', (kind) => {
 
 describe('spoolUpload', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'storage-spool-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'storage-spool-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const png = Buffer.from('89504e470d0a1a0a0000000d49484452'.padEnd(128, '0'), 'hex');
   const options = { limit: 1000, declaredType: 'image/png', allowedTypes: ['image/png'] };
 
   it('writes the bytes and reports size, md5 and type', async () => {
-    const spooled = await spoolUpload(Readable.from([png.subarray(0, 5), png.subarray(5)]), { ...options, tmpDir: dir });
+    const spooled = await spoolUpload(Readable.from([png.subarray(0, 5), png.subarray(5)]), {
+      ...options,
+      tmpDir: dir,
+    });
     expect(spooled).toMatchObject({ size: png.length, mimetype: 'image/png' });
     expect(spooled.md5).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('stops at the first chunk over the limit and removes the spool file', async () => {
     let pulled = 0;
-    const endless = new Readable({ read() { pulled++; this.push(pulled === 1 ? png : Buffer.alloc(400)); } });
-    await expect(spoolUpload(endless, { ...options, tmpDir: join(dir, 'limit') })).rejects.toMatchObject({ status: 413 });
+    const endless = new Readable({
+      read() {
+        pulled++;
+        this.push(pulled === 1 ? png : Buffer.alloc(400));
+      },
+    });
+    await expect(spoolUpload(endless, { ...options, tmpDir: join(dir, 'limit') })).rejects.toMatchObject({
+      status: 413,
+    });
     expect(await readdir(join(dir, 'limit'))).toEqual([]);
   });
 
@@ -84,7 +96,9 @@ describe('spoolUpload', () => {
     const failing = new Readable({ read() {} });
     failing.push(png);
     setTimeout(() => failing.destroy(new Error('socket hang up')), 20);
-    await expect(spoolUpload(failing, { ...options, tmpDir: join(dir, 'fail') })).rejects.toMatchObject({ status: 400 });
+    await expect(spoolUpload(failing, { ...options, tmpDir: join(dir, 'fail') })).rejects.toMatchObject({
+      status: 400,
+    });
     expect(await readdir(join(dir, 'fail'))).toEqual([]);
   });
 

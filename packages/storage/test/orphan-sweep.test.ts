@@ -27,9 +27,22 @@ describe.each(['fs', 's3'] as const)('orphan sweep, %s backend', (kind) => {
 
   const writer = (sql: postgres.Sql, store: StorageBackend) => {
     const reads = new ObjectReadService(sql, store, createSignedUrlSigner('x'.repeat(40)));
-    return new ObjectWriteService({ sql, backend: store, reads, tmpDir: join(dir, 'tmp'), fileSizeLimit: 1 << 20, log: () => {} });
+    return new ObjectWriteService({
+      sql,
+      backend: store,
+      reads,
+      tmpDir: join(dir, 'tmp'),
+      fileSizeLimit: 1 << 20,
+      log: () => {},
+    });
   };
-  const body = () => ({ source: Readable.from([png()]), declaredType: 'image/png', cacheControl: 'max-age=60', userMetadata: null, contentLength: undefined });
+  const body = () => ({
+    source: Readable.from([png()]),
+    declaredType: 'image/png',
+    cacheControl: 'max-age=60',
+    userMetadata: null,
+    contentLength: undefined,
+  });
 
   beforeAll(async () => {
     db = await createTestDatabase([authMigrations, storageMigrations]);
@@ -45,20 +58,33 @@ describe.each(['fs', 's3'] as const)('orphan sweep, %s backend', (kind) => {
 
   it('removes the bytes of a crashed upload once they are past the grace period, never committed ones', async () => {
     const pool = postgres(db.requestUrl, { max: 2, onnotice: () => {} });
-    const kept = await writer(pool, backend).upload(SERVICE, { bucket: 'lot-images', name: 'u/kept.png' }, body(), 'create');
+    const kept = await writer(pool, backend).upload(
+      SERVICE,
+      { bucket: 'lot-images', name: 'u/kept.png' },
+      body(),
+      'create',
+    );
 
     // The crash: bytes placed, then the process "stops" (put never returns) and its connections drop.
     let placed!: () => void;
-    const wasPlaced = new Promise<void>((resolve) => { placed = resolve; });
-    const crashing: StorageBackend = { ...backend, async put(key, file, info) {
-      await backend.put(key, file, info);
-      placed();
-      return new Promise<never>(() => {});
-    }, async remove() {
-      // A dead process cleans nothing up: the rollback path (run when the pool rejects the transaction) is a no-op.
-    } };
+    const wasPlaced = new Promise<void>((resolve) => {
+      placed = resolve;
+    });
+    const crashing: StorageBackend = {
+      ...backend,
+      async put(key, file, info) {
+        await backend.put(key, file, info);
+        placed();
+        return new Promise<never>(() => {});
+      },
+      async remove() {
+        // A dead process cleans nothing up: the rollback path (run when the pool rejects the transaction) is a no-op.
+      },
+    };
     const crashPool = postgres(db.requestUrl, { max: 1, onnotice: () => {} });
-    void writer(crashPool, crashing).upload(SERVICE, { bucket: 'lot-images', name: 'u/lost.png' }, body(), 'create').catch(() => {});
+    void writer(crashPool, crashing)
+      .upload(SERVICE, { bucket: 'lot-images', name: 'u/lost.png' }, body(), 'create')
+      .catch(() => {});
     await wasPlaced;
     await crashPool.end({ timeout: 0 });
 

@@ -52,7 +52,8 @@ describe('storage.objects row-level security', () => {
   beforeAll(async () => {
     db = await createTestDatabase([authMigrations, storageMigrations, domainMigrations]);
     request = postgres(db.requestUrl, { max: 2, onnotice: () => {} });
-    for (const [name, id] of Object.entries(ids)) await db.sql`insert into auth.users (id, email) values (${id}, ${`${name}@example.test`})`;
+    for (const [name, id] of Object.entries(ids))
+      await db.sql`insert into auth.users (id, email) values (${id}, ${`${name}@example.test`})`;
     await db.sql`insert into public.super_admins (user_id) values (${ids.admin})`;
     await db.sql`insert into storage.buckets (id, name, public) values ('private-docs', 'private-docs', false)`;
   });
@@ -73,14 +74,19 @@ describe('storage.objects row-level security', () => {
     if (action !== 'insert') {
       await db.sql`insert into storage.objects (bucket_id, name, owner_id, version) values (${bucket}, ${name}, ${ids[folder]}, ${randomUUID()})`;
     }
-    const run = () => asCaller(request, callerOf(who), async (tx) => {
-      switch (action) {
-        case 'read': return tx`select id from storage.objects where bucket_id = ${bucket} and name = ${name}`;
-        case 'insert': return tx`insert into storage.objects (bucket_id, name, version) values (${bucket}, ${name}, ${randomUUID()}) returning id`;
-        case 'update': return tx`update storage.objects set updated_at = now() where bucket_id = ${bucket} and name = ${name} returning id`;
-        case 'delete': return tx`delete from storage.objects where bucket_id = ${bucket} and name = ${name} returning id`;
-      }
-    });
+    const run = () =>
+      asCaller(request, callerOf(who), async (tx) => {
+        switch (action) {
+          case 'read':
+            return tx`select id from storage.objects where bucket_id = ${bucket} and name = ${name}`;
+          case 'insert':
+            return tx`insert into storage.objects (bucket_id, name, version) values (${bucket}, ${name}, ${randomUUID()}) returning id`;
+          case 'update':
+            return tx`update storage.objects set updated_at = now() where bucket_id = ${bucket} and name = ${name} returning id`;
+          case 'delete':
+            return tx`delete from storage.objects where bucket_id = ${bucket} and name = ${name} returning id`;
+        }
+      });
     if (outcome === 'denied') {
       await expect(run()).rejects.toMatchObject({ code: '42501' });
     } else {
@@ -89,16 +95,23 @@ describe('storage.objects row-level security', () => {
   });
 
   it('lets only super admins and the service role change buckets', async () => {
-    const change = (who: Who) => asCaller(request, callerOf(who), (tx) => tx`update storage.buckets set updated_at = now() returning id`);
+    const change = (who: Who) =>
+      asCaller(request, callerOf(who), (tx) => tx`update storage.buckets set updated_at = now() returning id`);
     expect(await change('alice')).toHaveLength(0);
     await expect(change('anon')).rejects.toMatchObject({ code: '42501' });
     expect(await change('admin')).toHaveLength(2);
     expect(await change('service')).toHaveLength(2);
-    const create = (who: Who) => asCaller(request, callerOf(who), (tx) => tx`insert into storage.buckets (id, name) values (${who}, ${who}) returning id`);
+    const create = (who: Who) =>
+      asCaller(
+        request,
+        callerOf(who),
+        (tx) => tx`insert into storage.buckets (id, name) values (${who}, ${who}) returning id`,
+      );
     await expect(create('alice')).rejects.toMatchObject({ code: '42501' });
     await expect(create('anon')).rejects.toMatchObject({ code: '42501' });
     expect(await create('admin')).toHaveLength(1);
-    const remove = (who: Who) => asCaller(request, callerOf(who), (tx) => tx`delete from storage.buckets where id = 'admin' returning id`);
+    const remove = (who: Who) =>
+      asCaller(request, callerOf(who), (tx) => tx`delete from storage.buckets where id = 'admin' returning id`);
     expect(await remove('bob')).toHaveLength(0);
     expect(await remove('admin')).toHaveLength(1);
     const buckets = await asCaller(request, callerOf('anon'), (tx) => tx`select id from storage.buckets order by id`);

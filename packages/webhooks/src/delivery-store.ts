@@ -26,15 +26,18 @@ export interface AttemptOutcome {
   error?: string;
 }
 
-export type FailureNext =
-  | { kind: 'retry'; delayMs: number }
-  | { kind: 'final' }
-  | { kind: 'gone' };
+export type FailureNext = { kind: 'retry'; delayMs: number } | { kind: 'final' } | { kind: 'gone' };
 
 export function createDeliveryStore(sql: postgres.Sql) {
   return {
     /** Claims up to `limit` due deliveries, at most `perEndpoint` minus what is in flight per endpoint. */
-    async claim(workerId: string, limit: number, perEndpoint: number, inflight: Record<string, number>, leaseMs: number) {
+    async claim(
+      workerId: string,
+      limit: number,
+      perEndpoint: number,
+      inflight: Record<string, number>,
+      leaseMs: number,
+    ) {
       return sql<ClaimedDelivery[]>`
         with candidates as (
           select d.id, d.next_attempt_at
@@ -118,7 +121,12 @@ export function createDeliveryStore(sql: postgres.Sql) {
      * Records a failed attempt; then the delivery is retried, fails for good, or (410 Gone) fails and disables the
      * endpoint. A delivery that fails for good counts toward disabling its endpoint after `disableAfter` in a row.
      */
-    async recordFailure(d: ClaimedDelivery, outcome: AttemptOutcome, next: FailureNext, disableAfter: number): Promise<void> {
+    async recordFailure(
+      d: ClaimedDelivery,
+      outcome: AttemptOutcome,
+      next: FailureNext,
+      disableAfter: number,
+    ): Promise<void> {
       const delayMs = next.kind === 'retry' ? next.delayMs : 0;
       const final = next.kind !== 'retry';
       const gone = next.kind === 'gone';

@@ -183,7 +183,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function deliver({ delivery: d, abort }: InFlight): Promise<void> {
     const p = d.payload;
     // The seed's field order; the stored jsonb does not keep key order.
-    const body = JSON.stringify({ event: p.event, timestamp: p.timestamp, webhook_id: p.webhook_id, auction_id: p.auction_id, data: p.data });
+    const body = JSON.stringify({
+      event: p.event,
+      timestamp: p.timestamp,
+      webhook_id: p.webhook_id,
+      auction_id: p.auction_id,
+      data: p.data,
+    });
     const timestamp = Math.floor(Date.now() / 1000);
     const signatures = signRequest(d.secrets, d.id, timestamp, body);
     let result: SendResult;
@@ -224,7 +230,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const decision = nextRetry(options.policy, d.attempt_in_round, parseRetryAfter(result.retryAfter));
       next = decision.retry ? { kind: 'retry', delayMs: decision.delayMs } : { kind: 'final' };
     }
-    log.debug('webhook attempt failed', { delivery_id: d.id, attempt: d.attempt, status: result.status, error: result.error, next: next.kind });
+    log.debug('webhook attempt failed', {
+      delivery_id: d.id,
+      attempt: d.attempt,
+      status: result.status,
+      error: result.error,
+      next: next.kind,
+    });
     await store.recordFailure(d, result, next, options.disableAfterFailures);
   }
 
@@ -288,7 +300,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       running = true;
       killed = false;
       // postgres.js keeps the LISTEN connection open and re-listens after a reconnect.
-      const sub = await options.sql.listen(NOTIFY_CHANNEL, () => wake(), () => wake());
+      const sub = await options.sql.listen(
+        NOTIFY_CHANNEL,
+        () => wake(),
+        () => wake(),
+      );
       unlisten = sub.unlisten;
       startLoop();
       timers.push(setInterval(watchdog, Math.min(5000, stallAfterMs / 2)).unref());

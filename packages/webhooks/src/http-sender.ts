@@ -52,7 +52,8 @@ function guardedLookup(guard: AddressGuard): LookupFunction {
       if (error) return callback(error);
       for (const a of addresses) {
         const reason = guard.check(a.address);
-        if (reason) return callback(new GuardError(`refused: ${hostname} resolves to ${reason.replace(/^address /, '')}`));
+        if (reason)
+          return callback(new GuardError(`refused: ${hostname} resolves to ${reason.replace(/^address /, '')}`));
       }
       if ((options as { all?: boolean }).all) return callback(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
@@ -64,7 +65,10 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
   const lookup = guardedLookup(options.guard);
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 16, lookup };
   const httpAgent = new http.Agent(agentOptions);
-  const httpsAgent = new https.Agent({ ...agentOptions, ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}) });
+  const httpsAgent = new https.Agent({
+    ...agentOptions,
+    ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
+  });
   const checked = new WeakSet<Socket>();
 
   function send(req: SendRequest): Promise<SendResult> {
@@ -124,7 +128,10 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
         else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', verify);
       });
       request.on('error', (error: Error) => {
-        finish({ ok: false, error: error instanceof GuardError ? error.message : `connection error: ${error.message}` });
+        finish({
+          ok: false,
+          error: error instanceof GuardError ? error.message : `connection error: ${error.message}`,
+        });
       });
       request.on('response', (response) => {
         const status = response.statusCode ?? 0;
@@ -133,13 +140,19 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
         let seen = 0;
         const done = () => {
           // Postgres text holds no NUL; a multi-byte character cut at the limit decodes to U+FFFD and is dropped.
-          let body = Buffer.concat(chunks).toString('utf8').replace(/\u0000/g, '');
+          let body = Buffer.concat(chunks)
+            .toString('utf8')
+            .replace(/\u0000/g, '');
           while (Buffer.byteLength(body) > RESPONSE_BODY_LIMIT) body = body.slice(0, -1);
           const retryAfter = response.headers['retry-after'];
           const base = { status, body, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
           if (status >= 200 && status < 300) finish({ ...base, ok: true });
           else if (status >= 300 && status < 400) {
-            finish({ ...base, ok: false, error: `redirect not followed (${status} to ${String(response.headers.location ?? 'nowhere')})` });
+            finish({
+              ...base,
+              ok: false,
+              error: `redirect not followed (${status} to ${String(response.headers.location ?? 'nowhere')})`,
+            });
           } else finish({ ...base, ok: false, error: `HTTP ${status}` });
         };
         response.on('data', (chunk: Buffer) => {

@@ -6,7 +6,8 @@ const policy = { schedule: SEED_SCHEDULE, jitter: 0, retryAfterMaxSeconds: 3600 
 describe('retry policy', () => {
   it('follows the seed schedule and gives up after the sixth attempt', () => {
     expect([1, 2, 3, 4, 5].map((n) => nextRetry(policy, n))).toEqual(
-      [60, 300, 1800, 7200, 43200].map((s) => ({ retry: true, delayMs: s * 1000 })));
+      [60, 300, 1800, 7200, 43200].map((s) => ({ retry: true, delayMs: s * 1000 })),
+    );
     expect(nextRetry(policy, 6)).toEqual({ retry: false });
   });
   it('applies jitter within its fraction either way', () => {

@@ -39,8 +39,12 @@ export type RetryDecision = { retry: true; delayMs: number } | { retry: false };
  * After attempt number `attemptInRound` (1-based, counted since the last replay) failed: retry after a delay, or give
  * up when the schedule is exhausted.
  */
-export function nextRetry(policy: RetryPolicy, attemptInRound: number, retryAfterSeconds?: number,
-  random: () => number = Math.random): RetryDecision {
+export function nextRetry(
+  policy: RetryPolicy,
+  attemptInRound: number,
+  retryAfterSeconds?: number,
+  random: () => number = Math.random,
+): RetryDecision {
   if (attemptInRound >= policy.schedule.length) return { retry: false };
   const scheduled = policy.schedule[attemptInRound] * 1000;
   const jittered = scheduled * (1 + policy.jitter * (2 * random() - 1));

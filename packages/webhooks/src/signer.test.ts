@@ -20,8 +20,13 @@ describe('signatures', () => {
   });
   it('lists one signature per live secret, current first', () => {
     const h = signRequest(['new-secret-0123456', 'old-secret-0123456'], 'id1', 1, 'b');
-    expect(h['x-webhook-signature'].split(',')).toEqual([seedSignature('new-secret-0123456', 'b'), seedSignature('old-secret-0123456', 'b')]);
+    expect(h['x-webhook-signature'].split(',')).toEqual([
+      seedSignature('new-secret-0123456', 'b'),
+      seedSignature('old-secret-0123456', 'b'),
+    ]);
     expect(h['webhook-signature'].split(' ')).toEqual([
-      standardSignature('new-secret-0123456', 'id1', 1, 'b'), standardSignature('old-secret-0123456', 'id1', 1, 'b')]);
+      standardSignature('new-secret-0123456', 'id1', 1, 'b'),
+      standardSignature('old-secret-0123456', 'id1', 1, 'b'),
+    ]);
   });
 });

@@ -7,15 +7,37 @@ import { BlockList, isIP } from 'node:net';
 // Ranges no webhook may reach: "this network", private, CGNAT, loopback, link-local (cloud metadata), IETF protocol
 // assignments, documentation, benchmarking, multicast, reserved and broadcast.
 const BLOCKED_V4 = [
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24',
-  '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24',
-  '224.0.0.0/4', '240.0.0.0/4',
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.88.99.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
 ];
 // Unspecified, loopback, IPv4-compatible, discard, IETF assignments (Teredo, ORCHID...), documentation, unique
 // local, link-local, site-local, multicast, and the local-use NAT64 prefix.
 const BLOCKED_V6 = [
-  '::/128', '::1/128', '::/96', '64:ff9b:1::/48', '100::/64', '2001::/23', '2001:db8::/32', '3fff::/20',
-  'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8',
+  '::/128',
+  '::1/128',
+  '::/96',
+  '64:ff9b:1::/48',
+  '100::/64',
+  '2001::/23',
+  '2001:db8::/32',
+  '3fff::/20',
+  'fc00::/7',
+  'fe80::/10',
+  'fec0::/10',
+  'ff00::/8',
 ];
 
 export interface Cidr {
@@ -30,7 +52,12 @@ export function parseCidr(text: string): Cidr {
   if (version === 0) throw new Error(`not an IP range: ${text}`);
   const max = version === 4 ? 32 : 128;
   const prefix = prefixText === undefined ? max : Number(prefixText);
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) {
+  if (
+    !Number.isInteger(prefix) ||
+    prefix < 0 ||
+    prefix > max ||
+    (prefixText !== undefined && !/^\d+$/.test(prefixText))
+  ) {
     throw new Error(`bad prefix length in ${text}`);
   }
   return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
@@ -38,7 +65,11 @@ export function parseCidr(text: string): Cidr {
 
 /** Parses a comma-separated list of CIDRs (empty string: none). */
 export function parseCidrList(text: string): Cidr[] {
-  return text.split(',').map((s) => s.trim()).filter(Boolean).map(parseCidr);
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(parseCidr);
 }
 
 function blockList(cidrs: readonly Cidr[]): BlockList {

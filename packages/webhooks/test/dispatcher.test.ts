@@ -9,9 +9,23 @@ import postgres from 'postgres';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { authMigrations } from '@auction-ops/auth-core';
 import { domainMigrations } from '@auction-ops/domain';
-import { createDispatcher, parseCidrList, webhookMigrations, type Dispatcher, type DispatcherOptions } from '../src/index.js';
+import {
+  createDispatcher,
+  parseCidrList,
+  webhookMigrations,
+  type Dispatcher,
+  type DispatcherOptions,
+} from '../src/index.js';
 import { TEST_CERT, TEST_KEY } from './fixtures/tls.js';
-import { createAuction, createEndpoint, emit, startReceiver, waitUntil, type Auction, type Receiver } from './helpers.js';
+import {
+  createAuction,
+  createEndpoint,
+  emit,
+  startReceiver,
+  waitUntil,
+  type Auction,
+  type Receiver,
+} from './helpers.js';
 
 let db: TestDatabase;
 let sql: postgres.Sql;
@@ -22,10 +36,19 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 function dispatcher(overrides: Partial<DispatcherOptions> = {}): Dispatcher {
   const d = createDispatcher({
-    sql, log: quiet, concurrency: 8, perEndpointConcurrency: 2,
+    sql,
+    log: quiet,
+    concurrency: 8,
+    perEndpointConcurrency: 2,
     policy: { schedule: [0, 1, 1, 1, 1, 1], jitter: 0, retryAfterMaxSeconds: 3 },
-    timeoutMs: 5000, disableAfterFailures: 5, allowHttp: true, allowedCidrs: parseCidrList('127.0.0.0/8'),
-    pollIntervalMs: 200, logRetentionDays: 30, stopGraceMs: 200, ...overrides,
+    timeoutMs: 5000,
+    disableAfterFailures: 5,
+    allowHttp: true,
+    allowedCidrs: parseCidrList('127.0.0.0/8'),
+    pollIntervalMs: 200,
+    logRetentionDays: 30,
+    stopGraceMs: 200,
+    ...overrides,
   });
   running.push(d);
   return d;
@@ -37,15 +60,19 @@ async function receiver(...args: Parameters<typeof startReceiver>): Promise<Rece
   return r;
 }
 
-const delivery = async (eventId: string) => (await db.sql`select * from public.webhook_deliveries where event_id = ${eventId}`)[0];
-const attempts = (deliveryId: string) => db.sql`select * from public.webhook_delivery_attempts where delivery_id = ${deliveryId} order by attempt`;
+const delivery = async (eventId: string) =>
+  (await db.sql`select * from public.webhook_deliveries where event_id = ${eventId}`)[0];
+const attempts = (deliveryId: string) =>
+  db.sql`select * from public.webhook_delivery_attempts where delivery_id = ${deliveryId} order by attempt`;
 
 beforeAll(async () => {
   db = await createTestDatabase([authMigrations, domainMigrations, webhookMigrations]);
   sql = postgres(db.ownerUrl, { max: 6, onnotice: () => {} });
   await db.sql`update webhooks.settings set allow_http = true`;
 });
-beforeEach(async () => { a = await createAuction(db.sql); });
+beforeEach(async () => {
+  a = await createAuction(db.sql);
+});
 afterEach(async () => {
   for (const d of running.splice(0)) await d.kill();
   for (const r of receivers.splice(0)) await r.close();
@@ -66,7 +93,15 @@ describe('requests', () => {
     const { headers, body } = r.requests[0];
     const d = await delivery(eventId);
     const [ev] = await db.sql`select occurred_at from public.event_outbox where id = ${eventId}`;
-    expect(body).toBe(JSON.stringify({ event: 'message.created', timestamp: (ev.occurred_at as Date).toISOString(), webhook_id: d.id, auction_id: a.id, data: { id: 'm1', content: 'héllo' } }));
+    expect(body).toBe(
+      JSON.stringify({
+        event: 'message.created',
+        timestamp: (ev.occurred_at as Date).toISOString(),
+        webhook_id: d.id,
+        auction_id: a.id,
+        data: { id: 'm1', content: 'héllo' },
+      }),
+    );
     expect(headers['content-type']).toBe('application/json');
     expect(headers['user-agent']).toBe('auction-ops-Webhook/1.0');
     expect(headers['x-webhook-id']).toBe(d.id);
@@ -84,7 +119,13 @@ describe('requests', () => {
     expect(headers['webhook-signature']).toBe(`v1,${std}`);
     await waitUntil(async () => (await delivery(eventId)).status === 'delivered', 5000, 'delivered');
     const [att] = await attempts(d.id);
-    expect(att).toMatchObject({ attempt: 1, status: 'success', response_status: 200, response_body: 'ok', event_type: 'message.created' });
+    expect(att).toMatchObject({
+      attempt: 1,
+      status: 'success',
+      response_status: 200,
+      response_body: 'ok',
+      event_type: 'message.created',
+    });
     expect(att.response_time_ms).toBeGreaterThanOrEqual(0);
   });
 
@@ -103,7 +144,9 @@ describe('requests', () => {
     await emit(db.sql, a.id);
     await r.waitFor(2);
     const second = r.requests[1];
-    expect(second.headers['x-webhook-signature']).toBe('sha256=' + createHmac('sha256', 'new-secret-0123456789').update(second.body).digest('hex'));
+    expect(second.headers['x-webhook-signature']).toBe(
+      'sha256=' + createHmac('sha256', 'new-secret-0123456789').update(second.body).digest('hex'),
+    );
     expect(String(second.headers['webhook-signature']).split(' ')).toHaveLength(1);
   });
 
@@ -111,13 +154,20 @@ describe('requests', () => {
     const received: string[] = [];
     const server = https.createServer({ cert: TEST_CERT, key: TEST_KEY }, (req, res) => {
       req.resume();
-      req.on('end', () => { received.push(String(req.headers['x-webhook-id'])); res.writeHead(200).end(); });
+      req.on('end', () => {
+        received.push(String(req.headers['x-webhook-id']));
+        res.writeHead(200).end();
+      });
     });
     await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
     try {
       const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
       const trusted = await createEndpoint(db.sql, a.id, url, { events: ['member.joined'] });
-      await dispatcher({ allowHttp: false, tlsCa: TEST_CERT, policy: { schedule: [0], jitter: 0, retryAfterMaxSeconds: 1 } }).start();
+      await dispatcher({
+        allowHttp: false,
+        tlsCa: TEST_CERT,
+        policy: { schedule: [0], jitter: 0, retryAfterMaxSeconds: 1 },
+      }).start();
       const ok = await emit(db.sql, a.id, 'member.joined');
       await waitUntil(async () => (await delivery(ok)).status === 'delivered', 10_000, 'https delivery');
       expect(received).toEqual([(await delivery(ok)).id]);
@@ -146,7 +196,10 @@ describe('requests', () => {
     const eventId = await emit(db.sql, a.id);
     await waitUntil(async () => (await delivery(eventId)).status === 'failed', 10_000, 'failed');
     const list = await attempts((await delivery(eventId)).id);
-    expect(list.map((x) => [x.status, x.response_status])).toEqual([['failed', 302], ['failed', 500]]);
+    expect(list.map((x) => [x.status, x.response_status])).toEqual([
+      ['failed', 302],
+      ['failed', 500],
+    ]);
     expect(list[0].error_message).toMatch(/redirect not followed/);
     expect(list[1].response_body).toHaveLength(2048);
     expect(target.requests).toHaveLength(0);
@@ -155,7 +208,9 @@ describe('requests', () => {
 
 describe('retries', () => {
   it('gives a receiver that always fails exactly 6 attempts at the scheduled gaps, then fails the delivery', async () => {
-    const r = await receiver((_q, res) => { res.writeHead(503).end('down'); });
+    const r = await receiver((_q, res) => {
+      res.writeHead(503).end('down');
+    });
     const id = await createEndpoint(db.sql, a.id, r.url);
     await dispatcher().start();
     const eventId = await emit(db.sql, a.id);
@@ -191,53 +246,101 @@ describe('retries', () => {
   });
 
   it('disables an endpoint at once on 410 Gone, and after N consecutive failed deliveries', async () => {
-    const gone = await receiver((_q, res) => { res.writeHead(410).end(); });
+    const gone = await receiver((_q, res) => {
+      res.writeHead(410).end();
+    });
     const goneId = await createEndpoint(db.sql, a.id, gone.url);
-    const failing = await receiver((_q, res) => { res.writeHead(500).end(); });
+    const failing = await receiver((_q, res) => {
+      res.writeHead(500).end();
+    });
     const failingId = await createEndpoint(db.sql, a.id, failing.url, { events: ['member.joined'] });
-    await dispatcher({ policy: { schedule: [0], jitter: 0, retryAfterMaxSeconds: 1 }, disableAfterFailures: 2 }).start();
+    await dispatcher({
+      policy: { schedule: [0], jitter: 0, retryAfterMaxSeconds: 1 },
+      disableAfterFailures: 2,
+    }).start();
     const e1 = await emit(db.sql, a.id, 'message.created');
     const e2 = await emit(db.sql, a.id, 'message.created');
-    await waitUntil(async () => (await db.sql`select is_active from public.webhook_endpoints where id = ${goneId}`)[0].is_active === false, 10_000, '410 disable');
-    await waitUntil(async () => (await delivery(e1)).status === 'failed' && (await delivery(e2)).status === 'failed', 10_000, 'both failed');
+    await waitUntil(
+      async () =>
+        (await db.sql`select is_active from public.webhook_endpoints where id = ${goneId}`)[0].is_active === false,
+      10_000,
+      '410 disable',
+    );
+    await waitUntil(
+      async () => (await delivery(e1)).status === 'failed' && (await delivery(e2)).status === 'failed',
+      10_000,
+      'both failed',
+    );
     const [g] = await db.sql`select disabled_reason from public.webhook_endpoints where id = ${goneId}`;
     expect(g.disabled_reason).toBe('endpoint answered 410 Gone');
     expect(gone.requests.length).toBeLessThanOrEqual(2);
 
     await emit(db.sql, a.id, 'member.joined');
-    await waitUntil(async () => (await db.sql`select consecutive_failures from public.webhook_endpoints where id = ${failingId}`)[0].consecutive_failures === 1, 10_000, 'one failure');
+    await waitUntil(
+      async () =>
+        (await db.sql`select consecutive_failures from public.webhook_endpoints where id = ${failingId}`)[0]
+          .consecutive_failures === 1,
+      10_000,
+      'one failure',
+    );
     await emit(db.sql, a.id, 'member.joined');
-    await waitUntil(async () => (await db.sql`select is_active from public.webhook_endpoints where id = ${failingId}`)[0].is_active === false, 10_000, 'disabled');
-    const [f] = await db.sql`select consecutive_failures, disabled_reason from public.webhook_endpoints where id = ${failingId}`;
+    await waitUntil(
+      async () =>
+        (await db.sql`select is_active from public.webhook_endpoints where id = ${failingId}`)[0].is_active === false,
+      10_000,
+      'disabled',
+    );
+    const [f] =
+      await db.sql`select consecutive_failures, disabled_reason from public.webhook_endpoints where id = ${failingId}`;
     expect(f).toEqual({ consecutive_failures: 2, disabled_reason: '2 consecutive deliveries failed' });
     // Disabled: new events make no deliveries; re-enabled: they flow again and the count is reset.
     const skipped = await emit(db.sql, a.id, 'member.joined');
     expect(await delivery(skipped)).toBeUndefined();
     await db.sql`update public.webhook_endpoints set is_active = true where id = ${failingId}`;
-    expect((await db.sql`select consecutive_failures from public.webhook_endpoints where id = ${failingId}`)[0].consecutive_failures).toBe(0);
+    expect(
+      (await db.sql`select consecutive_failures from public.webhook_endpoints where id = ${failingId}`)[0]
+        .consecutive_failures,
+    ).toBe(0);
   });
 });
 
 describe('operations', () => {
   it('delivers test_webhook samples and replays failed deliveries with the same webhook_id', async () => {
     let up = false;
-    const r = await receiver((_q, res) => { res.writeHead(up ? 200 : 500).end(); });
+    const r = await receiver((_q, res) => {
+      res.writeHead(up ? 200 : 500).end();
+    });
     const id = await createEndpoint(db.sql, a.id, r.url, { events: ['channel.created'] });
     await dispatcher({ policy: { schedule: [0], jitter: 0, retryAfterMaxSeconds: 1 } }).start();
     const e1 = await emit(db.sql, a.id, 'channel.created');
     const e2 = await emit(db.sql, a.id, 'channel.created');
-    await waitUntil(async () => (await delivery(e1)).status === 'failed' && (await delivery(e2)).status === 'failed', 10_000, 'failed');
+    await waitUntil(
+      async () => (await delivery(e1)).status === 'failed' && (await delivery(e2)).status === 'failed',
+      10_000,
+      'failed',
+    );
     up = true;
     const [res] = await db.sql`select public.replay_failed_webhook_deliveries(${id}, now() - interval '1 hour') as r`;
     expect(res.r.replayed).toBe(2);
-    await waitUntil(async () => (await delivery(e1)).status === 'delivered' && (await delivery(e2)).status === 'delivered', 10_000, 'replayed');
+    await waitUntil(
+      async () => (await delivery(e1)).status === 'delivered' && (await delivery(e2)).status === 'delivered',
+      10_000,
+      'replayed',
+    );
     const d1 = await delivery(e1);
     expect(d1.attempt_count).toBe(2);
     expect(r.requests.filter((q) => q.headers['x-webhook-id'] === d1.id)).toHaveLength(2);
-    expect((await attempts(d1.id)).map((x) => [x.attempt, x.status])).toEqual([[1, 'failed'], [2, 'success']]);
+    expect((await attempts(d1.id)).map((x) => [x.attempt, x.status])).toEqual([
+      [1, 'failed'],
+      [2, 'success'],
+    ]);
 
     const [t] = await db.sql`select public.test_webhook(${id}, 'problem.status_changed') as r`;
-    await waitUntil(async () => r.requests.some((q) => q.headers['x-webhook-id'] === t.r.delivery_id), 10_000, 'test delivery');
+    await waitUntil(
+      async () => r.requests.some((q) => q.headers['x-webhook-id'] === t.r.delivery_id),
+      10_000,
+      'test delivery',
+    );
     const sample = JSON.parse(r.requests.find((q) => q.headers['x-webhook-id'] === t.r.delivery_id)!.body);
     expect(sample).toMatchObject({ event: 'problem.status_changed', webhook_id: t.r.delivery_id, auction_id: a.id });
     expect(Object.keys(sample.data)).toEqual(expect.arrayContaining(['previous_status', 'new_status', 'assigned_to']));
@@ -252,8 +355,16 @@ describe('security', () => {
     await createEndpoint(db.sql, a.id, r.url.replace('127.0.0.1', '[::ffff:127.0.0.1]'));
     await dispatcher({ allowedCidrs: [], policy: { schedule: [0], jitter: 0, retryAfterMaxSeconds: 1 } }).start();
     const eventId = await emit(db.sql, a.id);
-    await waitUntil(async () => (await db.sql`select count(*)::int as n from public.webhook_deliveries where event_id = ${eventId} and status = 'failed'`)[0].n === 3, 10_000, 'refused');
-    const errors = await db.sql`select a.error_message from public.webhook_delivery_attempts a join public.webhook_deliveries d on d.id = a.delivery_id where d.event_id = ${eventId}`;
+    await waitUntil(
+      async () =>
+        (
+          await db.sql`select count(*)::int as n from public.webhook_deliveries where event_id = ${eventId} and status = 'failed'`
+        )[0].n === 3,
+      10_000,
+      'refused',
+    );
+    const errors =
+      await db.sql`select a.error_message from public.webhook_delivery_attempts a join public.webhook_deliveries d on d.id = a.delivery_id where d.event_id = ${eventId}`;
     expect(errors).toHaveLength(3);
     for (const e of errors) expect(e.error_message).toMatch(/^refused: .*private or reserved range/);
     expect(r.requests).toHaveLength(0);
@@ -270,7 +381,9 @@ describe('security', () => {
 
 describe('isolation and durability', () => {
   it('a hanging receiver does not delay deliveries to a healthy endpoint', async () => {
-    const hanging = await receiver(() => { /* never answers */ });
+    const hanging = await receiver(() => {
+      /* never answers */
+    });
     const healthy = await receiver();
     await createEndpoint(db.sql, a.id, hanging.url, { events: ['message.created'] });
     await createEndpoint(db.sql, a.id, healthy.url, { events: ['message.created', 'member.joined'] });
@@ -288,7 +401,9 @@ describe('isolation and durability', () => {
 
   it('a dispatcher killed mid-delivery loses nothing: its lease expires and another delivers the same webhook_id', async () => {
     let hang = true;
-    const r = await receiver((_q, res) => { if (!hang) res.writeHead(200).end(); });
+    const r = await receiver((_q, res) => {
+      if (!hang) res.writeHead(200).end();
+    });
     await createEndpoint(db.sql, a.id, r.url);
     const first = dispatcher({ leaseMs: 1500 });
     await first.start();
@@ -315,11 +430,19 @@ describe('isolation and durability', () => {
     await Promise.all([one.start(), two.start()]);
     await db.sql`select public.emit_event(${a.id}, 'message.created', jsonb_build_object('n', g)) from generate_series(1, 150) g`;
     await r.waitFor(300);
-    await waitUntil(async () => (await db.sql`select count(*)::int as n from public.webhook_deliveries where auction_id = ${a.id} and status = 'delivered'`)[0].n === 300, 10_000, 'all delivered');
+    await waitUntil(
+      async () =>
+        (
+          await db.sql`select count(*)::int as n from public.webhook_deliveries where auction_id = ${a.id} and status = 'delivered'`
+        )[0].n === 300,
+      10_000,
+      'all delivered',
+    );
     const ids = r.requests.map((q) => q.headers['x-webhook-id']);
     expect(new Set(ids).size).toBe(300);
     expect(ids).toHaveLength(300);
-    const [c] = await db.sql`select count(*)::int as n, count(distinct delivery_id)::int as d from public.webhook_delivery_attempts where auction_id = ${a.id}`;
+    const [c] =
+      await db.sql`select count(*)::int as n, count(distinct delivery_id)::int as d from public.webhook_delivery_attempts where auction_id = ${a.id}`;
     expect(c).toEqual({ n: 300, d: 300 });
     expect(one.stats().claimed).toBeGreaterThan(0);
     expect(two.stats().claimed).toBeGreaterThan(0);
@@ -329,11 +452,17 @@ describe('isolation and durability', () => {
     const r = await receiver();
     await createEndpoint(db.sql, a.id, r.url);
     const errors: string[] = [];
-    const d = dispatcher({ stallAfterMs: 600, pollIntervalMs: 100, log: { ...quiet, error: (msg) => errors.push(msg) } });
+    const d = dispatcher({
+      stallAfterMs: 600,
+      pollIntervalMs: 100,
+      log: { ...quiet, error: (msg) => errors.push(msg) },
+    });
     // A table lock makes the claim query hang: the loop stalls the way it would on a dead connection.
     const blocker = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
     let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const locking = blocker.begin(async (tx) => {
       await tx`lock table public.webhook_deliveries in access exclusive mode`;
       await held;

@@ -20,30 +20,50 @@ export async function createAuction(sql: postgres.Sql): Promise<Auction> {
       values (${`${name}-${tag}@x.test`}, ${sql.json({ full_name: name })}) returning id`;
     return u.id as string;
   };
-  const [owner, admin, member, outsider] = [await user('owner'), await user('admin'), await user('member'), await user('outsider')];
-  const [a] = await sql`insert into public.auctions (name, slug) values (${`Auction ${tag}`}, ${`a-${tag}`}) returning id`;
+  const [owner, admin, member, outsider] = [
+    await user('owner'),
+    await user('admin'),
+    await user('member'),
+    await user('outsider'),
+  ];
+  const [a] =
+    await sql`insert into public.auctions (name, slug) values (${`Auction ${tag}`}, ${`a-${tag}`}) returning id`;
   await sql`insert into public.auction_members (auction_id, user_id, role) values
     (${a.id}, ${owner}, 'owner'), (${a.id}, ${admin}, 'admin'), (${a.id}, ${member}, 'team_member')`;
   return { id: a.id, owner, admin, member, outsider };
 }
 
 /** Runs fn in a transaction as the request role would (authenticator -> role, claims), like the server does. */
-export function asRole<T>(requestSql: postgres.Sql, role: 'authenticated' | 'service_role' | 'anon', userId: string | null,
-  fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+export function asRole<T>(
+  requestSql: postgres.Sql,
+  role: 'authenticated' | 'service_role' | 'anon',
+  userId: string | null,
+  fn: (tx: postgres.TransactionSql) => Promise<T>,
+): Promise<T> {
   const claims = { role, ...(userId ? { sub: userId } : {}) };
   return inRequestTransaction(requestSql, role, claims, fn);
 }
 
-export async function createEndpoint(sql: postgres.Sql, auctionId: string, url: string,
-  opts: { events?: string[]; secret?: string; active?: boolean } = {}): Promise<string> {
+export async function createEndpoint(
+  sql: postgres.Sql,
+  auctionId: string,
+  url: string,
+  opts: { events?: string[]; secret?: string; active?: boolean } = {},
+): Promise<string> {
   const [e] = await sql`insert into public.webhook_endpoints (auction_id, url, events, secret, is_active)
     values (${auctionId}, ${url}, ${opts.events ?? ['message.created']}, ${opts.secret ?? 'test-secret-0123456789'},
             ${opts.active ?? true}) returning id`;
   return e.id as string;
 }
 
-export async function emit(sql: postgres.Sql, auctionId: string, type = 'message.created', data: object = { n: 1 }): Promise<string> {
-  const [row] = await sql`select public.emit_event(${auctionId}, ${type}, ${sql.json(data as postgres.JSONValue)}) as id`;
+export async function emit(
+  sql: postgres.Sql,
+  auctionId: string,
+  type = 'message.created',
+  data: object = { n: 1 },
+): Promise<string> {
+  const [row] =
+    await sql`select public.emit_event(${auctionId}, ${type}, ${sql.json(data as postgres.JSONValue)}) as id`;
   return row.id as string;
 }
 
@@ -63,7 +83,9 @@ export interface Receiver {
 
 export type Reply = (req: Received, res: http.ServerResponse, index: number) => void;
 
-export const ok: Reply = (_req, res) => { res.writeHead(200).end('ok'); };
+export const ok: Reply = (_req, res) => {
+  res.writeHead(200).end('ok');
+};
 
 /** A real HTTP server on loopback answering with `reply` (which may also never answer). */
 export async function startReceiver(reply: Reply = ok): Promise<Receiver> {
@@ -88,10 +110,20 @@ export async function startReceiver(reply: Reply = ok): Promise<Receiver> {
       if (requests.length >= n) return Promise.resolve();
       return new Promise((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${n} requests`)), timeoutMs);
-        waiters.push({ n, resolve: () => { clearTimeout(t); resolve(); } });
+        waiters.push({
+          n,
+          resolve: () => {
+            clearTimeout(t);
+            resolve();
+          },
+        });
       });
     },
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -38,10 +38,19 @@ describe('fan-out', () => {
     const rows = await db.sql`select * from public.webhook_deliveries where event_id = ${eventId}`;
     expect(rows).toHaveLength(1);
     const [d] = rows;
-    expect(d).toMatchObject({ endpoint_id: match, auction_id: a.id, event_type: 'problem.created', status: 'queued', attempt_count: 0 });
+    expect(d).toMatchObject({
+      endpoint_id: match,
+      auction_id: a.id,
+      event_type: 'problem.created',
+      status: 'queued',
+      attempt_count: 0,
+    });
     const [ev] = await db.sql`select occurred_at from public.event_outbox where id = ${eventId}`;
     expect(d.payload).toEqual({
-      event: 'problem.created', timestamp: (ev.occurred_at as Date).toISOString(), webhook_id: d.id, auction_id: a.id,
+      event: 'problem.created',
+      timestamp: (ev.occurred_at as Date).toISOString(),
+      webhook_id: d.id,
+      auction_id: a.id,
       data: { id: 'p1', issue_name: 'Rock' },
     });
     for (let i = 0; i < 40 && notified.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
@@ -51,16 +60,20 @@ describe('fan-out', () => {
 
   it('creates nothing when the event rolls back, and never twice for one event and endpoint', async () => {
     const before = await db.sql`select count(*)::int as n from public.webhook_deliveries`;
-    await db.sql.begin(async (tx) => {
-      await tx`select public.emit_event(${a.id}, 'problem.created', '{}')`;
-      await tx`select 1/0`;
-    }).catch(() => {});
+    await db.sql
+      .begin(async (tx) => {
+        await tx`select public.emit_event(${a.id}, 'problem.created', '{}')`;
+        await tx`select 1/0`;
+      })
+      .catch(() => {});
     const after = await db.sql`select count(*)::int as n from public.webhook_deliveries`;
     expect(after[0].n).toBe(before[0].n);
     const eventId = await emit(db.sql, a.id, 'problem.created');
     const [d] = await db.sql`select endpoint_id from public.webhook_deliveries where event_id = ${eventId}`;
     await expect(db.sql`insert into public.webhook_deliveries (endpoint_id, auction_id, event_id, event_type, payload)
-      values (${d.endpoint_id}, ${a.id}, ${eventId}, 'problem.created', '{}')`).rejects.toThrow(/webhook_deliveries_event_endpoint_key/);
+      values (${d.endpoint_id}, ${a.id}, ${eventId}, 'problem.created', '{}')`).rejects.toThrow(
+      /webhook_deliveries_event_endpoint_key/,
+    );
   });
 });
 
@@ -73,26 +86,55 @@ describe('endpoints', () => {
       expect(e.created_by).toBe(a.admin);
       return e.id as string;
     });
-    const read = await asRole(req, 'authenticated', a.admin, (tx) => tx`select * from public.webhook_endpoints where id = ${id}`);
+    const read = await asRole(
+      req,
+      'authenticated',
+      a.admin,
+      (tx) => tx`select * from public.webhook_endpoints where id = ${id}`,
+    );
     expect(read[0].secret).toBeNull();
-    const viaService = await asRole(req, 'service_role', null, (tx) => tx`select secret from public.webhook_endpoints where id = ${id}`);
+    const viaService = await asRole(
+      req,
+      'service_role',
+      null,
+      (tx) => tx`select secret from public.webhook_endpoints where id = ${id}`,
+    );
     expect(viaService[0].secret).toBeNull();
     await asRole(req, 'authenticated', a.admin, (tx) => tx`select * from webhooks.endpoint_secrets`).then(
-      () => expect.unreachable(), (e) => expect(String(e)).toMatch(/permission denied/));
-    await asRole(req, 'authenticated', a.admin, (tx) => tx`update public.webhook_endpoints set secret = 'second-secret-value-123' where id = ${id}`);
-    const [s] = await db.sql`select secret, previous_secret, previous_secret_expires_at - now() > interval '23 hours' as overlap
+      () => expect.unreachable(),
+      (e) => expect(String(e)).toMatch(/permission denied/),
+    );
+    await asRole(
+      req,
+      'authenticated',
+      a.admin,
+      (tx) => tx`update public.webhook_endpoints set secret = 'second-secret-value-123' where id = ${id}`,
+    );
+    const [s] =
+      await db.sql`select secret, previous_secret, previous_secret_expires_at - now() > interval '23 hours' as overlap
       from webhooks.endpoint_secrets where endpoint_id = ${id}`;
-    expect(s).toEqual({ secret: 'second-secret-value-123', previous_secret: 'whsec_first-secret-value', overlap: true });
+    expect(s).toEqual({
+      secret: 'second-secret-value-123',
+      previous_secret: 'whsec_first-secret-value',
+      overlap: true,
+    });
   });
 
   it('validates the URL (https unless allowed), the events and the secret', async () => {
     const bad = (url: string, events: string[] = ['message.created'], secret = 'long-enough-secret-1') =>
-      asRole(req, 'authenticated', a.admin, (tx) => tx`insert into public.webhook_endpoints (auction_id, url, events, secret)
-        values (${a.id}, ${url}, ${events}, ${secret})`);
+      asRole(
+        req,
+        'authenticated',
+        a.admin,
+        (tx) => tx`insert into public.webhook_endpoints (auction_id, url, events, secret)
+        values (${a.id}, ${url}, ${events}, ${secret})`,
+      );
     await expect(bad('http://hooks.example.com/')).rejects.toThrow(/must use https/);
     await expect(bad('ftp://hooks.example.com/')).rejects.toThrow(/absolute http/);
     await expect(bad('https://user:pw@hooks.example.com/')).rejects.toThrow(/without credentials/);
-    await expect(bad('https://hooks.example.com/', ['message.created', 'nope.event'])).rejects.toThrow(/unknown webhook event type: nope.event/);
+    await expect(bad('https://hooks.example.com/', ['message.created', 'nope.event'])).rejects.toThrow(
+      /unknown webhook event type: nope.event/,
+    );
     await expect(bad('https://hooks.example.com/', [])).rejects.toThrow(/at least one event/);
     await expect(bad('https://hooks.example.com/', ['message.created'], 'short')).rejects.toThrow(/at least 16/);
     await db.sql`update webhooks.settings set allow_http = true`;
@@ -102,7 +144,10 @@ describe('endpoints', () => {
 
   it('lets only admins and above of the auction (and super admins) manage endpoints', async () => {
     const id = await createEndpoint(db.sql, a.id, 'https://hooks.example.com/rls');
-    const count = (user: string) => asRole(req, 'authenticated', user, (tx) => tx`select id from public.webhook_endpoints where id = ${id}`).then((r) => r.length);
+    const count = (user: string) =>
+      asRole(req, 'authenticated', user, (tx) => tx`select id from public.webhook_endpoints where id = ${id}`).then(
+        (r) => r.length,
+      );
     expect(await count(a.owner)).toBe(1);
     expect(await count(a.admin)).toBe(1);
     expect(await count(a.member)).toBe(0);
@@ -110,28 +155,67 @@ describe('endpoints', () => {
     await db.sql`insert into public.super_admins (user_id) values (${a.outsider})`;
     expect(await count(a.outsider)).toBe(1);
     await db.sql`delete from public.super_admins where user_id = ${a.outsider}`;
-    await expect(asRole(req, 'authenticated', a.member, (tx) => tx`insert into public.webhook_endpoints (auction_id, url, events, secret)
-      values (${a.id}, 'https://h.example.com/', ${['message.created']}, 'long-enough-secret-1')`)).rejects.toThrow(/row-level security/);
-    await expect(asRole(req, 'authenticated', b.admin, (tx) => tx`insert into public.webhook_endpoints (auction_id, url, events, secret)
-      values (${a.id}, 'https://h.example.com/', ${['message.created']}, 'long-enough-secret-1')`)).rejects.toThrow(/row-level security/);
-    const updated = await asRole(req, 'authenticated', b.admin, (tx) => tx`update public.webhook_endpoints set url = 'https://evil.example.com/' where id = ${id} returning id`);
+    await expect(
+      asRole(
+        req,
+        'authenticated',
+        a.member,
+        (tx) => tx`insert into public.webhook_endpoints (auction_id, url, events, secret)
+      values (${a.id}, 'https://h.example.com/', ${['message.created']}, 'long-enough-secret-1')`,
+      ),
+    ).rejects.toThrow(/row-level security/);
+    await expect(
+      asRole(
+        req,
+        'authenticated',
+        b.admin,
+        (tx) => tx`insert into public.webhook_endpoints (auction_id, url, events, secret)
+      values (${a.id}, 'https://h.example.com/', ${['message.created']}, 'long-enough-secret-1')`,
+      ),
+    ).rejects.toThrow(/row-level security/);
+    const updated = await asRole(
+      req,
+      'authenticated',
+      b.admin,
+      (tx) => tx`update public.webhook_endpoints set url = 'https://evil.example.com/' where id = ${id} returning id`,
+    );
     expect(updated).toHaveLength(0);
-    await expect(asRole(req, 'authenticated', a.admin, (tx) => tx`update public.webhook_endpoints set consecutive_failures = 0 where id = ${id}`))
-      .rejects.toThrow(/permission denied/);
-    await expect(asRole(req, 'anon', null, (tx) => tx`select * from public.webhook_endpoints`)).rejects.toThrow(/permission denied/);
+    await expect(
+      asRole(
+        req,
+        'authenticated',
+        a.admin,
+        (tx) => tx`update public.webhook_endpoints set consecutive_failures = 0 where id = ${id}`,
+      ),
+    ).rejects.toThrow(/permission denied/);
+    await expect(asRole(req, 'anon', null, (tx) => tx`select * from public.webhook_endpoints`)).rejects.toThrow(
+      /permission denied/,
+    );
   });
 
   it('fails queued deliveries when disabled, and re-enabling resets the failure count', async () => {
     const id = await createEndpoint(db.sql, b.id, 'https://hooks.example.com/d', { events: ['member.joined'] });
     await emit(db.sql, b.id, 'member.joined');
     await db.sql`update public.webhook_endpoints set consecutive_failures = 3 where id = ${id}`;
-    await asRole(req, 'authenticated', b.admin, (tx) => tx`update public.webhook_endpoints set is_active = false where id = ${id}`);
-    const [e] = await db.sql`select is_active, disabled_at is not null as disabled, disabled_reason from public.webhook_endpoints where id = ${id}`;
+    await asRole(
+      req,
+      'authenticated',
+      b.admin,
+      (tx) => tx`update public.webhook_endpoints set is_active = false where id = ${id}`,
+    );
+    const [e] =
+      await db.sql`select is_active, disabled_at is not null as disabled, disabled_reason from public.webhook_endpoints where id = ${id}`;
     expect(e).toEqual({ is_active: false, disabled: true, disabled_reason: 'disabled by an administrator' });
     const [d] = await db.sql`select status, last_error from public.webhook_deliveries where endpoint_id = ${id}`;
     expect(d).toEqual({ status: 'failed', last_error: 'endpoint disabled: disabled by an administrator' });
-    await asRole(req, 'authenticated', b.admin, (tx) => tx`update public.webhook_endpoints set is_active = true where id = ${id}`);
-    const [r] = await db.sql`select consecutive_failures, disabled_at, disabled_reason from public.webhook_endpoints where id = ${id}`;
+    await asRole(
+      req,
+      'authenticated',
+      b.admin,
+      (tx) => tx`update public.webhook_endpoints set is_active = true where id = ${id}`,
+    );
+    const [r] =
+      await db.sql`select consecutive_failures, disabled_at, disabled_reason from public.webhook_endpoints where id = ${id}`;
     expect(r).toEqual({ consecutive_failures: 0, disabled_at: null, disabled_reason: null });
   });
 });
@@ -143,17 +227,25 @@ describe('logs and RPCs', () => {
     const [d] = await db.sql`select id from public.webhook_deliveries where endpoint_id = ${id}`;
     await db.sql`insert into public.webhook_delivery_attempts (delivery_id, endpoint_id, auction_id, event_type, attempt, status, response_status)
       values (${d.id}, ${id}, ${a.id}, 'channel.created', 1, 'failed', 500)`;
-    const seen = (user: string) => asRole(req, 'authenticated', user, async (tx) => [
-      (await tx`select id from public.webhook_deliveries where endpoint_id = ${id}`).length,
-      (await tx`select id from public.webhook_delivery_attempts where endpoint_id = ${id}`).length,
-    ]);
+    const seen = (user: string) =>
+      asRole(req, 'authenticated', user, async (tx) => [
+        (await tx`select id from public.webhook_deliveries where endpoint_id = ${id}`).length,
+        (await tx`select id from public.webhook_delivery_attempts where endpoint_id = ${id}`).length,
+      ]);
     expect(await seen(a.admin)).toEqual([1, 1]);
     expect(await seen(a.member)).toEqual([0, 0]);
     expect(await seen(b.owner)).toEqual([0, 0]);
-    await expect(asRole(req, 'authenticated', a.admin, (tx) => tx`update public.webhook_deliveries set status = 'delivered' where id = ${d.id}`))
-      .rejects.toThrow(/permission denied/);
-    await expect(asRole(req, 'authenticated', a.admin, (tx) => tx`delete from public.webhook_delivery_attempts`))
-      .rejects.toThrow(/permission denied/);
+    await expect(
+      asRole(
+        req,
+        'authenticated',
+        a.admin,
+        (tx) => tx`update public.webhook_deliveries set status = 'delivered' where id = ${d.id}`,
+      ),
+    ).rejects.toThrow(/permission denied/);
+    await expect(
+      asRole(req, 'authenticated', a.admin, (tx) => tx`delete from public.webhook_delivery_attempts`),
+    ).rejects.toThrow(/permission denied/);
   });
 
   it('test_webhook queues a sample delivery of any event type for admins only', async () => {
@@ -170,10 +262,18 @@ describe('logs and RPCs', () => {
       expect(d.payload.webhook_id).toBe(r.r.delivery_id);
       expect(Object.keys(d.payload.data).length).toBeGreaterThan(0);
     }
-    await expect(asRole(req, 'authenticated', a.member, (tx) => tx`select public.test_webhook(${id}, 'message.created')`)).rejects.toThrow(/not found/);
-    await expect(asRole(req, 'authenticated', b.admin, (tx) => tx`select public.test_webhook(${id}, 'message.created')`)).rejects.toThrow(/not found/);
-    await expect(asRole(req, 'authenticated', a.admin, (tx) => tx`select public.test_webhook(${id}, 'bogus')`)).rejects.toThrow(/unknown webhook event type/);
-    await expect(asRole(req, 'anon', null, (tx) => tx`select public.test_webhook(${id}, 'message.created')`)).rejects.toThrow(/permission denied/);
+    await expect(
+      asRole(req, 'authenticated', a.member, (tx) => tx`select public.test_webhook(${id}, 'message.created')`),
+    ).rejects.toThrow(/not found/);
+    await expect(
+      asRole(req, 'authenticated', b.admin, (tx) => tx`select public.test_webhook(${id}, 'message.created')`),
+    ).rejects.toThrow(/not found/);
+    await expect(
+      asRole(req, 'authenticated', a.admin, (tx) => tx`select public.test_webhook(${id}, 'bogus')`),
+    ).rejects.toThrow(/unknown webhook event type/);
+    await expect(
+      asRole(req, 'anon', null, (tx) => tx`select public.test_webhook(${id}, 'message.created')`),
+    ).rejects.toThrow(/permission denied/);
   });
 
   it('replays one delivery, and all failed deliveries of an endpoint since a time', async () => {
@@ -183,24 +283,55 @@ describe('logs and RPCs', () => {
     await db.sql`update public.webhook_deliveries set status = 'failed', attempt_count = 6, created_at = now() - interval '2 days' where id = ${ds[0].id}`;
     await db.sql`update public.webhook_deliveries set status = 'failed', attempt_count = 6 where id = ${ds[1].id}`;
     await db.sql`update public.webhook_deliveries set status = 'delivered', attempt_count = 1 where id = ${ds[2].id}`;
-    await expect(asRole(req, 'authenticated', a.member, (tx) => tx`select public.replay_webhook_delivery(${ds[2].id})`)).rejects.toThrow(/not found/);
-    const [one] = await asRole(req, 'authenticated', a.admin, (tx) => tx`select public.replay_webhook_delivery(${ds[2].id}) as r`);
+    await expect(
+      asRole(req, 'authenticated', a.member, (tx) => tx`select public.replay_webhook_delivery(${ds[2].id})`),
+    ).rejects.toThrow(/not found/);
+    const [one] = await asRole(
+      req,
+      'authenticated',
+      a.admin,
+      (tx) => tx`select public.replay_webhook_delivery(${ds[2].id}) as r`,
+    );
     expect(one.r).toEqual({ delivery_id: ds[2].id, status: 'queued' });
-    await expect(asRole(req, 'authenticated', a.admin, (tx) => tx`select public.replay_webhook_delivery(${ds[2].id})`)).rejects.toThrow(/already queued/);
+    await expect(
+      asRole(req, 'authenticated', a.admin, (tx) => tx`select public.replay_webhook_delivery(${ds[2].id})`),
+    ).rejects.toThrow(/already queued/);
     // Members, admins of another auction and anon can replay nothing, and learn nothing about the ids.
-    await expect(asRole(req, 'authenticated', b.admin, (tx) => tx`select public.replay_webhook_delivery(${ds[1].id})`)).rejects.toThrow(/not found/);
+    await expect(
+      asRole(req, 'authenticated', b.admin, (tx) => tx`select public.replay_webhook_delivery(${ds[1].id})`),
+    ).rejects.toThrow(/not found/);
     for (const user of [a.member, b.admin]) {
-      await expect(asRole(req, 'authenticated', user, (tx) => tx`select public.replay_failed_webhook_deliveries(${id}, now() - interval '1 day')`))
-        .rejects.toThrow(/webhook endpoint not found/);
+      await expect(
+        asRole(
+          req,
+          'authenticated',
+          user,
+          (tx) => tx`select public.replay_failed_webhook_deliveries(${id}, now() - interval '1 day')`,
+        ),
+      ).rejects.toThrow(/webhook endpoint not found/);
     }
-    await expect(asRole(req, 'anon', null, (tx) => tx`select public.replay_webhook_delivery(${ds[1].id})`)).rejects.toThrow(/permission denied/);
-    await expect(asRole(req, 'authenticated', a.admin, (tx) => tx`select webhooks.prune_logs(interval '0 days')`)).rejects.toThrow(/permission denied/);
+    await expect(
+      asRole(req, 'anon', null, (tx) => tx`select public.replay_webhook_delivery(${ds[1].id})`),
+    ).rejects.toThrow(/permission denied/);
+    await expect(
+      asRole(req, 'authenticated', a.admin, (tx) => tx`select webhooks.prune_logs(interval '0 days')`),
+    ).rejects.toThrow(/permission denied/);
     const [untouched] = await db.sql`select status from public.webhook_deliveries where id = ${ds[1].id}`;
     expect(untouched.status).toBe('failed');
-    const [all] = await asRole(req, 'authenticated', a.admin, (tx) => tx`select public.replay_failed_webhook_deliveries(${id}, now() - interval '1 day') as r`);
+    const [all] = await asRole(
+      req,
+      'authenticated',
+      a.admin,
+      (tx) => tx`select public.replay_failed_webhook_deliveries(${id}, now() - interval '1 day') as r`,
+    );
     expect(all.r).toEqual({ endpoint_id: id, replayed: 1 });
-    const rows = await db.sql`select id, status, attempt_count - round_start_attempt as in_round from public.webhook_deliveries where endpoint_id = ${id} order by created_at`;
-    expect(rows.map((r) => [r.status, r.in_round])).toEqual([['failed', 6], ['queued', 0], ['queued', 0]]);
+    const rows =
+      await db.sql`select id, status, attempt_count - round_start_attempt as in_round from public.webhook_deliveries where endpoint_id = ${id} order by created_at`;
+    expect(rows.map((r) => [r.status, r.in_round])).toEqual([
+      ['failed', 6],
+      ['queued', 0],
+      ['queued', 0],
+    ]);
   });
 
   it('prunes attempt logs and finished deliveries older than the retention age', async () => {

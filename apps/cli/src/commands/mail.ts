@@ -22,9 +22,10 @@ export async function mailCommand(args: string[], ctx: { ownerUrl: string }): Pr
     } else if (sub === 'show') {
       const which = options.positional[0];
       if (!which) throw new Error(`mail show needs a message id or "latest"\n${USAGE}`);
-      const message = which === 'latest'
-        ? (await listOutbox(sql, { to: options.to, limit: 1 }))[0]
-        : await getOutboxMessage(sql, which);
+      const message =
+        which === 'latest'
+          ? (await listOutbox(sql, { to: options.to, limit: 1 }))[0]
+          : await getOutboxMessage(sql, which);
       if (!message) throw new Error(`no message ${which}${options.to ? ` to ${options.to}` : ''}`);
       process.stdout.write(formatMessage(message));
     } else {
@@ -58,6 +59,8 @@ export function formatList(messages: OutboxMessage[]): string {
 }
 
 export function formatMessage(m: OutboxMessage): string {
-  return `ID:       ${m.id}\nDate:     ${m.created_at.toISOString()}\nFrom:     ${m.from_email}\nTo:       ${m.to_email}\n` +
-    `Subject:  ${m.subject}\n${m.template ? `Template: ${m.template}\n` : ''}\n${m.text_body}${m.text_body.endsWith('\n') ? '' : '\n'}`;
+  return (
+    `ID:       ${m.id}\nDate:     ${m.created_at.toISOString()}\nFrom:     ${m.from_email}\nTo:       ${m.to_email}\n` +
+    `Subject:  ${m.subject}\n${m.template ? `Template: ${m.template}\n` : ''}\n${m.text_body}${m.text_body.endsWith('\n') ? '' : '\n'}`
+  );
 }

@@ -6,21 +6,33 @@ import { verifyPassword } from '@auction-ops/auth-core';
 import { parseSeedArgs, seedCommand } from './seed.js';
 
 let db: TestDatabase;
-beforeAll(async () => { db = await createTestDatabase([]); });
-afterAll(async () => { await db.drop(); });
+beforeAll(async () => {
+  db = await createTestDatabase([]);
+});
+afterAll(async () => {
+  await db.drop();
+});
 
 it('parses --demo and --scale, refusing anything else', () => {
   expect(parseSeedArgs(['--demo'])).toEqual({ scale: 1 });
   expect(parseSeedArgs(['--demo', '--scale', '3'])).toEqual({ scale: 3 });
   expect(parseSeedArgs(['--scale=2', '--demo'])).toEqual({ scale: 2 });
-  for (const bad of [[], ['--scale', '2'], ['--demo', '--scale', '0'], ['--demo', '--scale', 'x'], ['--demo', '--fast']]) {
+  for (const bad of [
+    [],
+    ['--scale', '2'],
+    ['--demo', '--scale', '0'],
+    ['--demo', '--scale', 'x'],
+    ['--demo', '--fast'],
+  ]) {
     expect(() => parseSeedArgs(bad)).toThrow(/usage/);
   }
 });
 
 it('migrates, seeds, and prints credentials that verify against the stored hashes', async () => {
   const out: string[] = [];
-  const log = vi.spyOn(console, 'log').mockImplementation((s: string) => { out.push(s); });
+  const log = vi.spyOn(console, 'log').mockImplementation((s: string) => {
+    out.push(s);
+  });
   const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
   try {
     await seedCommand(['--demo'], { ownerUrl: db.ownerUrl });

@@ -26,7 +26,9 @@ export function parseSeedArgs(args: string[]): { scale: number } {
 }
 
 /** A one-line progress bar on stderr (plain lines when stderr is not a terminal). */
-export function progressBar(stream: NodeJS.WriteStream = process.stderr): (done: number, total: number, label: string) => void {
+export function progressBar(
+  stream: NodeJS.WriteStream = process.stderr,
+): (done: number, total: number, label: string) => void {
   const width = 30;
   return (done, total, label) => {
     const filled = Math.round((done / total) * width);
@@ -43,10 +45,13 @@ export function formatSeedResult(result: SeedResult, ms: number): string {
   lines.push('', 'Sign in with (passwords are shown once; keep them or reseed):');
   const emailWidth = Math.max(...result.users.map((u) => u.email.length));
   for (const u of result.users) {
-    const roles = Object.entries(u.roles).map(([slug, role]) => `${role}@${slug}`).join(', ');
+    const roles = Object.entries(u.roles)
+      .map(([slug, role]) => `${role}@${slug}`)
+      .join(', ');
     lines.push(`  ${u.email.padEnd(emailWidth)}  ${u.password}  ${u.fullName} (${roles})`);
   }
-  if (!result.bulkMode) lines.push('', 'note: the database user cannot disable triggers, so events were written for the demo history.');
+  if (!result.bulkMode)
+    lines.push('', 'note: the database user cannot disable triggers, so events were written for the demo history.');
   return lines.join('\n');
 }
 

@@ -11,7 +11,8 @@ export async function superAdminCommand(args: string[]): Promise<void> {
     const sql = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
     try {
       if (action === 'list') {
-        const rows = await sql`select u.email, s.created_at from public.super_admins s join public.users u on u.id = s.user_id order by u.email`;
+        const rows =
+          await sql`select u.email, s.created_at from public.super_admins s join public.users u on u.id = s.user_id order by u.email`;
         for (const r of rows) console.log(`${r.email}\t${r.created_at.toISOString()}`);
         if (rows.length === 0) console.log('no super admins');
         return;

@@ -8,7 +8,10 @@ import { requestHeader } from './response-headers.js';
 
 export function parseCidrs(list: string): BlockList {
   const blocks = new BlockList();
-  for (const raw of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [addr, bits] = raw.split('/');
     const type = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
     if (!isIP(addr)) throw new Error(`not an IP range: ${raw}`);
@@ -27,7 +30,10 @@ function trusted(blocks: BlockList, ip: string): boolean {
 export function clientIpOf(c: Context<AppEnv>, trustedProxies: BlockList, anyTrusted: boolean): string {
   let ip = c.env?.incoming?.socket.remoteAddress ?? '0.0.0.0';
   if (anyTrusted && trusted(trustedProxies, ip)) {
-    const hops = (requestHeader(c, 'x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter((s) => isIP(s));
+    const hops = (requestHeader(c, 'x-forwarded-for') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => isIP(s));
     while (hops.length > 0) {
       const hop = hops.pop()!;
       ip = hop;

@@ -6,16 +6,45 @@ import { requestHeader } from './response-headers.js';
 
 const ALLOW_METHODS = 'GET,HEAD,POST,PUT,PATCH,DELETE,OPTIONS';
 const ALLOW_HEADERS = [
-  'apikey', 'authorization', 'content-type', 'x-client-info', 'x-supabase-api-version', 'accept', 'accept-profile',
-  'content-profile', 'prefer', 'range', 'x-upsert', 'cache-control', 'x-request-id', 'if-none-match', 'x-metadata',
+  'apikey',
+  'authorization',
+  'content-type',
+  'x-client-info',
+  'x-supabase-api-version',
+  'accept',
+  'accept-profile',
+  'content-profile',
+  'prefer',
+  'range',
+  'x-upsert',
+  'cache-control',
+  'x-request-id',
+  'if-none-match',
+  'x-metadata',
 ].join(',');
 const EXPOSE_HEADERS = [
-  'Content-Range', 'Content-Location', 'Content-Length', 'Content-Disposition', 'ETag', 'Location', 'Preference-Applied',
-  'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Supabase-Api-Version', 'X-Total-Count', 'X-Request-Id',
+  'Content-Range',
+  'Content-Location',
+  'Content-Length',
+  'Content-Disposition',
+  'ETag',
+  'Location',
+  'Preference-Applied',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-Supabase-Api-Version',
+  'X-Total-Count',
+  'X-Request-Id',
 ].join(',');
 
 /** The CORS headers of every non-preflight response, as parallel name and value lists (see gateway.ts). */
-export const CORS_NAMES = ['access-control-allow-origin', 'access-control-allow-credentials', 'vary', 'access-control-expose-headers'] as const;
+export const CORS_NAMES = [
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'vary',
+  'access-control-expose-headers',
+] as const;
 
 /** Any origin may call (keys, not cookies, authorise requests); echoing it keeps credentialed fetches working. */
 export function corsValues(c: Context<AppEnv>): string[] {

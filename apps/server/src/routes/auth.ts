@@ -3,8 +3,15 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import {
-  AuthError, RateLimiter, createAdminService, createAuthService, createMailer, createTokenSigner, memoryRateLimitStore,
-  parseCharacterClasses, postgresRateLimitStore,
+  AuthError,
+  RateLimiter,
+  createAdminService,
+  createAuthService,
+  createMailer,
+  createTokenSigner,
+  memoryRateLimitStore,
+  parseCharacterClasses,
+  postgresRateLimitStore,
 } from '@auction-ops/auth-core';
 import type { AppEnv, Mounted, ServerContext } from '../context.js';
 import { version } from '../version.js';
@@ -21,27 +28,43 @@ export async function authRoutes(ctx: ServerContext): Promise<Mounted> {
   // The gateway verifies every request's token: teach it the asymmetric key when one signs access tokens.
   if (signer.kid && signer.publicKey) ctx.verifier.trustPublicKey(signer.kid, signer.publicKey);
   const mailer = createMailer(ctx.ownerSql, {
-    from: config.MAIL_FROM, resendApiKey: config.RESEND_API_KEY, resendBaseUrl: config.RESEND_BASE_URL, smtpUrl: config.SMTP_URL,
+    from: config.MAIL_FROM,
+    resendApiKey: config.RESEND_API_KEY,
+    resendBaseUrl: config.RESEND_BASE_URL,
+    smtpUrl: config.SMTP_URL,
   });
   const passwordPolicy = {
     minLength: config.AUTH_MIN_PASSWORD_LENGTH,
     maxLength: config.AUTH_MAX_PASSWORD_LENGTH,
     requiredClasses: parseCharacterClasses(config.AUTH_PASSWORD_REQUIRED_CHARACTERS),
   };
-  const service = createAuthService(ctx.ownerSql, signer, mailer, {
-    publicUrl: config.PUBLIC_URL,
-    appUrl: config.APP_URL,
-    redirectAllowList: config.AUTH_REDIRECT_ALLOW_LIST.split(',').map((s) => s.trim()).filter(Boolean),
-    autoconfirm: config.AUTH_AUTOCONFIRM,
-    disableSignup: config.AUTH_DISABLE_SIGNUP,
-    accessTokenSeconds: config.AUTH_ACCESS_TOKEN_SECONDS,
-    oneTimeTokenSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
-    refreshReuseSeconds: config.AUTH_REFRESH_REUSE_SECONDS,
+  const service = createAuthService(
+    ctx.ownerSql,
+    signer,
+    mailer,
+    {
+      publicUrl: config.PUBLIC_URL,
+      appUrl: config.APP_URL,
+      redirectAllowList: config.AUTH_REDIRECT_ALLOW_LIST.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+      autoconfirm: config.AUTH_AUTOCONFIRM,
+      disableSignup: config.AUTH_DISABLE_SIGNUP,
+      accessTokenSeconds: config.AUTH_ACCESS_TOKEN_SECONDS,
+      oneTimeTokenSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
+      refreshReuseSeconds: config.AUTH_REFRESH_REUSE_SECONDS,
+      passwordPolicy,
+      tokenKey: ctx.jwtSecret,
+    },
+    (msg, fields) => ctx.log.error(msg, fields),
+  );
+  const admin = createAdminService(ctx.ownerSql, service, {
     passwordPolicy,
-    tokenKey: ctx.jwtSecret,
-  }, (msg, fields) => ctx.log.error(msg, fields));
-  const admin = createAdminService(ctx.ownerSql, service, { passwordPolicy, oneTimeTokenSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS });
-  const limiter = new RateLimiter(config.AUTH_RATE_LIMIT_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerSql) : memoryRateLimitStore());
+    oneTimeTokenSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
+  });
+  const limiter = new RateLimiter(
+    config.AUTH_RATE_LIMIT_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerSql) : memoryRateLimitStore(),
+  );
   const windowSeconds = config.AUTH_RATE_LIMIT_WINDOW_SECONDS;
   const limits: AuthLimits = {
     signIn: { limit: config.AUTH_RATE_LIMIT_SIGN_IN, windowSeconds },
@@ -51,10 +74,19 @@ export async function authRoutes(ctx: ServerContext): Promise<Mounted> {
     other: { limit: config.AUTH_RATE_LIMIT_OTHER, windowSeconds },
   };
   const deps: AuthDeps = { ctx, service, admin, limiter, limits };
-  const other = async (c: Parameters<typeof renderError>[0]) => enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
+  const other = async (c: Parameters<typeof renderError>[0]) =>
+    enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
 
   const app = new Hono<AppEnv>();
-  app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: () => { throw new AuthError(413, 'request_too_large', 'Request body too large'); } }));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: 64 * 1024,
+      onError: () => {
+        throw new AuthError(413, 'request_too_large', 'Request body too large');
+      },
+    }),
+  );
   app.route('/', sessionRoutes(deps));
   app.route('/user', userRoutes(deps));
   app.route('/verify', verifyRoutes(deps));
@@ -73,7 +105,11 @@ export async function authRoutes(ctx: ServerContext): Promise<Mounted> {
   });
   app.get('/health', async (c) => {
     await other(c);
-    return c.json({ version, name: 'auction-ops-auth', description: 'auction-ops auth: GoTrue-compatible API for supabase-js' });
+    return c.json({
+      version,
+      name: 'auction-ops-auth',
+      description: 'auction-ops auth: GoTrue-compatible API for supabase-js',
+    });
   });
   app.get('/.well-known/jwks.json', async (c) => {
     await other(c);

@@ -28,7 +28,14 @@ export function restRoutes(engine: RestEngine): Hono<AppEnv> {
     const headers = incoming ? nodeHeaders(incoming.headers) : Object.fromEntries(c.req.raw.headers);
     const method = c.req.method;
     const body = method === 'GET' || method === 'HEAD' ? undefined : await c.req.text();
-    const res = await engine.handle({ method, path: path || '/', search: q === -1 ? '' : target.slice(q + 1), headers, body, claims: c.get('claims') });
+    const res = await engine.handle({
+      method,
+      path: path || '/',
+      search: q === -1 ? '' : target.slice(q + 1),
+      headers,
+      body,
+      claims: c.get('claims'),
+    });
     // A plain header object keeps node-server on its fast path; the gateway's headers join it here.
     takeGatewayHeaders(c, res.headers);
     return new Response(res.body, { status: res.status, headers: res.headers });

@@ -28,7 +28,10 @@ export async function storageRoutes(ctx: ServerContext): Promise<Mounted> {
     backend: backendOptions(ctx.config),
     fileSizeLimit: ctx.config.STORAGE_FILE_SIZE_LIMIT,
     jwtSecret: ctx.jwtSecret,
-    sweep: { intervalMs: ctx.config.STORAGE_ORPHAN_SWEEP_SECONDS * 1000, graceMs: ctx.config.STORAGE_ORPHAN_GRACE_SECONDS * 1000 },
+    sweep: {
+      intervalMs: ctx.config.STORAGE_ORPHAN_SWEEP_SECONDS * 1000,
+      graceMs: ctx.config.STORAGE_ORPHAN_GRACE_SECONDS * 1000,
+    },
     log: (message, fields) => ctx.log.warn(message, fields),
   });
   const app = new Hono<AppEnv>();

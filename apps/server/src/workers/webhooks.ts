@@ -34,7 +34,9 @@ export async function startWebhookWorker(ctx: ServerContext): Promise<Worker> {
     allowedCidrs: configured('WEBHOOK_ALLOWED_CIDRS', () => parseCidrList(c.WEBHOOK_ALLOWED_CIDRS)),
     pollIntervalMs: c.WEBHOOK_POLL_INTERVAL_MS,
     // Node's `ca` replaces the public roots, so the extra authorities are added to them.
-    tlsCa: c.WEBHOOK_TLS_CA_FILE ? [...rootCertificates, readFileSync(c.WEBHOOK_TLS_CA_FILE, 'utf8')].join('\n') : undefined,
+    tlsCa: c.WEBHOOK_TLS_CA_FILE
+      ? [...rootCertificates, readFileSync(c.WEBHOOK_TLS_CA_FILE, 'utf8')].join('\n')
+      : undefined,
     logRetentionDays: c.WEBHOOK_LOG_RETENTION_DAYS,
   });
   try {

@@ -19,20 +19,38 @@ export interface DemoAuction {
 
 export const AUCTIONS: DemoAuction[] = [
   {
-    name: 'Riverside Auto Auction', slug: 'riverside', timezone: 'America/Chicago', tier: 'pro',
+    name: 'Riverside Auto Auction',
+    slug: 'riverside',
+    timezone: 'America/Chicago',
+    tier: 'pro',
     locations: [
       { name: 'North Lot', address: '1200 River Rd, Dallas, TX', start: '06:00', end: '18:00', frequencyMinutes: 60 },
       { name: 'South Lot', address: '1450 River Rd, Dallas, TX', start: '07:00', end: '19:00', frequencyMinutes: 90 },
-      { name: 'Overflow Field', address: '88 Prairie Ave, Dallas, TX', start: '08:00', end: '16:00', frequencyMinutes: 120 },
+      {
+        name: 'Overflow Field',
+        address: '88 Prairie Ave, Dallas, TX',
+        start: '08:00',
+        end: '16:00',
+        frequencyMinutes: 120,
+      },
       { name: 'Night Intake', address: '3 Dock St, Dallas, TX', start: '22:00', end: '06:00', frequencyMinutes: 60 },
       { name: 'Recon Shop', address: '15 Shop Ln, Dallas, TX', start: '07:30', end: '17:30', frequencyMinutes: 120 },
       { name: 'Main Gate', address: '1 Auction Way, Dallas, TX', start: null, end: null, frequencyMinutes: 240 },
     ],
   },
   {
-    name: 'Bayside Car Auctions', slug: 'bayside', timezone: 'America/Los_Angeles', tier: 'free',
+    name: 'Bayside Car Auctions',
+    slug: 'bayside',
+    timezone: 'America/Los_Angeles',
+    tier: 'free',
     locations: [
-      { name: 'Harbor Yard', address: '400 Harbor Blvd, Oakland, CA', start: '06:30', end: '17:00', frequencyMinutes: 60 },
+      {
+        name: 'Harbor Yard',
+        address: '400 Harbor Blvd, Oakland, CA',
+        start: '06:30',
+        end: '17:00',
+        frequencyMinutes: 60,
+      },
       { name: 'Hill Lot', address: '22 Hill St, Oakland, CA', start: '21:00', end: '05:00', frequencyMinutes: 90 },
     ],
   },
@@ -55,15 +73,72 @@ export const PEOPLE: { key: string; fullName: string; role: 'owner' | 'admin' | 
   { key: 'inspector', fullName: 'Ivan Ibrahim', role: 'team_member' },
 ];
 
-export const ROCK_REPORTS: { issue: string; area: string; status: 'open' | 'in_progress' | 'closed'; causes: string[]; actions: [string, string, 'pending' | 'in_progress' | 'complete'][] }[] = [
-  { issue: 'Flat tires from debris in South Lot', area: 'Yard', status: 'open', causes: ['Construction debris blown in', 'No weekly sweep'], actions: [['Debris', 'Schedule weekly magnetic sweep', 'pending']] },
-  { issue: 'Keys missing at check-in', area: 'Check-in', status: 'in_progress', causes: ['Key box left unlocked', 'No sign-out log'], actions: [['Key control', 'Install locking key cabinet', 'complete'], ['Process', 'Introduce sign-out sheet', 'in_progress']] },
-  { issue: 'Battery dead on lane day', area: 'Lanes', status: 'in_progress', causes: ['Cars idle for weeks', 'No jump packs at lane'], actions: [['Batteries', 'Weekly battery check for units older than 14 days', 'pending']] },
-  { issue: 'Hail damage not recorded', area: 'Inspection', status: 'closed', causes: ['Inspection form lacked hail option'], actions: [['Form', 'Add hail category to inspection form', 'complete']] },
-  { issue: 'Wrong lot numbers on windshields', area: 'Check-in', status: 'closed', causes: ['Printer out of sync with system'], actions: [['Printing', 'Reprint from system at check-in', 'complete']] },
-  { issue: 'Overnight gate left open', area: 'Security', status: 'open', causes: ['Shift change gap'], actions: [['Security', 'Gate check on every shift handover', 'pending']] },
-  { issue: 'Transport trucks blocking lane 3', area: 'Lanes', status: 'in_progress', causes: ['No staging area for trucks'], actions: [['Staging', 'Mark truck staging area by Main Gate', 'in_progress']] },
-  { issue: 'Photos missing for online buyers', area: 'Photography', status: 'open', causes: ['Photo booth understaffed on Mondays'], actions: [] },
+export const ROCK_REPORTS: {
+  issue: string;
+  area: string;
+  status: 'open' | 'in_progress' | 'closed';
+  causes: string[];
+  actions: [string, string, 'pending' | 'in_progress' | 'complete'][];
+}[] = [
+  {
+    issue: 'Flat tires from debris in South Lot',
+    area: 'Yard',
+    status: 'open',
+    causes: ['Construction debris blown in', 'No weekly sweep'],
+    actions: [['Debris', 'Schedule weekly magnetic sweep', 'pending']],
+  },
+  {
+    issue: 'Keys missing at check-in',
+    area: 'Check-in',
+    status: 'in_progress',
+    causes: ['Key box left unlocked', 'No sign-out log'],
+    actions: [
+      ['Key control', 'Install locking key cabinet', 'complete'],
+      ['Process', 'Introduce sign-out sheet', 'in_progress'],
+    ],
+  },
+  {
+    issue: 'Battery dead on lane day',
+    area: 'Lanes',
+    status: 'in_progress',
+    causes: ['Cars idle for weeks', 'No jump packs at lane'],
+    actions: [['Batteries', 'Weekly battery check for units older than 14 days', 'pending']],
+  },
+  {
+    issue: 'Hail damage not recorded',
+    area: 'Inspection',
+    status: 'closed',
+    causes: ['Inspection form lacked hail option'],
+    actions: [['Form', 'Add hail category to inspection form', 'complete']],
+  },
+  {
+    issue: 'Wrong lot numbers on windshields',
+    area: 'Check-in',
+    status: 'closed',
+    causes: ['Printer out of sync with system'],
+    actions: [['Printing', 'Reprint from system at check-in', 'complete']],
+  },
+  {
+    issue: 'Overnight gate left open',
+    area: 'Security',
+    status: 'open',
+    causes: ['Shift change gap'],
+    actions: [['Security', 'Gate check on every shift handover', 'pending']],
+  },
+  {
+    issue: 'Transport trucks blocking lane 3',
+    area: 'Lanes',
+    status: 'in_progress',
+    causes: ['No staging area for trucks'],
+    actions: [['Staging', 'Mark truck staging area by Main Gate', 'in_progress']],
+  },
+  {
+    issue: 'Photos missing for online buyers',
+    area: 'Photography',
+    status: 'open',
+    causes: ['Photo booth understaffed on Mondays'],
+    actions: [],
+  },
 ];
 
 export const CHANNELS: { name: string; description: string; isDefault?: boolean; locationIndex?: number }[] = [
@@ -74,10 +149,25 @@ export const CHANNELS: { name: string; description: string; isDefault?: boolean;
 ];
 
 export const MESSAGES = [
-  'Morning all, lanes open at 9.', 'Truck from Hertz arriving around 10:30.', 'Who has the keys for the white F-150?',
-  'North Lot is at capacity, routing new arrivals to Overflow.', 'Photo booth is back up.', 'Need two people for check-in.',
-  'Reminder: submit counts every hour.', 'Arbitration unit moved to row K.', 'Great numbers today, thanks everyone!',
-  'Gate code changes tomorrow.', 'Rain expected this afternoon, cover the convertibles.', 'Battery cart is charged.',
+  'Morning all, lanes open at 9.',
+  'Truck from Hertz arriving around 10:30.',
+  'Who has the keys for the white F-150?',
+  'North Lot is at capacity, routing new arrivals to Overflow.',
+  'Photo booth is back up.',
+  'Need two people for check-in.',
+  'Reminder: submit counts every hour.',
+  'Arbitration unit moved to row K.',
+  'Great numbers today, thanks everyone!',
+  'Gate code changes tomorrow.',
+  'Rain expected this afternoon, cover the convertibles.',
+  'Battery cart is charged.',
 ];
-export const REPLIES = ['On it.', 'Done.', 'Thanks!', 'I can take that.', 'Keys are in the cabinet, slot 14.', 'Will check after lunch.'];
+export const REPLIES = [
+  'On it.',
+  'Done.',
+  'Thanks!',
+  'I can take that.',
+  'Keys are in the cabinet, slot 14.',
+  'Will check after lunch.',
+];
 export const EMOJIS = ['👍', '✅', '🙏', '🎉', '👀'];

@@ -16,7 +16,12 @@ export interface SeedOptions {
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
-export interface SeededUser { email: string; password: string; fullName: string; roles: Record<string, string> }
+export interface SeededUser {
+  email: string;
+  password: string;
+  fullName: string;
+  roles: Record<string, string>;
+}
 export interface SeedResult {
   auctions: { id: string; name: string; slug: string; timezone: string }[];
   users: SeededUser[];
@@ -25,7 +30,18 @@ export interface SeedResult {
   bulkMode: boolean;
 }
 
-const STEPS = ['people', 'auctions', 'locations', 'submissions', 'entries', 'inspections', 'defects', 'rock reports', 'chat', 'statistics'];
+const STEPS = [
+  'people',
+  'auctions',
+  'locations',
+  'submissions',
+  'entries',
+  'inspections',
+  'defects',
+  'rock reports',
+  'chat',
+  'statistics',
+];
 
 /** The first free slug suffix: '' for a fresh database, '-2', '-3', ... when demo data already exists. */
 async function freeSuffix(sql: postgres.Sql): Promise<string> {
@@ -45,10 +61,17 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
 
   progress('people');
   const suffix = await freeSuffix(sql);
-  const people = await Promise.all(PEOPLE.map(async (p) => {
-    const password = `demo-${randomBytes(9).toString('base64url')}`;
-    return { ...p, email: `${p.key}@${AUCTIONS[0]!.slug}${suffix}.example.com`, password, hash: await options.hashPassword(password) };
-  }));
+  const people = await Promise.all(
+    PEOPLE.map(async (p) => {
+      const password = `demo-${randomBytes(9).toString('base64url')}`;
+      return {
+        ...p,
+        email: `${p.key}@${AUCTIONS[0]!.slug}${suffix}.example.com`,
+        password,
+        hash: await options.hashPassword(password),
+      };
+    }),
+  );
 
   return sql.begin(async (tx) => {
     const ids: Record<string, string> = {};

@@ -26,7 +26,11 @@ export function claimsFor(userId: string | null): Claims {
 }
 
 /** Runs fn in a request-like transaction; the transaction commits unless fn throws. */
-export async function asUser<T>(requestUrl: string, claims: Claims, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+export async function asUser<T>(
+  requestUrl: string,
+  claims: Claims,
+  fn: (tx: postgres.TransactionSql) => Promise<T>,
+): Promise<T> {
   return inRequestTransaction(client(requestUrl), claims.role, claims, fn);
 }
 
@@ -41,13 +45,21 @@ export async function sqlState(p: Promise<unknown>): Promise<string> {
 }
 
 class Rollback extends Error {
-  constructor(readonly value: unknown) { super('rollback'); }
+  constructor(readonly value: unknown) {
+    super('rollback');
+  }
 }
 
 /** Like asUser, but always rolls back: for probing what a role may do without changing the data. */
-export async function probeAsUser<T>(requestUrl: string, claims: Claims, fn: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+export async function probeAsUser<T>(
+  requestUrl: string,
+  claims: Claims,
+  fn: (tx: postgres.TransactionSql) => Promise<T>,
+): Promise<T> {
   try {
-    await asUser(requestUrl, claims, async (tx) => { throw new Rollback(await fn(tx)); });
+    await asUser(requestUrl, claims, async (tx) => {
+      throw new Rollback(await fn(tx));
+    });
   } catch (error) {
     if (error instanceof Rollback) return error.value as T;
     throw error;

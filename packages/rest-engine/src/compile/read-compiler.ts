@@ -6,20 +6,46 @@ import type { CallArgs, EmbedPlan, PlannedCondition, PlannedSelect, ReadPlan } f
 import { arrayLiteral, type SqlBuilder } from './sql-builder.js';
 
 export function field(b: SqlBuilder, alias: string, f: Field): void {
-  if (f.jsonPath.length === 0) { b.push(alias, '.', quoteIdent(f.name)); return; }
+  if (f.jsonPath.length === 0) {
+    b.push(alias, '.', quoteIdent(f.name));
+    return;
+  }
   b.push('(', alias, '.', quoteIdent(f.name));
   for (const step of f.jsonPath) {
     b.push(step.arrow);
-    if (step.index) b.param(step.key, 'int4'); else b.param(step.key, 'text');
+    if (step.index) b.param(step.key, 'int4');
+    else b.param(step.key, 'text');
   }
   b.push(')');
 }
 
 const SIMPLE_OPS: Record<string, string> = {
-  eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=', like: 'LIKE', ilike: 'ILIKE', match: '~', imatch: '~*',
-  cs: '@>', cd: '<@', ov: '&&', sl: '<<', sr: '>>', nxr: '&<', nxl: '&>', adj: '-|-', isdistinct: 'IS DISTINCT FROM',
+  eq: '=',
+  neq: '<>',
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
+  like: 'LIKE',
+  ilike: 'ILIKE',
+  match: '~',
+  imatch: '~*',
+  cs: '@>',
+  cd: '<@',
+  ov: '&&',
+  sl: '<<',
+  sr: '>>',
+  nxr: '&<',
+  nxl: '&>',
+  adj: '-|-',
+  isdistinct: 'IS DISTINCT FROM',
 };
-const FTS_FN: Record<string, string> = { fts: 'to_tsquery', plfts: 'plainto_tsquery', phfts: 'phraseto_tsquery', wfts: 'websearch_to_tsquery' };
+const FTS_FN: Record<string, string> = {
+  fts: 'to_tsquery',
+  plfts: 'plainto_tsquery',
+  phfts: 'phraseto_tsquery',
+  wfts: 'websearch_to_tsquery',
+};
 
 function filter(b: SqlBuilder, alias: string, f: Filter, col: Column): void {
   if (f.negate) b.push('NOT (');
@@ -32,11 +58,20 @@ function filter(b: SqlBuilder, alias: string, f: Filter, col: Column): void {
     b.push(' = ANY(').param(arrayLiteral(v.values)).push(')');
   } else if (f.quant && v.kind === 'list') {
     field(b, alias, f.field);
-    b.push(' ', SIMPLE_OPS[f.op], f.quant === 'any' ? ' ANY(' : ' ALL(').param(arrayLiteral(v.values)).push(')');
+    b.push(' ', SIMPLE_OPS[f.op], f.quant === 'any' ? ' ANY(' : ' ALL(')
+      .param(arrayLiteral(v.values))
+      .push(')');
   } else if (v.kind === 'scalar' && FTS_FN[f.op]) {
-    const lang = () => { if (f.lang) b.param(f.lang, 'regconfig').push(', '); };
+    const lang = () => {
+      if (f.lang) b.param(f.lang, 'regconfig').push(', ');
+    };
     if (col.baseType === 'tsvector' && f.field.jsonPath.length === 0) field(b, alias, f.field);
-    else { b.push('to_tsvector('); lang(); field(b, alias, f.field); b.push(')'); }
+    else {
+      b.push('to_tsvector(');
+      lang();
+      field(b, alias, f.field);
+      b.push(')');
+    }
     b.push(' @@ ', FTS_FN[f.op], '(');
     lang();
     b.param(v.value).push(')');
@@ -51,16 +86,21 @@ function filter(b: SqlBuilder, alias: string, f: Filter, col: Column): void {
 
 export function condition(b: SqlBuilder, alias: string, c: PlannedCondition): void {
   switch (c.kind) {
-    case 'filter': filter(b, alias, c.filter, c.column); return;
+    case 'filter':
+      filter(b, alias, c.filter, c.column);
+      return;
     case 'embed-null':
       if (c.embed.spread && c.embed.toOne) b.push(c.embed.sqlAlias, '.pgrst_rows IS ', c.isNull ? 'NULL' : 'NOT NULL');
       else if (c.embed.spread) b.push(c.embed.sqlAlias, '.pgrst_rows ', c.isNull ? '=' : '<>', ' 0');
       else if (c.embed.toOne) b.push(c.embed.sqlAlias, '.body IS ', c.isNull ? 'NULL' : 'NOT NULL');
-      else b.push(c.embed.sqlAlias, ".body::text ", c.isNull ? '=' : '<>', " '[]'");
+      else b.push(c.embed.sqlAlias, '.body::text ', c.isNull ? '=' : '<>', " '[]'");
       return;
     case 'logic':
       b.push(c.negate ? 'NOT (' : '(');
-      c.children.forEach((x, i) => { if (i) b.push(c.op === 'and' ? ' AND ' : ' OR '); condition(b, alias, x); });
+      c.children.forEach((x, i) => {
+        if (i) b.push(c.op === 'and' ? ' AND ' : ' OR ');
+        condition(b, alias, x);
+      });
       b.push(')');
   }
 }
@@ -86,22 +126,31 @@ export function callArgsFrom(b: SqlBuilder, call: CallArgs): void {
 
 export function callExpr(b: SqlBuilder, call: CallArgs): void {
   b.push(qualified(call.fn.schema, call.fn.name), '(');
-  if (call.mode === 'single') b.param(call.json, 'text').push('::', call.fn.args[0].type); // text: postgres.js would JSON-encode a json-typed parameter again
-  else if (call.mode === 'record') b.push(call.argNames.map((n) => `${quoteIdent(n)} := _args.${quoteIdent(n)}`).join(', '));
+  if (call.mode === 'single')
+    b.param(call.json, 'text').push('::', call.fn.args[0].type); // text: postgres.js would JSON-encode a json-typed parameter again
+  else if (call.mode === 'record')
+    b.push(call.argNames.map((n) => `${quoteIdent(n)} := _args.${quoteIdent(n)}`).join(', '));
   b.push(')');
 }
 
 function selectItem(b: SqlBuilder, alias: string, item: PlannedSelect): void {
   switch (item.kind) {
-    case 'star': b.push(alias, '.*'); return;
+    case 'star':
+      b.push(alias, '.*');
+      return;
     case 'column':
-      if (item.cast) { b.push('('); field(b, alias, item.field); b.push(')::', item.cast); } else field(b, alias, item.field);
+      if (item.cast) {
+        b.push('(');
+        field(b, alias, item.field);
+        b.push(')::', item.cast);
+      } else field(b, alias, item.field);
       b.push(' AS ', quoteIdent(item.alias));
       return;
     case 'aggregate':
       if (item.cast) b.push('(');
       b.push(`pg_catalog.${item.fn}(`);
-      if (item.field) field(b, alias, item.field); else b.push('*');
+      if (item.field) field(b, alias, item.field);
+      else b.push('*');
       b.push(')');
       if (item.cast) b.push(')::', item.cast);
       b.push(' AS ', quoteIdent(item.alias));
@@ -110,7 +159,12 @@ function selectItem(b: SqlBuilder, alias: string, item: PlannedSelect): void {
       const e = item.embed;
       if (!e.spread) b.push(e.sqlAlias, '.body AS ', quoteIdent(e.name));
       // Named, not `.*`: the lateral also carries pgrst_rows (for `rel=is.null` and !inner), kept out of the row.
-      else b.push(outputNames(e.plan).map((n) => `${e.sqlAlias}.${quoteIdent(n)}`).join(', '));
+      else
+        b.push(
+          outputNames(e.plan)
+            .map((n) => `${e.sqlAlias}.${quoteIdent(n)}`)
+            .join(', '),
+        );
     }
   }
 }
@@ -135,19 +189,26 @@ function contributes(s: PlannedSelect): boolean {
 
 function joinCondition(b: SqlBuilder, rel: Relationship, parent: string, child: string): void {
   if (rel.junction) {
-    const j = `${child}_j`, jt = rel.junction.table;
+    const j = `${child}_j`,
+      jt = rel.junction.table;
     b.push('EXISTS (SELECT 1 FROM ', qualified(jt.schema, jt.name), ' ', j, ' WHERE ');
-    b.push([
-      ...rel.junction.cols1.map((c, i) => `${j}.${quoteIdent(c)} = ${parent}.${quoteIdent(rel.columns[i])}`),
-      ...rel.junction.cols2.map((c, i) => `${j}.${quoteIdent(c)} = ${child}.${quoteIdent(rel.foreignColumns[i])}`),
-    ].join(' AND '), ')');
+    b.push(
+      [
+        ...rel.junction.cols1.map((c, i) => `${j}.${quoteIdent(c)} = ${parent}.${quoteIdent(rel.columns[i])}`),
+        ...rel.junction.cols2.map((c, i) => `${j}.${quoteIdent(c)} = ${child}.${quoteIdent(rel.foreignColumns[i])}`),
+      ].join(' AND '),
+      ')',
+    );
     return;
   }
-  b.push(rel.columns.map((c, i) => `${child}.${quoteIdent(rel.foreignColumns[i])} = ${parent}.${quoteIdent(c)}`).join(' AND '));
+  b.push(
+    rel.columns
+      .map((c, i) => `${child}.${quoteIdent(rel.foreignColumns[i])} = ${parent}.${quoteIdent(c)}`)
+      .join(' AND '),
+  );
 }
 
-const embedsOf = (plan: ReadPlan): EmbedPlan[] =>
-  plan.select.flatMap((s) => (s.kind === 'embed' ? [s.embed] : []));
+const embedsOf = (plan: ReadPlan): EmbedPlan[] => plan.select.flatMap((s) => (s.kind === 'embed' ? [s.embed] : []));
 
 function usesEmbed(c: PlannedCondition, e: EmbedPlan): boolean {
   return c.kind === 'embed-null' ? c.embed === e : c.kind === 'logic' ? c.children.some((x) => usesEmbed(x, e)) : false;
@@ -162,7 +223,8 @@ function lateralJoins(b: SqlBuilder, plan: ReadPlan, filteringOnly: boolean): vo
     else if (e.spread) {
       // Spread to-many (PostgREST 13): each column of the child rows becomes one JSON array, in the child's order.
       b.push('SELECT ');
-      for (const n of outputNames(e.plan)) b.push("coalesce(json_agg(_e.", quoteIdent(n), "), '[]') AS ", quoteIdent(n), ', ');
+      for (const n of outputNames(e.plan))
+        b.push('coalesce(json_agg(_e.', quoteIdent(n), "), '[]') AS ", quoteIdent(n), ', ');
       b.push('pg_catalog.count(*) AS pgrst_rows FROM (');
       selectQuery(b, e.plan, { parent: plan.sqlAlias, rel: e.rel });
       b.push(') _e');
@@ -182,7 +244,10 @@ function whereClause(b: SqlBuilder, plan: ReadPlan, join: { parent: string; rel:
   if (!join && conds.length === 0) return;
   b.push(' WHERE ');
   let first = true;
-  if (join) { joinCondition(b, join.rel, join.parent, plan.sqlAlias); first = false; }
+  if (join) {
+    joinCondition(b, join.rel, join.parent, plan.sqlAlias);
+    first = false;
+  }
   for (const c of conds) {
     if (!first) b.push(' AND ');
     first = false;
@@ -191,7 +256,10 @@ function whereClause(b: SqlBuilder, plan: ReadPlan, join: { parent: string; rel:
 }
 
 export function selectQuery(
-  b: SqlBuilder, plan: ReadPlan, join: { parent: string; rel: Relationship } | null, extraColumn: string | null = null,
+  b: SqlBuilder,
+  plan: ReadPlan,
+  join: { parent: string; rel: Relationship } | null,
+  extraColumn: string | null = null,
 ): void {
   const a = plan.sqlAlias;
   b.push('SELECT ');
@@ -210,7 +278,10 @@ export function selectQuery(
     const groups = plan.select.filter((s) => s.kind === 'column');
     if (groups.length) {
       b.push(' GROUP BY ');
-      groups.forEach((g, i) => { if (i) b.push(', '); field(b, a, (g as { field: Field }).field); });
+      groups.forEach((g, i) => {
+        if (i) b.push(', ');
+        field(b, a, (g as { field: Field }).field);
+      });
     }
   }
   if (plan.order.length) {
@@ -218,7 +289,9 @@ export function selectQuery(
     plan.order.forEach((o, i) => {
       if (i) b.push(', ');
       if (o.related) {
-        const r = o.related, ra = `${a}_o${i}`, t = r.foreignTable;
+        const r = o.related,
+          ra = `${a}_o${i}`,
+          t = r.foreignTable;
         b.push('(SELECT ');
         field(b, ra, o.field);
         b.push(' FROM ', qualified(t.schema, t.name), ' ', ra, ' WHERE ');

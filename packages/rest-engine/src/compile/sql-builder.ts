@@ -1,6 +1,9 @@
 // Appends SQL text and bind parameters side by side: values only ever become `$n`.
 
-export interface Statement { readonly sql: string; readonly params: readonly unknown[] }
+export interface Statement {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
 
 export class SqlBuilder {
   private parts: string[] = [];

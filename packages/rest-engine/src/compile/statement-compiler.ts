@@ -15,10 +15,13 @@ export interface CompiledRequest {
 function body(b: SqlBuilder, media: MediaType, single: boolean): void {
   switch (media) {
     case 'csv':
-      b.push("coalesce((SELECT string_agg(k, ',') FROM json_object_keys(json_agg(_t)->0) k) || E'\\n' ||"
-        + " string_agg(substring(_t::text, 2, length(_t::text) - 2), E'\\n'), '')");
+      b.push(
+        "coalesce((SELECT string_agg(k, ',') FROM json_object_keys(json_agg(_t)->0) k) || E'\\n' ||" +
+          " string_agg(substring(_t::text, 2, length(_t::text) - 2), E'\\n'), '')",
+      );
       return;
-    case 'stripped-array': case 'stripped-object':
+    case 'stripped-array':
+    case 'stripped-object':
       b.push("coalesce(json_strip_nulls(json_agg(_t)), '[]')::text");
       return;
     default:
@@ -26,12 +29,25 @@ function body(b: SqlBuilder, media: MediaType, single: boolean): void {
   }
 }
 
-function wrapRead(b: SqlBuilder, read: ReadPlan, media: MediaType, count: Preferences['count'], maxRows: number | null, single = false): void {
+function wrapRead(
+  b: SqlBuilder,
+  read: ReadPlan,
+  media: MediaType,
+  count: Preferences['count'],
+  maxRows: number | null,
+  single = false,
+): void {
   b.push('SELECT ');
   // count=estimated counts exactly, but stops one row past the cap: past it the planner's estimate is used.
-  if (count === 'exact' || (count === 'estimated' && maxRows === null)) { b.push('('); countQuery(b, read, null); b.push(')'); }
-  else if (count === 'estimated') { b.push('('); countQuery(b, read, maxRows! + 1); b.push(')'); }
-  else b.push('NULL::bigint');
+  if (count === 'exact' || (count === 'estimated' && maxRows === null)) {
+    b.push('(');
+    countQuery(b, read, null);
+    b.push(')');
+  } else if (count === 'estimated') {
+    b.push('(');
+    countQuery(b, read, maxRows! + 1);
+    b.push(')');
+  } else b.push('NULL::bigint');
   b.push(' AS total, pg_catalog.count(_t) AS page_total, ');
   body(b, media, single);
   b.push(' AS body FROM (');
@@ -59,16 +75,25 @@ function mutationCte(b: SqlBuilder, m: Mutation): void {
       const cols = m.columns.map(quoteIdent).join(', ');
       b.push('INSERT INTO ', t, ' AS pgrst_t (', cols, ') SELECT ');
       if (m.defaults.size === 0) {
-        b.push(m.columns.map((c) => `_r.${quoteIdent(c)}`).join(', '), ' FROM json_populate_recordset(NULL::', t, ', ').param(m.body, 'text').push('::json').push(') _r');
+        b.push(m.columns.map((c) => `_r.${quoteIdent(c)}`).join(', '), ' FROM json_populate_recordset(NULL::', t, ', ')
+          .param(m.body, 'text')
+          .push('::json')
+          .push(') _r');
       } else {
         m.columns.forEach((c, i) => {
           if (i) b.push(', ');
           const def = m.defaults.get(c);
           // Defaults come from pg_catalog (pg_get_expr), never from the request.
-          if (def !== undefined) b.push('CASE WHEN _j.j::jsonb ? ').param(c, 'text').push(` THEN _r.${quoteIdent(c)} ELSE ${def} END`);
+          if (def !== undefined)
+            b.push('CASE WHEN _j.j::jsonb ? ')
+              .param(c, 'text')
+              .push(` THEN _r.${quoteIdent(c)} ELSE ${def} END`);
           else b.push(`_r.${quoteIdent(c)}`);
         });
-        b.push(' FROM json_array_elements(').param(m.body, 'text').push('::json').push(') _j(j) CROSS JOIN LATERAL json_populate_record(NULL::', t, ', _j.j) _r');
+        b.push(' FROM json_array_elements(')
+          .param(m.body, 'text')
+          .push('::json')
+          .push(') _j(j) CROSS JOIN LATERAL json_populate_record(NULL::', t, ', _j.j) _r');
       }
       if (m.onConflict) {
         b.push(' ON CONFLICT (', m.onConflict.columns.map(quoteIdent).join(', '), ')');
@@ -81,7 +106,12 @@ function mutationCte(b: SqlBuilder, m: Mutation): void {
     if (m.columns.length === 0) {
       b.push('SELECT pgrst_t.* FROM ', t, ' pgrst_t WHERE FALSE');
     } else {
-      b.push('UPDATE ', t, ' AS pgrst_t SET ', m.columns.map((c) => `${quoteIdent(c)} = _r.${quoteIdent(c)}`).join(', '));
+      b.push(
+        'UPDATE ',
+        t,
+        ' AS pgrst_t SET ',
+        m.columns.map((c) => `${quoteIdent(c)} = _r.${quoteIdent(c)}`).join(', '),
+      );
       b.push(' FROM json_populate_record(NULL::', t, ', ').param(m.body, 'text').push('::json').push(') _r');
       where(b, m.where);
       b.push(' RETURNING pgrst_t.*');
@@ -95,7 +125,10 @@ function mutationCte(b: SqlBuilder, m: Mutation): void {
 }
 
 function where(b: SqlBuilder, conds: Extract<Mutation, { kind: 'update' }>['where']): void {
-  conds.forEach((c, i) => { b.push(i ? ' AND ' : ' WHERE '); condition(b, 'pgrst_t', c); });
+  conds.forEach((c, i) => {
+    b.push(i ? ' AND ' : ' WHERE ');
+    condition(b, 'pgrst_t', c);
+  });
 }
 
 export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
@@ -103,7 +136,10 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
   switch (plan.kind) {
     case 'read':
       wrapRead(b, plan.read, plan.media, plan.count, maxRows);
-      return { main: b.build(), explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null };
+      return {
+        main: b.build(),
+        explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null,
+      };
     case 'mutate': {
       mutationCte(b, plan.mutation);
       const r = plan.returning;
@@ -112,7 +148,11 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
       else b.push("''");
       b.push(' AS body');
       if (plan.location) {
-        b.push(', (SELECT row_to_json(_l)::text FROM (SELECT ', plan.location.map(quoteIdent).join(', '), ' FROM pgrst_source LIMIT 1) _l) AS location');
+        b.push(
+          ', (SELECT row_to_json(_l)::text FROM (SELECT ',
+          plan.location.map(quoteIdent).join(', '),
+          ' FROM pgrst_source LIMIT 1) _l) AS location',
+        );
       }
       b.push(' FROM (');
       if (plan.representation) selectQuery(b, r, null);
@@ -124,7 +164,10 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
       if (plan.read) {
         const single = !plan.fn.returnsSet && plan.media !== 'csv';
         wrapRead(b, plan.read, plan.media, plan.count, maxRows, single);
-        return { main: b.build(), explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null };
+        return {
+          main: b.build(),
+          explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null,
+        };
       }
       const call = plan.scalar!;
       // count(_t) reads the whole row: an unreferenced column of a stable function would be pruned, never called.
@@ -135,7 +178,10 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
       b.push(' AS body FROM (SELECT ');
       callExpr(b, call);
       b.push(' AS pgrst_scalar');
-      if (call.mode === 'record') { b.push(' FROM '); callArgsFrom(b, call); }
+      if (call.mode === 'record') {
+        b.push(' FROM ');
+        callArgsFrom(b, call);
+      }
       b.push(') _t');
       return { main: b.build(), explain: null };
     }

@@ -2,7 +2,16 @@
 import { errors } from '../errors.js';
 import { splitTopLevel, unquote } from './lexer.js';
 import {
-  FTS_OPERATORS, OPERATORS, QUANTIFIABLE, type Condition, type Field, type Filter, type FilterValue, type JsonStep, type Logic, type Operator,
+  FTS_OPERATORS,
+  OPERATORS,
+  QUANTIFIABLE,
+  type Condition,
+  type Field,
+  type Filter,
+  type FilterValue,
+  type JsonStep,
+  type Logic,
+  type Operator,
 } from './types.js';
 
 const OPS: ReadonlySet<string> = new Set(OPERATORS);
@@ -12,7 +21,11 @@ export function parseField(s: string): Field {
   const raw = s.trim();
   // A quoted name may itself contain '->': split the JSON path only after the closing quote.
   let end = 0;
-  if (raw.startsWith('"')) { end = 1; while (end < raw.length && raw[end] !== '"') end += raw[end] === '\\' ? 2 : 1; end++; }
+  if (raw.startsWith('"')) {
+    end = 1;
+    while (end < raw.length && raw[end] !== '"') end += raw[end] === '\\' ? 2 : 1;
+    end++;
+  }
   const parts = raw.slice(end).split(/(->>?)/);
   parts[0] = raw.slice(0, end) + parts[0];
   const name = unquote(parts[0]);
@@ -28,7 +41,8 @@ export function parseField(s: string): Field {
 
 /** `(1,"a,b",c)` -> ['1', 'a,b', 'c']; `()` -> []. */
 export function parseList(s: string): string[] {
-  if (!s.startsWith('(') || !s.endsWith(')')) throw errors.parse(`"failed to parse filter" (in.${s})`, 'expected a parenthesised list');
+  if (!s.startsWith('(') || !s.endsWith(')'))
+    throw errors.parse(`"failed to parse filter" (in.${s})`, 'expected a parenthesised list');
   const inner = s.slice(1, -1);
   if (inner.trim() === '') return [];
   return splitTopLevel(inner, 'in list').map((v) => unquote(v));
@@ -36,18 +50,28 @@ export function parseList(s: string): string[] {
 
 /** Parses `[not.]op[(any|all|lang)].value` for a field. */
 export function parseFilter(field: Field, spec: string, inLogicTree = false): Filter {
-  let rest = spec, negate = false;
-  if (rest.startsWith('not.')) { negate = true; rest = rest.slice(4); }
+  let rest = spec,
+    negate = false;
+  if (rest.startsWith('not.')) {
+    negate = true;
+    rest = rest.slice(4);
+  }
   const m = /^([a-z]+)(?:\(([^)]*)\))?\.([\s\S]*)$/.exec(rest);
   if (!m || !OPS.has(m[1])) {
-    throw errors.parse(`"failed to parse filter (${spec})" (line 1, column 1)`, `unknown or missing operator in "${spec}"`);
+    throw errors.parse(
+      `"failed to parse filter (${spec})" (line 1, column 1)`,
+      `unknown or missing operator in "${spec}"`,
+    );
   }
-  const op = m[1] as Operator, mod = m[2] ?? null;
+  const op = m[1] as Operator,
+    mod = m[2] ?? null;
   let raw = m[3];
-  let quant: Filter['quant'] = null, lang: string | null = null;
+  let quant: Filter['quant'] = null,
+    lang: string | null = null;
   if (mod !== null) {
     if (FTS_OPERATORS.has(op)) {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(mod)) throw errors.parse(`"failed to parse filter (${spec})"`, 'invalid text search language');
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(mod))
+        throw errors.parse(`"failed to parse filter (${spec})"`, 'invalid text search language');
       lang = mod;
     } else if ((mod === 'any' || mod === 'all') && QUANTIFIABLE.has(op)) quant = mod;
     else throw errors.parse(`"failed to parse filter (${spec})"`, `unexpected modifier "${mod}" for operator ${op}`);
@@ -92,7 +116,11 @@ function parseCondition(item: string, whole: string): Condition {
   if (m) return parseLogic(m[2] as 'and' | 'or', !!m[1], m[3]);
   // field.[not.]op.value; the field ends at the first dot outside quotes.
   let i = 0;
-  if (item.startsWith('"')) { i = 1; while (i < item.length && item[i] !== '"') i += item[i] === '\\' ? 2 : 1; i++; }
+  if (item.startsWith('"')) {
+    i = 1;
+    while (i < item.length && item[i] !== '"') i += item[i] === '\\' ? 2 : 1;
+    i++;
+  }
   const dot = item.indexOf('.', i);
   if (dot <= 0) throw errors.parse(`"failed to parse logic tree (${whole})"`, `"${item}" is not a filter`);
   return parseFilter(parseField(item.slice(0, dot)), item.slice(dot + 1), true);
@@ -109,9 +137,16 @@ const quoteItem = (v: string) => (/[,.:()"\\\s{}]/.test(v) || v === '' ? '"' + v
 export function printFilterSpec(f: Filter, inLogicTree = false): string {
   const mod = f.lang ? `(${f.lang})` : f.quant ? `(${f.quant})` : '';
   const v = f.value;
-  const val = v.kind === 'is' ? v.value
-    : v.kind === 'list' ? (f.quant ? `{${v.values.map(quoteItem).join(',')}}` : `(${v.values.map(quoteItem).join(',')})`)
-    : inLogicTree ? quoteItem(v.value) : v.value;
+  const val =
+    v.kind === 'is'
+      ? v.value
+      : v.kind === 'list'
+        ? f.quant
+          ? `{${v.values.map(quoteItem).join(',')}}`
+          : `(${v.values.map(quoteItem).join(',')})`
+        : inLogicTree
+          ? quoteItem(v.value)
+          : v.value;
   return `${f.negate ? 'not.' : ''}${f.op}${mod}.${val}`;
 }
 

@@ -7,15 +7,32 @@ type MutablePreferences = { -readonly [K in keyof Preferences]: Preferences[K] }
 // A module function, not a closure per item: closures created per request cost an allocation (and, under tsx, a
 // name definition) each.
 function setPreference<K extends keyof Preferences>(
-  p: MutablePreferences, invalid: string[], item: string, v: string, key: K, allowed: readonly string[] | null, val: Preferences[K],
+  p: MutablePreferences,
+  invalid: string[],
+  item: string,
+  v: string,
+  key: K,
+  allowed: readonly string[] | null,
+  val: Preferences[K],
 ): void {
-  if (allowed && !allowed.includes(v)) { invalid.push(item); return; }
+  if (allowed && !allowed.includes(v)) {
+    invalid.push(item);
+    return;
+  }
   if (p[key] === null) p[key] = val;
 }
 
 export function parsePrefer(header: string | undefined): Preferences {
   const p: MutablePreferences = {
-    return: null, count: null, resolution: null, missing: null, handling: null, tx: null, maxAffected: null, timezone: null, invalid: [],
+    return: null,
+    count: null,
+    resolution: null,
+    missing: null,
+    handling: null,
+    tx: null,
+    maxAffected: null,
+    timezone: null,
+    invalid: [],
   };
   const invalid: string[] = [];
   for (const raw of (header ?? '').split(',')) {
@@ -26,20 +43,52 @@ export function parsePrefer(header: string | undefined): Preferences {
     const v = eq < 0 ? '' : item.slice(eq + 1).trim();
     // The first occurrence of each preference wins.
     switch (k) {
-      case 'return': setPreference(p, invalid, item, v, 'return', ['minimal', 'headers-only', 'representation'], v as Preferences['return']); break;
-      case 'count': setPreference(p, invalid, item, v, 'count', ['exact', 'planned', 'estimated'], v as Preferences['count']); break;
-      case 'resolution': setPreference(p, invalid, item, v, 'resolution', ['merge-duplicates', 'ignore-duplicates'], v as Preferences['resolution']); break;
-      case 'missing': setPreference(p, invalid, item, v, 'missing', ['default', 'null'], v as Preferences['missing']); break;
-      case 'handling': setPreference(p, invalid, item, v, 'handling', ['strict', 'lenient'], v as Preferences['handling']); break;
-      case 'tx': setPreference(p, invalid, item, v, 'tx', ['commit', 'rollback'], v as Preferences['tx']); break;
+      case 'return':
+        setPreference(
+          p,
+          invalid,
+          item,
+          v,
+          'return',
+          ['minimal', 'headers-only', 'representation'],
+          v as Preferences['return'],
+        );
+        break;
+      case 'count':
+        setPreference(p, invalid, item, v, 'count', ['exact', 'planned', 'estimated'], v as Preferences['count']);
+        break;
+      case 'resolution':
+        setPreference(
+          p,
+          invalid,
+          item,
+          v,
+          'resolution',
+          ['merge-duplicates', 'ignore-duplicates'],
+          v as Preferences['resolution'],
+        );
+        break;
+      case 'missing':
+        setPreference(p, invalid, item, v, 'missing', ['default', 'null'], v as Preferences['missing']);
+        break;
+      case 'handling':
+        setPreference(p, invalid, item, v, 'handling', ['strict', 'lenient'], v as Preferences['handling']);
+        break;
+      case 'tx':
+        setPreference(p, invalid, item, v, 'tx', ['commit', 'rollback'], v as Preferences['tx']);
+        break;
       case 'max-affected':
-        if (/^\d{1,15}$/.test(v)) setPreference(p, invalid, item, v, 'maxAffected', null, Number(v)); else invalid.push(item);
+        if (/^\d{1,15}$/.test(v)) setPreference(p, invalid, item, v, 'maxAffected', null, Number(v));
+        else invalid.push(item);
         break;
       case 'timezone': // checked against pg_timezone_names by the planner (see withKnownTimezone)
-        if (v) setPreference(p, invalid, item, v, 'timezone', null, v); else invalid.push(item);
+        if (v) setPreference(p, invalid, item, v, 'timezone', null, v);
+        else invalid.push(item);
         break;
-      case 'params': break; // params=single-object is obsolete in PostgREST; accepted and ignored
-      default: invalid.push(item);
+      case 'params':
+        break; // params=single-object is obsolete in PostgREST; accepted and ignored
+      default:
+        invalid.push(item);
     }
   }
   p.invalid = invalid;
@@ -50,14 +99,25 @@ export function parseAccept(header: string | undefined): MediaType {
   if (!header || header.trim() === '') return 'json';
   // Client order first; q-values are not weighed (PostgREST also takes the first it can produce).
   for (const raw of header.split(',')) {
-    const [type, ...params] = raw.trim().split(';').map((s) => s.trim().toLowerCase());
+    const [type, ...params] = raw
+      .trim()
+      .split(';')
+      .map((s) => s.trim().toLowerCase());
     const stripped = params.includes('nulls=stripped');
     switch (type) {
-      case 'application/json': case '*/*': case 'application/*': return 'json';
-      case 'application/vnd.pgrst.array+json': return stripped ? 'stripped-array' : 'json';
-      case 'application/vnd.pgrst.object+json': case 'application/vnd.pgrst.object': return stripped ? 'stripped-object' : 'object';
-      case 'text/csv': return 'csv';
-      case 'application/openapi+json': return 'openapi';
+      case 'application/json':
+      case '*/*':
+      case 'application/*':
+        return 'json';
+      case 'application/vnd.pgrst.array+json':
+        return stripped ? 'stripped-array' : 'json';
+      case 'application/vnd.pgrst.object+json':
+      case 'application/vnd.pgrst.object':
+        return stripped ? 'stripped-object' : 'object';
+      case 'text/csv':
+        return 'csv';
+      case 'application/openapi+json':
+        return 'openapi';
     }
   }
   throw errors.notAcceptable(header);

@@ -4,7 +4,9 @@ import { errors } from '../errors.js';
 /** Splits on `sep` outside parentheses, braces and double-quoted strings (`\"` and `\\` escape inside quotes). */
 export function splitTopLevel(s: string, what: string, sep = ','): string[] {
   const out: string[] = [];
-  let depth = 0, quoted = false, start = 0;
+  let depth = 0,
+    quoted = false,
+    start = 0;
   for (let i = 0; i < s.length; i++) {
     const ch = s[i];
     if (quoted) {
@@ -21,17 +23,23 @@ export function splitTopLevel(s: string, what: string, sep = ','): string[] {
       start = i + 1;
     }
   }
-  if (quoted || depth !== 0) throw errors.parse(`"failed to parse ${what}" (${s})`, quoted ? 'unterminated quote' : 'unbalanced parentheses');
+  if (quoted || depth !== 0)
+    throw errors.parse(`"failed to parse ${what}" (${s})`, quoted ? 'unterminated quote' : 'unbalanced parentheses');
   out.push(s.slice(start));
   return out;
 }
 
 /** Index of the parenthesis closing the one at `open`, honouring quotes; -1 when unbalanced. */
 export function matchingParen(s: string, open: number): number {
-  let depth = 0, quoted = false;
+  let depth = 0,
+    quoted = false;
   for (let i = open; i < s.length; i++) {
     const ch = s[i];
-    if (quoted) { if (ch === '\\') i++; else if (ch === '"') quoted = false; continue; }
+    if (quoted) {
+      if (ch === '\\') i++;
+      else if (ch === '"') quoted = false;
+      continue;
+    }
     if (ch === '"') quoted = true;
     else if (ch === '(') depth++;
     else if (ch === ')' && --depth === 0) return i;

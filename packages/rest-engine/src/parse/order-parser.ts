@@ -14,16 +14,25 @@ function fail(whole: string, why: string): never {
 
 function parseTerm(term: string, whole: string): OrderTerm {
   if (term === '') fail(whole, 'empty order term');
-  let relation: string | null = null, rest = term;
+  let relation: string | null = null,
+    rest = term;
   const rel = /^([^()."]+|"[^"]*")\(([^()]+)\)(.*)$/.exec(term);
-  if (rel) { relation = unquote(rel[1]); rest = rel[2] + rel[3]; }
+  if (rel) {
+    relation = unquote(rel[1]);
+    rest = rel[2] + rel[3];
+  }
   // The field ends at the first dot outside quotes; modifiers follow.
   let i = 0;
-  if (rest.startsWith('"')) { i = 1; while (i < rest.length && rest[i] !== '"') i += rest[i] === '\\' ? 2 : 1; i++; }
+  if (rest.startsWith('"')) {
+    i = 1;
+    while (i < rest.length && rest[i] !== '"') i += rest[i] === '\\' ? 2 : 1;
+    i++;
+  }
   const dot = rest.indexOf('.', i);
   const fieldText = dot < 0 ? rest : rest.slice(0, dot);
   const mods = dot < 0 ? [] : rest.slice(dot + 1).split('.');
-  let dir: OrderTerm['dir'] = null, nulls: OrderTerm['nulls'] = null;
+  let dir: OrderTerm['dir'] = null,
+    nulls: OrderTerm['nulls'] = null;
   for (const m of mods) {
     if ((m === 'asc' || m === 'desc') && dir === null && nulls === null) dir = m;
     else if ((m === 'nullsfirst' || m === 'nullslast') && nulls === null) nulls = m === 'nullsfirst' ? 'first' : 'last';
@@ -33,8 +42,12 @@ function parseTerm(term: string, whole: string): OrderTerm {
 }
 
 export function printOrder(terms: readonly OrderTerm[]): string {
-  return terms.map((t) => {
-    const f = printField(t.field);
-    return (t.relation ? `${t.relation}(${f})` : f) + (t.dir ? '.' + t.dir : '') + (t.nulls ? '.nulls' + t.nulls : '');
-  }).join(',');
+  return terms
+    .map((t) => {
+      const f = printField(t.field);
+      return (
+        (t.relation ? `${t.relation}(${f})` : f) + (t.dir ? '.' + t.dir : '') + (t.nulls ? '.nulls' + t.nulls : '')
+      );
+    })
+    .join(',');
 }

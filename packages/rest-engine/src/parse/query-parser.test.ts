@@ -12,15 +12,75 @@ const f = (name: string) => parseField(name);
 describe('select parser', () => {
   it.each([
     ['*', [{ kind: 'star' }]],
-    ['id,name', [{ kind: 'column', field: f('id'), alias: null, cast: null }, { kind: 'column', field: f('name'), alias: null, cast: null }]],
+    [
+      'id,name',
+      [
+        { kind: 'column', field: f('id'), alias: null, cast: null },
+        { kind: 'column', field: f('name'), alias: null, cast: null },
+      ],
+    ],
     ['n:name::text', [{ kind: 'column', field: f('name'), alias: 'n', cast: 'text' }]],
-    ['meta->a->>b', [{ kind: 'column', field: { name: 'meta', jsonPath: [{ arrow: '->', key: 'a', index: false }, { arrow: '->>', key: 'b', index: false }] }, alias: null, cast: null }]],
-    ['arr->0', [{ kind: 'column', field: { name: 'arr', jsonPath: [{ arrow: '->', key: '0', index: true }] }, alias: null, cast: null }]],
+    [
+      'meta->a->>b',
+      [
+        {
+          kind: 'column',
+          field: {
+            name: 'meta',
+            jsonPath: [
+              { arrow: '->', key: 'a', index: false },
+              { arrow: '->>', key: 'b', index: false },
+            ],
+          },
+          alias: null,
+          cast: null,
+        },
+      ],
+    ],
+    [
+      'arr->0',
+      [
+        {
+          kind: 'column',
+          field: { name: 'arr', jsonPath: [{ arrow: '->', key: '0', index: true }] },
+          alias: null,
+          cast: null,
+        },
+      ],
+    ],
     ['"display name"', [{ kind: 'column', field: f('"display name"'), alias: null, cast: null }]],
-    ['user:users!owner_id!inner(id,email)', [{ kind: 'embed', name: 'users', alias: 'user', hint: 'owner_id', join: 'inner', spread: false,
-      select: [{ kind: 'column', field: f('id'), alias: null, cast: null }, { kind: 'column', field: f('email'), alias: null, cast: null }] }]],
+    [
+      'user:users!owner_id!inner(id,email)',
+      [
+        {
+          kind: 'embed',
+          name: 'users',
+          alias: 'user',
+          hint: 'owner_id',
+          join: 'inner',
+          spread: false,
+          select: [
+            { kind: 'column', field: f('id'), alias: null, cast: null },
+            { kind: 'column', field: f('email'), alias: null, cast: null },
+          ],
+        },
+      ],
+    ],
     ['tasks()', [{ kind: 'embed', name: 'tasks', alias: null, hint: null, join: null, spread: false, select: [] }]],
-    ['...projects(name)', [{ kind: 'embed', name: 'projects', alias: null, hint: null, join: null, spread: true, select: [{ kind: 'column', field: f('name'), alias: null, cast: null }] }]],
+    [
+      '...projects(name)',
+      [
+        {
+          kind: 'embed',
+          name: 'projects',
+          alias: null,
+          hint: null,
+          join: null,
+          spread: true,
+          select: [{ kind: 'column', field: f('name'), alias: null, cast: null }],
+        },
+      ],
+    ],
     ['count()', [{ kind: 'aggregate', fn: 'count', field: null, alias: null, cast: null }]],
     ['total:amount.sum()::int', [{ kind: 'aggregate', fn: 'sum', field: f('amount'), alias: 'total', cast: 'int' }]],
   ])('%s', (input, tree) => {
@@ -69,8 +129,14 @@ describe('order and query parser', () => {
   });
 
   it('sorts parameters by role and embed path', () => {
-    const q = parseQuery('select=*,tasks(*)&id=eq.1&id=lt.9&tasks.done=is.true&tasks.order=id&tasks.limit=2&not.or=(a.eq.1,b.eq.2)&columns="a","b"&on_conflict=a');
-    expect(q.filters.map((x) => [x.path, x.key])).toEqual([[[], 'id'], [[], 'id'], [['tasks'], 'tasks.done']]);
+    const q = parseQuery(
+      'select=*,tasks(*)&id=eq.1&id=lt.9&tasks.done=is.true&tasks.order=id&tasks.limit=2&not.or=(a.eq.1,b.eq.2)&columns="a","b"&on_conflict=a',
+    );
+    expect(q.filters.map((x) => [x.path, x.key])).toEqual([
+      [[], 'id'],
+      [[], 'id'],
+      [['tasks'], 'tasks.done'],
+    ]);
     expect(q.order[0].path).toEqual(['tasks']);
     expect(q.limits).toEqual([{ path: ['tasks'], node: { limit: 2, offset: null } }]);
     expect(q.logic[0]).toMatchObject({ path: [], node: { op: 'or', negate: true } });
@@ -81,8 +147,14 @@ describe('order and query parser', () => {
 
 describe('headers', () => {
   it('reads Prefer (first occurrence wins), Accept and Range', () => {
-    expect(parsePrefer('return=representation, count=exact,return=minimal, tx=rollback, bogus=1, max-affected=5')).toMatchObject({
-      return: 'representation', count: 'exact', tx: 'rollback', maxAffected: 5, invalid: ['bogus=1'],
+    expect(
+      parsePrefer('return=representation, count=exact,return=minimal, tx=rollback, bogus=1, max-affected=5'),
+    ).toMatchObject({
+      return: 'representation',
+      count: 'exact',
+      tx: 'rollback',
+      maxAffected: 5,
+      invalid: ['bogus=1'],
     });
     expect(parseAccept('application/vnd.pgrst.object+json')).toBe('object');
     expect(parseAccept('text/csv, application/json')).toBe('csv');
@@ -94,37 +166,88 @@ describe('headers', () => {
 
 describe('round trips (fast-check)', () => {
   const ident = fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/);
-  const name = fc.oneof(ident, fc.string({ minLength: 1, maxLength: 8 }).filter((s) => s.trim() === s && !/["\\]/.test(s)));
-  const column = fc.record({ kind: fc.constant('column' as const), field: name.map((n) => ({ name: n, jsonPath: [] })), alias: fc.option(ident, { nil: null }), cast: fc.option(fc.constantFrom('text', 'int'), { nil: null }) });
+  const name = fc.oneof(
+    ident,
+    fc.string({ minLength: 1, maxLength: 8 }).filter((s) => s.trim() === s && !/["\\]/.test(s)),
+  );
+  const column = fc.record({
+    kind: fc.constant('column' as const),
+    field: name.map((n) => ({ name: n, jsonPath: [] })),
+    alias: fc.option(ident, { nil: null }),
+    cast: fc.option(fc.constantFrom('text', 'int'), { nil: null }),
+  });
   const select: fc.Arbitrary<any[]> = fc.letrec((tie) => ({
-    items: fc.array(fc.oneof({ depthSize: 'small' }, column, fc.constant({ kind: 'star' as const }),
-      fc.record({ kind: fc.constant('embed' as const), name: ident, alias: fc.option(ident, { nil: null }), hint: fc.option(ident, { nil: null }),
-        join: fc.constantFrom(null, 'inner', 'left'), spread: fc.constant(false), select: tie('items') as fc.Arbitrary<any[]> })), { minLength: 1, maxLength: 4 }),
+    items: fc.array(
+      fc.oneof(
+        { depthSize: 'small' },
+        column,
+        fc.constant({ kind: 'star' as const }),
+        fc.record({
+          kind: fc.constant('embed' as const),
+          name: ident,
+          alias: fc.option(ident, { nil: null }),
+          hint: fc.option(ident, { nil: null }),
+          join: fc.constantFrom(null, 'inner', 'left'),
+          spread: fc.constant(false),
+          select: tie('items') as fc.Arbitrary<any[]>,
+        }),
+      ),
+      { minLength: 1, maxLength: 4 },
+    ),
   })).items as fc.Arbitrary<any[]>;
 
   it('select: parse(print(tree)) = tree', () => {
-    fc.assert(fc.property(select, (tree) => { expect(parseSelect(printSelect(tree))).toEqual(tree); }), { numRuns: 300 });
+    fc.assert(
+      fc.property(select, (tree) => {
+        expect(parseSelect(printSelect(tree))).toEqual(tree);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('order: parse(print(terms)) = terms', () => {
-    const term = fc.record({ kind: fc.constant('order' as const), relation: fc.option(ident, { nil: null }), field: ident.map((n) => ({ name: n, jsonPath: [] })),
-      dir: fc.constantFrom(null, 'asc', 'desc'), nulls: fc.constantFrom(null, 'first', 'last') });
-    fc.assert(fc.property(fc.array(term, { minLength: 1, maxLength: 4 }), (terms) => { expect(parseOrder(printOrder(terms as any))).toEqual(terms); }));
+    const term = fc.record({
+      kind: fc.constant('order' as const),
+      relation: fc.option(ident, { nil: null }),
+      field: ident.map((n) => ({ name: n, jsonPath: [] })),
+      dir: fc.constantFrom(null, 'asc', 'desc'),
+      nulls: fc.constantFrom(null, 'first', 'last'),
+    });
+    fc.assert(
+      fc.property(fc.array(term, { minLength: 1, maxLength: 4 }), (terms) => {
+        expect(parseOrder(printOrder(terms as any))).toEqual(terms);
+      }),
+    );
   });
 
   it('logic trees: print(parse(print(parse(x)))) is stable', () => {
     const value = fc.string({ maxLength: 6 });
-    const leaf = fc.tuple(ident, fc.constantFrom('eq', 'neq', 'lt', 'like', 'in'), value, fc.boolean()).map(([c, op, v, neg]) =>
-      `${c}.${neg ? 'not.' : ''}${op}.${op === 'in' ? `("${v.replace(/["\\]/g, '\\$&')}")` : `"${v.replace(/["\\]/g, '\\$&')}"`}`);
+    const leaf = fc
+      .tuple(ident, fc.constantFrom('eq', 'neq', 'lt', 'like', 'in'), value, fc.boolean())
+      .map(
+        ([c, op, v, neg]) =>
+          `${c}.${neg ? 'not.' : ''}${op}.${op === 'in' ? `("${v.replace(/["\\]/g, '\\$&')}")` : `"${v.replace(/["\\]/g, '\\$&')}"`}`,
+      );
     const tree: fc.Arbitrary<string> = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: 'small' }, leaf, fc.tuple(fc.boolean(), fc.constantFrom('and', 'or'), fc.array(tie('node') as fc.Arbitrary<string>, { minLength: 1, maxLength: 3 }))
-        .map(([neg, op, xs]) => `${neg ? 'not.' : ''}${op}(${xs.join(',')})`)),
+      node: fc.oneof(
+        { depthSize: 'small' },
+        leaf,
+        fc
+          .tuple(
+            fc.boolean(),
+            fc.constantFrom('and', 'or'),
+            fc.array(tie('node') as fc.Arbitrary<string>, { minLength: 1, maxLength: 3 }),
+          )
+          .map(([neg, op, xs]) => `${neg ? 'not.' : ''}${op}(${xs.join(',')})`),
+      ),
     })).node as fc.Arbitrary<string>;
-    fc.assert(fc.property(fc.array(tree, { minLength: 1, maxLength: 3 }), (items) => {
-      const once = printCondition(parseLogic('or', false, `(${items.join(',')})`));
-      const twice = printCondition(parseLogic('or', false, once.slice(2)));
-      expect(twice).toBe(once);
-    }));
+    fc.assert(
+      fc.property(fc.array(tree, { minLength: 1, maxLength: 3 }), (items) => {
+        const once = printCondition(parseLogic('or', false, `(${items.join(',')})`));
+        const twice = printCondition(parseLogic('or', false, once.slice(2)));
+        expect(twice).toBe(once);
+      }),
+    );
   });
 });
 

@@ -16,7 +16,8 @@ function splitKey(key: string): [string[], string] {
 }
 
 function nonNegativeInt(v: string, what: string): number {
-  if (!/^\d{1,15}$/.test(v.trim())) throw errors.parse(`"failed to parse ${what} parameter (${v})"`, `${what} must be a non-negative integer`);
+  if (!/^\d{1,15}$/.test(v.trim()))
+    throw errors.parse(`"failed to parse ${what} parameter (${v})"`, `${what} must be a non-negative integer`);
   return Number(v.trim());
 }
 
@@ -32,20 +33,41 @@ function limitFor(limits: Limits, path: string[]) {
 export function parseQuery(search: string): QueryTree {
   const params = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
   let select: QueryTree['select'] = null;
-  let onConflict: string[] | null = null, columns: string[] | null = null;
+  let onConflict: string[] | null = null,
+    columns: string[] | null = null;
   const filters: QueryTree['filters'][number][] = [];
   const logic: QueryTree['logic'][number][] = [];
   const order: QueryTree['order'][number][] = [];
   const limits: Limits = new Map();
 
   for (const [key, value] of params) {
-    if (key === 'select') { select = parseSelect(value); continue; }
-    if (key === 'on_conflict') { onConflict = splitTopLevel(value, 'on_conflict').map((c) => unquote(c.trim())); continue; }
-    if (key === 'columns') { columns = splitTopLevel(value, 'columns').map((c) => unquote(c.trim())).filter((c) => c !== ''); continue; }
+    if (key === 'select') {
+      select = parseSelect(value);
+      continue;
+    }
+    if (key === 'on_conflict') {
+      onConflict = splitTopLevel(value, 'on_conflict').map((c) => unquote(c.trim()));
+      continue;
+    }
+    if (key === 'columns') {
+      columns = splitTopLevel(value, 'columns')
+        .map((c) => unquote(c.trim()))
+        .filter((c) => c !== '');
+      continue;
+    }
     const [path, last] = splitKey(key);
-    if (last === 'order') { order.push({ path, node: parseOrder(value) }); continue; }
-    if (last === 'limit') { limitFor(limits, path).limit = nonNegativeInt(value, 'limit'); continue; }
-    if (last === 'offset') { limitFor(limits, path).offset = nonNegativeInt(value, 'offset'); continue; }
+    if (last === 'order') {
+      order.push({ path, node: parseOrder(value) });
+      continue;
+    }
+    if (last === 'limit') {
+      limitFor(limits, path).limit = nonNegativeInt(value, 'limit');
+      continue;
+    }
+    if (last === 'offset') {
+      limitFor(limits, path).offset = nonNegativeInt(value, 'offset');
+      continue;
+    }
     if (last === 'or' || last === 'and') {
       const negate = path[path.length - 1] === 'not';
       logic.push({ path: negate ? path.slice(0, -1) : path, node: parseLogic(last, negate, value) });
@@ -60,7 +82,12 @@ export function parseQuery(search: string): QueryTree {
     filters.push({ path, key, raw: value, node });
   }
   return {
-    select, filters, logic, order, onConflict, columns,
+    select,
+    filters,
+    logic,
+    order,
+    onConflict,
+    columns,
     limits: [...limits.values()].map((l) => ({ path: l.path, node: { limit: l.limit, offset: l.offset } })),
   };
 }

@@ -4,7 +4,9 @@ import { parseField, printField } from './filter-parser.js';
 import { matchingParen, splitTopLevel, unquote } from './lexer.js';
 import { AGGREGATES, type Aggregate, type SelectItem } from './types.js';
 
-const AGG_RE = new RegExp(`^(?:([\\s\\S]+)\\.)?(${AGGREGATES.join('|')})\\(\\)(?:::([A-Za-z_][A-Za-z0-9_ ]*(?:\\[\\])?))?$`);
+const AGG_RE = new RegExp(
+  `^(?:([\\s\\S]+)\\.)?(${AGGREGATES.join('|')})\\(\\)(?:::([A-Za-z_][A-Za-z0-9_ ]*(?:\\[\\])?))?$`,
+);
 const CAST_RE = /^[A-Za-z_][A-Za-z0-9_ ]*(?:\[\])?$/;
 
 export function parseSelect(s: string): SelectItem[] {
@@ -25,7 +27,10 @@ function splitAlias(item: string): [string | null, string] {
     if (quoted) continue;
     if (ch === '(' || (ch === '-' && item[i + 1] === '>')) break;
     if (ch === ':') {
-      if (item[i + 1] === ':') { i++; continue; }
+      if (item[i + 1] === ':') {
+        i++;
+        continue;
+      }
       return [unquote(item.slice(0, i).trim()), item.slice(i + 1).trim()];
     }
   }
@@ -35,8 +40,12 @@ function splitAlias(item: string): [string | null, string] {
 function parseItem(item: string, whole: string): SelectItem {
   if (item === '') fail(whole, 'empty select item');
   if (item === '*') return { kind: 'star' };
-  let spread = false, body = item;
-  if (body.startsWith('...')) { spread = true; body = body.slice(3).trim(); }
+  let spread = false,
+    body = item;
+  if (body.startsWith('...')) {
+    spread = true;
+    body = body.slice(3).trim();
+  }
   const [alias, rest] = spread ? [null, body] : splitAlias(body);
   if (alias === '') fail(whole, 'empty alias');
   body = rest;
@@ -52,10 +61,14 @@ function parseItem(item: string, whole: string): SelectItem {
   if (open >= 0) {
     const close = matchingParen(body, open);
     if (close !== body.length - 1) fail(whole, `unbalanced or trailing text in "${item}"`);
-    const head = body.slice(0, open).split('!').map((p) => p.trim());
+    const head = body
+      .slice(0, open)
+      .split('!')
+      .map((p) => p.trim());
     const name = unquote(head[0]);
     if (!name) fail(whole, 'embed without a name');
-    let hint: string | null = null, join: 'inner' | 'left' | null = null;
+    let hint: string | null = null,
+      join: 'inner' | 'left' | null = null;
     for (const part of head.slice(1)) {
       if (part === 'inner' || part === 'left') join = part;
       else if (part && hint === null) hint = unquote(part);
@@ -90,17 +103,38 @@ function inQuotes(s: string, at: number): boolean {
   return q;
 }
 
-const quoteName = (n: string) => (/[,.:()!"\\\s>{}-]/.test(n) || n === '*' ? '"' + n.replace(/["\\]/g, '\\$&') + '"' : n);
+const quoteName = (n: string) =>
+  /[,.:()!"\\\s>{}-]/.test(n) || n === '*' ? '"' + n.replace(/["\\]/g, '\\$&') + '"' : n;
 
 /** Prints a select tree back in query-string grammar. */
 export function printSelect(items: readonly SelectItem[]): string {
-  return items.map((it) => {
-    switch (it.kind) {
-      case 'star': return '*';
-      case 'column': return (it.alias ? quoteName(it.alias) + ':' : '') + printField(it.field) + (it.cast ? '::' + it.cast : '');
-      case 'aggregate': return (it.alias ? quoteName(it.alias) + ':' : '') + (it.field ? printField(it.field) + '.' : '') + it.fn + '()' + (it.cast ? '::' + it.cast : '');
-      case 'embed': return (it.spread ? '...' : '') + (it.alias ? quoteName(it.alias) + ':' : '') + quoteName(it.name)
-        + (it.hint ? '!' + quoteName(it.hint) : '') + (it.join ? '!' + it.join : '') + '(' + printSelect(it.select) + ')';
-    }
-  }).join(',');
+  return items
+    .map((it) => {
+      switch (it.kind) {
+        case 'star':
+          return '*';
+        case 'column':
+          return (it.alias ? quoteName(it.alias) + ':' : '') + printField(it.field) + (it.cast ? '::' + it.cast : '');
+        case 'aggregate':
+          return (
+            (it.alias ? quoteName(it.alias) + ':' : '') +
+            (it.field ? printField(it.field) + '.' : '') +
+            it.fn +
+            '()' +
+            (it.cast ? '::' + it.cast : '')
+          );
+        case 'embed':
+          return (
+            (it.spread ? '...' : '') +
+            (it.alias ? quoteName(it.alias) + ':' : '') +
+            quoteName(it.name) +
+            (it.hint ? '!' + quoteName(it.hint) : '') +
+            (it.join ? '!' + it.join : '') +
+            '(' +
+            printSelect(it.select) +
+            ')'
+          );
+      }
+    })
+    .join(',');
 }

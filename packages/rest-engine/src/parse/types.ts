@@ -1,29 +1,86 @@
 // The request tree: what the client asked for, before anything is resolved against the schema.
 // Nodes are readonly and kind-tagged; the parser builds them once and nothing mutates them afterwards.
 
-export interface JsonStep { readonly arrow: '->' | '->>'; readonly key: string; readonly index: boolean }
-export interface Field { readonly name: string; readonly jsonPath: readonly JsonStep[] }
+export interface JsonStep {
+  readonly arrow: '->' | '->>';
+  readonly key: string;
+  readonly index: boolean;
+}
+export interface Field {
+  readonly name: string;
+  readonly jsonPath: readonly JsonStep[];
+}
 
 export const AGGREGATES = ['count', 'sum', 'avg', 'max', 'min'] as const;
 export type Aggregate = (typeof AGGREGATES)[number];
 
 export type SelectItem = StarItem | ColumnItem | AggregateItem | EmbedItem;
-export interface StarItem { readonly kind: 'star' }
-export interface ColumnItem { readonly kind: 'column'; readonly field: Field; readonly alias: string | null; readonly cast: string | null }
+export interface StarItem {
+  readonly kind: 'star';
+}
+export interface ColumnItem {
+  readonly kind: 'column';
+  readonly field: Field;
+  readonly alias: string | null;
+  readonly cast: string | null;
+}
 export interface AggregateItem {
-  readonly kind: 'aggregate'; readonly fn: Aggregate; readonly field: Field | null; readonly alias: string | null; readonly cast: string | null;
+  readonly kind: 'aggregate';
+  readonly fn: Aggregate;
+  readonly field: Field | null;
+  readonly alias: string | null;
+  readonly cast: string | null;
 }
 export interface EmbedItem {
-  readonly kind: 'embed'; readonly name: string; readonly alias: string | null; readonly hint: string | null;
-  readonly join: 'inner' | 'left' | null; readonly spread: boolean; readonly select: readonly SelectItem[];
+  readonly kind: 'embed';
+  readonly name: string;
+  readonly alias: string | null;
+  readonly hint: string | null;
+  readonly join: 'inner' | 'left' | null;
+  readonly spread: boolean;
+  readonly select: readonly SelectItem[];
 }
 
 export const OPERATORS = [
-  'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct',
-  'fts', 'plfts', 'phfts', 'wfts', 'cs', 'cd', 'ov', 'sl', 'sr', 'nxr', 'nxl', 'adj',
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'ilike',
+  'match',
+  'imatch',
+  'in',
+  'is',
+  'isdistinct',
+  'fts',
+  'plfts',
+  'phfts',
+  'wfts',
+  'cs',
+  'cd',
+  'ov',
+  'sl',
+  'sr',
+  'nxr',
+  'nxl',
+  'adj',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
-export const QUANTIFIABLE: ReadonlySet<Operator> = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch']);
+export const QUANTIFIABLE: ReadonlySet<Operator> = new Set([
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'like',
+  'ilike',
+  'match',
+  'imatch',
+]);
 export const FTS_OPERATORS: ReadonlySet<Operator> = new Set(['fts', 'plfts', 'phfts', 'wfts']);
 
 export type FilterValue =
@@ -32,19 +89,35 @@ export type FilterValue =
   | { readonly kind: 'is'; readonly value: 'null' | 'true' | 'false' | 'unknown' };
 
 export interface Filter {
-  readonly kind: 'filter'; readonly field: Field; readonly negate: boolean; readonly op: Operator;
-  readonly quant: 'any' | 'all' | null; readonly lang: string | null; readonly value: FilterValue;
+  readonly kind: 'filter';
+  readonly field: Field;
+  readonly negate: boolean;
+  readonly op: Operator;
+  readonly quant: 'any' | 'all' | null;
+  readonly lang: string | null;
+  readonly value: FilterValue;
 }
-export interface Logic { readonly kind: 'logic'; readonly op: 'and' | 'or'; readonly negate: boolean; readonly children: readonly Condition[] }
+export interface Logic {
+  readonly kind: 'logic';
+  readonly op: 'and' | 'or';
+  readonly negate: boolean;
+  readonly children: readonly Condition[];
+}
 export type Condition = Filter | Logic;
 
 export interface OrderTerm {
-  readonly kind: 'order'; readonly relation: string | null; readonly field: Field;
-  readonly dir: 'asc' | 'desc' | null; readonly nulls: 'first' | 'last' | null;
+  readonly kind: 'order';
+  readonly relation: string | null;
+  readonly field: Field;
+  readonly dir: 'asc' | 'desc' | null;
+  readonly nulls: 'first' | 'last' | null;
 }
 
 /** A query-string entry addressed to an embed path ([] = the root resource). */
-export interface Scoped<T> { readonly path: readonly string[]; readonly node: T }
+export interface Scoped<T> {
+  readonly path: readonly string[];
+  readonly node: T;
+}
 
 export interface QueryTree {
   readonly select: readonly SelectItem[] | null;

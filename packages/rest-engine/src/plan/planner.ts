@@ -28,7 +28,9 @@ const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 /** The fields every plan shares (an object, not a closure per request). */
 class CommonFields {
   constructor(
-    private readonly schema: string, private readonly h: RequestHeaders, private readonly head: boolean,
+    private readonly schema: string,
+    private readonly h: RequestHeaders,
+    private readonly head: boolean,
     private readonly txAllowed: boolean,
   ) {}
 
@@ -46,7 +48,11 @@ export function plan(input: PlanInput, cache: SchemaCache, opts: PlannerOptions)
   const method = input.method.toUpperCase();
   const segments = input.path.split('/').filter((s) => s !== '');
   let decoded: string[];
-  try { decoded = segments.map(decodeURIComponent); } catch { throw errors.invalidPath(); }
+  try {
+    decoded = segments.map(decodeURIComponent);
+  } catch {
+    throw errors.invalidPath();
+  }
   const isRpc = decoded.length === 2 && decoded[0] === 'rpc';
   if (decoded.length > 1 && !isRpc) throw errors.invalidPath();
 
@@ -65,7 +71,14 @@ export function plan(input: PlanInput, cache: SchemaCache, opts: PlannerOptions)
   }
   if (h.accept === 'openapi') throw errors.notAcceptable(input.headers['accept'] ?? '');
   const query = parseQuery(input.search);
-  const ctx: ReadContext = { cache, aggregatesEnabled: opts.aggregatesEnabled, query, used: new Set(), skip: new Set(), aliasCounter: 0 };
+  const ctx: ReadContext = {
+    cache,
+    aggregatesEnabled: opts.aggregatesEnabled,
+    query,
+    used: new Set(),
+    skip: new Set(),
+    aliasCounter: 0,
+  };
 
   if (isRpc) return planCall(ctx, method, decoded[1], schema, input.body, h, common, opts);
 
@@ -80,13 +93,17 @@ export function plan(input: PlanInput, cache: SchemaCache, opts: PlannerOptions)
       if (table.deletable) allow.push('DELETE');
       return { ...common.of(true, []), kind: 'options', allow: allow.join(',') };
     }
-    case 'GET': case 'HEAD': {
+    case 'GET':
+    case 'HEAD': {
       const read = planRead(ctx, { kind: 'table', table }, table.name, table.columns, table, query.select, []);
       checkAllUsed(ctx);
       const { root, offset } = applyPaging(read, h, opts, true);
       return { ...common.of(true, []), kind: 'read', read: root, count: prefer.count, offset };
     }
-    case 'POST': case 'PUT': case 'PATCH': case 'DELETE':
+    case 'POST':
+    case 'PUT':
+    case 'PATCH':
+    case 'DELETE':
       return planWrite(ctx, method, table, input.body, h, common, opts);
     default:
       throw errors.unsupportedMethod(method);
@@ -103,8 +120,14 @@ function withKnownTimezone(h: RequestHeaders, cache: SchemaCache): RequestHeader
   return { ...h, prefer: { ...h.prefer, timezone: null, invalid: [...h.prefer.invalid, `timezone=${tz}`] } };
 }
 
-function applyPaging(read: ReadPlan, h: RequestHeaders, opts: PlannerOptions, useRange: boolean): { root: ReadPlan; offset: number } {
-  let limit = read.limit, offset = read.offset ?? 0;
+function applyPaging(
+  read: ReadPlan,
+  h: RequestHeaders,
+  opts: PlannerOptions,
+  useRange: boolean,
+): { root: ReadPlan; offset: number } {
+  let limit = read.limit,
+    offset = read.offset ?? 0;
   if (useRange && h.range) {
     offset = h.range.offset + (read.offset ?? 0);
     if (h.range.limit !== null) limit = limit === null ? h.range.limit : Math.min(limit, h.range.limit);
@@ -115,7 +138,9 @@ function applyPaging(read: ReadPlan, h: RequestHeaders, opts: PlannerOptions, us
 
 function parseJsonBody(body: string | undefined): unknown {
   if (body === undefined || body.trim() === '') return undefined;
-  try { return JSON.parse(body); } catch (e) {
+  try {
+    return JSON.parse(body);
+  } catch (e) {
     throw errors.invalidBody('Empty or invalid json', (e as Error).message);
   }
 }
@@ -123,8 +148,13 @@ function parseJsonBody(body: string | undefined): unknown {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function planWrite(
-  ctx: ReadContext, method: string, table: Table, rawBody: string | undefined, h: RequestHeaders,
-  common: CommonFields, opts: PlannerOptions,
+  ctx: ReadContext,
+  method: string,
+  table: Table,
+  rawBody: string | undefined,
+  h: RequestHeaders,
+  common: CommonFields,
+  opts: PlannerOptions,
 ): Plan {
   const { query } = ctx;
   const prefer = h.prefer;
@@ -153,13 +183,24 @@ function planWrite(
     if (method === 'PUT') {
       if (rows.length !== 1) throw errors.invalidBody('PUT payload must contain a single row');
       const pkFilters = query.filters.filter((f) => f.path.length === 0);
-      const ok = table.pk.length > 0 && pkFilters.length === table.pk.length && query.logic.length === 0 && pkFilters.every((f) =>
-        !(f.node instanceof Error) && f.node.op === 'eq' && !f.node.negate && f.node.field.jsonPath.length === 0 && table.pk.includes(f.node.field.name));
+      const ok =
+        table.pk.length > 0 &&
+        pkFilters.length === table.pk.length &&
+        query.logic.length === 0 &&
+        pkFilters.every(
+          (f) =>
+            !(f.node instanceof Error) &&
+            f.node.op === 'eq' &&
+            !f.node.negate &&
+            f.node.field.jsonPath.length === 0 &&
+            table.pk.includes(f.node.field.name),
+        );
       if (!ok || query.limits.length) throw errors.invalidPut();
       for (const f of pkFilters) {
         const node = f.node as Exclude<typeof f.node, Error>;
         const v = rows[0][node.field.name];
-        if (v === undefined || String(v) !== (node.value.kind === 'scalar' ? node.value.value : '')) throw errors.putMismatch();
+        if (v === undefined || String(v) !== (node.value.kind === 'scalar' ? node.value.value : ''))
+          throw errors.putMismatch();
         ctx.skip.add(f);
       }
       onConflict = { columns: table.pk, action: 'update' };
@@ -189,7 +230,8 @@ function planWrite(
     if (method === 'PATCH' && !table.updatable) throw errors.notInsertable(table.name, 'update');
     if (method === 'DELETE' && !table.deletable) throw errors.notInsertable(table.name, 'delete');
     const where = planConditions(ctx, table.columns, table.name, [], []);
-    if (where.length === 0 && !opts.allowUnfilteredWrites) throw errors.unfilteredWrite(method === 'PATCH' ? 'UPDATE' : 'DELETE');
+    if (where.length === 0 && !opts.allowUnfilteredWrites)
+      throw errors.unfilteredWrite(method === 'PATCH' ? 'UPDATE' : 'DELETE');
     if (method === 'PATCH') {
       const body = parseJsonBody(rawBody);
       if (!isObject(body)) throw errors.invalidBody('Empty or invalid json');
@@ -201,11 +243,27 @@ function planWrite(
     }
     status = ret === 'representation' ? 200 : 204;
   }
-  if (prefer.maxAffected !== null && prefer.handling === 'strict' && mutation.kind !== 'insert') applied.push(`max-affected=${prefer.maxAffected}`);
-  const returning = planRead(ctx, { kind: 'mutated', table }, table.name, table.columns, table, query.select, [], false);
+  if (prefer.maxAffected !== null && prefer.handling === 'strict' && mutation.kind !== 'insert')
+    applied.push(`max-affected=${prefer.maxAffected}`);
+  const returning = planRead(
+    ctx,
+    { kind: 'mutated', table },
+    table.name,
+    table.columns,
+    table,
+    query.select,
+    [],
+    false,
+  );
   checkAllUsed(ctx);
   return {
-    ...common.of(false, applied), kind: 'mutate', mutation, returning, representation: ret === 'representation', location, status,
+    ...common.of(false, applied),
+    kind: 'mutate',
+    mutation,
+    returning,
+    representation: ret === 'representation',
+    location,
+    status,
   };
 }
 
@@ -215,19 +273,45 @@ function checkColumns(table: Table, cols: readonly string[]): void {
 
 const isJsonType = (t: string) => t === 'json' || t === 'jsonb';
 
-function chooseFunction(fns: readonly DbFunction[], keys: readonly string[] | null, schema: string, name: string, allowSingle: boolean): DbFunction {
-  const matching = keys === null ? [] : fns.filter((f) =>
-    keys.every((k) => f.args.some((a) => a.name === k)) && f.args.every((a) => a.hasDefault || keys.includes(a.name)));
-  const candidates = matching.length ? matching
-    : allowSingle ? fns.filter((f) => f.args.length === 1 && f.args[0].name === '' && isJsonType(f.args[0].type)) : [];
+function chooseFunction(
+  fns: readonly DbFunction[],
+  keys: readonly string[] | null,
+  schema: string,
+  name: string,
+  allowSingle: boolean,
+): DbFunction {
+  const matching =
+    keys === null
+      ? []
+      : fns.filter(
+          (f) =>
+            keys.every((k) => f.args.some((a) => a.name === k)) &&
+            f.args.every((a) => a.hasDefault || keys.includes(a.name)),
+        );
+  const candidates = matching.length
+    ? matching
+    : allowSingle
+      ? fns.filter((f) => f.args.length === 1 && f.args[0].name === '' && isJsonType(f.args[0].type))
+      : [];
   if (candidates.length === 0) throw errors.noFunction(schema, name, [...(keys ?? [])]);
-  if (candidates.length > 1) throw errors.ambiguousFunction(schema, name, candidates.map((f) => f.args.map((a) => `${a.name} => ${a.type}`).join(', ')));
+  if (candidates.length > 1)
+    throw errors.ambiguousFunction(
+      schema,
+      name,
+      candidates.map((f) => f.args.map((a) => `${a.name} => ${a.type}`).join(', ')),
+    );
   return candidates[0];
 }
 
 function planCall(
-  ctx: ReadContext, method: string, name: string, schema: string, rawBody: string | undefined, h: RequestHeaders,
-  common: CommonFields, opts: PlannerOptions,
+  ctx: ReadContext,
+  method: string,
+  name: string,
+  schema: string,
+  rawBody: string | undefined,
+  h: RequestHeaders,
+  common: CommonFields,
+  opts: PlannerOptions,
 ): Plan {
   if (method === 'OPTIONS') return { ...common.of(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD,POST' };
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw errors.rpcMethod(method);
@@ -247,11 +331,19 @@ function planCall(
     const argNames = new Set((fns ?? []).flatMap((f) => f.args.map((a) => a.name)).filter((n) => n !== ''));
     const args: Record<string, string> = {};
     for (const f of ctx.query.filters) {
-      if (f.path.length === 0 && argNames.has(f.key)) { args[f.key] = f.raw; ctx.skip.add(f); }
+      if (f.path.length === 0 && argNames.has(f.key)) {
+        args[f.key] = f.raw;
+        ctx.skip.add(f);
+      }
     }
     if (!fns) throw errors.noFunction(schema, name, Object.keys(args));
     fn = chooseFunction(fns, Object.keys(args), schema, name, false);
-    call = { fn, mode: Object.keys(args).length ? 'record' : 'none', json: JSON.stringify(args), argNames: Object.keys(args) };
+    call = {
+      fn,
+      mode: Object.keys(args).length ? 'record' : 'none',
+      json: JSON.stringify(args),
+      argNames: Object.keys(args),
+    };
   }
   const applied: string[] = [];
   if (fn.returnKind !== 'composite') {

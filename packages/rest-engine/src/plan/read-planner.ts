@@ -38,25 +38,44 @@ function column(columns: ReadonlyMap<string, Column>, label: string, field: Fiel
 }
 
 export function planRead(
-  ctx: ReadContext, source: Source, label: string, columns: ReadonlyMap<string, Column>, relTable: Table | null,
-  select: readonly SelectItem[] | null, names: Names, takeFilters = true,
+  ctx: ReadContext,
+  source: Source,
+  label: string,
+  columns: ReadonlyMap<string, Column>,
+  relTable: Table | null,
+  select: readonly SelectItem[] | null,
+  names: Names,
+  takeFilters = true,
 ): ReadPlan {
   const sqlAlias = `t${ctx.aliasCounter++}`;
   const items: PlannedSelect[] = [];
   const embeds: EmbedPlan[] = [];
   for (const item of select ?? [{ kind: 'star' } as const]) {
     switch (item.kind) {
-      case 'star': items.push({ kind: 'star' }); break;
+      case 'star':
+        items.push({ kind: 'star' });
+        break;
       case 'column': {
         column(columns, label, item.field);
         const last = item.field.jsonPath[item.field.jsonPath.length - 1];
-        items.push({ kind: 'column', field: item.field, cast: resolveCast(ctx.cache, item.cast), alias: item.alias ?? (last ? last.key : item.field.name) });
+        items.push({
+          kind: 'column',
+          field: item.field,
+          cast: resolveCast(ctx.cache, item.cast),
+          alias: item.alias ?? (last ? last.key : item.field.name),
+        });
         break;
       }
       case 'aggregate': {
         if (!ctx.aggregatesEnabled) throw errors.aggregatesDisabled();
         if (item.field) column(columns, label, item.field);
-        items.push({ kind: 'aggregate', fn: item.fn, field: item.field, cast: resolveCast(ctx.cache, item.cast), alias: item.alias ?? item.fn });
+        items.push({
+          kind: 'aggregate',
+          fn: item.fn,
+          field: item.field,
+          cast: resolveCast(ctx.cache, item.cast),
+          alias: item.alias ?? item.fn,
+        });
         break;
       }
       case 'embed': {
@@ -66,9 +85,24 @@ export function planRead(
         const name = item.alias ?? item.name;
         const childNames = [...names, item.alias ? [item.alias, item.name] : [item.name]];
         const sqlAliasEmbed = `e${ctx.aliasCounter++}`;
-        const plan = planRead(ctx, { kind: 'table', table: rel.foreignTable }, rel.foreignTable.name, rel.foreignTable.columns,
-          rel.foreignTable, item.select, childNames);
-        const embed: EmbedPlan = { rel, name, toOne, inner: item.join === 'inner', spread: item.spread, sqlAlias: sqlAliasEmbed, plan };
+        const plan = planRead(
+          ctx,
+          { kind: 'table', table: rel.foreignTable },
+          rel.foreignTable.name,
+          rel.foreignTable.columns,
+          rel.foreignTable,
+          item.select,
+          childNames,
+        );
+        const embed: EmbedPlan = {
+          rel,
+          name,
+          toOne,
+          inner: item.join === 'inner',
+          spread: item.spread,
+          sqlAlias: sqlAliasEmbed,
+          plan,
+        };
         embeds.push(embed);
         items.push({ kind: 'embed', embed });
         break;
@@ -97,7 +131,8 @@ export function planRead(
     }
   }
 
-  let limit: number | null = null, offset: number | null = null;
+  let limit: number | null = null,
+    offset: number | null = null;
   for (const entry of ctx.query.limits) {
     if (!atLevel(entry.path, names)) continue;
     ctx.used.add(entry);
@@ -109,7 +144,11 @@ export function planRead(
 
 /** Filters and logic trees addressed to one level, resolved against its columns (or its embeds for `rel=is.null`). */
 export function planConditions(
-  ctx: ReadContext, columns: ReadonlyMap<string, Column>, label: string, embeds: readonly EmbedPlan[], names: Names,
+  ctx: ReadContext,
+  columns: ReadonlyMap<string, Column>,
+  label: string,
+  embeds: readonly EmbedPlan[],
+  names: Names,
 ): PlannedCondition[] {
   const out: PlannedCondition[] = [];
   for (const entry of ctx.query.filters) {
@@ -118,7 +157,10 @@ export function planConditions(
     if (entry.node instanceof Error) throw entry.node;
     const f = entry.node;
     const col = columns.get(f.field.name);
-    if (col) { out.push({ kind: 'filter', filter: f, column: col }); continue; }
+    if (col) {
+      out.push({ kind: 'filter', filter: f, column: col });
+      continue;
+    }
     const embed = f.field.jsonPath.length === 0 ? embeds.find((e) => e.name === f.field.name) : undefined;
     if (embed) {
       if (f.op !== 'is' || f.value.kind !== 'is' || f.value.value !== 'null') throw errors.embedOperator();
@@ -136,7 +178,13 @@ export function planConditions(
 }
 
 function planCondition(c: Condition, columns: ReadonlyMap<string, Column>, label: string): PlannedCondition {
-  if (c.kind === 'logic') return { kind: 'logic', op: c.op, negate: c.negate, children: c.children.map((x) => planCondition(x, columns, label)) };
+  if (c.kind === 'logic')
+    return {
+      kind: 'logic',
+      op: c.op,
+      negate: c.negate,
+      children: c.children.map((x) => planCondition(x, columns, label)),
+    };
   return { kind: 'filter', filter: c, column: column(columns, label, c.field) };
 }
 

@@ -19,7 +19,13 @@ export interface CallArgs {
 export type PlannedSelect =
   | { readonly kind: 'star' }
   | { readonly kind: 'column'; readonly field: Field; readonly cast: string | null; readonly alias: string }
-  | { readonly kind: 'aggregate'; readonly fn: Aggregate; readonly field: Field | null; readonly cast: string | null; readonly alias: string }
+  | {
+      readonly kind: 'aggregate';
+      readonly fn: Aggregate;
+      readonly field: Field | null;
+      readonly cast: string | null;
+      readonly alias: string;
+    }
   | { readonly kind: 'embed'; readonly embed: EmbedPlan };
 
 export interface EmbedPlan {
@@ -34,7 +40,12 @@ export interface EmbedPlan {
 
 export type PlannedCondition =
   | { readonly kind: 'filter'; readonly filter: Filter; readonly column: Column }
-  | { readonly kind: 'logic'; readonly op: 'and' | 'or'; readonly negate: boolean; readonly children: readonly PlannedCondition[] }
+  | {
+      readonly kind: 'logic';
+      readonly op: 'and' | 'or';
+      readonly negate: boolean;
+      readonly children: readonly PlannedCondition[];
+    }
   | { readonly kind: 'embed-null'; readonly embed: EmbedPlan; readonly isNull: boolean };
 
 export interface PlannedOrder {
@@ -60,12 +71,21 @@ export interface ReadPlan {
 
 export type Mutation =
   | {
-      readonly kind: 'insert'; readonly table: Table; readonly columns: readonly string[]; readonly body: string;
+      readonly kind: 'insert';
+      readonly table: Table;
+      readonly columns: readonly string[];
+      readonly body: string;
       readonly defaults: ReadonlyMap<string, string>; // missing=default: column -> default expression from the catalog
       readonly onConflict: { readonly columns: readonly string[]; readonly action: 'update' | 'nothing' } | null;
       readonly empty: 'none' | 'default-values' | null;
     }
-  | { readonly kind: 'update'; readonly table: Table; readonly columns: readonly string[]; readonly body: string; readonly where: readonly PlannedCondition[] }
+  | {
+      readonly kind: 'update';
+      readonly table: Table;
+      readonly columns: readonly string[];
+      readonly body: string;
+      readonly where: readonly PlannedCondition[];
+    }
   | { readonly kind: 'delete'; readonly table: Table; readonly where: readonly PlannedCondition[] };
 
 export interface PlanCommon {
@@ -78,14 +98,27 @@ export interface PlanCommon {
 }
 
 export type Plan =
-  | (PlanCommon & { readonly kind: 'read'; readonly read: ReadPlan; readonly count: Preferences['count']; readonly offset: number })
   | (PlanCommon & {
-      readonly kind: 'mutate'; readonly mutation: Mutation; readonly returning: ReadPlan; readonly representation: boolean;
-      readonly location: readonly string[] | null; readonly status: number;
+      readonly kind: 'read';
+      readonly read: ReadPlan;
+      readonly count: Preferences['count'];
+      readonly offset: number;
     })
   | (PlanCommon & {
-      readonly kind: 'call'; readonly read: ReadPlan | null; readonly scalar: CallArgs | null; readonly fn: DbFunction;
-      readonly count: Preferences['count']; readonly offset: number;
+      readonly kind: 'mutate';
+      readonly mutation: Mutation;
+      readonly returning: ReadPlan;
+      readonly representation: boolean;
+      readonly location: readonly string[] | null;
+      readonly status: number;
+    })
+  | (PlanCommon & {
+      readonly kind: 'call';
+      readonly read: ReadPlan | null;
+      readonly scalar: CallArgs | null;
+      readonly fn: DbFunction;
+      readonly count: Preferences['count'];
+      readonly offset: number;
     })
   | (PlanCommon & { readonly kind: 'openapi' })
   | (PlanCommon & { readonly kind: 'options'; readonly allow: string });

@@ -2,10 +2,23 @@
 // many-to-many through junction tables, and the same relationships seen through views over the tables.
 import { tableKey, type Relationship, type Table } from './types.js';
 
-export interface RawFk { name: string; from: Table; to: Table; cols: string[]; fcols: string[] }
-export interface ViewColumnSource { view: Table; source: Table; column: string }
+export interface RawFk {
+  name: string;
+  from: Table;
+  to: Table;
+  cols: string[];
+  fcols: string[];
+}
+export interface ViewColumnSource {
+  view: Table;
+  source: Table;
+  column: string;
+}
 
-interface Alias { rel: Table; cols: Set<string> | null } // null: every column (the relation itself)
+interface Alias {
+  rel: Table;
+  cols: Set<string> | null;
+} // null: every column (the relation itself)
 
 function aliasesOf(t: Table, byView: Map<Table, Map<Table, Set<string>>>): Alias[] {
   const out: Alias[] = [{ rel: t, cols: null }];
@@ -24,7 +37,11 @@ const covers = (a: Alias, cols: readonly string[]) => a.cols === null || cols.ev
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 const isUnique = (t: Table, cols: readonly string[]) => t.uniques.some((u) => sameSet(u, cols));
 
-export function buildRelationships(tables: Table[], fks: RawFk[], sources: ViewColumnSource[]): Map<string, Relationship[]> {
+export function buildRelationships(
+  tables: Table[],
+  fks: RawFk[],
+  sources: ViewColumnSource[],
+): Map<string, Relationship[]> {
   const byView = new Map<Table, Map<Table, Set<string>>>();
   for (const s of sources) {
     let m = byView.get(s.view);
@@ -49,8 +66,22 @@ export function buildRelationships(tables: Table[], fks: RawFk[], sources: ViewC
       if (!covers(a, fk.cols)) continue;
       for (const b of aliases(fk.to)) {
         if (!covers(b, fk.fcols)) continue;
-        add({ cardinality: unique ? 'o2o' : 'm2o', table: a.rel, foreignTable: b.rel, constraint: fk.name, columns: fk.cols, foreignColumns: fk.fcols });
-        add({ cardinality: unique ? 'o2o' : 'o2m', table: b.rel, foreignTable: a.rel, constraint: fk.name, columns: fk.fcols, foreignColumns: fk.cols });
+        add({
+          cardinality: unique ? 'o2o' : 'm2o',
+          table: a.rel,
+          foreignTable: b.rel,
+          constraint: fk.name,
+          columns: fk.cols,
+          foreignColumns: fk.fcols,
+        });
+        add({
+          cardinality: unique ? 'o2o' : 'o2m',
+          table: b.rel,
+          foreignTable: a.rel,
+          constraint: fk.name,
+          columns: fk.fcols,
+          foreignColumns: fk.cols,
+        });
       }
     }
   }
@@ -70,9 +101,19 @@ export function buildRelationships(tables: Table[], fks: RawFk[], sources: ViewC
           for (const b of aliases(fk2.to)) {
             if (!covers(b, fk2.fcols)) continue;
             add({
-              cardinality: 'm2m', table: a.rel, foreignTable: b.rel, constraint: fk2.name,
-              columns: fk1.fcols, foreignColumns: fk2.fcols,
-              junction: { table: junction, constraint1: fk1.name, cols1: fk1.cols, constraint2: fk2.name, cols2: fk2.cols },
+              cardinality: 'm2m',
+              table: a.rel,
+              foreignTable: b.rel,
+              constraint: fk2.name,
+              columns: fk1.fcols,
+              foreignColumns: fk2.fcols,
+              junction: {
+                table: junction,
+                constraint1: fk1.name,
+                cols1: fk1.cols,
+                constraint2: fk2.name,
+                cols2: fk2.cols,
+              },
             });
           }
         }

@@ -62,24 +62,40 @@ where (n.nspname = 'pg_catalog' or n.nspname = any($1)) and t.typtype in ('b', '
   or n.nspname <> 'pg_catalog')`;
 
 const SQL_TYPE_ALIASES: Record<string, string> = {
-  integer: 'int4', int: 'int4', bigint: 'int8', smallint: 'int2', boolean: 'bool', real: 'float4',
-  'double precision': 'float8', float: 'float8', decimal: 'numeric', varchar: 'varchar', 'character varying': 'varchar',
-  character: 'bpchar', char: 'bpchar', timestamptz: 'timestamptz', 'timestamp with time zone': 'timestamptz',
-  'timestamp without time zone': 'timestamp', 'time with time zone': 'timetz', 'time without time zone': 'time',
+  integer: 'int4',
+  int: 'int4',
+  bigint: 'int8',
+  smallint: 'int2',
+  boolean: 'bool',
+  real: 'float4',
+  'double precision': 'float8',
+  float: 'float8',
+  decimal: 'numeric',
+  varchar: 'varchar',
+  'character varying': 'varchar',
+  character: 'bpchar',
+  char: 'bpchar',
+  timestamptz: 'timestamptz',
+  'timestamp with time zone': 'timestamptz',
+  'timestamp without time zone': 'timestamp',
+  'time with time zone': 'timetz',
+  'time without time zone': 'time',
 };
 
 type Row = Record<string, any>;
 
 export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly string[]): Promise<SchemaCache> {
-  const [rels, fks, viewDeps, fns, types, zones] = await sql.begin('read only', (tx) => [
-    tx.unsafe(`select set_config('search_path', '', true)`),
-    tx.unsafe(RELATIONS, [schemas as string[]]),
-    tx.unsafe(FKS),
-    tx.unsafe(VIEW_DEPS, [schemas as string[]]),
-    tx.unsafe(FUNCTIONS, [schemas as string[]]),
-    tx.unsafe(TYPES, [schemas as string[]]),
-    tx.unsafe('select name from pg_catalog.pg_timezone_names'),
-  ]).then((r) => r.slice(1) as unknown as Row[][]);
+  const [rels, fks, viewDeps, fns, types, zones] = await sql
+    .begin('read only', (tx) => [
+      tx.unsafe(`select set_config('search_path', '', true)`),
+      tx.unsafe(RELATIONS, [schemas as string[]]),
+      tx.unsafe(FKS),
+      tx.unsafe(VIEW_DEPS, [schemas as string[]]),
+      tx.unsafe(FUNCTIONS, [schemas as string[]]),
+      tx.unsafe(TYPES, [schemas as string[]]),
+      tx.unsafe('select name from pg_catalog.pg_timezone_names'),
+    ])
+    .then((r) => r.slice(1) as unknown as Row[][]);
 
   const byOid = new Map<number, Table>();
   const tables = new Map<string, Table>();
@@ -87,15 +103,26 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
     const columns = new Map<string, Column>();
     for (const c of r.columns as Row[]) {
       columns.set(c.name, {
-        name: c.name, type: c.type, typeOid: c.oid, typeCategory: c.cat, baseType: c.typname, nullable: c.nullable,
-        defaultExpr: c.default, generated: c.generated, enumValues: c.enum,
+        name: c.name,
+        type: c.type,
+        typeOid: c.oid,
+        typeCategory: c.cat,
+        baseType: c.typname,
+        nullable: c.nullable,
+        defaultExpr: c.default,
+        generated: c.generated,
+        enumValues: c.enum,
       });
     }
     const keys = r.keys as { type: string; cols: string[] }[];
     const kind = r.relkind === 'v' ? 'view' : r.relkind === 'm' ? 'matview' : r.relkind === 'f' ? 'foreign' : 'table';
     const upd = Number(r.upd);
     const t: Table = {
-      schema: r.schema, name: r.name, kind, columns, comment: r.comment,
+      schema: r.schema,
+      name: r.name,
+      kind,
+      columns,
+      comment: r.comment,
       pk: keys.find((k) => k.type === 'p')?.cols ?? [],
       uniques: keys.map((k) => k.cols),
       insertable: kind === 'table' || (upd & 8) !== 0,
@@ -108,12 +135,14 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
 
   const rawFks: RawFk[] = [];
   for (const f of fks) {
-    const from = byOid.get(f.from_oid), to = byOid.get(f.to_oid);
+    const from = byOid.get(f.from_oid),
+      to = byOid.get(f.to_oid);
     if (from && to) rawFks.push({ name: f.name, from, to, cols: f.cols, fcols: f.fcols });
   }
   const sources: ViewColumnSource[] = [];
   for (const d of viewDeps) {
-    const view = byOid.get(d.view_oid), source = byOid.get(d.source_oid);
+    const view = byOid.get(d.view_oid),
+      source = byOid.get(d.source_oid);
     if (view && source) sources.push({ view, source, column: d.col });
   }
 
@@ -124,22 +153,45 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
     const inArgs = all.filter((a) => a.mode === 'i' || a.mode === 'b' || a.mode === 'v');
     const outArgs = all.filter((a) => a.mode === 'o' || a.mode === 'b' || a.mode === 't');
     const firstDefault = inArgs.length - Number(f.ndefaults);
-    const returnTable = f.retrel ? byOid.get(f.retrel) ?? null : null;
+    const returnTable = f.retrel ? (byOid.get(f.retrel) ?? null) : null;
     let returnKind: DbFunction['returnKind'] = 'scalar';
     let outColumns: ReadonlyMap<string, Column> = new Map();
     if (f.rettype === 'void') returnKind = 'void';
-    else if (returnTable) { returnKind = 'composite'; outColumns = returnTable.columns; }
-    else if (f.rettyptype === 'c' || (f.rettype === 'record' && outArgs.length > 0)) {
+    else if (returnTable) {
       returnKind = 'composite';
-      outColumns = new Map(outArgs.map((a) => {
-        const t = argTypes.get(a.oid);
-        return [a.name, { name: a.name, type: a.type, typeOid: a.oid, typeCategory: t?.cat ?? 'U', baseType: t?.typname ?? a.type,
-          nullable: true, defaultExpr: null, generated: false, enumValues: null } satisfies Column];
-      }));
+      outColumns = returnTable.columns;
+    } else if (f.rettyptype === 'c' || (f.rettype === 'record' && outArgs.length > 0)) {
+      returnKind = 'composite';
+      outColumns = new Map(
+        outArgs.map((a) => {
+          const t = argTypes.get(a.oid);
+          return [
+            a.name,
+            {
+              name: a.name,
+              type: a.type,
+              typeOid: a.oid,
+              typeCategory: t?.cat ?? 'U',
+              baseType: t?.typname ?? a.type,
+              nullable: true,
+              defaultExpr: null,
+              generated: false,
+              enumValues: null,
+            } satisfies Column,
+          ];
+        }),
+      );
     }
     const fn: DbFunction = {
-      schema: f.schema, name: f.name, comment: f.comment, returnType: f.rettype, returnsSet: f.retset, returnKind, returnTable,
-      outColumns, volatility: f.vol === 'i' ? 'immutable' : f.vol === 's' ? 'stable' : 'volatile',
+      schema: f.schema,
+      name: f.name,
+      comment: f.comment,
+      returnType: f.rettype,
+      returnsSet: f.retset,
+      returnKind,
+      returnTable,
+      outColumns,
+      volatility: f.vol === 'i' ? 'immutable' : f.vol === 's' ? 'stable' : 'volatile',
       args: inArgs.map((a, i) => ({ name: a.name, type: a.type, hasDefault: i >= firstDefault })),
     };
     const key = tableKey(fn.schema, fn.name);
@@ -158,7 +210,12 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
   }
 
   return {
-    schemas, tables, functions, types: typeMap, timezones: new Set(zones.map((z) => z.name as string)), loadedAt: Date.now(),
+    schemas,
+    tables,
+    functions,
+    types: typeMap,
+    timezones: new Set(zones.map((z) => z.name as string)),
+    loadedAt: Date.now(),
     relationships: buildRelationships([...tables.values()], rawFks, sources),
   };
 }

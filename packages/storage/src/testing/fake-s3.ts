@@ -14,7 +14,13 @@ export interface FakeS3 {
 
 export async function startFakeS3(bucket = 'auction-ops-test'): Promise<FakeS3> {
   const directory = mkdtempSync(join(tmpdir(), 'fake-s3-'));
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
   const address = (await server.run()) as unknown as { port: number };
   return {
     endpoint: `http://127.0.0.1:${address.port}`,

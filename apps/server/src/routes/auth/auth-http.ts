@@ -28,9 +28,11 @@ export async function jsonBody(c: AuthContext): Promise<Record<string, unknown>>
 export function callerClaims(c: AuthContext): Claims {
   const failure = c.get('authError');
   if (failure) {
-    throw authErrors.invalidToken(failure.reason === 'expired'
-      ? 'invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired'
-      : 'invalid JWT: unable to parse or verify signature');
+    throw authErrors.invalidToken(
+      failure.reason === 'expired'
+        ? 'invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired'
+        : 'invalid JWT: unable to parse or verify signature',
+    );
   }
   const claims = c.get('claims');
   if (!claims || claims.role === 'anon' || claims.role === 'service_role' || typeof claims.sub !== 'string') {
@@ -52,16 +54,30 @@ export interface AuthLimits {
 }
 
 /** Counts one request in a bucket, sets the rate-limit headers, and throws 429 when over the limit. */
-export async function enforceLimit(c: AuthContext, limiter: RateLimiter, bucket: keyof AuthLimits,
-  subject: string, rule: RateLimitRule): Promise<void> {
+export async function enforceLimit(
+  c: AuthContext,
+  limiter: RateLimiter,
+  bucket: keyof AuthLimits,
+  subject: string,
+  rule: RateLimitRule,
+): Promise<void> {
   const result = await limiter.check(bucket, subject, rule);
   c.header('X-RateLimit-Limit', String(result.limit));
   c.header('X-RateLimit-Remaining', String(result.remaining));
   c.header('X-RateLimit-Reset', String(result.reset));
   if (!result.allowed) {
     c.header('Retry-After', String(Math.max(1, result.reset - Math.floor(Date.now() / 1000))));
-    throw authErrors.rateLimited(bucket === 'signIn' ? 'sign-in' : bucket === 'signUp' ? 'sign-up'
-      : bucket === 'recover' ? 'password reset' : bucket === 'refresh' ? 'token refresh' : 'auth');
+    throw authErrors.rateLimited(
+      bucket === 'signIn'
+        ? 'sign-in'
+        : bucket === 'signUp'
+          ? 'sign-up'
+          : bucket === 'recover'
+            ? 'password reset'
+            : bucket === 'refresh'
+              ? 'token refresh'
+              : 'auth',
+    );
   }
 }
 

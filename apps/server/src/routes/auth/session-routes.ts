@@ -12,7 +12,9 @@ export function sessionRoutes({ service, limiter, limits }: AuthDeps): Hono<AppE
     await enforceLimit(c, limiter, 'signUp', c.get('clientIp'), limits.signUp);
     const body = await jsonBody(c);
     const { user, session } = await service.signUp(
-      { email: body.email, password: body.password, data: body.data, redirectTo: queryString(c, 'redirect_to') }, requestMeta(c));
+      { email: body.email, password: body.password, data: body.data, redirectTo: queryString(c, 'redirect_to') },
+      requestMeta(c),
+    );
     // The seed's clients read the user at the top level; auth-js reads a session when one is present.
     return c.json(session ? { ...session, ...user, user } : user);
   });
@@ -52,7 +54,10 @@ export function sessionRoutes({ service, limiter, limits }: AuthDeps): Hono<AppE
     const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
     if (!email) throw authErrors.validation('Password recovery requires an email');
     await enforceLimit(c, limiter, 'recover', email, limits.recover);
-    await service.recover(email, queryString(c, 'redirect_to') ?? (typeof body.redirect_to === 'string' ? body.redirect_to : undefined));
+    await service.recover(
+      email,
+      queryString(c, 'redirect_to') ?? (typeof body.redirect_to === 'string' ? body.redirect_to : undefined),
+    );
     return c.json({});
   });
 

@@ -14,8 +14,13 @@ export function userRoutes({ service, limiter, limits }: AuthDeps): Hono<AppEnv>
   app.put('/', async (c) => {
     const claims = callerClaims(c);
     const body = await jsonBody(c);
-    return c.json(await service.updateUser(claims, { email: body.email, password: body.password, data: body.data },
-      queryString(c, 'redirect_to')));
+    return c.json(
+      await service.updateUser(
+        claims,
+        { email: body.email, password: body.password, data: body.data },
+        queryString(c, 'redirect_to'),
+      ),
+    );
   });
   return app;
 }

@@ -17,12 +17,20 @@ export function verifyRoutes({ service, limiter, limits }: AuthDeps): Hono<AppEn
     try {
       const session = await service.verify(c.req.query('type') ?? '', c.req.query('token'), requestMeta(c));
       fragment = new URLSearchParams({
-        access_token: session.access_token, expires_at: String(session.expires_at), expires_in: String(session.expires_in),
-        refresh_token: session.refresh_token, token_type: 'bearer', type: session.type,
+        access_token: session.access_token,
+        expires_at: String(session.expires_at),
+        expires_in: String(session.expires_in),
+        refresh_token: session.refresh_token,
+        token_type: 'bearer',
+        type: session.type,
       });
     } catch (error) {
       if (!(error instanceof AuthError)) throw error;
-      fragment = new URLSearchParams({ error: 'access_denied', error_code: error.code, error_description: error.message });
+      fragment = new URLSearchParams({
+        error: 'access_denied',
+        error_code: error.code,
+        error_description: error.message,
+      });
     }
     c.header('Cache-Control', 'no-store');
     return c.redirect(`${target.href}#${fragment}`, 303);
@@ -32,8 +40,12 @@ export function verifyRoutes({ service, limiter, limits }: AuthDeps): Hono<AppEn
     await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
     const body = await jsonBody(c);
     const token = body.token_hash ?? body.token;
-    const session = await service.verify(typeof body.type === 'string' ? body.type : '', token, requestMeta(c),
-      body.token_hash ? undefined : body.email);
+    const session = await service.verify(
+      typeof body.type === 'string' ? body.type : '',
+      token,
+      requestMeta(c),
+      body.token_hash ? undefined : body.email,
+    );
     const { type: _type, ...response } = session;
     return c.json(response);
   });

@@ -54,18 +54,21 @@ export async function objectResponse(c: Context<AppEnv>, service: StorageService
  */
 function pullStream(source: Readable): ReadableStream<Uint8Array> {
   const chunks = source[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await chunks.next();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value as Uint8Array);
-      } catch (error) {
-        controller.error(error);
-      }
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const next = await chunks.next();
+          if (next.done) controller.close();
+          else controller.enqueue(next.value as Uint8Array);
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+      cancel() {
+        source.destroy();
+      },
     },
-    cancel() {
-      source.destroy();
-    },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
 }

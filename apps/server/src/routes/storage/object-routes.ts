@@ -1,7 +1,14 @@
 // /object: upload, update, download (caller, public, signed), info, remove, list, move, copy, signed URLs.
 // Thin: each handler validates the request and makes one call into the storage service.
 import { Hono, type Context } from 'hono';
-import { checkBucketId, infoBody, readUploadBody, storageErrors, type StorageService, type UploadMode } from '@auction-ops/storage';
+import {
+  checkBucketId,
+  infoBody,
+  readUploadBody,
+  storageErrors,
+  type StorageService,
+  type UploadMode,
+} from '@auction-ops/storage';
 import type { AppEnv } from '../../context.js';
 import { objectResponse } from './download-response.js';
 import { callerOf, jsonBody, objectRefAfter, rawPath, requestBody, stringField } from './storage-request.js';
@@ -20,13 +27,22 @@ export function objectRoutes(service: StorageService): Hono<AppEnv> {
     app.post(`/${verb}`, async (c) => {
       const body = await jsonBody(c);
       const fromBucket = checkBucketId(stringField(body, 'bucketId'));
-      const toBucket = body.destinationBucket === undefined || body.destinationBucket === null
-        ? fromBucket : checkBucketId(stringField(body, 'destinationBucket'));
-      const transfer = { fromBucket, from: stringField(body, 'sourceKey'), toBucket, to: stringField(body, 'destinationKey') };
+      const toBucket =
+        body.destinationBucket === undefined || body.destinationBucket === null
+          ? fromBucket
+          : checkBucketId(stringField(body, 'destinationBucket'));
+      const transfer = {
+        fromBucket,
+        from: stringField(body, 'sourceKey'),
+        toBucket,
+        to: stringField(body, 'destinationKey'),
+      };
       const caller = callerOf(c);
-      return c.json(verb === 'move'
-        ? await writes.move(caller, transfer)
-        : await writes.copy(caller, transfer, c.req.header('x-upsert') === 'true'));
+      return c.json(
+        verb === 'move'
+          ? await writes.move(caller, transfer)
+          : await writes.copy(caller, transfer, c.req.header('x-upsert') === 'true'),
+      );
     });
   }
 
@@ -58,7 +74,11 @@ export function objectRoutes(service: StorageService): Hono<AppEnv> {
   app.get('/info/*', async (c) => {
     const path = rawPath(c);
     const isPublic = path.includes('/object/info/public/');
-    const marker = isPublic ? '/object/info/public/' : path.includes('/object/info/authenticated/') ? '/object/info/authenticated/' : '/object/info/';
+    const marker = isPublic
+      ? '/object/info/public/'
+      : path.includes('/object/info/authenticated/')
+        ? '/object/info/authenticated/'
+        : '/object/info/';
     const ref = objectRefAfter(c, marker);
     const row = await reads.findObject(isPublic ? { kind: 'public' } : { kind: 'caller', caller: callerOf(c) }, ref);
     return c.json(infoBody(row));
@@ -87,8 +107,14 @@ export function objectRoutes(service: StorageService): Hono<AppEnv> {
     const body = await readUploadBody((name) => c.req.header(name), requestBody(c));
     return c.json(await writes.upload(caller, ref, body, mode(c)));
   };
-  app.post('/*', upload((c) => (c.req.header('x-upsert') === 'true' ? 'upsert' : 'create')));
-  app.put('/*', upload(() => 'update'));
+  app.post(
+    '/*',
+    upload((c) => (c.req.header('x-upsert') === 'true' ? 'upsert' : 'create')),
+  );
+  app.put(
+    '/*',
+    upload(() => 'update'),
+  );
 
   app.on(['GET', 'HEAD'], '/*', async (c) => {
     const ref = objectRefAfter(c, '/object/');

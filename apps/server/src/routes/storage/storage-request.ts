@@ -3,7 +3,14 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
-import { callerFromClaims, parseObjectTail, StorageError, storageErrors, type Caller, type ObjectRef } from '@auction-ops/storage';
+import {
+  callerFromClaims,
+  parseObjectTail,
+  StorageError,
+  storageErrors,
+  type Caller,
+  type ObjectRef,
+} from '@auction-ops/storage';
 import type { AppEnv } from '../../context.js';
 
 /** The caller of this request; a refused Authorization token is a 401 here (public routes never ask). */
@@ -66,7 +73,8 @@ export async function jsonBody(c: Context<AppEnv>): Promise<Record<string, unkno
   } catch {
     throw storageErrors.invalidRequest('The body must be JSON');
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw storageErrors.invalidRequest('The body must be a JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw storageErrors.invalidRequest('The body must be a JSON object');
   return body as Record<string, unknown>;
 }
 

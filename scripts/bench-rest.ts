@@ -150,7 +150,6 @@ export async function main(): Promise<void> {
   const { Hono } = await load<any>('hono');
   const { serve } = await load<any>('@hono/node-server');
   const jose = await load<any>('jose');
-  const postgres = (await load<any>('postgres')).default;
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-rest-'));
   const cluster = await startEmbeddedPostgres({ dir, settings: { max_connections: 200 } });

@@ -113,7 +113,7 @@ const schema = v.object({
   ),
   WEBHOOK_RETRY_AFTER_MAX_SECONDS: v.optional(positiveInt, '3600'),
   WEBHOOK_ALLOWED_CIDRS: v.optional(
-    v.pipe(v.string(), v.regex(/^[0-9a-fA-F:.\/,\s]*$/, 'must be a comma-separated list of CIDRs')),
+    v.pipe(v.string(), v.regex(/^[0-9a-fA-F:./,\s]*$/, 'must be a comma-separated list of CIDRs')),
     '',
   ),
   WEBHOOK_ALLOW_HTTP: v.optional(bool, 'false'),

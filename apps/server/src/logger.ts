@@ -11,7 +11,7 @@ export interface Logger {
 
 export function createLogger(
   level: Level | 'silent' = 'info',
-  write: (line: string) => void = (l) => process.stdout.write(l + '\n'),
+  write: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
 ): Logger {
   const min = order[level];
   const emit = (lvl: Level) => (msg: string, fields?: Record<string, unknown>) => {

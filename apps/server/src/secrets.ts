@@ -15,6 +15,6 @@ export function loadSecrets(dataDir: string, jwtSecretFromEnv?: string): Secrets
   const stored: Partial<Secrets> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
   if (stored.jwtSecret) return { jwtSecret: stored.jwtSecret };
   const secrets = { jwtSecret: randomBytes(32).toString('base64url') };
-  writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   return secrets;
 }

@@ -382,16 +382,14 @@ describe('rock reports', () => {
       .select()
       .single();
     await sb('admin').from('problem_actions').update({ status: 'complete' }).eq('id', act.data!.id);
-    await sb('member')
-      .from('problem_actions')
-      .insert({
-        problem_id: id,
-        issue: 'signs',
-        countermeasure: 'post signs',
-        responsible_person: 'Mia',
-        completion_date: '2030-02-15',
-        status: 'pending',
-      });
+    await sb('member').from('problem_actions').insert({
+      problem_id: id,
+      issue: 'signs',
+      countermeasure: 'post signs',
+      responsible_person: 'Mia',
+      completion_date: '2030-02-15',
+      status: 'pending',
+    });
     const moved = await sb('admin')
       .from('problem_reports')
       .update({ status: 'in_progress' })
@@ -481,15 +479,13 @@ describe('chat', () => {
       .select()
       .single();
     expect(top.data!.mentions).toEqual([users.member!.id]);
-    await sb('owner')
-      .from('messages')
-      .insert({
-        auction_id: auctionId,
-        channel_id: ch.data!.id,
-        content: 'ok',
-        message_type: 'text',
-        parent_message_id: top.data!.id,
-      });
+    await sb('owner').from('messages').insert({
+      auction_id: auctionId,
+      channel_id: ch.data!.id,
+      content: 'ok',
+      message_type: 'text',
+      parent_message_id: top.data!.id,
+    });
     const edit = await sb('admin')
       .from('messages')
       .update({ content: 'Trucks at 11', is_edited: true })

@@ -22,7 +22,8 @@ export function hashPassword(password: string): Promise<string> {
 export async function verifyPassword(password: string, stored: string | null | undefined): Promise<VerifyResult> {
   if (!stored) {
     // Same work as a real check so a missing user cannot be told apart by timing.
-    await argonVerify(await (dummy ??= hashPassword('not-a-real-password')), password).catch(() => false);
+    dummy ??= hashPassword('not-a-real-password');
+    await argonVerify(await dummy, password).catch(() => false);
     return { ok: false, needsRehash: false };
   }
   if (/^\$2[aby]\$/.test(stored)) {

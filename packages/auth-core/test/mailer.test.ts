@@ -19,8 +19,7 @@ function fakeSmtp(received: Received[]): Server {
     socket.write('220 fake ESMTP\r\n');
     socket.on('data', (chunk) => {
       buffer += chunk.toString('utf8');
-      let end: number;
-      while ((end = buffer.indexOf('\r\n')) >= 0) {
+      for (let end = buffer.indexOf('\r\n'); end >= 0; end = buffer.indexOf('\r\n')) {
         const line = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         if (inData) {

@@ -114,7 +114,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const passwordFile = join(dir, 'superuser-password');
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     const password = randomBytes(24).toString('base64url');
-    writeFileSync(passwordFile, password + '\n', { mode: 0o600 });
+    writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
     if (owner) chownSync(passwordFile, owner.uid, owner.gid);
     options.log?.(`initialising a new PostgreSQL cluster in ${dataDir}`);
     execFileSync(

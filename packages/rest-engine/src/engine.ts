@@ -133,7 +133,10 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   const claimsJson = (claims: Record<string, unknown> | undefined, role: string): string => {
     if (!claims) return JSON.stringify({ role });
     let text = claimsText.get(claims);
-    if (text === undefined) claimsText.set(claims, (text = JSON.stringify(claims)));
+    if (text === undefined) {
+      text = JSON.stringify(claims);
+      claimsText.set(claims, text);
+    }
     return text;
   };
 

@@ -41,7 +41,7 @@ export const errors = {
     new RestError(
       406,
       'PGRST106',
-      'Invalid schema: ' + schema,
+      `Invalid schema: ${schema}`,
       null,
       `Only the following schemas are exposed: ${exposed.join(', ')}`,
     ),

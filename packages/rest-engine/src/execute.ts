@@ -33,7 +33,7 @@ export function installRawText(sql: postgres.Sql): void {
       if (k === RAW) return true;
       const f = t[k];
       if (typeof k !== 'string') return f;
-      return (x: unknown) => (x instanceof RawText ? x.value : f ? f(x) : '' + x);
+      return (x: unknown) => (x instanceof RawText ? x.value : f ? f(x) : `${x}`);
     },
   });
 }

@@ -62,7 +62,7 @@ export function buildOpenApi(cache: SchemaCache, schema: string): Record<string,
       const props = Object.fromEntries(f.args.filter((a) => a.name).map((a) => [a.name, { 'x-pg-type': a.type }]));
       const required = f.args.filter((a) => a.name && !a.hasDefault).map((a) => a.name);
       const op = {
-        tags: ['(rpc) ' + f.name],
+        tags: [`(rpc) ${f.name}`],
         description: f.comment ?? undefined,
         requestBody: { content: { 'application/json': { schema: { type: 'object', properties: props, required } } } },
         responses: { 200: { description: 'OK' }, 204: { description: 'No Content' } },

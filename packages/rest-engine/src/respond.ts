@@ -74,11 +74,9 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
     headers['content-range'] = m.kind === 'insert' ? '*/*' : contentRange(0, r.pageTotal, null);
     if (plan.location && r.location) {
       const pk = JSON.parse(r.location) as Record<string, unknown>;
-      headers['location'] =
-        `/${encodeURIComponent(m.table.name)}?` +
-        Object.entries(pk)
-          .map(([k, v]) => `${encodeURIComponent(k)}=eq.${encodeURIComponent(String(v))}`)
-          .join('&');
+      headers.location = `/${encodeURIComponent(m.table.name)}?${Object.entries(pk)
+        .map(([k, v]) => `${encodeURIComponent(k)}=eq.${encodeURIComponent(String(v))}`)
+        .join('&')}`;
     }
     if (!plan.representation) {
       delete headers['content-type'];

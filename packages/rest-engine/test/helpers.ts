@@ -45,7 +45,7 @@ export async function setup(opts: Partial<RestEngineOptions> = {}, poolSize = 4)
         claims: init.claims,
       };
       const res = await engine.handle(r);
-      let json: any = undefined;
+      let json: any;
       try {
         json = res.body ? JSON.parse(res.body) : null;
       } catch {

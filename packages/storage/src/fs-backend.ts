@@ -37,7 +37,7 @@ export function createFsBackend(root: string): StorageBackend {
       await place(file, key);
     },
     async get(key, range) {
-      let handle;
+      let handle: Awaited<ReturnType<typeof open>>;
       try {
         handle = await open(pathOf(key), 'r');
       } catch (error) {

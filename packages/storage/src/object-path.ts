@@ -5,6 +5,7 @@ import { errors } from './storage-errors.js';
 export const MAX_NAME_BYTES = 1024;
 const BUCKET_ID = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 // Control characters (NUL included) have no place in a key and confuse logs and file systems.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 export interface ObjectRef {

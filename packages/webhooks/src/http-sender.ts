@@ -140,9 +140,7 @@ export function createHttpSender(options: HttpSenderOptions): HttpSender {
         let seen = 0;
         const done = () => {
           // Postgres text holds no NUL; a multi-byte character cut at the limit decodes to U+FFFD and is dropped.
-          let body = Buffer.concat(chunks)
-            .toString('utf8')
-            .replace(/\u0000/g, '');
+          let body = Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '');
           while (Buffer.byteLength(body) > RESPONSE_BODY_LIMIT) body = body.slice(0, -1);
           const retryAfter = response.headers['retry-after'];
           const base = { status, body, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };

@@ -21,11 +21,11 @@ export function standardKey(secret: string): Buffer {
 }
 
 export function seedSignature(secret: string, body: string): string {
-  return 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
 export function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
-  return 'v1,' + createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return `v1,${createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
 /** Signs with every secret given (current first); several signatures are separated as each scheme expects. */

@@ -85,7 +85,7 @@ afterAll(async () => {
 describe('requests', () => {
   it('sends the seed body and headers, signed in both schemes verifiable from the raw body', async () => {
     const r = await receiver();
-    const secret = 'whsec_' + Buffer.from('a-very-secret-key-of-32-bytes!!!').toString('base64');
+    const secret = `whsec_${Buffer.from('a-very-secret-key-of-32-bytes!!!').toString('base64')}`;
     await createEndpoint(db.sql, a.id, r.url, { secret, events: ['message.created'] });
     await dispatcher().start();
     const eventId = await emit(db.sql, a.id, 'message.created', { id: 'm1', content: 'héllo' });
@@ -109,7 +109,7 @@ describe('requests', () => {
     expect(headers['x-webhook-timestamp']).toMatch(/^\d{10}$/);
     expect(Math.abs(Number(headers['x-webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
     // Seed scheme: hex HMAC of the raw body with the secret, compared in constant time.
-    const expected = Buffer.from('sha256=' + createHmac('sha256', secret).update(body).digest('hex'));
+    const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
     expect(timingSafeEqual(Buffer.from(String(headers['x-webhook-signature'])), expected)).toBe(true);
     // Standard Webhooks: base64 HMAC of id.timestamp.body with the base64-decoded whsec_ key.
     expect(headers['webhook-id']).toBe(d.id);
@@ -137,7 +137,7 @@ describe('requests', () => {
     await emit(db.sql, a.id);
     await r.waitFor(1);
     const { headers, body } = r.requests[0];
-    const sig = (s: string) => 'sha256=' + createHmac('sha256', s).update(body).digest('hex');
+    const sig = (s: string) => `sha256=${createHmac('sha256', s).update(body).digest('hex')}`;
     expect(headers['x-webhook-signature']).toBe(`${sig('new-secret-0123456789')},${sig('old-secret-0123456789')}`);
     expect(String(headers['webhook-signature']).split(' ')).toHaveLength(2);
     await db.sql`update webhooks.endpoint_secrets set previous_secret_expires_at = now() - interval '1 second' where endpoint_id = ${id}`;
@@ -145,7 +145,7 @@ describe('requests', () => {
     await r.waitFor(2);
     const second = r.requests[1];
     expect(second.headers['x-webhook-signature']).toBe(
-      'sha256=' + createHmac('sha256', 'new-secret-0123456789').update(second.body).digest('hex'),
+      `sha256=${createHmac('sha256', 'new-secret-0123456789').update(second.body).digest('hex')}`,
     );
     expect(String(second.headers['webhook-signature']).split(' ')).toHaveLength(1);
   });

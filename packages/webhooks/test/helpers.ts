@@ -1,7 +1,7 @@
 // Test support: auctions with members of each role, request-role transactions, and loopback HTTP receivers.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { inRequestTransaction } from '@auction-ops/database';
 
 export interface Auction {

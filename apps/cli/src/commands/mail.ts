@@ -55,7 +55,7 @@ export function formatList(messages: OutboxMessage[]): string {
   const header = ['ID', 'SENT', 'TO', 'SUBJECT'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
 }
 
 export function formatMessage(m: OutboxMessage): string {

@@ -121,7 +121,7 @@ export function source(b: SqlBuilder, plan: ReadPlan): void {
 export function callArgsFrom(b: SqlBuilder, call: CallArgs): void {
   if (call.mode !== 'record') return;
   b.push('json_to_record(').param(call.json, 'text').push('::json').push(') AS _args(');
-  b.push(call.argNames.map((n) => quoteIdent(n) + ' ' + call.fn.args.find((a) => a.name === n)!.type).join(', '), ')');
+  b.push(call.argNames.map((n) => `${quoteIdent(n)} ${call.fn.args.find((a) => a.name === n)!.type}`).join(', '), ')');
 }
 
 export function callExpr(b: SqlBuilder, call: CallArgs): void {

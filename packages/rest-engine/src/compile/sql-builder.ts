@@ -15,7 +15,7 @@ export class SqlBuilder {
   /** Appends a placeholder for `value`, with an optional cast taken from the schema cache. */
   param(value: unknown, cast?: string): this {
     this.params.push(value);
-    this.parts.push(`$${this.params.length}${cast ? '::' + cast : ''}`);
+    this.parts.push(`$${this.params.length}${cast ? `::${cast}` : ''}`);
     return this;
   }
   build(): Statement {
@@ -25,5 +25,5 @@ export class SqlBuilder {
 
 /** A Postgres array literal for `= ANY($n)`: every element double-quoted, so no element can break out. */
 export function arrayLiteral(values: readonly string[]): string {
-  return '{' + values.map((v) => '"' + v.replace(/[\\"]/g, '\\$&') + '"').join(',') + '}';
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
 }

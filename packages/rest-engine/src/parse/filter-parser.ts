@@ -87,7 +87,7 @@ export function parseFilter(field: Field, spec: string, inLogicTree = false): Fi
     value = { kind: 'list', values: parseList(raw) };
   } else if (quant) {
     // `eq(any).{a,b}` (PostgREST's form) or `eq(any).(a,b)`.
-    const list = raw.startsWith('{') && raw.endsWith('}') ? '(' + raw.slice(1, -1) + ')' : raw;
+    const list = raw.startsWith('{') && raw.endsWith('}') ? `(${raw.slice(1, -1)})` : raw;
     value = { kind: 'list', values: parseList(list) };
   } else {
     if (inLogicTree) raw = unquote(raw);
@@ -132,7 +132,7 @@ export function printCondition(c: Condition): string {
   return `${printField(c.field)}.${printFilterSpec(c, true)}`;
 }
 
-const quoteItem = (v: string) => (/[,.:()"\\\s{}]/.test(v) || v === '' ? '"' + v.replace(/["\\]/g, '\\$&') + '"' : v);
+const quoteItem = (v: string) => (/[,.:()"\\\s{}]/.test(v) || v === '' ? `"${v.replace(/["\\]/g, '\\$&')}"` : v);
 
 export function printFilterSpec(f: Filter, inLogicTree = false): string {
   const mod = f.lang ? `(${f.lang})` : f.quant ? `(${f.quant})` : '';
@@ -151,6 +151,6 @@ export function printFilterSpec(f: Filter, inLogicTree = false): string {
 }
 
 export function printField(f: Field): string {
-  const name = /[,.:()"\\\s>{}!*-]/.test(f.name) ? '"' + f.name.replace(/["\\]/g, '\\$&') + '"' : f.name;
+  const name = /[,.:()"\\\s>{}!*-]/.test(f.name) ? `"${f.name.replace(/["\\]/g, '\\$&')}"` : f.name;
   return name + f.jsonPath.map((s) => s.arrow + s.key).join('');
 }

@@ -135,9 +135,9 @@ export function parseRange(header: string | undefined): RequestHeaders['range'] 
 
 export function parseHeaders(headers: Readonly<Record<string, string | undefined>>, write: boolean): RequestHeaders {
   return {
-    prefer: parsePrefer(headers['prefer']),
-    accept: parseAccept(headers['accept']),
-    range: parseRange(headers['range']),
+    prefer: parsePrefer(headers.prefer),
+    accept: parseAccept(headers.accept),
+    range: parseRange(headers.range),
     profile: (write ? headers['content-profile'] : headers['accept-profile']) ?? null,
   };
 }

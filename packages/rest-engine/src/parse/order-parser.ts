@@ -46,7 +46,7 @@ export function printOrder(terms: readonly OrderTerm[]): string {
     .map((t) => {
       const f = printField(t.field);
       return (
-        (t.relation ? `${t.relation}(${f})` : f) + (t.dir ? '.' + t.dir : '') + (t.nulls ? '.nulls' + t.nulls : '')
+        (t.relation ? `${t.relation}(${f})` : f) + (t.dir ? `.${t.dir}` : '') + (t.nulls ? `.nulls${t.nulls}` : '')
       );
     })
     .join(',');

@@ -26,7 +26,10 @@ type Limits = Map<string, { path: string[]; limit: number | null; offset: number
 function limitFor(limits: Limits, path: string[]) {
   const k = path.join('.');
   let l = limits.get(k);
-  if (!l) limits.set(k, (l = { path, limit: null, offset: null }));
+  if (!l) {
+    l = { path, limit: null, offset: null };
+    limits.set(k, l);
+  }
   return l;
 }
 

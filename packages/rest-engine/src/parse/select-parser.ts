@@ -103,8 +103,7 @@ function inQuotes(s: string, at: number): boolean {
   return q;
 }
 
-const quoteName = (n: string) =>
-  /[,.:()!"\\\s>{}-]/.test(n) || n === '*' ? '"' + n.replace(/["\\]/g, '\\$&') + '"' : n;
+const quoteName = (n: string) => (/[,.:()!"\\\s>{}-]/.test(n) || n === '*' ? `"${n.replace(/["\\]/g, '\\$&')}"` : n);
 
 /** Prints a select tree back in query-string grammar. */
 export function printSelect(items: readonly SelectItem[]): string {
@@ -114,26 +113,22 @@ export function printSelect(items: readonly SelectItem[]): string {
         case 'star':
           return '*';
         case 'column':
-          return (it.alias ? quoteName(it.alias) + ':' : '') + printField(it.field) + (it.cast ? '::' + it.cast : '');
+          return (it.alias ? `${quoteName(it.alias)}:` : '') + printField(it.field) + (it.cast ? `::${it.cast}` : '');
         case 'aggregate':
-          return (
-            (it.alias ? quoteName(it.alias) + ':' : '') +
-            (it.field ? printField(it.field) + '.' : '') +
-            it.fn +
-            '()' +
-            (it.cast ? '::' + it.cast : '')
-          );
+          return `${(it.alias ? `${quoteName(it.alias)}:` : '') + (it.field ? `${printField(it.field)}.` : '') + it.fn}()${it.cast ? `::${it.cast}` : ''}`;
         case 'embed':
           return (
             (it.spread ? '...' : '') +
-            (it.alias ? quoteName(it.alias) + ':' : '') +
+            (it.alias ? `${quoteName(it.alias)}:` : '') +
             quoteName(it.name) +
-            (it.hint ? '!' + quoteName(it.hint) : '') +
-            (it.join ? '!' + it.join : '') +
+            (it.hint ? `!${quoteName(it.hint)}` : '') +
+            (it.join ? `!${it.join}` : '') +
             '(' +
             printSelect(it.select) +
             ')'
           );
+        default:
+          throw new Error('unknown select item');
       }
     })
     .join(',');

@@ -66,10 +66,10 @@ export function plan(input: PlanInput, cache: SchemaCache, opts: PlannerOptions)
   if (decoded.length === 0) {
     if (method === 'OPTIONS') return { ...common.of(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD' };
     if (method !== 'GET' && method !== 'HEAD') throw errors.unsupportedMethod(method);
-    if (h.accept !== 'openapi' && h.accept !== 'json') throw errors.notAcceptable(input.headers['accept'] ?? '');
+    if (h.accept !== 'openapi' && h.accept !== 'json') throw errors.notAcceptable(input.headers.accept ?? '');
     return { ...common.of(true, []), kind: 'openapi' };
   }
-  if (h.accept === 'openapi') throw errors.notAcceptable(input.headers['accept'] ?? '');
+  if (h.accept === 'openapi') throw errors.notAcceptable(input.headers.accept ?? '');
   const query = parseQuery(input.search);
   const ctx: ReadContext = {
     cache,
@@ -168,7 +168,7 @@ function planWrite(
     if (!table.insertable) throw errors.notInsertable(table.name, 'insert');
     const body = parseJsonBody(rawBody);
     const rows = Array.isArray(body) ? body : body === undefined ? null : [body];
-    if (!rows || !rows.every(isObject)) throw errors.invalidBody('Empty or invalid json');
+    if (!rows?.every(isObject)) throw errors.invalidBody('Empty or invalid json');
     let columns: string[];
     if (query.columns) columns = [...query.columns];
     else {

@@ -28,7 +28,7 @@ export function resolveCast(cache: SchemaCache, cast: string | null): string | n
   const base = (arr ? cast.slice(0, -2) : cast).trim().toLowerCase();
   const spelled = cache.types.get(base);
   if (!spelled) throw errors.unknownType(cast);
-  return arr ? spelled + '[]' : spelled;
+  return arr ? `${spelled}[]` : spelled;
 }
 
 function column(columns: ReadonlyMap<string, Column>, label: string, field: Field): Column {

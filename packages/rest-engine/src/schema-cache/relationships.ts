@@ -45,15 +45,24 @@ export function buildRelationships(
   const byView = new Map<Table, Map<Table, Set<string>>>();
   for (const s of sources) {
     let m = byView.get(s.view);
-    if (!m) byView.set(s.view, (m = new Map()));
+    if (!m) {
+      m = new Map();
+      byView.set(s.view, m);
+    }
     let cols = m.get(s.source);
-    if (!cols) m.set(s.source, (cols = new Set()));
+    if (!cols) {
+      cols = new Set();
+      m.set(s.source, cols);
+    }
     cols.add(s.column);
   }
   const aliasCache = new Map<Table, Alias[]>();
   const aliases = (t: Table) => {
     let a = aliasCache.get(t);
-    if (!a) aliasCache.set(t, (a = aliasesOf(t, byView)));
+    if (!a) {
+      a = aliasesOf(t, byView);
+      aliasCache.set(t, a);
+    }
     return a;
   };
 

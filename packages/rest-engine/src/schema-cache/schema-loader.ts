@@ -82,6 +82,7 @@ const SQL_TYPE_ALIASES: Record<string, string> = {
   'time without time zone': 'time',
 };
 
+// biome-ignore lint/suspicious/noExplicitAny: catalog rows are shaped by the queries below, not by a type.
 type Row = Record<string, any>;
 
 export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly string[]): Promise<SchemaCache> {

@@ -1,7 +1,7 @@
 // HTTP helpers shared by the auth routes: rendering errors in the auth shape, reading bodies, resolving the
 // caller from the gateway's claims, and counting rate limits with their X-RateLimit-* headers.
 import type { Context } from 'hono';
-import { AuthError, authErrors, type Claims, type RateLimiter, type RateLimitRule } from '@auction-ops/auth-core';
+import { type AuthError, authErrors, type Claims, type RateLimiter, type RateLimitRule } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
 
 export type AuthContext = Context<AppEnv>;

@@ -31,7 +31,7 @@ export async function objectResponse(c: Context<AppEnv>, service: StorageService
   const ifNoneMatch = c.req.header('if-none-match');
   if (ifNoneMatch && etagMatches(ifNoneMatch, meta.eTag)) return new Response(null, { status: 304, headers });
   const ifRange = c.req.header('if-range');
-  let range;
+  let range: ReturnType<typeof parseRange> | undefined;
   try {
     range = ifRange && ifRange.trim() !== meta.eTag ? undefined : parseRange(c.req.header('range'), meta.size);
   } catch (error) {

@@ -1,7 +1,8 @@
 // Opens the service's database for a CLI command: the running server's embedded cluster if there is one,
 // else an embedded cluster started for the duration of the command, or DATABASE_URL.
 import { prepareDatabase } from '@auction-ops/database';
-import { loadConfig, migrationSets, type Config } from '@auction-ops/server';
+import { loadConfig, type Config } from '@auction-ops/server/config';
+import { migrationSets } from '@auction-ops/server';
 
 export interface CliDatabase {
   config: Config;

@@ -1,5 +1,5 @@
 // The auction-ops command line: a thin dispatcher over the packages.
-import { ConfigError } from '@auction-ops/server';
+import { ConfigError } from '@auction-ops/server/config';
 import { migrateCommand, statusCommand } from './commands/migrate.js';
 import { keysCommand } from './commands/keys.js';
 import { superAdminCommand, UsageError } from './commands/super-admin.js';

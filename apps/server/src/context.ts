@@ -1,7 +1,7 @@
 // What route modules and workers receive from the server: configuration, database pools, keys, logging.
 import type postgres from 'postgres';
 import type { Claims, TokenError, TokenVerifier } from '@auction-ops/auth-core';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import type { Logger } from './logger.js';
 
 export interface ServerContext {

@@ -1,6 +1,6 @@
 // Entry point: `pnpm start`. Validates configuration, starts the service, prints the API keys,
 // and shuts down cleanly on SIGINT/SIGTERM.
-import { loadConfig, ConfigError } from './config.js';
+import { loadConfig, ConfigError } from './config/index.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
 

@@ -5,7 +5,7 @@ import { serve } from '@hono/node-server';
 import postgres from 'postgres';
 import { findFreePort, prepareDatabase } from '@auction-ops/database';
 import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
-import { withPort, type Config } from './config.js';
+import { withPort, type Config } from './config/index.js';
 import type { ServerContext } from './context.js';
 import { createLogger, type Logger } from './logger.js';
 import { loadSecrets } from './secrets.js';

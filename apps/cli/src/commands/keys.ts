@@ -1,6 +1,7 @@
 // `auction-ops keys`: prints the anon and service_role API keys derived from JWT_SECRET.
 import { signApiKey } from '@auction-ops/auth-core';
-import { loadConfig, loadSecrets } from '@auction-ops/server';
+import { loadConfig } from '@auction-ops/server/config';
+import { loadSecrets } from '@auction-ops/server';
 
 export async function keysCommand(): Promise<void> {
   const config = loadConfig();

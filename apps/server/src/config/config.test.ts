@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, ConfigError, withPort } from './config.js';
+import { loadConfig, ConfigError, withPort } from './index.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {

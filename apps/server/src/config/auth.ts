@@ -1,0 +1,37 @@
+// Auth (/auth/v1): passwords, tokens, e-mail links, rate limits, mail providers.
+import * as v from 'valibot';
+import { bool, url, nonEmpty, positiveInt, wholeNumber } from './fields.js';
+
+export const authSettings = {
+  // Auth (/auth/v1): passwords, tokens, e-mail links, rate limits, mail providers.
+  AUTH_MIN_PASSWORD_LENGTH: v.optional(positiveInt, '8'),
+  AUTH_MAX_PASSWORD_LENGTH: v.optional(positiveInt, '72'),
+  AUTH_PASSWORD_REQUIRED_CHARACTERS: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^((lower|upper|digit|symbol)(,(lower|upper|digit|symbol))*)?$/,
+        'must be a comma-separated list of lower, upper, digit, symbol',
+      ),
+    ),
+    '',
+  ),
+  AUTH_AUTOCONFIRM: v.optional(bool, 'true'),
+  AUTH_DISABLE_SIGNUP: v.optional(bool, 'false'),
+  AUTH_ACCESS_TOKEN_SECONDS: v.optional(positiveInt, '3600'),
+  AUTH_REFRESH_REUSE_SECONDS: v.optional(wholeNumber, '10'),
+  AUTH_ONE_TIME_TOKEN_SECONDS: v.optional(positiveInt, '3600'),
+  AUTH_REDIRECT_ALLOW_LIST: v.optional(v.string(), ''),
+  AUTH_RATE_LIMIT_STORE: v.optional(v.picklist(['memory', 'postgres'], 'must be memory or postgres'), 'memory'),
+  AUTH_RATE_LIMIT_WINDOW_SECONDS: v.optional(positiveInt, '3600'),
+  AUTH_RATE_LIMIT_SIGN_IN: v.optional(positiveInt, '30'),
+  AUTH_RATE_LIMIT_SIGN_UP: v.optional(positiveInt, '5'),
+  AUTH_RATE_LIMIT_RECOVER: v.optional(positiveInt, '5'),
+  AUTH_RATE_LIMIT_REFRESH: v.optional(positiveInt, '60'),
+  AUTH_RATE_LIMIT_OTHER: v.optional(positiveInt, '3600'),
+  JWT_ES256_PRIVATE_KEY: v.optional(nonEmpty),
+  MAIL_FROM: v.optional(nonEmpty, 'auction-ops <noreply@localhost>'),
+  RESEND_API_KEY: v.optional(nonEmpty),
+  RESEND_BASE_URL: v.optional(url, 'https://api.resend.com'),
+  SMTP_URL: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL'))),
+};

@@ -1,0 +1,63 @@
+// Configuration from the environment, validated at start. A bad value stops the process with one line
+// naming the variable and what is wrong with it. Each area declares its settings in a section module beside
+// this one; the CLI imports this module (`@auction-ops/server/config`) without loading the server app.
+import * as v from 'valibot';
+import { resolve } from 'node:path';
+import { coreSettings } from './core.js';
+import { storageSettings } from './storage.js';
+import { authSettings } from './auth.js';
+import { webhooksSettings } from './webhooks.js';
+
+const schema = v.object({
+  ...coreSettings,
+  ...storageSettings,
+  ...authSettings,
+  ...webhooksSettings,
+});
+
+export type Env = v.InferOutput<typeof schema>;
+export interface Config extends Env {
+  PUBLIC_URL: string;
+  APP_URL: string;
+  DATA_DIR: string;
+  /** PUBLIC_URL and APP_URL that were derived from HOST and PORT rather than given. */
+  derivedUrls: { publicUrl: boolean; appUrl: boolean };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Validates the environment; throws ConfigError with a one-line message for the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const known = Object.fromEntries(Object.keys(schema.entries).map((k) => [k, env[k] === '' ? undefined : env[k]]));
+  const result = v.safeParse(schema, known);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const key = v.getDotPath(issue) ?? '?';
+    throw new ConfigError(`invalid configuration: ${key}=${JSON.stringify(env[key] ?? '')} ${issue.message}`);
+  }
+  const out = result.output;
+  const config = {
+    ...out,
+    DATA_DIR: resolve(out.DATA_DIR),
+    PUBLIC_URL: out.PUBLIC_URL ?? '',
+    APP_URL: out.APP_URL ?? '',
+    derivedUrls: { publicUrl: !out.PUBLIC_URL, appUrl: !out.APP_URL },
+  };
+  return withPort(config, out.PORT);
+}
+
+/** The configuration with its port settled (PORT=0 is resolved to a free port before start), and derived URLs following it. */
+export function withPort(config: Config, port: number): Config {
+  const publicUrl = (config.derivedUrls.publicUrl ? `http://${config.HOST}:${port}` : config.PUBLIC_URL).replace(
+    /\/$/,
+    '',
+  );
+  return {
+    ...config,
+    PORT: port,
+    PUBLIC_URL: publicUrl,
+    APP_URL: (config.derivedUrls.appUrl ? publicUrl : config.APP_URL).replace(/\/$/, ''),
+  };
+}

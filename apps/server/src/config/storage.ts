@@ -1,0 +1,18 @@
+// Storage (/storage/v1): where object bytes live, size limits, the orphan sweep, the S3 backend.
+import * as v from 'valibot';
+import { bool, url, nonEmpty, positiveInt, wholeNumber } from './fields.js';
+
+export const storageSettings = {
+  STORAGE_BACKEND: v.optional(v.picklist(['fs', 's3'], 'must be fs or s3'), 'fs'),
+  STORAGE_FILE_SIZE_LIMIT: v.optional(positiveInt, String(10 * 1024 * 1024)),
+  // Orphaned bytes (a crash between placing an upload and its commit): swept at start and every N seconds
+  // (0: never), only keys older than the grace period, which must exceed any write transaction.
+  STORAGE_ORPHAN_SWEEP_SECONDS: v.optional(wholeNumber, '3600'),
+  STORAGE_ORPHAN_GRACE_SECONDS: v.optional(positiveInt, '3600'),
+  S3_ENDPOINT: v.optional(url),
+  S3_BUCKET: v.optional(nonEmpty),
+  S3_REGION: v.optional(nonEmpty, 'us-east-1'),
+  S3_ACCESS_KEY_ID: v.optional(nonEmpty),
+  S3_SECRET_ACCESS_KEY: v.optional(nonEmpty),
+  S3_FORCE_PATH_STYLE: v.optional(bool, 'false'),
+};

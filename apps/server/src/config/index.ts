@@ -7,12 +7,16 @@ import { coreSettings } from './core.js';
 import { storageSettings } from './storage.js';
 import { authSettings } from './auth.js';
 import { webhooksSettings } from './webhooks.js';
+import { limitsSettings } from './limits.js';
+import { tlsSettings } from './tls.js';
 
 const schema = v.object({
   ...coreSettings,
   ...storageSettings,
   ...authSettings,
   ...webhooksSettings,
+  ...limitsSettings,
+  ...tlsSettings,
 });
 
 export type Env = v.InferOutput<typeof schema>;
@@ -50,7 +54,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** The configuration with its port settled (PORT=0 is resolved to a free port before start), and derived URLs following it. */
 export function withPort(config: Config, port: number): Config {
-  const publicUrl = (config.derivedUrls.publicUrl ? `http://${config.HOST}:${port}` : config.PUBLIC_URL).replace(
+  const scheme = config.TLS_CERT_FILE ? 'https' : 'http';
+  const publicUrl = (config.derivedUrls.publicUrl ? `${scheme}://${config.HOST}:${port}` : config.PUBLIC_URL).replace(
     /\/$/,
     '',
   );

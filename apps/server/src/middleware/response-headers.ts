@@ -34,6 +34,13 @@ export function offerGatewayHeaders(c: Context<AppEnv>, names: readonly string[]
   pending.set(c, { names, values, taken: false });
 }
 
+/** Adds headers to the gateway's (rate-limit counters, from a middleware after it); they travel with the rest. */
+export function addGatewayHeaders(c: Context<AppEnv>, names: readonly string[], values: readonly string[]): void {
+  const offered = pending.get(c);
+  if (!offered || offered.taken) return;
+  pending.set(c, { names: [...offered.names, ...names], values: [...offered.values, ...values], taken: false });
+}
+
 /**
  * For routes answering with `new Response(body, { headers: plainObject })`: copies the gateway's headers into that
  * object (a route's own header of the same name wins) so the gateway does not add them afterwards.

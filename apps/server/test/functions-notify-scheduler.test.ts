@@ -61,7 +61,9 @@ describe('check-pending-submissions scheduler', () => {
     await until(() => reminders().length > 0, 'a scheduled run', 20_000);
     // Let both schedulers fire twice more: the pair was told, so nobody sends again within the frequency.
     await new Promise((r) => setTimeout(r, 6500));
-    expect(reminders().map((m) => [m.to, m.title])).toEqual([['ExponentPushToken[olga]', 'Back Lot is due for a count']]);
+    expect(reminders().map((m) => [m.to, m.title])).toEqual([
+      ['ExponentPushToken[olga]', 'Back Lot is due for a count'],
+    ]);
     const notices = await db.sql`select user_id from notifications.pending_notices`;
     expect(notices.map((n) => n.user_id)).toEqual([owner.id]);
   });

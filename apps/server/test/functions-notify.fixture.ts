@@ -1,6 +1,8 @@
 // Shared arrangements of the notification tests: a real server on a test database with a fake Expo server on
 // loopback, users signed up through supabase-js, and a polling helper.
+import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
@@ -113,4 +115,71 @@ export async function arrangeAuction(
 export async function registerToken(user: TestUser, token: string, platform: 'ios' | 'android' = 'ios') {
   const { error } = await user.client.from('user_push_tokens').insert({ token, platform });
   if (error) throw error;
+}
+
+export interface ResendCall {
+  authorization?: string;
+  body: { from: string; to: string[]; subject: string; text: string; html: string };
+}
+
+export interface FakeResend {
+  url: string;
+  calls: ResendCall[];
+  /** Answer every request with this status (an error body) until set back to 200. */
+  status: number;
+  close(): Promise<void>;
+}
+
+/** A fake of Resend's POST /emails on loopback. */
+export async function startFakeResend(): Promise<FakeResend> {
+  const fake: FakeResend = { url: '', calls: [], status: 200, close: async () => {} };
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => {
+      raw += c;
+    });
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/emails') return void res.writeHead(404).end();
+      fake.calls.push({ authorization: req.headers.authorization, body: JSON.parse(raw) });
+      if (fake.status !== 200) {
+        res.writeHead(fake.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ statusCode: fake.status, name: 'application_error', message: 'provider is down' }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `re_${fake.calls.length}` }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = () =>
+    new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
+  return fake;
+}
+
+/** POST /functions/v1/<name> over plain fetch, for exact statuses and headers. */
+export async function callFunction(
+  url: string,
+  apikey: string,
+  name: string,
+  options: { bearer?: string; body?: unknown; raw?: string; method?: string } = {},
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const headers: Record<string, string> = { apikey, 'content-type': 'application/json' };
+  if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
+  const method = options.method ?? 'POST';
+  const res = await fetch(`${url}/functions/v1/${name}`, {
+    method,
+    headers,
+    body: method === 'GET' || method === 'HEAD' ? undefined : (options.raw ?? JSON.stringify(options.body ?? {})),
+  });
+  const text = await res.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = text ? JSON.parse(text) : {};
+  } catch {
+    body = { text };
+  }
+  return { status: res.status, body, headers: res.headers };
 }

@@ -138,7 +138,8 @@ export type InviteEmailRequest =
 export function parseInviteEmail(raw: unknown): InviteEmailRequest {
   const body = asBody(raw);
   if (body.token !== undefined && body.token !== null) return { kind: 'resend', token: text(body, 'token', 256, true) };
-  if (body.auction_id === undefined) throw functionErrors.invalidRequest('auction_id', 'auction_id or token is required');
+  if (body.auction_id === undefined)
+    throw functionErrors.invalidRequest('auction_id', 'auction_id or token is required');
   return {
     kind: 'new',
     auctionId: uuid(body, 'auction_id'),

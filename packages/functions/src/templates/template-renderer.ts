@@ -22,9 +22,9 @@ function load(file: string): string {
   return text;
 }
 
-/** HTML escaping for text and attribute values (Mustache's own covers the same characters and more). */
+/** HTML escaping for text and quoted attribute values (the templates quote every attribute). */
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"'`=/]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  return value.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
 export function renderTemplate(name: TemplateName, view: Record<string, unknown>): RenderedMail {

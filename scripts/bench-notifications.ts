@@ -76,7 +76,8 @@ export async function main(): Promise<void> {
     await sql`insert into public.user_push_tokens (user_id, token, platform)
       select u, 'ExponentPushToken[' || u || '-' || k || ']', 'ios'
         from unnest(${ids}::uuid[]) u cross join generate_series(1, ${TOKENS_PER_MEMBER}) k`;
-    const [channel] = await sql`insert into public.channels (auction_id, name) values (${a.id}, 'all-hands') returning id`;
+    const [channel] =
+      await sql`insert into public.channels (auction_id, name) values (${a.id}, 'all-hands') returning id`;
     const expected = (MEMBERS - 1) * TOKENS_PER_MEMBER;
     const requestsPerMessage = Math.ceil(expected / 100);
 

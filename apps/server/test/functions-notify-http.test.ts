@@ -246,8 +246,10 @@ describe('send-chat-notification by POST', () => {
     });
     expect(none.status).toBe(404);
     expect(none.body.code).toBe('NOT_FOUND');
+    // A fresh outsider: the others used up their limit above.
+    const other = await h.signUp('olaf', 'Olaf Other');
     const stranger = await callFunction(h.url, anon(), 'send-chat-notification', {
-      bearer: outsider.token,
+      bearer: other.token,
       body: { message_id: messageId },
     });
     expect(stranger.status).toBe(404);

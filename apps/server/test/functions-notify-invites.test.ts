@@ -117,11 +117,10 @@ describe('generate-invite-link', () => {
       role: 'team_member',
     });
     const revokedToken = tokenFromLastMail('gone@notify.test');
-    const r = await admin.client
-      .from('auction_invitations')
-      .update({ revoked_at: new Date().toISOString() })
-      .eq('id', revoked.body.invitation_id as string);
-    expect(r.error).toBeNull();
+    // Revoked as the owner connection: an admin's PATCH of revoked_at through /rest/v1 is refused today
+    // (42501 on auction_invitations, reported separately), and that path is not what this test is about.
+    await h.db
+      .sql`update public.auction_invitations set revoked_at = now() where id = ${revoked.body.invitation_id as string}`;
 
     const late = await h.signUp('late', 'Lee Late');
     const a1 = await late.client.rpc('accept_auction_invite', { p_token: expiredToken });

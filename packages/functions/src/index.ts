@@ -7,3 +7,5 @@ export { createJobWorker, type JobWorker, type JobWorkerOptions } from './notify
 export { runPendingCheck, type PendingCheckResult } from './notify/pending-check.js';
 export { startPendingScheduler, type PendingScheduler } from './notify/pending-scheduler.js';
 export { createPushProvider, pushLeaseMs, type PushSettings } from './push/provider-factory.js';
+export { NOTIFY_FUNCTIONS, type NotifyDeps, type NotifyHandler } from './notify/notify-handlers.js';
+export { FunctionError, functionErrors } from './errors.js';

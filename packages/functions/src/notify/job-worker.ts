@@ -22,6 +22,8 @@ export interface JobWorkerOptions {
   /** How long a claim is ours without progress; extended after each group of messages. */
   leaseMs: number;
   retentionDays?: number;
+  /** How long stop() waits for jobs in flight. */
+  stopGraceMs?: number;
 }
 
 export interface JobWorker {
@@ -120,8 +122,10 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
       wake();
       await unlisten?.().catch(() => {});
       await loopDone;
-      // Jobs in flight finish (each is bounded by the provider's timeout and retries); their leases cover a kill.
-      await Promise.allSettled([...running]);
+      // Jobs in flight get a few seconds to finish; one still waiting on the provider is left to its lease, which
+      // returns it to the queue, and the tokens it had sent are recorded already.
+      const grace = new Promise((r) => setTimeout(r, options.stopGraceMs ?? 5000).unref());
+      await Promise.race([Promise.allSettled([...running]), grace]);
     },
   };
 }

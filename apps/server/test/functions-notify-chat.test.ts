@@ -83,7 +83,7 @@ async function jobOf(id: string) {
 }
 
 describe('send-chat-notification from the message insert', () => {
-  it('an @mention in a channel of five members besides the sender reaches exactly the right tokens, mentions first', async () => {
+  it('an @mention among five members besides the sender reaches exactly the right tokens, mentions first', async () => {
     const content = `@Alice Able and @bea: the north lot needs a recount before noon. ${'x'.repeat(80)}`;
     const id = await post(content);
     await until(async () => (await jobOf(id))?.status === 'sent', 'the job to finish');

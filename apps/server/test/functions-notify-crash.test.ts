@@ -69,7 +69,8 @@ describe('chat notifications across a crash', () => {
       const [sender, a, b] = users.map((u) => u.id as string);
       const [auction] = await db.sql`insert into public.auctions (name, slug) values ('Crash', 'crash') returning id`;
       await db.sql`insert into public.auction_members (auction_id, user_id, role)
-        values (${auction.id}, ${sender}, 'owner'), (${auction.id}, ${a}, 'admin'), (${auction.id}, ${b}, 'team_member')`;
+        values (${auction.id}, ${sender}, 'owner'), (${auction.id}, ${a}, 'admin'),
+               (${auction.id}, ${b}, 'team_member')`;
       const [channel] = await db.sql`
         insert into public.channels (auction_id, name) values (${auction.id}, 'ops') returning id`;
       await db.sql`insert into public.user_push_tokens (user_id, token, platform)

@@ -74,7 +74,7 @@ const check = async (now: string) => {
 const reminders = () => h.expo.delivered().filter((m) => m.data?.type === 'pending_submissions');
 
 describe('check-pending-submissions with a fixed clock', () => {
-  it('at 04:00 EDT, the morning clocks jumped: both overnight lots, grouped per user, minutes in real time', async () => {
+  it('at 04:00 EDT, after the clocks jumped: both overnight lots, grouped per user, real minutes', async () => {
     const r = await check('2026-03-08T08:00:00Z');
     expect(r.checked_at).toBe('2026-03-08T08:00:00.000Z');
     // Yard: never counted, window opened 22:00 EST = 03:00Z, 300 real minutes ago (360 on the wall clock) - 120.

@@ -50,7 +50,8 @@ describe('check-pending-submissions scheduler', () => {
       insert into auth.users (email, raw_user_meta_data) values ('owner@sched.test', '{"full_name":"Olga Owner"}')
       returning id`;
     const [auction] = await db.sql`insert into public.auctions (name, slug) values ('Sched', 'sched') returning id`;
-    await db.sql`insert into public.auction_members (auction_id, user_id, role) values (${auction.id}, ${owner.id}, 'owner')`;
+    await db.sql`insert into public.auction_members (auction_id, user_id, role)
+      values (${auction.id}, ${owner.id}, 'owner')`;
     await db.sql`insert into public.user_push_tokens (user_id, token, platform)
       values (${owner.id}, 'ExponentPushToken[olga]', 'ios')`;
     // Always open (no hours), created two hours ago, never counted: overdue by 60 of its 60 minutes.

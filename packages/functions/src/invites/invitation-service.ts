@@ -81,7 +81,8 @@ export async function findInvitationForResend(
     }>
   >`
     select i.id, i.auction_id, i.email, i.role, i.expires_at, i.invited_by, i.accepted_at, i.revoked_at,
-           (select m.role from public.auction_members m where m.auction_id = i.auction_id and m.user_id = ${caller.userId ?? null}::uuid)
+           (select m.role from public.auction_members m
+             where m.auction_id = i.auction_id and m.user_id = ${caller.userId ?? null}::uuid)
              as caller_role
       from public.auction_invitations i
      where i.token_hash = encode(sha256(convert_to(${token}, 'UTF8')), 'hex')`;

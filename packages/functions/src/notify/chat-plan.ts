@@ -36,7 +36,8 @@ interface MessageRow {
 export async function loadMessage(sql: postgres.Sql, messageId: string): Promise<MessageRow | undefined> {
   const [row] = await sql<MessageRow[]>`
     select m.id, m.auction_id, m.channel_id, c.location_id,
-           to_regclass('public.location_assignments') is not null as assignments, m.user_id, m.content, m.message_type, m.is_deleted, m.mentions,
+           to_regclass('public.location_assignments') is not null as assignments,
+           m.user_id, m.content, m.message_type, m.is_deleted, m.mentions,
            c.name as channel_name, coalesce(public.user_display_name(m.user_id), 'Deleted user') as sender_name
       from public.messages m join public.channels c on c.id = m.channel_id
      where m.id = ${messageId}`;

@@ -25,7 +25,8 @@ export function createJobStore(sql: postgres.Sql) {
     async claim(worker: string, limit: number, leaseMs: number): Promise<PushJob[]> {
       const rows = await sql.unsafe<PushJob[]>(
         `update notifications.push_jobs j
-            set locked_by = $1, locked_until = now() + make_interval(secs => $3::float8 / 1000), attempts = j.attempts + 1
+            set locked_by = $1, locked_until = now() + make_interval(secs => $3::float8 / 1000),
+                attempts = j.attempts + 1
           where j.id in (select id from notifications.push_jobs
                           where status = 'queued' and next_attempt_at <= now()
                             and (locked_until is null or locked_until < now())
@@ -40,7 +41,8 @@ export function createJobStore(sql: postgres.Sql) {
     async claimOne(id: string, worker: string, leaseMs: number): Promise<PushJob | undefined> {
       const [row] = await sql.unsafe<PushJob[]>(
         `update notifications.push_jobs j
-            set locked_by = $2, locked_until = now() + make_interval(secs => $3::float8 / 1000), attempts = j.attempts + 1,
+            set locked_by = $2, locked_until = now() + make_interval(secs => $3::float8 / 1000),
+                attempts = j.attempts + 1,
                 status = 'queued'
           where j.id = (select id from notifications.push_jobs where id = $1 and status <> 'sent'
                           and (locked_until is null or locked_until < now()) for update skip locked)
@@ -52,7 +54,8 @@ export function createJobStore(sql: postgres.Sql) {
 
     /** Finds or creates the job of a subject (a message notified through the endpoint before the worker got to it). */
     async ensure(kind: JobKind, subjectId: string, auctionId: string): Promise<PushJob> {
-      await sql`insert into notifications.push_jobs (kind, subject_id, auction_id) values (${kind}, ${subjectId}, ${auctionId})
+      await sql`insert into notifications.push_jobs (kind, subject_id, auction_id)
+                values (${kind}, ${subjectId}, ${auctionId})
                 on conflict (kind, subject_id) do nothing`;
       const [row] = await sql.unsafe<PushJob[]>(
         `select ${COLUMNS} from notifications.push_jobs where kind = $1 and subject_id = $2`,
@@ -73,7 +76,8 @@ export function createJobStore(sql: postgres.Sql) {
     async progress(job: PushJob, worker: string, delivered: string[], removed: number, leaseMs: number) {
       const rows = await sql`
         update notifications.push_jobs
-           set delivered_tokens = delivered_tokens || ${delivered}::text[], removed_tokens = removed_tokens + ${removed},
+           set delivered_tokens = delivered_tokens || ${delivered}::text[],
+               removed_tokens = removed_tokens + ${removed},
                locked_until = now() + make_interval(secs => ${leaseMs}::float8 / 1000)
          where id = ${job.id} and locked_by = ${worker} and status = 'queued'`;
       return rows.count === 1;

@@ -137,7 +137,8 @@ async function recipientsOf(tx: postgres.TransactionSql, overdue: Overdue[]): Pr
             select am.user_id from public.auction_members am
              where am.auction_id = l.auction_id and am.role in ('owner', 'admin')
                and not exists (select 1 from public.location_assignments la
-                                join public.auction_members m2 on m2.auction_id = l.auction_id and m2.user_id = la.user_id
+                                join public.auction_members m2
+                                  on m2.auction_id = l.auction_id and m2.user_id = la.user_id
                                where la.location_id = l.id)) r
          where l.id = any(${ids}::uuid[])`
     : await tx<Array<{ location_id: string; user_id: string }>>`

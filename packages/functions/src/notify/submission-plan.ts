@@ -21,7 +21,8 @@ export async function planSubmissionNotification(
 ): Promise<NotificationPlan> {
   const admins = await sql<Array<{ user_id: string }>>`
     select user_id from public.auction_members
-     where auction_id = ${auctionId} and role in ('owner', 'admin') and user_id is distinct from ${data.user_id ?? null}::uuid
+     where auction_id = ${auctionId} and role in ('owner', 'admin')
+       and user_id is distinct from ${data.user_id ?? null}::uuid
      order by role desc, joined_at`;
   const userIds = admins.map((a) => a.user_id);
   const tokens = await tokensOfUsers(sql, userIds);

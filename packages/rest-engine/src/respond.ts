@@ -1,9 +1,17 @@
 // Turns a plan and the main statement's result into status, headers and body, following PostgREST's rules for
 // Content-Range (200/206/416), singular responses, Location and Preference-Applied.
 import { errors } from './errors.js';
-import type { MainResult } from './execute.js';
 import type { MediaType } from './parse/types.js';
 import type { Plan } from './plan/types.js';
+
+/** The main statement's one row: the total (or null), the page size, the body as text, and the Location keys. */
+export interface MainResult {
+  readonly total: number | null;
+  readonly pageTotal: number;
+  readonly body: string;
+  readonly location: string | null;
+  readonly planRows: number | null;
+}
 
 export interface EngineResponse {
   status: number;

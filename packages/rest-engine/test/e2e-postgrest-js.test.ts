@@ -168,7 +168,8 @@ describe('reads', () => {
     const r = await anon.from('tasks').select('id', { count: 'exact' }).order('id').range(1, 2);
     expect(r).toMatchObject({ error: null, status: 206, count: 5, data: [{ id: 2 }, { id: 3 }] });
     const estimated = await anon.from('tasks').select('id', { count: 'estimated' }).order('id').range(0, 1);
-    expect(estimated).toMatchObject({ error: null, status: 206, count: 5, data: [{ id: 1 }, { id: 2 }] }); // under maxRows: exact
+    // Under maxRows: exact.
+    expect(estimated).toMatchObject({ error: null, status: 206, count: 5, data: [{ id: 1 }, { id: 2 }] });
     const head = await anon.from('tasks').select('*', { count: 'exact', head: true });
     expect(head).toMatchObject({ error: null, status: 200, count: 5, data: null });
   });

@@ -26,7 +26,7 @@ describe('responses', () => {
     expect(past).toMatchObject({ status: 416, json: { code: 'PGRST103' } });
   });
 
-  it('count=estimated is exact up to maxRows and the larger of the estimate and the counted rows above it', async () => {
+  it('count=estimated: exact up to maxRows, above it the larger of the estimate and the counted rows', async () => {
     // Two rows are done: under the cap of 3, counted exactly whatever the planner thinks.
     const under = await h.req('GET', '/tasks?select=id&done=is.true&order=id', {
       headers: { prefer: 'count=estimated' },

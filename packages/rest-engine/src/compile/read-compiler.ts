@@ -127,7 +127,8 @@ export function callArgsFrom(b: SqlBuilder, call: CallArgs): void {
 export function callExpr(b: SqlBuilder, call: CallArgs): void {
   b.push(qualified(call.fn.schema, call.fn.name), '(');
   if (call.mode === 'single')
-    b.param(call.json, 'text').push('::', call.fn.args[0].type); // text: postgres.js would JSON-encode a json-typed parameter again
+    // The body as text, cast in SQL: it is already the JSON the function takes.
+    b.param(call.json, 'text').push('::', call.fn.args[0].type);
   else if (call.mode === 'record')
     b.push(call.argNames.map((n) => `${quoteIdent(n)} := _args.${quoteIdent(n)}`).join(', '));
   b.push(')');

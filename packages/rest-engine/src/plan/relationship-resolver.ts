@@ -13,7 +13,8 @@ function describe(r: Relationship) {
           : 'many-to-many';
   const rel = r.junction
     ? `${r.junction.table.schema}.${r.junction.table.name}(${r.junction.constraint1}, ${r.junction.constraint2})`
-    : `${r.constraint} using ${r.table.schema}.${r.table.name}(${r.columns.join(', ')}) and ${r.foreignTable.schema}.${r.foreignTable.name}(${r.foreignColumns.join(', ')})`;
+    : `${r.constraint} using ${r.table.schema}.${r.table.name}(${r.columns.join(', ')}) and ` +
+      `${r.foreignTable.schema}.${r.foreignTable.name}(${r.foreignColumns.join(', ')})`;
   return {
     cardinality: card,
     embedding: `${r.table.name} with ${r.foreignTable.name}`,

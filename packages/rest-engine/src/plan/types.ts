@@ -56,12 +56,17 @@ export interface PlannedOrder {
   readonly related: Relationship | null;
 }
 
+/** Accepted names per embed level below the root: a query-string path segment may be the embed's alias or name. */
+export type Names = readonly (readonly string[])[];
+
 export interface ReadPlan {
   readonly kind: 'read';
   readonly source: Source;
   readonly label: string; // table or function name, for messages
   readonly columns: ReadonlyMap<string, Column>;
   readonly sqlAlias: string;
+  /** Where the level sits in the embed tree, for addressing query-string entries to it. */
+  readonly names: Names;
   readonly select: readonly PlannedSelect[];
   readonly where: readonly PlannedCondition[];
   readonly order: readonly PlannedOrder[];

@@ -5,7 +5,8 @@ export interface Column {
   /** format_type() with an empty search_path, so non-catalog types come schema-qualified. */
   readonly type: string;
   readonly typeOid: number;
-  readonly typeCategory: string; // pg_type.typcategory: A array, R range, S string, N numeric, U user (tsvector, json are U)
+  /** pg_type.typcategory: A array, R range, S string, N numeric, U user (tsvector, json are U). */
+  readonly typeCategory: string;
   readonly baseType: string; // typname (e.g. 'tsvector', 'jsonb', '_int4')
   readonly nullable: boolean;
   readonly defaultExpr: string | null;

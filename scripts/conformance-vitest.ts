@@ -31,7 +31,13 @@ export interface Counts {
   readonly skipped: number;
 }
 
-export async function runVitest(root: string, urls: readonly string[], base: string): Promise<Counts> {
+const SHIMS = join(import.meta.dirname, 'conformance-node-shims.ts');
+
+/**
+ * `jest`: the Jest major version the suite's inline snapshots were written with. Jest 29 changed the snapshot
+ * format's defaults (no `Object {` / `Array [` prefixes, no escaped quotes); Vitest's are Jest 29's.
+ */
+export async function runVitest(root: string, urls: readonly string[], base: string, jest: 28 | 29): Promise<Counts> {
   const vitest = await startVitest(
     'test',
     [],
@@ -46,10 +52,14 @@ export async function runVitest(root: string, urls: readonly string[], base: str
       fileParallelism: false,
       sequence: { sequencer: ByName },
       testTimeout: 30_000,
+      snapshotFormat: jest === 28 ? { printBasicPrototype: true, escapeString: true } : {},
       reporters: [process.env.CONFORMANCE_REPORTER ?? 'dot'],
       pool: 'forks',
     },
-    { plugins: [rewriteUrls(urls, base)] },
+    {
+      plugins: [rewriteUrls(urls, base)],
+      resolve: { alias: { '@supabase/node-fetch': SHIMS, 'node-abort-controller': SHIMS } },
+    },
   );
   let passed = 0,
     failed = 0,

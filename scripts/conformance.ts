@@ -38,6 +38,8 @@ interface Suite {
   readonly engine: Omit<RestEngineOptions, 'sql'>;
   /** Connect as this role (the suite's db-uri user). */
   readonly user: 'authenticator' | 'postgres';
+  /** The Jest major version of the suite (its inline snapshots' format). */
+  readonly jest: 28 | 29;
 }
 
 // The Supabase CLI's default JWT secret (the suite runs against `supabase start`).
@@ -61,6 +63,7 @@ const SUITES: Record<string, Suite> = {
       txRollbackAllowed: true,
     },
     user: 'authenticator',
+    jest: 29,
   },
   // supabase/postgrest-js test/, with test/db/docker-compose.yml's PostgREST 13 settings: schemas public, personal;
   // extra search path extensions; anonymous role postgres; aggregates, plans and tx=rollback enabled.
@@ -79,6 +82,7 @@ const SUITES: Record<string, Suite> = {
       txRollbackAllowed: true,
     },
     user: 'postgres',
+    jest: 28,
   },
 };
 
@@ -155,7 +159,7 @@ export async function main(name = process.argv[2] ?? 'postgrest-js'): Promise<nu
     server = await serve(engine);
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     console.log(`conformance ${name}: rest-engine at ${base}, PostgreSQL 15 + PostGIS on port ${cluster.port}`);
-    const { passed, failed } = await runVitest(join(suite.dir, 'vendor'), suite.urls, base);
+    const { passed, failed } = await runVitest(join(suite.dir, 'vendor'), suite.urls, base, suite.jest);
     console.log(`\nconformance ${name}:`);
     console.log(`${passed} passed, ${failed} failed`);
     return 0;

@@ -79,7 +79,9 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
 
   if (plan.kind === 'mutate') {
     const m = plan.mutation;
-    headers['content-range'] = m.kind === 'insert' ? '*/*' : contentRange(0, r.pageTotal, null);
+    const total = plan.count ? r.total : null;
+    headers['content-range'] =
+      m.kind === 'insert' ? `*/${total === null ? '*' : total}` : contentRange(0, r.pageTotal, total);
     if (plan.location && r.location) {
       const pk = JSON.parse(r.location) as Record<string, unknown>;
       headers.location = `/${encodeURIComponent(m.table.name)}?${Object.entries(pk)
@@ -98,6 +100,7 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
       delete headers['content-type'];
       return { status: 204, headers, body: null };
     }
+    if (plan.count) headers['content-range'] = contentRange(0, r.pageTotal, r.total);
     return { status: 200, headers, body: plan.head ? null : r.body };
   }
 

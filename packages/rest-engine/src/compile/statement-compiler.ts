@@ -143,7 +143,12 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
     case 'mutate': {
       mutationCte(b, plan.mutation);
       const r = plan.returning;
-      b.push('SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, ');
+      // Every affected row is in _t (the representation is not paged), so the count is the page's.
+      b.push(
+        'SELECT ',
+        plan.count ? 'pg_catalog.count(_t)' : 'NULL::bigint',
+        ' AS total, pg_catalog.count(_t) AS page_total, ',
+      );
       if (plan.representation) body(b, plan.media, false);
       else b.push("''");
       b.push(' AS body');
@@ -171,7 +176,11 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
       }
       const call = plan.scalar!;
       // count(_t) reads the whole row: an unreferenced column of a stable function would be pruned, never called.
-      b.push('SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, ');
+      b.push(
+        'SELECT ',
+        plan.count ? 'pg_catalog.count(_t)' : 'NULL::bigint',
+        ' AS total, pg_catalog.count(_t) AS page_total, ',
+      );
       if (plan.fn.returnKind === 'void') b.push("''");
       else if (plan.fn.returnsSet) b.push("coalesce(json_agg(_t.pgrst_scalar), '[]')::text");
       else b.push("coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null')");

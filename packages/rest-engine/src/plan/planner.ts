@@ -238,6 +238,7 @@ function planWrite(step: Step, table: Table): Plan {
     ...step.common.of(false, applied),
     kind: 'mutate',
     mutation,
+    count: h.prefer.count,
     returning,
     representation: ret === 'representation',
     location,
@@ -313,7 +314,7 @@ function planCall(step: Step, name: string): Plan {
   }
   if (fn.returnKind !== 'composite') {
     checkAllAddressed(query, null);
-    return { ...common.of(readOnly, []), kind: 'call', read: null, scalar: call, fn, count: null, offset: 0 };
+    return { ...common.of(readOnly, []), kind: 'call', read: null, scalar: call, fn, count: h.prefer.count, offset: 0 };
   }
   const ctx: PlanContext = { ...step.ctx, query };
   const read = planRead(ctx, rootLevel(ctx, { kind: 'call', call }, true));

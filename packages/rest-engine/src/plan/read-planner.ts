@@ -2,7 +2,7 @@
 // Pure: each function reads the planning context and its level and returns new plan nodes; nothing is mutated.
 import { errors } from '../errors.js';
 import type { Condition, Field, QueryTree, SelectItem } from '../parse/types.js';
-import type { Column, SchemaCache, Table } from '../schema-cache/types.js';
+import { type Column, type DbFunction, type SchemaCache, type Table, tableKey } from '../schema-cache/types.js';
 import { isToOne, resolveRelationship } from './relationship-resolver.js';
 import type { EmbedPlan, Names, PlannedCondition, PlannedOrder, PlannedSelect, ReadPlan, Source } from './types.js';
 
@@ -50,12 +50,21 @@ function column(columns: ReadonlyMap<string, Column>, label: string, field: Fiel
 
 const STAR: SelectItem[] = [{ kind: 'star' }];
 
+/** A computed field of the level's table named like the field, when the table has no such column. */
+function computedField(ctx: PlanContext, level: Level, field: Field): DbFunction | null {
+  const t = level.relTable;
+  if (!t || field.jsonPath.length > 0 || level.columns.has(field.name)) return null;
+  return ctx.cache.computedFields.get(tableKey(t.schema, t.name))?.get(field.name) ?? null;
+}
+
 function planEmbed(ctx: PlanContext, level: Level, item: Extract<SelectItem, { kind: 'embed' }>, i: number): EmbedPlan {
   if (!level.relTable) throw errors.noRelationship(level.label, item.name, ctx.cache.schemas[0]);
   const rel = resolveRelationship(ctx.cache, level.relTable, item.name, item.hint);
   const t = rel.foreignTable;
   const plan = planRead(ctx, {
-    source: { kind: 'table', table: t },
+    source: rel.computed
+      ? { kind: 'computed', fn: rel.computed, table: t, parent: level.alias }
+      : { kind: 'table', table: t },
     label: t.name,
     columns: t.columns,
     relTable: t,
@@ -84,6 +93,11 @@ function planItem(ctx: PlanContext, level: Level, item: SelectItem, i: number): 
     case 'star':
       return item;
     case 'column': {
+      const computed = computedField(ctx, level, item.field);
+      if (computed) {
+        const alias = item.alias ?? item.field.name;
+        return { kind: 'computed', fn: computed, cast: resolveCast(ctx.cache, item.cast), alias };
+      }
       column(level.columns, level.label, item.field);
       const last = item.field.jsonPath[item.field.jsonPath.length - 1];
       const alias = item.alias ?? (last ? last.key : item.field.name);

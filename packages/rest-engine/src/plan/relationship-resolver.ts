@@ -23,6 +23,19 @@ function describe(r: Relationship) {
   };
 }
 
+/**
+ * Whether an embed's target names this relationship: the foreign table (or view), or, as in PostgREST, the FK
+ * constraint (`best_friends_first_user_fkey(*)`) or the origin's single FK column (`username(*)`, `parent_id(*)`).
+ */
+function targets(r: Relationship, target: string): boolean {
+  if (r.computed) return r.computed.name === target;
+  if (r.foreignTable.name === target) return true;
+  if (r.junction) return false;
+  return r.constraint === target || (r.columns.length === 1 && r.columns[0] === target);
+}
+
+const isSelf = (r: Relationship) => r.table.schema === r.foreignTable.schema && r.table.name === r.foreignTable.name;
+
 export function resolveRelationship(
   cache: SchemaCache,
   origin: Table,
@@ -30,7 +43,7 @@ export function resolveRelationship(
   hint: string | null,
 ): Relationship {
   const all = cache.relationships.get(tableKey(origin.schema, origin.name)) ?? [];
-  let candidates = all.filter((r) => r.foreignTable.name === target);
+  let candidates = all.filter((r) => targets(r, target));
   if (candidates.length === 0) throw errors.noRelationship(origin.name, target, origin.schema);
   if (hint !== null) {
     const byName = candidates.filter(
@@ -43,6 +56,11 @@ export function resolveRelationship(
     );
     candidates = byName.length ? byName : local.length ? local : remote;
     if (candidates.length === 0) throw errors.noRelationship(origin.name, `${target}!${hint}`, origin.schema);
+  }
+  // A self-reference without a hint has two readings, parent (many-to-one) and children (one-to-many):
+  // PostgREST embeds the children.
+  if (candidates.length === 2 && candidates.every(isSelf) && candidates[0].constraint === candidates[1].constraint) {
+    candidates = candidates.filter((r) => r.cardinality === 'o2m');
   }
   if (candidates.length > 1) {
     const described = candidates.map(describe);

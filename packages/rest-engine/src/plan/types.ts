@@ -6,7 +6,9 @@ import type { Column, DbFunction, Relationship, Table } from '../schema-cache/ty
 export type Source =
   | { readonly kind: 'table'; readonly table: Table }
   | { readonly kind: 'mutated'; readonly table: Table } // rows of the data-modifying CTE pgrst_source
-  | { readonly kind: 'call'; readonly call: CallArgs };
+  | { readonly kind: 'call'; readonly call: CallArgs }
+  // rows of a computed relationship: the function called with the parent level's row
+  | { readonly kind: 'computed'; readonly fn: DbFunction; readonly table: Table; readonly parent: string };
 
 export interface CallArgs {
   readonly fn: DbFunction;
@@ -26,7 +28,9 @@ export type PlannedSelect =
       readonly cast: string | null;
       readonly alias: string;
     }
-  | { readonly kind: 'embed'; readonly embed: EmbedPlan };
+  | { readonly kind: 'embed'; readonly embed: EmbedPlan }
+  // a computed field: a function of the level's row returning one scalar
+  | { readonly kind: 'computed'; readonly fn: DbFunction; readonly cast: string | null; readonly alias: string };
 
 export interface EmbedPlan {
   readonly rel: Relationship;
@@ -112,6 +116,8 @@ export type Plan =
   | (PlanCommon & {
       readonly kind: 'mutate';
       readonly mutation: Mutation;
+      /** count=exact (any count preference): the affected rows, in Content-Range. */
+      readonly count: Preferences['count'];
       readonly returning: ReadPlan;
       readonly representation: boolean;
       readonly location: readonly string[] | null;

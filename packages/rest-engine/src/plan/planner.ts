@@ -273,13 +273,33 @@ function chooseFunction(
       ? fns.filter((f) => f.args.length === 1 && f.args[0].name === '' && isJsonType(f.args[0].type))
       : [];
   if (candidates.length === 0) throw errors.noFunction(schema, name, [...(keys ?? [])]);
-  if (candidates.length > 1)
+  if (candidates.length > 1) {
+    // Fewest parameters first, then by signature, as PostgREST lists them.
+    const sigs = candidates
+      .map((f) => ({ n: f.args.length, sig: f.args.map((a) => `${a.name} => ${a.type}`).join(', ') }))
+      .sort((a, b) => a.n - b.n || (a.sig < b.sig ? -1 : a.sig > b.sig ? 1 : 0));
     throw errors.ambiguousFunction(
       schema,
       name,
-      candidates.map((f) => f.args.map((a) => `${a.name} => ${a.type}`).join(', ')),
+      sigs.map((s) => s.sig),
     );
+  }
   return candidates[0];
+}
+
+/**
+ * The text a single unnamed parameter receives: the whole body for json/jsonb; for text, xml and bytea the value
+ * of the body's one key '' when the client sent `{"": value}` (supabase-js's way to call them), else the body.
+ */
+function singleArgument(fn: DbFunction, body: unknown): string {
+  if (!isJsonType(fn.args[0].type) && isObject(body)) {
+    const keys = Object.keys(body);
+    if (keys.length === 1 && keys[0] === '') {
+      const v = body[''];
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    }
+  }
+  return JSON.stringify(body);
 }
 
 function planCall(step: Step, name: string): Plan {
@@ -299,7 +319,7 @@ function planCall(step: Step, name: string): Plan {
     fn = chooseFunction(fns, keys, schema, name, true);
     const single = fn.args.length === 1 && fn.args[0].name === '';
     call = single
-      ? { fn, mode: 'single', json: JSON.stringify(body), argNames: [] }
+      ? { fn, mode: 'single', json: singleArgument(fn, body), argNames: [] }
       : { fn, mode: keys!.length ? 'record' : 'none', json: JSON.stringify(body), argNames: keys! };
   } else {
     const argNames = new Set((fns ?? []).flatMap((f) => f.args.map((a) => a.name)).filter((n) => n !== ''));

@@ -98,6 +98,15 @@ function planItem(ctx: PlanContext, level: Level, item: SelectItem, i: number): 
         const alias = item.alias ?? item.field.name;
         return { kind: 'computed', fn: computed, cast: resolveCast(ctx.cache, item.cast), alias };
       }
+      // `rel(count)`: a bare `count` that names no column is the count() aggregate, as in PostgREST.
+      if (item.field.name === 'count' && item.field.jsonPath.length === 0 && !level.columns.has('count')) {
+        return planItem(
+          ctx,
+          level,
+          { kind: 'aggregate', fn: 'count', field: null, alias: item.alias, cast: item.cast },
+          i,
+        );
+      }
       column(level.columns, level.label, item.field);
       const last = item.field.jsonPath[item.field.jsonPath.length - 1];
       const alias = item.alias ?? (last ? last.key : item.field.name);

@@ -150,6 +150,7 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
 
   const functions = new Map<string, DbFunction[]>();
   for (const f of fns) {
+    if (!callable(f.args)) continue;
     const argTypes = new Map<number, Row>((f.argtypes as Row[]).map((t) => [t.oid, t]));
     const all = f.args as { name: string; type: string; oid: number; mode: string }[];
     const inArgs = all.filter((a) => a.mode === 'i' || a.mode === 'b' || a.mode === 'v');
@@ -267,4 +268,17 @@ function withComputed(
     }
   }
   return out;
+}
+
+/** Types a single unnamed parameter may have: the request body is passed to it whole (as PostgREST does). */
+const SINGLE_UNNAMED_TYPES = new Set(['json', 'jsonb', 'text', 'xml', 'bytea']);
+
+/**
+ * Functions with unnamed parameters cannot be called with named arguments, so, as in PostgREST, they are left out
+ * of the cache, except a function whose only parameter is unnamed and takes the body whole.
+ */
+function callable(args: readonly { name: string; type: string; mode: string }[]): boolean {
+  const inArgs = args.filter((a) => a.mode === 'i' || a.mode === 'b' || a.mode === 'v');
+  if (inArgs.every((a) => a.name !== '')) return true;
+  return inArgs.length === 1 && SINGLE_UNNAMED_TYPES.has(inArgs[0].type);
 }

@@ -131,6 +131,7 @@ function toResult(
     body: row.body ?? '',
     location: row.location ?? null,
     planRows,
+    inserted: row.inserted === undefined || row.inserted === null ? null : Number(row.inserted),
   };
 }
 

@@ -11,6 +11,8 @@ export interface MainResult {
   readonly body: string;
   readonly location: string | null;
   readonly planRows: number | null;
+  /** Upserts into tables: how many rows were inserted rather than updated. */
+  readonly inserted: number | null;
 }
 
 export interface EngineResponse {
@@ -88,11 +90,15 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
         .map(([k, v]) => `${encodeURIComponent(k)}=eq.${encodeURIComponent(String(v))}`)
         .join('&')}`;
     }
+    // A POST upsert that inserted nothing (every row updated, or ignored) is 200, not 201 (PostgREST 12+).
+    const upserted = m.kind === 'insert' && m.onConflict !== null && plan.status === 201;
+    const inserted = r.inserted ?? (m.kind === 'insert' && m.onConflict?.action === 'nothing' ? r.pageTotal : null);
+    const status = upserted && inserted === 0 ? 200 : plan.status;
     if (!plan.representation) {
       delete headers['content-type'];
-      return { status: plan.status === 200 ? 204 : plan.status, headers, body: null };
+      return { status: status === 200 ? 204 : status, headers, body: null };
     }
-    return { status: plan.status === 204 ? 200 : plan.status, headers, body: singular ? unwrapSingle(r.body) : r.body };
+    return { status: status === 204 ? 200 : status, headers, body: singular ? unwrapSingle(r.body) : r.body };
   }
 
   if (plan.kind === 'call' && !plan.read) {

@@ -362,8 +362,8 @@ describe('golden SQL', () => {
             "name": "alpha",
           },
         ],
-        "sql": "WITH pgrst_source AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r ON CONFLICT ("name") DO UPDATE SET "name" = EXCLUDED."name" RETURNING pgrst_t.*) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0.* FROM pgrst_source t0) _t",
-        "status": 201,
+        "sql": "WITH pgrst_upsert AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r ON CONFLICT ("name") DO UPDATE SET "name" = EXCLUDED."name" RETURNING pgrst_t AS pgrst_row, pgrst_t.xmax = 0 AS pgrst_inserted), pgrst_source AS (SELECT (pgrst_row).* FROM pgrst_upsert) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, (SELECT pg_catalog.count(*) FROM pgrst_upsert WHERE pgrst_inserted) AS inserted FROM (SELECT t0.* FROM pgrst_source t0) _t",
+        "status": 200,
       }
     `);
   });

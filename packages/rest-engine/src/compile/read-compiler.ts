@@ -287,16 +287,7 @@ export function selectQuery(
   source(b, plan);
   lateralJoins(b, plan, false);
   whereClause(b, plan, join);
-  if (plan.select.some((s) => s.kind === 'aggregate')) {
-    const groups = plan.select.filter((s) => s.kind === 'column');
-    if (groups.length) {
-      b.push(' GROUP BY ');
-      groups.forEach((g, i) => {
-        if (i) b.push(', ');
-        field(b, a, (g as { field: Field }).field);
-      });
-    }
-  }
+  if (plan.select.some((s) => s.kind === 'aggregate')) groupBy(b, plan, row);
   if (plan.order.length) {
     b.push(' ORDER BY ');
     plan.order.forEach((o, i) => {
@@ -317,6 +308,32 @@ export function selectQuery(
   }
   if (plan.limit !== null) b.push(' LIMIT ').param(plan.limit, 'int8');
   if (plan.offset !== null) b.push(' OFFSET ').param(plan.offset, 'int8');
+}
+
+/**
+ * With aggregates, every other selected value groups the rows: columns, computed fields and the columns a to-one
+ * spread lifts into the row (PostgREST 13 groups by them the same way).
+ */
+function groupBy(b: SqlBuilder, plan: ReadPlan, row: string): void {
+  let first = true;
+  const next = () => {
+    b.push(first ? ' GROUP BY ' : ', ');
+    first = false;
+  };
+  for (const s of plan.select) {
+    if (s.kind === 'column') {
+      next();
+      field(b, plan.sqlAlias, s.field);
+    } else if (s.kind === 'computed') {
+      next();
+      b.push(qualified(s.fn.schema, s.fn.name), '(', row, ')');
+    } else if (s.kind === 'embed' && s.embed.spread && s.embed.toOne) {
+      for (const n of outputNames(s.embed.plan)) {
+        next();
+        b.push(s.embed.sqlAlias, '.', quoteIdent(n));
+      }
+    }
+  }
 }
 
 /** `SELECT 1 FROM <source> <joins that filter> WHERE <conditions>`: the rows a count counts (and EXPLAIN estimates). */

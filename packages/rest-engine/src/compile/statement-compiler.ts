@@ -63,9 +63,13 @@ function explainOf(read: ReadPlan): Statement {
   return b.build();
 }
 
+/** An upsert that updates on conflict, into a table (views have no xmax): its answer says whether rows were new. */
+const upsertCountsInserts = (m: Mutation) =>
+  m.kind === 'insert' && m.onConflict?.action === 'update' && m.empty === null && m.table.kind === 'table';
+
 function mutationCte(b: SqlBuilder, m: Mutation): void {
   const t = qualified(m.table.schema, m.table.name);
-  b.push('WITH pgrst_source AS (');
+  b.push(upsertCountsInserts(m) ? 'WITH pgrst_upsert AS (' : 'WITH pgrst_source AS (');
   if (m.kind === 'insert') {
     if (m.empty === 'none') {
       b.push('SELECT pgrst_t.* FROM ', t, ' pgrst_t WHERE FALSE');
@@ -100,7 +104,11 @@ function mutationCte(b: SqlBuilder, m: Mutation): void {
         if (m.onConflict.action === 'nothing' || m.columns.length === 0) b.push(' DO NOTHING');
         else b.push(' DO UPDATE SET ', m.columns.map((c) => `${quoteIdent(c)} = EXCLUDED.${quoteIdent(c)}`).join(', '));
       }
-      b.push(' RETURNING pgrst_t.*');
+      if (upsertCountsInserts(m)) {
+        // Which rows were inserted rather than updated (xmax is 0 on a fresh row): 201 or 200 for the upsert.
+        b.push(' RETURNING pgrst_t AS pgrst_row, pgrst_t.xmax = 0 AS pgrst_inserted), pgrst_source AS (');
+        b.push('SELECT (pgrst_row).* FROM pgrst_upsert');
+      } else b.push(' RETURNING pgrst_t.*');
     }
   } else if (m.kind === 'update') {
     if (m.columns.length === 0) {
@@ -158,6 +166,9 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
           plan.location.map(quoteIdent).join(', '),
           ' FROM pgrst_source LIMIT 1) _l) AS location',
         );
+      }
+      if (upsertCountsInserts(plan.mutation)) {
+        b.push(', (SELECT pg_catalog.count(*) FROM pgrst_upsert WHERE pgrst_inserted) AS inserted');
       }
       b.push(' FROM (');
       if (plan.representation) selectQuery(b, r, null);

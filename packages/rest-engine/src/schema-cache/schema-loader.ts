@@ -10,7 +10,9 @@ select c.oid::int as oid, n.nspname as schema, c.relname as name, c.relkind::tex
   pg_relation_is_updatable(c.oid, true) as upd, obj_description(c.oid, 'pg_class') as comment,
   coalesce((select json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod),
       'oid', a.atttypid::int, 'cat', t.typcategory, 'typname', t.typname, 'nullable', not a.attnotnull,
-      'default', pg_get_expr(d.adbin, d.adrelid), 'generated', a.attgenerated <> '',
+      'default', coalesce(pg_get_expr(d.adbin, d.adrelid), case when a.attidentity <> '' then
+        format('nextval(%L::regclass)', pg_get_serial_sequence(format('%I.%I', n.nspname, c.relname), a.attname))
+      end), 'generated', a.attgenerated <> '',
       'enum', (select json_agg(e.enumlabel order by e.enumsortorder) from pg_enum e where e.enumtypid = a.atttypid))
       order by a.attnum)
     from pg_attribute a join pg_type t on t.oid = a.atttypid
@@ -149,8 +151,9 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
   }
 
   const functions = new Map<string, DbFunction[]>();
+  // Computed fields and relationships take the row as an unnamed parameter: they are read from every function.
+  const rowFunctions = new Map<string, DbFunction[]>();
   for (const f of fns) {
-    if (!callable(f.args)) continue;
     const argTypes = new Map<number, Row>((f.argtypes as Row[]).map((t) => [t.oid, t]));
     const all = f.args as { name: string; type: string; oid: number; mode: string }[];
     const inArgs = all.filter((a) => a.mode === 'i' || a.mode === 'b' || a.mode === 'v');
@@ -201,7 +204,8 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       rows: Number(f.rows),
     };
     const key = tableKey(fn.schema, fn.name);
-    functions.set(key, [...(functions.get(key) ?? []), fn]);
+    if (fn.argTable) rowFunctions.set(key, [...(rowFunctions.get(key) ?? []), fn]);
+    if (callable(f.args)) functions.set(key, [...(functions.get(key) ?? []), fn]);
   }
 
   const typeMap = new Map<string, string>();
@@ -222,8 +226,8 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
     types: typeMap,
     timezones: new Set(zones.map((z) => z.name as string)),
     loadedAt: Date.now(),
-    relationships: withComputed(buildRelationships([...tables.values()], rawFks, sources), functions),
-    computedFields: computedFields(functions),
+    relationships: withComputed(buildRelationships([...tables.values()], rawFks, sources), rowFunctions),
+    computedFields: computedFields(rowFunctions),
   };
 }
 

@@ -70,7 +70,11 @@ export async function startPostgis(): Promise<PostgisCluster> {
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${join(dir, 'pw')}`]);
   const port = await freePort();
-  const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100 -k ${dir}`;
+  // effective_cache_size and compute_query_id as the Supabase database image sets them (EXPLAIN ... SETTINGS and
+  // VERBOSE show them; the suite's plan snapshots expect them).
+  const opts =
+    `-p ${port} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100 -k ${dir} ` +
+    '-c effective_cache_size=128MB -c compute_query_id=on';
   run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', opts, 'start']);
   const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   return {

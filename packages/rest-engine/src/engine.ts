@@ -20,7 +20,10 @@ export interface RestEngineOptions {
   /** postgres.js client logged in as the authenticator role. */
   sql: postgres.Sql;
   schemas?: string[];
-  /** Schemas appended to every request's search_path after the exposed ones (PostgREST's db-extra-search-path). */
+  /**
+   * Schemas appended to every request's search_path after the request's schema, as given (PostgREST's
+   * db-extra-search-path). Other exposed schemas are not on the path: name their objects with their schema.
+   */
   extraSearchPath?: string[];
   anonRole?: string;
   /** Roles a request may switch to besides anon, authenticated and service_role. */
@@ -131,11 +134,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   // The search_path per schema and the claims text per verified claims object (token verifiers hand out the same
   // object for the same token), so that neither is rebuilt on every request.
   const searchPaths = new Map(
-    schemas.map((s) => {
-      const path = [s, ...schemas.filter((o) => o !== s)];
-      for (const e of options.extraSearchPath ?? []) if (!path.includes(e)) path.push(e);
-      return [s, path.map(quoteIdent).join(', ')];
-    }),
+    schemas.map((s) => [s, [s, ...(options.extraSearchPath ?? [])].map(quoteIdent).join(', ')]),
   );
   const claimsText = new WeakMap<object, string>();
   const claimsJson = (claims: Record<string, unknown> | undefined, role: string): string => {

@@ -110,14 +110,26 @@ export interface ExecuteOptions {
   readonly poolTimeoutMs?: number;
   /** Prepares main statements within this budget; without it they run unnamed. */
   readonly statements?: StatementBudget;
+  /** The main statement is an EXPLAIN: its output, in this format, is the body. */
+  readonly planOutput?: 'json' | 'text' | null;
   /** Known before execution: 'commit' or 'rollback'. A function decides after seeing the main result. */
   readonly end: 'commit' | 'rollback' | Decision;
+}
+
+/** EXPLAIN's output as the body: the JSON document, or the text lines. */
+function planResult(rows: postgres.RowList<postgres.Row[]>, format: 'json' | 'text'): MainResult {
+  const lines = rows.map((r) => r['QUERY PLAN']);
+  const body =
+    format === 'json' ? (typeof lines[0] === 'string' ? lines[0] : JSON.stringify(lines[0])) : lines.join('\n');
+  return { total: null, pageTotal: 0, body, location: null, planRows: null, inserted: null };
 }
 
 function toResult(
   rows: postgres.RowList<postgres.Row[]>,
   explain: postgres.RowList<postgres.Row[]> | null,
+  planOutput: 'json' | 'text' | null = null,
 ): MainResult {
+  if (planOutput) return planResult(rows, planOutput);
   const row = rows[0] ?? {};
   let planRows: number | null = null;
   if (explain) {
@@ -179,6 +191,7 @@ export async function execute(
     const result = toResult(
       (settled[2] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value,
       explain ? (settled[3] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value : null,
+      opts.planOutput ?? null,
     );
     if (typeof opts.end === 'string') return { result, ended: opts.end };
     let ended: 'commit' | 'rollback';
@@ -223,6 +236,7 @@ export async function executePlan(
     readOnly: plan.readOnly,
     poolTimeoutMs: env.poolTimeoutMs,
     statements: env.statements,
+    planOutput: compiled.planOutput,
     end: mustDecide ? decide : rollback ? 'rollback' : 'commit',
   });
   if (!mustDecide) checkResult(plan, result);

@@ -28,6 +28,8 @@ export const CONTENT_TYPES: Record<MediaType, string> = {
   'stripped-object': 'application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
   openapi: 'application/openapi+json; charset=utf-8',
+  geojson: 'application/geo+json; charset=utf-8',
+  plan: 'application/vnd.pgrst.plan+json; charset=utf-8',
 };
 
 export const isSingular = (m: MediaType) => m === 'object' || m === 'stripped-object';
@@ -75,6 +77,10 @@ function countOf(plan: Extract<Plan, { kind: 'read' | 'call' }>, r: MainResult, 
 }
 
 export function respond(plan: Plan, r: MainResult, maxRows: number | null): EngineResponse {
+  if (plan.explain) {
+    const type = `application/vnd.pgrst.plan+${plan.explain.format}; for="${plan.explain.for}"; charset=utf-8`;
+    return { status: 200, headers: { 'content-type': type }, body: plan.head ? null : r.body };
+  }
   const headers: Record<string, string> = { 'content-type': CONTENT_TYPES[plan.media] };
   if (plan.applied.length) headers['preference-applied'] = plan.applied.join(', ');
   const singular = isSingular(plan.media);
@@ -90,10 +96,9 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
         .map(([k, v]) => `${encodeURIComponent(k)}=eq.${encodeURIComponent(String(v))}`)
         .join('&')}`;
     }
-    // A POST upsert that inserted nothing (every row updated, or ignored) is 200, not 201 (PostgREST 12+).
-    const upserted = m.kind === 'insert' && m.onConflict !== null && plan.status === 201;
-    const inserted = r.inserted ?? (m.kind === 'insert' && m.onConflict?.action === 'nothing' ? r.pageTotal : null);
-    const status = upserted && inserted === 0 ? 200 : plan.status;
+    // A POST merge-duplicates upsert that inserted nothing (every row updated) is 200, not 201 (PostgREST 12+);
+    // an ignore-duplicates one stays 201, as in PostgREST.
+    const status = plan.status === 201 && r.inserted === 0 ? 200 : plan.status;
     if (!plan.representation) {
       delete headers['content-type'];
       return { status: status === 200 ? 204 : status, headers, body: null };

@@ -247,13 +247,13 @@ describe('writes', () => {
 
   it('upserts with on_conflict and merge or ignore', async () => {
     const merged = await userA.from('tags').upsert({ name: 'alpha' }, { onConflict: 'name' }).select('id,name');
-    // 'alpha' exists: updated, nothing inserted, so 200 (PostgREST 12+), as when every row is ignored.
+    // "alpha" exists: updated, nothing inserted, so 200 (PostgREST 12+); ignoring it stays 201, as in PostgREST.
     expect(merged).toMatchObject({ status: 200, error: null, data: [{ id: 1, name: 'alpha' }] });
     const ignored = await userA
       .from('tags')
       .upsert({ name: 'alpha' }, { onConflict: 'name', ignoreDuplicates: true })
       .select('id');
-    expect(ignored).toMatchObject({ status: 200, error: null, data: [] });
+    expect(ignored).toMatchObject({ status: 201, error: null, data: [] });
     const inserted = await userA.from('tags').upsert({ name: 'fresh' }, { onConflict: 'name' }).select('name');
     expect(inserted).toMatchObject({ status: 201, error: null, data: [{ name: 'fresh' }] });
   });

@@ -8,6 +8,8 @@ import { SqlBuilder, type Statement } from './sql-builder.js';
 
 export interface CompiledRequest {
   readonly main: Statement;
+  /** The main statement is an EXPLAIN in this format: its output is the body. */
+  readonly planOutput: 'json' | 'text' | null;
   /** EXPLAIN of the counted rows, for count=planned and count=estimated. */
   readonly explain: Statement | null;
 }
@@ -18,6 +20,13 @@ function body(b: SqlBuilder, media: MediaType, single: boolean): void {
       b.push(
         "coalesce((SELECT string_agg(k, ',') FROM json_object_keys(json_agg(_t)->0) k) || E'\\n' ||" +
           " string_agg(substring(_t::text, 2, length(_t::text) - 2), E'\\n'), '')",
+      );
+      return;
+    case 'geojson':
+      // PostGIS's ST_AsGeoJSON(record): each row a Feature, its geometry column the geometry.
+      b.push(
+        "json_build_object('type', 'FeatureCollection', 'features', " +
+          "coalesce(json_agg(ST_AsGeoJSON(_t)::json), '[]'))::text",
       );
       return;
     case 'stripped-array':
@@ -84,20 +93,23 @@ function mutationCte(b: SqlBuilder, m: Mutation): void {
           .push('::json')
           .push(') _r');
       } else {
+        const defaults = [...m.defaults];
         m.columns.forEach((c, i) => {
           if (i) b.push(', ');
-          const def = m.defaults.get(c);
-          // Defaults come from pg_catalog (pg_get_expr), never from the request.
-          if (def !== undefined)
+          const d = defaults.findIndex(([name]) => name === c);
+          if (d !== -1)
             b.push('CASE WHEN _j.j::jsonb ? ')
               .param(c, 'text')
-              .push(` THEN _r.${quoteIdent(c)} ELSE ${def} END`);
+              .push(` THEN _r.${quoteIdent(c)} ELSE _d.d${d} END`);
           else b.push(`_r.${quoteIdent(c)}`);
         });
         b.push(' FROM json_array_elements(')
           .param(m.body, 'text')
           .push('::json')
           .push(') _j(j) CROSS JOIN LATERAL json_populate_record(NULL::', t, ', _j.j) _r');
+        // Defaults come from pg_catalog (pg_get_expr), never from the request. Evaluated once per row, as
+        // PostgREST does: a sequence advances for every row, also for rows that carry their own value.
+        b.push(' CROSS JOIN LATERAL (SELECT ', defaults.map(([, def], k) => `${def} AS d${k}`).join(', '), ') _d');
       }
       if (m.onConflict) {
         b.push(' ON CONFLICT (', m.onConflict.columns.map(quoteIdent).join(', '), ')');
@@ -140,6 +152,23 @@ function where(b: SqlBuilder, conds: Extract<Mutation, { kind: 'update' }>['wher
 }
 
 export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
+  const c = compileStatement(plan, maxRows);
+  if (!plan.explain) return c;
+  const { format, options } = plan.explain;
+  const explain = ['FORMAT ' + format.toUpperCase(), ...options.map((o) => o.toUpperCase())].join(', ');
+  return {
+    main: { sql: `EXPLAIN (${explain}) ${c.main.sql}`, params: c.main.params },
+    planOutput: format,
+    explain: null,
+  };
+}
+
+function compileStatement(
+  plan: Plan,
+  maxRows: number | null,
+): Omit<CompiledRequest, 'planOutput'> & {
+  planOutput: null;
+} {
   const b = new SqlBuilder();
   switch (plan.kind) {
     case 'read':
@@ -147,6 +176,7 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
       return {
         main: b.build(),
         explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null,
+        planOutput: null,
       };
     case 'mutate': {
       mutationCte(b, plan.mutation);
@@ -174,7 +204,7 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
       if (plan.representation) selectQuery(b, r, null);
       else b.push('SELECT 1 FROM pgrst_source');
       b.push(') _t');
-      return { main: b.build(), explain: null };
+      return { main: b.build(), explain: null, planOutput: null };
     }
     case 'call': {
       if (plan.read) {
@@ -183,6 +213,7 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
         return {
           main: b.build(),
           explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null,
+          planOutput: null,
         };
       }
       const call = plan.scalar!;
@@ -203,7 +234,7 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
         callArgsFrom(b, call);
       }
       b.push(') _t');
-      return { main: b.build(), explain: null };
+      return { main: b.build(), explain: null, planOutput: null };
     }
     default:
       throw new Error(`nothing to compile for a ${plan.kind} plan`);

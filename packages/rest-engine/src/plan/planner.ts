@@ -30,7 +30,8 @@ class CommonFields {
     if (prefer.handling) applied.push(`handling=${prefer.handling}`);
     if (prefer.tx && this.txAllowed) applied.push(`tx=${prefer.tx}`);
     if (prefer.timezone) applied.push(`timezone=${prefer.timezone}`);
-    return { schema: this.schema, readOnly, media: this.h.accept, prefer, head: this.head, applied };
+    const media = this.h.accept;
+    return { schema: this.schema, readOnly, media, explain: this.h.plan, prefer, head: this.head, applied };
   }
 }
 

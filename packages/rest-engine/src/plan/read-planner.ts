@@ -19,6 +19,11 @@ export interface Level {
   readonly source: Source;
   /** Table or function name, for messages. */
   readonly label: string;
+  /**
+   * The name unknown columns are reported against: the table at the root, `<table>_<depth>` inside embeds (the
+   * names PostgREST 13's statements give embedded tables, which its 42703 messages carry).
+   */
+  readonly columnLabel?: string;
   readonly columns: ReadonlyMap<string, Column>;
   /** The table whose relationships embeds follow (null: a function without a table type embeds nothing). */
   readonly relTable: Table | null;
@@ -66,6 +71,7 @@ function planEmbed(ctx: PlanContext, level: Level, item: Extract<SelectItem, { k
       ? { kind: 'computed', fn: rel.computed, table: t, parent: level.alias }
       : { kind: 'table', table: t },
     label: t.name,
+    columnLabel: `${t.name}_${level.names.length + 1}`,
     columns: t.columns,
     relTable: t,
     select: item.select,
@@ -107,14 +113,14 @@ function planItem(ctx: PlanContext, level: Level, item: SelectItem, i: number): 
           i,
         );
       }
-      column(level.columns, level.label, item.field);
+      column(level.columns, level.columnLabel ?? level.label, item.field);
       const last = item.field.jsonPath[item.field.jsonPath.length - 1];
       const alias = item.alias ?? (last ? last.key : item.field.name);
       return { kind: 'column', field: item.field, cast: resolveCast(ctx.cache, item.cast), alias };
     }
     case 'aggregate': {
       if (!ctx.aggregatesEnabled) throw errors.aggregatesDisabled();
-      if (item.field) column(level.columns, level.label, item.field);
+      if (item.field) column(level.columns, level.columnLabel ?? level.label, item.field);
       const cast = resolveCast(ctx.cache, item.cast);
       return { kind: 'aggregate', fn: item.fn, field: item.field, cast, alias: item.alias ?? item.fn };
     }
@@ -129,7 +135,7 @@ function planOrder(ctx: PlanContext, level: Level, embeds: readonly EmbedPlan[])
     if (!atLevel(entry.path, level.names)) continue;
     for (const t of entry.node) {
       if (t.relation === null) {
-        column(level.columns, level.label, t.field);
+        column(level.columns, level.columnLabel ?? level.label, t.field);
         order.push({ field: t.field, dir: t.dir, nulls: t.nulls, related: null });
         continue;
       }
@@ -147,7 +153,9 @@ function planOrder(ctx: PlanContext, level: Level, embeds: readonly EmbedPlan[])
 export function planRead(ctx: PlanContext, level: Level): ReadPlan {
   const select = planSelect(ctx, level);
   const embeds = select.flatMap((s) => (s.kind === 'embed' ? [s.embed] : []));
-  const where = level.takeFilters ? planConditions(ctx, level.columns, level.label, embeds, level.names) : [];
+  const where = level.takeFilters
+    ? planConditions(ctx, level.columns, level.columnLabel ?? level.label, embeds, level.names)
+    : [];
   let limit: number | null = null,
     offset: number | null = null;
   for (const entry of ctx.query.limits) {

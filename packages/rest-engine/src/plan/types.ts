@@ -1,6 +1,6 @@
 // The plan tree: the request resolved against the schema cache. Every table, column, relationship and function
 // here came from the cache, so the compiler may put their names into SQL.
-import type { Aggregate, Field, Filter, MediaType, Preferences } from '../parse/types.js';
+import type { Aggregate, Field, Filter, MediaType, PlanRequest, Preferences } from '../parse/types.js';
 import type { Column, DbFunction, Relationship, Table } from '../schema-cache/types.js';
 
 export type Source =
@@ -101,6 +101,8 @@ export interface PlanCommon {
   readonly schema: string;
   readonly readOnly: boolean;
   readonly media: MediaType;
+  /** With the plan media type: the EXPLAIN to answer with instead of the rows. */
+  readonly explain: PlanRequest | null;
   readonly prefer: Preferences;
   readonly applied: readonly string[];
   readonly head: boolean;

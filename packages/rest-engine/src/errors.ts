@@ -112,7 +112,7 @@ export const errors = {
       `Try changing '${target}' to one of the following: ${hints.map((h) => `'${target}!${h}'`).join(', ')}. ` +
         "Find the desired relationship in the 'details' key.",
     ),
-  noFunction: (schema: string, name: string, args: string[]) =>
+  noFunction: (schema: string, name: string, args: string[], suggestion: string | null = null) =>
     new RestError(
       404,
       'PGRST202',
@@ -124,6 +124,7 @@ export const errors = {
           ? 'without parameters'
           : `with parameter${args.length === 1 ? '' : 's'} ${args.join(', ')}`) +
         ' or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
+      suggestion === null ? null : `Perhaps you meant to call the function ${schema}.${suggestion}`,
     ),
   ambiguousFunction: (schema: string, name: string, sigs: string[]) =>
     new RestError(

@@ -109,7 +109,12 @@ function mutationCte(b: SqlBuilder, m: Mutation): void {
           .push(') _j(j) CROSS JOIN LATERAL json_populate_record(NULL::', t, ', _j.j) _r');
         // Defaults come from pg_catalog (pg_get_expr), never from the request. Evaluated once per row, as
         // PostgREST does: a sequence advances for every row, also for rows that carry their own value.
-        b.push(' CROSS JOIN LATERAL (SELECT ', defaults.map(([, def], k) => `${def} AS d${k}`).join(', '), ') _d');
+        // The row reference makes the subquery correlated, so that it runs for each row rather than once.
+        b.push(
+          ' CROSS JOIN LATERAL (SELECT _j.j AS pgrst_row, ',
+          defaults.map(([, def], k) => `${def} AS d${k}`).join(', '),
+          ') _d',
+        );
       }
       if (m.onConflict) {
         b.push(' ON CONFLICT (', m.onConflict.columns.map(quoteIdent).join(', '), ')');
@@ -155,7 +160,7 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
   const c = compileStatement(plan, maxRows);
   if (!plan.explain) return c;
   const { format, options } = plan.explain;
-  const explain = ['FORMAT ' + format.toUpperCase(), ...options.map((o) => o.toUpperCase())].join(', ');
+  const explain = [`FORMAT ${format.toUpperCase()}`, ...options.map((o) => o.toUpperCase())].join(', ');
   return {
     main: { sql: `EXPLAIN (${explain}) ${c.main.sql}`, params: c.main.params },
     planOutput: format,

@@ -1,5 +1,6 @@
 // The plan stage's entry: routes the parsed request (method + target) to a plan: read, insert/update/delete/put,
 // function call, OpenAPI or OPTIONS. Pure over the request, the schema cache and the options.
+import { closest, distance } from 'fastest-levenshtein';
 import { errors } from '../errors.js';
 import type { ApiRequest } from '../parse/request-parser.js';
 import type { RequestHeaders } from '../parse/types.js';
@@ -303,6 +304,14 @@ function singleArgument(fn: DbFunction, body: unknown): string {
   return JSON.stringify(body);
 }
 
+/** For a misspelt function name: the nearest name in the schema, within a third of its length in edits. */
+function closestFunction(cache: SchemaCache, schema: string, name: string): string | null {
+  const names = [...cache.functions.values()].filter((f) => f[0].schema === schema).map((f) => f[0].name);
+  if (names.length === 0) return null;
+  const best = closest(name, names);
+  return distance(name, best) <= Math.max(1, Math.floor(name.length / 3)) ? best : null;
+}
+
 function planCall(step: Step, name: string): Plan {
   const { request, schema, common, h } = step;
   const method = request.method;
@@ -316,7 +325,7 @@ function planCall(step: Step, name: string): Plan {
   if (!readOnly) {
     const body = request.body ?? {};
     const keys = isObject(body) ? Object.keys(body) : null;
-    if (!fns) throw errors.noFunction(schema, name, [...(keys ?? [])]);
+    if (!fns) throw errors.noFunction(schema, name, [...(keys ?? [])], closestFunction(step.ctx.cache, schema, name));
     fn = chooseFunction(fns, keys, schema, name, true);
     const single = fn.args.length === 1 && fn.args[0].name === '';
     call = single
@@ -327,7 +336,7 @@ function planCall(step: Step, name: string): Plan {
     const isArg = (f: (typeof query.filters)[number]) => f.path.length === 0 && argNames.has(f.key);
     const args: Record<string, string> = {};
     for (const f of query.filters) if (isArg(f)) args[f.key] = f.raw;
-    if (!fns) throw errors.noFunction(schema, name, Object.keys(args));
+    if (!fns) throw errors.noFunction(schema, name, Object.keys(args), closestFunction(step.ctx.cache, schema, name));
     fn = chooseFunction(fns, Object.keys(args), schema, name, false);
     const argKeys = Object.keys(args);
     call = { fn, mode: argKeys.length ? 'record' : 'none', json: JSON.stringify(args), argNames: argKeys };

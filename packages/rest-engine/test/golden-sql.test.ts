@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../src/compile/statement-compiler.js';
 import { parse } from '../src/parse/request-parser.js';
 import { plan } from '../src/plan/planner.js';
-import { setup, USER_A, type Harness } from './helpers.js';
+import { GOLDEN_OPTIONS as OPTS, goldenCase, setup, type Harness } from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -14,26 +14,8 @@ afterAll(async () => {
   await h.close();
 });
 
-const OPTS = {
-  schemas: ['public'],
-  maxRows: null,
-  aggregatesEnabled: true,
-  allowUnfilteredWrites: false,
-  txRollbackAllowed: true,
-};
-
-async function golden(method: string, pathQuery: string, headers: Record<string, string> = {}, body?: unknown) {
-  const [path, search = ''] = pathQuery.split(/\?(.*)/s);
-  const input = { method, path, search, headers, body: body === undefined ? undefined : JSON.stringify(body) };
-  const { main } = compile(plan(parse(input), h.engine.schemaCache, OPTS), null);
-  // Every golden statement also runs: through the engine, as an authenticated user, rolled back.
-  const res = await h.req(method, pathQuery, {
-    headers: { ...headers, prefer: [headers.prefer, 'tx=rollback'].filter(Boolean).join(',') },
-    body,
-    claims: USER_A,
-  });
-  return { sql: main.sql, params: main.params, status: res.status, rows: res.json };
-}
+const golden = (method: string, pathQuery: string, headers: Record<string, string> = {}, body?: unknown) =>
+  goldenCase(h, method, pathQuery, headers, body);
 
 describe('golden SQL', () => {
   it('plain select with filter, order and limit', async () => {
@@ -46,6 +28,7 @@ describe('golden SQL', () => {
           5,
           1,
         ],
+        "range": "1-1/*",
         "rows": [
           {
             "id": 2,
@@ -68,6 +51,7 @@ describe('golden SQL', () => {
         "params": [
           2,
         ],
+        "range": "0-2/*",
         "rows": [
           {
             "name": "Apollo engine",
@@ -117,6 +101,7 @@ describe('golden SQL', () => {
         "params": [
           "beta",
         ],
+        "range": "0-1/*",
         "rows": [
           {
             "id": 1,
@@ -159,6 +144,7 @@ describe('golden SQL', () => {
           "500",
           "sad",
         ],
+        "range": "0-0/*",
         "rows": [
           {
             "color": "red",
@@ -203,6 +189,7 @@ describe('golden SQL', () => {
     expect(await golden('GET', '/tasks?select=id&done=is.false', { prefer: 'count=exact' })).toMatchInlineSnapshot(`
       {
         "params": [],
+        "range": "0-2/3",
         "rows": [
           {
             "id": 2,
@@ -228,6 +215,7 @@ describe('golden SQL', () => {
     ).toMatchInlineSnapshot(`
       {
         "params": [],
+        "range": "0-1/*",
         "rows": [
           {
             "name": "Apollo engine",
@@ -264,6 +252,7 @@ describe('golden SQL', () => {
     ).toMatchInlineSnapshot(`
       {
         "params": [],
+        "range": "0-4/*",
         "rows": [
           {
             "priority": "3",
@@ -300,6 +289,7 @@ describe('golden SQL', () => {
     expect(await golden('GET', '/tasks?select=project_id,count(),priority.max()')).toMatchInlineSnapshot(`
       {
         "params": [],
+        "range": "0-2/*",
         "rows": [
           {
             "count": 1,
@@ -330,6 +320,7 @@ describe('golden SQL', () => {
         "params": [
           "[{"name":"g1"},{"name":"g2"}]",
         ],
+        "range": "*/*",
         "rows": [
           {
             "name": "g1",
@@ -356,6 +347,7 @@ describe('golden SQL', () => {
         "params": [
           "[{"name":"alpha"}]",
         ],
+        "range": "*/*",
         "rows": [
           {
             "id": 1,
@@ -376,6 +368,7 @@ describe('golden SQL', () => {
           "{"done":false}",
           "1",
         ],
+        "range": "0-0/*",
         "rows": [
           {
             "assignee_id": 2,
@@ -395,38 +388,10 @@ describe('golden SQL', () => {
         "params": [
           "5",
         ],
+        "range": "0-0/*",
         "rows": null,
         "sql": "WITH pgrst_source AS (DELETE FROM "public"."tasks" AS pgrst_t WHERE pgrst_t."id" = $1 AND pgrst_t."done" IS FALSE RETURNING pgrst_t.*) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, '' AS body FROM (SELECT 1 FROM pgrst_source) _t",
         "status": 204,
-      }
-    `);
-  });
-  it('rpc: table-valued with named arguments, scalar by GET', async () => {
-    expect(await golden('POST', '/rpc/projects_of?select=id&order=id', {}, { p_owner: 1 })).toMatchInlineSnapshot(`
-      {
-        "params": [
-          "{"p_owner":1}",
-        ],
-        "rows": [
-          {
-            "id": 1,
-          },
-          {
-            "id": 3,
-          },
-        ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id" FROM json_to_record($1::text::json) AS _args("p_owner" integer) CROSS JOIN LATERAL "public"."projects_of"("p_owner" := _args."p_owner") t0 ORDER BY t0."id") _t",
-        "status": 200,
-      }
-    `);
-    expect(await golden('GET', '/rpc/add_numbers?a=1&b=2')).toMatchInlineSnapshot(`
-      {
-        "params": [
-          "{"a":"1","b":"2"}",
-        ],
-        "rows": 3,
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null') AS body FROM (SELECT "public"."add_numbers"("a" := _args."a", "b" := _args."b") AS pgrst_scalar FROM json_to_record($1::text::json) AS _args("a" integer, "b" integer)) _t",
-        "status": 200,
       }
     `);
   });

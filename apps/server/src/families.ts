@@ -15,7 +15,10 @@ async function restFamily(ctx: ServerContext): Promise<Mounted> {
     statementTimeoutMs: ctx.config.DB_STATEMENT_TIMEOUT_MS,
     poolTimeoutMs: ctx.config.DB_POOL_TIMEOUT_MS,
   });
-  return { app: restRoutes(engine), close: () => engine.close() };
+  return {
+    app: restRoutes(engine, { maxBodyBytes: ctx.config.REST_MAX_BODY_BYTES }),
+    close: () => engine.close(),
+  };
 }
 
 export async function createFamilies(ctx: ServerContext): Promise<Families> {

@@ -18,6 +18,7 @@ import { startServer, loadConfig } from '../apps/server/src/index.js';
 import { createRestEngine } from '../packages/rest-engine/src/index.js';
 import { compile } from '../packages/rest-engine/src/compile/statement-compiler.js';
 import { execute, StatementBudget } from '../packages/rest-engine/src/execute.js';
+import { parse } from '../packages/rest-engine/src/parse/request-parser.js';
 import { plan } from '../packages/rest-engine/src/plan/planner.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -35,10 +36,12 @@ create table items (id serial primary key, owner text not null, title text not n
 create table item_notes (id serial primary key, item_id int not null references items (id), body text not null);
 create index on items (owner, price); create index on item_notes (item_id);
 alter table items enable row level security;
-create policy items_owner on items for select to authenticated using (owner = current_setting('request.jwt.claims', true)::json ->> 'sub');
+create policy items_owner on items for select to authenticated
+  using (owner = current_setting('request.jwt.claims', true)::json ->> 'sub');
 grant usage on schema public to anon, authenticated, service_role;
 grant select on items, item_notes to authenticated;
-insert into items (owner, title, price) select 'user-' || (g % 100), 'item ' || g, g % 1000 from generate_series(1, 100000) g;
+insert into items (owner, title, price)
+  select 'user-' || (g % 100), 'item ' || g, g % 1000 from generate_series(1, 100000) g;
 insert into item_notes (item_id, body) select (g % 100000) + 1, 'note ' || g from generate_series(1, 200000) g;
 analyze;`;
 
@@ -49,7 +52,8 @@ interface Figures {
   cpuUs?: number;
 }
 const fmt = (f: Figures) =>
-  `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms` +
+  `${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  ` +
+  `p99 ${f.p99.toFixed(2).padStart(6)} ms` +
   (f.cpuUs === undefined ? '' : `  node CPU ${f.cpuUs.toFixed(0).padStart(4)} µs/req`);
 
 async function wrk(url: string, headers: Record<string, string>): Promise<Figures> {
@@ -101,7 +105,8 @@ async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   for (const id of profile.samples) {
     const f = byId.get(id)!.callFrame;
-    const key = `${f.functionName || '(anon)'} ${f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/\/work\/main\//, '')}:${f.lineNumber + 1}`;
+    const url = f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/\/work\/main\//, '');
+    const key = `${f.functionName || '(anon)'} ${url}:${f.lineNumber + 1}`;
     self.set(key, (self.get(key) ?? 0) + 1);
   }
   const total = profile.samples.length;
@@ -206,7 +211,7 @@ export async function main(): Promise<void> {
     // Baseline (a): the identical statements, precompiled, from a minimal route.
     const compiled = Object.fromEntries(
       Object.entries(requests).map(([name, r]) => {
-        const p = plan({ method: 'GET', ...r, headers: {} }, engine.schemaCache, {
+        const p = plan(parse({ method: 'GET', ...r, headers: {} }), engine.schemaCache, {
           schemas: ['public'],
           maxRows: 1000,
           aggregatesEnabled: false,
@@ -267,10 +272,10 @@ export async function main(): Promise<void> {
         allowUnfilteredWrites: false,
         txRollbackAllowed: false,
       };
-      for (let i = 0; i < 5000; i++) compile(plan(input, engine.schemaCache, opts), 1000);
+      for (let i = 0; i < 5000; i++) compile(plan(parse(input), engine.schemaCache, opts), 1000);
       const n = 50_000,
         t = performance.now();
-      for (let i = 0; i < n; i++) compile(plan(input, engine.schemaCache, opts), 1000);
+      for (let i = 0; i < n; i++) compile(plan(parse(input), engine.schemaCache, opts), 1000);
       console.log(`  ${name.padEnd(50)} ${(((performance.now() - t) * 1000) / n).toFixed(2)} µs`);
     }
 
@@ -295,7 +300,8 @@ export async function main(): Promise<void> {
       console.log(`  (a) minimal Hono route      ${fmt(a)}`);
       console.log(`  (b) postgres.js loop        ${fmt(b)}`);
       console.log(
-        `  engine/(a) = ${(eng.rps / a.rps).toFixed(2)} (target 0.9)   engine/(b) = ${(eng.rps / b.rps).toFixed(2)} (target 0.7)` +
+        `  engine/(a) = ${(eng.rps / a.rps).toFixed(2)} (target 0.9)   ` +
+          `engine/(b) = ${(eng.rps / b.rps).toFixed(2)} (target 0.7)` +
           `   node CPU per request engine/(a) = ${((eng.cpuUs ?? 0) / (a.cpuUs ?? 1)).toFixed(2)}`,
       );
     }

@@ -1,15 +1,18 @@
-// The engine: holds the schema cache (reloaded on NOTIFY pgrst) and runs each request through
-// parse -> plan -> compile -> execute -> respond. Framework-agnostic: plain request and response objects.
+// The engine: holds the schema cache (reloaded on NOTIFY pgrst) and runs each request through the stages
+// parse -> plan -> compile -> execute -> respond, each timed in Server-Timing. Framework-agnostic: plain request and
+// response objects.
 import type postgres from 'postgres';
 import { compile } from './compile/statement-compiler.js';
 import { errors, fromDatabaseError, RestError } from './errors.js';
-import { execute, installRawText, StatementBudget, type TxContext } from './execute.js';
+import { executePlan, type PlanExecution, StatementBudget, type TxContext } from './execute.js';
 import { quoteIdent } from './ident.js';
 import { buildOpenApi } from './openapi.js';
-import { plan as planRequest, type PlannerOptions } from './plan/planner.js';
+import { parse, type RawRequest } from './parse/request-parser.js';
+import { plan, type PlannerOptions } from './plan/planner.js';
+import { StageTimer } from './stage-timer.js';
 import { PlanCache, planKey, type CachedPlan } from './plan-cache.js';
 import type { Plan } from './plan/types.js';
-import { checkResult, respond, type EngineResponse } from './respond.js';
+import { respond, type EngineResponse } from './respond.js';
 import { loadSchemaCache } from './schema-cache/schema-loader.js';
 import type { SchemaCache } from './schema-cache/types.js';
 
@@ -17,6 +20,11 @@ export interface RestEngineOptions {
   /** postgres.js client logged in as the authenticator role. */
   sql: postgres.Sql;
   schemas?: string[];
+  /**
+   * Schemas appended to every request's search_path after the request's schema, as given (PostgREST's
+   * db-extra-search-path). Other exposed schemas are not on the path: name their objects with their schema.
+   */
+  extraSearchPath?: string[];
   anonRole?: string;
   /** Roles a request may switch to besides anon, authenticated and service_role. */
   roles?: string[];
@@ -46,7 +54,7 @@ function sqlHeaders(headers: Record<string, string | undefined>, hidden: Readonl
   return JSON.stringify(visible);
 }
 
-export interface EngineRequest {
+export interface EngineRequest extends RawRequest {
   method: string;
   /** Path relative to the mount: '/todos', '/rpc/fn' or '/'. */
   path: string;
@@ -93,7 +101,6 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   const poolTimeoutMs = options.poolTimeoutMs ?? 10_000;
   const statementTimeout = options.statementTimeoutMs !== undefined ? String(options.statementTimeoutMs) : null;
 
-  installRawText(sql);
   let cache = await loadSchemaCache(sql, schemas);
   let openapi: string | null = null;
   const preparedLimit = options.preparedStatements ?? 2000;
@@ -127,7 +134,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   // The search_path per schema and the claims text per verified claims object (token verifiers hand out the same
   // object for the same token), so that neither is rebuilt on every request.
   const searchPaths = new Map(
-    schemas.map((s) => [s, [s, ...schemas.filter((o) => o !== s)].map(quoteIdent).join(', ')]),
+    schemas.map((s) => [s, [s, ...(options.extraSearchPath ?? [])].map(quoteIdent).join(', ')]),
   );
   const claimsText = new WeakMap<object, string>();
   const claimsJson = (claims: Record<string, unknown> | undefined, role: string): string => {
@@ -140,73 +147,58 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     return text;
   };
 
-  function planAndCompile(req: EngineRequest, method: string): CachedPlan {
-    const key = planKey({ method, path: req.path, search: req.search, headers: req.headers });
-    const hit = key === null ? undefined : plans.get(key);
-    if (hit) return hit;
-    const plan = planRequest(req, cache, plannerOptions);
-    const entry: CachedPlan = {
-      plan,
-      compiled: plan.kind === 'options' || plan.kind === 'openapi' ? null : compile(plan, maxRows),
-    };
-    if (key !== null) plans.set(key, entry);
-    return entry;
+  // Options and OpenAPI plans are answered without a transaction.
+  function answerWithoutDatabase(prepared: CachedPlan): EngineResponse | null {
+    const p = prepared.plan;
+    if (p.kind === 'options') return { status: 200, headers: { allow: p.allow, 'content-type': MEDIA }, body: null };
+    if (p.kind !== 'openapi') return null;
+    openapi ??= JSON.stringify(buildOpenApi(cache, p.schema));
+    const headers = { 'content-type': 'application/openapi+json; charset=utf-8' };
+    return { status: 200, headers, body: p.head ? null : openapi };
   }
+
+  const txContext = (req: EngineRequest, p: Plan, role: string): TxContext => ({
+    searchPath: searchPaths.get(p.schema)!,
+    role,
+    claims: claimsJson(req.claims, role),
+    method: req.method.toUpperCase(),
+    path: req.path,
+    headers: sqlHeaders(req.headers, hiddenHeaders),
+    statementTimeout,
+    timezone: p.prefer.timezone,
+  });
+  const execution = (): PlanExecution => ({
+    sql,
+    poolTimeoutMs,
+    statements,
+    txRollbackAllowed: plannerOptions.txRollbackAllowed,
+  });
 
   async function handle(req: EngineRequest): Promise<EngineResponse> {
     const role = req.role ?? (typeof req.claims?.role === 'string' ? req.claims.role : anonRole);
-    const authenticated = role !== anonRole;
-    const t0 = performance.now();
+    const timer = new StageTimer();
     try {
       if (!roles.has(role)) throw errors.forbiddenRole(role);
-      const method = req.method.toUpperCase();
-      const { plan, compiled } = planAndCompile(req, method);
-      if (plan.kind === 'options') {
-        return { status: 200, headers: { allow: plan.allow, 'content-type': MEDIA }, body: null };
+      // GET and HEAD reuse a cached plan and statement: parse, plan and compile then take no time.
+      const key = planKey(req);
+      let prepared = key === null ? undefined : plans.get(key);
+      if (prepared === undefined) {
+        const request = timer.time('parse', parse(req));
+        const planned = timer.time('plan', plan(request, cache, plannerOptions));
+        const compiled = timer.time('compile', compileStage(planned, maxRows));
+        prepared = { plan: planned, compiled };
+        if (key !== null) plans.set(key, prepared);
       }
-      if (plan.kind === 'openapi' || compiled === null) {
-        openapi ??= JSON.stringify(buildOpenApi(cache, plan.schema));
-        return {
-          status: 200,
-          headers: { 'content-type': 'application/openapi+json; charset=utf-8' },
-          body: plan.head ? null : openapi,
-        };
-      }
-      const t1 = performance.now();
-      const ctx: TxContext = {
-        searchPath: searchPaths.get(plan.schema)!,
-        role,
-        claims: claimsJson(req.claims, role),
-        method,
-        path: req.path,
-        headers: sqlHeaders(req.headers, hiddenHeaders),
-        statementTimeout,
-        timezone: plan.prefer.timezone,
-      };
-      const rollback = plan.prefer.tx === 'rollback' && plannerOptions.txRollbackAllowed;
-      const mustDecide =
-        !plan.readOnly &&
-        (plan.media === 'object' || plan.media === 'stripped-object' || plan.prefer.maxAffected !== null);
-      const { result } = await execute(sql, ctx, compiled.main, compiled.explain, {
-        readOnly: plan.readOnly,
-        poolTimeoutMs,
-        statements,
-        end: mustDecide
-          ? (r) => {
-              checkResult(plan, r);
-              return rollback ? 'rollback' : 'commit';
-            }
-          : rollback
-            ? 'rollback'
-            : 'commit',
-      });
-      if (!mustDecide) checkResult(plan, result);
-      const t2 = performance.now();
-      const res = respond(plan, result, maxRows);
-      res.headers['server-timing'] = `plan;dur=${(t1 - t0).toFixed(2)}, transaction;dur=${(t2 - t1).toFixed(2)}`;
+      const early = answerWithoutDatabase(prepared);
+      if (early) return early;
+      const p = prepared.plan as Exclude<Plan, { kind: 'options' | 'openapi' }>;
+      const ctx = txContext(req, p, role);
+      const result = timer.time('execute', await executePlan(execution(), ctx, p, prepared.compiled!));
+      const res = timer.time('respond', respond(p, result, maxRows));
+      res.headers['server-timing'] = timer.header();
       return res;
     } catch (e) {
-      const res = errorResponse(e instanceof RestError ? e : fromDatabaseError(e, authenticated));
+      const res = errorResponse(e instanceof RestError ? e : fromDatabaseError(e, role !== anonRole));
       // HEAD answers carry no body, errors included (status and headers still tell what went wrong).
       if (req.method.toUpperCase() === 'HEAD') res.body = null;
       return res;
@@ -223,6 +215,11 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       if (unlisten) await unlisten();
     },
   };
+}
+
+/** The compile stage, for the plans that run a statement. */
+function compileStage(p: Plan, maxRows: number | null) {
+  return p.kind === 'options' || p.kind === 'openapi' ? null : compile(p, maxRows);
 }
 
 export type { Plan };

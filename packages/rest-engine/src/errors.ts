@@ -94,12 +94,14 @@ export const errors = {
       `The query affects ${n} rows`,
     ),
   invalidPath: () => new RestError(404, 'PGRST125', 'Invalid path specified in request URL'),
-  noRelationship: (origin: string, target: string, schema: string) =>
+  noRelationship: (origin: string, target: string, schema: string, hint: string | null = null) =>
     new RestError(
       400,
       'PGRST200',
       `Could not find a relationship between '${origin}' and '${target}' in the schema cache`,
-      `Searched for a foreign key relationship between '${origin}' and '${target}' in the schema '${schema}', but no matches were found.`,
+      `Searched for a foreign key relationship between '${origin}' and '${target}'` +
+        (hint === null ? '' : ` using the hint '${hint}'`) +
+        ` in the schema '${schema}', but no matches were found.`,
     ),
   ambiguousEmbed: (origin: string, target: string, candidates: unknown[], hints: string[]) =>
     new RestError(
@@ -107,14 +109,22 @@ export const errors = {
       'PGRST201',
       `Could not embed because more than one relationship was found for '${origin}' and '${target}'`,
       candidates,
-      `Try changing '${target}' to one of the following: ${hints.map((h) => `'${target}!${h}'`).join(', ')}. Find the desired relationship in the 'details' key.`,
+      `Try changing '${target}' to one of the following: ${hints.map((h) => `'${target}!${h}'`).join(', ')}. ` +
+        "Find the desired relationship in the 'details' key.",
     ),
-  noFunction: (schema: string, name: string, args: string[]) =>
+  noFunction: (schema: string, name: string, args: string[], suggestion: string | null = null) =>
     new RestError(
       404,
       'PGRST202',
-      `Could not find the function ${schema}.${name}(${args.join(', ')}) in the schema cache`,
-      `Searched for the function ${schema}.${name} with parameters ${args.join(', ') || 'none'} or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.`,
+      `Could not find the function ${schema}.${name}` +
+        (args.length === 0 ? ' without parameters' : `(${args.join(', ')})`) +
+        ' in the schema cache',
+      `Searched for the function ${schema}.${name} ` +
+        (args.length === 0
+          ? 'without parameters'
+          : `with parameter${args.length === 1 ? '' : 's'} ${args.join(', ')}`) +
+        ' or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
+      suggestion === null ? null : `Perhaps you meant to call the function ${schema}.${suggestion}`,
     ),
   ambiguousFunction: (schema: string, name: string, sigs: string[]) =>
     new RestError(

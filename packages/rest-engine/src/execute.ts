@@ -6,51 +6,36 @@
 // always prepared, and main statements while a bounded budget of distinct texts lasts (see StatementBudget).
 import type postgres from 'postgres';
 import type { Statement } from './compile/sql-builder.js';
+import type { CompiledRequest } from './compile/statement-compiler.js';
 import { errors, RestError } from './errors.js';
+import type { Plan } from './plan/types.js';
+import { checkResult, type MainResult } from './respond.js';
 
 /**
- * A parameter sent as the exact text the client gave. postgres.js chooses a serializer by the type the server
- * describes for `$n`: JSON.stringify for json, `t`/`f` for bool, Date for timestamps, which would change (or throw
- * on) what PostgREST passes as plain text. The wrapped serializers let RawText through verbatim and leave every
- * other value to postgres.js as before, so other users of the same client see no difference.
+ * Every parameter goes out as the exact text the client gave, typed `unknown` (OID 705) in the Parse message, so
+ * Postgres infers its type from the statement as it does for a literal, as PostgREST does. postgres.js chooses a
+ * serializer by the type of each parameter: for a parameter left untyped (0) it would take the type Postgres
+ * describes and apply JSON.stringify for json, `t`/`f` for bool, Date for timestamps, which would change (or throw
+ * on) what PostgREST passes as plain text. An explicit type through the public `sql.typed` keeps its slot out of the
+ * described types, and no serializer is registered for `unknown`, so the text is sent verbatim.
  */
-export class RawText {
-  constructor(readonly value: string) {}
-  toString(): string {
-    return this.value;
-  }
-}
-
-const RAW = Symbol.for('rest-engine.raw-serializers');
-
-export function installRawText(sql: postgres.Sql): void {
-  const options = sql.options as unknown as { serializers: Record<string | symbol, (x: unknown) => unknown> };
-  if (options.serializers[RAW]) return;
-  const target = options.serializers;
-  options.serializers = new Proxy(target, {
-    has: (t, k) => k in t || typeof k === 'string',
-    get(t, k) {
-      if (k === RAW) return true;
-      const f = t[k];
-      if (typeof k !== 'string') return f;
-      return (x: unknown) => (x instanceof RawText ? x.value : f ? f(x) : `${x}`);
-    },
-  });
-}
+const UNKNOWN_OID = 705;
 
 // Postgres text cannot hold NUL, and a NUL inside a bind message breaks the protocol exchange: refuse it as Postgres
 // would refuse it in a literal.
-const raw = (params: readonly unknown[]) =>
-  params.map((p) => {
+function raw(sql: postgres.Sql, params: readonly unknown[]): unknown[] {
+  return params.map((p) => {
     if (p === null || p === undefined) return null;
     const s = String(p);
     if (s.includes('\u0000')) throw new RestError(400, '22021', 'invalid byte sequence for encoding "UTF8": 0x00');
-    return new RawText(s);
+    return sql.typed(s, UNKNOWN_OID);
   });
+}
 
 export const CONTEXT_SQL =
-  "select set_config('search_path', $1, true), set_config('role', $2, true), set_config('request.jwt.claims', $3, true), " +
-  "set_config('request.method', $4, true), set_config('request.path', $5, true), set_config('request.headers', $6, true), " +
+  "select set_config('search_path', $1, true), set_config('role', $2, true), " +
+  "set_config('request.jwt.claims', $3, true), set_config('request.method', $4, true), " +
+  "set_config('request.path', $5, true), set_config('request.headers', $6, true), " +
   "set_config('statement_timeout', coalesce($7, current_setting('statement_timeout')), true), " +
   "set_config('timezone', coalesce($8, current_setting('timezone')), true)";
 
@@ -63,14 +48,6 @@ export interface TxContext {
   readonly headers: string;
   readonly statementTimeout: string | null;
   readonly timezone: string | null;
-}
-
-export interface MainResult {
-  readonly total: number | null;
-  readonly pageTotal: number;
-  readonly body: string;
-  readonly location: string | null;
-  readonly planRows: number | null;
 }
 
 /** Returning a value commits; throwing rolls back. Called only in decide mode. */
@@ -133,14 +110,26 @@ export interface ExecuteOptions {
   readonly poolTimeoutMs?: number;
   /** Prepares main statements within this budget; without it they run unnamed. */
   readonly statements?: StatementBudget;
+  /** The main statement is an EXPLAIN: its output, in this format, is the body. */
+  readonly planOutput?: 'json' | 'text' | null;
   /** Known before execution: 'commit' or 'rollback'. A function decides after seeing the main result. */
   readonly end: 'commit' | 'rollback' | Decision;
+}
+
+/** EXPLAIN's output as the body: the JSON document, or the text lines. */
+function planResult(rows: postgres.RowList<postgres.Row[]>, format: 'json' | 'text'): MainResult {
+  const lines = rows.map((r) => r['QUERY PLAN']);
+  const body =
+    format === 'json' ? (typeof lines[0] === 'string' ? lines[0] : JSON.stringify(lines[0])) : lines.join('\n');
+  return { total: null, pageTotal: 0, body, location: null, planRows: null, inserted: null };
 }
 
 function toResult(
   rows: postgres.RowList<postgres.Row[]>,
   explain: postgres.RowList<postgres.Row[]> | null,
+  planOutput: 'json' | 'text' | null = null,
 ): MainResult {
+  if (planOutput) return planResult(rows, planOutput);
   const row = rows[0] ?? {};
   let planRows: number | null = null;
   if (explain) {
@@ -154,6 +143,7 @@ function toResult(
     body: row.body ?? '',
     location: row.location ?? null,
     planRows,
+    inserted: row.inserted === undefined || row.inserted === null ? null : Number(row.inserted),
   };
 }
 
@@ -169,7 +159,7 @@ export async function execute(
   opts: ExecuteOptions,
 ): Promise<{ result: MainResult; ended: 'commit' | 'rollback' }> {
   // Converted before a connection is reserved: a refused value must not leave a transaction half-sent.
-  const ctxParams = raw([
+  const ctxParams = raw(sql, [
     ctx.searchPath,
     ctx.role,
     ctx.claims,
@@ -179,8 +169,8 @@ export async function execute(
     ctx.statementTimeout,
     ctx.timezone,
   ]);
-  const mainParams = raw(main.params);
-  const explainParams = explain ? raw(explain.params) : [];
+  const mainParams = raw(sql, main.params);
+  const explainParams = explain ? raw(sql, explain.params) : [];
   const mainText = opts.statements ? opts.statements.take(main.sql) : { text: main.sql, prepare: false };
   const conn = await reserveWithin(sql, opts.poolTimeoutMs ?? 10_000);
   try {
@@ -201,6 +191,7 @@ export async function execute(
     const result = toResult(
       (settled[2] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value,
       explain ? (settled[3] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value : null,
+      opts.planOutput ?? null,
     );
     if (typeof opts.end === 'string') return { result, ended: opts.end };
     let ended: 'commit' | 'rollback';
@@ -215,4 +206,39 @@ export async function execute(
   } finally {
     conn.release();
   }
+}
+
+export interface PlanExecution {
+  readonly sql: postgres.Sql;
+  readonly poolTimeoutMs: number;
+  readonly statements: StatementBudget;
+  readonly txRollbackAllowed: boolean;
+}
+
+/**
+ * The execute stage: one transaction for a planned and compiled request. A write whose result decides its fate (a
+ * singular media type, max-affected) is checked inside the transaction, so that breaking the rule rolls it back.
+ */
+export async function executePlan(
+  env: PlanExecution,
+  ctx: TxContext,
+  plan: Exclude<Plan, { kind: 'options' | 'openapi' }>,
+  compiled: CompiledRequest,
+): Promise<MainResult> {
+  const rollback = plan.prefer.tx === 'rollback' && env.txRollbackAllowed;
+  const mustDecide =
+    !plan.readOnly && (plan.media === 'object' || plan.media === 'stripped-object' || plan.prefer.maxAffected !== null);
+  const decide: Decision = (r) => {
+    checkResult(plan, r);
+    return rollback ? 'rollback' : 'commit';
+  };
+  const { result } = await execute(env.sql, ctx, compiled.main, compiled.explain, {
+    readOnly: plan.readOnly,
+    poolTimeoutMs: env.poolTimeoutMs,
+    statements: env.statements,
+    planOutput: compiled.planOutput,
+    end: mustDecide ? decide : rollback ? 'rollback' : 'commit',
+  });
+  if (!mustDecide) checkResult(plan, result);
+  return result;
 }

@@ -8,3 +8,10 @@ export { parseSelect, printSelect } from './parse/select-parser.js';
 export { loadSchemaCache } from './schema-cache/schema-loader.js';
 export type { SchemaCache } from './schema-cache/types.js';
 export { CONTEXT_SQL } from './execute.js';
+// The stages, for callers that run them separately (tools, benchmarks, other adapters).
+export { parse, type ApiRequest, type RawRequest } from './parse/request-parser.js';
+export { plan, type PlannerOptions } from './plan/planner.js';
+export type { Plan } from './plan/types.js';
+export { compile, type CompiledRequest } from './compile/statement-compiler.js';
+export { executePlan, type PlanExecution, StatementBudget, type TxContext } from './execute.js';
+export { respond, type MainResult } from './respond.js';

@@ -23,7 +23,9 @@ export interface PlanKeyInput {
 export function planKey(req: PlanKeyInput): string | null {
   if (req.method !== 'GET' && req.method !== 'HEAD') return null;
   const h = req.headers;
-  const key = `${req.method} ${req.path}?${req.search}\n${h.accept ?? ''}\n${h.prefer ?? ''}\n${h.range ?? ''}\n${h['accept-profile'] ?? ''}`;
+  const key =
+    `${req.method} ${req.path}?${req.search}\n${h.accept ?? ''}\n${h.prefer ?? ''}\n` +
+    `${h.range ?? ''}\n${h['accept-profile'] ?? ''}`;
   return key.length <= MAX_KEY ? key : null;
 }
 

@@ -1,9 +1,19 @@
 // Turns a plan and the main statement's result into status, headers and body, following PostgREST's rules for
 // Content-Range (200/206/416), singular responses, Location and Preference-Applied.
 import { errors } from './errors.js';
-import type { MainResult } from './execute.js';
 import type { MediaType } from './parse/types.js';
 import type { Plan } from './plan/types.js';
+
+/** The main statement's one row: the total (or null), the page size, the body as text, and the Location keys. */
+export interface MainResult {
+  readonly total: number | null;
+  readonly pageTotal: number;
+  readonly body: string;
+  readonly location: string | null;
+  readonly planRows: number | null;
+  /** Upserts into tables: how many rows were inserted rather than updated. */
+  readonly inserted: number | null;
+}
 
 export interface EngineResponse {
   status: number;
@@ -18,6 +28,8 @@ export const CONTENT_TYPES: Record<MediaType, string> = {
   'stripped-object': 'application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
   openapi: 'application/openapi+json; charset=utf-8',
+  geojson: 'application/geo+json; charset=utf-8',
+  plan: 'application/vnd.pgrst.plan+json; charset=utf-8',
 };
 
 export const isSingular = (m: MediaType) => m === 'object' || m === 'stripped-object';
@@ -65,24 +77,33 @@ function countOf(plan: Extract<Plan, { kind: 'read' | 'call' }>, r: MainResult, 
 }
 
 export function respond(plan: Plan, r: MainResult, maxRows: number | null): EngineResponse {
+  if (plan.explain) {
+    const type = `application/vnd.pgrst.plan+${plan.explain.format}; for="${plan.explain.for}"; charset=utf-8`;
+    return { status: 200, headers: { 'content-type': type }, body: plan.head ? null : r.body };
+  }
   const headers: Record<string, string> = { 'content-type': CONTENT_TYPES[plan.media] };
   if (plan.applied.length) headers['preference-applied'] = plan.applied.join(', ');
   const singular = isSingular(plan.media);
 
   if (plan.kind === 'mutate') {
     const m = plan.mutation;
-    headers['content-range'] = m.kind === 'insert' ? '*/*' : contentRange(0, r.pageTotal, null);
+    const total = plan.count ? r.total : null;
+    headers['content-range'] =
+      m.kind === 'insert' ? `*/${total === null ? '*' : total}` : contentRange(0, r.pageTotal, total);
     if (plan.location && r.location) {
       const pk = JSON.parse(r.location) as Record<string, unknown>;
       headers.location = `/${encodeURIComponent(m.table.name)}?${Object.entries(pk)
         .map(([k, v]) => `${encodeURIComponent(k)}=eq.${encodeURIComponent(String(v))}`)
         .join('&')}`;
     }
+    // A POST merge-duplicates upsert that inserted nothing (every row updated) is 200, not 201 (PostgREST 12+);
+    // an ignore-duplicates one stays 201, as in PostgREST.
+    const status = plan.status === 201 && r.inserted === 0 ? 200 : plan.status;
     if (!plan.representation) {
       delete headers['content-type'];
-      return { status: plan.status === 200 ? 204 : plan.status, headers, body: null };
+      return { status: status === 200 ? 204 : status, headers, body: null };
     }
-    return { status: plan.status === 204 ? 200 : plan.status, headers, body: singular ? unwrapSingle(r.body) : r.body };
+    return { status: status === 204 ? 200 : status, headers, body: singular ? unwrapSingle(r.body) : r.body };
   }
 
   if (plan.kind === 'call' && !plan.read) {
@@ -90,6 +111,7 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
       delete headers['content-type'];
       return { status: 204, headers, body: null };
     }
+    if (plan.count) headers['content-range'] = contentRange(0, r.pageTotal, r.total);
     return { status: 200, headers, body: plan.head ? null : r.body };
   }
 

@@ -11,6 +11,15 @@ afterAll(async () => {
 });
 
 describe('responses', () => {
+  it('names each stage in Server-Timing; a cached plan shows parse, plan and compile as 0', async () => {
+    const d = '(\\d+\\.\\d\\d)';
+    const stages = new RegExp(`^parse;dur=${d}, plan;dur=${d}, compile;dur=${d}, execute;dur=${d}, respond;dur=${d}$`);
+    const first = await h.req('GET', '/tasks?select=id&id=eq.2');
+    expect(first.headers['server-timing']).toMatch(stages);
+    const again = await h.req('GET', '/tasks?select=id&id=eq.2');
+    const [, parse, plan, compile] = stages.exec(again.headers['server-timing'])!;
+    expect([parse, plan, compile]).toEqual(['0.00', '0.00', '0.00']);
+  });
   it('caps rows at maxRows and reports planned and estimated counts', async () => {
     const r = await h.req('GET', '/tasks?select=id&order=id', { headers: { prefer: 'count=exact' } });
     expect(r).toMatchObject({ status: 206, json: [{ id: 1 }, { id: 2 }, { id: 3 }] });
@@ -26,7 +35,7 @@ describe('responses', () => {
     expect(past).toMatchObject({ status: 416, json: { code: 'PGRST103' } });
   });
 
-  it('count=estimated is exact up to maxRows and the larger of the estimate and the counted rows above it', async () => {
+  it('count=estimated: exact up to maxRows, above it the larger of the estimate and the counted rows', async () => {
     // Two rows are done: under the cap of 3, counted exactly whatever the planner thinks.
     const under = await h.req('GET', '/tasks?select=id&done=is.true&order=id', {
       headers: { prefer: 'count=estimated' },

@@ -1,8 +1,10 @@
-// Golden {sql, params} per feature, each then executed on real Postgres through the engine.
+// Golden {sql, params} per feature, each then executed on real Postgres through the engine: every case pins the
+// exact statement, its parameters, and the exact status and rows the engine answers with (writes rolled back).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../src/compile/statement-compiler.js';
+import { parse } from '../src/parse/request-parser.js';
 import { plan } from '../src/plan/planner.js';
-import { setup, USER_A, type Harness } from './helpers.js';
+import { GOLDEN_OPTIONS as OPTS, goldenCase, setup, type Harness } from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -12,27 +14,8 @@ afterAll(async () => {
   await h.close();
 });
 
-const OPTS = {
-  schemas: ['public'],
-  maxRows: null,
-  aggregatesEnabled: true,
-  allowUnfilteredWrites: false,
-  txRollbackAllowed: true,
-};
-
-async function golden(method: string, pathQuery: string, headers: Record<string, string> = {}, body?: unknown) {
-  const [path, search = ''] = pathQuery.split(/\?(.*)/s);
-  const input = { method, path, search, headers, body: body === undefined ? undefined : JSON.stringify(body) };
-  const { main } = compile(plan(input, h.engine.schemaCache, OPTS), null);
-  // Every golden statement must also run: through the engine, as an authenticated user, rolled back.
-  const res = await h.req(method, pathQuery, {
-    headers: { ...headers, prefer: [headers.prefer, 'tx=rollback'].filter(Boolean).join(',') },
-    body,
-    claims: USER_A,
-  });
-  expect(res.status, res.text ?? '').toBeLessThan(300);
-  return { sql: main.sql, params: main.params };
-}
+const golden = (method: string, pathQuery: string, headers: Record<string, string> = {}, body?: unknown) =>
+  goldenCase(h, method, pathQuery, headers, body);
 
 describe('golden SQL', () => {
   it('plain select with filter, order and limit', async () => {
@@ -45,7 +28,15 @@ describe('golden SQL', () => {
           5,
           1,
         ],
+        "range": "1-1/*",
+        "rows": [
+          {
+            "id": 2,
+            "name": "Bridge plans",
+          },
+        ],
         "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id", t0."name" AS "name" FROM "public"."projects" t0 WHERE t0."id" > $1 ORDER BY t0."name" DESC NULLS LAST LIMIT $2::int8 OFFSET $3::int8) _t",
+        "status": 200,
       }
     `);
   });
@@ -60,7 +51,47 @@ describe('golden SQL', () => {
         "params": [
           2,
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e1.body AS "owner", e3.body AS "tasks" FROM "public"."projects" t0 LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT t2."email" AS "email" FROM "public"."users" t2 WHERE t2."id" = t0."owner_id") _e) e1 ON TRUE LEFT JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t4."title" AS "title" FROM "public"."tasks" t4 WHERE t4."project_id" = t0."id" ORDER BY t4."id" LIMIT $1::int8) _e) e3 ON TRUE) _t",
+        "range": "0-2/*",
+        "rows": [
+          {
+            "name": "Apollo engine",
+            "owner": {
+              "email": "ada@example.com",
+            },
+            "tasks": [
+              {
+                "title": "Design nozzle",
+              },
+              {
+                "title": "Test fire",
+              },
+            ],
+          },
+          {
+            "name": "Bridge plans",
+            "owner": {
+              "email": "bob@example.com",
+            },
+            "tasks": [
+              {
+                "title": "Survey site",
+              },
+            ],
+          },
+          {
+            "name": "Cellar door",
+            "owner": {
+              "email": "ada@example.com",
+            },
+            "tasks": [
+              {
+                "title": "Fix hinge",
+              },
+            ],
+          },
+        ],
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e0_1.body AS "owner", e0_2.body AS "tasks" FROM "public"."projects" t0 LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT t0_1."email" AS "email" FROM "public"."users" t0_1 WHERE t0_1."id" = t0."owner_id") _e) e0_1 ON TRUE LEFT JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_2."title" AS "title" FROM "public"."tasks" t0_2 WHERE t0_2."project_id" = t0."id" ORDER BY t0_2."id" LIMIT $1::int8) _e) e0_2 ON TRUE) _t",
+        "status": 200,
       }
     `);
   });
@@ -70,7 +101,27 @@ describe('golden SQL', () => {
         "params": [
           "beta",
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id", e1.body AS "tags" FROM "public"."projects" t0 INNER JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t2."name" AS "name" FROM "public"."tags" t2 WHERE EXISTS (SELECT 1 FROM "public"."project_tags" t2_j WHERE t2_j."project_id" = t0."id" AND t2_j."tag_id" = t2."id") AND t2."name" = $1) _e) e1 ON e1.body::text <> '[]') _t",
+        "range": "0-1/*",
+        "rows": [
+          {
+            "id": 1,
+            "tags": [
+              {
+                "name": "beta",
+              },
+            ],
+          },
+          {
+            "id": 2,
+            "tags": [
+              {
+                "name": "beta",
+              },
+            ],
+          },
+        ],
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id", e0_1.body AS "tags" FROM "public"."projects" t0 INNER JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_1."name" AS "name" FROM "public"."tags" t0_1 WHERE EXISTS (SELECT 1 FROM "public"."project_tags" t0_1_j WHERE t0_1_j."project_id" = t0."id" AND t0_1_j."tag_id" = t0_1."id") AND t0_1."name" = $1) _e) e0_1 ON e0_1.body::text <> '[]') _t",
+        "status": 200,
       }
     `);
   });
@@ -93,7 +144,15 @@ describe('golden SQL', () => {
           "500",
           "sad",
         ],
+        "range": "0-0/*",
+        "rows": [
+          {
+            "color": "red",
+            "id": 1,
+          },
+        ],
         "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id", (t0."meta"->>$1::text) AS "color" FROM "public"."projects" t0 WHERE t0."id" = ANY($2) AND t0."search" @@ to_tsquery($3::regconfig, $4) AND (t0."meta"->$5::text->>$6::text) = $7 AND (t0."budget" > $8 OR (t0."mood" = $9 AND NOT (t0."is_active" IS TRUE)))) _t",
+        "status": 200,
       }
     `);
   });
@@ -104,7 +163,7 @@ describe('golden SQL', () => {
       search: 'select=id&done=is.false',
       headers: { prefer: 'count=estimated' },
     };
-    const { main, explain } = compile(plan(input, h.engine.schemaCache, { ...OPTS, maxRows: 100 }), 100);
+    const { main, explain } = compile(plan(parse(input), h.engine.schemaCache, { ...OPTS, maxRows: 100 }), 100);
     expect({ main, explain }).toMatchInlineSnapshot(`
       {
         "explain": {
@@ -130,7 +189,20 @@ describe('golden SQL', () => {
     expect(await golden('GET', '/tasks?select=id&done=is.false', { prefer: 'count=exact' })).toMatchInlineSnapshot(`
       {
         "params": [],
+        "range": "0-2/3",
+        "rows": [
+          {
+            "id": 2,
+          },
+          {
+            "id": 3,
+          },
+          {
+            "id": 5,
+          },
+        ],
         "sql": "SELECT (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM "public"."tasks" t0 WHERE t0."done" IS FALSE) _c) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id" FROM "public"."tasks" t0 WHERE t0."done" IS FALSE) _t",
+        "status": 200,
       }
     `);
   });
@@ -143,7 +215,31 @@ describe('golden SQL', () => {
     ).toMatchInlineSnapshot(`
       {
         "params": [],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e1."titles", e1."priority" FROM "public"."projects" t0 INNER JOIN LATERAL (SELECT coalesce(json_agg(_e."titles"), '[]') AS "titles", coalesce(json_agg(_e."priority"), '[]') AS "priority", pg_catalog.count(*) AS pgrst_rows FROM (SELECT t2."title" AS "titles", t2."priority" AS "priority" FROM "public"."tasks" t2 WHERE t2."project_id" = t0."id" AND t2."done" IS FALSE ORDER BY t2."id") _e) e1 ON e1.pgrst_rows > 0 ORDER BY t0."id") _t",
+        "range": "0-1/*",
+        "rows": [
+          {
+            "name": "Apollo engine",
+            "priority": [
+              2,
+              null,
+            ],
+            "titles": [
+              "Test fire",
+              "Write report",
+            ],
+          },
+          {
+            "name": "Cellar door",
+            "priority": [
+              3,
+            ],
+            "titles": [
+              "Fix hinge",
+            ],
+          },
+        ],
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e0_1."titles", e0_1."priority" FROM "public"."projects" t0 INNER JOIN LATERAL (SELECT coalesce(json_agg(_e."titles"), '[]') AS "titles", coalesce(json_agg(_e."priority"), '[]') AS "priority", pg_catalog.count(*) AS pgrst_rows FROM (SELECT t0_1."title" AS "titles", t0_1."priority" AS "priority" FROM "public"."tasks" t0_1 WHERE t0_1."project_id" = t0."id" AND t0_1."done" IS FALSE ORDER BY t0_1."id") _e) e0_1 ON e0_1.pgrst_rows > 0 ORDER BY t0."id") _t",
+        "status": 200,
       }
     `);
   });
@@ -156,7 +252,36 @@ describe('golden SQL', () => {
     ).toMatchInlineSnapshot(`
       {
         "params": [],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."title" AS "title", (t0."priority")::"pg_catalog"."text" AS "priority", e1."project_name" FROM "public"."tasks" t0 LEFT JOIN LATERAL (SELECT t2."name" AS "project_name", 1 AS pgrst_rows FROM "public"."projects" t2 WHERE t2."id" = t0."project_id") e1 ON TRUE ORDER BY (SELECT t0_o0."name" FROM "public"."projects" t0_o0 WHERE t0_o0."id" = t0."project_id" LIMIT 1) DESC, t0."id") _t",
+        "range": "0-4/*",
+        "rows": [
+          {
+            "priority": "3",
+            "project_name": "Cellar door",
+            "title": "Fix hinge",
+          },
+          {
+            "priority": "1",
+            "project_name": "Bridge plans",
+            "title": "Survey site",
+          },
+          {
+            "priority": "1",
+            "project_name": "Apollo engine",
+            "title": "Design nozzle",
+          },
+          {
+            "priority": "2",
+            "project_name": "Apollo engine",
+            "title": "Test fire",
+          },
+          {
+            "priority": null,
+            "project_name": "Apollo engine",
+            "title": "Write report",
+          },
+        ],
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."title" AS "title", (t0."priority")::"pg_catalog"."text" AS "priority", e0_2."project_name" FROM "public"."tasks" t0 LEFT JOIN LATERAL (SELECT t0_2."name" AS "project_name", 1 AS pgrst_rows FROM "public"."projects" t0_2 WHERE t0_2."id" = t0."project_id") e0_2 ON TRUE ORDER BY (SELECT t0_o0."name" FROM "public"."projects" t0_o0 WHERE t0_o0."id" = t0."project_id" LIMIT 1) DESC, t0."id") _t",
+        "status": 200,
       }
     `);
   });
@@ -164,7 +289,26 @@ describe('golden SQL', () => {
     expect(await golden('GET', '/tasks?select=project_id,count(),priority.max()')).toMatchInlineSnapshot(`
       {
         "params": [],
+        "range": "0-2/*",
+        "rows": [
+          {
+            "count": 1,
+            "max": 3,
+            "project_id": 3,
+          },
+          {
+            "count": 1,
+            "max": 1,
+            "project_id": 2,
+          },
+          {
+            "count": 3,
+            "max": 2,
+            "project_id": 1,
+          },
+        ],
         "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."project_id" AS "project_id", pg_catalog.count(*) AS "count", pg_catalog.max(t0."priority") AS "max" FROM "public"."tasks" t0 GROUP BY t0."project_id") _t",
+        "status": 200,
       }
     `);
   });
@@ -176,19 +320,42 @@ describe('golden SQL', () => {
         "params": [
           "[{"name":"g1"},{"name":"g2"}]",
         ],
+        "range": "*/*",
+        "rows": [
+          {
+            "name": "g1",
+          },
+          {
+            "name": "g2",
+          },
+        ],
         "sql": "WITH pgrst_source AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r RETURNING pgrst_t.*) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name" FROM pgrst_source t0) _t",
+        "status": 201,
       }
     `);
   });
   it('upsert merge-duplicates', async () => {
     expect(
-      await golden('POST', '/tags?on_conflict=name', { prefer: 'resolution=merge-duplicates' }, { name: 'alpha' }),
+      await golden(
+        'POST',
+        '/tags?on_conflict=name',
+        { prefer: 'resolution=merge-duplicates,return=representation' },
+        { name: 'alpha' },
+      ),
     ).toMatchInlineSnapshot(`
       {
         "params": [
           "[{"name":"alpha"}]",
         ],
-        "sql": "WITH pgrst_source AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r ON CONFLICT ("name") DO UPDATE SET "name" = EXCLUDED."name" RETURNING pgrst_t.*) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, '' AS body FROM (SELECT 1 FROM pgrst_source) _t",
+        "range": "*/*",
+        "rows": [
+          {
+            "id": 1,
+            "name": "alpha",
+          },
+        ],
+        "sql": "WITH pgrst_upsert AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r ON CONFLICT ("name") DO UPDATE SET "name" = EXCLUDED."name" RETURNING pgrst_t AS pgrst_row, pgrst_t.xmax = 0 AS pgrst_inserted), pgrst_source AS (SELECT (pgrst_row).* FROM pgrst_upsert) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, (SELECT pg_catalog.count(*) FROM pgrst_upsert WHERE pgrst_inserted) AS inserted FROM (SELECT t0.* FROM pgrst_source t0) _t",
+        "status": 200,
       }
     `);
   });
@@ -201,7 +368,19 @@ describe('golden SQL', () => {
           "{"done":false}",
           "1",
         ],
+        "range": "0-0/*",
+        "rows": [
+          {
+            "assignee_id": 2,
+            "done": false,
+            "id": 1,
+            "priority": 1,
+            "project_id": 1,
+            "title": "Design nozzle",
+          },
+        ],
         "sql": "WITH pgrst_source AS (UPDATE "public"."tasks" AS pgrst_t SET "done" = _r."done" FROM json_populate_record(NULL::"public"."tasks", $1::text::json) _r WHERE pgrst_t."id" = $2 RETURNING pgrst_t.*) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0.* FROM pgrst_source t0) _t",
+        "status": 200,
       }
     `);
     expect(await golden('DELETE', '/tasks?id=eq.5&done=is.false')).toMatchInlineSnapshot(`
@@ -209,25 +388,10 @@ describe('golden SQL', () => {
         "params": [
           "5",
         ],
+        "range": "0-0/*",
+        "rows": null,
         "sql": "WITH pgrst_source AS (DELETE FROM "public"."tasks" AS pgrst_t WHERE pgrst_t."id" = $1 AND pgrst_t."done" IS FALSE RETURNING pgrst_t.*) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, '' AS body FROM (SELECT 1 FROM pgrst_source) _t",
-      }
-    `);
-  });
-  it('rpc: table-valued with named arguments, scalar by GET', async () => {
-    expect(await golden('POST', '/rpc/projects_of?select=id&order=id', {}, { p_owner: 1 })).toMatchInlineSnapshot(`
-      {
-        "params": [
-          "{"p_owner":1}",
-        ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id" FROM json_to_record($1::text::json) AS _args("p_owner" integer) CROSS JOIN LATERAL "public"."projects_of"("p_owner" := _args."p_owner") t0 ORDER BY t0."id") _t",
-      }
-    `);
-    expect(await golden('GET', '/rpc/add_numbers?a=1&b=2')).toMatchInlineSnapshot(`
-      {
-        "params": [
-          "{"a":"1","b":"2"}",
-        ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null') AS body FROM (SELECT "public"."add_numbers"("a" := _args."a", "b" := _args."b") AS pgrst_scalar FROM json_to_record($1::text::json) AS _args("a" integer, "b" integer)) _t",
+        "status": 204,
       }
     `);
   });

@@ -3,7 +3,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { compile } from '../src/compile/statement-compiler.js';
 import { createRestEngine, type EngineRequest, type RestEngine, type RestEngineOptions } from '../src/index.js';
+import { parse } from '../src/parse/request-parser.js';
+import { plan } from '../src/plan/planner.js';
 
 export const FIXTURE = [{ name: 'rest-engine-fixture', dir: join(dirname(fileURLToPath(import.meta.url)), 'fixture') }];
 
@@ -64,3 +67,35 @@ export async function setup(opts: Partial<RestEngineOptions> = {}, poolSize = 4)
 export const USER_A = { sub: 'user-a', role: 'authenticated' };
 export const USER_B = { sub: 'user-b', role: 'authenticated' };
 export const SERVICE = { role: 'service_role' };
+
+/** Planner options of the golden cases (the harness's engine is set up the same way). */
+export const GOLDEN_OPTIONS = {
+  schemas: ['public'],
+  maxRows: null,
+  aggregatesEnabled: true,
+  allowUnfilteredWrites: false,
+  txRollbackAllowed: true,
+};
+
+/**
+ * One golden case: the exact statement and parameters the stages produce, and what the engine answers when it
+ * runs them on Postgres as an authenticated user (writes rolled back): status, Content-Range and rows.
+ */
+export async function goldenCase(
+  h: Harness,
+  method: string,
+  pathQuery: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+) {
+  const [path, search = ''] = pathQuery.split(/\?(.*)/s);
+  const input = { method, path, search, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+  const { main } = compile(plan(parse(input), h.engine.schemaCache, GOLDEN_OPTIONS), null);
+  const res = await h.req(method, pathQuery, {
+    headers: { ...headers, prefer: [headers.prefer, 'tx=rollback'].filter(Boolean).join(',') },
+    body,
+    claims: USER_A,
+  });
+  const range = res.headers['content-range'] ?? null;
+  return { sql: main.sql, params: main.params, status: res.status, range, rows: res.json };
+}

@@ -40,7 +40,8 @@ describe('plan cache and prepared statements', () => {
     await h.engine.reloadSchema();
     for (let i = 0; i < 3; i++) expect((await h.req('GET', '/reload_probe?n=eq.5')).json).toEqual([{ id: 1, n: 5 }]);
     await h.db.sql.unsafe(
-      `alter table reload_probe alter column n type text using n::text; alter table reload_probe add column note text default 'x'`,
+      'alter table reload_probe alter column n type text using n::text; ' +
+        "alter table reload_probe add column note text default 'x'",
     );
     await h.engine.reloadSchema();
     for (let i = 0; i < 3; i++) {

@@ -14,8 +14,8 @@ afterAll(async () => {
 
 async function untilSleeping(): Promise<void> {
   for (;;) {
-    const rows = await h.db
-      .sql`select 1 from pg_stat_activity where query like '%sleep_ms%' and state = 'active' and pid <> pg_backend_pid()`;
+    const rows = await h.db.sql`select 1 from pg_stat_activity
+        where query like '%sleep_ms%' and state = 'active' and pid <> pg_backend_pid()`;
     if (rows.length) return;
     await new Promise((r) => setTimeout(r, 10));
   }

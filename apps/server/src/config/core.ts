@@ -25,6 +25,8 @@ export const coreSettings = {
   DB_STATEMENT_TIMEOUT_MS: v.optional(positiveInt, '15000'),
   DB_POOL_TIMEOUT_MS: v.optional(positiveInt, '10000'),
   REST_MAX_ROWS: v.optional(positiveInt, '1000'),
+  /** Largest request body /rest/v1 reads (bytes); past it 413 PGRST413 before the rest is read. */
+  REST_MAX_BODY_BYTES: v.optional(positiveInt, '10485760'),
   WORKERS_ENABLED: v.optional(bool, 'true'),
   TRUSTED_PROXY_CIDRS: v.optional(v.string(), ''),
 };

@@ -9,6 +9,7 @@ import { authSettings } from './auth.js';
 import { webhooksSettings } from './webhooks.js';
 import { limitsSettings } from './limits.js';
 import { tlsSettings } from './tls.js';
+import { notificationsSettings } from './notifications.js';
 
 const schema = v.object({
   ...coreSettings,
@@ -17,6 +18,7 @@ const schema = v.object({
   ...webhooksSettings,
   ...limitsSettings,
   ...tlsSettings,
+  ...notificationsSettings,
 });
 
 export type Env = v.InferOutput<typeof schema>;

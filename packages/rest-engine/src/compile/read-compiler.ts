@@ -109,6 +109,7 @@ export function source(b: SqlBuilder, plan: ReadPlan): void {
   const s = plan.source;
   if (s.kind === 'table') b.push(qualified(s.table.schema, s.table.name), ' ', plan.sqlAlias);
   else if (s.kind === 'mutated') b.push('pgrst_source ', plan.sqlAlias);
+  else if (s.kind === 'computed') b.push(qualified(s.fn.schema, s.fn.name), '(', s.parent, ') ', plan.sqlAlias);
   else {
     callArgsFrom(b, s.call);
     b.push(s.call.mode === 'record' ? ' CROSS JOIN LATERAL ' : '');
@@ -127,14 +128,21 @@ export function callArgsFrom(b: SqlBuilder, call: CallArgs): void {
 export function callExpr(b: SqlBuilder, call: CallArgs): void {
   b.push(qualified(call.fn.schema, call.fn.name), '(');
   if (call.mode === 'single')
-    b.param(call.json, 'text').push('::', call.fn.args[0].type); // text: postgres.js would JSON-encode a json-typed parameter again
+    // The body as text, cast in SQL: it is already the JSON the function takes.
+    b.param(call.json, 'text').push('::', call.fn.args[0].type);
   else if (call.mode === 'record')
     b.push(call.argNames.map((n) => `${quoteIdent(n)} := _args.${quoteIdent(n)}`).join(', '));
   b.push(')');
 }
 
-function selectItem(b: SqlBuilder, alias: string, item: PlannedSelect): void {
+function selectItem(b: SqlBuilder, alias: string, item: PlannedSelect, row: string): void {
   switch (item.kind) {
+    case 'computed':
+      if (item.cast) b.push('(');
+      b.push(qualified(item.fn.schema, item.fn.name), '(', row, ')');
+      if (item.cast) b.push(')::', item.cast);
+      b.push(' AS ', quoteIdent(item.alias));
+      return;
     case 'star':
       b.push(alias, '.*');
       return;
@@ -219,18 +227,20 @@ function lateralJoins(b: SqlBuilder, plan: ReadPlan, filteringOnly: boolean): vo
     const needed = e.inner || plan.where.some((c) => usesEmbed(c, e));
     if (filteringOnly && !needed) continue;
     b.push(e.inner ? ' INNER JOIN LATERAL (' : ' LEFT JOIN LATERAL (');
-    if (e.spread && e.toOne) selectQuery(b, e.plan, { parent: plan.sqlAlias, rel: e.rel }, '1 AS pgrst_rows');
+    // A computed relationship's function does the join itself.
+    const join = e.rel.computed ? null : { parent: plan.sqlAlias, rel: e.rel };
+    if (e.spread && e.toOne) selectQuery(b, e.plan, join, '1 AS pgrst_rows');
     else if (e.spread) {
       // Spread to-many (PostgREST 13): each column of the child rows becomes one JSON array, in the child's order.
       b.push('SELECT ');
       for (const n of outputNames(e.plan))
         b.push('coalesce(json_agg(_e.', quoteIdent(n), "), '[]') AS ", quoteIdent(n), ', ');
       b.push('pg_catalog.count(*) AS pgrst_rows FROM (');
-      selectQuery(b, e.plan, { parent: plan.sqlAlias, rel: e.rel });
+      selectQuery(b, e.plan, join);
       b.push(') _e');
     } else {
       b.push(e.toOne ? 'SELECT row_to_json(_e) AS body FROM (' : "SELECT coalesce(json_agg(_e), '[]') AS body FROM (");
-      selectQuery(b, e.plan, { parent: plan.sqlAlias, rel: e.rel });
+      selectQuery(b, e.plan, join);
       b.push(') _e');
     }
     b.push(') ', e.sqlAlias);
@@ -265,25 +275,19 @@ export function selectQuery(
   b.push('SELECT ');
   // An empty embed `rel()` only filters; it adds nothing to the row.
   const items = plan.select.filter(contributes);
+  // The level's row as the argument of computed fields: the rows a mutation returned are cast to the table's type.
+  const s = plan.source;
+  const row = s.kind === 'mutated' ? `${a}::${qualified(s.table.schema, s.table.name)}` : a;
   items.forEach((item, i) => {
     if (i) b.push(', ');
-    selectItem(b, a, item);
+    selectItem(b, a, item, row);
   });
   if (extraColumn !== null) b.push(items.length ? ', ' : '', extraColumn);
   b.push(' FROM ');
   source(b, plan);
   lateralJoins(b, plan, false);
   whereClause(b, plan, join);
-  if (plan.select.some((s) => s.kind === 'aggregate')) {
-    const groups = plan.select.filter((s) => s.kind === 'column');
-    if (groups.length) {
-      b.push(' GROUP BY ');
-      groups.forEach((g, i) => {
-        if (i) b.push(', ');
-        field(b, a, (g as { field: Field }).field);
-      });
-    }
-  }
+  if (plan.select.some((s) => s.kind === 'aggregate')) groupBy(b, plan, row);
   if (plan.order.length) {
     b.push(' ORDER BY ');
     plan.order.forEach((o, i) => {
@@ -304,6 +308,32 @@ export function selectQuery(
   }
   if (plan.limit !== null) b.push(' LIMIT ').param(plan.limit, 'int8');
   if (plan.offset !== null) b.push(' OFFSET ').param(plan.offset, 'int8');
+}
+
+/**
+ * With aggregates, every other selected value groups the rows: columns, computed fields and the columns a to-one
+ * spread lifts into the row (PostgREST 13 groups by them the same way).
+ */
+function groupBy(b: SqlBuilder, plan: ReadPlan, row: string): void {
+  let first = true;
+  const next = () => {
+    b.push(first ? ' GROUP BY ' : ', ');
+    first = false;
+  };
+  for (const s of plan.select) {
+    if (s.kind === 'column') {
+      next();
+      field(b, plan.sqlAlias, s.field);
+    } else if (s.kind === 'computed') {
+      next();
+      b.push(qualified(s.fn.schema, s.fn.name), '(', row, ')');
+    } else if (s.kind === 'embed' && s.embed.spread && s.embed.toOne) {
+      for (const n of outputNames(s.embed.plan)) {
+        next();
+        b.push(s.embed.sqlAlias, '.', quoteIdent(n));
+      }
+    }
+  }
 }
 
 /** `SELECT 1 FROM <source> <joins that filter> WHERE <conditions>`: the rows a count counts (and EXPLAIN estimates). */

@@ -8,6 +8,8 @@ import { SqlBuilder, type Statement } from './sql-builder.js';
 
 export interface CompiledRequest {
   readonly main: Statement;
+  /** The main statement is an EXPLAIN in this format: its output is the body. */
+  readonly planOutput: 'json' | 'text' | null;
   /** EXPLAIN of the counted rows, for count=planned and count=estimated. */
   readonly explain: Statement | null;
 }
@@ -18,6 +20,13 @@ function body(b: SqlBuilder, media: MediaType, single: boolean): void {
       b.push(
         "coalesce((SELECT string_agg(k, ',') FROM json_object_keys(json_agg(_t)->0) k) || E'\\n' ||" +
           " string_agg(substring(_t::text, 2, length(_t::text) - 2), E'\\n'), '')",
+      );
+      return;
+    case 'geojson':
+      // PostGIS's ST_AsGeoJSON(record): each row a Feature, its geometry column the geometry.
+      b.push(
+        "json_build_object('type', 'FeatureCollection', 'features', " +
+          "coalesce(json_agg(ST_AsGeoJSON(_t)::json), '[]'))::text",
       );
       return;
     case 'stripped-array':
@@ -63,9 +72,13 @@ function explainOf(read: ReadPlan): Statement {
   return b.build();
 }
 
+/** An upsert that updates on conflict, into a table (views have no xmax): its answer says whether rows were new. */
+const upsertCountsInserts = (m: Mutation) =>
+  m.kind === 'insert' && m.onConflict?.action === 'update' && m.empty === null && m.table.kind === 'table';
+
 function mutationCte(b: SqlBuilder, m: Mutation): void {
   const t = qualified(m.table.schema, m.table.name);
-  b.push('WITH pgrst_source AS (');
+  b.push(upsertCountsInserts(m) ? 'WITH pgrst_upsert AS (' : 'WITH pgrst_source AS (');
   if (m.kind === 'insert') {
     if (m.empty === 'none') {
       b.push('SELECT pgrst_t.* FROM ', t, ' pgrst_t WHERE FALSE');
@@ -80,27 +93,39 @@ function mutationCte(b: SqlBuilder, m: Mutation): void {
           .push('::json')
           .push(') _r');
       } else {
+        const defaults = [...m.defaults];
         m.columns.forEach((c, i) => {
           if (i) b.push(', ');
-          const def = m.defaults.get(c);
-          // Defaults come from pg_catalog (pg_get_expr), never from the request.
-          if (def !== undefined)
+          const d = defaults.findIndex(([name]) => name === c);
+          if (d !== -1)
             b.push('CASE WHEN _j.j::jsonb ? ')
               .param(c, 'text')
-              .push(` THEN _r.${quoteIdent(c)} ELSE ${def} END`);
+              .push(` THEN _r.${quoteIdent(c)} ELSE _d.d${d} END`);
           else b.push(`_r.${quoteIdent(c)}`);
         });
         b.push(' FROM json_array_elements(')
           .param(m.body, 'text')
           .push('::json')
           .push(') _j(j) CROSS JOIN LATERAL json_populate_record(NULL::', t, ', _j.j) _r');
+        // Defaults come from pg_catalog (pg_get_expr), never from the request. Evaluated once per row, as
+        // PostgREST does: a sequence advances for every row, also for rows that carry their own value.
+        // The row reference makes the subquery correlated, so that it runs for each row rather than once.
+        b.push(
+          ' CROSS JOIN LATERAL (SELECT _j.j AS pgrst_row, ',
+          defaults.map(([, def], k) => `${def} AS d${k}`).join(', '),
+          ') _d',
+        );
       }
       if (m.onConflict) {
         b.push(' ON CONFLICT (', m.onConflict.columns.map(quoteIdent).join(', '), ')');
         if (m.onConflict.action === 'nothing' || m.columns.length === 0) b.push(' DO NOTHING');
         else b.push(' DO UPDATE SET ', m.columns.map((c) => `${quoteIdent(c)} = EXCLUDED.${quoteIdent(c)}`).join(', '));
       }
-      b.push(' RETURNING pgrst_t.*');
+      if (upsertCountsInserts(m)) {
+        // Which rows were inserted rather than updated (xmax is 0 on a fresh row): 201 or 200 for the upsert.
+        b.push(' RETURNING pgrst_t AS pgrst_row, pgrst_t.xmax = 0 AS pgrst_inserted), pgrst_source AS (');
+        b.push('SELECT (pgrst_row).* FROM pgrst_upsert');
+      } else b.push(' RETURNING pgrst_t.*');
     }
   } else if (m.kind === 'update') {
     if (m.columns.length === 0) {
@@ -132,6 +157,23 @@ function where(b: SqlBuilder, conds: Extract<Mutation, { kind: 'update' }>['wher
 }
 
 export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
+  const c = compileStatement(plan, maxRows);
+  if (!plan.explain) return c;
+  const { format, options } = plan.explain;
+  const explain = [`FORMAT ${format.toUpperCase()}`, ...options.map((o) => o.toUpperCase())].join(', ');
+  return {
+    main: { sql: `EXPLAIN (${explain}) ${c.main.sql}`, params: c.main.params },
+    planOutput: format,
+    explain: null,
+  };
+}
+
+function compileStatement(
+  plan: Plan,
+  maxRows: number | null,
+): Omit<CompiledRequest, 'planOutput'> & {
+  planOutput: null;
+} {
   const b = new SqlBuilder();
   switch (plan.kind) {
     case 'read':
@@ -139,11 +181,17 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
       return {
         main: b.build(),
         explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null,
+        planOutput: null,
       };
     case 'mutate': {
       mutationCte(b, plan.mutation);
       const r = plan.returning;
-      b.push('SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, ');
+      // Every affected row is in _t (the representation is not paged), so the count is the page's.
+      b.push(
+        'SELECT ',
+        plan.count ? 'pg_catalog.count(_t)' : 'NULL::bigint',
+        ' AS total, pg_catalog.count(_t) AS page_total, ',
+      );
       if (plan.representation) body(b, plan.media, false);
       else b.push("''");
       b.push(' AS body');
@@ -154,11 +202,14 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
           ' FROM pgrst_source LIMIT 1) _l) AS location',
         );
       }
+      if (upsertCountsInserts(plan.mutation)) {
+        b.push(', (SELECT pg_catalog.count(*) FROM pgrst_upsert WHERE pgrst_inserted) AS inserted');
+      }
       b.push(' FROM (');
       if (plan.representation) selectQuery(b, r, null);
       else b.push('SELECT 1 FROM pgrst_source');
       b.push(') _t');
-      return { main: b.build(), explain: null };
+      return { main: b.build(), explain: null, planOutput: null };
     }
     case 'call': {
       if (plan.read) {
@@ -167,11 +218,16 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
         return {
           main: b.build(),
           explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null,
+          planOutput: null,
         };
       }
       const call = plan.scalar!;
       // count(_t) reads the whole row: an unreferenced column of a stable function would be pruned, never called.
-      b.push('SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, ');
+      b.push(
+        'SELECT ',
+        plan.count ? 'pg_catalog.count(_t)' : 'NULL::bigint',
+        ' AS total, pg_catalog.count(_t) AS page_total, ',
+      );
       if (plan.fn.returnKind === 'void') b.push("''");
       else if (plan.fn.returnsSet) b.push("coalesce(json_agg(_t.pgrst_scalar), '[]')::text");
       else b.push("coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null')");
@@ -183,7 +239,7 @@ export function compile(plan: Plan, maxRows: number | null): CompiledRequest {
         callArgsFrom(b, call);
       }
       b.push(') _t');
-      return { main: b.build(), explain: null };
+      return { main: b.build(), explain: null, planOutput: null };
     }
     default:
       throw new Error(`nothing to compile for a ${plan.kind} plan`);

@@ -1,6 +1,6 @@
 // Prefer, Accept, Range and the profile headers.
 import { errors } from '../errors.js';
-import type { MediaType, Preferences, RequestHeaders } from './types.js';
+import type { MediaType, PlanRequest, Preferences, RequestHeaders } from './types.js';
 
 type MutablePreferences = { -readonly [K in keyof Preferences]: Preferences[K] };
 
@@ -118,9 +118,34 @@ export function parseAccept(header: string | undefined): MediaType {
         return 'csv';
       case 'application/openapi+json':
         return 'openapi';
+      case 'application/geo+json':
+        return 'geojson';
+      case 'application/vnd.pgrst.plan':
+      case 'application/vnd.pgrst.plan+json':
+      case 'application/vnd.pgrst.plan+text':
+        return 'plan';
     }
   }
   throw errors.notAcceptable(header);
+}
+
+const PLAN_OPTIONS = new Set(['analyze', 'verbose', 'settings', 'buffers', 'wal']);
+
+/** The EXPLAIN a plan media type asks for (only called when parseAccept chose 'plan'). */
+export function parsePlanAccept(header: string): PlanRequest {
+  const [type, ...params] = header.split(';').map((s) => s.trim());
+  let forMedia = 'application/json';
+  let options: PlanRequest['options'] = [];
+  for (const p of params) {
+    const eq = p.indexOf('=');
+    const key = p.slice(0, eq).trim().toLowerCase();
+    const value = p.slice(eq + 1).trim();
+    if (key === 'for') forMedia = value.replace(/^"|"$/g, '');
+    else if (key === 'options') {
+      options = value.split('|').filter((o): o is PlanRequest['options'][number] => PLAN_OPTIONS.has(o));
+    }
+  }
+  return { format: type.toLowerCase().endsWith('+json') ? 'json' : 'text', for: forMedia, options };
 }
 
 export function parseRange(header: string | undefined): RequestHeaders['range'] {
@@ -134,9 +159,11 @@ export function parseRange(header: string | undefined): RequestHeaders['range'] 
 }
 
 export function parseHeaders(headers: Readonly<Record<string, string | undefined>>, write: boolean): RequestHeaders {
+  const accept = parseAccept(headers.accept);
   return {
     prefer: parsePrefer(headers.prefer),
-    accept: parseAccept(headers.accept),
+    accept,
+    plan: accept === 'plan' ? parsePlanAccept(headers.accept!) : null,
     range: parseRange(headers.range),
     profile: (write ? headers['content-profile'] : headers['accept-profile']) ?? null,
   };

@@ -130,7 +130,8 @@ describe('order and query parser', () => {
 
   it('sorts parameters by role and embed path', () => {
     const q = parseQuery(
-      'select=*,tasks(*)&id=eq.1&id=lt.9&tasks.done=is.true&tasks.order=id&tasks.limit=2&not.or=(a.eq.1,b.eq.2)&columns="a","b"&on_conflict=a',
+      'select=*,tasks(*)&id=eq.1&id=lt.9&tasks.done=is.true&tasks.order=id&tasks.limit=2' +
+        '&not.or=(a.eq.1,b.eq.2)&columns="a","b"&on_conflict=a',
     );
     expect(q.filters.map((x) => [x.path, x.key])).toEqual([
       [[], 'id'],
@@ -226,7 +227,8 @@ describe('round trips (fast-check)', () => {
       .tuple(ident, fc.constantFrom('eq', 'neq', 'lt', 'like', 'in'), value, fc.boolean())
       .map(
         ([c, op, v, neg]) =>
-          `${c}.${neg ? 'not.' : ''}${op}.${op === 'in' ? `("${v.replace(/["\\]/g, '\\$&')}")` : `"${v.replace(/["\\]/g, '\\$&')}"`}`,
+          `${c}.${neg ? 'not.' : ''}${op}.` +
+          (op === 'in' ? `("${v.replace(/["\\]/g, '\\$&')}")` : `"${v.replace(/["\\]/g, '\\$&')}"`),
       );
     const tree: fc.Arbitrary<string> = fc.letrec((tie) => ({
       node: fc.oneof(

@@ -115,7 +115,11 @@ export function printSelect(items: readonly SelectItem[]): string {
         case 'column':
           return (it.alias ? `${quoteName(it.alias)}:` : '') + printField(it.field) + (it.cast ? `::${it.cast}` : '');
         case 'aggregate':
-          return `${(it.alias ? `${quoteName(it.alias)}:` : '') + (it.field ? `${printField(it.field)}.` : '') + it.fn}()${it.cast ? `::${it.cast}` : ''}`;
+          return (
+            (it.alias ? `${quoteName(it.alias)}:` : '') +
+            (it.field ? `${printField(it.field)}.` : '') +
+            `${it.fn}()${it.cast ? `::${it.cast}` : ''}`
+          );
         case 'embed':
           return (
             (it.spread ? '...' : '') +

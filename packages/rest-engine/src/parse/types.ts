@@ -142,11 +142,28 @@ export interface Preferences {
   readonly invalid: readonly string[];
 }
 
-export type MediaType = 'json' | 'object' | 'csv' | 'openapi' | 'stripped-array' | 'stripped-object';
+export type MediaType =
+  | 'json'
+  | 'object'
+  | 'csv'
+  | 'openapi'
+  | 'stripped-array'
+  | 'stripped-object'
+  | 'geojson'
+  | 'plan';
+
+/** `Accept: application/vnd.pgrst.plan+json; for="..."; options=analyze|verbose|...`: EXPLAIN instead of rows. */
+export interface PlanRequest {
+  readonly format: 'json' | 'text';
+  /** The media type the explained statement is for, as sent. */
+  readonly for: string;
+  readonly options: readonly ('analyze' | 'verbose' | 'settings' | 'buffers' | 'wal')[];
+}
 
 export interface RequestHeaders {
   readonly prefer: Preferences;
   readonly accept: MediaType;
+  readonly plan: PlanRequest | null;
   readonly range: { readonly offset: number; readonly limit: number | null } | null;
   readonly profile: string | null;
 }

@@ -1,11 +1,12 @@
-// Routes a request (method + path) to a plan: read, insert/update/delete/put, function call, OpenAPI or OPTIONS.
+// The plan stage's entry: routes the parsed request (method + target) to a plan: read, insert/update/delete/put,
+// function call, OpenAPI or OPTIONS. Pure over the request, the schema cache and the options.
+import { closest, distance } from 'fastest-levenshtein';
 import { errors } from '../errors.js';
-import { parseHeaders } from '../parse/header-parser.js';
-import { parseQuery } from '../parse/query-parser.js';
+import type { ApiRequest } from '../parse/request-parser.js';
 import type { RequestHeaders } from '../parse/types.js';
 import { tableKey, type DbFunction, type SchemaCache, type Table } from '../schema-cache/types.js';
-import { checkAllUsed, planConditions, planRead, type ReadContext } from './read-planner.js';
-import type { CallArgs, Mutation, Plan, PlanCommon, ReadPlan } from './types.js';
+import { checkAllAddressed, type Level, type PlanContext, planConditions, planRead } from './read-planner.js';
+import type { CallArgs, Mutation, Plan, PlanCommon, ReadPlan, Source } from './types.js';
 
 export interface PlannerOptions {
   readonly schemas: readonly string[];
@@ -14,16 +15,6 @@ export interface PlannerOptions {
   readonly allowUnfilteredWrites: boolean;
   readonly txRollbackAllowed: boolean;
 }
-
-export interface PlanInput {
-  readonly method: string;
-  readonly path: string;
-  readonly search: string;
-  readonly headers: Readonly<Record<string, string | undefined>>;
-  readonly body?: string | undefined;
-}
-
-const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 /** The fields every plan shares (an object, not a closure per request). */
 class CommonFields {
@@ -40,50 +31,34 @@ class CommonFields {
     if (prefer.handling) applied.push(`handling=${prefer.handling}`);
     if (prefer.tx && this.txAllowed) applied.push(`tx=${prefer.tx}`);
     if (prefer.timezone) applied.push(`timezone=${prefer.timezone}`);
-    return { schema: this.schema, readOnly, media: this.h.accept, prefer, head: this.head, applied };
+    const media = this.h.accept;
+    return { schema: this.schema, readOnly, media, explain: this.h.plan, prefer, head: this.head, applied };
   }
 }
 
-export function plan(input: PlanInput, cache: SchemaCache, opts: PlannerOptions): Plan {
-  const method = input.method.toUpperCase();
-  const segments = input.path.split('/').filter((s) => s !== '');
-  let decoded: string[];
-  try {
-    decoded = segments.map(decodeURIComponent);
-  } catch {
-    throw errors.invalidPath();
-  }
-  const isRpc = decoded.length === 2 && decoded[0] === 'rpc';
-  if (decoded.length > 1 && !isRpc) throw errors.invalidPath();
-
-  const h = withKnownTimezone(parseHeaders(input.headers, WRITE_METHODS.has(method)), cache);
+/** The plan stage: the parsed request resolved against the schema cache. Pure: same inputs, same plan. */
+export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptions): Plan {
+  const { method, target } = request;
+  const h = withKnownTimezone(request.headers, cache);
   const schema = h.profile ?? opts.schemas[0];
   if (!opts.schemas.includes(schema)) throw errors.schemaNotExposed(schema, opts.schemas);
   const prefer = h.prefer;
   if (prefer.handling === 'strict' && prefer.invalid.length) throw errors.strictPrefer([...prefer.invalid]);
   const common = new CommonFields(schema, h, method === 'HEAD', opts.txRollbackAllowed);
 
-  if (decoded.length === 0) {
+  if (target.kind === 'root') {
     if (method === 'OPTIONS') return { ...common.of(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD' };
     if (method !== 'GET' && method !== 'HEAD') throw errors.unsupportedMethod(method);
-    if (h.accept !== 'openapi' && h.accept !== 'json') throw errors.notAcceptable(input.headers.accept ?? '');
+    if (h.accept !== 'openapi' && h.accept !== 'json') throw errors.notAcceptable(request.acceptHeader);
     return { ...common.of(true, []), kind: 'openapi' };
   }
-  if (h.accept === 'openapi') throw errors.notAcceptable(input.headers.accept ?? '');
-  const query = parseQuery(input.search);
-  const ctx: ReadContext = {
-    cache,
-    aggregatesEnabled: opts.aggregatesEnabled,
-    query,
-    used: new Set(),
-    skip: new Set(),
-    aliasCounter: 0,
-  };
+  if (h.accept === 'openapi') throw errors.notAcceptable(request.acceptHeader);
+  const ctx: PlanContext = { cache, aggregatesEnabled: opts.aggregatesEnabled, query: request.query };
+  const step: Step = { ctx, request, h, schema, common, opts };
+  if (target.kind === 'rpc') return planCall(step, target.name);
 
-  if (isRpc) return planCall(ctx, method, decoded[1], schema, input.body, h, common, opts);
-
-  const table = cache.tables.get(tableKey(schema, decoded[0]));
-  if (!table) throw errors.noTable(schema, decoded[0]);
+  const table = cache.tables.get(tableKey(schema, target.name));
+  if (!table) throw errors.noTable(schema, target.name);
   switch (method) {
     case 'OPTIONS': {
       const allow = ['OPTIONS', 'GET', 'HEAD'];
@@ -95,8 +70,8 @@ export function plan(input: PlanInput, cache: SchemaCache, opts: PlannerOptions)
     }
     case 'GET':
     case 'HEAD': {
-      const read = planRead(ctx, { kind: 'table', table }, table.name, table.columns, table, query.select, []);
-      checkAllUsed(ctx);
+      const read = planRead(ctx, rootLevel(ctx, { kind: 'table', table }, true));
+      checkAllAddressed(ctx.query, read);
       const { root, offset } = applyPaging(read, h, opts, true);
       return { ...common.of(true, []), kind: 'read', read: root, count: prefer.count, offset };
     }
@@ -104,10 +79,29 @@ export function plan(input: PlanInput, cache: SchemaCache, opts: PlannerOptions)
     case 'PUT':
     case 'PATCH':
     case 'DELETE':
-      return planWrite(ctx, method, table, input.body, h, common, opts);
+      return planWrite(step, table);
     default:
       throw errors.unsupportedMethod(method);
   }
+}
+
+/** What every planning step reads, in one record rather than a row of positional arguments. */
+interface Step {
+  readonly ctx: PlanContext;
+  readonly request: ApiRequest;
+  readonly h: RequestHeaders;
+  readonly schema: string;
+  readonly common: CommonFields;
+  readonly opts: PlannerOptions;
+}
+
+/** The root level of a read: the table, the rows a mutation returned or a function's result. */
+function rootLevel(ctx: PlanContext, source: Source, takeFilters: boolean): Level {
+  const of =
+    source.kind === 'call'
+      ? { label: source.call.fn.name, columns: source.call.fn.outColumns, relTable: source.call.fn.returnTable }
+      : { label: source.table.name, columns: source.table.columns, relTable: source.table };
+  return { source, ...of, select: ctx.query.select, names: [], alias: 't0', takeFilters };
 }
 
 /**
@@ -136,104 +130,99 @@ function applyPaging(
   return { root: { ...read, limit, offset: offset || null }, offset };
 }
 
-function parseJsonBody(body: string | undefined): unknown {
-  if (body === undefined || body.trim() === '') return undefined;
-  try {
-    return JSON.parse(body);
-  } catch (e) {
-    throw errors.invalidBody('Empty or invalid json', (e as Error).message);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function insertRows(body: unknown): Record<string, unknown>[] {
+  const rows = Array.isArray(body) ? body : body === undefined ? null : [body];
+  if (!rows?.every(isObject)) throw errors.invalidBody('Empty or invalid json');
+  return rows;
+}
+
+/** PUT: one row, filtered by eq on every primary-key column with the same values as the row (PGRST105 otherwise). */
+function checkPut(table: Table, query: ApiRequest['query'], row: Record<string, unknown>): void {
+  const pkFilters = query.filters.filter((f) => f.path.length === 0);
+  const ok =
+    table.pk.length > 0 &&
+    pkFilters.length === table.pk.length &&
+    query.logic.length === 0 &&
+    query.limits.length === 0 &&
+    pkFilters.every(
+      (f) =>
+        !(f.node instanceof Error) &&
+        f.node.op === 'eq' &&
+        !f.node.negate &&
+        f.node.field.jsonPath.length === 0 &&
+        table.pk.includes(f.node.field.name),
+    );
+  if (!ok) throw errors.invalidPut();
+  for (const f of pkFilters) {
+    const node = f.node as Exclude<typeof f.node, Error>;
+    const v = row[node.field.name];
+    if (v === undefined || String(v) !== (node.value.kind === 'scalar' ? node.value.value : ''))
+      throw errors.putMismatch();
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+function planInsert(step: Step, table: Table, applied: string[]): Extract<Mutation, { kind: 'insert' }> {
+  const { query } = step.ctx;
+  const prefer = step.h.prefer;
+  if (!table.insertable) throw errors.notInsertable(table.name, 'insert');
+  const rows = insertRows(step.request.body);
+  let columns: string[];
+  if (query.columns) columns = [...query.columns];
+  else {
+    columns = rows.length ? Object.keys(rows[0]) : [];
+    const sorted = [...columns].sort().join('\u0000');
+    for (const r of rows) {
+      if (Object.keys(r).sort().join('\u0000') !== sorted) throw errors.invalidBody('All object keys must match');
+    }
+  }
+  checkColumns(table, columns);
+  let onConflict: Extract<Mutation, { kind: 'insert' }>['onConflict'] = null;
+  if (step.request.method === 'PUT') {
+    if (rows.length !== 1) throw errors.invalidBody('PUT payload must contain a single row');
+    checkPut(table, query, rows[0]);
+    onConflict = { columns: table.pk, action: 'update' };
+  } else if (prefer.resolution) {
+    const cols = query.onConflict ?? table.pk;
+    checkColumns(table, cols);
+    onConflict = { columns: cols, action: prefer.resolution === 'merge-duplicates' ? 'update' : 'nothing' };
+    applied.push(`resolution=${prefer.resolution}`);
+  }
+  const defaults = new Map<string, string>();
+  if (prefer.missing === 'default' && query.columns) {
+    applied.push('missing=default');
+    for (const c of columns) {
+      const col = table.columns.get(c)!;
+      if (col.defaultExpr !== null && rows.some((r) => !(c in r))) defaults.set(c, col.defaultExpr);
+    }
+  }
+  const empty = rows.length === 0 ? 'none' : columns.length === 0 ? 'default-values' : null;
+  return { kind: 'insert', table, columns, body: JSON.stringify(rows), defaults, onConflict, empty };
+}
 
-function planWrite(
-  ctx: ReadContext,
-  method: string,
-  table: Table,
-  rawBody: string | undefined,
-  h: RequestHeaders,
-  common: CommonFields,
-  opts: PlannerOptions,
-): Plan {
+function planWrite(step: Step, table: Table): Plan {
+  const { ctx, h, request } = step;
   const { query } = ctx;
-  const prefer = h.prefer;
-  const ret = prefer.return ?? 'minimal';
-  const applied = prefer.return ? [`return=${prefer.return}`] : [];
+  const method = request.method;
+  const ret = h.prefer.return ?? 'minimal';
+  const applied = h.prefer.return ? [`return=${h.prefer.return}`] : [];
   let mutation: Mutation;
   let status: number;
   let location: readonly string[] | null = null;
 
   if (method === 'POST' || method === 'PUT') {
-    if (!table.insertable) throw errors.notInsertable(table.name, 'insert');
-    const body = parseJsonBody(rawBody);
-    const rows = Array.isArray(body) ? body : body === undefined ? null : [body];
-    if (!rows?.every(isObject)) throw errors.invalidBody('Empty or invalid json');
-    let columns: string[];
-    if (query.columns) columns = [...query.columns];
-    else {
-      columns = rows.length ? Object.keys(rows[0]) : [];
-      const sorted = [...columns].sort().join('\u0000');
-      for (const r of rows) {
-        if (Object.keys(r).sort().join('\u0000') !== sorted) throw errors.invalidBody('All object keys must match');
-      }
-    }
-    checkColumns(table, columns);
-    let onConflict: Extract<Mutation, { kind: 'insert' }>['onConflict'] = null;
-    if (method === 'PUT') {
-      if (rows.length !== 1) throw errors.invalidBody('PUT payload must contain a single row');
-      const pkFilters = query.filters.filter((f) => f.path.length === 0);
-      const ok =
-        table.pk.length > 0 &&
-        pkFilters.length === table.pk.length &&
-        query.logic.length === 0 &&
-        pkFilters.every(
-          (f) =>
-            !(f.node instanceof Error) &&
-            f.node.op === 'eq' &&
-            !f.node.negate &&
-            f.node.field.jsonPath.length === 0 &&
-            table.pk.includes(f.node.field.name),
-        );
-      if (!ok || query.limits.length) throw errors.invalidPut();
-      for (const f of pkFilters) {
-        const node = f.node as Exclude<typeof f.node, Error>;
-        const v = rows[0][node.field.name];
-        if (v === undefined || String(v) !== (node.value.kind === 'scalar' ? node.value.value : ''))
-          throw errors.putMismatch();
-        ctx.skip.add(f);
-      }
-      onConflict = { columns: table.pk, action: 'update' };
-      status = ret === 'representation' ? 200 : 204;
-    } else {
-      if (prefer.resolution) {
-        const cols = query.onConflict ?? table.pk;
-        checkColumns(table, cols);
-        onConflict = { columns: cols, action: prefer.resolution === 'merge-duplicates' ? 'update' : 'nothing' };
-        applied.push(`resolution=${prefer.resolution}`);
-      }
-      for (const f of query.filters) if (f.path.length === 0) ctx.skip.add(f);
-      status = 201;
-    }
-    const defaults = new Map<string, string>();
-    if (prefer.missing === 'default' && query.columns) {
-      applied.push('missing=default');
-      for (const c of columns) {
-        const col = table.columns.get(c)!;
-        if (col.defaultExpr !== null && rows.some((r) => !(c in r))) defaults.set(c, col.defaultExpr);
-      }
-    }
-    const empty = rows.length === 0 ? 'none' : columns.length === 0 ? 'default-values' : null;
-    mutation = { kind: 'insert', table, columns, body: JSON.stringify(rows), defaults, onConflict, empty };
+    mutation = planInsert(step, table, applied);
+    status = method === 'POST' ? 201 : ret === 'representation' ? 200 : 204;
     if (ret === 'headers-only' && table.pk.length) location = table.pk;
   } else {
     if (method === 'PATCH' && !table.updatable) throw errors.notInsertable(table.name, 'update');
     if (method === 'DELETE' && !table.deletable) throw errors.notInsertable(table.name, 'delete');
     const where = planConditions(ctx, table.columns, table.name, [], []);
-    if (where.length === 0 && !opts.allowUnfilteredWrites)
+    if (where.length === 0 && !step.opts.allowUnfilteredWrites)
       throw errors.unfilteredWrite(method === 'PATCH' ? 'UPDATE' : 'DELETE');
     if (method === 'PATCH') {
-      const body = parseJsonBody(rawBody);
+      const body = request.body;
       if (!isObject(body)) throw errors.invalidBody('Empty or invalid json');
       const columns = query.columns ? [...query.columns] : Object.keys(body);
       checkColumns(table, columns);
@@ -243,23 +232,15 @@ function planWrite(
     }
     status = ret === 'representation' ? 200 : 204;
   }
-  if (prefer.maxAffected !== null && prefer.handling === 'strict' && mutation.kind !== 'insert')
-    applied.push(`max-affected=${prefer.maxAffected}`);
-  const returning = planRead(
-    ctx,
-    { kind: 'mutated', table },
-    table.name,
-    table.columns,
-    table,
-    query.select,
-    [],
-    false,
-  );
-  checkAllUsed(ctx);
+  if (h.prefer.maxAffected !== null && h.prefer.handling === 'strict' && mutation.kind !== 'insert')
+    applied.push(`max-affected=${h.prefer.maxAffected}`);
+  const returning = planRead(ctx, rootLevel(ctx, { kind: 'mutated', table }, false));
+  checkAllAddressed(query, returning);
   return {
-    ...common.of(false, applied),
+    ...step.common.of(false, applied),
     kind: 'mutate',
     mutation,
+    count: h.prefer.count,
     returning,
     representation: ret === 'representation',
     location,
@@ -294,65 +275,80 @@ function chooseFunction(
       ? fns.filter((f) => f.args.length === 1 && f.args[0].name === '' && isJsonType(f.args[0].type))
       : [];
   if (candidates.length === 0) throw errors.noFunction(schema, name, [...(keys ?? [])]);
-  if (candidates.length > 1)
+  if (candidates.length > 1) {
+    // Fewest parameters first, then by signature, as PostgREST lists them.
+    const sigs = candidates
+      .map((f) => ({ n: f.args.length, sig: f.args.map((a) => `${a.name} => ${a.type}`).join(', ') }))
+      .sort((a, b) => a.n - b.n || (a.sig < b.sig ? -1 : a.sig > b.sig ? 1 : 0));
     throw errors.ambiguousFunction(
       schema,
       name,
-      candidates.map((f) => f.args.map((a) => `${a.name} => ${a.type}`).join(', ')),
+      sigs.map((s) => s.sig),
     );
+  }
   return candidates[0];
 }
 
-function planCall(
-  ctx: ReadContext,
-  method: string,
-  name: string,
-  schema: string,
-  rawBody: string | undefined,
-  h: RequestHeaders,
-  common: CommonFields,
-  opts: PlannerOptions,
-): Plan {
+/**
+ * The text a single unnamed parameter receives: the whole body for json/jsonb; for text, xml and bytea the value
+ * of the body's one key '' when the client sent `{"": value}` (supabase-js's way to call them), else the body.
+ */
+function singleArgument(fn: DbFunction, body: unknown): string {
+  if (!isJsonType(fn.args[0].type) && isObject(body)) {
+    const keys = Object.keys(body);
+    if (keys.length === 1 && keys[0] === '') {
+      const v = body[''];
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    }
+  }
+  return JSON.stringify(body);
+}
+
+/** For a misspelt function name: the nearest name in the schema, within a third of its length in edits. */
+function closestFunction(cache: SchemaCache, schema: string, name: string): string | null {
+  const names = [...cache.functions.values()].filter((f) => f[0].schema === schema).map((f) => f[0].name);
+  if (names.length === 0) return null;
+  const best = closest(name, names);
+  return distance(name, best) <= Math.max(1, Math.floor(name.length / 3)) ? best : null;
+}
+
+function planCall(step: Step, name: string): Plan {
+  const { request, schema, common, h } = step;
+  const method = request.method;
   if (method === 'OPTIONS') return { ...common.of(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD,POST' };
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw errors.rpcMethod(method);
-  const fns = ctx.cache.functions.get(tableKey(schema, name));
+  const fns = step.ctx.cache.functions.get(tableKey(schema, name));
   const readOnly = method !== 'POST';
   let fn: DbFunction, call: CallArgs;
+  // By GET, query-string entries naming an argument are arguments, not filters on the result.
+  let query = step.ctx.query;
   if (!readOnly) {
-    const body = parseJsonBody(rawBody) ?? {};
+    const body = request.body ?? {};
     const keys = isObject(body) ? Object.keys(body) : null;
-    if (!fns) throw errors.noFunction(schema, name, [...(keys ?? [])]);
+    if (!fns) throw errors.noFunction(schema, name, [...(keys ?? [])], closestFunction(step.ctx.cache, schema, name));
     fn = chooseFunction(fns, keys, schema, name, true);
     const single = fn.args.length === 1 && fn.args[0].name === '';
     call = single
-      ? { fn, mode: 'single', json: JSON.stringify(body), argNames: [] }
+      ? { fn, mode: 'single', json: singleArgument(fn, body), argNames: [] }
       : { fn, mode: keys!.length ? 'record' : 'none', json: JSON.stringify(body), argNames: keys! };
   } else {
     const argNames = new Set((fns ?? []).flatMap((f) => f.args.map((a) => a.name)).filter((n) => n !== ''));
+    const isArg = (f: (typeof query.filters)[number]) => f.path.length === 0 && argNames.has(f.key);
     const args: Record<string, string> = {};
-    for (const f of ctx.query.filters) {
-      if (f.path.length === 0 && argNames.has(f.key)) {
-        args[f.key] = f.raw;
-        ctx.skip.add(f);
-      }
-    }
-    if (!fns) throw errors.noFunction(schema, name, Object.keys(args));
+    for (const f of query.filters) if (isArg(f)) args[f.key] = f.raw;
+    if (!fns) throw errors.noFunction(schema, name, Object.keys(args), closestFunction(step.ctx.cache, schema, name));
     fn = chooseFunction(fns, Object.keys(args), schema, name, false);
-    call = {
-      fn,
-      mode: Object.keys(args).length ? 'record' : 'none',
-      json: JSON.stringify(args),
-      argNames: Object.keys(args),
-    };
+    const argKeys = Object.keys(args);
+    call = { fn, mode: argKeys.length ? 'record' : 'none', json: JSON.stringify(args), argNames: argKeys };
+    query = { ...query, filters: query.filters.filter((f) => !isArg(f)) };
   }
-  const applied: string[] = [];
   if (fn.returnKind !== 'composite') {
-    for (const f of ctx.query.filters) ctx.skip.add(f);
-    checkAllUsed(ctx);
-    return { ...common.of(readOnly, applied), kind: 'call', read: null, scalar: call, fn, count: null, offset: 0 };
+    checkAllAddressed(query, null);
+    return { ...common.of(readOnly, []), kind: 'call', read: null, scalar: call, fn, count: h.prefer.count, offset: 0 };
   }
-  const read = planRead(ctx, { kind: 'call', call }, fn.name, fn.outColumns, fn.returnTable, ctx.query.select, []);
-  checkAllUsed(ctx);
-  const { root, offset } = applyPaging(read, h, opts, readOnly);
-  return { ...common.of(readOnly, applied), kind: 'call', read: root, scalar: null, fn, count: h.prefer.count, offset };
+  const ctx: PlanContext = { ...step.ctx, query };
+  const read = planRead(ctx, rootLevel(ctx, { kind: 'call', call }, true));
+  checkAllAddressed(query, read);
+  const { root, offset } = applyPaging(read, h, step.opts, readOnly);
+  return { ...common.of(readOnly, []), kind: 'call', read: root, scalar: null, fn, count: h.prefer.count, offset };
 }

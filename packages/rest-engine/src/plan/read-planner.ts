@@ -1,23 +1,39 @@
 // Resolves select trees, filters, logic trees, order and limits against the schema cache, one embed level at a time.
+// Pure: each function reads the planning context and its level and returns new plan nodes; nothing is mutated.
 import { errors } from '../errors.js';
 import type { Condition, Field, QueryTree, SelectItem } from '../parse/types.js';
-import type { Column, SchemaCache, Table } from '../schema-cache/types.js';
+import { type Column, type DbFunction, type SchemaCache, type Table, tableKey } from '../schema-cache/types.js';
 import { isToOne, resolveRelationship } from './relationship-resolver.js';
-import type { EmbedPlan, PlannedCondition, PlannedOrder, PlannedSelect, ReadPlan, Source } from './types.js';
+import type { EmbedPlan, Names, PlannedCondition, PlannedOrder, PlannedSelect, ReadPlan, Source } from './types.js';
 
-export interface ReadContext {
+/** Everything a plan is computed from: one readonly record shared by every level. */
+export interface PlanContext {
   readonly cache: SchemaCache;
   readonly aggregatesEnabled: boolean;
+  /** The query string, less the entries another part of the plan took (RPC arguments, PUT's key filters). */
   readonly query: QueryTree;
-  /** Scoped query-string entries consumed so far; anything left over addresses no embed (PGRST108). */
-  readonly used: Set<object>;
-  /** Filter entries handled elsewhere (RPC arguments, mutation filters). */
-  readonly skip: Set<object>;
-  aliasCounter: number;
 }
 
-/** Accepted names per embed level below the root: an entry's path segment may be the embed's alias or its name. */
-type Names = readonly (readonly string[])[];
+/** One level of a read: where its rows come from and where it sits in the embed tree. */
+export interface Level {
+  readonly source: Source;
+  /** Table or function name, for messages. */
+  readonly label: string;
+  /**
+   * The name unknown columns are reported against: the table at the root, `<table>_<depth>` inside embeds (the
+   * names PostgREST 13's statements give embedded tables, which its 42703 messages carry).
+   */
+  readonly columnLabel?: string;
+  readonly columns: ReadonlyMap<string, Column>;
+  /** The table whose relationships embeds follow (null: a function without a table type embeds nothing). */
+  readonly relTable: Table | null;
+  readonly select: readonly SelectItem[] | null;
+  readonly names: Names;
+  /** The level's SQL alias, derived from its position so that equal requests give equal statement texts. */
+  readonly alias: string;
+  /** False for the rows a mutation returns: its filters were applied to the mutation itself. */
+  readonly takeFilters: boolean;
+}
 
 const atLevel = (path: readonly string[], names: Names) =>
   path.length === names.length && path.every((p, i) => names[i].includes(p));
@@ -37,114 +53,134 @@ function column(columns: ReadonlyMap<string, Column>, label: string, field: Fiel
   return c;
 }
 
-export function planRead(
-  ctx: ReadContext,
-  source: Source,
-  label: string,
-  columns: ReadonlyMap<string, Column>,
-  relTable: Table | null,
-  select: readonly SelectItem[] | null,
-  names: Names,
-  takeFilters = true,
-): ReadPlan {
-  const sqlAlias = `t${ctx.aliasCounter++}`;
-  const items: PlannedSelect[] = [];
-  const embeds: EmbedPlan[] = [];
-  for (const item of select ?? [{ kind: 'star' } as const]) {
-    switch (item.kind) {
-      case 'star':
-        items.push({ kind: 'star' });
-        break;
-      case 'column': {
-        column(columns, label, item.field);
-        const last = item.field.jsonPath[item.field.jsonPath.length - 1];
-        items.push({
-          kind: 'column',
-          field: item.field,
-          cast: resolveCast(ctx.cache, item.cast),
-          alias: item.alias ?? (last ? last.key : item.field.name),
-        });
-        break;
+const STAR: SelectItem[] = [{ kind: 'star' }];
+
+/** A computed field of the level's table named like the field, when the table has no such column. */
+function computedField(ctx: PlanContext, level: Level, field: Field): DbFunction | null {
+  const t = level.relTable;
+  if (!t || field.jsonPath.length > 0 || level.columns.has(field.name)) return null;
+  return ctx.cache.computedFields.get(tableKey(t.schema, t.name))?.get(field.name) ?? null;
+}
+
+function planEmbed(ctx: PlanContext, level: Level, item: Extract<SelectItem, { kind: 'embed' }>, i: number): EmbedPlan {
+  if (!level.relTable) throw errors.noRelationship(level.label, item.name, ctx.cache.schemas[0]);
+  const rel = resolveRelationship(ctx.cache, level.relTable, item.name, item.hint);
+  const t = rel.foreignTable;
+  const plan = planRead(ctx, {
+    source: rel.computed
+      ? { kind: 'computed', fn: rel.computed, table: t, parent: level.alias }
+      : { kind: 'table', table: t },
+    label: t.name,
+    columnLabel: `${t.name}_${level.names.length + 1}`,
+    columns: t.columns,
+    relTable: t,
+    select: item.select,
+    names: [...level.names, item.alias ? [item.alias, item.name] : [item.name]],
+    alias: `${level.alias}_${i}`,
+    takeFilters: true,
+  });
+  return {
+    rel,
+    name: item.alias ?? item.name,
+    toOne: isToOne(rel),
+    inner: item.join === 'inner',
+    spread: item.spread,
+    sqlAlias: `e${level.alias.slice(1)}_${i}`,
+    plan,
+  };
+}
+
+function planSelect(ctx: PlanContext, level: Level): PlannedSelect[] {
+  return (level.select ?? STAR).map((item, i) => planItem(ctx, level, item, i));
+}
+
+function planItem(ctx: PlanContext, level: Level, item: SelectItem, i: number): PlannedSelect {
+  switch (item.kind) {
+    case 'star':
+      return item;
+    case 'column': {
+      const computed = computedField(ctx, level, item.field);
+      if (computed) {
+        const alias = item.alias ?? item.field.name;
+        return { kind: 'computed', fn: computed, cast: resolveCast(ctx.cache, item.cast), alias };
       }
-      case 'aggregate': {
-        if (!ctx.aggregatesEnabled) throw errors.aggregatesDisabled();
-        if (item.field) column(columns, label, item.field);
-        items.push({
-          kind: 'aggregate',
-          fn: item.fn,
-          field: item.field,
-          cast: resolveCast(ctx.cache, item.cast),
-          alias: item.alias ?? item.fn,
-        });
-        break;
-      }
-      case 'embed': {
-        if (!relTable) throw errors.noRelationship(label, item.name, ctx.cache.schemas[0]);
-        const rel = resolveRelationship(ctx.cache, relTable, item.name, item.hint);
-        const toOne = isToOne(rel);
-        const name = item.alias ?? item.name;
-        const childNames = [...names, item.alias ? [item.alias, item.name] : [item.name]];
-        const sqlAliasEmbed = `e${ctx.aliasCounter++}`;
-        const plan = planRead(
+      // `rel(count)`: a bare `count` that names no column is the count() aggregate, as in PostgREST.
+      if (item.field.name === 'count' && item.field.jsonPath.length === 0 && !level.columns.has('count')) {
+        return planItem(
           ctx,
-          { kind: 'table', table: rel.foreignTable },
-          rel.foreignTable.name,
-          rel.foreignTable.columns,
-          rel.foreignTable,
-          item.select,
-          childNames,
+          level,
+          { kind: 'aggregate', fn: 'count', field: null, alias: item.alias, cast: item.cast },
+          i,
         );
-        const embed: EmbedPlan = {
-          rel,
-          name,
-          toOne,
-          inner: item.join === 'inner',
-          spread: item.spread,
-          sqlAlias: sqlAliasEmbed,
-          plan,
-        };
-        embeds.push(embed);
-        items.push({ kind: 'embed', embed });
-        break;
       }
+      column(level.columns, level.columnLabel ?? level.label, item.field);
+      const last = item.field.jsonPath[item.field.jsonPath.length - 1];
+      const alias = item.alias ?? (last ? last.key : item.field.name);
+      return { kind: 'column', field: item.field, cast: resolveCast(ctx.cache, item.cast), alias };
     }
+    case 'aggregate': {
+      if (!ctx.aggregatesEnabled) throw errors.aggregatesDisabled();
+      if (item.field) column(level.columns, level.columnLabel ?? level.label, item.field);
+      const cast = resolveCast(ctx.cache, item.cast);
+      return { kind: 'aggregate', fn: item.fn, field: item.field, cast, alias: item.alias ?? item.fn };
+    }
+    case 'embed':
+      return { kind: 'embed', embed: planEmbed(ctx, level, item, i) };
   }
+}
 
-  const where = takeFilters ? planConditions(ctx, columns, label, embeds, names) : [];
-
+function planOrder(ctx: PlanContext, level: Level, embeds: readonly EmbedPlan[]): PlannedOrder[] {
   const order: PlannedOrder[] = [];
   for (const entry of ctx.query.order) {
-    if (!atLevel(entry.path, names)) continue;
-    ctx.used.add(entry);
+    if (!atLevel(entry.path, level.names)) continue;
     for (const t of entry.node) {
       if (t.relation === null) {
-        column(columns, label, t.field);
+        column(level.columns, level.columnLabel ?? level.label, t.field);
         order.push({ field: t.field, dir: t.dir, nulls: t.nulls, related: null });
         continue;
       }
       const embedded = embeds.find((e) => e.name === t.relation || e.rel.foreignTable.name === t.relation);
-      if (!relTable) throw errors.noRelationship(label, t.relation, ctx.cache.schemas[0]);
-      const rel = embedded?.rel ?? resolveRelationship(ctx.cache, relTable, t.relation, null);
-      if (!isToOne(rel)) throw errors.orderToMany(label, t.relation);
+      if (!level.relTable) throw errors.noRelationship(level.label, t.relation, ctx.cache.schemas[0]);
+      const rel = embedded?.rel ?? resolveRelationship(ctx.cache, level.relTable, t.relation, null);
+      if (!isToOne(rel)) throw errors.orderToMany(level.label, t.relation);
       column(rel.foreignTable.columns, rel.foreignTable.name, t.field);
       order.push({ field: t.field, dir: t.dir, nulls: t.nulls, related: rel });
     }
   }
+  return order;
+}
 
+export function planRead(ctx: PlanContext, level: Level): ReadPlan {
+  const select = planSelect(ctx, level);
+  const embeds = select.flatMap((s) => (s.kind === 'embed' ? [s.embed] : []));
+  const where = level.takeFilters
+    ? planConditions(ctx, level.columns, level.columnLabel ?? level.label, embeds, level.names)
+    : [];
   let limit: number | null = null,
     offset: number | null = null;
   for (const entry of ctx.query.limits) {
-    if (!atLevel(entry.path, names)) continue;
-    ctx.used.add(entry);
+    if (!atLevel(entry.path, level.names)) continue;
     limit = entry.node.limit ?? limit;
     offset = entry.node.offset ?? offset;
   }
-  return { kind: 'read', source, label, columns, sqlAlias, select: items, where, order, limit, offset };
+  return {
+    kind: 'read',
+    source: level.source,
+    label: level.label,
+    columns: level.columns,
+    sqlAlias: level.alias,
+    names: level.names,
+    select,
+    where,
+    order: planOrder(ctx, level, embeds),
+    limit,
+    offset,
+  };
 }
 
 /** Filters and logic trees addressed to one level, resolved against its columns (or its embeds for `rel=is.null`). */
 export function planConditions(
-  ctx: ReadContext,
+  ctx: PlanContext,
   columns: ReadonlyMap<string, Column>,
   label: string,
   embeds: readonly EmbedPlan[],
@@ -152,8 +188,7 @@ export function planConditions(
 ): PlannedCondition[] {
   const out: PlannedCondition[] = [];
   for (const entry of ctx.query.filters) {
-    if (ctx.skip.has(entry) || !atLevel(entry.path, names)) continue;
-    ctx.used.add(entry);
+    if (!atLevel(entry.path, names)) continue;
     if (entry.node instanceof Error) throw entry.node;
     const f = entry.node;
     const col = columns.get(f.field.name);
@@ -170,9 +205,7 @@ export function planConditions(
     throw errors.unknownColumn(f.field.name, label);
   }
   for (const entry of ctx.query.logic) {
-    if (!atLevel(entry.path, names)) continue;
-    ctx.used.add(entry);
-    out.push(planCondition(entry.node, columns, label));
+    if (atLevel(entry.path, names)) out.push(planCondition(entry.node, columns, label));
   }
   return out;
 }
@@ -188,11 +221,21 @@ function planCondition(c: Condition, columns: ReadonlyMap<string, Column>, label
   return { kind: 'filter', filter: c, column: column(columns, label, c.field) };
 }
 
-/** Throws PGRST108 for any scoped entry that addressed an embed the select did not include. */
-export function checkAllUsed(ctx: ReadContext): void {
-  for (const list of [ctx.query.filters, ctx.query.logic, ctx.query.order, ctx.query.limits] as const) {
+/** The names of every level of a read tree, root first. */
+function levelsOf(read: ReadPlan, out: Names[] = []): Names[] {
+  out.push(read.names);
+  for (const s of read.select) if (s.kind === 'embed') levelsOf(s.embed.plan, out);
+  return out;
+}
+
+/** PGRST108 for a scoped entry that addresses an embed the select did not include. */
+export function checkAllAddressed(query: QueryTree, read: ReadPlan | null): void {
+  let levels: Names[] | null = null;
+  for (const list of [query.filters, query.logic, query.order, query.limits] as const) {
     for (const entry of list as readonly { path: readonly string[] }[]) {
-      if (!ctx.used.has(entry) && !ctx.skip.has(entry)) throw errors.notEmbedded(entry.path[0] ?? '');
+      if (entry.path.length === 0) continue;
+      levels ??= read ? levelsOf(read) : [[]];
+      if (!levels.some((names) => atLevel(entry.path, names))) throw errors.notEmbedded(entry.path[0]);
     }
   }
 }

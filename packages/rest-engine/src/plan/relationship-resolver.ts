@@ -13,7 +13,8 @@ function describe(r: Relationship) {
           : 'many-to-many';
   const rel = r.junction
     ? `${r.junction.table.schema}.${r.junction.table.name}(${r.junction.constraint1}, ${r.junction.constraint2})`
-    : `${r.constraint} using ${r.table.schema}.${r.table.name}(${r.columns.join(', ')}) and ${r.foreignTable.schema}.${r.foreignTable.name}(${r.foreignColumns.join(', ')})`;
+    : `${r.constraint} using ${r.table.name}(${r.columns.join(', ')}) and ` +
+      `${r.foreignTable.name}(${r.foreignColumns.join(', ')})`;
   return {
     cardinality: card,
     embedding: `${r.table.name} with ${r.foreignTable.name}`,
@@ -22,6 +23,33 @@ function describe(r: Relationship) {
   };
 }
 
+/**
+ * Whether an embed's target names this relationship: the foreign table (or view), or, as in PostgREST, the FK
+ * constraint (`best_friends_first_user_fkey(*)`) or the origin's single FK column (`username(*)`, `parent_id(*)`).
+ */
+function targets(r: Relationship, target: string): boolean {
+  if (r.computed) return r.computed.name === target;
+  if (r.foreignTable.name === target) return true;
+  // By constraint or column the relationship to the table is meant, not those derived through views.
+  if (r.junction || r.foreignTable.kind === 'view') return false;
+  return r.constraint === target || (r.columns.length === 1 && r.columns[0] === target);
+}
+
+/**
+ * Whether a hint (`target!hint`) selects this relationship: its FK constraint (not on a self-reference, whose two
+ * readings share it), either side's single FK column, or the junction of a many-to-many.
+ */
+function hinted(r: Relationship, hint: string): boolean {
+  if (r.computed) return false;
+  if (r.junction) return r.junction.table.name === hint || r.junction.constraint1 === hint || r.constraint === hint;
+  if (r.constraint === hint && !isSelf(r)) return true;
+  return (
+    (r.columns.length === 1 && r.columns[0] === hint) || (r.foreignColumns.length === 1 && r.foreignColumns[0] === hint)
+  );
+}
+
+const isSelf = (r: Relationship) => r.table.schema === r.foreignTable.schema && r.table.name === r.foreignTable.name;
+
 export function resolveRelationship(
   cache: SchemaCache,
   origin: Table,
@@ -29,19 +57,16 @@ export function resolveRelationship(
   hint: string | null,
 ): Relationship {
   const all = cache.relationships.get(tableKey(origin.schema, origin.name)) ?? [];
-  let candidates = all.filter((r) => r.foreignTable.name === target);
+  let candidates = all.filter((r) => targets(r, target));
   if (candidates.length === 0) throw errors.noRelationship(origin.name, target, origin.schema);
   if (hint !== null) {
-    const byName = candidates.filter(
-      (r) => r.constraint === hint || r.junction?.table.name === hint || r.junction?.constraint1 === hint,
-    );
-    // A column hint preferably names a column on the origin side (so a self-reference resolves both ways).
-    const local = candidates.filter((r) => r.columns.length === 1 && r.columns[0] === hint && !r.junction);
-    const remote = candidates.filter(
-      (r) => r.foreignColumns.length === 1 && r.foreignColumns[0] === hint && !r.junction,
-    );
-    candidates = byName.length ? byName : local.length ? local : remote;
-    if (candidates.length === 0) throw errors.noRelationship(origin.name, `${target}!${hint}`, origin.schema);
+    candidates = candidates.filter((r) => hinted(r, hint));
+    if (candidates.length === 0) throw errors.noRelationship(origin.name, target, origin.schema, hint);
+  }
+  // A self-reference has two readings, parent (many-to-one) and children (one-to-many): as PostgREST, embed the
+  // children (the parent is reached through the FK column, `parent_id(*)`).
+  if (candidates.length === 2 && candidates.every(isSelf) && candidates[0].constraint === candidates[1].constraint) {
+    candidates = candidates.filter((r) => r.cardinality === 'o2m');
   }
   if (candidates.length > 1) {
     const described = candidates.map(describe);

@@ -1,12 +1,14 @@
 // The plan tree: the request resolved against the schema cache. Every table, column, relationship and function
 // here came from the cache, so the compiler may put their names into SQL.
-import type { Aggregate, Field, Filter, MediaType, Preferences } from '../parse/types.js';
+import type { Aggregate, Field, Filter, MediaType, PlanRequest, Preferences } from '../parse/types.js';
 import type { Column, DbFunction, Relationship, Table } from '../schema-cache/types.js';
 
 export type Source =
   | { readonly kind: 'table'; readonly table: Table }
   | { readonly kind: 'mutated'; readonly table: Table } // rows of the data-modifying CTE pgrst_source
-  | { readonly kind: 'call'; readonly call: CallArgs };
+  | { readonly kind: 'call'; readonly call: CallArgs }
+  // rows of a computed relationship: the function called with the parent level's row
+  | { readonly kind: 'computed'; readonly fn: DbFunction; readonly table: Table; readonly parent: string };
 
 export interface CallArgs {
   readonly fn: DbFunction;
@@ -26,7 +28,9 @@ export type PlannedSelect =
       readonly cast: string | null;
       readonly alias: string;
     }
-  | { readonly kind: 'embed'; readonly embed: EmbedPlan };
+  | { readonly kind: 'embed'; readonly embed: EmbedPlan }
+  // a computed field: a function of the level's row returning one scalar
+  | { readonly kind: 'computed'; readonly fn: DbFunction; readonly cast: string | null; readonly alias: string };
 
 export interface EmbedPlan {
   readonly rel: Relationship;
@@ -56,12 +60,17 @@ export interface PlannedOrder {
   readonly related: Relationship | null;
 }
 
+/** Accepted names per embed level below the root: a query-string path segment may be the embed's alias or name. */
+export type Names = readonly (readonly string[])[];
+
 export interface ReadPlan {
   readonly kind: 'read';
   readonly source: Source;
   readonly label: string; // table or function name, for messages
   readonly columns: ReadonlyMap<string, Column>;
   readonly sqlAlias: string;
+  /** Where the level sits in the embed tree, for addressing query-string entries to it. */
+  readonly names: Names;
   readonly select: readonly PlannedSelect[];
   readonly where: readonly PlannedCondition[];
   readonly order: readonly PlannedOrder[];
@@ -92,6 +101,8 @@ export interface PlanCommon {
   readonly schema: string;
   readonly readOnly: boolean;
   readonly media: MediaType;
+  /** With the plan media type: the EXPLAIN to answer with instead of the rows. */
+  readonly explain: PlanRequest | null;
   readonly prefer: Preferences;
   readonly applied: readonly string[];
   readonly head: boolean;
@@ -107,6 +118,8 @@ export type Plan =
   | (PlanCommon & {
       readonly kind: 'mutate';
       readonly mutation: Mutation;
+      /** count=exact (any count preference): the affected rows, in Content-Range. */
+      readonly count: Preferences['count'];
       readonly returning: ReadPlan;
       readonly representation: boolean;
       readonly location: readonly string[] | null;

@@ -3,14 +3,16 @@
 import type postgres from 'postgres';
 import { quoteIdent } from '../ident.js';
 import { buildRelationships, type RawFk, type ViewColumnSource } from './relationships.js';
-import { tableKey, type Column, type DbFunction, type SchemaCache, type Table } from './types.js';
+import { tableKey, type Column, type DbFunction, type Relationship, type SchemaCache, type Table } from './types.js';
 
 const RELATIONS = `
 select c.oid::int as oid, n.nspname as schema, c.relname as name, c.relkind::text as relkind,
   pg_relation_is_updatable(c.oid, true) as upd, obj_description(c.oid, 'pg_class') as comment,
   coalesce((select json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod),
       'oid', a.atttypid::int, 'cat', t.typcategory, 'typname', t.typname, 'nullable', not a.attnotnull,
-      'default', pg_get_expr(d.adbin, d.adrelid), 'generated', a.attgenerated <> '',
+      'default', coalesce(pg_get_expr(d.adbin, d.adrelid), case when a.attidentity <> '' then
+        format('nextval(%L::regclass)', pg_get_serial_sequence(format('%I.%I', n.nspname, c.relname), a.attname))
+      end), 'generated', a.attgenerated <> '',
       'enum', (select json_agg(e.enumlabel order by e.enumsortorder) from pg_enum e where e.enumtypid = a.atttypid))
       order by a.attnum)
     from pg_attribute a join pg_type t on t.oid = a.atttypid
@@ -46,11 +48,12 @@ where n.nspname = any($1)`;
 const FUNCTIONS = `
 select n.nspname as schema, p.proname as name, p.provolatile::text as vol, p.proretset as retset,
   format_type(p.prorettype, null) as rettype, t.typtype::text as rettyptype, t.typrelid::int as retrel,
-  p.pronargs as nargs, p.pronargdefaults as ndefaults, obj_description(p.oid, 'pg_proc') as comment,
+  p.pronargs as nargs, p.pronargdefaults as ndefaults, p.prorows::float8 as rows, obj_description(p.oid, 'pg_proc') as comment,
   coalesce((select json_agg(json_build_object('name', coalesce(p.proargnames[x.i], ''), 'type', format_type(x.t, null),
       'oid', x.t::int, 'mode', coalesce(p.proargmodes[x.i], 'i')) order by x.i)
     from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) with ordinality x(t, i)), '[]') as args,
-  coalesce((select json_agg(json_build_object('oid', ty.oid::int, 'cat', ty.typcategory, 'typname', ty.typname))
+  coalesce((select json_agg(json_build_object('oid', ty.oid::int, 'cat', ty.typcategory, 'typname', ty.typname,
+      'relid', ty.typrelid::int))
     from pg_type ty where ty.oid = any(coalesce(p.proallargtypes, p.proargtypes::oid[]))), '[]') as argtypes
 from pg_proc p join pg_namespace n on n.oid = p.pronamespace join pg_type t on t.oid = p.prorettype
 where n.nspname = any($1) and p.prokind = 'f'`;
@@ -148,6 +151,8 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
   }
 
   const functions = new Map<string, DbFunction[]>();
+  // Computed fields and relationships take the row as an unnamed parameter: they are read from every function.
+  const rowFunctions = new Map<string, DbFunction[]>();
   for (const f of fns) {
     const argTypes = new Map<number, Row>((f.argtypes as Row[]).map((t) => [t.oid, t]));
     const all = f.args as { name: string; type: string; oid: number; mode: string }[];
@@ -194,9 +199,13 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       outColumns,
       volatility: f.vol === 'i' ? 'immutable' : f.vol === 's' ? 'stable' : 'volatile',
       args: inArgs.map((a, i) => ({ name: a.name, type: a.type, hasDefault: i >= firstDefault })),
+      argTable:
+        inArgs.length > 0 && firstDefault <= 1 ? (byOid.get(argTypes.get(inArgs[0].oid)?.relid ?? 0) ?? null) : null,
+      rows: Number(f.rows),
     };
     const key = tableKey(fn.schema, fn.name);
-    functions.set(key, [...(functions.get(key) ?? []), fn]);
+    if (fn.argTable) rowFunctions.set(key, [...(rowFunctions.get(key) ?? []), fn]);
+    if (callable(f.args)) functions.set(key, [...(functions.get(key) ?? []), fn]);
   }
 
   const typeMap = new Map<string, string>();
@@ -217,6 +226,63 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
     types: typeMap,
     timezones: new Set(zones.map((z) => z.name as string)),
     loadedAt: Date.now(),
-    relationships: buildRelationships([...tables.values()], rawFks, sources),
+    relationships: withComputed(buildRelationships([...tables.values()], rawFks, sources), rowFunctions),
+    computedFields: computedFields(rowFunctions),
   };
+}
+
+/** Functions of one table's row returning a single scalar: selectable like columns of that table. */
+function computedFields(functions: ReadonlyMap<string, readonly DbFunction[]>): Map<string, Map<string, DbFunction>> {
+  const out = new Map<string, Map<string, DbFunction>>();
+  for (const fns of functions.values()) {
+    for (const f of fns) {
+      if (!f.argTable || f.returnKind !== 'scalar' || f.returnsSet) continue;
+      const key = tableKey(f.argTable.schema, f.argTable.name);
+      const byName = out.get(key) ?? new Map<string, DbFunction>();
+      byName.set(f.name, f);
+      out.set(key, byName);
+    }
+  }
+  return out;
+}
+
+/**
+ * Computed relationships: a function of one table's row returning rows of a table or view embeds like a
+ * relationship named after the function; to-one when it returns one row (not SETOF, or ROWS 1).
+ */
+function withComputed(
+  rels: ReadonlyMap<string, readonly Relationship[]>,
+  functions: ReadonlyMap<string, readonly DbFunction[]>,
+): Map<string, readonly Relationship[]> {
+  const out = new Map(rels);
+  for (const fns of functions.values()) {
+    for (const f of fns) {
+      if (!f.argTable || f.returnKind !== 'composite' || !f.returnTable) continue;
+      const key = tableKey(f.argTable.schema, f.argTable.name);
+      const rel: Relationship = {
+        cardinality: !f.returnsSet || f.rows === 1 ? 'm2o' : 'o2m',
+        table: f.argTable,
+        foreignTable: f.returnTable,
+        computed: f,
+        constraint: f.name,
+        columns: [],
+        foreignColumns: [],
+      };
+      out.set(key, [...(out.get(key) ?? []), rel]);
+    }
+  }
+  return out;
+}
+
+/** Types a single unnamed parameter may have: the request body is passed to it whole (as PostgREST does). */
+const SINGLE_UNNAMED_TYPES = new Set(['json', 'jsonb', 'text', 'xml', 'bytea']);
+
+/**
+ * Functions with unnamed parameters cannot be called with named arguments, so, as in PostgREST, they are left out
+ * of the cache, except a function whose only parameter is unnamed and takes the body whole.
+ */
+function callable(args: readonly { name: string; type: string; mode: string }[]): boolean {
+  const inArgs = args.filter((a) => a.mode === 'i' || a.mode === 'b' || a.mode === 'v');
+  if (inArgs.every((a) => a.name !== '')) return true;
+  return inArgs.length === 1 && SINGLE_UNNAMED_TYPES.has(inArgs[0].type);
 }

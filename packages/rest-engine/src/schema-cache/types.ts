@@ -5,7 +5,8 @@ export interface Column {
   /** format_type() with an empty search_path, so non-catalog types come schema-qualified. */
   readonly type: string;
   readonly typeOid: number;
-  readonly typeCategory: string; // pg_type.typcategory: A array, R range, S string, N numeric, U user (tsvector, json are U)
+  /** pg_type.typcategory: A array, R range, S string, N numeric, U user (tsvector, json are U). */
+  readonly typeCategory: string;
   readonly baseType: string; // typname (e.g. 'tsvector', 'jsonb', '_int4')
   readonly nullable: boolean;
   readonly defaultExpr: string | null;
@@ -32,6 +33,11 @@ export interface Relationship {
   readonly cardinality: Cardinality;
   readonly table: Table; // the origin of the embed
   readonly foreignTable: Table; // the embedded one
+  /**
+   * A computed relationship: a function taking the origin's row and returning rows of the foreign table (its
+   * name is the embed's target; columns are empty, the function does the join).
+   */
+  readonly computed?: DbFunction;
   /** FK constraint name (for m2m: the constraint from the junction to the foreign table). */
   readonly constraint: string;
   /** Column pairs: origin column = foreign column (for m2m: origin = junction cols1, foreign = junction cols2). */
@@ -66,6 +72,10 @@ export interface DbFunction {
   readonly outColumns: ReadonlyMap<string, Column>;
   readonly volatility: 'immutable' | 'stable' | 'volatile';
   readonly comment: string | null;
+  /** The table or view whose row type the first argument is (the others having defaults), if any. */
+  readonly argTable: Table | null;
+  /** The planner's row estimate (ROWS n): 1 makes a SETOF computed relationship to-one, as in PostgREST. */
+  readonly rows: number;
 }
 
 export interface SchemaCache {
@@ -74,6 +84,8 @@ export interface SchemaCache {
   /** Relationships keyed by the origin table key. */
   readonly relationships: ReadonlyMap<string, readonly Relationship[]>;
   readonly functions: ReadonlyMap<string, readonly DbFunction[]>; // key: schema.name
+  /** Computed fields per table key: functions of the table's row returning one scalar, by name. */
+  readonly computedFields: ReadonlyMap<string, ReadonlyMap<string, DbFunction>>;
   /** Lower-case type names usable in casts, mapped to their quoted SQL spelling. */
   readonly types: ReadonlyMap<string, string>;
   /** Names in pg_timezone_names: the values `Prefer: timezone=` may take (exact spelling, as in PostgREST). */

@@ -1,0 +1,79 @@
+// Runs a vendored Jest suite under Vitest without editing it: Jest's globals (`test`, `expect`, `jest.fn`) map onto
+// Vitest's, the hard-coded server URLs are rewritten as the files load, and files run one at a time in name order
+// (the suites share one database and depend on that order, as their Jest test sequencer says).
+import { join } from 'node:path';
+import { BaseSequencer, startVitest, type TestSpecification } from 'vitest/node';
+
+type Plugin = NonNullable<NonNullable<Parameters<typeof startVitest>[3]>['plugins']>[number];
+
+class ByName extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    return [...files].sort((a, b) => a.moduleId.localeCompare(b.moduleId));
+  }
+}
+
+function rewriteUrls(urls: readonly string[], base: string): Plugin {
+  return {
+    name: 'conformance-urls',
+    enforce: 'pre',
+    transform(code: string, id: string) {
+      if (!id.includes('/vendor/test/')) return null;
+      let out = code;
+      for (const u of urls) out = out.split(u).join(base);
+      return out === code ? null : { code: out, map: null };
+    },
+  };
+}
+
+export interface Counts {
+  readonly passed: number;
+  readonly failed: number;
+  readonly skipped: number;
+}
+
+const SHIMS = join(import.meta.dirname, 'conformance-node-shims.ts');
+
+/**
+ * `jest`: the Jest major version the suite's inline snapshots were written with. Jest 29 changed the snapshot
+ * format's defaults (no `Object {` / `Array [` prefixes, no escaped quotes); Vitest's are Jest 29's.
+ */
+export async function runVitest(root: string, urls: readonly string[], base: string, jest: 28 | 29): Promise<Counts> {
+  const vitest = await startVitest(
+    'test',
+    [],
+    {
+      root,
+      config: false,
+      watch: false,
+      update: false,
+      globals: true,
+      include: ['test/**/*.test.ts'],
+      setupFiles: [join(import.meta.dirname, 'conformance-jest-globals.ts')],
+      fileParallelism: false,
+      sequence: { sequencer: ByName },
+      testTimeout: 30_000,
+      snapshotFormat: jest === 28 ? { printBasicPrototype: true, escapeString: true } : {},
+      reporters: [process.env.CONFORMANCE_REPORTER ?? 'dot'],
+      pool: 'forks',
+    },
+    {
+      plugins: [rewriteUrls(urls, base)],
+      resolve: { alias: { '@supabase/node-fetch': SHIMS, 'node-abort-controller': SHIMS } },
+    },
+  );
+  let passed = 0,
+    failed = 0,
+    skipped = 0;
+  for (const mod of vitest.state.getTestModules()) {
+    for (const t of mod.children.allTests()) {
+      const state = t.result().state;
+      if (state === 'passed') passed++;
+      else if (state === 'failed') failed++;
+      else skipped++;
+    }
+    // A file that fails to load has no tests to count: count it once so that it cannot go unseen.
+    if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) failed++;
+  }
+  await vitest.close();
+  return { passed, failed, skipped };
+}

@@ -1,0 +1,185 @@
+// `pnpm conformance [postgrest-js|postgrest-js-standalone]`: the official postgrest-js test suites, vendored at a
+// pinned commit under packages/rest-engine/conformance/<suite>, run against rest-engine instead of PostgREST.
+// Loads the suite's fixtures into a fresh PostgreSQL 15 with PostGIS, serves rest-engine with the suite's PostgREST
+// configuration, runs the suite's tests with Vitest (the Jest globals mapped onto Vitest's) one file at a time in
+// name order, as the suite's Jest configuration does, and prints `N passed, N failed`. Exit code 0 when the run
+// completed (failures are counted, not fatal: the known ones are listed in the conformance README), 1 when it
+// could not run or, with CONFORMANCE_MAX_FAILURES=N, when more than N tests failed.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRestEngine, type RestEngine, type RestEngineOptions } from '../packages/rest-engine/src/index.js';
+import { startPostgis } from './conformance-postgres.js';
+import { runVitest } from './conformance-vitest.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+type Sql = RestEngineOptions['sql'];
+// postgres.js as rest-engine depends on it (the root package does not).
+const engineRequire = createRequire(join(HERE, '../packages/rest-engine/package.json'));
+const loadPostgres = async () =>
+  (
+    (await import(pathToFileURL(engineRequire.resolve('postgres')).href)) as {
+      default: (url: string, o: object) => Sql;
+    }
+  ).default;
+const CONFORMANCE = join(HERE, '../packages/rest-engine/conformance');
+
+interface Suite {
+  /** Vendored tests and client sources (`vendor/src`, `vendor/test`). */
+  readonly dir: string;
+  /** SQL run as the superuser before the fixtures (roles and schemas the suite's database image provides). */
+  readonly prelude: string | null;
+  readonly fixtures: readonly string[];
+  /** Base URLs the tests hard-code, replaced by the engine's address ({base} and /rest/v1 kept as written). */
+  readonly urls: readonly string[];
+  /** The PostgREST configuration of the suite. */
+  readonly engine: Omit<RestEngineOptions, 'sql'>;
+  /** Connect as this role (the suite's db-uri user). */
+  readonly user: 'authenticator' | 'postgres';
+  /** The Jest major version of the suite (its inline snapshots' format). */
+  readonly jest: 28 | 29;
+}
+
+// The Supabase CLI's default JWT secret (the suite runs against `supabase start`).
+const JWT_SECRET = 'super-secret-jwt-token-with-at-least-32-characters-long';
+
+const SUITES: Record<string, Suite> = {
+  // supabase/supabase-js packages/core/postgrest-js/test, served like the Supabase CLI (test/supabase/config.toml):
+  // schemas public, personal, graphql_public; extra search path public, extensions; max rows 1000; aggregates,
+  // plans and tx=rollback enabled by the fixture's `alter role authenticator set pgrst.*`.
+  'postgrest-js': {
+    dir: join(CONFORMANCE, 'postgrest-js'),
+    prelude: join(CONFORMANCE, 'supabase-roles.sql'),
+    fixtures: ['vendor/test/supabase/migrations/00000000000000_schema.sql', 'vendor/test/supabase/seed.sql'],
+    urls: ['http://localhost:54321'],
+    engine: {
+      schemas: ['public', 'personal', 'graphql_public'],
+      extraSearchPath: ['public', 'extensions'],
+      anonRole: 'anon',
+      maxRows: 1000,
+      aggregatesEnabled: true,
+      txRollbackAllowed: true,
+    },
+    user: 'authenticator',
+    jest: 29,
+  },
+  // supabase/postgrest-js test/, with test/db/docker-compose.yml's PostgREST 13 settings: schemas public, personal;
+  // extra search path extensions; anonymous role postgres; aggregates, plans and tx=rollback enabled.
+  'postgrest-js-standalone': {
+    dir: join(CONFORMANCE, 'postgrest-js-standalone'),
+    prelude: null,
+    fixtures: ['vendor/test/db/00-schema.sql', 'vendor/test/db/01-dummy-data.sql'],
+    urls: ['http://localhost:3000', 'http://localhost:3001'],
+    engine: {
+      schemas: ['public', 'personal'],
+      extraSearchPath: ['extensions'],
+      anonRole: 'postgres',
+      roles: ['postgres'],
+      maxRows: undefined,
+      aggregatesEnabled: true,
+      txRollbackAllowed: true,
+    },
+    user: 'postgres',
+    jest: 28,
+  },
+};
+
+/** HS256 only (the suites sign nothing else); a bad token is a 401 as PostgREST answers it. */
+function verifyJwt(token: string): Record<string, unknown> | null {
+  const [h, p, s] = token.split('.');
+  if (!h || !p || !s) return null;
+  const expected = createHmac('sha256', JWT_SECRET).update(`${h}.${p}`).digest();
+  const given = Buffer.from(s, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  const claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>;
+  if (typeof claims.exp === 'number' && claims.exp * 1000 < Date.now()) return null;
+  return claims;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The engine over node:http, mounted at /rest/v1 and at the root (the standalone suite talks to PostgREST there). */
+function serve(engine: RestEngine): Promise<Server> {
+  const server = createServer(async (req, res) => {
+    const target = req.url ?? '/';
+    const q = target.indexOf('?');
+    let path = q === -1 ? target : target.slice(0, q);
+    if (path.startsWith('/rest/v1')) path = path.slice('/rest/v1'.length) || '/';
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = String(v);
+    const auth = /^Bearer (.+)$/i.exec(headers.authorization ?? '');
+    const claims = auth ? verifyJwt(auth[1]) : undefined;
+    if (claims === null) {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: 'PGRST301', details: null, hint: null, message: 'JWT could not be verified' }));
+      return;
+    }
+    const method = req.method ?? 'GET';
+    const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
+    const out = await engine.handle({
+      method,
+      path,
+      search: q === -1 ? '' : target.slice(q + 1),
+      headers,
+      body,
+      claims,
+    });
+    res.writeHead(out.status, out.headers);
+    res.end(out.body ?? undefined);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+export async function main(name = process.argv[2] ?? 'postgrest-js'): Promise<number> {
+  const suite = SUITES[name];
+  if (!suite) {
+    console.error(`unknown suite "${name}"; choose from ${Object.keys(SUITES).join(', ')}`);
+    return 2;
+  }
+  const cluster = await startPostgis();
+  let sql: Sql | null = null;
+  let engine: RestEngine | null = null;
+  let server: Server | null = null;
+  try {
+    if (suite.prelude) cluster.psql(suite.prelude);
+    for (const f of suite.fixtures) cluster.psql(join(suite.dir, f));
+    const url =
+      suite.user === 'postgres'
+        ? cluster.url
+        : cluster.url.replace('postgres:conformance@', 'authenticator:conformance@');
+    const postgres = await loadPostgres();
+    sql = postgres(url, { max: 10, onnotice: () => {} });
+    engine = await createRestEngine({ sql, ...suite.engine, listen: false });
+    server = await serve(engine);
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    console.log(`conformance ${name}: rest-engine at ${base}, PostgreSQL 15 + PostGIS on port ${cluster.port}`);
+    const { passed, failed } = await runVitest(join(suite.dir, 'vendor'), suite.urls, base, suite.jest);
+    console.log(`\nconformance ${name}:`);
+    console.log(`${passed} passed, ${failed} failed`);
+    // CI gate: more failures than the known, documented ones fail the run.
+    const max = process.env.CONFORMANCE_MAX_FAILURES;
+    return max !== undefined && failed > Number(max) ? 1 : 0;
+  } finally {
+    await new Promise((r) => (server ? server.close(r) : r(undefined)));
+    await engine?.close();
+    await sql?.end({ timeout: 1 });
+    cluster.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

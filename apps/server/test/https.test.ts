@@ -1,4 +1,4 @@
-// HTTPS only, over real sockets: supabase-js over TLS (auth, rest, storage) with the test CA trusted, HTTP/2 and
+// HTTPS only, over real sockets: supabase-js over TLS (auth, rest, storage, functions) with the test CA trusted, HTTP/2 and
 // HTTP/1.1 on one port, the certificate reloaded on SIGHUP while a connection stays open, HSTS; plain requests
 // refused with 426 on every family but /health, X-Forwarded-Proto believed only from a trusted proxy; and the
 // start-up refusal of plain HTTP on a public interface.
@@ -73,7 +73,7 @@ describe('HTTPS served by the process', () => {
     expect(server.ctx.config.PUBLIC_URL).toBe(server.url);
   });
 
-  it('supabase-js over HTTPS: auth, rest and storage', async () => {
+  it('supabase-js over HTTPS: auth, rest, storage and functions', async () => {
     const options = {
       auth: { persistSession: false, autoRefreshToken: false },
       realtime: { transport: NoWebSocket as never },
@@ -101,6 +101,10 @@ describe('HTTPS served by the process', () => {
     expect(up.error).toBeNull();
     const down = await admin.storage.from('tls-bucket').download('a/b.txt');
     expect(await down.data?.text()).toBe('over TLS');
+
+    const fn = await admin.functions.invoke('check-pending-submissions', { body: {} });
+    expect(fn.error).toBeNull();
+    expect(fn.data).toMatchObject({ overdue_locations: 0, notified_users: 0, notifications_sent: 0 });
   });
 
   it('speaks HTTP/2 and HTTP/1.1 on the same port, with HSTS on every answer', async () => {

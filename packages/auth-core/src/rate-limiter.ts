@@ -54,31 +54,36 @@ export class RateLimiter {
     cost = 1,
   ): RateLimitResult[] | Promise<RateLimitResult[]> {
     const now = this.now();
-    const hits: Array<number | Promise<number>> = [];
+    const hits: Array<number | Promise<number>> = new Array(rules.length);
     let pending = false;
     for (let i = 0; i < rules.length; i++) {
       const windowMs = rules[i].windowSeconds * 1000;
-      const h = this.store.hit(`${bucket}:${i}:${subject}`, Math.floor(now / windowMs) * windowMs, windowMs, cost);
+      const h = this.store.hit(`${bucket}:${i}:${subject}`, now - (now % windowMs), windowMs, cost);
       if (typeof h !== 'number') pending = true;
-      hits.push(h);
+      hits[i] = h;
     }
-    const results = (counts: readonly number[]) =>
-      rules.map((rule, i) => {
-        const windowMs = rule.windowSeconds * 1000;
-        const windowStart = Math.floor(now / windowMs) * windowMs;
-        return {
-          allowed: counts[i] <= rule.limit,
-          limit: rule.limit,
-          remaining: Math.max(0, rule.limit - counts[i]),
-          reset: Math.ceil((windowStart + windowMs) / 1000),
-        };
-      });
-    return pending ? Promise.all(hits).then(results) : results(hits as number[]);
+    if (pending) return Promise.all(hits).then((counts) => windowResults(rules, counts, now));
+    return windowResults(rules, hits as number[], now);
   }
 
   close(): Promise<void> {
     return this.store.close?.() ?? Promise.resolve();
   }
+}
+
+function windowResults(rules: readonly RateLimitRule[], counts: readonly number[], now: number): RateLimitResult[] {
+  const out: RateLimitResult[] = new Array(rules.length);
+  for (let i = 0; i < rules.length; i++) {
+    const windowMs = rules[i].windowSeconds * 1000;
+    const limit = rules[i].limit;
+    out[i] = {
+      allowed: counts[i] <= limit,
+      limit,
+      remaining: counts[i] < limit ? limit - counts[i] : 0,
+      reset: Math.ceil((now - (now % windowMs) + windowMs) / 1000),
+    };
+  }
+  return out;
 }
 
 /** Counters in this process. `now` is the limiter's clock (expired windows are swept by it). */

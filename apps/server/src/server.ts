@@ -15,6 +15,7 @@ import { createFamilies } from './families.js';
 import { startWorkers } from './workers/index.js';
 import { transportOf } from './tls/transport-policy.js';
 import {
+  answerPlainHttpOnTlsPort,
   drainServer,
   isSecureServer,
   reloadOnSighup,
@@ -89,6 +90,7 @@ export async function startServer(
     const secure = isSecureServer(server) ? server : undefined;
     const tracked = secure && trackSecureConnections(secure);
     if (secure) {
+      answerPlainHttpOnTlsPort(secure);
       const stopReloading = reloadOnSighup(secure, config, log);
       cleanup.push(async () => stopReloading());
     }

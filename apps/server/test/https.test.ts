@@ -137,6 +137,17 @@ describe('HTTPS served by the process', () => {
     expect(http1.headers.get('strict-transport-security')).toBe('max-age=31536000');
   });
 
+  it('answers plain HTTP on the TLS port with 426 on every family, /health excepted', async () => {
+    const plainUrl = server.url.replace('https://', 'http://');
+    for (const path of ['/auth/v1/settings', '/rest/v1/auctions', '/storage/v1/bucket', '/functions/v1/hello']) {
+      const res = await fetch(`${plainUrl}${path}`, { headers: { apikey: server.ctx.anonKey } });
+      expect(res.status).toBe(426);
+      expect(res.headers.get('strict-transport-security')).toBeNull();
+      expect(await res.json()).toEqual({ message: 'HTTPS required' });
+    }
+    expect((await fetch(`${plainUrl}/health`)).status).toBe(200);
+  });
+
   it('reloads the certificate on SIGHUP; an open HTTP/2 connection keeps working', async () => {
     const serialOf = () =>
       new Promise<string>((resolve, reject) => {

@@ -28,13 +28,7 @@ export function httpsOnly(options: HttpsOnlyOptions): MiddlewareHandler<AppEnv> 
     await next();
     if (hsts && !outgoing) c.res.headers.set('strict-transport-security', hsts);
   };
-  if (kind === 'tls') return withHsts;
-  return (c, next) => {
-    const socketIp = c.env?.incoming?.socket.remoteAddress ?? '';
-    const proto = requestHeader(c, 'x-forwarded-proto');
-    // A proxy chain lists one protocol per hop; the left-most is what the client used.
-    const viaTls = proto !== undefined && isTrustedProxy(proxies, socketIp) && /^\s*https\s*(,|$)/i.test(proto);
-    if (viaTls) return withHsts(c, next);
+  const refuse = (c: Parameters<MiddlewareHandler<AppEnv>>[0], next: () => Promise<void>) => {
     if (c.req.path === '/health' || c.req.path.startsWith('/health/')) return next();
     return Promise.resolve(
       c.body(JSON.stringify({ message: 'HTTPS required' }), 426, {
@@ -42,5 +36,18 @@ export function httpsOnly(options: HttpsOnlyOptions): MiddlewareHandler<AppEnv> 
         upgrade: 'TLS/1.2, HTTP/1.1',
       }),
     );
+  };
+  if (kind === 'tls')
+    // Plain requests reach this port too (see answerPlainHttpOnTlsPort); their socket is not a TLS one.
+    return (c, next) => {
+      const incoming = c.env?.incoming;
+      return incoming && !(incoming.socket as { encrypted?: boolean }).encrypted ? refuse(c, next) : withHsts(c, next);
+    };
+  return (c, next) => {
+    const socketIp = c.env?.incoming?.socket.remoteAddress ?? '';
+    const proto = requestHeader(c, 'x-forwarded-proto');
+    // A proxy chain lists one protocol per hop; the left-most is what the client used.
+    const viaTls = proto !== undefined && isTrustedProxy(proxies, socketIp) && /^\s*https\s*(,|$)/i.test(proto);
+    return viaTls ? withHsts(c, next) : refuse(c, next);
   };
 }

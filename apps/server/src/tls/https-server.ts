@@ -1,7 +1,8 @@
 // Serving HTTPS on the listen port: HTTP/2 and HTTP/1.1 on one TLS server (ALPN picks), the certificate re-read on
 // SIGHUP for new connections while open ones continue, and a drain that lets in-flight requests finish.
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer as createPlainServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import type { Config } from '../config/index.js';
@@ -21,6 +22,30 @@ export function secureServeOptions(config: Config): {
 
 function readKeyPair(config: Config): { cert: Buffer; key: Buffer } {
   return { cert: readFileSync(config.TLS_CERT_FILE!), key: readFileSync(config.TLS_KEY_FILE!) };
+}
+
+/**
+ * Plain HTTP sent to the TLS port gets an answer instead of a dropped connection: the first byte of a connection
+ * tells a TLS handshake (0x16) from a plain request, which goes to the same app on a plain HTTP parser (where the
+ * HTTPS-only rule answers 426, /health excepted) and is closed after one response.
+ */
+export function answerPlainHttpOnTlsPort(server: Http2SecureServer): void {
+  const tlsListeners = server.listeners('connection') as Array<(socket: Socket) => void>;
+  const app = server.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
+  const plain = createPlainServer((req, res) => {
+    res.shouldKeepAlive = false;
+    app(req, res);
+  });
+  server.removeAllListeners('connection');
+  server.on('connection', (socket: Socket) => {
+    socket.once('readable', () => {
+      const first: Buffer | null = socket.read(1);
+      if (!first) return void socket.destroy();
+      socket.unshift(first);
+      if (first[0] === 0x16) for (const listener of tlsListeners) listener.call(server, socket);
+      else plain.emit('connection', socket);
+    });
+  });
 }
 
 export function isSecureServer(server: unknown): server is Http2SecureServer {

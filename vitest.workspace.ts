@@ -9,6 +9,7 @@ const dirs = [
   'packages/domain',
   'packages/storage',
   'packages/webhooks',
+  'packages/functions',
   'apps/server',
   'apps/cli',
 ];

@@ -4,6 +4,7 @@ import { migrateCommand, statusCommand } from './commands/migrate.js';
 import { keysCommand } from './commands/keys.js';
 import { superAdminCommand, UsageError } from './commands/super-admin.js';
 import { mailCommand } from './commands/mail.js';
+import { pushCommand } from './commands/push.js';
 import { seedCommand } from './commands/seed.js';
 import { withDatabase } from './database.js';
 
@@ -15,6 +16,7 @@ const HELP = `usage: auction-ops <command>
   super-admin grant <email>  make a user a system-wide administrator (also: revoke <email>, list)
   seed --demo [--scale N]    create a realistic demo auction (migrates first); prints the users' passwords
   mail [list|show <id>]      the local mail outbox (MAIL_PROVIDER=outbox, the default)
+  push [list] [--token T]    the local push outbox (PUSH_PROVIDER=outbox)
 
 Configuration comes from the environment (see README): DATA_DIR, DATABASE_URL, JWT_SECRET, ...`;
 
@@ -25,6 +27,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   'super-admin': superAdminCommand,
   seed: (args) => withDatabase((db) => seedCommand(args, db)), // seeding applies pending migrations first
   mail: (args) => withDatabase((db) => mailCommand(args, db)),
+  push: (args) => withDatabase((db) => pushCommand(args, db)),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -8,6 +8,7 @@ export interface Families {
   auth: Mounted;
   rest: Mounted;
   storage: Mounted;
+  functions: Mounted;
 }
 
 export function createApp(ctx: ServerContext, families: Families): Hono<AppEnv> {
@@ -18,6 +19,7 @@ export function createApp(ctx: ServerContext, families: Families): Hono<AppEnv> 
   app.route('/auth/v1', families.auth.app);
   app.route('/rest/v1', families.rest.app);
   app.route('/storage/v1', families.storage.app);
+  app.route('/functions/v1', families.functions.app);
   app.notFound((c) => c.json({ message: 'no route matches this request' }, 404));
   app.onError((error, c) => {
     ctx.log.error('unhandled error', { id: c.get('requestId'), error: error.message, stack: error.stack });

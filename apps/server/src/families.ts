@@ -5,6 +5,7 @@ import type { Families } from './app.js';
 import { authRoutes } from './routes/auth.js';
 import { restRoutes } from './routes/rest.js';
 import { storageRoutes } from './routes/storage.js';
+import { functionRoutes } from './routes/functions.js';
 
 async function restFamily(ctx: ServerContext): Promise<Mounted> {
   const engine = await createRestEngine({
@@ -22,5 +23,5 @@ async function restFamily(ctx: ServerContext): Promise<Mounted> {
 
 export async function createFamilies(ctx: ServerContext): Promise<Families> {
   const [auth, rest, storage] = await Promise.all([authRoutes(ctx), restFamily(ctx), storageRoutes(ctx)]);
-  return { auth, rest, storage };
+  return { auth, rest, storage, functions: functionRoutes(ctx) };
 }

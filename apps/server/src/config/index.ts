@@ -7,12 +7,14 @@ import { coreSettings } from './core.js';
 import { storageSettings } from './storage.js';
 import { authSettings } from './auth.js';
 import { webhooksSettings } from './webhooks.js';
+import { notificationsSettings } from './notifications.js';
 
 const schema = v.object({
   ...coreSettings,
   ...storageSettings,
   ...authSettings,
   ...webhooksSettings,
+  ...notificationsSettings,
 });
 
 export type Env = v.InferOutput<typeof schema>;

@@ -1,8 +1,9 @@
 // Background workers started with the server (each switchable off by configuration).
 import type { ServerContext, Worker } from '../context.js';
 import { startWebhookWorker } from './webhooks.js';
+import { startNotificationWorker } from './notifications.js';
 
 export async function startWorkers(ctx: ServerContext): Promise<Worker[]> {
   if (!ctx.config.WORKERS_ENABLED) return [];
-  return [await startWebhookWorker(ctx)];
+  return [await startWebhookWorker(ctx), await startNotificationWorker(ctx)];
 }

@@ -1,0 +1,112 @@
+// At least once across a crash: the server is killed (SIGKILL) while Expo holds the push of one message, and
+// another message is inserted while no server runs; after a restart each recipient is notified of each message
+// exactly once (the job queue is written in the message's transaction, claims are leases).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { findFreePort } from '@auction-ops/database';
+import { startFakeExpo, type FakeExpo } from '../../../packages/functions/src/push/testing/fake-expo-server.js';
+import { until } from './functions-notify.fixture.js';
+
+const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+let db: TestDatabase;
+let dataDir: string;
+let expo: FakeExpo;
+beforeAll(async () => {
+  db = await createTestDatabase([]);
+  dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-notify-crash-'));
+  expo = await startFakeExpo();
+});
+afterAll(async () => {
+  await expo.close();
+  await db.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('chat notifications across a crash', () => {
+  it('a server killed between the message insert and the push notifies once after restart', async () => {
+    const port = await findFreePort();
+    const env = {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      JWT_SECRET: 'c'.repeat(40),
+      DATABASE_URL: db.ownerUrl,
+      WEBHOOK_DISPATCHER_ENABLED: 'false',
+      PENDING_CHECK_ENABLED: 'false',
+      EXPO_PUSH_URL: expo.url,
+      PUSH_TIMEOUT_MS: '1000',
+      PUSH_RETRIES: '1',
+      PUSH_RETRY_BACKOFF_MS: '20',
+    };
+    const start = (): { child: ChildProcess; exited: Promise<unknown> } => {
+      const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+      return { child, exited: new Promise((r) => child.on('exit', r)) };
+    };
+    const health = async () => {
+      try {
+        return (await fetch(`http://127.0.0.1:${port}/health`)).ok;
+      } catch {
+        return false;
+      }
+    };
+
+    expo.hold(true);
+    const first = start();
+    let second: ReturnType<typeof start> | undefined;
+    try {
+      await until(health, 'the first server', 60_000);
+      const users = await db.sql`
+        insert into auth.users (email, raw_user_meta_data)
+        select 'u' || g || '@crash.test', jsonb_build_object('full_name', 'User ' || g) from generate_series(1, 3) g
+        returning id`;
+      const [sender, a, b] = users.map((u) => u.id as string);
+      const [auction] = await db.sql`insert into public.auctions (name, slug) values ('Crash', 'crash') returning id`;
+      await db.sql`insert into public.auction_members (auction_id, user_id, role)
+        values (${auction.id}, ${sender}, 'owner'), (${auction.id}, ${a}, 'admin'),
+               (${auction.id}, ${b}, 'team_member')`;
+      const [channel] = await db.sql`
+        insert into public.channels (auction_id, name) values (${auction.id}, 'ops') returning id`;
+      await db.sql`insert into public.user_push_tokens (user_id, token, platform)
+        values (${a}, 'ExponentPushToken[a]', 'ios'), (${b}, 'ExponentPushToken[b]', 'android')`;
+      const insert = async (content: string) => {
+        const [m] = await db.sql`insert into public.messages (auction_id, channel_id, user_id, content)
+          values (${auction.id}, ${channel.id}, ${sender}, ${content}) returning id`;
+        return m.id as string;
+      };
+
+      const inFlight = await insert('first, in flight at the crash');
+      await until(() => expo.requests.some((r) => r.messages.some((m) => m.data?.message_id === inFlight)), 'a push');
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const whileDown = await insert('second, written while no server runs');
+      const queued = await db.sql`select count(*)::int as n from notifications.push_jobs where status = 'queued'`;
+      expect(queued[0].n).toBe(2);
+
+      expo.hold(false);
+      second = start();
+      await until(health, 'the restarted server', 60_000);
+      await until(async () => {
+        const [r] = await db.sql`select count(*)::int as n from notifications.push_jobs where status = 'sent'`;
+        return r.n === 2;
+      }, 'both jobs after the restart');
+      for (const id of [inFlight, whileDown]) {
+        const got = expo.delivered().filter((m) => m.data?.message_id === id);
+        expect(got.map((m) => m.to).sort()).toEqual(['ExponentPushToken[a]', 'ExponentPushToken[b]']);
+      }
+    } finally {
+      for (const p of [first, second]) {
+        if (p && p.child.exitCode === null && p.child.signalCode === null) {
+          p.child.kill('SIGTERM');
+          await p.exited;
+        }
+      }
+    }
+  });
+});

@@ -1,0 +1,185 @@
+// Shared arrangements of the notification tests: a real server on a test database with a fake Expo server on
+// loopback, users signed up through supabase-js, and a polling helper.
+import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { startFakeExpo, type FakeExpo } from '../../../packages/functions/src/push/testing/fake-expo-server.js';
+import { loadConfig, startServer, type RunningServer } from '../src/index.js';
+
+export const PASSWORD = 'correct-horse-battery-9';
+
+// Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; no channel is opened here.
+class NoWebSocket {
+  constructor() {
+    throw new Error('realtime is not used in these tests');
+  }
+}
+export const CLIENT_OPTIONS = {
+  auth: { persistSession: false, autoRefreshToken: false },
+  realtime: { transport: NoWebSocket as never },
+};
+
+export interface TestUser {
+  id: string;
+  email: string;
+  client: SupabaseClient;
+  token: string;
+}
+
+export interface NotifyHarness {
+  db: TestDatabase;
+  server: RunningServer;
+  expo: FakeExpo;
+  url: string;
+  signUp(localPart: string, fullName: string): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+export async function startNotifyHarness(env: Record<string, string> = {}): Promise<NotifyHarness> {
+  const expo = await startFakeExpo();
+  const db = await createTestDatabase([]);
+  const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-notify-'));
+  const server = await startServer(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: db.ownerUrl,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: 'n'.repeat(40),
+      AUTH_RATE_LIMIT_SIGN_UP: '1000',
+      AUTH_RATE_LIMIT_SIGN_IN: '1000',
+      WEBHOOK_DISPATCHER_ENABLED: 'false',
+      EXPO_PUSH_URL: expo.url,
+      PUSH_TIMEOUT_MS: '2000',
+      PUSH_RETRIES: '1',
+      PUSH_RETRY_BACKOFF_MS: '20',
+      PENDING_CHECK_ENABLED: 'false',
+      APP_URL: 'https://app.example.test',
+      ...env,
+    }),
+  );
+  return {
+    db,
+    server,
+    expo,
+    url: server.url,
+    async signUp(localPart, fullName) {
+      const client = createClient(server.url, server.ctx.anonKey, CLIENT_OPTIONS);
+      const { data, error } = await client.auth.signUp({
+        email: `${localPart}@notify.test`,
+        password: PASSWORD,
+        options: { data: { full_name: fullName } },
+      });
+      if (error) throw error;
+      return { id: data.user!.id, email: `${localPart}@notify.test`, client, token: data.session!.access_token };
+    },
+    async close() {
+      await server.close();
+      await db.drop();
+      await expo.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** An auction owned by `owner` with the others as members of the given roles (arranged as the owner role). */
+export async function arrangeAuction(
+  db: TestDatabase,
+  owner: TestUser,
+  members: Array<[TestUser, 'admin' | 'team_member' | 'owner']>,
+  settings: Record<string, unknown> = {},
+): Promise<string> {
+  const { data, error } = await owner.client
+    .from('auctions')
+    .insert({ name: 'Notify Auction', slug: `notify-${Math.random().toString(36).slice(2, 10)}`, settings })
+    .select('id')
+    .single();
+  if (error) throw error;
+  for (const [u, role] of members)
+    await db.sql`insert into public.auction_members (auction_id, user_id, role) values (${data.id}, ${u.id}, ${role})`;
+  return data.id as string;
+}
+
+export async function registerToken(user: TestUser, token: string, platform: 'ios' | 'android' = 'ios') {
+  const { error } = await user.client.from('user_push_tokens').insert({ token, platform });
+  if (error) throw error;
+}
+
+export interface ResendCall {
+  authorization?: string;
+  body: { from: string; to: string[]; subject: string; text: string; html: string };
+}
+
+export interface FakeResend {
+  url: string;
+  calls: ResendCall[];
+  /** Answer every request with this status (an error body) until set back to 200. */
+  status: number;
+  close(): Promise<void>;
+}
+
+/** A fake of Resend's POST /emails on loopback. */
+export async function startFakeResend(): Promise<FakeResend> {
+  const fake: FakeResend = { url: '', calls: [], status: 200, close: async () => {} };
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => {
+      raw += c;
+    });
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/emails') return void res.writeHead(404).end();
+      fake.calls.push({ authorization: req.headers.authorization, body: JSON.parse(raw) });
+      if (fake.status !== 200) {
+        res.writeHead(fake.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ statusCode: fake.status, name: 'application_error', message: 'provider is down' }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `re_${fake.calls.length}` }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = () =>
+    new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
+  return fake;
+}
+
+/** POST /functions/v1/<name> over plain fetch, for exact statuses and headers. */
+export async function callFunction(
+  url: string,
+  apikey: string,
+  name: string,
+  options: { bearer?: string; body?: unknown; raw?: string; method?: string } = {},
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const headers: Record<string, string> = { apikey, 'content-type': 'application/json' };
+  if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
+  const method = options.method ?? 'POST';
+  const res = await fetch(`${url}/functions/v1/${name}`, {
+    method,
+    headers,
+    body: method === 'GET' || method === 'HEAD' ? undefined : (options.raw ?? JSON.stringify(options.body ?? {})),
+  });
+  const text = await res.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = text ? JSON.parse(text) : {};
+  } catch {
+    body = { text };
+  }
+  return { status: res.status, body, headers: res.headers };
+}

@@ -97,11 +97,22 @@ interface Step {
 
 /** The root level of a read: the table, the rows a mutation returned or a function's result. */
 function rootLevel(ctx: PlanContext, source: Source, takeFilters: boolean): Level {
-  const of =
-    source.kind === 'call'
-      ? { label: source.call.fn.name, columns: source.call.fn.outColumns, relTable: source.call.fn.returnTable }
-      : { label: source.table.name, columns: source.table.columns, relTable: source.table };
-  return { source, ...of, select: ctx.query.select, names: [], alias: 't0', takeFilters };
+  const select = ctx.query.select;
+  if (source.kind === 'call') {
+    const fn = source.call.fn;
+    return {
+      source,
+      label: fn.name,
+      columns: fn.outColumns,
+      relTable: fn.returnTable,
+      select,
+      names: [],
+      alias: 't0',
+      takeFilters,
+    };
+  }
+  const t = source.table;
+  return { source, label: t.name, columns: t.columns, relTable: t, select, names: [], alias: 't0', takeFilters };
 }
 
 /**

@@ -35,6 +35,11 @@ export interface RestEngineOptions {
   allowUnfilteredWrites?: boolean;
   aggregatesEnabled?: boolean;
   txRollbackAllowed?: boolean;
+  /**
+   * Answer `Accept: application/vnd.pgrst.plan` with the statement's EXPLAIN (default false, as PostgREST's
+   * db-plan-enabled: plans tell how data is stored, and ANALYZE runs the statement).
+   */
+  planEnabled?: boolean;
   /** LISTEN on channel `pgrst` for 'reload schema' (default true). */
   listen?: boolean;
   /**
@@ -94,6 +99,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     aggregatesEnabled: options.aggregatesEnabled ?? false,
     allowUnfilteredWrites: options.allowUnfilteredWrites ?? false,
     txRollbackAllowed: options.txRollbackAllowed ?? false,
+    planEnabled: options.planEnabled ?? false,
   };
   const hiddenHeaders = new Set(
     (options.hiddenHeaders ?? ['authorization', 'apikey', 'cookie']).map((h) => h.toLowerCase()),

@@ -14,6 +14,8 @@ export interface PlannerOptions {
   readonly aggregatesEnabled: boolean;
   readonly allowUnfilteredWrites: boolean;
   readonly txRollbackAllowed: boolean;
+  /** Plan output (`application/vnd.pgrst.plan`) allowed; otherwise that media type is not acceptable. */
+  readonly planEnabled?: boolean;
 }
 
 /** The fields every plan shares (an object, not a closure per request). */
@@ -52,7 +54,9 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
     if (h.accept !== 'openapi' && h.accept !== 'json') throw errors.notAcceptable(request.acceptHeader);
     return { ...common.of(true, []), kind: 'openapi' };
   }
-  if (h.accept === 'openapi') throw errors.notAcceptable(request.acceptHeader);
+  if (h.accept === 'openapi' || (h.accept === 'plan' && !opts.planEnabled)) {
+    throw errors.notAcceptable(request.acceptHeader);
+  }
   const ctx: PlanContext = { cache, aggregatesEnabled: opts.aggregatesEnabled, query: request.query };
   const step: Step = { ctx, request, h, schema, common, opts };
   if (target.kind === 'rpc') return planCall(step, target.name);

@@ -9,7 +9,7 @@ import { quoteIdent } from './ident.js';
 import { buildOpenApi } from './openapi.js';
 import { parse, type RawRequest } from './parse/request-parser.js';
 import { plan, type PlannerOptions } from './plan/planner.js';
-import { StageTimer } from './stage-timer.js';
+import { COMPILE, EXECUTE, PARSE, PLAN, RESPOND, StageTimer } from './stage-timer.js';
 import { PlanCache, planKey, type CachedPlan } from './plan-cache.js';
 import type { Plan } from './plan/types.js';
 import { respond, type EngineResponse } from './respond.js';
@@ -35,6 +35,11 @@ export interface RestEngineOptions {
   allowUnfilteredWrites?: boolean;
   aggregatesEnabled?: boolean;
   txRollbackAllowed?: boolean;
+  /**
+   * Answer `Accept: application/vnd.pgrst.plan` with the statement's EXPLAIN (default false, as PostgREST's
+   * db-plan-enabled: plans tell how data is stored, and ANALYZE runs the statement).
+   */
+  planEnabled?: boolean;
   /** LISTEN on channel `pgrst` for 'reload schema' (default true). */
   listen?: boolean;
   /**
@@ -94,6 +99,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     aggregatesEnabled: options.aggregatesEnabled ?? false,
     allowUnfilteredWrites: options.allowUnfilteredWrites ?? false,
     txRollbackAllowed: options.txRollbackAllowed ?? false,
+    planEnabled: options.planEnabled ?? false,
   };
   const hiddenHeaders = new Set(
     (options.hiddenHeaders ?? ['authorization', 'apikey', 'cookie']).map((h) => h.toLowerCase()),
@@ -106,6 +112,13 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   const preparedLimit = options.preparedStatements ?? 2000;
   let generation = 0;
   let statements = new StatementBudget(preparedLimit, generation);
+  // One record per schema generation (the statement budget is replaced on reload), not one per request.
+  let execution: PlanExecution = {
+    sql,
+    poolTimeoutMs,
+    statements,
+    txRollbackAllowed: plannerOptions.txRollbackAllowed,
+  };
   const planCacheSize = options.planCacheSize ?? 1000;
   let plans = new PlanCache(planCacheSize);
   let reloading: Promise<void> | null = null;
@@ -116,6 +129,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
         cache = c;
         openapi = null;
         statements = new StatementBudget(preparedLimit, ++generation);
+        execution = { ...execution, statements };
         plans = new PlanCache(planCacheSize);
       })
       .finally(() => {
@@ -167,12 +181,6 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     statementTimeout,
     timezone: p.prefer.timezone,
   });
-  const execution = (): PlanExecution => ({
-    sql,
-    poolTimeoutMs,
-    statements,
-    txRollbackAllowed: plannerOptions.txRollbackAllowed,
-  });
 
   async function handle(req: EngineRequest): Promise<EngineResponse> {
     const role = req.role ?? (typeof req.claims?.role === 'string' ? req.claims.role : anonRole);
@@ -183,9 +191,9 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       const key = planKey(req);
       let prepared = key === null ? undefined : plans.get(key);
       if (prepared === undefined) {
-        const request = timer.time('parse', parse(req));
-        const planned = timer.time('plan', plan(request, cache, plannerOptions));
-        const compiled = timer.time('compile', compileStage(planned, maxRows));
+        const request = timer.time(PARSE, parse(req));
+        const planned = timer.time(PLAN, plan(request, cache, plannerOptions));
+        const compiled = timer.time(COMPILE, compileStage(planned, maxRows));
         prepared = { plan: planned, compiled };
         if (key !== null) plans.set(key, prepared);
       }
@@ -193,8 +201,8 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       if (early) return early;
       const p = prepared.plan as Exclude<Plan, { kind: 'options' | 'openapi' }>;
       const ctx = txContext(req, p, role);
-      const result = timer.time('execute', await executePlan(execution(), ctx, p, prepared.compiled!));
-      const res = timer.time('respond', respond(p, result, maxRows));
+      const result = timer.time(EXECUTE, await executePlan(execution, ctx, p, prepared.compiled!));
+      const res = timer.time(RESPOND, respond(p, result, maxRows));
       res.headers['server-timing'] = timer.header();
       return res;
     } catch (e) {

@@ -9,7 +9,7 @@ import { GOLDEN_OPTIONS, goldenCase, setup, USER_A, type Harness } from './helpe
 
 let h: Harness;
 beforeAll(async () => {
-  h = await setup({ aggregatesEnabled: true, txRollbackAllowed: true });
+  h = await setup({ aggregatesEnabled: true, txRollbackAllowed: true, planEnabled: true });
 });
 afterAll(async () => {
   await h.close();
@@ -173,6 +173,26 @@ describe('media', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/vnd.pgrst.plan+text; for="application/json"; charset=utf-8');
     expect(res.text).toMatch(/^Aggregate {2}\(cost=/);
+  });
+  it('plan output is not acceptable unless planEnabled', async () => {
+    const other = await setup({ planEnabled: false });
+    try {
+      const accept = 'application/vnd.pgrst.plan+json';
+      const res = await other.req('GET', '/tasks?select=id', { headers: { accept }, claims: USER_A });
+      expect({ status: res.status, body: res.json }).toMatchInlineSnapshot(`
+        {
+          "body": {
+            "code": "PGRST107",
+            "details": null,
+            "hint": null,
+            "message": "None of these media types are available: application/vnd.pgrst.plan+json",
+          },
+          "status": 406,
+        }
+      `);
+    } finally {
+      await other.close();
+    }
   });
   it('GeoJSON: one FeatureCollection built by PostGIS (run by the conformance suite, which has PostGIS)', () => {
     const input = { method: 'GET', path: '/tasks', search: 'select=id', headers: { accept: 'application/geo+json' } };

@@ -75,6 +75,7 @@ export const GOLDEN_OPTIONS = {
   aggregatesEnabled: true,
   allowUnfilteredWrites: false,
   txRollbackAllowed: true,
+  planEnabled: true,
 };
 
 /**

@@ -14,6 +14,8 @@ export interface PlannerOptions {
   readonly aggregatesEnabled: boolean;
   readonly allowUnfilteredWrites: boolean;
   readonly txRollbackAllowed: boolean;
+  /** Plan output (`application/vnd.pgrst.plan`) allowed; otherwise that media type is not acceptable. */
+  readonly planEnabled?: boolean;
 }
 
 /** The fields every plan shares (an object, not a closure per request). */
@@ -52,7 +54,9 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
     if (h.accept !== 'openapi' && h.accept !== 'json') throw errors.notAcceptable(request.acceptHeader);
     return { ...common.of(true, []), kind: 'openapi' };
   }
-  if (h.accept === 'openapi') throw errors.notAcceptable(request.acceptHeader);
+  if (h.accept === 'openapi' || (h.accept === 'plan' && !opts.planEnabled)) {
+    throw errors.notAcceptable(request.acceptHeader);
+  }
   const ctx: PlanContext = { cache, aggregatesEnabled: opts.aggregatesEnabled, query: request.query };
   const step: Step = { ctx, request, h, schema, common, opts };
   if (target.kind === 'rpc') return planCall(step, target.name);
@@ -97,11 +101,22 @@ interface Step {
 
 /** The root level of a read: the table, the rows a mutation returned or a function's result. */
 function rootLevel(ctx: PlanContext, source: Source, takeFilters: boolean): Level {
-  const of =
-    source.kind === 'call'
-      ? { label: source.call.fn.name, columns: source.call.fn.outColumns, relTable: source.call.fn.returnTable }
-      : { label: source.table.name, columns: source.table.columns, relTable: source.table };
-  return { source, ...of, select: ctx.query.select, names: [], alias: 't0', takeFilters };
+  const select = ctx.query.select;
+  if (source.kind === 'call') {
+    const fn = source.call.fn;
+    return {
+      source,
+      label: fn.name,
+      columns: fn.outColumns,
+      relTable: fn.returnTable,
+      select,
+      names: [],
+      alias: 't0',
+      takeFilters,
+    };
+  }
+  const t = source.table;
+  return { source, label: t.name, columns: t.columns, relTable: t, select, names: [], alias: 't0', takeFilters };
 }
 
 /**

@@ -152,7 +152,8 @@ function planOrder(ctx: PlanContext, level: Level, embeds: readonly EmbedPlan[])
 
 export function planRead(ctx: PlanContext, level: Level): ReadPlan {
   const select = planSelect(ctx, level);
-  const embeds = select.flatMap((s) => (s.kind === 'embed' ? [s.embed] : []));
+  const embeds: EmbedPlan[] = [];
+  for (const s of select) if (s.kind === 'embed') embeds.push(s.embed);
   const where = level.takeFilters
     ? planConditions(ctx, level.columns, level.columnLabel ?? level.label, embeds, level.names)
     : [];
@@ -231,11 +232,15 @@ function levelsOf(read: ReadPlan, out: Names[] = []): Names[] {
 /** PGRST108 for a scoped entry that addresses an embed the select did not include. */
 export function checkAllAddressed(query: QueryTree, read: ReadPlan | null): void {
   let levels: Names[] | null = null;
-  for (const list of [query.filters, query.logic, query.order, query.limits] as const) {
-    for (const entry of list as readonly { path: readonly string[] }[]) {
+  const check = (entries: readonly { path: readonly string[] }[]) => {
+    for (const entry of entries) {
       if (entry.path.length === 0) continue;
       levels ??= read ? levelsOf(read) : [[]];
       if (!levels.some((names) => atLevel(entry.path, names))) throw errors.notEmbedded(entry.path[0]);
     }
-  }
+  };
+  check(query.filters);
+  check(query.logic);
+  check(query.order);
+  check(query.limits);
 }

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import type { AppEnv, Mounted, ServerContext } from './context.js';
 import { gateway } from './middleware/gateway.js';
 import { healthRoutes } from './routes/health.js';
-import { restRateLimit, restRateLimitsFromContext } from './middleware/rate-limit.js';
+import { restRateLimitCheck, restRateLimitsFromContext } from './middleware/rate-limit.js';
 import { httpsOnly } from './tls/https-only.js';
 import type { Transport } from './tls/transport-policy.js';
 
@@ -27,8 +27,14 @@ export function createApp(ctx: ServerContext, families: Families, transport?: Tr
     });
   if (https) app.use('*', https);
   // Request id and log, CORS, client IP, API-key gate and claims (see middleware/gateway.ts).
-  app.use('*', gateway({ log: ctx.log, verifier: ctx.verifier, trustedProxyCidrs: ctx.config.TRUSTED_PROXY_CIDRS }));
-  if (config.RATE_LIMITS_ENABLED) app.use('/rest/v1/*', restRateLimit(restRateLimitsFromContext(ctx)));
+  // The data interface's rate limits run inside it, after the API-key gate (see middleware/rate-limit.ts).
+  const afterGate = config.RATE_LIMITS_ENABLED
+    ? { prefix: '/rest/v1', check: restRateLimitCheck(restRateLimitsFromContext(ctx)) }
+    : undefined;
+  app.use(
+    '*',
+    gateway({ log: ctx.log, verifier: ctx.verifier, trustedProxyCidrs: ctx.config.TRUSTED_PROXY_CIDRS, afterGate }),
+  );
   app.route('/health', healthRoutes(ctx));
   app.route('/auth/v1', families.auth.app);
   app.route('/rest/v1', families.rest.app);

@@ -77,15 +77,34 @@ function tightest(results: readonly RateLimitResult[]): RateLimitResult {
   return best;
 }
 
+type Ctx = Parameters<MiddlewareHandler<AppEnv>>[0];
+/** A check run by the gateway after its API-key gate: a Response refuses the request. */
+export type GatewayCheck = (c: Ctx) => Response | undefined | Promise<Response | undefined>;
+
+/** The rate limit as a Hono middleware (for apps without the gateway's hook). */
 export function restRateLimit(options: RestRateLimitOptions): MiddlewareHandler<AppEnv> {
+  const check = restRateLimitCheck(options);
+  return async (c, next) => {
+    const refused = await check(c);
+    if (refused) return refused;
+    await next();
+  };
+}
+
+/** The rate limit as the gateway's after-gate check: one async layer less per request than a middleware. */
+export function restRateLimitCheck(options: RestRateLimitOptions): GatewayCheck {
   const { limiter, tiers, rules, heavyRpcs, heavyCost } = options;
   const now = options.now ?? Date.now;
 
-  const decide = (
-    c: Parameters<MiddlewareHandler<AppEnv>>[0],
-    windows: readonly RateLimitRule[],
-    results: readonly RateLimitResult[],
-  ) => {
+  const limitFor = (c: Ctx, tier: Tier): Response | undefined | Promise<Response | undefined> => {
+    const target = c.env?.incoming?.url ?? c.req.path;
+    const cost = requestCost(target, heavyRpcs, heavyCost);
+    const windows = rules[tier];
+    const results = limiter.checkWindows('rest', c.get('clientIp'), windows, cost);
+    return Array.isArray(results) ? decide(c, windows, results) : results.then((r) => decide(c, windows, r));
+  };
+
+  const decide = (c: Ctx, windows: readonly RateLimitRule[], results: readonly RateLimitResult[]) => {
     const shown = tightest(results);
     addGatewayHeaders(c, HEADER_NAMES, [String(shown.limit), String(shown.remaining), String(shown.reset)]);
     let retryAt = 0;
@@ -108,18 +127,12 @@ export function restRateLimit(options: RestRateLimitOptions): MiddlewareHandler<
     return new Response(JSON.stringify(body), { status: 429, headers });
   };
 
-  return async (c, next) => {
+  // Synchronous whenever the tier is cached and the store is in memory: no promise on the common path.
+  return (c) => {
     const claims = c.get('claims');
     let tier: Tier | Promise<Tier> = 'free';
     if (claims?.role === 'authenticated' && typeof claims.sub === 'string') tier = tiers.tierOf(claims.sub);
-    if (typeof tier !== 'string') tier = await tier;
-    const target = c.env?.incoming?.url ?? c.req.path;
-    const cost = requestCost(target, heavyRpcs, heavyCost);
-    const windows = rules[tier];
-    let results = limiter.checkWindows('rest', c.get('clientIp'), windows, cost);
-    if (!Array.isArray(results)) results = await results;
-    const refused = decide(c, windows, results);
-    if (refused) return refused;
-    await next();
+    if (typeof tier !== 'string') return tier.then((t) => limitFor(c, t));
+    return limitFor(c, tier);
   };
 }

@@ -1,4 +1,4 @@
-// Rate limits of /rest/v1. First the middleware itself on a real socket behind the real gateway, with the clock
+// Rate limits of /rest/v1. First the check inside the real gateway on a real socket, with the clock
 // injected into the limiter and the tier cache: the minute and hour windows, tiers from real memberships and a tier
 // change after the cache's TTL, heavy RPCs counting five. Then the whole server: headers on every answer, the 429
 // body, limits off, and two instances sharing counters through the Postgres store.
@@ -15,7 +15,7 @@ import { createTestDatabase, type TestDatabase } from '@auction-ops/database/tes
 import type { AppEnv } from '../src/context.js';
 import { createLogger } from '../src/logger.js';
 import { gateway } from '../src/middleware/gateway.js';
-import { restRateLimit } from '../src/middleware/rate-limit.js';
+import { restRateLimitCheck } from '../src/middleware/rate-limit.js';
 import { createTierCache } from '../src/middleware/rate-limit-tiers.js';
 import { loadConfig, migrationSets, type RunningServer, startServer } from '../src/index.js';
 
@@ -59,32 +59,35 @@ describe('the limiter with an injected clock', () => {
   beforeAll(async () => {
     anonKey = await signApiKey(SECRET, 'anon');
     const app = new Hono<AppEnv>();
+    // Wired as the server wires it: a check inside the gateway, after the API-key gate.
+    const check = restRateLimitCheck({
+      limiter: new RateLimiter(memoryRateLimitStore({ now: clock }), clock),
+      tiers: createTierCache({ sql: db.sql, ttlMs: 30_000, now: clock }),
+      rules: {
+        free: [
+          { limit: 60, windowSeconds: 60 },
+          { limit: 1000, windowSeconds: 3600 },
+        ],
+        pro: [
+          { limit: 300, windowSeconds: 60 },
+          { limit: 10_000, windowSeconds: 3600 },
+        ],
+        enterprise: [
+          { limit: 3000, windowSeconds: 60 },
+          { limit: 100_000, windowSeconds: 3600 },
+        ],
+      },
+      heavyRpcs: new Set(['get_location_stats', 'get_defect_trends']),
+      heavyCost: 5,
+      now: clock,
+    });
     app.use(
       '*',
-      gateway({ log: createLogger('silent'), verifier: createTokenVerifier(SECRET), trustedProxyCidrs: '' }),
-    );
-    app.use(
-      '/rest/v1/*',
-      restRateLimit({
-        limiter: new RateLimiter(memoryRateLimitStore({ now: clock }), clock),
-        tiers: createTierCache({ sql: db.sql, ttlMs: 30_000, now: clock }),
-        rules: {
-          free: [
-            { limit: 60, windowSeconds: 60 },
-            { limit: 1000, windowSeconds: 3600 },
-          ],
-          pro: [
-            { limit: 300, windowSeconds: 60 },
-            { limit: 10_000, windowSeconds: 3600 },
-          ],
-          enterprise: [
-            { limit: 3000, windowSeconds: 60 },
-            { limit: 100_000, windowSeconds: 3600 },
-          ],
-        },
-        heavyRpcs: new Set(['get_location_stats', 'get_defect_trends']),
-        heavyCost: 5,
-        now: clock,
+      gateway({
+        log: createLogger('silent'),
+        verifier: createTokenVerifier(SECRET),
+        trustedProxyCidrs: '',
+        afterGate: { prefix: '/rest/v1', check },
       }),
     );
     app.all('/rest/v1/*', (c) => c.json([]));

@@ -81,17 +81,7 @@ type Ctx = Parameters<MiddlewareHandler<AppEnv>>[0];
 /** A check run by the gateway after its API-key gate: a Response refuses the request. */
 export type GatewayCheck = (c: Ctx) => Response | undefined | Promise<Response | undefined>;
 
-/** The rate limit as a Hono middleware (for apps without the gateway's hook). */
-export function restRateLimit(options: RestRateLimitOptions): MiddlewareHandler<AppEnv> {
-  const check = restRateLimitCheck(options);
-  return async (c, next) => {
-    const refused = await check(c);
-    if (refused) return refused;
-    await next();
-  };
-}
-
-/** The rate limit as the gateway's after-gate check: one async layer less per request than a middleware. */
+/** The rate limit as the gateway's after-gate check (one async layer less per request than a middleware). */
 export function restRateLimitCheck(options: RestRateLimitOptions): GatewayCheck {
   const { limiter, tiers, rules, heavyRpcs, heavyCost } = options;
   const now = options.now ?? Date.now;

@@ -46,6 +46,7 @@ export function functionRoutes(ctx: ServerContext): Mounted {
   const store = c.AUTH_RATE_LIMIT_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerSql) : memoryRateLimitStore();
   const dispatcher = createFunctionDispatcher(allFunctions, deps, {
     limiter: new RateLimiter(store),
+    limits: c.FUNCTION_RATE_LIMITS,
     onError: (error, name) => ctx.log.error('function failed', { name, error: String(error) }),
   });
   // Everything under the mount reaches the dispatcher, so an unknown or nested name is its NOT_FOUND too.

@@ -21,6 +21,8 @@ export interface FunctionDispatcher {
 
 export interface DispatcherOptions {
   limiter: RateLimiter;
+  /** Operator overrides of the per-caller limits, by function name. */
+  limits?: Readonly<Record<string, FunctionDefinition<unknown>['limit']>>;
   onError(error: unknown, name: string): void;
 }
 
@@ -54,9 +56,10 @@ export function createFunctionDispatcher<Deps>(
       } catch (error) {
         return errorResponse(error as FunctionError);
       }
+      const limit = options.limits?.[fn.name] ?? fn.limit;
       const rate = await options.limiter.check(`fn:${fn.name}`, caller.userId ?? `${caller.role}:${input.clientIp}`, {
-        limit: fn.limit.max,
-        windowSeconds: WINDOW_SECONDS[fn.limit.per],
+        limit: limit.max,
+        windowSeconds: WINDOW_SECONDS[limit.per],
       });
       const limitHeaders = {
         'x-ratelimit-limit': String(rate.limit),
@@ -65,7 +68,7 @@ export function createFunctionDispatcher<Deps>(
       };
       if (!rate.allowed) {
         const retryAfter = String(Math.max(1, rate.reset - Math.floor(Date.now() / 1000)));
-        const error = functionErrors.rateLimited(`at most ${fn.limit.max} requests per ${fn.limit.per} for ${fn.name}`);
+        const error = functionErrors.rateLimited(`at most ${limit.max} requests per ${limit.per} for ${fn.name}`);
         return errorResponse(error, { ...limitHeaders, 'retry-after': retryAfter });
       }
       try {

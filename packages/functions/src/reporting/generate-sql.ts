@@ -48,7 +48,8 @@ export const generateSql = defineFunction<GenerateSqlDeps>({
       const system = await systemPrompt(deps, req.caller, dataset);
       const messages: ChatMessage[] = [
         { role: 'system', content: system },
-        ...conversation.history.slice(-(MAX_CONVERSATION_MESSAGES - 1)),
+        // Whole question-answer pairs, so that with the new question at most 20 messages are sent.
+        ...conversation.history.slice(-(MAX_CONVERSATION_MESSAGES - 2)),
         { role: 'user', content: question },
       ];
       answer = await askForSql(deps.llm, messages);

@@ -7,6 +7,7 @@ import { coreSettings } from './core.js';
 import { storageSettings } from './storage.js';
 import { authSettings } from './auth.js';
 import { webhooksSettings } from './webhooks.js';
+import { reportingSettings } from './reporting.js';
 import { notificationsSettings } from './notifications.js';
 
 const schema = v.object({
@@ -14,6 +15,7 @@ const schema = v.object({
   ...storageSettings,
   ...authSettings,
   ...webhooksSettings,
+  ...reportingSettings,
   ...notificationsSettings,
 });
 

@@ -14,7 +14,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { ensureRoles, migrate, startEmbeddedPostgres } from '../packages/database/src/index.js';
-import { startServer, loadConfig } from '../apps/server/src/index.js';
+import { startServer, loadConfig, type Config, type RunningServer } from '../apps/server/src/index.js';
+import type { ServerContext } from '../apps/server/src/context.js';
+import { restRateLimit, restRateLimitsFromContext } from '../apps/server/src/middleware/rate-limit.js';
+import { offerGatewayHeaders } from '../apps/server/src/middleware/response-headers.js';
+import { createLocalCertificates } from '../apps/server/src/tls/local-certificates.js';
 import { createRestEngine } from '../packages/rest-engine/src/index.js';
 import { compile } from '../packages/rest-engine/src/compile/statement-compiler.js';
 import { execute, StatementBudget } from '../packages/rest-engine/src/execute.js';
@@ -179,6 +183,7 @@ export async function main(): Promise<void> {
         WORKERS_ENABLED: 'false',
         DB_POOL_SIZE: '20',
         REST_MAX_ROWS: '1000',
+        RATE_LIMITS_ENABLED: 'false',
       }),
     );
     stops.push(() => server.close());
@@ -305,11 +310,123 @@ export async function main(): Promise<void> {
           `   node CPU per request engine/(a) = ${((eng.cpuUs ?? 0) / (a.cpuUs ?? 1)).toFixed(2)}`,
       );
     }
+    await limitsAndHttpsRuns(server, sign, stops);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
     await cluster.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// ---- Rate limits and HTTPS: the limiter's cost per request, and the same request with limits on (memory store) and
+// over HTTPS against the plain run (limits off, plain HTTP), each ratio printed. Targets: limits cost < 2% of
+// throughput and < 2 µs per request; HTTPS at least 0.8 of plain HTTP.
+
+type MiddlewareHandler = ReturnType<typeof restRateLimit>;
+type Context = Parameters<MiddlewareHandler>[0];
+
+async function limitsMicroBenchmark(ctx: ServerContext, userId: string): Promise<void> {
+  const huge = [
+    { limit: 1e12, windowSeconds: 60 },
+    { limit: 1e12, windowSeconds: 3600 },
+  ];
+  // The real middleware and store; limits no client reaches, so every call takes the allowed path.
+  const limit = restRateLimit({
+    ...restRateLimitsFromContext(ctx),
+    rules: { free: huge, pro: huge, enterprise: huge },
+  });
+  const empty: MiddlewareHandler = async (_c, next) => {
+    await next();
+  };
+  const vars: Record<string, unknown> = { claims: { sub: userId, role: 'authenticated' }, clientIp: '' };
+  const c = {
+    get: (k: string) => vars[k],
+    env: { incoming: { url: '/rest/v1/items?select=id,title&limit=25' } },
+    req: { path: '/rest/v1/items' },
+  } as unknown as Context;
+  const ips = Array.from({ length: 1024 }, (_, i) => `10.0.${i >> 8}.${i & 255}`);
+  const names = ['x-request-id'];
+  const next = async () => {};
+  const time = async (mw: MiddlewareHandler, n: number) => {
+    const t = performance.now();
+    for (let i = 0; i < n; i++) {
+      vars.clientIp = ips[i & 1023];
+      offerGatewayHeaders(c as never, names, ['id']);
+      await mw(c, next);
+    }
+    return ((performance.now() - t) * 1000) / n;
+  };
+  await time(limit, 200_000); // warm-up, and the user's tier looked up once and cached
+  await time(empty, 200_000);
+  const n = 1_000_000;
+  const withLimits = await time(limit, n);
+  const without = await time(empty, n);
+  console.log('\nmicro-benchmark: /rest/v1 rate limit in memory (1,024 client addresses, a signed-in user)');
+  console.log(`  middleware call            ${withLimits.toFixed(2)} µs per request`);
+  console.log(`  an empty middleware        ${without.toFixed(2)} µs per request`);
+  console.log(`  the limit's own cost       ${(withLimits - without).toFixed(2)} µs per request (target < 2)`);
+}
+
+async function limitsAndHttpsRuns(
+  plain: RunningServer,
+  sign: (claims: object) => Promise<string>,
+  stops: (() => Promise<unknown>)[],
+): Promise<void> {
+  const owner = plain.ctx.ownerSql;
+  // A signed-in user of an enterprise auction (the tier is looked up and cached), owning a copy of user-7's items so
+  // the request reads the same rows through the same policy.
+  const [{ id: userId }] = await owner<{ id: string }[]>`
+    insert into auth.users (email) values ('bench-limits@bench.test') returning id`;
+  await owner`insert into public.auctions (name, slug, created_by, subscription_tier)
+    values ('Bench limits', 'bench-limits', ${userId}, 'enterprise')`;
+  await owner`insert into items (owner, title, price) select ${userId}, title, price from items where owner = 'user-7'`;
+  await owner`analyze items`;
+  const token = await sign({ sub: userId, role: 'authenticated' });
+  await limitsMicroBenchmark(plain.ctx, userId);
+
+  const certDir = mkdtempSync(join(tmpdir(), 'bench-rest-tls-'));
+  stops.push(async () => rmSync(certDir, { recursive: true, force: true }));
+  const certs = createLocalCertificates();
+  writeFileSync(join(certDir, 'cert.pem'), certs.cert);
+  writeFileSync(join(certDir, 'key.pem'), certs.key);
+  const variant = async (changes: Partial<Config>) => {
+    const config = { ...plain.ctx.config, PORT: 0, derivedUrls: { publicUrl: true, appUrl: true }, ...changes };
+    const s = await startServer(config);
+    stops.push(() => s.close());
+    return s;
+  };
+  const limited = await variant({
+    RATE_LIMITS_ENABLED: true,
+    RATE_LIMITS_STORE: 'memory',
+    RATE_LIMITS_ENTERPRISE_PER_MINUTE: 1e9,
+    RATE_LIMITS_ENTERPRISE_PER_HOUR: 1e9,
+  });
+  const secure = await variant({ TLS_CERT_FILE: join(certDir, 'cert.pem'), TLS_KEY_FILE: join(certDir, 'key.pem') });
+
+  const target = '/rest/v1/items?select=id,title,price&price=gte.500&order=price,id&limit=25';
+  const headers = { apikey: plain.ctx.anonKey, authorization: `Bearer ${token}` };
+  const first = await fetch(`${limited.url}${target}`, { headers });
+  if (first.headers.get('x-ratelimit-limit') !== '1000000000')
+    throw new Error('limits run: not on the enterprise tier');
+  if ((await first.text()) !== (await (await fetch(`${plain.url}${target}`, { headers })).text()))
+    throw new Error('limits run and plain run differ');
+  for (const s of [plain, limited, secure]) await warm(`${s.url}${target}`, headers);
+  // Plain before and after, so drift on a shared machine shows instead of landing on one side of a ratio.
+  const p1 = await wrk(`${plain.url}${target}`, headers);
+  const lim = await wrk(`${limited.url}${target}`, headers);
+  const tls = await wrk(`${secure.url}${target}`, headers);
+  const p2 = await wrk(`${plain.url}${target}`, headers);
+  const base = { rps: (p1.rps + p2.rps) / 2, cpuUs: ((p1.cpuUs ?? 0) + (p2.cpuUs ?? 0)) / 2 };
+  console.log(`\nrate limits and HTTPS: GET 25-row page as a signed-in enterprise user (${CONNECTIONS} connections)`);
+  console.log(`  plain (limits off, HTTP)   ${fmt(p1)}`);
+  console.log(`  limits on (memory store)   ${fmt(lim)}`);
+  console.log(`  HTTPS (TLS, HTTP/1.1)      ${fmt(tls)}`);
+  console.log(`  plain again                ${fmt(p2)}`);
+  console.log(
+    `  limits/plain = ${(lim.rps / base.rps).toFixed(3)} (target >= 0.98)   ` +
+      `HTTPS/plain = ${(tls.rps / base.rps).toFixed(3)} (target >= 0.8)   node CPU per request: limits ` +
+      `+${((lim.cpuUs ?? 0) - base.cpuUs).toFixed(1)} µs, HTTPS +${((tls.cpuUs ?? 0) - base.cpuUs).toFixed(1)} µs`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -16,6 +16,7 @@ const HELP = `usage: auction-ops <command>
   super-admin grant <email>  make a user a system-wide administrator (also: revoke <email>, list)
   seed --demo [--scale N]    create a realistic demo auction (migrates first); prints the users' passwords
   mail [list|show <id>]      the local mail outbox (MAIL_PROVIDER=outbox, the default)
+  cert [--dir D] [--host H]  a local CA and an HTTPS certificate signed by it (see docs/https.md)
   push [list] [--token T]    the local push outbox (PUSH_PROVIDER=outbox)
 
 Configuration comes from the environment (see README): DATA_DIR, DATABASE_URL, JWT_SECRET, ...`;
@@ -27,6 +28,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   'super-admin': superAdminCommand,
   seed: (args) => withDatabase((db) => seedCommand(args, db)), // seeding applies pending migrations first
   mail: (args) => withDatabase((db) => mailCommand(args, db)),
+  cert: (args) => import('./commands/cert.js').then((m) => m.certCommand(args)),
   push: (args) => withDatabase((db) => pushCommand(args, db)),
 };
 

@@ -3,6 +3,9 @@ import { Hono } from 'hono';
 import type { AppEnv, Mounted, ServerContext } from './context.js';
 import { gateway } from './middleware/gateway.js';
 import { healthRoutes } from './routes/health.js';
+import { restRateLimit, restRateLimitsFromContext } from './middleware/rate-limit.js';
+import { httpsOnly } from './tls/https-only.js';
+import type { Transport } from './tls/transport-policy.js';
 
 export interface Families {
   auth: Mounted;
@@ -11,10 +14,21 @@ export interface Families {
   functions: Mounted;
 }
 
-export function createApp(ctx: ServerContext, families: Families): Hono<AppEnv> {
+export function createApp(ctx: ServerContext, families: Families, transport?: Transport): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const { config } = ctx;
+  // HTTPS only (426 for plain requests, HSTS); nothing to check for local development (see tls/https-only.ts).
+  const https =
+    transport &&
+    httpsOnly({
+      transport,
+      trustedProxyCidrs: config.TRUSTED_PROXY_CIDRS,
+      hstsMaxAgeSeconds: config.HSTS_MAX_AGE_SECONDS,
+    });
+  if (https) app.use('*', https);
   // Request id and log, CORS, client IP, API-key gate and claims (see middleware/gateway.ts).
   app.use('*', gateway({ log: ctx.log, verifier: ctx.verifier, trustedProxyCidrs: ctx.config.TRUSTED_PROXY_CIDRS }));
+  if (config.RATE_LIMITS_ENABLED) app.use('/rest/v1/*', restRateLimit(restRateLimitsFromContext(ctx)));
   app.route('/health', healthRoutes(ctx));
   app.route('/auth/v1', families.auth.app);
   app.route('/rest/v1', families.rest.app);

@@ -13,6 +13,15 @@ import { migrationSets } from './migration-sets.js';
 import { createApp } from './app.js';
 import { createFamilies } from './families.js';
 import { startWorkers } from './workers/index.js';
+import { transportOf } from './tls/transport-policy.js';
+import {
+  answerPlainHttpOnTlsPort,
+  drainServer,
+  isSecureServer,
+  reloadOnSighup,
+  secureServeOptions,
+  trackSecureConnections,
+} from './tls/https-server.js';
 
 export interface RunningServer {
   url: string;
@@ -26,6 +35,8 @@ export async function startServer(
 ): Promise<RunningServer> {
   // PORT=0 asks for any free port: settle it first so PUBLIC_URL (token issuer, e-mail links) names the real one.
   if (config.PORT === 0) config = withPort(config, await findFreePort());
+  // Before anything starts: plain HTTP on a public interface is refused here, with the reason.
+  const transport = transportOf(config);
   const secrets = loadSecrets(config.DATA_DIR, config.JWT_SECRET);
   const db = await prepareDatabase({
     databaseUrl: config.DATABASE_URL,
@@ -70,35 +81,31 @@ export async function startServer(
     cleanup.push(async () => {
       await Promise.all(Object.values(families).map((f) => f.close?.()));
     });
-    const app = createApp(ctx, families);
+    const app = createApp(ctx, families, transport);
     const server = await new Promise<Server>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s as Server));
+      const options = { fetch: app.fetch, port: config.PORT, hostname: config.HOST, ...secureServeOptions(config) };
+      const s = serve(options, () => resolve(s as Server));
       (s as Server).once('error', reject);
     });
+    const secure = isSecureServer(server) ? server : undefined;
+    const tracked = secure && trackSecureConnections(secure);
+    if (secure) {
+      answerPlainHttpOnTlsPort(secure);
+      const stopReloading = reloadOnSighup(secure, config, log);
+      cleanup.push(async () => stopReloading());
+    }
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
-    const url = `http://${config.HOST}:${port}`;
+    const url = `${secure ? 'https' : 'http'}://${config.HOST}:${port}`;
     const workers = await startWorkers(ctx);
     cleanup.push(async () => {
       await Promise.all(workers.map((w) => w.stop()));
     });
-    cleanup.push(() => drain(server));
+    cleanup.push(() => drainServer(server, tracked));
     let closing: Promise<void> | undefined;
     return { url, ctx, close: () => (closing ??= runCleanup()) };
   } catch (error) {
     await runCleanup();
     throw error;
   }
-}
-
-/** Stops accepting connections and waits for in-flight requests (up to 10 s, then closes what remains). */
-function drain(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    const force = setTimeout(() => server.closeAllConnections(), 10_000);
-    server.close(() => {
-      clearTimeout(force);
-      resolve();
-    });
-    server.closeIdleConnections();
-  });
 }

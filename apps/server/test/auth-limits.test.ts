@@ -46,7 +46,13 @@ afterAll(async () => {
 function post(server: RunningServer, path: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${server.url}/auth/v1${path}`, {
     method: 'POST',
-    headers: { apikey: server.ctx.anonKey, 'content-type': 'application/json', ...headers },
+    // Instance b trusts loopback as a proxy, which makes it HTTPS-only: the "proxy" says the client used HTTPS.
+    headers: {
+      apikey: server.ctx.anonKey,
+      'content-type': 'application/json',
+      'x-forwarded-proto': 'https',
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 }

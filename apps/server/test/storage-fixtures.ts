@@ -77,6 +77,8 @@ export async function startStorageServer(
       DATABASE_URL: db.ownerUrl,
       DATA_DIR: dataDir,
       LOG_LEVEL: 'silent',
+      // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
+      RATE_LIMITS_ENABLED: 'false',
       JWT_SECRET,
       WORKERS_ENABLED: 'false',
       ...s3Env,

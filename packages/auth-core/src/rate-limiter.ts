@@ -1,6 +1,6 @@
 // Fixed-window rate limits with a pluggable counter store: in memory (one instance) or Postgres (shared by
-// every instance using the database). Each check counts one hit and reports limit, remaining and reset time
-// for the X-RateLimit-* headers.
+// every instance using the database). Each check counts a hit (of a given cost) and reports limit, remaining
+// and reset time for the X-RateLimit-* headers.
 import type postgres from 'postgres';
 
 export interface RateLimitResult {
@@ -12,8 +12,11 @@ export interface RateLimitResult {
 }
 
 export interface RateLimitStore {
-  /** Counts one hit for key in the window starting at windowStart (ms) and returns the hits so far. */
-  hit(key: string, windowStart: number, windowMs: number): Promise<number>;
+  /**
+   * Counts `cost` hits (default 1) for key in the window starting at windowStart (ms) and returns the hits so far.
+   * The memory store answers synchronously, so a hot path can skip the await.
+   */
+  hit(key: string, windowStart: number, windowMs: number, cost?: number): number | Promise<number>;
   close?(): Promise<void>;
 }
 
@@ -40,26 +43,69 @@ export class RateLimiter {
     };
   }
 
+  /**
+   * Counts `cost` hits for subject in several windows at once (e.g. a minute and an hour). Synchronous when the
+   * store is (memory): the data interface checks every request, and an await per window is most of its cost.
+   */
+  checkWindows(
+    bucket: string,
+    subject: string,
+    rules: readonly RateLimitRule[],
+    cost = 1,
+  ): RateLimitResult[] | Promise<RateLimitResult[]> {
+    const now = this.now();
+    const hits: Array<number | Promise<number>> = new Array(rules.length);
+    let pending = false;
+    for (let i = 0; i < rules.length; i++) {
+      const windowMs = rules[i].windowSeconds * 1000;
+      const h = this.store.hit(`${bucket}:${i}:${subject}`, now - (now % windowMs), windowMs, cost);
+      if (typeof h !== 'number') pending = true;
+      hits[i] = h;
+    }
+    if (pending) return Promise.all(hits).then((counts) => windowResults(rules, counts, now));
+    return windowResults(rules, hits as number[], now);
+  }
+
   close(): Promise<void> {
     return this.store.close?.() ?? Promise.resolve();
   }
 }
 
-export function memoryRateLimitStore(options: { maxKeys?: number } = {}): RateLimitStore {
+function windowResults(rules: readonly RateLimitRule[], counts: readonly number[], now: number): RateLimitResult[] {
+  const out: RateLimitResult[] = new Array(rules.length);
+  for (let i = 0; i < rules.length; i++) {
+    const windowMs = rules[i].windowSeconds * 1000;
+    const limit = rules[i].limit;
+    out[i] = {
+      allowed: counts[i] <= limit,
+      limit,
+      remaining: counts[i] < limit ? limit - counts[i] : 0,
+      reset: Math.ceil((now - (now % windowMs) + windowMs) / 1000),
+    };
+  }
+  return out;
+}
+
+/** Counters in this process. `now` is the limiter's clock (expired windows are swept by it). */
+export function memoryRateLimitStore(options: { maxKeys?: number; now?: () => number } = {}): RateLimitStore {
   const maxKeys = options.maxKeys ?? 100_000;
+  const clock = options.now ?? Date.now;
   const counters = new Map<string, { windowStart: number; hits: number; expires: number }>();
   return {
-    async hit(key, windowStart, windowMs) {
+    hit(key, windowStart, windowMs, cost = 1) {
       const entry = counters.get(key);
-      if (entry && entry.windowStart === windowStart) return ++entry.hits;
+      if (entry && entry.windowStart === windowStart) {
+        entry.hits += cost;
+        return entry.hits;
+      }
       if (counters.size >= maxKeys) {
         // Keep memory bounded under a flood of distinct keys: drop expired windows first, then the oldest.
-        const now = Date.now();
+        const now = clock();
         for (const [k, e] of counters) if (e.expires <= now) counters.delete(k);
         if (counters.size >= maxKeys) counters.delete(counters.keys().next().value!);
       }
-      counters.set(key, { windowStart, hits: 1, expires: windowStart + windowMs });
-      return 1;
+      counters.set(key, { windowStart, hits: cost, expires: windowStart + windowMs });
+      return cost;
     },
   };
 }
@@ -68,13 +114,13 @@ export function memoryRateLimitStore(options: { maxKeys?: number } = {}): RateLi
 export function postgresRateLimitStore(sql: postgres.Sql): RateLimitStore {
   let lastSweep = 0;
   return {
-    async hit(key, windowStart, windowMs) {
+    async hit(key, windowStart, windowMs, cost = 1) {
       const start = new Date(windowStart);
       const [row] = await sql<Array<{ hits: number }>>`
         insert into auth.rate_limits as r (key, window_start, expires_at, hits)
-        values (${key}, ${start}, ${new Date(windowStart + windowMs)}, 1)
+        values (${key}, ${start}, ${new Date(windowStart + windowMs)}, ${cost})
         on conflict (key) do update set
-          hits = case when r.window_start = excluded.window_start then r.hits + 1 else 1 end,
+          hits = case when r.window_start = excluded.window_start then r.hits + excluded.hits else excluded.hits end,
           window_start = excluded.window_start, expires_at = excluded.expires_at
         returning hits`;
       if (Date.now() - lastSweep > 60_000) {

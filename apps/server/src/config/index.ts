@@ -8,6 +8,8 @@ import { storageSettings } from './storage.js';
 import { authSettings } from './auth.js';
 import { webhooksSettings } from './webhooks.js';
 import { reportingSettings } from './reporting.js';
+import { limitsSettings } from './limits.js';
+import { tlsSettings } from './tls.js';
 import { notificationsSettings } from './notifications.js';
 
 const schema = v.object({
@@ -16,6 +18,8 @@ const schema = v.object({
   ...authSettings,
   ...webhooksSettings,
   ...reportingSettings,
+  ...limitsSettings,
+  ...tlsSettings,
   ...notificationsSettings,
 });
 
@@ -54,7 +58,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** The configuration with its port settled (PORT=0 is resolved to a free port before start), and derived URLs following it. */
 export function withPort(config: Config, port: number): Config {
-  const publicUrl = (config.derivedUrls.publicUrl ? `http://${config.HOST}:${port}` : config.PUBLIC_URL).replace(
+  const scheme = config.TLS_CERT_FILE ? 'https' : 'http';
+  const publicUrl = (config.derivedUrls.publicUrl ? `${scheme}://${config.HOST}:${port}` : config.PUBLIC_URL).replace(
     /\/$/,
     '',
   );

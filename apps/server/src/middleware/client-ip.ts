@@ -27,6 +27,9 @@ function trusted(blocks: BlockList, ip: string): boolean {
   return blocks.check(mapped ?? ip, mapped ? 'ipv4' : kind === 6 ? 'ipv6' : 'ipv4');
 }
 
+/** Whether the socket address is one of the trusted proxies (also used for X-Forwarded-Proto). */
+export { trusted as isTrustedProxy };
+
 export function clientIpOf(c: Context<AppEnv>, trustedProxies: BlockList, anyTrusted: boolean): string {
   let ip = c.env?.incoming?.socket.remoteAddress ?? '0.0.0.0';
   if (anyTrusted && trusted(trustedProxies, ip)) {

@@ -24,6 +24,9 @@ function outgoingOf(c: Context<AppEnv>): Outgoing | undefined {
 interface GatewayHeaders {
   readonly names: readonly string[];
   readonly values: readonly string[];
+  /** Added by a middleware after the gateway (rate-limit counters). */
+  moreNames?: readonly string[];
+  moreValues?: readonly string[];
   taken: boolean;
 }
 
@@ -32,6 +35,14 @@ const pending = new WeakMap<Context<AppEnv>, GatewayHeaders>();
 /** Called by the gateway before the route runs. */
 export function offerGatewayHeaders(c: Context<AppEnv>, names: readonly string[], values: readonly string[]): void {
   pending.set(c, { names, values, taken: false });
+}
+
+/** Adds headers to the gateway's (rate-limit counters, from a middleware after it); they travel with the rest. */
+export function addGatewayHeaders(c: Context<AppEnv>, names: readonly string[], values: readonly string[]): void {
+  const offered = pending.get(c);
+  if (!offered || offered.taken) return;
+  offered.moreNames = names;
+  offered.moreValues = values;
 }
 
 /**
@@ -43,6 +54,8 @@ export function takeGatewayHeaders(c: Context<AppEnv>, into: Record<string, stri
   if (!offered || offered.taken) return;
   offered.taken = true;
   for (let i = 0; i < offered.names.length; i++) into[offered.names[i]] ??= offered.values[i];
+  const { moreNames, moreValues } = offered;
+  if (moreNames && moreValues) for (let i = 0; i < moreNames.length; i++) into[moreNames[i]] ??= moreValues[i];
 }
 
 /** After the route: adds the gateway's headers to `res` unless the route took them. */
@@ -50,8 +63,12 @@ export function settleGatewayHeaders(c: Context<AppEnv>, res: Response): void {
   const offered = pending.get(c);
   if (!offered || offered.taken) return;
   offered.taken = true;
-  const { names, values } = offered;
   const outgoing = outgoingOf(c);
+  setAll(outgoing, res, offered.names, offered.values);
+  if (offered.moreNames && offered.moreValues) setAll(outgoing, res, offered.moreNames, offered.moreValues);
+}
+
+function setAll(outgoing: Outgoing | undefined, res: Response, names: readonly string[], values: readonly string[]) {
   if (outgoing) for (let i = 0; i < names.length; i++) outgoing.setHeader(names[i], values[i]);
   else for (let i = 0; i < names.length; i++) res.headers.set(names[i], values[i]);
 }

@@ -1,0 +1,25 @@
+// Data interface (/rest/v1) rate limits: on or off, where counters live, the enterprise tier's limits, which RPCs
+// are heavy and what they cost, and how long a caller's tier is cached. Free and pro limits are fixed (docs/limits.md).
+import * as v from 'valibot';
+import { bool, positiveInt } from './fields.js';
+
+const rpcNames = v.pipe(
+  v.string(),
+  v.regex(
+    /^\s*([A-Za-z_][A-Za-z0-9_]*\s*(,\s*[A-Za-z_][A-Za-z0-9_]*\s*)*)?$/,
+    'must be comma-separated function names',
+  ),
+);
+
+export const limitsSettings = {
+  RATE_LIMITS_ENABLED: v.optional(bool, 'true'),
+  RATE_LIMITS_STORE: v.optional(v.picklist(['memory', 'postgres'], 'must be memory or postgres'), 'memory'),
+  RATE_LIMITS_ENTERPRISE_PER_MINUTE: v.optional(positiveInt, '3000'),
+  RATE_LIMITS_ENTERPRISE_PER_HOUR: v.optional(positiveInt, '100000'),
+  RATE_LIMITS_HEAVY_RPCS: v.optional(
+    rpcNames,
+    'get_location_stats,get_all_locations_stats,get_defect_trends,get_pending_submissions',
+  ),
+  RATE_LIMITS_HEAVY_COST: v.optional(positiveInt, '5'),
+  RATE_LIMITS_TIER_CACHE_SECONDS: v.optional(positiveInt, '30'),
+};

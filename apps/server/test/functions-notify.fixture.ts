@@ -49,8 +49,6 @@ export async function startNotifyHarness(env: Record<string, string> = {}): Prom
       DATABASE_URL: db.ownerUrl,
       DATA_DIR: dataDir,
       LOG_LEVEL: 'silent',
-      // Not about the data interface's per-IP limits; those have tests of their own.
-      RATE_LIMITS_ENABLED: 'false',
       // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
       RATE_LIMITS_ENABLED: 'false',
       JWT_SECRET: 'n'.repeat(40),

@@ -5,7 +5,7 @@ import { authMigrations } from '@auction-ops/auth-core';
 import { storageMigrations } from '@auction-ops/storage';
 import { domainMigrations } from '@auction-ops/domain';
 import { webhookMigrations } from '@auction-ops/webhooks';
-import { notificationMigrations } from '@auction-ops/functions';
+import { notificationMigrations, reportingMigrations } from '@auction-ops/functions';
 
 export const migrationSets: readonly MigrationSet[] = [
   authMigrations,
@@ -13,4 +13,5 @@ export const migrationSets: readonly MigrationSet[] = [
   domainMigrations,
   webhookMigrations,
   notificationMigrations,
+  reportingMigrations,
 ];

@@ -7,6 +7,7 @@ import { coreSettings } from './core.js';
 import { storageSettings } from './storage.js';
 import { authSettings } from './auth.js';
 import { webhooksSettings } from './webhooks.js';
+import { reportingSettings } from './reporting.js';
 import { limitsSettings } from './limits.js';
 import { tlsSettings } from './tls.js';
 import { notificationsSettings } from './notifications.js';
@@ -16,6 +17,7 @@ const schema = v.object({
   ...storageSettings,
   ...authSettings,
   ...webhooksSettings,
+  ...reportingSettings,
   ...limitsSettings,
   ...tlsSettings,
   ...notificationsSettings,

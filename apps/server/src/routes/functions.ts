@@ -1,86 +1,69 @@
-// INTERIM /functions/v1 mount of the six notification functions, until the functions family (routing, caller,
-// limits, errors) lands from the reporting branch; replaced by its registry at merge.
+// /functions/v1: a thin Hono adapter over the functions family. The family resolves the caller, applies the
+// per-user limits and renders errors; this file builds its dependencies and hands each request over.
 import { Hono } from 'hono';
-import { createMailer, memoryRateLimitStore, RateLimiter } from '@auction-ops/auth-core';
-import { createPushProvider, NOTIFY_FUNCTIONS, pushLeaseMs, FunctionError } from '@auction-ops/functions';
+import { createMailer, memoryRateLimitStore, postgresRateLimitStore, RateLimiter } from '@auction-ops/auth-core';
+import {
+  allFunctions,
+  createFunctionDispatcher,
+  createPushProvider,
+  type FunctionDeps,
+  pushLeaseMs,
+  QueryCache,
+} from '@auction-ops/functions';
+import { OPENAI_DEFAULT_BASE_URL } from '../config/reporting.js';
 import type { AppEnv, Mounted, ServerContext } from '../context.js';
 
+const CACHE_TTL_MS = 5 * 60 * 1000;
+
 export function functionRoutes(ctx: ServerContext): Mounted {
-  const c0 = ctx.config;
-  const deps = {
+  const c = ctx.config;
+  const mailer = createMailer(ctx.ownerSql, {
+    from: c.MAIL_FROM,
+    resendApiKey: c.RESEND_API_KEY,
+    resendBaseUrl: c.RESEND_BASE_URL,
+    smtpUrl: c.SMTP_URL,
+  });
+  const deps: FunctionDeps = {
     sql: ctx.sql,
     ownerSql: ctx.ownerSql,
-    provider: createPushProvider(c0, ctx.ownerSql, ctx.log),
-    mailer: createMailer(ctx.ownerSql, {
-      from: c0.MAIL_FROM,
-      resendApiKey: c0.RESEND_API_KEY,
-      resendBaseUrl: c0.RESEND_BASE_URL,
-      smtpUrl: c0.SMTP_URL,
-    }),
-    appUrl: c0.APP_URL,
-    leaseMs: pushLeaseMs(c0),
+    provider: createPushProvider(c, ctx.ownerSql, ctx.log),
+    mailer,
+    appUrl: c.APP_URL,
+    leaseMs: pushLeaseMs(c),
     workerId: `endpoint:${process.pid}`,
     log: ctx.log,
+    queryCache: new QueryCache({ maxBytes: c.QUERY_CACHE_MAX_BYTES, ttlMs: CACHE_TTL_MS }),
+    executeQueryTimeoutMs: c.EXECUTE_QUERY_TIMEOUT_MS,
+    importMaxBytes: c.IMPORT_MAX_BYTES,
+    llm: {
+      apiKey: c.OPENAI_API_KEY,
+      baseUrl: c.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL,
+      model: c.OPENAI_MODEL,
+      timeoutMs: c.LLM_TIMEOUT_MS,
+      configured: Boolean(c.OPENAI_API_KEY || c.OPENAI_BASE_URL),
+    },
   };
-  const limiter = new RateLimiter(memoryRateLimitStore());
-  const app = new Hono<AppEnv>();
-  const fail = (status: number, code: string, error: string, details?: string) =>
-    new Response(JSON.stringify(details ? { error, code, details } : { error, code }), {
-      status,
-      headers: { 'content-type': 'application/json' },
-    });
-  for (const fn of NOTIFY_FUNCTIONS) {
-    app.all(`/${fn.name}`, async (c) => {
-      if (c.req.method === 'OPTIONS') return c.body(null, 204);
-      if (c.req.method !== 'POST') {
-        const res = fail(405, 'METHOD_NOT_ALLOWED', `${c.req.method} is not allowed; use POST`);
-        res.headers.set('allow', 'POST, OPTIONS');
-        return res;
-      }
-      const claims = c.get('claims');
-      const role = claims?.role;
-      if (c.get('authError') || !claims || (role !== 'service_role' && !(role === 'authenticated' && claims.sub)))
-        return fail(401, 'UNAUTHORIZED', 'a valid user access token is required');
-      if (fn.serviceRoleOnly && role !== 'service_role')
-        return fail(403, 'FORBIDDEN', `${fn.name} needs the service role`);
-      const subject = role === 'service_role' ? 'service_role' : String(claims.sub);
-      const rate = await limiter.check(fn.name, subject, { limit: fn.perMinute, windowSeconds: 60 });
-      const headers = {
-        'x-ratelimit-limit': String(rate.limit),
-        'x-ratelimit-remaining': String(rate.remaining),
-        'x-ratelimit-reset': String(rate.reset),
-      };
-      const withHeaders = (res: Response) => {
-        for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
-        return res;
-      };
-      if (!rate.allowed) {
-        const res = fail(429, 'RATE_LIMITED', `at most ${fn.perMinute} requests per minute for ${fn.name}`);
-        res.headers.set('retry-after', String(Math.max(1, rate.reset - Math.floor(Date.now() / 1000))));
-        return withHeaders(res);
-      }
-      let body: unknown;
-      try {
-        const text = await c.req.text();
-        body = text.trim() === '' ? {} : JSON.parse(text);
-      } catch {
-        return withHeaders(fail(400, 'INVALID_REQUEST', 'the request body is not JSON', 'body'));
-      }
-      const caller = {
-        role: role as 'authenticated' | 'service_role',
-        claims,
-        userId: role === 'authenticated' ? String(claims.sub) : undefined,
-      };
-      try {
-        return withHeaders(c.json(await fn.handler(deps, caller, body)));
-      } catch (error) {
-        if (error instanceof FunctionError)
-          return withHeaders(fail(error.status, error.code, error.message, error.details));
-        ctx.log.error('function failed', { name: fn.name, error: String(error) });
-        return withHeaders(fail(500, 'INTERNAL_ERROR', 'internal error'));
-      }
-    });
-  }
-  app.notFound(() => fail(404, 'NOT_FOUND', 'no such function'));
-  return { app, close: async () => deps.mailer.close?.() };
+  const store = c.AUTH_RATE_LIMIT_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerSql) : memoryRateLimitStore();
+  const dispatcher = createFunctionDispatcher(allFunctions, deps, {
+    limiter: new RateLimiter(store),
+    limits: c.FUNCTION_RATE_LIMITS,
+    onError: (error, name) => ctx.log.error('function failed', { name, error: String(error) }),
+  });
+  // Everything under the mount reaches the dispatcher, so an unknown or nested name is its NOT_FOUND too.
+  const app = new Hono<AppEnv>().all('*', (hc) =>
+    dispatcher.dispatch({
+      name: hc.req.path.replace(/^\/functions\/v1\/?/, ''),
+      request: hc.req.raw,
+      claims: hc.get('claims'),
+      tokenRefused: hc.get('authError') !== undefined,
+      clientIp: hc.get('clientIp'),
+    }),
+  );
+  return {
+    app,
+    close: async () => {
+      await mailer.close?.();
+      await store.close?.();
+    },
+  };
 }

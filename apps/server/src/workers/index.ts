@@ -2,8 +2,9 @@
 import type { ServerContext, Worker } from '../context.js';
 import { startWebhookWorker } from './webhooks.js';
 import { startNotificationWorker } from './notifications.js';
+import { startImportSweeper } from './imports.js';
 
 export async function startWorkers(ctx: ServerContext): Promise<Worker[]> {
   if (!ctx.config.WORKERS_ENABLED) return [];
-  return [await startWebhookWorker(ctx), await startNotificationWorker(ctx)];
+  return [await startWebhookWorker(ctx), await startNotificationWorker(ctx), await startImportSweeper(ctx)];
 }

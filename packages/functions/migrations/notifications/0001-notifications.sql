@@ -33,6 +33,10 @@ create index push_jobs_done_idx on notifications.push_jobs (sent_at) where statu
 create function notifications.queue_from_event() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
+  -- Events without a subject id (hand-made test events, replays) queue nothing rather than fail the writer.
+  if coalesce(new.data ->> 'id', '') !~ '^[0-9a-fA-F-]{36}$' then
+    return null;
+  end if;
   if new.event_type = 'message.created' then
     insert into notifications.push_jobs (kind, subject_id, auction_id, payload)
     values ('chat_message', (new.data ->> 'id')::uuid, new.auction_id, new.data)

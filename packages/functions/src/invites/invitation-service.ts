@@ -2,18 +2,15 @@
 // caller's role and claims (so the same rules apply and member.invited is emitted), with the requested lifetime;
 // and looked up by token for a resend, refusing expired, revoked and accepted ones.
 import type postgres from 'postgres';
-import { inRequestTransaction, type RequestRole } from '@auction-ops/database';
+import { inRequestTransaction } from '@auction-ops/database';
 import { functionErrors } from '../errors.js';
+import type { Caller } from '../family/function-definition.js';
 
 export type AuctionRole = 'owner' | 'admin' | 'team_member';
 export const AUCTION_ROLES: readonly AuctionRole[] = ['owner', 'admin', 'team_member'];
 export const DEFAULT_INVITE_DAYS = 7;
 
-export interface Caller {
-  role: RequestRole;
-  claims: Readonly<Record<string, unknown>>;
-  userId?: string;
-}
+export type { Caller };
 
 export interface Invitation {
   invitation_id: string;

@@ -2,7 +2,7 @@
 // wrong type is INVALID_REQUEST (details names the field); a well-formed value that breaks a rule (a limit, an
 // unknown role, an expiry out of range) is VALIDATION_ERROR.
 import { functionErrors } from '../errors.js';
-import { AUCTION_ROLES, type AuctionRole } from '../invites/invitation-service.js';
+import { AUCTION_ROLES, type AuctionRole, DEFAULT_INVITE_DAYS } from '../invites/invitation-service.js';
 import type { SendPushInput } from '../push/send-push-service.js';
 import { MAX_PUSH_TOKENS } from '../push/send-push-service.js';
 import type { PushPriority } from '../push/push-provider.js';
@@ -60,7 +60,7 @@ function role(body: Body): AuctionRole {
 
 function expiresInDays(body: Body): number {
   const v = body.expires_in_days;
-  if (v === undefined || v === null) return 7;
+  if (v === undefined || v === null) return DEFAULT_INVITE_DAYS;
   if (typeof v !== 'number') throw functionErrors.invalidRequest('expires_in_days', 'expires_in_days must be a number');
   if (!Number.isInteger(v) || v < 1 || v > 30)
     throw functionErrors.validation('expires_in_days must be a whole number from 1 to 30', 'expires_in_days');

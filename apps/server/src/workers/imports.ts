@@ -1,0 +1,23 @@
+// Rolls back imports whose server died mid-way (their lock is free), at start and every minute, so a dataset
+// never stays `importing` and no staging table is left behind.
+import { recoverAbandonedImports } from '@auction-ops/functions';
+import type { ServerContext, Worker } from '../context.js';
+
+const SWEEP_MS = 60_000;
+
+export async function startImportSweeper(ctx: ServerContext): Promise<Worker> {
+  const sweep = () =>
+    recoverAbandonedImports(ctx.ownerSql).then(
+      (n) => n > 0 && ctx.log.info('abandoned imports rolled back', { count: n }),
+      (error) => ctx.log.error('import sweep failed', { error: String(error) }),
+    );
+  await sweep();
+  const timer = setInterval(sweep, SWEEP_MS);
+  timer.unref();
+  return {
+    name: 'import-sweeper',
+    async stop() {
+      clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,189 @@
+// Reads the CSV as a stream (csv-parse), detects the columns from a sample, validates every row in Node and
+// streams the good ones into the staging table through one COPY, batch by batch with backpressure, reporting
+// progress and row errors as it goes. Memory holds one sample and one batch, whatever the file's size.
+import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { parse } from 'csv-parse';
+import type postgres from 'postgres';
+import { quoteIdent } from '../dataset-access.js';
+import { type ClaimedDataset, createStagingTable } from './dataset-import.js';
+import { convert, datePart, detectDelimiter } from './csv-types.js';
+import { type PlannedColumn, planColumns } from './column-plan.js';
+import type { ImportOptions } from './import-options.js';
+
+const SAMPLE_ROWS = 2000;
+const MAX_LISTED_ERRORS = 1000;
+const ERRORS_PER_EVENT = 100;
+
+export interface RowError {
+  row: number;
+  column: string | null;
+  value: string | null;
+  message: string;
+}
+
+export interface LoadEvents {
+  schema(columns: readonly PlannedColumn[]): void;
+  progress(p: {
+    rows_read: number;
+    rows_imported: number;
+    rows_failed: number;
+    batches: number;
+    percent: number;
+  }): void;
+  rowErrors(errors: RowError[]): void;
+}
+
+export interface LoadResult {
+  columns: PlannedColumn[];
+  imported: number;
+  failed: number;
+}
+
+export async function loadCsv(
+  ownerSql: postgres.Sql,
+  dataset: ClaimedDataset,
+  options: ImportOptions,
+  source: Readable,
+  totalBytes: number | null,
+  events: LoadEvents,
+): Promise<LoadResult> {
+  const { head, stream } = await peek(source, 64 * 1024);
+  const delimiter = options.delimiter ?? detectDelimiter(head.toString('utf8').replace(/^\uFEFF/, ''));
+  let bytesRead = 0;
+  stream.on('data', (chunk: Buffer) => {
+    bytesRead += chunk.length;
+  });
+  const parser = stream.pipe(
+    parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, skip_records_with_error: true }),
+  );
+  stream.on('error', (e) => parser.destroy(e));
+  let rowsRead = 0;
+  let imported = 0;
+  let failed = 0;
+  let listed = 0;
+  let pending: RowError[] = [];
+  const reportError = (error: RowError) => {
+    failed++;
+    if (listed < MAX_LISTED_ERRORS) {
+      listed++;
+      pending.push(error);
+    }
+  };
+  parser.on('skip', (error: Error) => {
+    rowsRead++;
+    reportError({ row: rowsRead, column: null, value: null, message: `unreadable CSV record: ${error.message}` });
+  });
+
+  const records = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
+  let header: string[] | undefined;
+  const sample: string[][] = [];
+  for (let next = await records.next(); !next.done; next = await records.next()) {
+    if (!header && options.hasHeader) header = next.value;
+    else sample.push(next.value);
+    if (sample.length >= SAMPLE_ROWS) break;
+  }
+  if (!header) header = (sample[0] ?? []).map((_, i) => `column_${i + 1}`);
+  const columns = planColumns(header, sample, options, dataset.columns);
+  events.schema(columns);
+  await createStagingTable(ownerSql, dataset, columns);
+
+  const names = columns.map((c) => quoteIdent(c.name)).join(', ');
+  const copy = await ownerSql
+    .unsafe(`copy reporting_data.${quoteIdent(dataset.staging)} (${names}) from stdin with (format csv)`)
+    .writable();
+  let batch: string[] = [];
+  let batches = 0;
+  const flush = async () => {
+    batches++;
+    if (batch.length > 0 && !copy.write(batch.join(''))) await once(copy, 'drain');
+    imported += batch.length;
+    batch = [];
+    if (pending.length > 0) {
+      for (let i = 0; i < pending.length; i += ERRORS_PER_EVENT)
+        events.rowErrors(pending.slice(i, i + ERRORS_PER_EVENT));
+      pending = [];
+    }
+    const percent = totalBytes ? Math.min(99, Math.floor((bytesRead / totalBytes) * 100)) : 0;
+    events.progress({ rows_read: rowsRead, rows_imported: imported, rows_failed: failed, batches, percent });
+  };
+  const take = async (record: string[]) => {
+    rowsRead++;
+    const line = toCopyLine(record, header.length, columns, rowsRead, reportError);
+    if (line !== undefined) batch.push(line);
+    if (rowsRead % options.batchSize === 0) await flush();
+  };
+  try {
+    for (const record of sample) await take(record);
+    for (let next = await records.next(); !next.done; next = await records.next()) await take(next.value);
+    if (batch.length > 0 || rowsRead % options.batchSize !== 0 || batches === 0) await flush();
+    copy.end();
+    await finished(copy);
+  } catch (error) {
+    copy.destroy(error as Error);
+    throw error;
+  }
+  return { columns, imported, failed };
+}
+
+/** One CSV line for COPY, or undefined after reporting why the record cannot be loaded. */
+function toCopyLine(
+  record: string[],
+  width: number,
+  columns: readonly PlannedColumn[],
+  row: number,
+  reportError: (e: RowError) => void,
+): string | undefined {
+  if (record.length !== width) {
+    reportError({ row, column: null, value: null, message: `has ${record.length} fields, the header has ${width}` });
+    return undefined;
+  }
+  const out: string[] = [];
+  for (const column of columns) {
+    const raw = record[column.index] ?? '';
+    let value: string | null;
+    try {
+      if (raw.includes('\u0000')) throw new Error('contains a NUL character');
+      if (column.part) {
+        const sourceType = columns.find((c) => c.index === column.index && !c.calculated)?.type ?? 'timestamp';
+        value = datePart(convert(raw, sourceType, column.order), column.part);
+      } else value = convert(raw, column.type, column.order);
+    } catch (error) {
+      reportError({
+        row,
+        column: column.name,
+        value: raw,
+        message: `${JSON.stringify(raw)} ${(error as Error).message}`,
+      });
+      return undefined;
+    }
+    out.push(value === null ? '' : `"${value.replaceAll('"', '""')}"`);
+  }
+  return `${out.join(',')}\n`;
+}
+
+/** Reads at least `size` bytes (or all) for sniffing, and gives back a stream that still starts at byte 0. */
+async function peek(source: Readable, size: number): Promise<{ head: Buffer; stream: Readable }> {
+  const it = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const chunks: Buffer[] = [];
+  let length = 0;
+  let done = false;
+  while (length < size) {
+    const next = await it.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    const chunk = Buffer.isBuffer(next.value) ? next.value : Buffer.from(next.value);
+    chunks.push(chunk);
+    length += chunk.length;
+  }
+  const head = Buffer.concat(chunks);
+  async function* rest() {
+    yield head;
+    if (done) return;
+    for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
+  }
+  return { head, stream: Readable.from(rest(), { objectMode: false }) };
+}

@@ -38,7 +38,10 @@ export function answerPlainHttpOnTlsPort(server: Http2SecureServer): void {
   });
   server.removeAllListeners('connection');
   server.on('connection', (socket: Socket) => {
+    // A connection that never sends a byte must not stay open: the TLS handshake timeout only starts later.
+    socket.setTimeout(10_000, () => socket.destroy());
     socket.once('readable', () => {
+      socket.setTimeout(0);
       const first: Buffer | null = socket.read(1);
       if (!first) return void socket.destroy();
       socket.unshift(first);

@@ -222,7 +222,7 @@ describe('import-csv', () => {
   });
 
   it('answers 413 VALIDATION_ERROR for a file over the limit, from Content-Length', async () => {
-    const big = 'x,y\n' + '1,2\n'.repeat(600_000);
+    const big = `x,y\n${'1,2\n'.repeat(600_000)}`;
     const r = await fetch(`${h.url}/functions/v1/import-csv`, {
       method: 'POST',
       headers: {

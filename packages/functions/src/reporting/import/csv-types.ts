@@ -9,6 +9,10 @@ const INTEGER = /^[+-]?\d{1,18}$/;
 const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?$/;
 const YMD = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$/;
 const XXY = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})$/;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const ISO_TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,6})?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const TIME = /^(\d{1,2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /** What a sample says about one column; `order` is the date order its values force, if any. */
@@ -87,11 +91,17 @@ export function convert(raw: string, type: ColumnType, order: DateOrder): string
       if (!NUMERIC.test(value)) throw new Error('is not a number');
       return value.replace(/^\+/, '');
     case 'date': {
+      // Fast path for ISO dates, the common case of large exports.
+      const iso = ISO_DATE.exec(value);
+      if (iso && validDay(+iso[1], +iso[2], +iso[3])) return value;
       const [datePart, timePart] = splitDateTime(value);
       if (timePart !== undefined) throw new Error('is not a date');
       return isoDate(datePart, order);
     }
     case 'timestamp': {
+      // ISO 8601 is what Postgres reads as it is; without an offset it is taken as UTC.
+      const iso = ISO_TIMESTAMP.exec(value);
+      if (iso && validDay(+iso[1], +iso[2], +iso[3])) return iso[4] ? value : `${value}+00`;
       const [datePart, timePart] = splitDateTime(value);
       const date = isoDate(datePart, order);
       if (timePart === undefined) return `${date} 00:00:00+00`;
@@ -101,6 +111,11 @@ export function convert(raw: string, type: ColumnType, order: DateOrder): string
       return `${date} ${t[1].padStart(2, '0')}:${t[2]}:${t[3] ?? '00'}${t[4] ?? ''}${zone}`;
     }
   }
+}
+
+function validDay(y: number, m: number, d: number): boolean {
+  if (y < 1 || m < 1 || m > 12 || d < 1 || d > DAYS_IN_MONTH[m - 1]) return false;
+  return m !== 2 || d < 29 || (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0));
 }
 
 function isoDate(text: string, order: DateOrder): string {

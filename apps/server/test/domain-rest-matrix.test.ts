@@ -81,6 +81,14 @@ beforeAll(async () => {
   }
   const loc = await clients.admin.from('locations').insert({ auction_id: ids.auction, name: 'Lot' }).select().single();
   ids.location = loc.data!.id;
+  const memberId = (await clients.member.auth.getUser()).data.user!.id;
+  await clients.admin.from('location_assignments').insert({ location_id: ids.location, user_id: memberId });
+  const unassigned = await clients.admin
+    .from('locations')
+    .insert({ auction_id: ids.auction, name: 'Unassigned lot' })
+    .select()
+    .single();
+  ids.unassigned = unassigned.data!.id;
   const type = await clients.admin
     .from('submission_types')
     .insert({ auction_id: ids.auction, name: 'Sold' })
@@ -126,6 +134,8 @@ const cases: [string, Probe, string][] = [
   ['GET auctions', read('auctions', 'id'), 'rows rows rows none 401 rows'],
   ['GET auction_members', read('auction_members'), 'rows rows rows none 401 rows'],
   ['GET locations', read('locations'), 'rows rows rows none 401 rows'],
+  ['GET an unassigned location', read('locations', 'id', 'unassigned'), 'rows rows none none 401 rows'],
+  ['GET location_assignments', read('location_assignments'), 'rows rows rows none 401 rows'],
   ['GET recent_submissions', read('recent_submissions'), 'rows rows rows none 401 rows'],
   ['GET recent_quality_inspections', read('recent_quality_inspections'), 'rows rows rows none 401 rows'],
   ['GET active_problem_reports', read('active_problem_reports'), 'rows rows rows none 401 rows'],

@@ -165,6 +165,14 @@ describe('locations and submissions', () => {
       .single();
     expect(loc.error).toBeNull();
     locationId = loc.data!.id;
+    // Team members work at the locations an admin assigns them to.
+    const assigned = await sb('admin')
+      .from('location_assignments')
+      .insert({ location_id: locationId, user_id: users.member!.id })
+      .select()
+      .single();
+    expect(assigned.error).toBeNull();
+    expect(assigned.data!.auction_id).toBe(auctionId);
     expect(loc.data).toMatchObject({ operating_hours_start: '06:00:00', is_active: true });
     const denied = await sb('member').from('locations').insert({ auction_id: auctionId, name: 'Sneaky' }).select();
     expect(denied.status).toBe(403);

@@ -1,6 +1,5 @@
 // Assigned locations in the notifications: an overdue location notifies the users assigned to it (its admins and
 // owners only when nobody is), and a chat channel tied to a location notifies only the team members assigned there.
-// The table follows the contract of location_assignments; it is created here if the domain has not made it yet.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   arrangeAuction,
@@ -22,14 +21,6 @@ let yardId: string;
 
 beforeAll(async () => {
   h = await startNotifyHarness();
-  await h.db.sql`create table if not exists public.location_assignments (
-    id uuid primary key default gen_random_uuid(),
-    auction_id uuid not null references public.auctions (id) on delete cascade,
-    location_id uuid not null references public.locations (id) on delete cascade,
-    user_id uuid not null references public.users (id) on delete cascade,
-    created_by uuid references public.users (id) on delete set null,
-    created_at timestamptz not null default now(),
-    unique (location_id, user_id))`;
   owner = await h.signUp('olive', 'Olive Owner');
   assigned = await h.signUp('asa', 'Asa Assigned');
   other = await h.signUp('ona', 'Ona Other');

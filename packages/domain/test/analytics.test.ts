@@ -23,6 +23,8 @@ beforeAll(async () => {
   ids.day = await loc('Day lot', '08:00', '17:00', 30);
   ids.always = await loc('Always lot', '00:00', '00:00', 60);
   ids.closed = await loc('Closed lot', null, null, 120, false);
+  await sql`insert into public.location_assignments (location_id, user_id)
+    select id, ${t.member} from public.locations where auction_id = ${t.auctionId}`;
   ids.sold = (
     await sql`insert into public.submission_types (auction_id, name) values (${t.auctionId}, 'Sold') returning id`
   )[0].id;

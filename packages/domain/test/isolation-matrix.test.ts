@@ -301,6 +301,40 @@ const cases: Case[] = [
       tx`insert into public.quality_inspections (auction_id, location_id, vin_number, barcode) values (${A(w)}, ${w.ids.location}, '1HGCM82633A004353', 'B') returning id`,
     'rows rows rows deny deny rows',
   ),
+  // Assigned locations: the team member works at North lot only; South lot is assigned to nobody.
+  R(
+    'select location_assignments',
+    (tx, w) => tx`select id from public.location_assignments where auction_id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R(
+    'select locations: the unassigned South lot',
+    (tx, w) => tx`select id from public.locations where id = ${w.ids.unassignedLocation}`,
+    'rows rows none none deny rows',
+  ),
+  R(
+    'insert lot_submission at an unassigned location',
+    (tx, w) =>
+      tx`insert into public.lot_submissions (auction_id, location_id) values (${A(w)}, ${w.ids.unassignedLocation}) returning id`,
+    'rows rows deny deny deny rows',
+  ),
+  R(
+    'insert quality_inspection at an unassigned location',
+    (tx, w) =>
+      tx`insert into public.quality_inspections (auction_id, location_id, vin_number, barcode) values (${A(w)}, ${w.ids.unassignedLocation}, '1HGCM82633A004354', 'B') returning id`,
+    'rows rows deny deny deny rows',
+  ),
+  R(
+    'insert location_assignment',
+    (tx, w) =>
+      tx`insert into public.location_assignments (location_id, user_id) values (${w.ids.unassignedLocation}, ${w.a.member}) returning id`,
+    'rows rows deny deny deny rows',
+  ),
+  R(
+    "rpc location_recipients (the scheduler's, not the users')",
+    (tx, w) => tx`select public.location_recipients(${w.ids.location})`,
+    'deny deny deny deny deny deny',
+  ),
   R(
     'insert defect into member inspection',
     (tx, w) =>

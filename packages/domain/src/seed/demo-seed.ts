@@ -125,6 +125,14 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
           ${a.locations.map((l) => l.start ?? '')}::text[], ${a.locations.map((l) => l.end ?? '')}::text[],
           ${a.locations.map((l) => l.frequencyMinutes)}::int[]) as x(n, ad, s0, e0, f)
         cross join lateral (select nullif(s0, '') as s, nullif(e0, '') as e) h`;
+      // Team members work at every location but the last by name, which nobody is assigned to (its overdue
+      // notices go to the admins and owners).
+      await tx`insert into public.location_assignments (auction_id, location_id, user_id)
+        select l.auction_id, l.id, m.user_id
+        from public.locations l
+        join public.auction_members m on m.auction_id = l.auction_id and m.role = 'team_member'
+        where l.auction_id = ${auctionId}
+          and l.id <> (select id from public.locations where auction_id = ${auctionId} order by name desc limit 1)`;
       await tx`insert into public.submission_types (auction_id, name, description)
         select ${auctionId}, n, d from unnest(${SUBMISSION_TYPES.map((t) => t.name)}::text[], ${SUBMISSION_TYPES.map((t) => t.description)}::text[]) as x(n, d)`;
       // Each location uses four of the five types, in its own order; the first is required.

@@ -10,6 +10,8 @@ export interface World {
   ids: {
     location: string;
     otherLocation: string;
+    /** A location of auction A assigned to nobody. */
+    unassignedLocation: string;
     type: string;
     otherType: string;
     submission: string;
@@ -39,6 +41,11 @@ export async function buildWorld(sql: postgres.Sql): Promise<World> {
   const location =
     await one(sql`insert into public.locations (auction_id, name, operating_hours_start, operating_hours_end)
     values (${a.auctionId}, 'North lot', '06:00', '18:00') returning id`);
+  // The team member works at North lot; South lot is assigned to nobody.
+  await sql`insert into public.location_assignments (location_id, user_id) values (${location}, ${a.member})`;
+  const unassignedLocation = await one(
+    sql`insert into public.locations (auction_id, name) values (${a.auctionId}, 'South lot') returning id`,
+  );
   const otherLocation = await one(
     sql`insert into public.locations (auction_id, name) values (${b.auctionId}, 'B lot') returning id`,
   );
@@ -99,6 +106,7 @@ export async function buildWorld(sql: postgres.Sql): Promise<World> {
     ids: {
       location,
       otherLocation,
+      unassignedLocation,
       type,
       otherType,
       submission,

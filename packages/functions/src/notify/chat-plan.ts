@@ -21,8 +21,6 @@ interface MessageRow {
   auction_id: string;
   channel_id: string;
   location_id: string | null;
-  /** Whether location assignments exist in this database (they narrow location channels for team members). */
-  assignments: boolean;
   user_id: string | null;
   content: string;
   message_type: string;
@@ -36,7 +34,6 @@ interface MessageRow {
 export async function loadMessage(sql: postgres.Sql, messageId: string): Promise<MessageRow | undefined> {
   const [row] = await sql<MessageRow[]>`
     select m.id, m.auction_id, m.channel_id, c.location_id,
-           to_regclass('public.location_assignments') is not null as assignments,
            m.user_id, m.content, m.message_type, m.is_deleted, m.mentions,
            c.name as channel_name, coalesce(public.user_display_name(m.user_id), 'Deleted user') as sender_name
       from public.messages m join public.channels c on c.id = m.channel_id
@@ -63,7 +60,7 @@ export async function planChatNotification(
   // Deleted before the job ran, or a system message: nobody is told.
   if (!m || m.is_deleted || m.message_type === 'system') return { messages: [], recipients: 0, skipped: 0 };
   // A channel tied to a location is read by team members assigned to it (and admins and owners): only they are told.
-  const narrowed = m.assignments && m.location_id !== null;
+  const narrowed = m.location_id !== null;
   const members = await sql<Array<{ user_id: string; preference: string; mentioned: boolean }>>`
     select am.user_id, coalesce(p.preference, 'all') as preference,
            am.user_id = any(${m.mentions}::uuid[]) as mentioned

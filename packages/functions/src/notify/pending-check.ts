@@ -122,29 +122,12 @@ export async function runPendingCheck(
 async function recipientsOf(tx: postgres.TransactionSql, overdue: Overdue[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   if (overdue.length === 0) return out;
-  const [{ assignments }] = await tx<[{ assignments: boolean }]>`
-    select to_regclass('public.location_assignments') is not null as assignments`;
   const ids = overdue.map((o) => o.location_id);
-  const rows = assignments
-    ? await tx<Array<{ location_id: string; user_id: string }>>`
-        select l.id as location_id, r.user_id
-          from public.locations l
-          cross join lateral (
-            select la.user_id from public.location_assignments la
-              join public.auction_members am on am.auction_id = l.auction_id and am.user_id = la.user_id
-             where la.location_id = l.id
-            union all
-            select am.user_id from public.auction_members am
-             where am.auction_id = l.auction_id and am.role in ('owner', 'admin')
-               and not exists (select 1 from public.location_assignments la
-                                join public.auction_members m2
-                                  on m2.auction_id = l.auction_id and m2.user_id = la.user_id
-                               where la.location_id = l.id)) r
-         where l.id = any(${ids}::uuid[])`
-    : await tx<Array<{ location_id: string; user_id: string }>>`
-        select l.id as location_id, am.user_id
-          from public.locations l join public.auction_members am on am.auction_id = l.auction_id
-         where l.id = any(${ids}::uuid[]) and am.role in ('owner', 'admin')`;
+  // The domain's rule: the location's assignees, else its auction's admins and owners.
+  const rows = await tx<Array<{ location_id: string; user_id: string }>>`
+    select l.id as location_id, r.user_id
+      from unnest(${ids}::uuid[]) as l(id)
+      cross join lateral public.location_recipients(l.id) as r(user_id)`;
   for (const r of rows) out.set(r.location_id, [...(out.get(r.location_id) ?? []), r.user_id]);
   return out;
 }

@@ -82,6 +82,56 @@ create policy location_assignments_update on public.location_assignments for upd
 create policy location_assignments_delete on public.location_assignments for delete to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
 
+-- Entries and defects carry their parent's location, as they carry its auction, so that their read policies
+-- test a column against the caller's assigned locations instead of looking up every visible parent.
+alter table public.lot_submission_entries add column location_id uuid; -- derived: the parent's foreign key governs it
+update public.lot_submission_entries e set location_id = s.location_id from public.lot_submissions s
+  where s.id = e.submission_id;
+create or replace function public.lot_submission_entries_fill() returns trigger
+language plpgsql security definer set search_path = '' as $$
+begin
+  select auction_id, location_id into new.auction_id, new.location_id
+    from public.lot_submissions where id = new.submission_id;
+  if not exists (select 1 from public.submission_types where id = new.submission_type_id and auction_id = new.auction_id) then
+    raise exception 'submission type belongs to another auction' using errcode = '23503';
+  end if;
+  return new;
+end $$;
+
+alter table public.quality_defects add column location_id uuid; -- derived, as above
+update public.quality_defects d set location_id = i.location_id from public.quality_inspections i
+  where i.id = d.inspection_id;
+create or replace function public.quality_defects_fill() returns trigger
+language plpgsql security definer set search_path = '' as $$
+begin
+  select auction_id, location_id into new.auction_id, new.location_id
+    from public.quality_inspections where id = new.inspection_id;
+  if not exists (select 1 from public.defect_categories
+                 where id = new.category_id and (auction_id is null or auction_id = new.auction_id)) then
+    raise exception 'defect category belongs to another auction' using errcode = '23503';
+  end if;
+  return new;
+end $$;
+
+-- A submission or inspection moved to another location takes its children along.
+create function public.children_follow_location() returns trigger
+language plpgsql security definer set search_path = '' as $$
+begin
+  if tg_table_name = 'lot_submissions' then
+    update public.lot_submission_entries set location_id = new.location_id where submission_id = new.id;
+  else
+    update public.quality_defects set location_id = new.location_id where inspection_id = new.id;
+  end if;
+  return null;
+end $$;
+revoke execute on function public.children_follow_location() from public;
+create trigger lot_submissions_children_location after update of location_id on public.lot_submissions
+  for each row when (old.location_id is distinct from new.location_id)
+  execute function public.children_follow_location();
+create trigger quality_inspections_children_location after update of location_id on public.quality_inspections
+  for each row when (old.location_id is distinct from new.location_id)
+  execute function public.children_follow_location();
+
 -- Narrowed reads and writes for team members.
 drop policy locations_select on public.locations;
 create policy locations_select on public.locations for select to authenticated
@@ -102,9 +152,8 @@ create policy lot_submissions_insert on public.lot_submissions for insert to aut
 drop policy lot_submission_entries_select on public.lot_submission_entries;
 create policy lot_submission_entries_select on public.lot_submission_entries for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
-    or submission_id in (select s.id from public.lot_submissions s
-      where s.location_id in (select public.current_user_assigned_location_ids())
-         or (s.user_id = (select auth.uid()) and s.auction_id in (select public.current_user_auction_ids()))));
+    or location_id in (select public.current_user_assigned_location_ids())
+    or exists (select 1 from public.lot_submissions s where s.id = submission_id and s.user_id = (select auth.uid())));
 
 drop policy quality_inspections_select on public.quality_inspections;
 create policy quality_inspections_select on public.quality_inspections for select to authenticated
@@ -120,9 +169,8 @@ create policy quality_inspections_insert on public.quality_inspections for inser
 drop policy quality_defects_select on public.quality_defects;
 create policy quality_defects_select on public.quality_defects for select to authenticated
   using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
-    or inspection_id in (select i.id from public.quality_inspections i
-      where i.location_id in (select public.current_user_assigned_location_ids())
-         or (i.user_id = (select auth.uid()) and i.auction_id in (select public.current_user_auction_ids()))));
+    or location_id in (select public.current_user_assigned_location_ids())
+    or exists (select 1 from public.quality_inspections i where i.id = inspection_id and i.user_id = (select auth.uid())));
 
 drop policy channels_select on public.channels;
 create policy channels_select on public.channels for select to authenticated using (

@@ -178,8 +178,8 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
 
     progress('entries');
     await tx`
-      insert into public.lot_submission_entries (auction_id, submission_id, submission_type_id, car_count, image_url, created_at)
-      select s.auction_id, s.id, st.id, floor(random() * (mx.max + 1))::int,
+      insert into public.lot_submission_entries (auction_id, location_id, submission_id, submission_type_id, car_count, image_url, created_at)
+      select s.auction_id, s.location_id, s.id, st.id, floor(random() * (mx.max + 1))::int,
         case when random() < 0.1 then 'https://picsum.photos/seed/' || substr(md5(random()::text), 1, 12) || '/800/600' end, s.submitted_at
       from public.lot_submissions s
       join public.location_submission_types lst on lst.location_id = s.location_id
@@ -199,8 +199,8 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
 
     progress('defects');
     await tx`
-      insert into public.quality_defects (auction_id, inspection_id, category_id, notes, created_at)
-      select i.auction_id, i.id, c.id,
+      insert into public.quality_defects (auction_id, location_id, inspection_id, category_id, notes, created_at)
+      select i.auction_id, i.location_id, i.id, c.id,
         (array['Driver door', 'Rear bumper', 'Hood', 'Roof', 'Front left wheel', 'Windshield', 'Back seat', 'Tailgate'])[1 + floor(random() * 8)::int],
         i.submitted_at
       from public.quality_inspections i

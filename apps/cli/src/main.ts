@@ -15,7 +15,7 @@ const HELP = `usage: auction-ops <command>
   keys                       print the anon and service_role API keys
   super-admin grant <email>  make a user a system-wide administrator (also: revoke <email>, list)
   seed --demo [--scale N]    create a realistic demo auction (migrates first); prints the users' passwords
-  mail [list|show <id>]      the local mail outbox (MAIL_PROVIDER=outbox, the default)
+  mail [list|show <id>]      the local mail outbox (used when neither RESEND_API_KEY nor SMTP_URL is set)
   cert [--dir D] [--host H]  a local CA and an HTTPS certificate signed by it (see docs/https.md)
   push [list] [--token T]    the local push outbox (PUSH_PROVIDER=outbox)
 

@@ -108,7 +108,6 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     expect(rm.error).toBeNull();
     expect(rm.data?.map((o) => o.name)).toEqual([moved]);
     expect(await rowCount(moved)).toBe(0);
-    expect(await h.server.ctx.sql`select 1`).toBeTruthy();
   });
 
   it("refuses another user's overwrite, upsert, move and delete (RLS) and keeps the object", async () => {
@@ -125,7 +124,8 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     const update = await asBob.storage
       .from(BUCKET)
       .update(path, imageBytes('image/jpeg'), { contentType: 'image/jpeg' });
-    expect((update.error as { status?: number } | null)?.status).toBeGreaterThanOrEqual(403);
+    // An update needs the object to be visible first: to Bob it does not exist.
+    expect((update.error as { status?: number } | null)?.status).toBe(404);
     const mv = await asBob.storage.from(BUCKET).move(path, `${bob.id}/stolen.jpg`);
     expect((mv.error as { status?: number } | null)?.status).toBe(403);
     const removed = await asBob.storage.from(BUCKET).remove([path]);

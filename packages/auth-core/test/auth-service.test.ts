@@ -95,7 +95,8 @@ describe('auth service', () => {
   it('keeps auth tables away from request roles; public.users shows only the caller', async () => {
     const request = postgres(db.requestUrl, { max: 1, onnotice: () => {} });
     try {
-      const [{ id }] = await db.sql`select id from auth.users where email = 'tabs@example.com'`;
+      // Its own user, so the test does not depend on another having run first.
+      const [{ id }] = await db.sql`insert into auth.users (email) values ('tables-probe@example.com') returning id`;
       for (const table of [
         'auth.users',
         'auth.sessions',
@@ -117,7 +118,7 @@ describe('auth service', () => {
         { sub: id, role: 'authenticated' },
         (tx) => tx`select id, email from public.users`,
       );
-      expect(rows).toEqual([{ id, email: 'tabs@example.com' }]);
+      expect(rows).toEqual([{ id, email: 'tables-probe@example.com' }]);
     } finally {
       await request.end();
     }

@@ -1,9 +1,9 @@
-// The order migrations run in: auth first (everything refers to auth.users), then storage, the domain,
-// then webhooks and notifications (both consume the domain's event outbox).
+// Every migration set the server applies. The order they run in follows each set's declared `dependsOn`
+// (auth first, then storage and the domain, then what builds on the domain), not this list.
 import type { MigrationSet } from '@auction-ops/database';
 import { authMigrations } from '@auction-ops/auth-core';
 import { storageMigrations } from '@auction-ops/storage';
-import { domainMigrations } from '@auction-ops/domain';
+import { domainMigrations, domainStorageMigrations } from '@auction-ops/domain';
 import { webhookMigrations } from '@auction-ops/webhooks';
 import { notificationMigrations, reportingMigrations } from '@auction-ops/functions';
 
@@ -11,6 +11,7 @@ export const migrationSets: readonly MigrationSet[] = [
   authMigrations,
   storageMigrations,
   domainMigrations,
+  domainStorageMigrations,
   webhookMigrations,
   notificationMigrations,
   reportingMigrations,

@@ -18,6 +18,7 @@ export {
   migrate,
   migrationStatus,
   loadMigrations,
+  orderMigrationSets,
   migrationsFingerprint,
   MigrationError,
   type MigrationSet,

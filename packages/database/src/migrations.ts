@@ -1,14 +1,16 @@
-// Numbered SQL migrations per package, applied in a fixed package order, one transaction each,
-// recorded with a checksum so an edited, already-applied file is refused instead of silently skipped.
+// Numbered SQL migrations per package, one transaction each, recorded with a checksum so an edited,
+// already-applied file is refused instead of silently skipped. Sets run in the order their declared
+// dependencies give (a set after every set it names), whatever order they are listed in.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 
-/** A package's migrations: `dir` holds files named NNNN-kebab-name.sql. */
+/** A package's migrations: `dir` holds files named NNNN-kebab-name.sql; `dependsOn` names sets that run first. */
 export interface MigrationSet {
   readonly name: string;
   readonly dir: string;
+  readonly dependsOn?: readonly string[];
 }
 
 export interface Migration {
@@ -24,8 +26,29 @@ export class MigrationError extends Error {
 
 const FILE_NAME = /^\d{4}-[a-z0-9]+(?:-[a-z0-9]+)*\.sql$/;
 
+/** The sets in dependency order (stable: listing order where no dependency decides); refuses gaps and cycles. */
+export function orderMigrationSets(sets: readonly MigrationSet[]): MigrationSet[] {
+  const byName = new Map(sets.map((s) => [s.name, s]));
+  for (const set of sets)
+    for (const dep of set.dependsOn ?? [])
+      if (!byName.has(dep)) throw new MigrationError(`migration set ${set.name} needs ${dep}, which is not given`);
+  const ordered: MigrationSet[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (set: MigrationSet, path: string[]) => {
+    if (state.get(set.name) === 'done') return;
+    if (state.get(set.name) === 'visiting')
+      throw new MigrationError(`migration sets depend on each other in a cycle: ${[...path, set.name].join(' -> ')}`);
+    state.set(set.name, 'visiting');
+    for (const dep of set.dependsOn ?? []) visit(byName.get(dep)!, [...path, set.name]);
+    state.set(set.name, 'done');
+    ordered.push(set);
+  };
+  for (const set of sets) visit(set, []);
+  return ordered;
+}
+
 export function loadMigrations(sets: readonly MigrationSet[]): Migration[] {
-  return sets.flatMap((set) =>
+  return orderMigrationSets(sets).flatMap((set) =>
     readdirSync(set.dir)
       .filter((file) => file.endsWith('.sql'))
       .sort()

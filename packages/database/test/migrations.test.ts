@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
 import { createTestDatabase, type TestDatabase } from '../src/testing/index.js';
-import { migrate, migrationStatus, MigrationError } from '../src/index.js';
+import { migrate, migrationStatus, MigrationError, orderMigrationSets } from '../src/index.js';
 
 function setDir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
@@ -86,5 +86,23 @@ describe('migrations', () => {
     } finally {
       await request.end();
     }
+  });
+});
+
+describe('migration set order', () => {
+  const set = (name: string, dependsOn: string[] = []) => ({ name, dir: '/nowhere', dependsOn });
+
+  it('runs each set after the sets it names, keeping the listed order otherwise', () => {
+    const order = orderMigrationSets([set('webhooks', ['domain']), set('auth'), set('domain', ['auth']), set('x')]);
+    expect(order.map((s) => s.name)).toEqual(['auth', 'domain', 'webhooks', 'x']);
+  });
+
+  it('refuses a missing dependency and a cycle, naming them', () => {
+    expect(() => orderMigrationSets([set('domain', ['auth'])])).toThrow(
+      'migration set domain needs auth, which is not given',
+    );
+    expect(() => orderMigrationSets([set('a', ['b']), set('b', ['a'])])).toThrow(
+      'migration sets depend on each other in a cycle: a -> b -> a',
+    );
   });
 });

@@ -53,20 +53,12 @@ language sql immutable strict as $$
 $$;
 grant execute on function storage.foldername(text), storage.filename(text), storage.extension(text) to anon, authenticated, service_role;
 
--- Super admins are defined by the domain migrations, which run after storage. This hook asks
--- public.is_super_admin() when it exists and answers false until then, so the policies below need no
--- later edit. Dynamic SQL because the function may not exist when this one is created.
+-- Who administers all of storage (every bucket and object) is the application's rule, not storage's: this hook
+-- answers false, and an application replaces its body (the auction domain: its super admins).
 create function storage.is_super_admin() returns boolean
-language plpgsql stable security definer set search_path = '' as $$
-declare
-  result boolean;
-begin
-  if to_regprocedure('public.is_super_admin()') is null then
-    return false;
-  end if;
-  execute 'select public.is_super_admin()' into result;
-  return coalesce(result, false);
-end $$;
+language sql stable security definer set search_path = '' as $$
+  select false
+$$;
 revoke execute on function storage.is_super_admin() from public;
 grant execute on function storage.is_super_admin() to anon, authenticated, service_role;
 
@@ -106,6 +98,3 @@ create policy objects_delete on storage.objects for delete to authenticated usin
   (storage.foldername(name))[1] = (select auth.uid())::text or (select storage.is_super_admin())
 );
 
--- The seed's bucket: public read, images only. Size limit: the server-wide default (10 MB unless configured).
-insert into storage.buckets (id, name, public, allowed_mime_types)
-values ('lot-images', 'lot-images', true, array['image/jpeg', 'image/png', 'image/webp', 'image/heic', 'image/heif', 'image/gif']);

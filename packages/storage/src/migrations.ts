@@ -4,4 +4,5 @@ import { fileURLToPath } from 'node:url';
 export const storageMigrations = {
   name: 'storage',
   dir: fileURLToPath(new URL('../migrations', import.meta.url)),
+  dependsOn: ['auth-core'],
 } as const;

@@ -46,6 +46,8 @@ describe.each(['fs', 's3'] as const)('orphan sweep, %s backend', (kind) => {
 
   beforeAll(async () => {
     db = await createTestDatabase([authMigrations, storageMigrations]);
+    // Storage alone has no buckets: the application's migrations make them.
+    await db.sql`insert into storage.buckets (id, name, public) values ('lot-images', 'lot-images', true)`;
     dir = mkdtempSync(join(tmpdir(), 'storage-sweep-'));
     testBackend = await startTestBackend(kind, dir);
     backend = testBackend.backend;

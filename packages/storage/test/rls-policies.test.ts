@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { authMigrations } from '@auction-ops/auth-core';
-import { domainMigrations } from '@auction-ops/domain';
+import { domainMigrations, domainStorageMigrations } from '@auction-ops/domain';
 import { storageMigrations } from '../src/index.js';
 import { asCaller, type Caller } from '../src/caller-transaction.js';
 
@@ -50,7 +50,7 @@ describe('storage.objects row-level security', () => {
   };
 
   beforeAll(async () => {
-    db = await createTestDatabase([authMigrations, storageMigrations, domainMigrations]);
+    db = await createTestDatabase([authMigrations, storageMigrations, domainMigrations, domainStorageMigrations]);
     request = postgres(db.requestUrl, { max: 2, onnotice: () => {} });
     for (const [name, id] of Object.entries(ids))
       await db.sql`insert into auth.users (id, email) values (${id}, ${`${name}@example.test`})`;

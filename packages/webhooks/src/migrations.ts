@@ -4,4 +4,5 @@ import { fileURLToPath } from 'node:url';
 export const webhookMigrations = {
   name: 'webhooks',
   dir: fileURLToPath(new URL('../migrations', import.meta.url)),
+  dependsOn: ['domain'],
 } as const;

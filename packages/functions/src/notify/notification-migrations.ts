@@ -4,4 +4,5 @@ import { fileURLToPath } from 'node:url';
 export const notificationMigrations = {
   name: 'notifications',
   dir: fileURLToPath(new URL('../../migrations/notifications', import.meta.url)),
+  dependsOn: ['domain'],
 } as const;

@@ -4,4 +4,5 @@ import { fileURLToPath } from 'node:url';
 export const reportingMigrations = {
   name: 'reporting',
   dir: fileURLToPath(new URL('../../migrations/reporting', import.meta.url)),
+  dependsOn: ['domain'],
 } as const;

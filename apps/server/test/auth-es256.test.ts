@@ -1,36 +1,25 @@
 // Asymmetric access tokens: with JWT_ES256_PRIVATE_KEY the server signs ES256 with a kid, publishes the JWKS,
 // its own gateway accepts the tokens, and auth-js verifies them locally (getClaims) against the JWKS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { exportPKCS8, generateKeyPair } from 'jose';
 import { createClient } from '@supabase/supabase-js';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { authMigrations } from '@auction-ops/auth-core';
-import { startServer, loadConfig, type RunningServer } from '@auction-ops/server';
+import { startTestServer, type TestServer } from './support/test-server.js';
+import type { RunningServer } from '@auction-ops/server';
 
-let db: TestDatabase;
+let t: TestServer;
 let server: RunningServer;
 
 beforeAll(async () => {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-  db = await createTestDatabase([authMigrations]);
-  server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: db.ownerUrl,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'auth-es256-')),
-      LOG_LEVEL: 'silent',
-      JWT_SECRET: 'e'.repeat(40),
-      WORKERS_ENABLED: 'false',
-      JWT_ES256_PRIVATE_KEY: await exportPKCS8(privateKey),
-    }),
-  );
+  t = await startTestServer({
+    JWT_SECRET: 'e'.repeat(40),
+    WORKERS_ENABLED: 'false',
+    JWT_ES256_PRIVATE_KEY: await exportPKCS8(privateKey),
+  });
+  ({ server } = t);
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await t?.stop();
 });
 
 class NoWebSocket {

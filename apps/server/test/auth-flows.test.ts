@@ -1,37 +1,29 @@
 // End to end: supabase-js (auth-js) against the real server over a real socket, on a real database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createClient, type AuthChangeEvent, type SupabaseClient } from '@supabase/supabase-js';
 import { SignJWT } from 'jose';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { startServer, loadConfig, migrationSets, type RunningServer } from '@auction-ops/server';
+import type { TestDatabase } from '@auction-ops/database/testing';
+import { startTestServer, type TestServer } from './support/test-server.js';
+import type { RunningServer } from '@auction-ops/server';
 
+let t: TestServer;
 let db: TestDatabase;
 let server: RunningServer;
 const APP_URL = 'http://app.example.test';
 
 beforeAll(async () => {
-  db = await createTestDatabase(migrationSets);
-  server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: db.ownerUrl,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'auth-flows-')),
-      LOG_LEVEL: 'silent',
-      JWT_SECRET: 'x'.repeat(40),
-      APP_URL,
-      WORKERS_ENABLED: 'false',
-      AUTH_RATE_LIMIT_SIGN_UP: '1000',
-      AUTH_RATE_LIMIT_SIGN_IN: '1000',
-      AUTH_RATE_LIMIT_RECOVER: '1000',
-    }),
-  );
+  t = await startTestServer({
+    JWT_SECRET: 'x'.repeat(40),
+    APP_URL,
+    WORKERS_ENABLED: 'false',
+    AUTH_RATE_LIMIT_SIGN_UP: '1000',
+    AUTH_RATE_LIMIT_SIGN_IN: '1000',
+    AUTH_RATE_LIMIT_RECOVER: '1000',
+  });
+  ({ db, server } = t);
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await t?.stop();
 });
 
 // Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; these tests never open

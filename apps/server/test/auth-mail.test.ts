@@ -2,20 +2,17 @@
 // auto-confirm sends the link, sign-in waits for confirmation, the link confirms and signs in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@supabase/supabase-js';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { startServer, loadConfig, migrationSets, type RunningServer } from '@auction-ops/server';
+import { startTestServer, type TestServer } from './support/test-server.js';
+import type { RunningServer } from '@auction-ops/server';
 
 interface ResendCall {
   auth: string | undefined;
   body: { from: string; to: string[]; subject: string; text: string; html: string };
 }
 
-let db: TestDatabase;
+let t: TestServer;
 let server: RunningServer;
 let resend: Server;
 const calls: ResendCall[] = [];
@@ -36,26 +33,19 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => resend.listen(0, '127.0.0.1', resolve));
-  db = await createTestDatabase(migrationSets);
-  server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: db.ownerUrl,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'auth-mail-')),
-      LOG_LEVEL: 'silent',
-      JWT_SECRET: 'z'.repeat(40),
-      WORKERS_ENABLED: 'false',
-      AUTH_AUTOCONFIRM: 'false',
-      RESEND_API_KEY: 're_test_key',
-      RESEND_BASE_URL: `http://127.0.0.1:${(resend.address() as AddressInfo).port}`,
-      MAIL_FROM: 'Auction Ops <auth@example.com>',
-      APP_URL: 'http://app.example.test',
-    }),
-  );
+  t = await startTestServer({
+    JWT_SECRET: 'z'.repeat(40),
+    WORKERS_ENABLED: 'false',
+    AUTH_AUTOCONFIRM: 'false',
+    RESEND_API_KEY: 're_test_key',
+    RESEND_BASE_URL: `http://127.0.0.1:${(resend.address() as AddressInfo).port}`,
+    MAIL_FROM: 'Auction Ops <auth@example.com>',
+    APP_URL: 'http://app.example.test',
+  });
+  ({ server } = t);
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await t?.stop();
   await new Promise((resolve) => resend?.close(resolve));
 });
 

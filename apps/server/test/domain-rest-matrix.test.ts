@@ -1,14 +1,7 @@
-// The isolation matrix through /rest/v1 with supabase-js: six callers (owner, admin and team member of auction
-// A, a member of auction B, anonymous, super admin) against auction A's tables, views and RPCs. Outcomes are
-// data: 'rows' / 'none' for reads filtered by row-level security, else the HTTP status (403 = 42501 for a
-// signed-in caller, 401 for anonymous ones).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { loadConfig, startServer } from '../src/index.js';
+import type { TestDatabase } from '@auction-ops/database/testing';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 class NoWebSocket {
   constructor() {
@@ -22,9 +15,9 @@ const OPTIONS = {
 const ROLES = ['owner', 'admin', 'member', 'other', 'anon', 'super'] as const;
 type Role = (typeof ROLES)[number];
 
+let t: TestServer;
 let db: TestDatabase;
-let dataDir: string;
-let server: Awaited<ReturnType<typeof startServer>>;
+let server: TestServer['server'];
 const clients = {} as Record<Role, SupabaseClient>;
 const ids: Record<string, string> = {};
 
@@ -40,21 +33,14 @@ async function signedIn(key: string): Promise<{ client: SupabaseClient; id: stri
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase([]);
-  dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-domain-matrix-'));
-  server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: db.ownerUrl,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
-      RATE_LIMITS_ENABLED: 'false',
-      JWT_SECRET: 'm'.repeat(40),
-      AUTH_RATE_LIMIT_SIGN_UP: '100',
-      WEBHOOK_DISPATCHER_ENABLED: 'false',
-    }),
-  );
+  t = await startTestServer({
+    // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
+    RATE_LIMITS_ENABLED: 'false',
+    JWT_SECRET: 'm'.repeat(40),
+    AUTH_RATE_LIMIT_SIGN_UP: '100',
+    WEBHOOK_DISPATCHER_ENABLED: 'false',
+  });
+  ({ db, server } = t);
   for (const role of ROLES) {
     if (role === 'anon') {
       clients.anon = createClient(server.url, server.ctx.anonKey, OPTIONS);
@@ -118,9 +104,7 @@ beforeAll(async () => {
     .insert({ auction_id: ids.auction, channel_id: ids.channel, content: 'hi', message_type: 'text' });
 });
 afterAll(async () => {
-  await server?.close();
-  await db.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await t?.stop();
 });
 
 type Result = { data: unknown; status: number; error: unknown };

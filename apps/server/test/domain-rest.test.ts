@@ -1,17 +1,9 @@
-// The auction domain through /rest/v1 with supabase-js against the real server: every request of section 4.3
-// with the seed's bodies and filters, embeds, view shapes and counts, and the role errors as REST sees them
-// (42501 -> 403, P0001 -> 400, anonymous -> 401).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { loadConfig, startServer } from '../src/index.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
-let db: TestDatabase;
-let dataDir: string;
-let server: Awaited<ReturnType<typeof startServer>>;
+let t: TestServer;
+let server: TestServer['server'];
 const PASSWORD = 'correct-horse-battery-9';
 const users: Record<string, { client: SupabaseClient; id: string }> = {};
 let anon: SupabaseClient;
@@ -43,21 +35,14 @@ async function signUp(key: string, fullName: string): Promise<void> {
 const sb = (key: string) => users[key]!.client;
 
 beforeAll(async () => {
-  db = await createTestDatabase([]);
-  dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-domain-rest-'));
-  server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: db.ownerUrl,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
-      RATE_LIMITS_ENABLED: 'false',
-      JWT_SECRET: 'd'.repeat(40),
-      AUTH_RATE_LIMIT_SIGN_UP: '100',
-      WEBHOOK_DISPATCHER_ENABLED: 'false',
-    }),
-  );
+  t = await startTestServer({
+    // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
+    RATE_LIMITS_ENABLED: 'false',
+    JWT_SECRET: 'd'.repeat(40),
+    AUTH_RATE_LIMIT_SIGN_UP: '100',
+    WEBHOOK_DISPATCHER_ENABLED: 'false',
+  });
+  ({ server } = t);
   anon = createClient(server.url, server.ctx.anonKey, OPTIONS);
   for (const [k, n] of [
     ['owner', 'Olive Owner'],
@@ -68,9 +53,7 @@ beforeAll(async () => {
     await signUp(k!, n!);
 });
 afterAll(async () => {
-  await server?.close();
-  await db.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await t?.stop();
 });
 
 describe('auctions and members', () => {

@@ -1,27 +1,16 @@
 // Shared arrangements of the notification tests: a real server on a test database with a fake Expo server on
 // loopback, users signed up through supabase-js, and a polling helper.
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import type { TestDatabase } from '@auction-ops/database/testing';
 import { startFakeExpo, type FakeExpo } from '../../../packages/functions/src/push/testing/fake-expo-server.js';
-import { loadConfig, startServer, type RunningServer } from '../src/index.js';
+import type { RunningServer } from '../src/index.js';
+import { startTestServer, TEST_CLIENT_OPTIONS as CLIENT_OPTIONS } from './support/test-server.js';
 
 export const PASSWORD = 'correct-horse-battery-9';
 
-// Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; no channel is opened here.
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in these tests');
-  }
-}
-export const CLIENT_OPTIONS = {
-  auth: { persistSession: false, autoRefreshToken: false },
-  realtime: { transport: NoWebSocket as never },
-};
+export { TEST_CLIENT_OPTIONS as CLIENT_OPTIONS } from './support/test-server.js';
 
 export interface TestUser {
   id: string;
@@ -41,29 +30,20 @@ export interface NotifyHarness {
 
 export async function startNotifyHarness(env: Record<string, string> = {}): Promise<NotifyHarness> {
   const expo = await startFakeExpo();
-  const db = await createTestDatabase([]);
-  const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-notify-'));
-  const server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: db.ownerUrl,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
-      RATE_LIMITS_ENABLED: 'false',
-      JWT_SECRET: 'n'.repeat(40),
-      AUTH_RATE_LIMIT_SIGN_UP: '1000',
-      AUTH_RATE_LIMIT_SIGN_IN: '1000',
-      WEBHOOK_DISPATCHER_ENABLED: 'false',
-      EXPO_PUSH_URL: expo.url,
-      PUSH_TIMEOUT_MS: '2000',
-      PUSH_RETRIES: '1',
-      PUSH_RETRY_BACKOFF_MS: '20',
-      PENDING_CHECK_ENABLED: 'false',
-      APP_URL: 'https://app.example.test',
-      ...env,
-    }),
-  );
+  const t = await startTestServer({
+    JWT_SECRET: 'n'.repeat(40),
+    AUTH_RATE_LIMIT_SIGN_UP: '1000',
+    AUTH_RATE_LIMIT_SIGN_IN: '1000',
+    WEBHOOK_DISPATCHER_ENABLED: 'false',
+    EXPO_PUSH_URL: expo.url,
+    PUSH_TIMEOUT_MS: '2000',
+    PUSH_RETRIES: '1',
+    PUSH_RETRY_BACKOFF_MS: '20',
+    PENDING_CHECK_ENABLED: 'false',
+    APP_URL: 'https://app.example.test',
+    ...env,
+  });
+  const { db, server } = t;
   return {
     db,
     server,
@@ -80,10 +60,8 @@ export async function startNotifyHarness(env: Record<string, string> = {}): Prom
       return { id: data.user!.id, email: `${localPart}@notify.test`, client, token: data.session!.access_token };
     },
     async close() {
-      await server.close();
-      await db.drop();
+      await t.stop();
       await expo.close();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,12 +1,8 @@
-// The gateway in front of every path family, over a real socket: CORS (preflight and exposed headers), request ids,
-// bearer tokens that are expired or forged, and what SQL sees of the request.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { loadConfig, startServer, type RunningServer } from '../src/index.js';
+import type { TestDatabase } from '@auction-ops/database/testing';
+import { startTestServer, type TestServer } from './support/test-server.js';
+import type { RunningServer } from '../src/index.js';
 
 interface Seen {
   role: string;
@@ -15,36 +11,31 @@ interface Seen {
 }
 
 const SECRET = 'gateway-secret-'.padEnd(40, 'g');
+let t: TestServer;
 let db: TestDatabase;
-let dataDir: string;
 let server: RunningServer;
 
 const sign = (claims: Record<string, unknown>, secret = SECRET) =>
   new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret));
 
 beforeAll(async () => {
-  db = await createTestDatabase([]);
-  // Created before the server starts, so the schema cache sees it.
-  await db.sql.unsafe(`create function public.echo_request() returns json language sql stable as $$
+  t = await startTestServer(
+    { JWT_SECRET: SECRET, WORKERS_ENABLED: 'false' },
+    {
+      // Created before the server starts, so the schema cache sees it.
+      beforeStart: ({ db }) =>
+        db.sql
+          .unsafe(`create function public.echo_request() returns json language sql stable as $$
     select json_build_object('headers', current_setting('request.headers', true)::json,
                              'claims', current_setting('request.jwt.claims', true)::json, 'role', current_user) $$;
-    grant execute on function public.echo_request() to anon, authenticated`);
-  dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-gateway-'));
-  server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: db.ownerUrl,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      JWT_SECRET: SECRET,
-      WORKERS_ENABLED: 'false',
-    }),
+    grant execute on function public.echo_request() to anon, authenticated`)
+          .then(() => {}),
+    },
   );
+  ({ db, server } = t);
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await t?.stop();
 });
 
 describe('CORS', () => {

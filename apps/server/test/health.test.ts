@@ -1,34 +1,22 @@
-// GET /health follows the database: 200 while it answers, 503 while it does not, 200 again once it is back.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import postgres from 'postgres';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { loadConfig, startServer, type RunningServer } from '../src/index.js';
+import type { TestDatabase } from '@auction-ops/database/testing';
+import { startTestServer, type TestServer } from './support/test-server.js';
+import type { RunningServer } from '../src/index.js';
 
+let t: TestServer;
 let db: TestDatabase;
-let dataDir: string;
 let server: RunningServer;
 
 beforeAll(async () => {
-  db = await createTestDatabase([]);
-  dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-health-'));
-  server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: db.ownerUrl,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      JWT_SECRET: 'h'.repeat(40),
-      WORKERS_ENABLED: 'false',
-    }),
-  );
+  t = await startTestServer({
+    JWT_SECRET: 'h'.repeat(40),
+    WORKERS_ENABLED: 'false',
+  });
+  ({ db, server } = t);
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await t?.stop();
 });
 
 async function health(): Promise<{ status: number; body: unknown }> {

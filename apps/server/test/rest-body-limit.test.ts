@@ -1,37 +1,21 @@
-// REST_MAX_BODY_BYTES over real HTTP: /rest/v1 refuses a body over the limit with 413 PGRST413, from its
-// Content-Length before reading, or while reading a chunked body, without waiting for the rest.
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { loadConfig, startServer } from '../src/index.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 const LIMIT = 1000;
-let db: TestDatabase;
-let dataDir: string;
-let server: Awaited<ReturnType<typeof startServer>>;
+let t: TestServer;
+let server: TestServer['server'];
 
 beforeAll(async () => {
-  db = await createTestDatabase([]);
-  dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-rest-body-'));
-  server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: db.ownerUrl,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      JWT_SECRET: 'b'.repeat(40),
-      WEBHOOK_DISPATCHER_ENABLED: 'false',
-      REST_MAX_BODY_BYTES: String(LIMIT),
-    }),
-  );
+  t = await startTestServer({
+    JWT_SECRET: 'b'.repeat(40),
+    WEBHOOK_DISPATCHER_ENABLED: 'false',
+    REST_MAX_BODY_BYTES: String(LIMIT),
+  });
+  ({ server } = t);
 });
 afterAll(async () => {
-  await server?.close();
-  await db.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await t?.stop();
 });
 
 interface Answer {

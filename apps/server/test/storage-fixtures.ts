@@ -1,16 +1,15 @@
 // Shared arrangements for the storage tests: a real server on a fresh database with either backend,
 // users with signed access tokens, and image bytes of a given type and size.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import type { TestDatabase } from '@auction-ops/database/testing';
 import { readdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createFsBackend, createS3Backend } from '@auction-ops/storage';
 import { startFakeS3, type FakeS3 } from '@auction-ops/storage/testing';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { loadConfig, startServer, type RunningServer } from '../src/index.js';
+import type { RunningServer } from '../src/index.js';
+import { startTestServer } from './support/test-server.js';
 
 export const JWT_SECRET = 'storage-test-secret-'.padEnd(48, 'x');
 
@@ -57,9 +56,6 @@ export async function startStorageServer(
   env: Record<string, string> = {},
   beforeStart?: (dataDir: string) => Promise<void>,
 ): Promise<StorageHarness> {
-  const db = await createTestDatabase([]);
-  const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-storage-'));
-  await beforeStart?.(dataDir);
   const s3 = backend === 's3' ? await startFakeS3() : undefined;
   const s3Env: Record<string, string> = s3
     ? {
@@ -71,30 +67,22 @@ export async function startStorageServer(
         S3_FORCE_PATH_STYLE: 'true',
       }
     : {};
-  const server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: db.ownerUrl,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
-      RATE_LIMITS_ENABLED: 'false',
-      JWT_SECRET,
-      WORKERS_ENABLED: 'false',
-      ...s3Env,
-      ...env,
-    }),
-  );
+  const t = await startTestServer(
+    { JWT_SECRET, WORKERS_ENABLED: 'false', ...s3Env, ...env },
+    { beforeStart: async ({ dataDir }) => beforeStart?.(dataDir) },
+  ).catch(async (error) => {
+    await s3?.close();
+    throw error;
+  });
+  const { server, db, dataDir } = t;
   return {
     server,
     db,
     dataDir,
     s3,
     async close() {
-      await server.close();
+      await t.stop();
       await s3?.close();
-      await db.drop();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -3,13 +3,11 @@
 // gets signed; a team member and an outsider are refused.
 import { createServer, type Server } from 'node:http';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { loadConfig, startServer, type RunningServer } from '../src/index.js';
+import type { TestDatabase } from '@auction-ops/database/testing';
+import { startTestServer, type TestServer } from './support/test-server.js';
+import type { RunningServer } from '../src/index.js';
 
 class NoWebSocket {
   constructor() {
@@ -22,8 +20,8 @@ const OPTIONS = {
 };
 const SECRET = 'whsec-rest-test-0123456789';
 
+let t: TestServer;
 let db: TestDatabase;
-let dataDir: string;
 let server: RunningServer;
 let receiver: Server;
 let receiverUrl: string;
@@ -51,23 +49,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
-  db = await createTestDatabase([]);
-  dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-webhooks-rest-'));
-  server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: db.ownerUrl,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
-      RATE_LIMITS_ENABLED: 'false',
-      JWT_SECRET: 'w'.repeat(40),
-      AUTH_RATE_LIMIT_SIGN_UP: '50',
-      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_POLL_INTERVAL_MS: '100',
-    }),
-  );
+  t = await startTestServer({
+    // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
+    RATE_LIMITS_ENABLED: 'false',
+    JWT_SECRET: 'w'.repeat(40),
+    AUTH_RATE_LIMIT_SIGN_UP: '50',
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_POLL_INTERVAL_MS: '100',
+  });
+  ({ db, server } = t);
   for (const name of ['owner', 'member', 'outsider']) clients[name] = await user(name);
   const { data, error } = await clients.owner
     .from('auctions')
@@ -80,10 +71,8 @@ beforeAll(async () => {
   await db.sql`insert into public.auction_members (auction_id, user_id, role) values (${auctionId}, ${memberId}, 'team_member')`;
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await t?.stop();
   await new Promise((r) => receiver?.close(r));
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 it('lets an admin register an endpoint with the seed body, and never returns the secret', async () => {

@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { loadConfig, startServer, type RunningServer } from '../src/index.js';
+import type { TestDatabase } from '@auction-ops/database/testing';
+import { startTestServer, type TestServer } from './support/test-server.js';
 import { TEST_CERT, TEST_KEY } from '../../../packages/webhooks/test/fixtures/tls.js';
 
+let t: TestServer;
 let db: TestDatabase;
 let dir: string;
-let server: RunningServer;
 let receiver: https.Server;
 const received: string[] = [];
 
@@ -25,25 +25,18 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  db = await createTestDatabase([]);
   dir = mkdtempSync(join(tmpdir(), 'auction-ops-webhooks-tls-'));
   writeFileSync(join(dir, 'ca.pem'), TEST_CERT);
-  server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: db.ownerUrl,
-      DATA_DIR: dir,
-      LOG_LEVEL: 'silent',
-      JWT_SECRET: 't'.repeat(40),
-      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
-      WEBHOOK_TLS_CA_FILE: join(dir, 'ca.pem'),
-      WEBHOOK_POLL_INTERVAL_MS: '100',
-    }),
-  );
+  t = await startTestServer({
+    JWT_SECRET: 't'.repeat(40),
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    WEBHOOK_TLS_CA_FILE: join(dir, 'ca.pem'),
+    WEBHOOK_POLL_INTERVAL_MS: '100',
+  });
+  ({ db } = t);
 });
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await t?.stop();
   await new Promise((r) => receiver?.close(r));
   rmSync(dir, { recursive: true, force: true });
 });

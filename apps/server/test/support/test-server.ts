@@ -1,0 +1,89 @@
+// One way for tests to run the real server: a database cloned from the migrated template, a data directory of
+// its own, the configuration from the environment given (over quiet test defaults), and a stop() that removes
+// all three. Exported as `@auction-ops/server/testing` for the packages' end-to-end tests.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { loadConfig } from '../../src/config/index.js';
+import { migrationSets } from '../../src/migration-sets.js';
+import { type RunningServer, startServer } from '../../src/server.js';
+
+export interface TestServer {
+  url: string;
+  anonKey: string;
+  serviceRoleKey: string;
+  jwtSecret: string;
+  db: TestDatabase;
+  server: RunningServer;
+  dataDir: string;
+  /** A supabase-js client of this server, as the anon key or with the given access token. */
+  client(accessToken?: string): SupabaseClient;
+  stop(): Promise<void>;
+}
+
+// supabase-js builds its realtime client eagerly and Node 20 has no global WebSocket; tests that open channels
+// pass a real transport through client options of their own.
+class NoWebSocket {
+  constructor() {
+    throw new Error('this test client does not open realtime channels');
+  }
+}
+
+export const TEST_CLIENT_OPTIONS = {
+  auth: { persistSession: false, autoRefreshToken: false },
+  realtime: { transport: NoWebSocket as never },
+};
+
+/**
+ * Starts a server on a fresh database. Defaults: any free port, silent logs, a random JWT secret, and the data
+ * interface's per-IP limits off (tests about limits turn them on); `env` overrides any of them. `beforeStart`
+ * prepares the database or the data directory before the server reads them.
+ */
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: { beforeStart?: (prepared: { db: TestDatabase; dataDir: string }) => Promise<void> } = {},
+): Promise<TestServer> {
+  const db = await createTestDatabase(migrationSets);
+  const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-test-server-'));
+  let server: RunningServer;
+  try {
+    await options.beforeStart?.({ db, dataDir });
+    server = await startServer(
+      loadConfig({
+        PORT: '0',
+        DATABASE_URL: db.ownerUrl,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        JWT_SECRET: randomBytes(32).toString('base64url'),
+        RATE_LIMITS_ENABLED: 'false',
+        ...env,
+      }),
+    );
+  } catch (error) {
+    await db.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    url: server.url,
+    anonKey: server.ctx.anonKey,
+    serviceRoleKey: server.ctx.serviceRoleKey,
+    jwtSecret: server.ctx.jwtSecret,
+    db,
+    server,
+    dataDir,
+    client: (accessToken) =>
+      createClient(server.url, server.ctx.anonKey, {
+        ...TEST_CLIENT_OPTIONS,
+        ...(accessToken ? { global: { headers: { Authorization: `Bearer ${accessToken}` } } } : {}),
+      }),
+    async stop() {
+      await server.close();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,5 +1,5 @@
 // Domain benchmark (`node --import tsx packages/domain/bench/domain-bench.ts`): seeds the demo data at BENCH_SCALE
-// (default 10) into a fresh embedded cluster, then times the seed's reads and RPCs as a team member inside
+// (default 10) into a fresh embedded cluster, then times the demo data's reads and RPCs as a team member inside
 // request-like transactions (role + JWT claims, as the REST engine runs them). Prints figures; asserts nothing.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

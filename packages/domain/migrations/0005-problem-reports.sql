@@ -62,7 +62,7 @@ create trigger problem_reports_updated_at before update on public.problem_report
 create trigger problem_facts_updated_at before update on public.problem_facts
   for each row execute function public.set_updated_at();
 
--- Parent checks and the status workflow (decisions.md): open <-> in_progress, any -> closed,
+-- Parent checks and the status workflow: open <-> in_progress, any -> closed,
 -- closed -> open for admins and above (reopening). Anything else is P0001 with a clear message.
 create function public.problem_reports_check() returns trigger
 language plpgsql security definer set search_path = '' as $$

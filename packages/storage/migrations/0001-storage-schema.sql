@@ -85,7 +85,7 @@ create policy objects_read on storage.objects for select to anon, authenticated 
   or (storage.foldername(name))[1] = (select auth.uid())::text
   or (select storage.is_super_admin())
 );
--- Writes only under the caller's own `<user_id>/` folder (the seed's path shape), or by a super admin.
+-- Writes only under the caller's own `<user_id>/` folder (the apps' path shape, `<user_id>/<file>`), or by a super admin.
 create policy objects_insert on storage.objects for insert to authenticated with check (
   (storage.foldername(name))[1] = (select auth.uid())::text or (select storage.is_super_admin())
 );

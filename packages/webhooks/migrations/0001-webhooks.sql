@@ -190,7 +190,7 @@ end $$;
 create trigger webhook_endpoints_after_disable after update of is_active on public.webhook_endpoints
   for each row when (old.is_active and not new.is_active) execute function webhooks.endpoint_after_disable();
 
--- The body of section 6.1 (the dispatcher serialises it in this key order).
+-- The delivery body: event, timestamp, webhook_id, auction_id, data (the dispatcher serialises it in this key order).
 create function webhooks.build_payload(p_event text, p_occurred_at timestamptz, p_webhook_id uuid, p_auction_id uuid, p_data jsonb)
 returns jsonb language sql immutable set search_path = '' as $$
   select jsonb_build_object(

@@ -182,7 +182,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function deliver({ delivery: d, abort }: InFlight): Promise<void> {
     const p = d.payload;
-    // The seed's field order; the stored jsonb does not keep key order.
+    // The interface's field order; the stored jsonb does not keep key order.
     const body = JSON.stringify({
       event: p.event,
       timestamp: p.timestamp,

@@ -1,4 +1,4 @@
-// Request signing: the seed's `X-Webhook-Signature: sha256=<hex>` over the raw body, and the Standard Webhooks
+// Request signing: the interface's `X-Webhook-Signature: sha256=<hex>` over the raw body, and the Standard Webhooks
 // `webhook-signature: v1,<base64>` over `id.timestamp.body`. During a rotation every live secret signs, so the
 // receiver accepts the request with either its old or its new secret.
 import { createHmac } from 'node:crypto';
@@ -10,7 +10,7 @@ export interface SignedHeaders {
 
 /**
  * The HMAC key of the Standard Webhooks scheme: a `whsec_<base64>` secret is the base64-decoded bytes (as the
- * spec's libraries do); any other secret is its UTF-8 bytes, the same key the seed scheme uses.
+ * spec's libraries do); any other secret is its UTF-8 bytes, the same key the interface's scheme uses.
  */
 export function standardKey(secret: string): Buffer {
   if (secret.startsWith('whsec_')) {
@@ -31,7 +31,7 @@ export function standardSignature(secret: string, id: string, timestamp: number,
 /** Signs with every secret given (current first); several signatures are separated as each scheme expects. */
 export function signRequest(secrets: readonly string[], id: string, timestamp: number, body: string): SignedHeaders {
   return {
-    // The seed names one value; several are comma-separated, the form GitHub-style verifiers split on.
+    // The interface names one value; several are comma-separated, the form GitHub-style verifiers split on.
     'x-webhook-signature': secrets.map((s) => seedSignature(s, body)).join(','),
     // Standard Webhooks: space-separated list of versioned signatures.
     'webhook-signature': secrets.map((s) => standardSignature(s, id, timestamp, body)).join(' '),

@@ -15,7 +15,7 @@ export function sessionRoutes({ service, limiter, limits }: AuthDeps): Hono<AppE
       { email: body.email, password: body.password, data: body.data, redirectTo: queryString(c, 'redirect_to') },
       requestMeta(c),
     );
-    // The seed's clients read the user at the top level; auth-js reads a session when one is present.
+    // The service interface's clients read the user at the top level; auth-js reads a session when one is present.
     return c.json(session ? { ...session, ...user, user } : user);
   });
 

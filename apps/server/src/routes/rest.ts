@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import type { RestEngine } from '@auction-ops/rest-engine';
 import type { AppEnv } from '../context.js';
 import { takeGatewayHeaders } from '../middleware/response-headers.js';
+import { readBoundedText } from '../http/read-body.js';
 
 const MOUNT = '/rest/v1';
 
@@ -26,31 +27,6 @@ function payloadTooLarge(limit: number): Response {
     status: 413,
     headers: { 'content-type': JSON_MEDIA, connection: 'close' },
   });
-}
-
-/**
- * The body as text, or null when it is over `limit` bytes: refused from Content-Length before anything is read, or
- * as soon as the bytes read pass the limit (a chunked or lying client), without reading the rest.
- * A candidate for the server's shared bounded body reader once there is one.
- */
-export async function readBoundedText(req: Request, limit: number): Promise<string | null> {
-  const declared = Number(req.headers.get('content-length') ?? Number.NaN);
-  if (declared > limit) return null;
-  if (req.body === null) return '';
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
 }
 
 export function restRoutes(engine: RestEngine, options: RestRouteOptions): Hono<AppEnv> {

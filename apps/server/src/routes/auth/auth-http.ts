@@ -3,6 +3,7 @@
 import type { Context } from 'hono';
 import { type AuthError, authErrors, type Claims, type RateLimiter, type RateLimitRule } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
+import { parseJsonObject, readBoundedText } from '../../http/read-body.js';
 
 export type AuthContext = Context<AppEnv>;
 
@@ -11,17 +12,17 @@ export function renderError(c: AuthContext, error: AuthError): Response {
   return c.json(error.toBody(), error.status as 400);
 }
 
-/** The JSON object body (auth-js always sends one); a malformed body is 400 bad_json. */
+// Auth bodies are a few fields (metadata included); anything past this is refused unread.
+const MAX_AUTH_BODY_BYTES = 1024 * 1024;
+
+/** The JSON object body (auth-js always sends one); a malformed or oversized body is 400 bad_json. */
 export async function jsonBody(c: AuthContext): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
+  const text = await readBoundedText(c.req.raw, MAX_AUTH_BODY_BYTES);
+  if (text === null) throw authErrors.badJson();
   if (!text.trim()) return {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-    return parsed as Record<string, unknown>;
-  } catch {
-    throw authErrors.badJson();
-  }
+  const body = parseJsonObject(text);
+  if (!body) throw authErrors.badJson();
+  return body;
 }
 
 /** The caller's verified claims; a refused token is 401 invalid_token, a missing one 401 not_authenticated. */

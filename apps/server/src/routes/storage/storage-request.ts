@@ -11,6 +11,7 @@ import {
   type Caller,
   type ObjectRef,
 } from '@auction-ops/storage';
+import { parseJsonObject, readBoundedText } from '../../http/read-body.js';
 import type { AppEnv } from '../../context.js';
 
 /** The caller of this request; a refused Authorization token is a 401 here (public routes never ask). */
@@ -50,32 +51,12 @@ function jsonTooLarge(c: Context<AppEnv>): StorageError {
   return new StorageError(413, 'Payload too large', `The request body exceeded ${MAX_JSON_BYTES} bytes`);
 }
 
-/** The body as text, refused with 413 once it passes MAX_JSON_BYTES (declared or actually sent). */
-async function boundedText(c: Context<AppEnv>): Promise<string> {
-  if (Number(c.req.header('content-length') ?? 0) > MAX_JSON_BYTES) throw jsonTooLarge(c);
-  const body = c.req.raw.body;
-  if (!body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > MAX_JSON_BYTES) throw jsonTooLarge(c);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export async function jsonBody(c: Context<AppEnv>): Promise<Record<string, unknown>> {
-  const text = await boundedText(c);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw storageErrors.invalidRequest('The body must be JSON');
-  }
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw storageErrors.invalidRequest('The body must be a JSON object');
-  return body as Record<string, unknown>;
+  const text = await readBoundedText(c.req.raw, MAX_JSON_BYTES);
+  if (text === null) throw jsonTooLarge(c);
+  const body = parseJsonObject(text);
+  if (!body) throw storageErrors.invalidRequest('The body must be a JSON object');
+  return body;
 }
 
 export function stringField(body: Record<string, unknown>, name: string): string {

@@ -1,6 +1,6 @@
 // The admin API (service role only): list, create, read, update and delete users, and generate e-mail links.
 import type postgres from 'postgres';
-import { AuthError, authErrors } from './errors.js';
+import { authErrors } from './errors.js';
 import { hashPassword } from './password-hasher.js';
 import { checkPassword, type PasswordPolicy } from './password-policy.js';
 import { issueOneTimeToken, type OneTimeTokenType } from './one-time-tokens.js';
@@ -127,8 +127,7 @@ export function createAdminService(
     }) {
       const type = typeof input.type === 'string' ? input.type : '';
       const tokenType = LINK_TYPES[type];
-      if (!tokenType)
-        throw new AuthError(400, 'validation_failed', 'type must be signup, invite, magiclink or recovery');
+      if (!tokenType) throw authErrors.validation('type must be signup, invite, magiclink or recovery');
       const email = validEmail(input.email);
       let user = await users.findUserByEmail(sql, email);
       if (type === 'signup' || type === 'invite') {

@@ -2,7 +2,7 @@
 // the current user. Routes validate HTTP input and call one function here; errors are AuthError.
 import type postgres from 'postgres';
 import type { Claims, TokenSigner } from './jwt.js';
-import { AuthError, authErrors } from './errors.js';
+import { authErrors } from './errors.js';
 import { hashPassword, verifyPassword } from './password-hasher.js';
 import { checkPassword, type PasswordPolicy } from './password-policy.js';
 import { createSessionStore, type SessionRow } from './session-store.js';
@@ -57,7 +57,7 @@ const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function validEmail(email: unknown): string {
   if (typeof email !== 'string' || email.length > 254 || !EMAIL_RE.test(email.trim())) {
-    throw new AuthError(400, 'email_address_invalid', 'Unable to validate email address: invalid format');
+    throw authErrors.emailInvalid();
   }
   return users.normalizeEmail(email);
 }

@@ -47,5 +47,8 @@ export const authErrors = {
   userNotFound: () => new AuthError(404, 'user_not_found', 'User not found'),
   otpExpired: () => new AuthError(403, 'otp_expired', 'Email link is invalid or has expired'),
   conflict: (message: string) => new AuthError(409, 'conflict', message),
-  notFound: () => new AuthError(404, 'not_found', 'Not found'),
+  notFound: (message = 'Not found') => new AuthError(404, 'not_found', message),
+  tooLarge: () => new AuthError(413, 'request_too_large', 'Request body too large'),
+  emailInvalid: () => new AuthError(400, 'email_address_invalid', 'Unable to validate email address: invalid format'),
+  unexpected: () => new AuthError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'),
 };

@@ -43,3 +43,4 @@ export {
 } from './mailer.js';
 export { linkMail } from './mail-templates.js';
 export type { UserJson, SessionJson } from './user-view.js';
+export { normalizeEmail } from './user-repository.js';

@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import {
   AuthError,
+  authErrors,
   RateLimiter,
   createAdminService,
   createAuthService,
@@ -15,7 +16,7 @@ import {
 } from '@auction-ops/auth-core';
 import type { AppEnv, Mounted, ServerContext } from '../context.js';
 import { version } from '../version.js';
-import { enforceLimit, renderError, type AuthLimits } from './auth/auth-http.js';
+import { enforceLimit, MAX_AUTH_BODY_BYTES, renderError, type AuthLimits } from './auth/auth-http.js';
 import type { AuthDeps } from './auth/deps.js';
 import { sessionRoutes } from './auth/session-routes.js';
 import { userRoutes } from './auth/user-routes.js';
@@ -81,9 +82,9 @@ export async function authRoutes(ctx: ServerContext): Promise<Mounted> {
   app.use(
     '*',
     bodyLimit({
-      maxSize: 64 * 1024,
+      maxSize: MAX_AUTH_BODY_BYTES,
       onError: () => {
-        throw new AuthError(413, 'request_too_large', 'Request body too large');
+        throw authErrors.tooLarge();
       },
     }),
   );
@@ -118,12 +119,12 @@ export async function authRoutes(ctx: ServerContext): Promise<Mounted> {
   });
   app.all('*', async (c) => {
     await other(c);
-    throw new AuthError(404, 'not_found', 'no route matches this request');
+    throw authErrors.notFound('no route matches this request');
   });
   app.onError((error, c) => {
     if (error instanceof AuthError) return renderError(c, error);
     ctx.log.error('auth request failed', { id: c.get('requestId'), error: error.message, stack: error.stack });
-    return renderError(c, new AuthError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'));
+    return renderError(c, authErrors.unexpected());
   });
   return {
     app,

@@ -12,13 +12,14 @@ export function renderError(c: AuthContext, error: AuthError): Response {
   return c.json(error.toBody(), error.status as 400);
 }
 
-// Auth bodies are a few fields (metadata included); anything past this is refused unread.
-const MAX_AUTH_BODY_BYTES = 1024 * 1024;
+// Auth bodies are a few fields (metadata included); anything past this is refused unread (as the family's
+// body-limit middleware does from Content-Length).
+export const MAX_AUTH_BODY_BYTES = 64 * 1024;
 
-/** The JSON object body (auth-js always sends one); a malformed or oversized body is 400 bad_json. */
+/** The JSON object body (auth-js always sends one): malformed is 400 bad_json, oversized 413. */
 export async function jsonBody(c: AuthContext): Promise<Record<string, unknown>> {
   const text = await readBoundedText(c.req.raw, MAX_AUTH_BODY_BYTES);
-  if (text === null) throw authErrors.badJson();
+  if (text === null) throw authErrors.tooLarge();
   if (!text.trim()) return {};
   const body = parseJsonObject(text);
   if (!body) throw authErrors.badJson();

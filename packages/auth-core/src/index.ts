@@ -15,6 +15,7 @@ export { hashPassword, verifyPassword } from './password-hasher.js';
 export { checkPassword, parseCharacterClasses, type PasswordPolicy, type CharacterClass } from './password-policy.js';
 export {
   createAuthService,
+  subject,
   type AuthService,
   type AuthSettings,
   type RequestMeta,

@@ -5,6 +5,7 @@ import type { RestEngine } from '@auction-ops/rest-engine';
 import type { AppEnv } from '../context.js';
 import { takeGatewayHeaders } from '../middleware/response-headers.js';
 import { readBoundedText } from '../http/read-body.js';
+import { requestTarget } from '../http/request-target.js';
 
 const MOUNT = '/rest/v1';
 
@@ -43,7 +44,7 @@ export function restRoutes(engine: RestEngine, options: RestRouteOptions): Hono<
     // Node's parsed request line and headers when served by node-server: building a URL and a Headers object per
     // request costs more than the engine's whole parse-plan-compile.
     const incoming = c.env?.incoming;
-    const target = incoming?.url ?? c.req.url.slice(c.req.url.indexOf('/', c.req.url.indexOf('//') + 2));
+    const target = requestTarget(c);
     const q = target.indexOf('?');
     const pathname = q === -1 ? target : target.slice(0, q);
     const path = pathname.startsWith(MOUNT) ? pathname.slice(MOUNT.length) : pathname;

@@ -1,7 +1,14 @@
 // HTTP helpers shared by the auth routes: rendering errors in the auth shape, reading bodies, resolving the
 // caller from the gateway's claims, and counting rate limits with their X-RateLimit-* headers.
 import type { Context } from 'hono';
-import { type AuthError, authErrors, type Claims, type RateLimiter, type RateLimitRule } from '@auction-ops/auth-core';
+import {
+  type AuthError,
+  authErrors,
+  type Claims,
+  type RateLimiter,
+  type RateLimitRule,
+  subject,
+} from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
 import { parseJsonObject, readBoundedText } from '../../http/read-body.js';
 
@@ -37,10 +44,8 @@ export function callerClaims(c: AuthContext): Claims {
     );
   }
   const claims = c.get('claims');
-  if (!claims || claims.role === 'anon' || claims.role === 'service_role' || typeof claims.sub !== 'string') {
-    throw authErrors.notAuthenticated();
-  }
-  return claims;
+  subject(claims); // a signed-in user's token, or 401
+  return claims as Claims;
 }
 
 export function requestMeta(c: AuthContext) {

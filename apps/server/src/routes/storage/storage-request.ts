@@ -12,6 +12,7 @@ import {
   type ObjectRef,
 } from '@auction-ops/storage';
 import { parseJsonObject, readBoundedText } from '../../http/read-body.js';
+import { requestTarget } from '../../http/request-target.js';
 import type { AppEnv } from '../../context.js';
 
 /** The caller of this request; a refused Authorization token is a 401 here (public routes never ask). */
@@ -26,9 +27,7 @@ export function callerOf(c: Context<AppEnv>): Caller {
  * and `.` segments, which would turn `<me>/../<you>/x` into a different, valid-looking name instead of a 400.
  */
 export function rawPath(c: Context<AppEnv>): string {
-  const incoming = (c.env as { incoming?: { url?: string } } | undefined)?.incoming;
-  const raw = incoming?.url ?? new URL(c.req.url).pathname;
-  return raw.split('?')[0]!;
+  return requestTarget(c).split('?')[0]!;
 }
 
 /**

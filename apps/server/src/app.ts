@@ -1,6 +1,6 @@
 // The HTTP surface: gateway middleware, then one Hono app per path family. Errors are rendered by each family.
 import { Hono } from 'hono';
-import type { AppEnv, Mounted, ServerContext } from './context.js';
+import type { AppEnv, ServerContext } from './context.js';
 import { gateway } from './middleware/gateway.js';
 import { healthRoutes } from './routes/health.js';
 import { restRateLimitCheck, restRateLimitsFromContext } from './middleware/rate-limit.js';
@@ -8,10 +8,10 @@ import { httpsOnly } from './tls/https-only.js';
 import type { Transport } from './tls/transport-policy.js';
 
 export interface Families {
-  auth: Mounted;
-  rest: Mounted;
-  storage: Mounted;
-  functions: Mounted;
+  auth: Hono<AppEnv>;
+  rest: Hono<AppEnv>;
+  storage: Hono<AppEnv>;
+  functions: Hono<AppEnv>;
 }
 
 export function createApp(ctx: ServerContext, families: Families, transport?: Transport): Hono<AppEnv> {
@@ -36,10 +36,10 @@ export function createApp(ctx: ServerContext, families: Families, transport?: Tr
     gateway({ log: ctx.log, verifier: ctx.verifier, trustedProxyCidrs: ctx.config.TRUSTED_PROXY_CIDRS, afterGate }),
   );
   app.route('/health', healthRoutes(ctx));
-  app.route('/auth/v1', families.auth.app);
-  app.route('/rest/v1', families.rest.app);
-  app.route('/storage/v1', families.storage.app);
-  app.route('/functions/v1', families.functions.app);
+  app.route('/auth/v1', families.auth);
+  app.route('/rest/v1', families.rest);
+  app.route('/storage/v1', families.storage);
+  app.route('/functions/v1', families.functions);
   app.notFound((c) => c.json({ message: 'no route matches this request' }, 404));
   app.onError((error, c) => {
     ctx.log.error('unhandled error', { id: c.get('requestId'), error: error.message, stack: error.stack });

@@ -36,12 +36,6 @@ export interface AppEnv {
   };
 }
 
-/** A mounted path family: its Hono app and what to release at shutdown. */
-export interface Mounted {
-  app: import('hono').Hono<AppEnv>;
-  close?(): Promise<void>;
-}
-
 /** A background worker (webhook dispatcher, scheduler). */
 export interface Worker {
   name: string;

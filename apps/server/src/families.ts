@@ -1,27 +1,17 @@
-// Builds each path family's Hono app from the server context.
-import { createRestEngine } from '@auction-ops/rest-engine';
-import type { Mounted, ServerContext } from './context.js';
+// Each path family's Hono app over the services of the composition root.
 import type { Families } from './app.js';
+import type { ServerContext } from './context.js';
 import { authRoutes } from './routes/auth.js';
+import { functionRoutes } from './routes/functions.js';
 import { restRoutes } from './routes/rest.js';
 import { storageRoutes } from './routes/storage.js';
-import { functionRoutes } from './routes/functions.js';
+import type { Services } from './services/index.js';
 
-async function restFamily(ctx: ServerContext): Promise<Mounted> {
-  const engine = await createRestEngine({
-    sql: ctx.sql,
-    schemas: ['public'],
-    maxRows: ctx.config.REST_MAX_ROWS,
-    statementTimeoutMs: ctx.config.DB_STATEMENT_TIMEOUT_MS,
-    poolTimeoutMs: ctx.config.DB_POOL_TIMEOUT_MS,
-  });
+export function createFamilies(ctx: ServerContext, services: Services): Families {
   return {
-    app: restRoutes(engine, { maxBodyBytes: ctx.config.REST_MAX_BODY_BYTES }),
-    close: () => engine.close(),
+    auth: authRoutes(ctx, services.auth),
+    rest: restRoutes(services.rest, { maxBodyBytes: ctx.config.REST_MAX_BODY_BYTES }),
+    storage: storageRoutes(ctx, services.storage),
+    functions: functionRoutes(services.functions.dispatcher),
   };
-}
-
-export async function createFamilies(ctx: ServerContext): Promise<Families> {
-  const [auth, rest, storage] = await Promise.all([authRoutes(ctx), restFamily(ctx), storageRoutes(ctx)]);
-  return { auth, rest, storage, functions: functionRoutes(ctx) };
 }

@@ -1,6 +1,6 @@
 export { startServer, type RunningServer } from './server.js';
 export { loadConfig, ConfigError, type Config } from './config/index.js';
 export { createLogger, type Logger } from './logger.js';
-export type { ServerContext, AppEnv, Mounted, Worker } from './context.js';
+export type { ServerContext, AppEnv, Worker } from './context.js';
 export { migrationSets } from './migration-sets.js';
 export { loadSecrets, type Secrets } from './secrets.js';

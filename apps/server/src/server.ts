@@ -12,6 +12,7 @@ import { loadSecrets } from './secrets.js';
 import { migrationSets } from './migration-sets.js';
 import { createApp } from './app.js';
 import { createFamilies } from './families.js';
+import { createServices } from './services/index.js';
 import { startWorkers } from './workers/index.js';
 import { transportOf } from './tls/transport-policy.js';
 import {
@@ -77,11 +78,9 @@ export async function startServer(
       ownerUrl: db.ownerUrl,
       requestUrl: db.requestUrl,
     };
-    const families = await createFamilies(ctx);
-    cleanup.push(async () => {
-      await Promise.all(Object.values(families).map((f) => f.close?.()));
-    });
-    const app = createApp(ctx, families, transport);
+    const services = await createServices(ctx);
+    cleanup.push(() => services.close());
+    const app = createApp(ctx, createFamilies(ctx, services), transport);
     const server = await new Promise<Server>((resolve, reject) => {
       const options = { fetch: app.fetch, port: config.PORT, hostname: config.HOST, ...secureServeOptions(config) };
       const s = serve(options, () => resolve(s as Server));

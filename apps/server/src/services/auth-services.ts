@@ -1,0 +1,84 @@
+// The auth family's services from configuration: token signer, password policy, auth and admin services, and
+// the per-IP/e-mail/user limits of its endpoints.
+import {
+  type AdminService,
+  type AuthService,
+  createAdminService,
+  createAuthService,
+  createTokenSigner,
+  type Mailer,
+  memoryRateLimitStore,
+  type PasswordPolicy,
+  parseCharacterClasses,
+  postgresRateLimitStore,
+  RateLimiter,
+} from '@auction-ops/auth-core';
+import type { ServerContext } from '../context.js';
+import type { AuthLimits } from '../routes/auth/auth-http.js';
+
+export interface AuthServices {
+  service: AuthService;
+  admin: AdminService;
+  limiter: RateLimiter;
+  limits: AuthLimits;
+  passwordPolicy: PasswordPolicy;
+  close(): Promise<void>;
+}
+
+export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Promise<AuthServices> {
+  const { config } = ctx;
+  const signer = await createTokenSigner({ secret: ctx.jwtSecret, es256PrivateKey: config.JWT_ES256_PRIVATE_KEY });
+  // The gateway verifies every request's token: teach it the asymmetric key when one signs access tokens.
+  if (signer.kid && signer.publicKey) ctx.verifier.trustPublicKey(signer.kid, signer.publicKey);
+  const passwordPolicy = {
+    minLength: config.AUTH_MIN_PASSWORD_LENGTH,
+    maxLength: config.AUTH_MAX_PASSWORD_LENGTH,
+    requiredClasses: parseCharacterClasses(config.AUTH_PASSWORD_REQUIRED_CHARACTERS),
+  };
+  const service = createAuthService(
+    ctx.ownerSql,
+    signer,
+    mailer,
+    {
+      publicUrl: config.PUBLIC_URL,
+      appUrl: config.APP_URL,
+      redirectAllowList: config.AUTH_REDIRECT_ALLOW_LIST.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+      autoconfirm: config.AUTH_AUTOCONFIRM,
+      disableSignup: config.AUTH_DISABLE_SIGNUP,
+      accessTokenSeconds: config.AUTH_ACCESS_TOKEN_SECONDS,
+      oneTimeTokenSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
+      refreshReuseSeconds: config.AUTH_REFRESH_REUSE_SECONDS,
+      passwordPolicy,
+      tokenKey: ctx.jwtSecret,
+    },
+    (msg, fields) => ctx.log.error(msg, fields),
+  );
+  const admin = createAdminService(ctx.ownerSql, service, {
+    passwordPolicy,
+    oneTimeTokenSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
+  });
+  const limiter = new RateLimiter(
+    config.AUTH_RATE_LIMIT_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerSql) : memoryRateLimitStore(),
+  );
+  const windowSeconds = config.AUTH_RATE_LIMIT_WINDOW_SECONDS;
+  const limits: AuthLimits = {
+    signIn: { limit: config.AUTH_RATE_LIMIT_SIGN_IN, windowSeconds },
+    signUp: { limit: config.AUTH_RATE_LIMIT_SIGN_UP, windowSeconds },
+    recover: { limit: config.AUTH_RATE_LIMIT_RECOVER, windowSeconds },
+    refresh: { limit: config.AUTH_RATE_LIMIT_REFRESH, windowSeconds },
+    other: { limit: config.AUTH_RATE_LIMIT_OTHER, windowSeconds },
+  };
+  return {
+    service,
+    admin,
+    limiter,
+    limits,
+    passwordPolicy,
+    async close() {
+      await service.drain();
+      await limiter.close();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+// The composition root: every service the server runs, built once from the validated configuration. Route
+// modules receive what they need from here and only translate HTTP; a new path family is one builder here and
+// one mount in families.ts.
+import { createMailer, type Mailer } from '@auction-ops/auth-core';
+import { createRestEngine, type RestEngine } from '@auction-ops/rest-engine';
+import type { StorageService } from '@auction-ops/storage';
+import type { ServerContext } from '../context.js';
+import { type AuthServices, createAuthServices } from './auth-services.js';
+import { createFunctionServices, type FunctionServices } from './function-services.js';
+import { createConfiguredStorage } from './storage-service.js';
+
+export interface Services {
+  mailer: Mailer;
+  auth: AuthServices;
+  rest: RestEngine;
+  storage: StorageService;
+  functions: FunctionServices;
+  /** Releases everything in reverse order of dependence. */
+  close(): Promise<void>;
+}
+
+export async function createServices(ctx: ServerContext): Promise<Services> {
+  const c = ctx.config;
+  // One mailer for auth's e-mails and the functions' invitations and notices.
+  const mailer = createMailer(ctx.ownerSql, {
+    from: c.MAIL_FROM,
+    resendApiKey: c.RESEND_API_KEY,
+    resendBaseUrl: c.RESEND_BASE_URL,
+    smtpUrl: c.SMTP_URL,
+  });
+  const [auth, rest, storage] = await Promise.all([
+    createAuthServices(ctx, mailer),
+    createRestEngine({
+      sql: ctx.sql,
+      schemas: ['public'],
+      maxRows: c.REST_MAX_ROWS,
+      statementTimeoutMs: c.DB_STATEMENT_TIMEOUT_MS,
+      poolTimeoutMs: c.DB_POOL_TIMEOUT_MS,
+    }),
+    createConfiguredStorage(ctx),
+  ]);
+  const functions = createFunctionServices(ctx, mailer);
+  return {
+    mailer,
+    auth,
+    rest,
+    storage,
+    functions,
+    async close() {
+      await Promise.all([auth.close(), rest.close(), storage.close(), functions.close()]);
+      await mailer.close?.();
+    },
+  };
+}

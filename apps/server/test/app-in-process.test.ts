@@ -13,7 +13,6 @@ let t: TestServer;
 let services: Services;
 let app: Hono<AppEnv>;
 let key: Record<string, string>;
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field below.
 const json = (res: Response): Promise<any> => res.json();
 
 beforeAll(async () => {

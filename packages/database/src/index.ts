@@ -27,3 +27,4 @@ export {
 } from './migrations.js';
 export { prepareDatabase, type PrepareOptions, type PreparedDatabase } from './prepare.js';
 export { findFreePort } from './ports.js';
+export { createWakeableSleep, type WakeableSleep } from './wakeable-sleep.js';

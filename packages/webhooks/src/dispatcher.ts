@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type postgres from 'postgres';
+import { createWakeableSleep } from '@auction-ops/database';
 import { createDeliveryStore, type ClaimedDelivery, type FailureNext } from './delivery-store.js';
 import { createHttpSender, type SendResult } from './http-sender.js';
 import { nextRetry, parseRetryAfter, type RetryPolicy } from './retry-policy.js';
@@ -96,36 +97,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let generation = 0;
   let lastTurnAt = Date.now();
   let lastClaimAt = 0;
-  let wakeRequested = false;
-  let wakeUp: (() => void) | undefined;
+  const waker = createWakeableSleep();
   let unlisten: (() => Promise<void>) | undefined;
   let loopDone: Promise<void> = Promise.resolve();
   const timers: NodeJS.Timeout[] = [];
   const work = new Set<Promise<void>>();
   const successes = createGroupWriter(store.recordSuccesses);
 
-  function wake() {
-    wakeRequested = true;
-    wakeUp?.();
-  }
-
-  function sleep(ms: number): Promise<void> {
-    if (wakeRequested) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      }
-      wakeUp = done;
-    });
-  }
+  const wake = waker.wake;
+  const sleep = waker.sleep;
 
   async function loop(gen: number): Promise<void> {
     while (running && gen === generation) {
       lastTurnAt = Date.now();
-      wakeRequested = false;
+      waker.consume();
       let waitMs = options.pollIntervalMs;
       try {
         // Under load every finished attempt wakes the loop; a short pause lets several free slots share a claim.
@@ -262,8 +247,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   function startLoop() {
     generation++;
     lastTurnAt = Date.now();
-    wakeRequested = true;
-    wakeUp?.();
+    wake();
     const gen = generation;
     loopDone = loop(gen).catch((error) => log.error('webhook dispatcher loop crashed', { error: String(error) }));
   }

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type postgres from 'postgres';
+import { createWakeableSleep } from '@auction-ops/database';
 import type { PushProvider } from '../push/push-provider.js';
 import { createJobStore } from './job-store.js';
 import { runJob, type JobDeps } from './job-runner.js';
@@ -41,33 +42,17 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   const pollMs = options.pollIntervalMs ?? 1000;
   const running = new Set<Promise<void>>();
   let active = false;
-  let wakeRequested = false;
-  let wakeUp: (() => void) | undefined;
+  const waker = createWakeableSleep();
   let unlisten: (() => Promise<void>) | undefined;
   let loopDone: Promise<void> = Promise.resolve();
   let pruneTimer: NodeJS.Timeout | undefined;
 
-  function wake() {
-    wakeRequested = true;
-    wakeUp?.();
-  }
-
-  function sleep(ms: number): Promise<void> {
-    if (wakeRequested) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      }
-      wakeUp = done;
-    });
-  }
+  const wake = waker.wake;
+  const sleep = waker.sleep;
 
   async function loop() {
     while (active) {
-      wakeRequested = false;
+      waker.consume();
       let waitMs = pollMs;
       try {
         const free = concurrency - running.size;

@@ -18,6 +18,13 @@ export function checkBucketId(id: string): string {
   return id;
 }
 
+/** A JSON body's list of 1 to `max` object names (`field` names it in the error), each checked. */
+export function checkObjectNames(value: unknown, field: string, max: number): string[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > max || !value.every((p) => typeof p === 'string'))
+    throw errors.invalidRequest(`${field} must be a list of 1 to ${max} object names`);
+  return (value as string[]).map(checkObjectName);
+}
+
 /** Checks an already-decoded object name (from a JSON body or a decoded path). Returns it unchanged. */
 export function checkObjectName(name: string): string {
   if (typeof name !== 'string' || name.length === 0) throw errors.invalidKey('Invalid key: empty');

@@ -4,7 +4,7 @@ import type postgres from 'postgres';
 import type { Readable } from 'node:stream';
 import { ANON, asCaller, SERVICE, type Caller } from './caller-transaction.js';
 import { OBJECT_COLUMNS, type ObjectRow } from './object-row.js';
-import { checkObjectName, type ObjectRef } from './object-path.js';
+import { checkObjectName, checkObjectNames, type ObjectRef } from './object-path.js';
 import type { ByteRange } from './range-header.js';
 import type { SignedUrlSigner } from './signed-url-token.js';
 import { objectKey, type StorageBackend } from './storage-backend.js';
@@ -173,15 +173,7 @@ export class ObjectReadService {
   /** POST /object/sign/{bucket} {paths, expiresIn}: one entry per path, with an error for unreadable ones. */
   async signMany(caller: Caller, bucket: string, paths: unknown, expiresIn: unknown) {
     const seconds = expiresInOf(expiresIn);
-    if (
-      !Array.isArray(paths) ||
-      paths.length === 0 ||
-      paths.length > MAX_LIST ||
-      !paths.every((p) => typeof p === 'string')
-    ) {
-      throw errors.invalidRequest(`paths must be a list of 1 to ${MAX_LIST} object names`);
-    }
-    const names = (paths as string[]).map(checkObjectName);
+    const names = checkObjectNames(paths, 'paths', MAX_LIST);
     const found = await asCaller(
       this.sql,
       caller,

@@ -14,7 +14,7 @@ import type postgres from 'postgres';
 import { asCaller, callerUserId, type Caller } from './caller-transaction.js';
 import type { ObjectMetadata, ObjectRow } from './object-row.js';
 import { OBJECT_COLUMNS } from './object-row.js';
-import { checkObjectName, type ObjectRef } from './object-path.js';
+import { checkObjectName, checkObjectNames, type ObjectRef } from './object-path.js';
 import type { BucketRow, ObjectReadService } from './object-read-service.js';
 import { objectKey, removeQuietly, type StorageBackend, type StorageLog } from './storage-backend.js';
 import { errors } from './storage-errors.js';
@@ -168,15 +168,7 @@ export class ObjectWriteService {
 
   /** DELETE /object/{bucket} {prefixes}: deletes what RLS lets the caller delete and lists it (as Supabase). */
   async removeMany(caller: Caller, bucket: string, prefixes: unknown): Promise<Omit<ObjectRow, 'version'>[]> {
-    if (
-      !Array.isArray(prefixes) ||
-      prefixes.length === 0 ||
-      prefixes.length > MAX_REMOVE ||
-      !prefixes.every((p) => typeof p === 'string')
-    ) {
-      throw errors.invalidRequest(`prefixes must be a list of 1 to ${MAX_REMOVE} object names`);
-    }
-    const names = (prefixes as string[]).map(checkObjectName);
+    const names = checkObjectNames(prefixes, 'prefixes', MAX_REMOVE);
     const rows = await asCaller(
       this.o.sql,
       caller,

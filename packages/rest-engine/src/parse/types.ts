@@ -41,46 +41,14 @@ export interface EmbedItem {
   readonly select: readonly SelectItem[];
 }
 
+// biome-ignore format: the first row is the quantifiable operators (QUANTIFIABLE), the second the rest
 export const OPERATORS = [
-  'eq',
-  'neq',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'like',
-  'ilike',
-  'match',
-  'imatch',
-  'in',
-  'is',
-  'isdistinct',
-  'fts',
-  'plfts',
-  'phfts',
-  'wfts',
-  'cs',
-  'cd',
-  'ov',
-  'sl',
-  'sr',
-  'nxr',
-  'nxl',
-  'adj',
+  'eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch',
+  'in', 'is', 'isdistinct', 'fts', 'plfts', 'phfts', 'wfts', 'cs', 'cd', 'ov', 'sl', 'sr', 'nxr', 'nxl', 'adj',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
-export const QUANTIFIABLE: ReadonlySet<Operator> = new Set([
-  'eq',
-  'neq',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'like',
-  'ilike',
-  'match',
-  'imatch',
-]);
+// The operators PostgREST accepts with (any) and (all): the first row above.
+export const QUANTIFIABLE: ReadonlySet<Operator> = new Set(OPERATORS.slice(0, 10));
 export const FTS_OPERATORS: ReadonlySet<Operator> = new Set(['fts', 'plfts', 'phfts', 'wfts']);
 
 export type FilterValue =

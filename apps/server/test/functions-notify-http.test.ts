@@ -7,6 +7,7 @@ import {
   callFunction,
   registerToken,
   startNotifyHarness,
+  awaitWindowRoom,
   until,
   type NotifyHarness,
   type TestUser,
@@ -152,6 +153,7 @@ describe.each(rows)('$name', (row) => {
   });
 
   it('429 RATE_LIMITED past the per-user limit, naming it', async () => {
+    await awaitWindowRoom(60_000);
     const bearer = row.limitCaller();
     let last: Awaited<ReturnType<typeof callFunction>> | undefined;
     for (let i = 0; i <= row.limit; i++) {

@@ -4,6 +4,7 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  awaitWindowRoom,
   callFunction,
   startNotifyHarness,
   type NotifyHarness,
@@ -284,6 +285,7 @@ describe('import-csv', () => {
 describe('per-user limits', () => {
   it('allows execute-query 10 times a minute per user, then 429 naming the maximum', async () => {
     const user = await freshAdmin();
+    await awaitWindowRoom(60_000);
     const body = { dataset_id: '00000000-0000-4000-8000-000000000000', sql: 'select 1' };
     for (let i = 0; i < 10; i++) {
       const r = await callFunction(h.url, h.server.ctx.anonKey, 'execute-query', { bearer: user.token, body });

@@ -131,6 +131,19 @@ describe('execute-query', () => {
     expect([anon.status, anon.body.code]).toEqual([401, 'UNAUTHORIZED']);
   });
 
+  it('refuses a dataset whose import has not completed (400), for the SQL and for generate-sql', async () => {
+    const [d] = await h.db
+      .sql`insert into public.datasets (auction_id, name, status) values (${auctionId}, 'half', 'failed')
+      returning id`;
+    const r = await query(owner, { dataset_id: d.id, sql: 'select * from dataset' });
+    expect([r.status, r.body.code, r.body.details]).toEqual([400, 'VALIDATION_ERROR', 'dataset_id']);
+    const g = await callFunction(h.url, h.server.ctx.anonKey, 'generate-sql', {
+      bearer: owner.token,
+      body: { dataset_id: d.id, natural_language_query: 'count' },
+    });
+    expect([g.status, g.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+  });
+
   it('reports a failing statement and a timeout as EXECUTION_ERROR', async () => {
     const bad = await query(owner, { dataset_id: datasetId, sql: 'select price / 0 from dataset' });
     expect([bad.status, bad.body.code, bad.body.details]).toEqual([400, 'EXECUTION_ERROR', '22012']);

@@ -1,18 +1,12 @@
-// At least once across a crash: the server is killed (SIGKILL) while Expo holds the push of one message, and
-// another message is inserted while no server runs; after a restart each recipient is notified of each message
-// exactly once (the job queue is written in the message's transaction, claims are leases).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { findFreePort } from '@auction-ops/database';
 import { startFakeExpo, type FakeExpo } from '../../../packages/functions/src/push/testing/fake-expo-server.js';
+import { serverProcess } from './support/test-server.js';
 import { until } from './functions-notify.fixture.js';
-
-const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 let db: TestDatabase;
 let dataDir: string;
@@ -45,17 +39,9 @@ describe('chat notifications across a crash', () => {
       PUSH_RETRIES: '1',
       PUSH_RETRY_BACKOFF_MS: '20',
     };
-    const start = (): { child: ChildProcess; exited: Promise<unknown> } => {
-      const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-      return { child, exited: new Promise((r) => child.on('exit', r)) };
-    };
-    const health = async () => {
-      try {
-        return (await fetch(`http://127.0.0.1:${port}/health`)).ok;
-      } catch {
-        return false;
-      }
-    };
+    const proc = serverProcess(env, port);
+    const start = proc.start;
+    const health = proc.healthy;
 
     expo.hold(true);
     const first = start();

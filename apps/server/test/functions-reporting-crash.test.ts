@@ -1,22 +1,18 @@
-// A server killed (SIGKILL) in the middle of an import: no row of it is visible, and the restarted server's
-// sweep returns the dataset to a state from which it can be imported again.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signApiKey } from '@auction-ops/auth-core';
 import { findFreePort } from '@auction-ops/database';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { type ServerProcess, serverProcess } from './support/test-server.js';
 import { CLIENT_OPTIONS, PASSWORD, until } from './functions-notify.fixture.js';
 import { generateCsv, readSse } from './functions-reporting.fixture.js';
 
-const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 let db: TestDatabase;
 let dataDir: string;
-let child: ChildProcess | undefined;
+let child: ServerProcess['child'] | undefined;
 
 beforeAll(async () => {
   db = await createTestDatabase([]);
@@ -32,10 +28,8 @@ it('a server killed mid-import leaves no visible rows and a dataset that can be 
   const port = await findFreePort();
   const url = `http://127.0.0.1:${port}`;
   const env = {
-    ...process.env,
     LOG_LEVEL: 'warn',
     DATA_DIR: dataDir,
-    PORT: String(port),
     JWT_SECRET: 'k'.repeat(40),
     DATABASE_URL: db.ownerUrl,
     RATE_LIMITS_ENABLED: 'false',
@@ -43,9 +37,10 @@ it('a server killed mid-import leaves no visible rows and a dataset that can be 
     PENDING_CHECK_ENABLED: 'false',
     FUNCTION_RATE_LIMITS: 'import-csv=100/hour',
   };
+  const proc = serverProcess(env, port);
   const start = async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-    await until(async () => (await fetch(`${url}/health`).catch(() => undefined))?.ok === true, 'the server', 60_000);
+    child = proc.start().child;
+    await until(proc.healthy, 'the server', 60_000);
   };
   await start();
   // The server derives its anon key from JWT_SECRET, as signApiKey does.

@@ -1,18 +1,14 @@
-// Webhooks end to end with the real server: the dispatcher runs inside the server process, a server killed
-// (SIGKILL) mid-delivery loses nothing after a restart, and configuration reaches SQL and the worker.
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { serverProcess } from './support/test-server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { findFreePort } from '@auction-ops/database';
 import { loadConfig, startServer } from '../src/index.js';
 
-const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const secret = 'webhook-test-secret-'.padEnd(40, 'x');
 
 interface Receiver {
@@ -93,17 +89,9 @@ describe('webhooks in the server', () => {
       DATABASE_URL: db.ownerUrl,
       ...webhookEnv,
     };
-    const start = (): { child: ChildProcess; exited: Promise<unknown> } => {
-      const child = spawn(process.execPath, ['--import', 'tsx', main], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-      return { child, exited: new Promise((r) => child.on('exit', r)) };
-    };
-    const health = async () => {
-      try {
-        return (await fetch(`http://127.0.0.1:${port}/health`)).ok;
-      } catch {
-        return false;
-      }
-    };
+    const proc = serverProcess(env, port);
+    const start = proc.start;
+    const health = proc.healthy;
 
     let hang = true;
     const r = await receiver(() => !hang);

@@ -1,10 +1,12 @@
 // One way for tests to run the real server: a database cloned from the migrated template, a data directory of
 // its own, the configuration from the environment given (over quiet test defaults), and a stop() that removes
 // all three. Exported as `@auction-ops/server/testing` for the packages' end-to-end tests.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { loadConfig } from '../../src/config/index.js';
@@ -84,6 +86,35 @@ export async function startTestServer(
       await server.close();
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  exited: Promise<unknown>;
+}
+
+/**
+ * The server as a child process (for tests that kill it): `start()` spawns `src/main.ts` with `env` over the
+ * test's own environment, `healthy()` says whether GET /health on `port` answers 200.
+ */
+export function serverProcess(env: Record<string, string>, port: number) {
+  const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+  return {
+    start(): ServerProcess {
+      const child = spawn(process.execPath, ['--import', 'tsx', main], {
+        env: { ...process.env, ...env, PORT: String(port) },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      return { child, exited: new Promise((r) => child.on('exit', r)) };
+    },
+    async healthy(): Promise<boolean> {
+      try {
+        return (await fetch(`http://127.0.0.1:${port}/health`)).ok;
+      } catch {
+        return false;
+      }
     },
   };
 }

@@ -20,7 +20,7 @@ language sql stable set search_path = pg_catalog, pg_temp as $$
      where p.polrelid = rel and p.polcmd in ('r', '*')
        and exists (select from unnest(p.polroles) r where r = 0 or pg_has_role(current_user, r, 'member')))
   select case
-    when not has_table_privilege(rel, 'SELECT') then null
+    when not has_any_column_privilege(rel, 'SELECT') then null
     when not (select c.relrowsecurity from pg_class c where c.oid = rel)
       or (select r.rolbypassrls from pg_roles r where r.rolname = current_user) then 'true'
     when not exists (select from applicable where polpermissive) then null

@@ -148,6 +148,8 @@ export async function startPgBouncer(options: {
     'max_client_conn = 1000',
     'max_db_connections = 0',
     `logfile = ${join(dir, 'pgbouncer.log')}`,
+    // For scripts/test-pg-cluster.sh to stop a pooler left behind by a crashed run.
+    `pidfile = ${join(dir, 'pgbouncer.pid')}`,
     '',
   ].join('\n');
   writeFileSync(join(dir, 'pgbouncer.ini'), ini);

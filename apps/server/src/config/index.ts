@@ -12,6 +12,7 @@ import { limitsSettings } from './limits.js';
 import { tlsSettings } from './tls.js';
 import { notificationsSettings } from './notifications.js';
 import { databaseSettings } from './database.js';
+import { realtimeSettings } from './realtime.js';
 
 const schema = v.object({
   ...coreSettings,
@@ -23,6 +24,7 @@ const schema = v.object({
   ...tlsSettings,
   ...notificationsSettings,
   ...databaseSettings,
+  ...realtimeSettings,
 });
 
 export type Env = v.InferOutput<typeof schema>;

@@ -84,7 +84,7 @@ export async function startServer(
         connection: { application_name: 'auction-ops-read' },
       },
       checkIntervalMs: config.DB_READ_CHECK_INTERVAL_MS,
-      log: (message, fields) => log.warn(message, fields),
+      log: (level, message, fields) => log[level](message, fields),
     });
     cleanup.push(() => replicas.close());
     const ctx: ServerContext = {

@@ -200,10 +200,20 @@ describe('read replicas', () => {
     const none = [];
     for (let i = 0; i < 3; i++) none.push(await whereRead());
     expect(none).toEqual(Array(3).fill({ port: cluster.primary.port, recovery: false }));
+    const health = await fetch(`${server.url}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({
+      status: 'ok',
+      database: 'up',
+      read_replicas: { total: 2, healthy: 0 },
+    });
 
     await r0.start();
     await r1.start();
     await inRotation();
+    expect(await (await fetch(`${server.url}/health`)).json()).toMatchObject({
+      read_replicas: { total: 2, healthy: 2 },
+    });
     const back = new Set<number>();
     for (let i = 0; i < 4; i++) back.add((await whereRead()).port);
     expect([...back].sort()).toEqual([r0.port, r1.port].sort());

@@ -13,7 +13,8 @@ export interface ReplicaSetOptions {
   checkIntervalMs?: number;
   /** A check not answered within this time counts as failed (default 2000 ms). */
   checkTimeoutMs?: number;
-  log?: (message: string, fields: Record<string, unknown>) => void;
+  /** Rotation changes: `warn` when a replica leaves, `info` when it joins (also at start). */
+  log?: (level: 'info' | 'warn', message: string, fields: Record<string, unknown>) => void;
 }
 
 export interface ReplicaStatus {
@@ -68,8 +69,8 @@ export async function createReplicaSet(options: ReplicaSetOptions): Promise<Repl
   const setHealth = (r: Replica, healthy: boolean, reason?: string) => {
     if (r.healthy === healthy) return;
     r.healthy = healthy;
-    if (healthy) log('read replica in rotation', { replica: r.name });
-    else log('read replica out of rotation', { replica: r.name, reason });
+    if (healthy) log('info', 'read replica in rotation', { replica: r.name });
+    else log('warn', 'read replica out of rotation', { replica: r.name, reason });
   };
 
   const checkOne = async (r: Replica) => {

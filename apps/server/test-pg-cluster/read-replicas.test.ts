@@ -159,12 +159,14 @@ describe('read replicas', () => {
       expect(staleCount.headers.get('content-range')).toBe('0-0/1');
 
       const fresh = await rest('/probe?select=value&id=eq.1', { headers: { prefer: 'read-your-writes' } });
+      expect(fresh.headers.get('preference-applied')).toBe('read-your-writes');
       expect(await fresh.json()).toEqual([{ value: 'new' }]);
       const freshCount = await rest('/probe', {
         method: 'HEAD',
         headers: { prefer: 'count=exact, read-your-writes' },
       });
       expect(freshCount.headers.get('content-range')).toBe('0-1/2');
+      expect(freshCount.headers.get('preference-applied')).toBe('count=exact, read-your-writes');
       // The preference is taken off before the engine: strict handling does not refuse it.
       const strict = await rest('/probe?select=value&id=eq.2', {
         headers: { prefer: 'handling=strict, read-your-writes' },

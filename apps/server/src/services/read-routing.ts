@@ -40,6 +40,13 @@ function errorCode(res: EngineResponse): string | null {
   }
 }
 
+/** Says that the read ran on the primary, beside the engine's own applied preferences (RFC 7240). */
+function applied(res: EngineResponse): EngineResponse {
+  const before = res.headers['preference-applied'];
+  res.headers['preference-applied'] = before ? `${before}, ${READ_YOUR_WRITES}` : READ_YOUR_WRITES;
+  return res;
+}
+
 /**
  * The engine with its reads routed to `replicas`. Without replicas every request runs on the primary, and the
  * preference is still taken off, so that a client sending it gets the same answer with or without replicas.
@@ -49,7 +56,7 @@ export function withReadReplicas(engine: RestEngine, replicas: ReplicaSet): Rest
     if (req.method !== 'GET' && req.method !== 'HEAD') return engine.handle(req);
     const { prefer, primary } = takeReadYourWrites(req.headers.prefer);
     const request = primary ? { ...req, headers: { ...req.headers, prefer } } : req;
-    if (primary) return engine.handle(request);
+    if (primary) return applied(await engine.handle(request));
     const sql = replicas.reader();
     if (!replicas.isReplica(sql)) return engine.handle(request);
     const res = await engine.handle({ ...request, sql });

@@ -94,7 +94,7 @@ export interface RestEngine {
 const MEDIA = 'application/json; charset=utf-8';
 
 export function errorResponse(e: RestError): EngineResponse {
-  return { status: e.status, headers: { 'content-type': MEDIA, ...e.headers }, body: e.body() };
+  return { status: e.status, headers: { 'content-type': MEDIA, ...e.headers }, body: e.body(), errorCode: e.code };
 }
 
 export async function createRestEngine(options: RestEngineOptions): Promise<RestEngine> {

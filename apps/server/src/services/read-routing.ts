@@ -30,16 +30,6 @@ export function takeReadYourWrites(prefer: string | undefined): { prefer: string
   return { prefer: rest.length > 0 ? rest.join(', ') : undefined, primary: true };
 }
 
-function errorCode(res: EngineResponse): string | null {
-  if (res.status < 500 || res.body === null) return null;
-  try {
-    const code = (JSON.parse(res.body) as { code?: unknown }).code;
-    return typeof code === 'string' ? code : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Says that the read ran on the primary, beside the engine's own applied preferences (RFC 7240). */
 function applied(res: EngineResponse): EngineResponse {
   const before = res.headers['preference-applied'];
@@ -60,8 +50,8 @@ export function withReadReplicas(engine: RestEngine, replicas: ReplicaSet): Rest
     const sql = replicas.reader();
     if (!replicas.isReplica(sql)) return engine.handle(request);
     const res = await engine.handle({ ...request, sql });
-    const code = errorCode(res);
-    if (code === null) return res;
+    const code = res.errorCode;
+    if (code === undefined) return res;
     if (UNREACHABLE.test(code)) replicas.markDown(sql, code);
     else if (code !== RECOVERY_CONFLICT) return res;
     // A read-only transaction: running it again on the primary changes nothing but where it is read.

@@ -3,7 +3,7 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import postgres from 'postgres';
-import { findFreePort, prepareDatabase } from '@auction-ops/database';
+import { authenticatorUrl, createReplicaSet, findFreePort, prepareDatabase } from '@auction-ops/database';
 import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
 import { withPort, type Config } from './config/index.js';
 import type { ServerContext } from './context.js';
@@ -53,13 +53,20 @@ export async function startServer(
       await step().catch((error) => log.error('shutdown step failed', { error: String(error) }));
   };
   try {
-    const sql = postgres(db.requestUrl, {
+    // Requests may go through a pooler (transaction mode); the owner pool, its LISTENs and session locks never do.
+    const password = decodeURIComponent(new URL(db.requestUrl).password);
+    const requestUrl = config.DATABASE_POOLER_URL
+      ? authenticatorUrl(config.DATABASE_POOLER_URL, password)
+      : db.requestUrl;
+    const sql = postgres(requestUrl, {
       max: config.DB_POOL_SIZE,
+      prepare: config.DB_PREPARE,
       onnotice: () => {},
       connection: { application_name: 'auction-ops' },
     });
     const ownerSql = postgres(db.ownerUrl, {
       max: 4,
+      prepare: config.DB_PREPARE,
       onnotice: () => {},
       connection: { application_name: 'auction-ops-owner' },
     });
@@ -67,6 +74,19 @@ export async function startServer(
       () => sql.end({ timeout: 5 }),
       () => ownerSql.end({ timeout: 5 }),
     );
+    // Replicas are physical copies: the request role and its password exist there as on the primary.
+    const replicas = await createReplicaSet({
+      urls: config.DATABASE_READ_URLS.map((u) => authenticatorUrl(u, password)),
+      primary: sql,
+      poolOptions: {
+        max: config.DB_POOL_SIZE,
+        prepare: config.DB_PREPARE,
+        connection: { application_name: 'auction-ops-read' },
+      },
+      checkIntervalMs: config.DB_READ_CHECK_INTERVAL_MS,
+      log: (level, message, fields) => log[level](message, fields),
+    });
+    cleanup.push(() => replicas.close());
     const ctx: ServerContext = {
       config,
       log,
@@ -76,8 +96,9 @@ export async function startServer(
       verifier: createTokenVerifier(secrets.jwtSecret),
       sql,
       ownerSql,
+      replicas,
       ownerUrl: db.ownerUrl,
-      requestUrl: db.requestUrl,
+      requestUrl,
     };
     const services = await createServices(ctx);
     cleanup.push(() => services.close());

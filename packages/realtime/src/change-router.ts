@@ -196,6 +196,7 @@ export class ChangeRouter {
           select identity, change from realtime.visible_changes(${rel}::regclass,
             ${JSON.stringify(changes)}::text::jsonb, ${idents}::text::jsonb)`;
       } catch (error) {
+        if (this.stopped) return [];
         if (attempt === 3) {
           this.options.log('error', 'realtime: authorizing changes failed; they are not delivered', {
             table: rel,

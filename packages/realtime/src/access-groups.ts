@@ -26,6 +26,8 @@ export class AccessGroups {
   private inputs = new Map<string, string>();
   // Bumped by every invalidation: a class computed while one happened may predate it and is used, not kept.
   private epoch = 0;
+  private readonly warming = new Map<string, Map<string, Identity>>();
+  private warmTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly sql: postgres.Sql) {}
 
@@ -58,6 +60,24 @@ export class AccessGroups {
     this.epoch++;
     this.classes.clear();
     this.policies.clear();
+  }
+
+  /**
+   * Works out, soon and in one call per table, the classes of identities that just subscribed, so the first
+   * change after a wave of joins does not wait for them all.
+   */
+  warm(schema: string, table: string, identity: Identity): void {
+    const rel = relName({ schema, table });
+    if (this.classes.get(identity.key)?.has(rel)) return;
+    entry(this.warming, rel, () => new Map()).set(identity.key, identity);
+    if (this.warmTimer) return;
+    this.warmTimer = setTimeout(() => {
+      this.warmTimer = undefined;
+      const pending = [...this.warming];
+      this.warming.clear();
+      for (const [rel, identities] of pending) void this.classesOf(rel, [...identities.values()]).catch(() => {});
+    }, 20);
+    this.warmTimer.unref();
   }
 
   async plan(table: TableInfo, identities: readonly Identity[]): Promise<AccessPlan> {
@@ -125,7 +145,7 @@ export class AccessGroups {
   }
 }
 
-export function relName(table: TableInfo): string {
+export function relName(table: Pick<TableInfo, 'schema' | 'table'>): string {
   const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
   return `${quote(table.schema)}.${quote(table.table)}`;
 }

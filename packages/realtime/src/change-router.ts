@@ -75,6 +75,7 @@ export class ChangeRouter {
   add(binding: Binding): void {
     const key = `${binding.schema}.${binding.table}`;
     entry(this.bindings, key, () => new Set()).add(binding);
+    if (binding.table !== '*') this.access.warm(binding.schema, binding.table, binding.target.identity);
   }
 
   remove(binding: Binding): void {

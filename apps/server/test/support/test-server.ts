@@ -1,7 +1,7 @@
 // One way for tests to run the real server: a database cloned from the migrated template, a data directory of
 // its own, the configuration from the environment given (over quiet test defaults), and a stop() that removes
 // all three. Exported as `@auction-ops/server/testing` for the packages' end-to-end tests.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +59,7 @@ export async function startTestServer(
         DATABASE_URL: db.ownerUrl,
         DATA_DIR: dataDir,
         LOG_LEVEL: 'silent',
+        WEB_CONCURRENCY: '1',
         JWT_SECRET: randomBytes(32).toString('base64url'),
         RATE_LIMITS_ENABLED: 'false',
         ...env,
@@ -93,6 +94,8 @@ export async function startTestServer(
 export interface ServerProcess {
   child: ChildProcess;
   exited: Promise<unknown>;
+  /** What the process printed on stdout so far (the start-up banner, logs). */
+  output(): string;
 }
 
 /**
@@ -105,9 +108,13 @@ export function serverProcess(env: Record<string, string>, port: number) {
     start(): ServerProcess {
       const child = spawn(process.execPath, ['--import', 'tsx', main], {
         env: { ...process.env, ...env, PORT: String(port) },
-        stdio: ['ignore', 'ignore', 'inherit'],
+        stdio: ['ignore', 'pipe', 'inherit'],
       });
-      return { child, exited: new Promise((r) => child.on('exit', r)) };
+      let out = '';
+      child.stdout?.on('data', (d) => {
+        out += d;
+      });
+      return { child, exited: new Promise((r) => child.on('exit', r)), output: () => out };
     },
     async healthy(): Promise<boolean> {
       try {
@@ -117,4 +124,10 @@ export function serverProcess(env: Record<string, string>, port: number) {
       }
     },
   };
+}
+
+/** The postgres processes running a cluster under `dir` (a stopped server leaves none). */
+export function postgresProcessesFor(dir: string): string[] {
+  const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  return out.split('\n').filter((line) => line.includes('postgres') && line.includes(dir) && line.includes(' -D '));
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import type { FakeS3 } from '@auction-ops/storage/testing';
 import { loadConfig } from '../../src/config/index.js';
 import { migrationSets } from '../../src/migration-sets.js';
 import { type RunningServer, startServer } from '../../src/server.js';
@@ -39,16 +40,26 @@ export const TEST_CLIENT_OPTIONS = {
   realtime: { transport: NoWebSocket as never },
 };
 
+/** A supabase-js client of a server, as the anon key or with the given access token. */
+export function testClient(url: string, anonKey: string, accessToken?: string): SupabaseClient {
+  return createClient(url, anonKey, {
+    ...TEST_CLIENT_OPTIONS,
+    ...(accessToken ? { global: { headers: { Authorization: `Bearer ${accessToken}` } } } : {}),
+  });
+}
+
 /**
  * Starts a server on a fresh database. Defaults: any free port, silent logs, a random JWT secret, and the data
  * interface's per-IP limits off (tests about limits turn them on); `env` overrides any of them. `beforeStart`
- * prepares the database or the data directory before the server reads them.
+ * prepares the database or the data directory before the server reads them. `db` puts the server on a database
+ * another server uses too (then stop() leaves it to its owner).
  */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: { beforeStart?: (prepared: { db: TestDatabase; dataDir: string }) => Promise<void> } = {},
+  options: { beforeStart?: (prepared: { db: TestDatabase; dataDir: string }) => Promise<void>; db?: TestDatabase } = {},
 ): Promise<TestServer> {
-  const db = await createTestDatabase(migrationSets);
+  const db = options.db ?? (await createTestDatabase(migrationSets));
+  const dropDb = options.db ? async () => {} : () => db.drop();
   const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-test-server-'));
   let server: RunningServer;
   try {
@@ -66,7 +77,7 @@ export async function startTestServer(
       }),
     );
   } catch (error) {
-    await db.drop();
+    await dropDb();
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
@@ -78,14 +89,10 @@ export async function startTestServer(
     db,
     server,
     dataDir,
-    client: (accessToken) =>
-      createClient(server.url, server.ctx.anonKey, {
-        ...TEST_CLIENT_OPTIONS,
-        ...(accessToken ? { global: { headers: { Authorization: `Bearer ${accessToken}` } } } : {}),
-      }),
+    client: (accessToken) => testClient(server.url, server.ctx.anonKey, accessToken),
     async stop() {
       await server.close();
-      await db.drop();
+      await dropDb();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -123,6 +130,18 @@ export function serverProcess(env: Record<string, string>, port: number) {
         return false;
       }
     },
+  };
+}
+
+/** The settings of the S3 backend on a fake S3. */
+export function s3Environment(s3: FakeS3): Record<string, string> {
+  return {
+    STORAGE_BACKEND: 's3',
+    S3_ENDPOINT: s3.endpoint,
+    S3_BUCKET: s3.bucket,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    S3_FORCE_PATH_STYLE: 'true',
   };
 }
 

@@ -83,7 +83,7 @@ export async function startCluster(config: Config, log: Logger): Promise<Running
             role: {
               poolSize: shares[slot],
               background: slot === 0,
-              applicationName: `auction-ops w${slot} pid ${worker.process.pid}`,
+              nameSuffix: ` w${slot} pid ${worker.process.pid}`,
             },
           };
           worker.send(start);

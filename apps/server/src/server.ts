@@ -46,8 +46,8 @@ export interface ProcessRole {
   poolSize: number;
   /** Background workers (webhooks, push jobs, overdue checks, import sweep) and the storage orphan sweep. */
   background: boolean;
-  /** pg_stat_activity's application_name of its request connections. */
-  applicationName: string;
+  /** Appended to the application_name of its pools ('auction-ops', 'auction-ops-owner'), naming the process. */
+  nameSuffix: string;
 }
 
 /** Settles PORT=0, refuses an unsafe transport, loads the JWT secret, starts or opens the database, migrates. */
@@ -81,7 +81,7 @@ export async function startServer(
   log: Logger = createLogger(config.LOG_LEVEL),
 ): Promise<RunningServer> {
   const prepared = await prepareServer(config, log);
-  const role = { poolSize: prepared.config.DB_POOL_SIZE, background: true, applicationName: 'auction-ops' };
+  const role = { poolSize: prepared.config.DB_POOL_SIZE, background: true, nameSuffix: '' };
   let running: RunningServer;
   try {
     running = await serveOn(prepared, role, log);
@@ -118,12 +118,12 @@ export async function serveOn(
     const sql = postgres(prepared.requestUrl, {
       max: role.poolSize,
       onnotice: () => {},
-      connection: { application_name: role.applicationName },
+      connection: { application_name: `auction-ops${role.nameSuffix}` },
     });
     const ownerSql = postgres(prepared.ownerUrl, {
       max: 4,
       onnotice: () => {},
-      connection: { application_name: `${role.applicationName}-owner` },
+      connection: { application_name: `auction-ops-owner${role.nameSuffix}` },
     });
     cleanup.push(
       () => sql.end({ timeout: 5 }),

@@ -74,6 +74,7 @@ export async function startCluster(config: Config, log: Logger): Promise<Running
     new Promise((resolve) => {
       const worker = cluster.fork(env);
       const bornAt = Date.now();
+      let failure = '';
       slots.set(slot, worker);
       worker.on('message', (message: ToPrimary) => {
         if (message.type === 'hello') {
@@ -88,12 +89,15 @@ export async function startCluster(config: Config, log: Logger): Promise<Running
           };
           worker.send(start);
         } else if (message.type === 'ready') resolve(message);
+        else if (message.type === 'failed') failure = message.message;
       });
       worker.on('exit', (code, signal) => {
         if (slots.get(slot) === worker) slots.delete(slot);
         if (stopping) return;
         if (!started) {
-          onFirstFailure(new Error(`server worker ${slot} exited during start (${signal ?? `code ${code}`})`));
+          onFirstFailure(
+            new Error(failure || `server worker ${slot} exited during start (${signal ?? `code ${code}`})`),
+          );
           return;
         }
         // Backoff doubles with each crash in a row, so a worker that dies at start does not spin.
@@ -181,8 +185,10 @@ export async function runClusterWorker(): Promise<void> {
             serviceRoleKey: server.ctx.serviceRoleKey,
           } satisfies ToPrimary),
         (error) => {
-          log.error('server worker failed to start', { error: (error as Error).message });
-          process.exit(1);
+          // The primary names the reason when it gives up; the exit follows once the message is on its way.
+          const message = (error as Error).message;
+          log.error('server worker failed to start', { error: message });
+          process.send?.({ type: 'failed', message } satisfies ToPrimary, () => process.exit(1));
         },
       );
     }

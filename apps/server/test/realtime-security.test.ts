@@ -105,12 +105,16 @@ describe('row-level security per subscriber', () => {
     await subscribed(
       fragile.client
         .channel('probe-f')
-        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_probe' }, (p) => broken.push(p.new as Row)),
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_probe' }, (p) =>
+          broken.push(p.new as Row),
+        ),
     );
     await subscribed(
       owner.client
         .channel('probe-o')
-        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_probe' }, (p) => healthy.push(p.new as Row)),
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_probe' }, (p) =>
+          healthy.push(p.new as Row),
+        ),
     );
     await server.db.sql`insert into public.rt_probe (note) values ('one'), ('two')`;
     await until(() => healthy.length === 2, 'the healthy subscriber');
@@ -133,7 +137,8 @@ describe('row-level security per subscriber', () => {
       select column_name from information_schema.column_privileges
        where table_schema = 'public' and table_name = 'auction_invitations' and grantee = 'authenticated'
          and privilege_type = 'SELECT'`;
-    await server.db.sql`insert into public.auction_invitations (auction_id, email, role, token_hash, invited_by, expires_at)
+    await server.db
+      .sql`insert into public.auction_invitations (auction_id, email, role, token_hash, invited_by, expires_at)
       values (${auction.auctionId}, 'new@realtime.test', 'team_member', 'secret-hash', ${owner.id}, now() + interval '1 day')`;
     await until(() => got.length === 1, 'the invitation');
     expect(Object.keys(got[0]!).sort()).toEqual(grants.map((g) => g.column_name).sort());
@@ -182,8 +187,10 @@ describe('tokens', () => {
     const got: Row[] = [];
     const ch = client
       .channel('refreshed')
-      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'messages', filter: `channel_id=eq.${auction.channelId}` }, (p) =>
-        got.push(p.new as Row),
+      .on(
+        'postgres_changes',
+        { event: 'INSERT', schema: 'public', table: 'messages', filter: `channel_id=eq.${auction.channelId}` },
+        (p) => got.push(p.new as Row),
       );
     await new Promise<void>((resolve) =>
       ch.subscribe((status) => {

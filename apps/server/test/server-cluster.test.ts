@@ -133,4 +133,34 @@ describe('WEB_CONCURRENCY=2', () => {
     expect(postgresProcessesFor(dataDir)).toEqual([]);
     expect(last.filter((pid) => readdirSync('/proc').includes(String(pid)))).toEqual([]);
   }, 120_000);
+
+  it('stops with the reason and without Postgres when a worker cannot start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'auction-ops-cluster-bad-'));
+    try {
+      // The configuration passes validation; the workers' storage service refuses it when they build their services.
+      const env = {
+        DATA_DIR: dir,
+        JWT_SECRET: secret,
+        WEB_CONCURRENCY: '2',
+        LOG_LEVEL: 'error',
+        STORAGE_BACKEND: 's3',
+      };
+      const proc = serverProcess(env, await findFreePort());
+      const server = proc.start();
+      const outputEnded = new Promise((r) => server.child.stdout!.once('end', r));
+      expect(await server.exited).toBe(1);
+      await outputEnded;
+      expect(server.output()).not.toContain('auction-ops is running at');
+      // The primary's last word names the worker's reason.
+      const lines = server.output().trim().split('\n');
+      expect(JSON.parse(lines[lines.length - 1])).toMatchObject({
+        level: 'error',
+        msg: 'failed to start',
+        error: 'invalid configuration: S3_BUCKET is required when STORAGE_BACKEND=s3',
+      });
+      expect(postgresProcessesFor(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -23,6 +23,7 @@ type ToWorker = {
 };
 type ToPrimary =
   | { type: 'hello' }
+  | { type: 'failed'; message: string }
   | { type: 'ready'; url: string; publicUrl: string; anonKey: string; serviceRoleKey: string };
 
 /** A worker that lived this long before it died counts as healthy: its replacement starts without delay. */

@@ -79,6 +79,12 @@ export async function startCluster(config: Config, log: Logger): Promise<Running
       slots.set(slot, worker);
       worker.on('message', (message: ToPrimary) => {
         if (message.type === 'hello') {
+          // A worker that comes up while the server stops is told to stop: an earlier 'stop' may have arrived
+          // before it listened.
+          if (stopping) {
+            worker.send({ type: 'stop' });
+            return;
+          }
           const start: ToWorker = {
             type: 'start',
             server: { jwtSecret: prepared.jwtSecret, ownerUrl: prepared.ownerUrl, requestUrl: prepared.requestUrl },

@@ -549,7 +549,9 @@ async function clusterRuns(databaseUrl: string, jwtSecret: string, headers: Reco
               `${c.role} ${((100 * c.seconds) / SECONDS).toFixed(0)}% ${((c.seconds * 1e6) / requests).toFixed(0)} µs/req`,
           )
           .join(', ');
-        console.log(`  WEB_CONCURRENCY=${kind === 'single' ? 1 : 2}  ${fmt(f)}  CPU: ${perProcess}`);
+        console.log(
+          `  WEB_CONCURRENCY=${kind === 'single' ? 1 : 2}  ${fmt({ ...f, cpuUs: undefined })}  CPU: ${perProcess}`,
+        );
       }
     }
     const mean = (fs: ClusterFigures[]) => fs.reduce((sum, f) => sum + f.rps, 0) / fs.length;

@@ -2,7 +2,7 @@
 // processes (their request connections carry the worker's pid in application_name), a worker killed with SIGKILL
 // is replaced while the other keeps answering, and SIGTERM drains everything and stops the embedded Postgres.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { get } from 'node:http';
+import { get, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -53,7 +53,7 @@ describe('WEB_CONCURRENCY=2', () => {
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('serves from both workers, replaces a killed one, and stops everything on SIGTERM', async () => {
+  it('serves from both workers, replaces a killed one, and drains everything on SIGTERM', async () => {
     const port = await findFreePort();
     const url = `http://127.0.0.1:${port}`;
     const proc = serverProcess(
@@ -126,9 +126,33 @@ describe('WEB_CONCURRENCY=2', () => {
       await sql.end();
     }
 
-    // SIGTERM on the primary: workers drained, Postgres stopped, exit code 0.
+    // SIGTERM on the primary while a request is in flight (its body half sent): the port closes to new connections,
+    // the request still completes against the database, then workers exit, Postgres stops, exit code 0.
+    const serviceKey = /service_role key:\s+(\S+)/.exec(server.output())![1];
+    const slow = request(`${url}/rest/v1/auctions`, {
+      method: 'POST',
+      agent: false,
+      headers: {
+        apikey: serviceKey,
+        authorization: `Bearer ${serviceKey}`,
+        'content-type': 'application/json',
+        prefer: 'return=minimal',
+      },
+    });
+    const answered = new Promise<number>((resolve, reject) => {
+      slow.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      slow.on('error', reject);
+    });
+    slow.write('{"name": "Drained", ');
+    await new Promise((r) => setTimeout(r, 300));
     const last = workerPids(primary);
     server.child.kill('SIGTERM');
+    await until(proc.healthy, (ok) => !ok);
+    slow.end('"slug": "drained"}');
+    expect(await answered).toBe(201);
     expect(await server.exited).toBe(0);
     expect(postgresProcessesFor(dataDir)).toEqual([]);
     expect(last.filter((pid) => readdirSync('/proc').includes(String(pid)))).toEqual([]);

@@ -1,13 +1,17 @@
 // WEB_CONCURRENCY=2 against the real entry point in a child process: one banner, requests served by both worker
 // processes (their request connections carry the worker's pid in application_name), a worker killed with SIGKILL
-// is replaced while the other keeps answering, and SIGTERM drains everything and stops the embedded Postgres.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+// is replaced while the other keeps answering, SIGTERM drains everything (a request in flight completes) and stops
+// the embedded Postgres, a worker that cannot start stops the server with its reason, and SIGHUP reaches every worker.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { get, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort, runningClusterUrl } from '@auction-ops/database';
+import { createLocalCertificates } from '../src/tls/local-certificates.js';
 import { postgresProcessesFor, serverProcess } from './support/test-server.js';
 
 const secret = 'cluster-test-secret-'.padEnd(40, 'x');
@@ -137,17 +141,21 @@ describe('WEB_CONCURRENCY=2', () => {
         authorization: `Bearer ${serviceKey}`,
         'content-type': 'application/json',
         prefer: 'return=minimal',
+        // A worker answers "100 Continue" once it has parsed the headers: from then on the request is in flight there.
+        expect: '100-continue',
       },
     });
-    const answered = new Promise<number>((resolve, reject) => {
+    const answered = new Promise<number | string>((resolve) => {
       slow.on('response', (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       });
-      slow.on('error', reject);
+      slow.on('error', (error) => resolve(String(error)));
     });
+    const inFlight = new Promise((r) => slow.once('continue', r));
+    slow.flushHeaders();
+    await inFlight;
     slow.write('{"name": "Drained", ');
-    await new Promise((r) => setTimeout(r, 300));
     const last = workerPids(primary);
     server.child.kill('SIGTERM');
     await until(proc.healthy, (ok) => !ok);
@@ -184,6 +192,55 @@ describe('WEB_CONCURRENCY=2', () => {
       });
       expect(postgresProcessesFor(dir)).toEqual([]);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('passes SIGHUP on to every worker when TLS is on: all of them serve the renewed certificate', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'auction-ops-cluster-tls-'));
+    const certs = createLocalCertificates();
+    writeFileSync(join(dir, 'cert.pem'), certs.cert);
+    writeFileSync(join(dir, 'key.pem'), certs.key);
+    const port = await findFreePort();
+    const env = {
+      DATA_DIR: dir,
+      JWT_SECRET: secret,
+      WEB_CONCURRENCY: '2',
+      LOG_LEVEL: 'warn',
+      TLS_CERT_FILE: join(dir, 'cert.pem'),
+      TLS_KEY_FILE: join(dir, 'key.pem'),
+    };
+    const server = serverProcess(env, port).start();
+    // Serial numbers seen on new connections; the primary hands them to the workers in turn.
+    const serialOf = () =>
+      new Promise<string>((resolve, reject) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port, ca: certs.caCert, servername: 'localhost' }, () => {
+          resolve(socket.getPeerCertificate().serialNumber);
+          socket.end();
+        });
+        socket.on('error', reject);
+      });
+    const serials = async () => new Set(await Promise.all(Array.from({ length: 8 }, serialOf)));
+    try {
+      await until(
+        () => serials().catch(() => new Set<string>()),
+        (seen) => seen.size > 0,
+      );
+      expect(workerPids(server.child.pid!)).toHaveLength(2);
+      const before = new X509Certificate(certs.cert).serialNumber;
+      expect(await serials()).toEqual(new Set([before]));
+      const renewed = createLocalCertificates({ ca: { cert: certs.caCert, key: certs.caKey } });
+      writeFileSync(join(dir, 'cert.pem'), renewed.cert);
+      writeFileSync(join(dir, 'key.pem'), renewed.key);
+      server.child.kill('SIGHUP');
+      const after = new X509Certificate(renewed.cert).serialNumber;
+      await until(serials, (seen) => seen.size === 1 && seen.has(after));
+      // Both workers answered with it, and none was restarted for it.
+      expect(server.output()).not.toContain('restarting it');
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      expect(postgresProcessesFor(dir)).toEqual([]);
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);

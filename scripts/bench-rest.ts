@@ -14,6 +14,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { ensureRoles, findFreePort, migrate, startEmbeddedPostgres } from '../packages/database/src/index.js';
+import {
+  installedPgBouncer,
+  installedPostgres,
+  startPgBouncer,
+  startPgCluster,
+} from '../packages/database/src/testing/pg-cluster.js';
 import { startServer, loadConfig, type Config, type RunningServer } from '../apps/server/src/index.js';
 import type { ServerContext } from '../apps/server/src/context.js';
 import { restRateLimitCheck, restRateLimitsFromContext } from '../apps/server/src/middleware/rate-limit.js';
@@ -311,6 +317,8 @@ export async function main(): Promise<void> {
       );
     }
     await limitsAndHttpsRuns(server, sign, stops);
+    await preparingAndPoolerRuns(server, userToken, stops);
+    await replicaRuns(server, migDir, userToken, stops);
     await clusterRuns(
       cluster.url,
       jwtSecret,
@@ -560,6 +568,115 @@ async function clusterRuns(databaseUrl: string, jwtSecret: string, headers: Reco
     for (const s of servers) await s.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// ---- Preparing, poolers and read replicas: the same 25-row read as user-7 (RLS by owner) on server variants, each
+// against the single-process server with preparing on and no replicas, measured in the same rounds (rotated order,
+// so drift on a shared machine falls on every variant alike). Ratios are of the mean req/s.
+
+const SCALE_TARGET = '/rest/v1/items?select=id,title,price&price=gte.500&order=price,id&limit=25';
+
+async function startVariant(base: RunningServer, changes: Partial<Config>, stops: (() => Promise<unknown>)[]) {
+  const config = { ...base.ctx.config, PORT: 0, derivedUrls: { publicUrl: true, appUrl: true }, ...changes };
+  const s = await startServer(config);
+  stops.push(() => s.close());
+  return s;
+}
+
+/** Rounds of wrk over the servers in rotated order; prints each run and each variant's ratio to the first. */
+async function compareRuns(title: string, servers: [string, RunningServer][], headers: Record<string, string>) {
+  const bodies = await Promise.all(
+    servers.map(async ([, s]) => (await fetch(`${s.url}${SCALE_TARGET}`, { headers })).text()),
+  );
+  if (bodies.some((b) => b !== bodies[0])) throw new Error(`${title}: the variants answer differently`);
+  for (const [, s] of servers) await warm(`${s.url}${SCALE_TARGET}`, headers);
+  const runs = servers.map(() => [] as Figures[]);
+  for (let round = 0; round < 2; round++)
+    for (let k = 0; k < servers.length; k++) {
+      const i = (k + round) % servers.length;
+      runs[i].push(await wrk(`${servers[i][1].url}${SCALE_TARGET}`, headers));
+    }
+  const mean = (fs: Figures[]) => fs.reduce((sum, f) => sum + f.rps, 0) / fs.length;
+  console.log(`\n${title} (${CONNECTIONS} connections, ${runs[0].length} rounds)`);
+  servers.forEach(([label], i) => {
+    for (const f of runs[i]) console.log(`  ${label.padEnd(34)} ${fmt(f)}`);
+  });
+  const base = mean(runs[0]);
+  console.log(
+    `  ${servers
+      .slice(1)
+      .map(([label], i) => `${label.trim()}/${servers[0][0].trim()} = ${(mean(runs[i + 1]) / base).toFixed(2)}`)
+      .join('   ')}`,
+  );
+}
+
+/** DB_PREPARE=false (what a transaction-mode pooler needs), and the same through PgBouncer when it is installed. */
+async function preparingAndPoolerRuns(plain: RunningServer, token: string, stops: (() => Promise<unknown>)[]) {
+  const headers = { apikey: plain.ctx.anonKey, authorization: `Bearer ${token}` };
+  const servers: [string, RunningServer][] = [
+    ['single process, preparing on', plain],
+    ['DB_PREPARE=false', await startVariant(plain, { DB_PREPARE: false }, stops)],
+  ];
+  if (installedPgBouncer()) {
+    const owner = new URL(plain.ctx.ownerUrl);
+    const bouncer = await startPgBouncer({
+      targetPort: Number(owner.port),
+      users: { authenticator: 'bench-password' },
+      poolSize: 20,
+    });
+    stops.push(() => bouncer.stop());
+    const pooled = await startVariant(
+      plain,
+      { DB_PREPARE: false, DATABASE_POOLER_URL: bouncer.url(owner.pathname.slice(1)) },
+      stops,
+    );
+    servers.push(['PgBouncer (transaction), no prepare', pooled]);
+  } else {
+    console.log(
+      '\nPgBouncer run skipped: pgbouncer is not installed (apt-get install -y pgbouncer, or PGBOUNCER=path)',
+    );
+  }
+  await compareRuns('preparing and poolers: GET 25-row page as user-7', servers, headers);
+}
+
+/**
+ * A read replica needs pg_basebackup, which the embedded PostgreSQL lacks: with Debian's postgresql-15 installed
+ * (or PG_BIN_DIR), a PostgreSQL 15 primary and one streaming replica are started and seeded like the embedded
+ * cluster, and the server with DATABASE_READ_URLS is compared with a single-process server on the same primary.
+ */
+async function replicaRuns(plain: RunningServer, migDir: string, token: string, stops: (() => Promise<unknown>)[]) {
+  const binDir = installedPostgres();
+  if (!binDir) {
+    console.log(
+      '\nread replica run skipped: it needs PostgreSQL with pg_basebackup for a streaming replica ' +
+        '(apt-get install -y postgresql-15, or PG_BIN_DIR=<bin directory>)',
+    );
+    return;
+  }
+  const cluster = await startPgCluster({ binDir, replicas: 1 });
+  stops.push(() => cluster.close());
+  await ensureRoles(cluster.primary.url, 'bench-password');
+  console.log('\nseeding the PostgreSQL 15 primary (the replica copies it) ...');
+  await migrate(cluster.primary.url, [{ name: 'bench', dir: migDir }]);
+  const onPrimary = { DATABASE_URL: cluster.primary.url, DB_AUTHENTICATOR_PASSWORD: 'bench-password' };
+  const alone = await startVariant(plain, onPrimary, stops);
+  const replicated = await startVariant(plain, { ...onPrimary, DATABASE_READ_URLS: [cluster.replicas[0].url] }, stops);
+  // The replica must have replayed the seed before it serves: wait until it answers like the primary.
+  const headers = { apikey: alone.ctx.anonKey, authorization: `Bearer ${token}` };
+  const expected = await (await fetch(`${alone.url}${SCALE_TARGET}`, { headers })).text();
+  const deadline = Date.now() + 60_000;
+  while ((await (await fetch(`${replicated.url}${SCALE_TARGET}`, { headers })).text()) !== expected) {
+    if (Date.now() > deadline) throw new Error('the replica did not catch up with the seed');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await compareRuns(
+    'read replica: GET 25-row page as user-7 on a PostgreSQL 15 primary',
+    [
+      ['single process, primary only', alone],
+      ['reads on 1 streaming replica', replicated],
+    ],
+    headers,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

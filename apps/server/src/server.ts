@@ -4,7 +4,7 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import postgres from 'postgres';
-import { findFreePort, prepareDatabase } from '@auction-ops/database';
+import { authenticatorUrl, createReplicaSet, findFreePort, prepareDatabase } from '@auction-ops/database';
 import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
 import { withPort, type Config } from './config/index.js';
 import type { ServerContext } from './context.js';
@@ -116,13 +116,20 @@ export async function serveOn(
       await step().catch((error) => log.error('shutdown step failed', { error: String(error) }));
   };
   try {
-    const sql = postgres(prepared.requestUrl, {
+    // Requests may go through a pooler (transaction mode); the owner pool, its LISTENs and session locks never do.
+    const password = decodeURIComponent(new URL(prepared.requestUrl).password);
+    const requestUrl = config.DATABASE_POOLER_URL
+      ? authenticatorUrl(config.DATABASE_POOLER_URL, password)
+      : prepared.requestUrl;
+    const sql = postgres(requestUrl, {
       max: role.poolSize,
+      prepare: config.DB_PREPARE,
       onnotice: () => {},
       connection: { application_name: `auction-ops${role.nameSuffix}` },
     });
     const ownerSql = postgres(prepared.ownerUrl, {
       max: 4,
+      prepare: config.DB_PREPARE,
       onnotice: () => {},
       connection: { application_name: `auction-ops-owner${role.nameSuffix}` },
     });
@@ -130,6 +137,20 @@ export async function serveOn(
       () => sql.end({ timeout: 5 }),
       () => ownerSql.end({ timeout: 5 }),
     );
+    // Replicas are physical copies: the request role and its password exist there as on the primary.
+    const replicas = await createReplicaSet({
+      urls: config.DATABASE_READ_URLS.map((u) => authenticatorUrl(u, password)),
+      primary: sql,
+      poolOptions: {
+        // Each replica gets this process's share, like the primary.
+        max: role.poolSize,
+        prepare: config.DB_PREPARE,
+        connection: { application_name: `auction-ops-read${role.nameSuffix}` },
+      },
+      checkIntervalMs: config.DB_READ_CHECK_INTERVAL_MS,
+      log: (level, message, fields) => log[level](message, fields),
+    });
+    cleanup.push(() => replicas.close());
     const ctx: ServerContext = {
       config,
       log,
@@ -138,8 +159,9 @@ export async function serveOn(
       verifier: createTokenVerifier(prepared.jwtSecret),
       sql,
       ownerSql,
+      replicas,
       ownerUrl: prepared.ownerUrl,
-      requestUrl: prepared.requestUrl,
+      requestUrl,
     };
     const services = await createServices(ctx);
     cleanup.push(() => services.close());

@@ -5,7 +5,11 @@ import type postgres from 'postgres';
 import type { Change, Column, TableInfo } from './change-capture.js';
 import { matchesFilter, type RowFilter } from './filters.js';
 import { entry } from './map-entry.js';
+import { inRequestTransaction } from '@auction-ops/database';
 import type { TupleValues } from './pgoutput.js';
+
+// How long a role's "reads the table without RLS" answer is trusted (policies can be created at any time).
+const POLICY_TTL_MS = 5_000;
 
 export type ChangeEvent = '*' | 'INSERT' | 'UPDATE' | 'DELETE';
 
@@ -57,6 +61,7 @@ export class ChangeRouter {
   private pumping = false;
   /** Per role and table, the columns that role may SELECT: a change never carries a column its reader lacks. */
   private readonly readable = new Map<string, Set<string>>();
+  private readonly policies = new Map<string, { at: number; open: boolean }>();
   readonly stats: ChangeRouterStats = { checks: 0, deliveries: 0 };
 
   constructor(private readonly options: ChangeRouterOptions) {}
@@ -152,6 +157,40 @@ export class ChangeRouter {
   }
 
   private async check(
+    table: TableInfo,
+    changes: unknown[],
+    identities: Identity[],
+  ): Promise<{ identity: number; change: number }[]> {
+    // Roles that read the table without row-level security (no RLS on it, or a role that bypasses it) see
+    // every change: no query for them.
+    const open = await Promise.all(identities.map((i) => this.readsEverything(table, i)));
+    const free = identities.flatMap((_, i) => (open[i] ? changes.map((_c, change) => ({ identity: i, change })) : []));
+    const checked = identities.flatMap((identity, i) => (open[i] ? [] : [{ identity, i }]));
+    if (!checked.length) return free;
+    const rows = await this.query(
+      table,
+      changes,
+      checked.map((c) => c.identity),
+    );
+    return free.concat(rows.map((r) => ({ identity: checked[r.identity]!.i, change: r.change })));
+  }
+
+  private async readsEverything(table: TableInfo, identity: Identity): Promise<boolean> {
+    const key = `${identity.role}|${table.schema}.${table.table}`;
+    const cached = this.policies.get(key);
+    if (cached && Date.now() - cached.at < POLICY_TTL_MS) return cached.open;
+    const [row] = await inRequestTransaction(
+      this.options.sql,
+      identity.role,
+      JSON.parse(identity.claims),
+      (tx) => tx<{ qual: string | null }[]>`select realtime.select_policy(${relName(table)}::regclass) as qual`,
+    );
+    const open = row?.qual === 'true';
+    this.policies.set(key, { at: Date.now(), open });
+    return open;
+  }
+
+  private async query(
     table: TableInfo,
     changes: unknown[],
     identities: Identity[],

@@ -19,9 +19,24 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://x', /DATABASE_URL="mysql:\/\/x" must be a postgres:\/\/ URL/],
     ['JWT_SECRET', 'short', /JWT_SECRET="short" must be at least 32 characters/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL="loud" must be/],
+    ['DATABASE_READ_URLS', 'postgres://a/db,mysql://b', /DATABASE_READ_URLS=.* must be comma-separated postgres:/],
+    ['DATABASE_POOLER_URL', 'http://pooler', /DATABASE_POOLER_URL="http:\/\/pooler" must be a postgres:\/\/ URL/],
+    ['DB_PREPARE', 'no', /DB_PREPARE="no" must be true or false/],
+    ['DB_READ_CHECK_INTERVAL_MS', '0', /DB_READ_CHECK_INTERVAL_MS="0" must be at least 1/],
   ])('names %s when it is %s', (key, value, message) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [key]: value })).toThrow(message);
+  });
+
+  it('reads the replica URLs as a list, and preparing is on unless turned off', () => {
+    expect(loadConfig({}).DATABASE_READ_URLS).toEqual([]);
+    expect(loadConfig({}).DB_PREPARE).toBe(true);
+    const config = loadConfig({
+      DATABASE_READ_URLS: ' postgres://r1:5432/app, ,postgresql://r2/app ',
+      DB_PREPARE: 'false',
+    });
+    expect(config.DATABASE_READ_URLS).toEqual(['postgres://r1:5432/app', 'postgresql://r2/app']);
+    expect(config.DB_PREPARE).toBe(false);
   });
 
   it('takes PUBLIC_URL and APP_URL without a trailing slash', () => {

@@ -11,6 +11,7 @@ import { reportingSettings } from './reporting.js';
 import { limitsSettings } from './limits.js';
 import { tlsSettings } from './tls.js';
 import { notificationsSettings } from './notifications.js';
+import { databaseSettings } from './database.js';
 import { realtimeSettings } from './realtime.js';
 import { clusterSettings, resolveConcurrency } from './cluster.js';
 
@@ -23,6 +24,7 @@ const schema = v.object({
   ...limitsSettings,
   ...tlsSettings,
   ...notificationsSettings,
+  ...databaseSettings,
   ...realtimeSettings,
   ...clusterSettings,
 });

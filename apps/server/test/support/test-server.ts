@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import { inject } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import type { FakeS3 } from '@auction-ops/storage/testing';
 import { loadConfig } from '../../src/config/index.js';
@@ -48,6 +49,12 @@ export function testClient(url: string, anonKey: string, accessToken?: string): 
   });
 }
 
+/** In the pooler runs, requests go through PgBouncer in transaction mode, which keeps no prepared statements. */
+function poolerSettings(database: string): Record<string, string> {
+  const pooler = inject('pgPoolerUrl');
+  return pooler ? { DATABASE_POOLER_URL: `${pooler}${database}`, DB_PREPARE: 'false' } : {};
+}
+
 /**
  * Starts a server on a fresh database. Defaults: any free port, silent logs, a random JWT secret, and the data
  * interface's per-IP limits off (tests about limits turn them on); `env` overrides any of them. `beforeStart`
@@ -73,6 +80,7 @@ export async function startTestServer(
         WEB_CONCURRENCY: '1',
         JWT_SECRET: randomBytes(32).toString('base64url'),
         RATE_LIMITS_ENABLED: 'false',
+        ...poolerSettings(db.name),
         ...env,
       }),
     );

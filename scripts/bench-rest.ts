@@ -447,8 +447,8 @@ async function limitsAndHttpsRuns(
   );
 }
 
-// ---- WEB_CONCURRENCY: the server as `pnpm start` runs it (src/main.ts in a child process, on the bench database), with
-// one process and with two, the same request from wrk in alternating rounds; req/s, the ratio, and the CPU each
+// ---- WEB_CONCURRENCY: the server as `pnpm start` runs it (src/main.ts in a child process, on the bench database),
+// with one process and with two, the same request from wrk in alternating rounds; req/s, the ratio, and the CPU each
 // process used (from /proc/<pid>/stat), which shows whether the request path spreads over the workers. On a machine
 // whose cores Postgres and wrk share, the ratio is bounded by what the cores have left, not by the server.
 
@@ -554,7 +554,8 @@ async function clusterRuns(databaseUrl: string, jwtSecret: string, headers: Reco
         const perProcess = f.cpu
           .map(
             (c) =>
-              `${c.role} ${((100 * c.seconds) / SECONDS).toFixed(0)}% ${((c.seconds * 1e6) / requests).toFixed(0)} µs/req`,
+              `${c.role} ${((100 * c.seconds) / SECONDS).toFixed(0)}% ` +
+              `${((c.seconds * 1e6) / requests).toFixed(0)} µs/req`,
           )
           .join(', ');
         console.log(

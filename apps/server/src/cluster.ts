@@ -47,7 +47,8 @@ export function workerEnvironment(config: Config, env: Record<string, string | u
     if (!env[name]) out[name] = 'postgres';
     else if (env[name] === 'memory' && used)
       throw new ConfigError(
-        `invalid configuration: ${name}="memory" counts per process; with WEB_CONCURRENCY=${config.WEB_CONCURRENCY} use postgres`,
+        `invalid configuration: ${name}="memory" counts per process; ` +
+          `with WEB_CONCURRENCY=${config.WEB_CONCURRENCY} use postgres`,
       );
   }
   return out;

@@ -57,7 +57,8 @@ async function runPrimary(): Promise<void> {
       processes: config.WEB_CONCURRENCY,
     });
     process.stdout.write(
-      `\nauction-ops is running at ${server.url}\n  anon key:         ${server.anonKey}\n  service_role key: ${server.serviceRoleKey}\n\n`,
+      `\nauction-ops is running at ${server.url}\n  anon key:         ${server.anonKey}\n` +
+        `  service_role key: ${server.serviceRoleKey}\n\n`,
     );
   } catch (error) {
     log.error('failed to start', { error: (error as Error).message });

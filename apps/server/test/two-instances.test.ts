@@ -63,7 +63,7 @@ describe('sessions across instances', () => {
     expect(refresh.error).toMatchObject({ status: 400, code: 'invalid_grant' });
   });
 
-  it('rotation on A is seen on B: reuse within the window answers the same rotation, later reuse ends the session', async () => {
+  it('rotation on A holds on B: reuse in the window gets the same rotation, later reuse ends the session', async () => {
     const { a, b, db } = twins;
     const first = (await signUp(a, 'rotate@two.test')).refresh_token;
     const onA = await a.client().auth.refreshSession({ refresh_token: first });

@@ -4,12 +4,9 @@
 import type postgres from 'postgres';
 import type { Change, Column, TableInfo } from './change-capture.js';
 import { matchesFilter, type RowFilter } from './filters.js';
+import { AccessGroups, relName } from './access-groups.js';
 import { entry } from './map-entry.js';
-import { inRequestTransaction } from '@auction-ops/database';
 import type { TupleValues } from './pgoutput.js';
-
-// How long a role's "reads the table without RLS" answer is trusted (policies can be created at any time).
-const POLICY_TTL_MS = 5_000;
 
 export type ChangeEvent = '*' | 'INSERT' | 'UPDATE' | 'DELETE';
 
@@ -59,12 +56,21 @@ export class ChangeRouter {
   private readonly bindings = new Map<string, Set<Binding>>();
   private queue: Routed[] = [];
   private pumping = false;
+  private stopped = false;
   /** Per role and table, the columns that role may SELECT: a change never carries a column its reader lacks. */
   private readonly readable = new Map<string, Set<string>>();
-  private readonly policies = new Map<string, { at: number; open: boolean }>();
   readonly stats: ChangeRouterStats = { checks: 0, deliveries: 0 };
 
-  constructor(private readonly options: ChangeRouterOptions) {}
+  private readonly access: AccessGroups;
+
+  constructor(private readonly options: ChangeRouterOptions) {
+    this.access = new AccessGroups(options.sql);
+  }
+
+  /** Reads what identity classes depend on; before the first change. */
+  start(): Promise<void> {
+    return this.access.load();
+  }
 
   add(binding: Binding): void {
     const key = `${binding.schema}.${binding.table}`;
@@ -81,19 +87,22 @@ export class ChangeRouter {
   /** Change capture lost changes: the schema may have changed too, so column grants are read again. */
   reset(): void {
     this.readable.clear();
+    this.access.reset();
   }
 
   onTransaction(changes: readonly Change[]): void {
+    this.access.noteChanges(changes);
     for (const change of changes) {
       const targets = this.match(change);
       if (targets.size) this.queue.push({ change, targets });
     }
-    if (this.queue.length && !this.pumping) void this.pump();
+    if (this.queue.length && !this.pumping && !this.stopped) void this.pump();
   }
 
-  /** Resolves when everything queued so far has been delivered (tests, shutdown). */
-  async drain(): Promise<void> {
-    while (this.pumping || this.queue.length) await new Promise((r) => setTimeout(r, 5));
+  /** Stops routing: queued changes are dropped (their subscribers are being disconnected). */
+  stop(): void {
+    this.stopped = true;
+    this.queue = [];
   }
 
   private match(change: Change): Map<ChangeTarget, number[]> {
@@ -161,33 +170,16 @@ export class ChangeRouter {
     changes: unknown[],
     identities: Identity[],
   ): Promise<{ identity: number; change: number }[]> {
-    // Roles that read the table without row-level security (no RLS on it, or a role that bypasses it) see
-    // every change: no query for them.
-    const open = await Promise.all(identities.map((i) => this.readsEverything(table, i)));
-    const free = identities.flatMap((_, i) => (open[i] ? changes.map((_c, change) => ({ identity: i, change })) : []));
-    const checked = identities.flatMap((identity, i) => (open[i] ? [] : [{ identity, i }]));
-    if (!checked.length) return free;
+    const plan = await this.access.plan(table, identities);
+    const visible = plan.open.flatMap((identity) => changes.map((_c, change) => ({ identity, change })));
+    if (!plan.groups.length) return visible;
     const rows = await this.query(
       table,
       changes,
-      checked.map((c) => c.identity),
+      plan.groups.map((g) => identities[g[0]!]!),
     );
-    return free.concat(rows.map((r) => ({ identity: checked[r.identity]!.i, change: r.change })));
-  }
-
-  private async readsEverything(table: TableInfo, identity: Identity): Promise<boolean> {
-    const key = `${identity.role}|${table.schema}.${table.table}`;
-    const cached = this.policies.get(key);
-    if (cached && Date.now() - cached.at < POLICY_TTL_MS) return cached.open;
-    const [row] = await inRequestTransaction(
-      this.options.sql,
-      identity.role,
-      JSON.parse(identity.claims),
-      (tx) => tx<{ qual: string | null }[]>`select realtime.select_policy(${relName(table)}::regclass) as qual`,
-    );
-    const open = row?.qual === 'true';
-    this.policies.set(key, { at: Date.now(), open });
-    return open;
+    for (const r of rows) for (const identity of plan.groups[r.identity]!) visible.push({ identity, change: r.change });
+    return visible;
   }
 
   private async query(
@@ -204,6 +196,7 @@ export class ChangeRouter {
           select identity, change from realtime.visible_changes(${rel}::regclass,
             ${JSON.stringify(changes)}::text::jsonb, ${idents}::text::jsonb)`;
       } catch (error) {
+        if (this.stopped) return [];
         if (attempt === 3) {
           this.options.log('error', 'realtime: authorizing changes failed; they are not delivered', {
             table: rel,
@@ -295,9 +288,4 @@ function typed(type: string, v: string): unknown {
   if (type === 'int8') return Number.isSafeInteger(Number(v)) ? Number(v) : v;
   if (type === 'json' || type === 'jsonb') return JSON.parse(v);
   return v;
-}
-
-function relName(table: TableInfo): string {
-  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
-  return `${quote(table.schema)}.${quote(table.table)}`;
 }

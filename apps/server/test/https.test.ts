@@ -10,6 +10,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { createClient } from '@supabase/supabase-js';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { type Config, loadConfig, migrationSets, type RunningServer, startServer } from '../src/index.js';
 import { createLocalCertificates, type LocalCertificates } from '../src/tls/local-certificates.js';
@@ -105,6 +106,20 @@ describe('HTTPS served by the process', () => {
     const fn = await admin.functions.invoke('check-pending-submissions', { body: {} });
     expect(fn.error).toBeNull();
     expect(fn.data).toMatchObject({ overdue_locations: 0, notified_users: 0, notifications_sent: 0 });
+  });
+
+  it('realtime over wss://: the upgrade passes the TLS port and a channel joins', async () => {
+    const ws = new WebSocket(
+      `${server.url.replace('https', 'wss')}/realtime/v1/websocket?apikey=${server.ctx.anonKey}&vsn=2.0.0`,
+      { ca: certs.caCert },
+    );
+    const reply = await new Promise<unknown>((resolve, reject) => {
+      ws.on('error', reject);
+      ws.on('open', () => ws.send(JSON.stringify([null, 'h', 'phoenix', 'heartbeat', {}])));
+      ws.on('message', (data) => resolve(JSON.parse(String(data))));
+    });
+    ws.close();
+    expect(reply).toEqual([null, 'h', 'phoenix', 'phx_reply', { status: 'ok', response: {} }]);
   });
 
   it('speaks HTTP/2 and HTTP/1.1 on the same port, with HSTS on every answer', async () => {

@@ -30,6 +30,8 @@ export interface Change {
 export interface ChangeCaptureOptions {
   /** Owner connection URL: replication needs a role with REPLICATION (the embedded cluster's superuser has it). */
   url: string;
+  /** Owner pool, for the catalog lookups that describe a relation. */
+  sql: postgres.Sql;
   onTransaction(changes: Change[]): void;
   /** The stream broke: changes between then and the next `onReady` are lost to current subscribers. */
   onReset(error: Error): void;
@@ -51,7 +53,7 @@ export interface ChangeCapture {
 const STATUS_INTERVAL_MS = 10_000;
 
 export function createChangeCapture(options: ChangeCaptureOptions): ChangeCapture {
-  const meta = postgres(options.url, { max: 1, onnotice: () => {}, idle_timeout: 30 });
+  const meta = options.sql;
   let repl: postgres.Sql | undefined;
   let ready = false;
   let stopped = false;
@@ -256,7 +258,6 @@ export function createChangeCapture(options: ChangeCaptureOptions): ChangeCaptur
       clearInterval(statusTimer);
       clearTimeout(retryTimer);
       await repl?.end({ timeout: 1 }).catch(() => {});
-      await meta.end({ timeout: 1 });
     },
   };
 }

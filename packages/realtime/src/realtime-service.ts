@@ -50,6 +50,7 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
   const router = new ChangeRouter({ sql: options.sql, log: options.log });
   const capture: ChangeCapture = createChangeCapture({
     url: options.ownerUrl,
+    sql: options.ownerSql,
     log: options.log,
     onTransaction: (changes) => router.onTransaction(changes),
     onReady: () => {},

@@ -76,7 +76,7 @@ export async function startTestServer(
         PORT: '0',
         DATABASE_URL: db.ownerUrl,
         DATA_DIR: dataDir,
-        LOG_LEVEL: 'silent',
+        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
         WEB_CONCURRENCY: '1',
         JWT_SECRET: randomBytes(32).toString('base64url'),
         RATE_LIMITS_ENABLED: 'false',

@@ -27,7 +27,7 @@ export async function setup(project: TestProject): Promise<void> {
     cluster = await startEmbeddedPostgres({
       dir: join(dir, 'pg'),
       // Test data is disposable: trade durability for speed.
-      settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: 300 },
+      settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: 500 },
     });
     adminUrl = cluster.url;
   }

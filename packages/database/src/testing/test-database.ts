@@ -67,7 +67,16 @@ export async function createTestDatabase(sets: readonly MigrationSet[]): Promise
       await sql.end();
       const a = postgres(adminUrl, { max: 1, onnotice: () => {} });
       try {
-        await a.unsafe(`drop database if exists "${name}" with (force)`);
+        // A server's temporary replication slot goes away with its WAL sender, a moment after the server closed.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await a.unsafe(`drop database if exists "${name}" with (force)`);
+            break;
+          } catch (error) {
+            if ((error as { code?: string }).code !== '55006' || attempt === 50) throw error;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
       } finally {
         await a.end();
       }

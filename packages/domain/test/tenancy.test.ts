@@ -123,3 +123,30 @@ describe('auctions', () => {
     expect(byOwner).toHaveLength(1);
   });
 });
+
+describe('tenant keys', () => {
+  it('refuses references into another auction (foreign keys on id and auction_id), as 23503', async () => {
+    const place = async (f: AuctionFixture) => {
+      const [loc] =
+        await db.sql`insert into public.locations (auction_id, name) values (${f.auctionId}, 'Lot') returning id`;
+      const [type] =
+        await db.sql`insert into public.submission_types (auction_id, name) values (${f.auctionId}, 'Cars') returning id`;
+      return { location: loc!.id as string, type: type!.id as string };
+    };
+    const [pa, pb] = [await place(a), await place(b)];
+    const [sub] =
+      await db.sql`insert into public.lot_submissions (location_id, auction_id) values (${pa.location}, ${b.auctionId})
+        returning id, auction_id`;
+    expect(sub!.auction_id).toBe(a.auctionId);
+    const refused = [
+      db.sql`insert into public.location_submission_types (location_id, submission_type_id)
+        values (${pa.location}, ${pb.type})`,
+      db.sql`insert into public.lot_submission_entries (submission_id, submission_type_id, car_count)
+        values (${sub!.id}, ${pb.type}, 1)`,
+      db.sql`update public.lot_submissions set location_id = ${pb.location} where id = ${sub!.id}`,
+      db.sql`insert into public.quality_inspections (auction_id, location_id, vin_number)
+        values (${a.auctionId}, ${pb.location}, '1HGCM82633A004352')`,
+    ];
+    for (const statement of refused) expect(await sqlState(statement)).toBe('23503');
+  });
+});

@@ -16,7 +16,8 @@ import type { AddressInfo } from 'node:net';
 import { ensureRoles, migrate, startEmbeddedPostgres } from '../packages/database/src/index.js';
 import { startServer, loadConfig, type Config, type RunningServer } from '../apps/server/src/index.js';
 import type { ServerContext } from '../apps/server/src/context.js';
-import { restRateLimitCheck, restRateLimitsFromContext } from '../apps/server/src/middleware/rate-limit.js';
+import { restRateLimitCheck } from '../apps/server/src/middleware/rate-limit.js';
+import { createRestRateLimits } from '../apps/server/src/services/rate-limit-services.js';
 import { offerGatewayHeaders } from '../apps/server/src/middleware/response-headers.js';
 import { createLocalCertificates } from '../apps/server/src/tls/local-certificates.js';
 import { createRestEngine } from '../packages/rest-engine/src/index.js';
@@ -331,7 +332,7 @@ async function limitsMicroBenchmark(ctx: ServerContext, userId: string): Promise
   ];
   // The real check and store as the gateway runs them; limits no client reaches, so every call is allowed.
   const check = restRateLimitCheck({
-    ...restRateLimitsFromContext(ctx),
+    ...createRestRateLimits(ctx),
     rules: { free: huge, pro: huge, enterprise: huge },
   });
   const vars: Record<string, unknown> = { claims: { sub: userId, role: 'authenticated' }, clientIp: '' };

@@ -80,7 +80,7 @@ export async function startServer(
     };
     const services = await createServices(ctx);
     cleanup.push(() => services.close());
-    const app = createApp(ctx, createFamilies(ctx, services), transport);
+    const app = createApp(ctx, createFamilies(ctx, services), { transport, restRateLimits: services.restRateLimits });
     const server = await new Promise<Server>((resolve, reject) => {
       const options = { fetch: app.fetch, port: config.PORT, hostname: config.HOST, ...secureServeOptions(config) };
       const s = serve(options, () => resolve(s as Server));

@@ -16,7 +16,7 @@ import type { AppEnv } from '../src/context.js';
 import { createLogger } from '../src/logger.js';
 import { gateway } from '../src/middleware/gateway.js';
 import { restRateLimitCheck } from '../src/middleware/rate-limit.js';
-import { createTierCache } from '../src/middleware/rate-limit-tiers.js';
+import { createTierCache } from '../src/services/tier-cache.js';
 import { loadConfig, migrationSets, type RunningServer, startServer } from '../src/index.js';
 
 const SECRET = 'rate-limits-secret-'.padEnd(40, 'r');

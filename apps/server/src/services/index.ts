@@ -5,8 +5,10 @@ import { createMailer, type Mailer } from '@auction-ops/auth-core';
 import { createRestEngine, type RestEngine } from '@auction-ops/rest-engine';
 import type { StorageService } from '@auction-ops/storage';
 import type { ServerContext } from '../context.js';
+import type { RestRateLimitOptions } from '../middleware/rate-limit.js';
 import { type AuthServices, createAuthServices } from './auth-services.js';
 import { createFunctionServices, type FunctionServices } from './function-services.js';
+import { createRestRateLimits } from './rate-limit-services.js';
 import { createConfiguredStorage } from './storage-service.js';
 
 export interface Services {
@@ -15,6 +17,8 @@ export interface Services {
   rest: RestEngine;
   storage: StorageService;
   functions: FunctionServices;
+  /** The data interface's rate limiter and tier cache; absent when RATE_LIMITS_ENABLED is false. */
+  restRateLimits?: RestRateLimitOptions;
   /** Releases everything in reverse order of dependence. */
   close(): Promise<void>;
 }
@@ -46,6 +50,7 @@ export async function createServices(ctx: ServerContext): Promise<Services> {
     rest,
     storage,
     functions,
+    restRateLimits: c.RATE_LIMITS_ENABLED ? createRestRateLimits(ctx) : undefined,
     async close() {
       await Promise.all([auth.close(), rest.close(), storage.close(), functions.close()]);
       await mailer.close?.();

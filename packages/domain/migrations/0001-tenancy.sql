@@ -249,7 +249,9 @@ grant execute on function public.user_display_name(uuid), public.user_ref(uuid) 
 -- The four policies of a tenant table (one with an auction_id column): p_readers ('member', 'admin', or 'none'
 -- when the table writes its own read policy) read; admins and owners write, and with p_author_column set, members
 -- also write the rows that column names them in. Migrations call it; the policies are ordinary ones afterwards.
-create function public.create_tenant_policies(p_table regclass, p_readers text, p_author_column text default null)
+-- It lives in the `domain` schema, which no request role may use and the data interface does not expose.
+create schema domain;
+create function domain.create_tenant_policies(p_table regclass, p_readers text, p_author_column text default null)
 returns void language plpgsql set search_path = '' as $$
 declare
   v_name text := (select relname from pg_catalog.pg_class where oid = p_table);
@@ -273,7 +275,7 @@ begin
   execute format('create policy %I on %s for delete to authenticated using (%s)', v_name || '_delete', p_table,
     v_write);
 end $$;
-revoke execute on function public.create_tenant_policies(regclass, text, text) from public;
+revoke execute on function domain.create_tenant_policies(regclass, text, text) from public;
 
 create policy auctions_select on public.auctions for select to authenticated using (
   (select public.is_super_admin())
@@ -288,7 +290,7 @@ create policy auctions_update on public.auctions for update to authenticated
 create policy auctions_delete on public.auctions for delete to authenticated
   using ((select public.is_super_admin()) or public.get_user_auction_role(id) = 'owner');
 
-select public.create_tenant_policies('public.auction_branding', 'member');
+select domain.create_tenant_policies('public.auction_branding', 'member');
 
 -- Membership changes go through the RPCs (0002), which enforce the role rules; members only read.
 create policy auction_members_select on public.auction_members for select to authenticated

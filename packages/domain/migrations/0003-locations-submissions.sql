@@ -148,12 +148,12 @@ grant all on public.locations, public.submission_types, public.location_submissi
 grant select on public.recent_submissions to authenticated, service_role;
 
 -- Members read; admins and above write (locations, types, their order).
-select public.create_tenant_policies('public.locations', 'member');
-select public.create_tenant_policies('public.submission_types', 'member');
-select public.create_tenant_policies('public.location_submission_types', 'member');
+select domain.create_tenant_policies('public.locations', 'member');
+select domain.create_tenant_policies('public.submission_types', 'member');
+select domain.create_tenant_policies('public.location_submission_types', 'member');
 
 -- Submissions: members read all and write their own; admins write everything in the auction.
-select public.create_tenant_policies('public.lot_submissions', 'member', 'user_id');
+select domain.create_tenant_policies('public.lot_submissions', 'member', 'user_id');
 
 -- True when the caller may write the given submission's entries (its author or an admin of its auction).
 create function public.can_write_submission(p_submission_id uuid) returns boolean

@@ -108,7 +108,7 @@ create policy defect_categories_update on public.defect_categories for update to
 create policy defect_categories_delete on public.defect_categories for delete to authenticated
   using (auction_id in (select public.admin_auction_ids()) or (auction_id is null and (select public.is_super_admin())));
 
-select public.create_tenant_policies('public.quality_inspections', 'member', 'user_id');
+select domain.create_tenant_policies('public.quality_inspections', 'member', 'user_id');
 
 create function public.can_write_inspection(p_inspection_id uuid) returns boolean
 language sql stable security definer set search_path = '' as $$

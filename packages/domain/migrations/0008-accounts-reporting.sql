@@ -92,8 +92,8 @@ create policy user_push_tokens_own on public.user_push_tokens for all to authent
 create policy email_log_select on public.email_log for select to authenticated
   using (user_id = (select auth.uid()) or (select public.is_super_admin()));
 
-select public.create_tenant_policies('public.datasets', 'member');
-select public.create_tenant_policies('public.saved_reports', 'member', 'created_by');
+select domain.create_tenant_policies('public.datasets', 'member');
+select domain.create_tenant_policies('public.saved_reports', 'member', 'created_by');
 
 create policy query_audit_log_select on public.query_audit_log for select to authenticated
   using (auction_id in (select public.admin_auction_ids())

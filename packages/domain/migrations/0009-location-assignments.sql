@@ -74,7 +74,7 @@ grant all on public.location_assignments to service_role;
 create policy location_assignments_select on public.location_assignments for select to authenticated
   using (auction_id in (select public.admin_auction_ids())
     or user_id = (select auth.uid()));
-select public.create_tenant_policies('public.location_assignments', 'none');
+select domain.create_tenant_policies('public.location_assignments', 'none');
 
 -- Entries and defects carry their parent's location, as they carry its auction, so that their read policies
 -- test a column against the caller's assigned locations instead of looking up every visible parent.

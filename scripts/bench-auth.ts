@@ -99,7 +99,8 @@ async function signInLatency(): Promise<void> {
     }
     getUser.sort((a, b) => a - b);
     console.log(
-      `GET /user (token verified by the gateway, user read): p50 ${percentile(getUser, 50).toFixed(2)} ms, p99 ${percentile(getUser, 99).toFixed(2)} ms`,
+      'GET /user (token verified by the gateway, user read): ' +
+        `p50 ${percentile(getUser, 50).toFixed(2)} ms, p99 ${percentile(getUser, 99).toFixed(2)} ms`,
     );
   } finally {
     await server.close();

@@ -430,7 +430,8 @@ async function limitsAndHttpsRuns(
   const cpu = (kind: 'limits' | 'https') => mean(runs[kind], 'cpuUs') - mean(runs.plain, 'cpuUs');
   console.log(
     `  limits/plain = ${ratio('limits').toFixed(3)} (target >= 0.98)   HTTPS/plain = ${ratio('https').toFixed(3)} ` +
-      `(target >= 0.8)   node CPU per request: limits ${cpu('limits') >= 0 ? '+' : ''}${cpu('limits').toFixed(1)} µs, ` +
+      `(target >= 0.8)   node CPU per request: ` +
+      `limits ${cpu('limits') >= 0 ? '+' : ''}${cpu('limits').toFixed(1)} µs, ` +
       `HTTPS +${cpu('https').toFixed(1)} µs`,
   );
 }

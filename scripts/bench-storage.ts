@@ -21,7 +21,8 @@ const CASES = [
 function accessToken(secret: string, sub: string): string {
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const now = Math.floor(Date.now() / 1000);
-  const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 3600 })}`;
+  const claims = { sub, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 3600 };
+  const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
   return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
 }
 
@@ -91,7 +92,8 @@ export async function main(): Promise<void> {
       });
       const ratio = (a: number, b: number) => `${((b / a) * 100).toFixed(0)}%`;
       console.log(
-        `${label.padEnd(8)}${rate(total, upload)}  ${rate(total, download)}  ${rate(total, write).padStart(16)}  ${rate(total, read).padStart(9)}` +
+        `${label.padEnd(8)}${rate(total, upload)}  ${rate(total, download)}  ` +
+          `${rate(total, write).padStart(16)}  ${rate(total, read).padStart(9)}` +
           `  ${ratio(upload, write).padStart(17)}  ${ratio(download, read).padStart(18)}`,
       );
     }

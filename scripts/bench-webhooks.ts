@@ -64,7 +64,8 @@ export async function main(): Promise<void> {
     const [a] = await sql`insert into public.auctions (name, slug) values ('Bench', 'bench') returning id`;
     for (let i = 0; i < ENDPOINTS; i++) {
       await sql`insert into public.webhook_endpoints (auction_id, url, events, secret)
-        values (${a.id}, ${hookUrl}, ${i === 0 ? ['message.created', 'member.joined'] : ['message.created']}, 'bench-secret-0123456789')`;
+        values (${a.id}, ${hookUrl}, ${i === 0 ? ['message.created', 'member.joined'] : ['message.created']},
+          'bench-secret-0123456789')`;
     }
 
     // Warm-up: connections, JIT, keep-alive sockets.
@@ -77,16 +78,19 @@ export async function main(): Promise<void> {
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     for (let i = 0; i < BACKLOG_EVENTS; i += 100) {
-      await sql`select public.emit_event(${a.id}, 'message.created', jsonb_build_object('n', g)) from generate_series(1, 100) g`;
+      await sql`select public.emit_event(${a.id}, 'message.created', jsonb_build_object('n', g))
+        from generate_series(1, 100) g`;
     }
     await waitForCount(before + total);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     console.log(
-      `throughput: ${total} deliveries in ${seconds.toFixed(2)} s = ${Math.round(total / seconds)} deliveries/s (target >= 500)`,
+      `throughput: ${total} deliveries in ${seconds.toFixed(2)} s = ` +
+        `${Math.round(total / seconds)} deliveries/s (target >= 500)`,
     );
     console.log(
-      `  this process (server, dispatcher and receiver) used ${(((cpu.user + cpu.system) / 1e6 / seconds) * 100).toFixed(0)}% of one core meanwhile`,
+      '  this process (server, dispatcher and receiver) used ' +
+        `${(((cpu.user + cpu.system) / 1e6 / seconds) * 100).toFixed(0)}% of one core meanwhile`,
     );
 
     // Baseline: the same number of plain POSTs to the same receiver at the dispatcher's in-flight ceiling here
@@ -137,7 +141,8 @@ export async function main(): Promise<void> {
     const latencies = [...committed].map(([seq, at]) => (received.get(seq) ?? NaN) - at).sort((x, y) => x - y);
     console.log(
       `commit-to-first-attempt latency at ${LATENCY_RATE} events/s: p50 ${percentile(latencies, 50).toFixed(1)} ms, ` +
-        `p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1].toFixed(1)} ms (target p99 < 250 ms)`,
+        `p99 ${percentile(latencies, 99).toFixed(1)} ms, ` +
+        `max ${latencies[latencies.length - 1].toFixed(1)} ms (target p99 < 250 ms)`,
     );
     // The receiver answers before the outcome is written: give the last completions a moment to land.
     let check = { delivered: 0, total: -1 };

@@ -134,7 +134,7 @@ describe('sign-up, sign-in, user', () => {
   });
 });
 
-describe('errors of the seed table, with their codes', () => {
+describe('the error codes of docs/errors.md', () => {
   it('invalid_grant, user_already_exists, weak_password, invalid_token, not_authenticated', async () => {
     const sb = client();
     const address = email();
@@ -178,7 +178,7 @@ describe('errors of the seed table, with their codes', () => {
       msg: expect.stringMatching(/expired/),
     });
 
-    // No Authorization: the seed's raw body, read by plain HTTP as its clients do.
+    // No Authorization: the raw body as the clients send it, read by plain HTTP as its clients do.
     const res = await fetch(`${server.url}/auth/v1/user`, { headers: { apikey: server.ctx.anonKey } });
     expect(res.status).toBe(401);
     expect((await res.json()) as object).toMatchObject({

@@ -99,8 +99,8 @@ it('a server killed mid-import leaves no visible rows and a dataset that can be 
     const [row] = await db.sql`select status from public.datasets where name = 'half'`;
     return row.status === 'failed';
   }, 'the sweep to roll the import back');
-  const [tables] =
-    await db.sql`select count(*)::int as n from pg_tables where schemaname = 'reporting_data' and tablename like 'ds_%'`;
+  const [tables] = await db.sql`select count(*)::int as n from pg_tables where schemaname = 'reporting_data'
+      and tablename like 'ds_%'`;
   expect(tables.n).toBe(0);
 
   const [dataset] = await db.sql`select id from public.datasets where name = 'half'`;

@@ -51,7 +51,8 @@ export function generateCsv(rows: number, eol = '\r\n'): GeneratedCsv {
     const priced = i % 10 !== 0;
     let price = priced ? `${(i % 5000) + 0.25}` : '';
     const makes = ['"Ford, Inc"', 'Toyota', '"Chevy ""Classic"""', 'Kia'];
-    let line = `${i},${price},${i % 2 ? 'yes' : 'no'},${makes[i % 4]},${dmy},${mdy},2024-03-${String(day).padStart(2, '0')}T10:15:00Z`;
+    const at = `2024-03-${String(day).padStart(2, '0')}T10:15:00Z`;
+    let line = `${i},${price},${i % 2 ? 'yes' : 'no'},${makes[i % 4]},${dmy},${mdy},${at}`;
     if (i > 2500 && i % 997 === 0) {
       price = 'n/a';
       line = line.replace(/^(\d+),[^,]*,/, `$1,${price},`);

@@ -131,8 +131,8 @@ export function imageBytes(type: keyof typeof SIGNATURES | string, size = 2048):
   return Buffer.concat([signature, randomBytes(Math.max(0, size - signature.length))]);
 }
 
-/** The seed's path shape: <user_id>/<epoch_seconds>_<random>.<extension>. */
-export function seedPath(userId: string, extension = 'png'): string {
+/** The path shape the mobile app uploads to: <user_id>/<epoch_seconds>_<random>.<extension>. */
+export function appUploadPath(userId: string, extension = 'png'): string {
   return `${userId}/${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}.${extension}`;
 }
 

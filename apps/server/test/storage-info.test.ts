@@ -148,13 +148,17 @@ describe('info, exists, HEAD and list options', () => {
     expect(small.status).toBe(200);
   });
 
-  it('lists under a folder whose name has characters outside the BMP (prefix measured in characters, not UTF-16 units)', async () => {
-    const store = asAlice.storage.from('private-docs');
-    const folder = `${alice.id}/📷 yard`;
-    expect(
-      (await store.upload(`${folder}/lot.png`, imageBytes('image/png', 10), { contentType: 'image/png' })).error,
-    ).toBeNull();
-    expect((await store.list(folder)).data?.map((e) => e.name)).toEqual(['lot.png']);
-    expect((await store.list(alice.id)).data?.map((e) => e.name)).toEqual(['📷 yard', 'info.png']);
-  });
+  it(
+    'lists under a folder whose name has characters outside the BMP (prefix measured ' +
+      'in characters, not UTF-16 units)',
+    async () => {
+      const store = asAlice.storage.from('private-docs');
+      const folder = `${alice.id}/📷 yard`;
+      expect(
+        (await store.upload(`${folder}/lot.png`, imageBytes('image/png', 10), { contentType: 'image/png' })).error,
+      ).toBeNull();
+      expect((await store.list(folder)).data?.map((e) => e.name)).toEqual(['lot.png']);
+      expect((await store.list(alice.id)).data?.map((e) => e.name)).toEqual(['📷 yard', 'info.png']);
+    },
+  );
 });

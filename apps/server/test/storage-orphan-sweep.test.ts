@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createUser,
   imageBytes,
-  seedPath,
+  appUploadPath,
   startStorageServer,
   storageClient,
   type StorageHarness,
@@ -57,7 +57,7 @@ describe('orphan sweep in the server (fs backend)', () => {
   it('sweeps at start and then periodically, keeping young and referenced keys', async () => {
     await until(async () => !(await exists(h, beforeStart)));
     const user = await createUser(h.db);
-    const path = seedPath(user.id);
+    const path = appUploadPath(user.id);
     expect(
       (
         await storageClient(h, user.token)

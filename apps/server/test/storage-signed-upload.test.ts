@@ -7,7 +7,7 @@ import {
   createUser,
   imageBytes,
   JWT_SECRET,
-  seedPath,
+  appUploadPath,
   startStorageServer,
   statusOf,
   storageClient,
@@ -40,7 +40,7 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
   });
 
   it('lets anyone holding the token upload that one path, owned by the creator', async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const signed = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);
     expect(signed.error).toBeNull();
     expect(signed.data?.signedUrl).toContain(`/storage/v1/object/upload/sign/${BUCKET}/${path}?token=`);
@@ -70,7 +70,7 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
   });
 
   it('takes an upload to the signed URL without an API key, as a browser form would send it', async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const signed = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);
     const bytes = imageBytes('image/png', 1200);
     const res = await fetch(signed.data!.signedUrl, {
@@ -87,9 +87,9 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
   });
 
   it('binds a token to its path and refuses forged, expired and other-purpose tokens', async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const { data } = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);
-    const other = seedPath(alice.id);
+    const other = appUploadPath(alice.id);
     const elsewhere = await anon.storage
       .from(BUCKET)
       .uploadToSignedUrl(other, data!.token, imageBytes('image/png'), { contentType: 'image/png' });
@@ -118,9 +118,9 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
 
   it('creates URLs only for paths the caller may write (RLS 403, duplicate 409, anonymous 403)', async () => {
     const asBob = storageClient(h, bob.token);
-    expect(statusOf((await asBob.storage.from(BUCKET).createSignedUploadUrl(seedPath(alice.id))).error)).toBe(403);
-    expect(statusOf((await anon.storage.from(BUCKET).createSignedUploadUrl(seedPath(alice.id))).error)).toBe(403);
-    const path = seedPath(alice.id);
+    expect(statusOf((await asBob.storage.from(BUCKET).createSignedUploadUrl(appUploadPath(alice.id))).error)).toBe(403);
+    expect(statusOf((await anon.storage.from(BUCKET).createSignedUploadUrl(appUploadPath(alice.id))).error)).toBe(403);
+    const path = appUploadPath(alice.id);
     expect(
       (await asAlice.storage.from(BUCKET).upload(path, imageBytes('image/png'), { contentType: 'image/png' })).error,
     ).toBeNull();
@@ -130,7 +130,7 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
     ).toBe(404);
     // The service role may sign any path; the upload then has no owner.
     const service = storageClient(h, 'service');
-    const free = seedPath(bob.id);
+    const free = appUploadPath(bob.id);
     const { data } = await service.storage.from(BUCKET).createSignedUploadUrl(free);
     expect(
       (
@@ -143,7 +143,7 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
   });
 
   it('applies the content checks and the size limit of normal uploads', async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const { data } = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);
     const text = await anon.storage
       .from(BUCKET)

@@ -6,7 +6,7 @@ import type { SupabaseClient } from '@supabase/supabase-js';
 import {
   createUser,
   imageBytes,
-  seedPath,
+  appUploadPath,
   startStorageServer,
   statusOf,
   storageClient,
@@ -50,7 +50,7 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
 
   it('copies over an existing object only with x-upsert, removing the replaced bytes', async () => {
     const store = asAlice.storage.from(BUCKET);
-    const [source, target] = [seedPath(alice.id), seedPath(alice.id)];
+    const [source, target] = [appUploadPath(alice.id), appUploadPath(alice.id)];
     const bytes = imageBytes('image/png', 700);
     expect((await store.upload(source, bytes, { contentType: 'image/png' })).error).toBeNull();
     expect((await store.upload(target, imageBytes('image/jpeg', 300), { contentType: 'image/jpeg' })).error).toBeNull();
@@ -74,7 +74,7 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
   });
 
   it('moves and copies across buckets when RLS allows both sides', async () => {
-    const source = seedPath(alice.id);
+    const source = appUploadPath(alice.id);
     const bytes = imageBytes('image/png', 500);
     expect((await asAlice.storage.from(BUCKET).upload(source, bytes, { contentType: 'image/png' })).error).toBeNull();
     const copied = await asAlice.storage
@@ -94,7 +94,7 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
   });
 
   it('refuses what RLS refuses on either side, and what the destination bucket would not accept', async () => {
-    const source = seedPath(alice.id);
+    const source = appUploadPath(alice.id);
     expect(
       (await asAlice.storage.from(BUCKET).upload(source, imageBytes('image/png', 500), { contentType: 'image/png' }))
         .error,

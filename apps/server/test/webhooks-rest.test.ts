@@ -1,5 +1,5 @@
 // Webhook configuration as the admin dashboard does it, with supabase-js through /rest/v1: an admin registers an
-// endpoint (the seed's body), reads never return the secret, test_webhook queues a delivery that a real receiver
+// endpoint (the body in docs/webhooks.md), reads never return the secret, test_webhook queues a delivery that a real receiver
 // gets signed; a team member and an outsider are refused.
 import { createServer, type Server } from 'node:http';
 import { createHmac } from 'node:crypto';
@@ -68,14 +68,15 @@ beforeAll(async () => {
   if (error) throw error;
   auctionId = data.id;
   const memberId = (await clients.member.auth.getUser()).data.user!.id;
-  await db.sql`insert into public.auction_members (auction_id, user_id, role) values (${auctionId}, ${memberId}, 'team_member')`;
+  await db.sql`insert into public.auction_members (auction_id, user_id, role)
+    values (${auctionId}, ${memberId}, 'team_member')`;
 });
 afterAll(async () => {
   await t?.stop();
   await new Promise((r) => receiver?.close(r));
 });
 
-it('lets an admin register an endpoint with the seed body, and never returns the secret', async () => {
+it('lets an admin register an endpoint with the documented body, and never returns the secret', async () => {
   const body = {
     auction_id: auctionId,
     url: receiverUrl,

@@ -33,7 +33,8 @@ describe('auctions', () => {
       db.requestUrl,
       claimsFor(u),
       (tx) =>
-        tx`select public.get_user_auction_role(${row.id}) as role, public.is_auction_admin_or_above(${row.id}) as admin`,
+        tx`select public.get_user_auction_role(${row.id}) as role, public.is_auction_admin_or_above(${row.id}) as
+          admin`,
     );
     expect(roles[0]).toEqual({ role: 'owner', admin: true });
   });
@@ -46,7 +47,8 @@ describe('auctions', () => {
           db.requestUrl,
           claimsFor(u),
           (tx) =>
-            tx`insert into public.auctions (name, slug, settings) values ('Z', 'zone-one', ${db.sql.json({ timezone: 'Mars/Olympus' })}) returning id`,
+            tx`insert into public.auctions (name, slug, settings)
+              values ('Z', 'zone-one', ${db.sql.json({ timezone: 'Mars/Olympus' })}) returning id`,
         ),
       ),
     ).toBe('22023');
@@ -77,7 +79,9 @@ describe('auctions', () => {
       db.requestUrl,
       claimsFor(a.admin),
       (tx) =>
-        tx`update public.auctions set settings = ${db.sql.json({ timezone: 'Europe/Berlin', members_can_create_channels: false })} where id = ${a.auctionId} returning settings`,
+        tx`update public.auctions
+          set settings = ${db.sql.json({ timezone: 'Europe/Berlin', members_can_create_channels: false })}
+          where id = ${a.auctionId} returning settings`,
     );
     expect(upd[0].settings.timezone).toBe('Europe/Berlin');
     const none = await asUser(
@@ -92,7 +96,8 @@ describe('auctions', () => {
           db.requestUrl,
           claimsFor(a.admin),
           (tx) =>
-            tx`update public.auctions set settings = ${db.sql.json({ timezone: 'Mars/Base' })} where id = ${a.auctionId}`,
+            tx`update public.auctions set settings = ${db.sql.json({ timezone: 'Mars/Base' })}
+              where id = ${a.auctionId}`,
         ),
       ),
     ).toBe('22023');
@@ -129,8 +134,8 @@ describe('tenant keys', () => {
     const place = async (f: AuctionFixture) => {
       const [loc] =
         await db.sql`insert into public.locations (auction_id, name) values (${f.auctionId}, 'Lot') returning id`;
-      const [type] =
-        await db.sql`insert into public.submission_types (auction_id, name) values (${f.auctionId}, 'Cars') returning id`;
+      const [type] = await db.sql`insert into public.submission_types (auction_id, name) values (${f.auctionId}, 'Cars')
+          returning id`;
       return { location: loc!.id as string, type: type!.id as string };
     };
     const [pa, pb] = [await place(a), await place(b)];

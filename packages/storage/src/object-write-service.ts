@@ -123,7 +123,8 @@ export class ObjectWriteService {
         update storage.objects o
         set version = ${version}, metadata = ${meta}, user_metadata = ${user}, owner_id = ${owner},
             updated_at = now(), last_accessed_at = now()
-        from (select id, version from storage.objects where bucket_id = ${ref.bucket} and name = ${ref.name} for update) old
+        from (select id, version from storage.objects where bucket_id = ${ref.bucket}
+          and name = ${ref.name} for update) old
         where o.id = old.id
         returning o.id, old.version as old_version`;
       if (updated) return updated;
@@ -173,7 +174,8 @@ export class ObjectWriteService {
       this.o.sql,
       caller,
       (tx) => tx<ObjectRow[]>`
-      delete from storage.objects where bucket_id = ${bucket} and name = any(${names}) returning ${tx.unsafe(OBJECT_COLUMNS)}`,
+      delete from storage.objects where bucket_id = ${bucket} and name = any(${names})
+        returning ${tx.unsafe(OBJECT_COLUMNS)}`,
     );
     await removeQuietly(
       this.o.backend,

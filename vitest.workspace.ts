@@ -10,6 +10,7 @@ const dirs = [
   'packages/storage',
   'packages/webhooks',
   'packages/functions',
+  'packages/realtime',
   'apps/server',
   'apps/cli',
 ];

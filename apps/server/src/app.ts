@@ -12,6 +12,7 @@ export interface Families {
   rest: Hono<AppEnv>;
   storage: Hono<AppEnv>;
   functions: Hono<AppEnv>;
+  realtime: Hono<AppEnv>;
 }
 
 export interface AppOptions {
@@ -46,6 +47,7 @@ export function createApp(ctx: ServerContext, families: Families, options: AppOp
   app.route('/rest/v1', families.rest);
   app.route('/storage/v1', families.storage);
   app.route('/functions/v1', families.functions);
+  app.route('/realtime/v1', families.realtime);
   app.notFound((c) => c.json({ message: 'no route matches this request' }, 404));
   app.onError((error, c) => {
     ctx.log.error('unhandled error', { id: c.get('requestId'), error: error.message, stack: error.stack });

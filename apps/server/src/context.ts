@@ -22,7 +22,11 @@ export interface ServerContext {
 
 /** Hono variables set by the gateway middleware; bindings given by @hono/node-server (absent in app.request()). */
 export interface AppEnv {
-  Bindings: { incoming?: import('node:http').IncomingMessage };
+  Bindings: {
+    incoming?: import('node:http').IncomingMessage;
+    /** Set only for a WebSocket upgrade request: hands the connection to realtime once the gateway let it pass. */
+    realtimeUpgrade?: (context: import('@auction-ops/realtime').UpgradeContext) => void;
+  };
   Variables: {
     requestId: string;
     /** Claims of the Bearer token, else of the API key; absent when the token failed (see authError). */

@@ -3,6 +3,7 @@ import type { Families } from './app.js';
 import type { ServerContext } from './context.js';
 import { authRoutes } from './routes/auth.js';
 import { functionRoutes } from './routes/functions.js';
+import { realtimeRoutes } from './routes/realtime.js';
 import { restRoutes } from './routes/rest.js';
 import { storageRoutes } from './routes/storage.js';
 import type { Services } from './services/index.js';
@@ -13,5 +14,6 @@ export function createFamilies(ctx: ServerContext, services: Services): Families
     rest: restRoutes(services.rest, { maxBodyBytes: ctx.config.REST_MAX_BODY_BYTES }),
     storage: storageRoutes(ctx, services.storage),
     functions: functionRoutes(services.functions.dispatcher),
+    realtime: realtimeRoutes(),
   };
 }

@@ -3,7 +3,8 @@
 import type { MigrationSet } from '@auction-ops/database';
 import { authMigrations } from '@auction-ops/auth-core';
 import { storageMigrations } from '@auction-ops/storage';
-import { domainMigrations, domainStorageMigrations } from '@auction-ops/domain';
+import { domainMigrations, domainRealtimeMigrations, domainStorageMigrations } from '@auction-ops/domain';
+import { realtimeMigrations } from '@auction-ops/realtime';
 import { webhookMigrations } from '@auction-ops/webhooks';
 import { notificationMigrations, reportingMigrations } from '@auction-ops/functions';
 
@@ -12,6 +13,8 @@ export const migrationSets: readonly MigrationSet[] = [
   storageMigrations,
   domainMigrations,
   domainStorageMigrations,
+  realtimeMigrations,
+  domainRealtimeMigrations,
   webhookMigrations,
   notificationMigrations,
   reportingMigrations,

@@ -14,6 +14,7 @@ import { createApp } from './app.js';
 import { createFamilies } from './families.js';
 import { createServices } from './services/index.js';
 import { startWorkers } from './workers/index.js';
+import { acceptWebSocketUpgrades } from './http/websocket-upgrade.js';
 import { transportOf } from './tls/transport-policy.js';
 import {
   answerPlainHttpOnTlsPort,
@@ -80,12 +81,15 @@ export async function startServer(
     };
     const services = await createServices(ctx);
     cleanup.push(() => services.close());
+    // Change capture streams before the server listens, so the first join can be answered SUBSCRIBED.
+    await services.realtime.start();
     const app = createApp(ctx, createFamilies(ctx, services), { transport, restRateLimits: services.restRateLimits });
     const server = await new Promise<Server>((resolve, reject) => {
       const options = { fetch: app.fetch, port: config.PORT, hostname: config.HOST, ...secureServeOptions(config) };
       const s = serve(options, () => resolve(s as Server));
       (s as Server).once('error', reject);
     });
+    acceptWebSocketUpgrades(server, app, services.realtime);
     const secure = isSecureServer(server) ? server : undefined;
     const tracked = secure && trackSecureConnections(secure);
     if (secure) {

@@ -148,6 +148,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     listen_addresses: '127.0.0.1',
     unix_socket_directories: socketDir,
     fsync: 'on',
+    // Realtime reads table changes from a logical replication stream (one temporary slot per server process).
+    wal_level: 'logical',
+    max_replication_slots: 32,
+    max_wal_senders: 32,
     ...options.settings,
   };
   const args = [

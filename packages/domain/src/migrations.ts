@@ -14,3 +14,9 @@ export const domainStorageMigrations = {
   dir: fileURLToPath(new URL('../migrations-storage', import.meta.url)),
   dependsOn: ['domain', 'storage'],
 } as const;
+
+export const domainRealtimeMigrations = {
+  name: 'domain-realtime',
+  dir: fileURLToPath(new URL('../migrations-realtime', import.meta.url)),
+  dependsOn: ['domain', 'realtime'],
+} as const;

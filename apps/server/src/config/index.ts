@@ -11,6 +11,7 @@ import { reportingSettings } from './reporting.js';
 import { limitsSettings } from './limits.js';
 import { tlsSettings } from './tls.js';
 import { notificationsSettings } from './notifications.js';
+import { realtimeSettings } from './realtime.js';
 
 const schema = v.object({
   ...coreSettings,
@@ -21,6 +22,7 @@ const schema = v.object({
   ...limitsSettings,
   ...tlsSettings,
   ...notificationsSettings,
+  ...realtimeSettings,
 });
 
 export type Env = v.InferOutput<typeof schema>;

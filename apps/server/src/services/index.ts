@@ -4,6 +4,7 @@
 import { createMailer, type Mailer } from '@auction-ops/auth-core';
 import { createRestEngine, type RestEngine } from '@auction-ops/rest-engine';
 import type { StorageService } from '@auction-ops/storage';
+import { createRealtimeService, type RealtimeService } from '@auction-ops/realtime';
 import type { ServerContext } from '../context.js';
 import type { RestRateLimitOptions } from '../middleware/rate-limit.js';
 import { type AuthServices, createAuthServices } from './auth-services.js';
@@ -19,6 +20,8 @@ export interface Services {
   functions: FunctionServices;
   /** The data interface's rate limiter and tier cache; absent when RATE_LIMITS_ENABLED is false. */
   restRateLimits?: RestRateLimitOptions;
+  /** Started by the server before it listens: change capture must stream before the first join. */
+  realtime: RealtimeService;
   /** Releases everything in reverse order of dependence. */
   close(): Promise<void>;
 }
@@ -44,6 +47,19 @@ export async function createServices(ctx: ServerContext): Promise<Services> {
     createConfiguredStorage(ctx),
   ]);
   const functions = createFunctionServices(ctx, mailer);
+  const realtime = createRealtimeService({
+    sql: ctx.sql,
+    ownerSql: ctx.ownerSql,
+    ownerUrl: ctx.ownerUrl,
+    verifier: ctx.verifier,
+    log: (level, message, fields) => ctx.log[level](message, fields),
+    limits: {
+      connectionsPerIp: c.REALTIME_MAX_CONNECTIONS_PER_IP,
+      channelsPerConnection: c.REALTIME_MAX_CHANNELS_PER_CONNECTION,
+      eventsPerSecond: c.REALTIME_MAX_EVENTS_PER_SECOND,
+      maxPayloadBytes: c.REALTIME_MAX_PAYLOAD_BYTES,
+    },
+  });
   return {
     mailer,
     auth,
@@ -51,7 +67,9 @@ export async function createServices(ctx: ServerContext): Promise<Services> {
     storage,
     functions,
     restRateLimits: c.RATE_LIMITS_ENABLED ? createRestRateLimits(ctx) : undefined,
+    realtime,
     async close() {
+      await realtime.stop();
       await Promise.all([auth.close(), rest.close(), storage.close(), functions.close()]);
       await mailer.close?.();
     },

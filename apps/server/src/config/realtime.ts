@@ -1,0 +1,11 @@
+// Realtime (/realtime/v1/websocket) limits that protect the process: connections per client address, channels
+// per connection, events per second per connection, and the largest broadcast or presence payload (docs/realtime.md).
+import * as v from 'valibot';
+import { positiveInt } from './fields.js';
+
+export const realtimeSettings = {
+  REALTIME_MAX_CONNECTIONS_PER_IP: v.optional(positiveInt, '100'),
+  REALTIME_MAX_CHANNELS_PER_CONNECTION: v.optional(positiveInt, '100'),
+  REALTIME_MAX_EVENTS_PER_SECOND: v.optional(positiveInt, '100'),
+  REALTIME_MAX_PAYLOAD_BYTES: v.optional(positiveInt, '262144'),
+};

@@ -1,0 +1,213 @@
+// Who receives what over realtime: row-level security per subscriber (other auction, team member's locations),
+// a failing policy isolated to its subscriber, private channels, token expiry and refresh, and the gate.
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import WebSocket from 'ws';
+import { startTestServer, type TestServer } from './support/test-server.js';
+import { arrangeAuction, signUp, sleep, subscribed, until, type RealtimeUser } from './realtime.fixture.js';
+
+type Row = Record<string, unknown>;
+let server: TestServer;
+let owner: RealtimeUser;
+let member: RealtimeUser;
+let outsider: RealtimeUser;
+let auction: { auctionId: string; channelId: string };
+const clients: SupabaseClient[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ AUTH_RATE_LIMIT_SIGN_UP: '1000', WORKERS_ENABLED: 'false' });
+  // A table whose SELECT policy raises for one user: that user's check fails, nobody else's may.
+  await server.db.sql.unsafe(`
+    create function public.rt_probe_visible() returns boolean language plpgsql stable as $$
+    begin
+      if auth.uid() = (select id from public.users where email like 'fragile-%') then
+        raise exception 'policy failure for this subscriber';
+      end if;
+      return true;
+    end $$;
+    create table public.rt_probe (id uuid primary key default gen_random_uuid(), note text not null);
+    alter table public.rt_probe enable row level security;
+    alter table public.rt_probe replica identity full;
+    create policy rt_probe_select on public.rt_probe for select to authenticated using (public.rt_probe_visible());
+    grant select on public.rt_probe to authenticated;
+    alter publication auction_ops_realtime add table public.rt_probe;`);
+  owner = await signUp(server, 'owner');
+  member = await signUp(server, 'member');
+  outsider = await signUp(server, 'outsider');
+  auction = await arrangeAuction(server, [
+    [owner, 'owner'],
+    [member, 'team_member'],
+  ]);
+  await arrangeAuction(server, [[outsider, 'owner']]);
+});
+
+afterAll(async () => {
+  for (const c of [owner, member, outsider].map((u) => u?.client).concat(clients)) await c?.removeAllChannels();
+  await server?.stop();
+});
+
+function tokenFor(user: RealtimeUser, lifetimeSeconds: number): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ role: 'authenticated', aud: 'authenticated' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(user.id)
+    .setIssuedAt(now)
+    .setExpirationTime(now + lifetimeSeconds)
+    .sign(new TextEncoder().encode(server.jwtSecret));
+}
+
+/** A client whose realtime token is set by hand (as apps with their own token handling do). */
+async function tokenClient(token: string): Promise<SupabaseClient> {
+  const client = createClient(server.url, server.anonKey, {
+    accessToken: async () => token,
+    realtime: { transport: WebSocket as never, heartbeatIntervalMs: 60_000 },
+  });
+  clients.push(client);
+  await client.realtime.setAuth(token);
+  return client;
+}
+
+describe('row-level security per subscriber', () => {
+  it('a team member receives submissions of assigned locations only; the owner receives all', async () => {
+    const sql = server.db.sql;
+    const [a] = await sql<{ id: string }[]>`
+      insert into public.locations (auction_id, name) values (${auction.auctionId}, 'North lot') returning id`;
+    const [b] = await sql<{ id: string }[]>`
+      insert into public.locations (auction_id, name) values (${auction.auctionId}, 'South lot') returning id`;
+    await sql`insert into public.location_assignments (auction_id, location_id, user_id)
+              values (${auction.auctionId}, ${a!.id}, ${member.id})`;
+    const seenByMember: Row[] = [];
+    const seenByOwner: Row[] = [];
+    const seenByOutsider: Row[] = [];
+    const on = (u: RealtimeUser, name: string, into: Row[]) =>
+      subscribed(
+        u.client
+          .channel(name)
+          .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'lot_submissions' }, (p) =>
+            into.push(p.new as Row),
+          ),
+      );
+    await Promise.all([on(member, 'm', seenByMember), on(owner, 'o', seenByOwner), on(outsider, 'x', seenByOutsider)]);
+    await sql`insert into public.lot_submissions (auction_id, location_id, user_id, notes)
+              values (${auction.auctionId}, ${b!.id}, ${owner.id}, 'south'), (${auction.auctionId}, ${a!.id}, ${owner.id}, 'north')`;
+    await until(() => seenByOwner.length === 2 && seenByMember.length === 1, 'the submissions');
+    await sleep(300);
+    expect(seenByMember.map((r) => r.notes)).toEqual(['north']);
+    expect(seenByOwner.map((r) => r.notes)).toEqual(['south', 'north']);
+    expect(seenByOutsider).toEqual([]);
+  });
+
+  it('a subscriber whose policy check raises does not stop the others from receiving', async () => {
+    const fragile = await signUp(server, 'fragile');
+    const healthy: Row[] = [];
+    const broken: Row[] = [];
+    await subscribed(
+      fragile.client
+        .channel('probe-f')
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_probe' }, (p) => broken.push(p.new as Row)),
+    );
+    await subscribed(
+      owner.client
+        .channel('probe-o')
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_probe' }, (p) => healthy.push(p.new as Row)),
+    );
+    await server.db.sql`insert into public.rt_probe (note) values ('one'), ('two')`;
+    await until(() => healthy.length === 2, 'the healthy subscriber');
+    await sleep(300);
+    expect(healthy.map((r) => r.note)).toEqual(['one', 'two']);
+    expect(broken).toEqual([]);
+    await fragile.client.removeAllChannels();
+  });
+
+  it('never sends a column the subscriber may not select', async () => {
+    const got: Row[] = [];
+    await subscribed(
+      owner.client
+        .channel('invites')
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'auction_invitations' }, (p) =>
+          got.push(p.new as Row),
+        ),
+    );
+    const grants = await server.db.sql<{ column_name: string }[]>`
+      select column_name from information_schema.column_privileges
+       where table_schema = 'public' and table_name = 'auction_invitations' and grantee = 'authenticated'
+         and privilege_type = 'SELECT'`;
+    await server.db.sql`insert into public.auction_invitations (auction_id, email, role, token_hash, invited_by, expires_at)
+      values (${auction.auctionId}, 'new@realtime.test', 'team_member', 'secret-hash', ${owner.id}, now() + interval '1 day')`;
+    await until(() => got.length === 1, 'the invitation');
+    expect(Object.keys(got[0]!).sort()).toEqual(grants.map((g) => g.column_name).sort());
+    expect(got[0]).not.toHaveProperty('token_hash');
+  });
+});
+
+describe('private channels', () => {
+  it('members of the auction join auction:<id>; others get the reason', async () => {
+    const topic = `auction:${auction.auctionId}:yard`;
+    await subscribed(member.client.channel(topic, { config: { private: true } }));
+    await expect(subscribed(outsider.client.channel(topic, { config: { private: true } }))).rejects.toThrow(
+      `You do not have permission to join ${topic}`,
+    );
+    await expect(subscribed(member.client.channel('yard-chat', { config: { private: true } }))).rejects.toThrow(
+      'Private channels are named auction:<auction_id>',
+    );
+  });
+
+  it('an anonymous connection cannot join', async () => {
+    const anon = createClient(server.url, server.anonKey, { realtime: { transport: WebSocket as never } });
+    clients.push(anon);
+    await expect(subscribed(anon.channel('lobby'))).rejects.toThrow('Sign in to join channels');
+  });
+});
+
+describe('tokens', () => {
+  it('a token that expires closes the channel with a system message', async () => {
+    const client = await tokenClient(await tokenFor(owner, 3));
+    const system: Row[] = [];
+    const statuses: string[] = [];
+    const ch = client.channel('expiring').on('system', {}, (p) => system.push(p as Row));
+    await new Promise<void>((resolve) =>
+      ch.subscribe((status) => {
+        statuses.push(status);
+        if (status === 'SUBSCRIBED') resolve();
+      }),
+    );
+    await until(() => statuses.includes('CLOSED'), 'the channel to close', 10_000);
+    expect(system).toContainEqual(expect.objectContaining({ status: 'error', message: 'Token has expired' }));
+  });
+
+  it('setAuth with a new token keeps the channel open past the old token expiry', async () => {
+    const client = await tokenClient(await tokenFor(owner, 3));
+    const statuses: string[] = [];
+    const got: Row[] = [];
+    const ch = client
+      .channel('refreshed')
+      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'messages', filter: `channel_id=eq.${auction.channelId}` }, (p) =>
+        got.push(p.new as Row),
+      );
+    await new Promise<void>((resolve) =>
+      ch.subscribe((status) => {
+        statuses.push(status);
+        if (status === 'SUBSCRIBED') resolve();
+      }),
+    );
+    await client.realtime.setAuth(await tokenFor(owner, 3600));
+    await sleep(4_000);
+    await server.db.sql`insert into public.messages (auction_id, channel_id, user_id, content)
+      values (${auction.auctionId}, ${auction.channelId}, ${owner.id}, 'after the old expiry')`;
+    await until(() => got.length === 1, 'the change after the refresh');
+    expect(statuses).toEqual(['SUBSCRIBED']);
+  });
+
+  it('the upgrade without an API key is refused by the gateway; a plain GET is told to upgrade', async () => {
+    const plain = await fetch(`${server.url}/realtime/v1/websocket?apikey=${server.anonKey}`);
+    expect(plain.status).toBe(426);
+    const status = await new Promise<number>((resolve, reject) => {
+      const ws = new WebSocket(`${server.url.replace('http', 'ws')}/realtime/v1/websocket?vsn=2.0.0`);
+      ws.on('unexpected-response', (_req, response) => resolve(response.statusCode ?? 0));
+      ws.on('open', () => reject(new Error('opened without a key')));
+      ws.on('error', () => {});
+    });
+    expect(status).toBe(401);
+  });
+});

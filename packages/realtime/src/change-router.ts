@@ -1,0 +1,264 @@
+// Routes captured changes to postgres_changes subscribers: matches bindings in memory (table, event, filter),
+// then asks Postgres which subscribers may see which changes, with one call per table for everything that
+// arrived while the previous call ran (however many subscribers and changes), and delivers in commit order.
+import type postgres from 'postgres';
+import type { Change, Column, TableInfo } from './change-capture.js';
+import { matchesFilter, type RowFilter } from './filters.js';
+import { entry } from './map-entry.js';
+import type { TupleValues } from './pgoutput.js';
+
+export type ChangeEvent = '*' | 'INSERT' | 'UPDATE' | 'DELETE';
+
+/** Who a subscriber is to Postgres: the role and claims row-level security sees. */
+export interface Identity {
+  role: 'anon' | 'authenticated' | 'service_role';
+  /** The claims as JSON, as request.jwt.claims. */
+  claims: string;
+  /** Equal for subscribers that RLS cannot tell apart (same role and claims but for token times). */
+  key: string;
+}
+
+export interface ChangeTarget {
+  readonly identity: Identity;
+  readonly joined: boolean;
+  /** Sends one change; `data` is the JSON of the payload's `data` member. */
+  deliverChange(ids: readonly number[], data: string): void;
+}
+
+export interface Binding {
+  id: number;
+  event: ChangeEvent;
+  schema: string;
+  /** A table name, or '*' for every subscribable table of the schema. */
+  table: string;
+  filter?: RowFilter;
+  target: ChangeTarget;
+}
+
+interface Routed {
+  change: Change;
+  targets: Map<ChangeTarget, number[]>;
+}
+
+export interface ChangeRouterOptions {
+  /** Pool logging in as the authenticator, which may assume the request roles. */
+  sql: postgres.Sql;
+  log: (level: 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface ChangeRouterStats {
+  checks: number;
+  deliveries: number;
+}
+
+export class ChangeRouter {
+  private readonly bindings = new Map<string, Set<Binding>>();
+  private queue: Routed[] = [];
+  private pumping = false;
+  /** Per role and table, the columns that role may SELECT: a change never carries a column its reader lacks. */
+  private readonly readable = new Map<string, Set<string>>();
+  readonly stats: ChangeRouterStats = { checks: 0, deliveries: 0 };
+
+  constructor(private readonly options: ChangeRouterOptions) {}
+
+  add(binding: Binding): void {
+    const key = `${binding.schema}.${binding.table}`;
+    entry(this.bindings, key, () => new Set()).add(binding);
+  }
+
+  remove(binding: Binding): void {
+    const key = `${binding.schema}.${binding.table}`;
+    const set = this.bindings.get(key);
+    set?.delete(binding);
+    if (set?.size === 0) this.bindings.delete(key);
+  }
+
+  /** Change capture lost changes: the schema may have changed too, so column grants are read again. */
+  reset(): void {
+    this.readable.clear();
+  }
+
+  onTransaction(changes: readonly Change[]): void {
+    for (const change of changes) {
+      const targets = this.match(change);
+      if (targets.size) this.queue.push({ change, targets });
+    }
+    if (this.queue.length && !this.pumping) void this.pump();
+  }
+
+  /** Resolves when everything queued so far has been delivered (tests, shutdown). */
+  async drain(): Promise<void> {
+    while (this.pumping || this.queue.length) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  private match(change: Change): Map<ChangeTarget, number[]> {
+    const targets = new Map<ChangeTarget, number[]>();
+    const { schema, table } = change.table;
+    // A DELETE is matched against the old row: the row is gone, and its old image is what the filter meant.
+    const row = change.type === 'DELETE' ? change.old : change.record;
+    for (const key of [`${schema}.${table}`, `${schema}.*`, `*.*`]) {
+      for (const b of this.bindings.get(key) ?? []) {
+        if (b.event !== '*' && b.event !== change.type) continue;
+        if (b.filter && (!row || !matchesFilter(b.filter, row))) continue;
+        const ids = targets.get(b.target);
+        if (ids) ids.push(b.id);
+        else targets.set(b.target, [b.id]);
+      }
+    }
+    return targets;
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      while (this.queue.length) {
+        const batch = this.queue;
+        this.queue = [];
+        const visible = await this.authorize(batch);
+        batch.forEach((routed, index) => {
+          this.deliver(routed, visible, index);
+        });
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** For each batch entry, the identity keys that may see it. */
+  private async authorize(batch: readonly Routed[]): Promise<Map<number, Set<string>>> {
+    const byTable = new Map<TableInfo, number[]>();
+    batch.forEach((routed, index) => {
+      entry(byTable, routed.change.table, () => []).push(index);
+    });
+    const visible = new Map<number, Set<string>>();
+    await Promise.all(
+      [...byTable].map(async ([table, indexes]) => {
+        const identities = new Map<string, Identity>();
+        for (const i of indexes)
+          for (const target of batch[i]!.targets.keys()) identities.set(target.identity.key, target.identity);
+        const idents = [...identities.values()];
+        const changes = indexes.map((i) => probeOf(batch[i]!.change));
+        const [rows] = await Promise.all([
+          this.check(table, changes, idents),
+          ...[...new Set(idents.map((i) => i.role))].map((role) => this.loadReadable(table, role)),
+        ]);
+        for (const { identity, change } of rows) {
+          const index = indexes[change]!;
+          entry(visible, index, () => new Set<string>()).add(idents[identity]!.key);
+        }
+      }),
+    );
+    return visible;
+  }
+
+  private async check(
+    table: TableInfo,
+    changes: unknown[],
+    identities: Identity[],
+  ): Promise<{ identity: number; change: number }[]> {
+    this.stats.checks++;
+    const rel = relName(table);
+    const idents = JSON.stringify(identities.map((i) => ({ role: i.role, claims: i.claims })));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.options.sql<{ identity: number; change: number }[]>`
+          select identity, change from realtime.visible_changes(${rel}::regclass,
+            ${JSON.stringify(changes)}::text::jsonb, ${idents}::text::jsonb)`;
+      } catch (error) {
+        if (attempt === 3) {
+          this.options.log('error', 'realtime: authorizing changes failed; they are not delivered', {
+            table: rel,
+            changes: changes.length,
+            error: (error as Error).message,
+          });
+          return [];
+        }
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
+  }
+
+  private async loadReadable(table: TableInfo, role: string): Promise<void> {
+    const key = `${role}|${table.schema}.${table.table}`;
+    if (this.readable.has(key)) return;
+    const rows = await this.options.sql<{ attname: string }[]>`
+      select attname from pg_attribute
+       where attrelid = ${relName(table)}::regclass and attnum > 0 and not attisdropped
+         and has_column_privilege(${role}, attrelid, attnum, 'SELECT')`;
+    this.readable.set(key, new Set(rows.map((r) => r.attname)));
+  }
+
+  private deliver(routed: Routed, visible: Map<number, Set<string>>, index: number): void {
+    const allowed = visible.get(index);
+    if (!allowed) return;
+    const byRole = new Map<string, string>();
+    for (const [target, ids] of routed.targets) {
+      if (!target.joined || !allowed.has(target.identity.key)) continue;
+      let data = byRole.get(target.identity.role);
+      if (data === undefined) {
+        data = this.payload(routed.change, target.identity.role);
+        byRole.set(target.identity.role, data);
+      }
+      target.deliverChange(ids, data);
+      this.stats.deliveries++;
+    }
+  }
+
+  private payload(change: Change, role: string): string {
+    const { table } = change;
+    const readable = this.readable.get(`${role}|${table.schema}.${table.table}`);
+    const columns = table.columns.filter((c) => readable?.has(c.name));
+    const keyColumns = new Set([...table.primaryKey, 'auction_id']);
+    const record = change.type === 'DELETE' ? {} : jsonRow(columns, change.record);
+    // Old rows carry the primary key (and the tenant), never the rest: the row may no longer be visible.
+    const old = change.type === 'INSERT' || !change.old ? {} : jsonRow(columns, change.old, keyColumns);
+    return JSON.stringify({
+      schema: table.schema,
+      table: table.table,
+      commit_timestamp: change.commitTimestamp,
+      type: change.type,
+      columns,
+      record,
+      old_record: old,
+      errors: null,
+    });
+  }
+}
+
+/** The row image the policies judge: text values as Postgres reads them back, JSON columns as JSON. */
+function probeOf(change: Change): unknown {
+  const row = change.type === 'DELETE' ? change.old! : change.record;
+  const image: Record<string, unknown> = {};
+  for (const { name, type } of change.table.columns) {
+    const v = row[name];
+    if (v !== undefined) image[name] = v !== null && (type === 'json' || type === 'jsonb') ? JSON.parse(v) : v;
+  }
+  return image;
+}
+
+const NUMBER_TYPES = new Set(['int2', 'int4', 'float4', 'float8', 'numeric', 'oid']);
+
+/** Postgres text values as JSON the way realtime-js expects them: numbers, booleans and JSON decoded. */
+function jsonRow(columns: readonly Column[], row: TupleValues, only?: ReadonlySet<string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const { name, type } of columns) {
+    if (only && !only.has(name)) continue;
+    const v = row[name];
+    if (v === undefined) continue;
+    out[name] = v === null ? null : typed(type, v);
+  }
+  return out;
+}
+
+function typed(type: string, v: string): unknown {
+  if (type === 'bool') return v === 't';
+  if (NUMBER_TYPES.has(type)) return Number(v);
+  if (type === 'int8') return Number.isSafeInteger(Number(v)) ? Number(v) : v;
+  if (type === 'json' || type === 'jsonb') return JSON.parse(v);
+  return v;
+}
+
+function relName(table: TableInfo): string {
+  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  return `${quote(table.schema)}.${quote(table.table)}`;
+}

@@ -1,0 +1,101 @@
+// One joined channel of one connection: who joined (role and claims, refreshed by `access_token`), its settings
+// (broadcast self/ack, presence key), its postgres_changes bindings, and the token expiry that closes it.
+import { randomUUID } from 'node:crypto';
+import type { Claims } from '@auction-ops/auth-core';
+import type { Binding, ChangeTarget, Identity } from './change-router.js';
+import type { Frame } from './protocol.js';
+
+export interface ChannelConfig {
+  self: boolean;
+  ack: boolean;
+  presenceKey: string;
+  presenceEnabled: boolean;
+  private: boolean;
+}
+
+export interface ChannelOwner {
+  send(frame: Frame): void;
+  sendRaw(text: string): void;
+  /** A broadcast whose payload is bytes (vsn 2.0.0 clients only; JSON cannot carry it). */
+  sendBinaryBroadcast(topic: string, event: string, bytes: Buffer): void;
+  readonly vsn: '1.0.0' | '2.0.0';
+}
+
+export class Channel implements ChangeTarget {
+  identity: Identity;
+  bindings: Binding[] = [];
+  presenceRef: string | undefined;
+  joined = true;
+  private expiry: NodeJS.Timeout | undefined;
+  private readonly changePrefix: string;
+
+  constructor(
+    readonly owner: ChannelOwner,
+    /** The topic as the client names it, `realtime:<name>`. */
+    readonly topic: string,
+    readonly joinRef: string | null,
+    readonly config: ChannelConfig,
+    claims: Claims,
+    private readonly onExpire: (channel: Channel) => void,
+  ) {
+    this.identity = identityOf(claims);
+    this.watchExpiry(claims);
+    const head = [joinRef, null, topic, 'postgres_changes'];
+    this.changePrefix =
+      owner.vsn === '2.0.0'
+        ? `${JSON.stringify(head).slice(0, -1)},{"ids":`
+        : `{"join_ref":${JSON.stringify(joinRef)},"ref":null,"topic":${JSON.stringify(topic)},` +
+          `"event":"postgres_changes","payload":{"ids":`;
+  }
+
+  /** Topic of the shared registry: private and public channels of one name are different rooms. */
+  get room(): string {
+    return `${this.config.private ? 'private' : 'public'}|${this.topic}`;
+  }
+
+  push(event: string, payload: Record<string, unknown>, ref: string | null = null): void {
+    this.owner.send({ joinRef: this.joinRef, ref, topic: this.topic, event, payload });
+  }
+
+  reply(ref: string | null, status: 'ok' | 'error', response: Record<string, unknown> = {}): void {
+    this.push('phx_reply', { status, response }, ref);
+  }
+
+  deliverChange(ids: readonly number[], data: string): void {
+    // Built by concatenation: the change's JSON is shared by every subscriber it reaches.
+    this.owner.sendRaw(
+      `${this.changePrefix}${JSON.stringify(ids)},"data":${data}}${this.owner.vsn === '2.0.0' ? ']' : '}'}`,
+    );
+  }
+
+  refresh(claims: Claims): void {
+    this.identity = identityOf(claims);
+    this.watchExpiry(claims);
+  }
+
+  close(): void {
+    this.joined = false;
+    clearTimeout(this.expiry);
+  }
+
+  private watchExpiry(claims: Claims): void {
+    clearTimeout(this.expiry);
+    if (typeof claims.exp !== 'number') return;
+    // setTimeout holds at most about 24.8 days; a token living longer is checked again then.
+    const ms = Math.min(claims.exp * 1000 - Date.now(), 2 ** 31 - 1);
+    this.expiry = setTimeout(() => this.onExpire(this), Math.max(ms, 0));
+    this.expiry.unref();
+  }
+}
+
+export function identityOf(claims: Claims): Identity {
+  const role = claims.role === 'service_role' || claims.role === 'authenticated' ? claims.role : 'anon';
+  const { exp: _exp, iat: _iat, ...stable } = claims;
+  const claimsJson = JSON.stringify(claims);
+  return { role, claims: claimsJson, key: `${role}|${JSON.stringify(stable)}` };
+}
+
+export function presenceKeyOf(config: Record<string, unknown> | undefined): string {
+  const key = config?.key;
+  return typeof key === 'string' && key !== '' ? key : randomUUID();
+}

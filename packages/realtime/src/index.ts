@@ -1,0 +1,10 @@
+// Realtime (/realtime/v1/websocket): Phoenix channels for realtime-js with postgres_changes under row-level
+// security, broadcast and presence, across instances on one database.
+export { realtimeMigrations, PUBLICATION } from './migrations.js';
+export {
+  createRealtimeService,
+  type RealtimeService,
+  type RealtimeOptions,
+  type UpgradeContext,
+} from './realtime-service.js';
+export type { RealtimeLimits } from './realtime-hub.js';

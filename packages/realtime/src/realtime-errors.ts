@@ -1,0 +1,23 @@
+// The reasons realtime gives, in one place: join errors (`phx_reply` status "error", `response.reason`), system
+// messages, and refused connections. Clients show them as they are, so each says what to do.
+export const reasons = {
+  unmatchedTopic: 'unmatched topic: join the channel first',
+  invalidToken: (detail: string) => `Invalid token: ${detail}`,
+  expiredToken: 'Token has expired',
+  signInRequired: 'Sign in to join channels: anonymous connections cannot join',
+  notMember: (topic: string) => `You do not have permission to join ${topic}`,
+  badPrivateTopic: 'Private channels are named auction:<auction_id> or auction:<auction_id>:<name>',
+  tooManyChannels: (max: number) => `Too many channels: at most ${max} per connection`,
+  tooManyMessages: (max: number) => `Too many messages: at most ${max} per second per connection`,
+  payloadTooLarge: (max: number) => `Payload too large: at most ${max} bytes`,
+  tooManyConnections: (max: number) => `Too many connections: at most ${max} per client address`,
+  captureUnavailable: (why: string) => `Unable to subscribe to changes: ${why}`,
+  captureNotReady: 'Unable to subscribe to changes: the change stream is reconnecting, try again',
+  captureLost: 'The change stream was interrupted; rejoin to receive changes again',
+  badBinding: (detail: string) => `Invalid postgres_changes binding: ${detail}`,
+  badTable: (schema: string, table: string) =>
+    `Unable to subscribe to changes of ${schema}.${table}: not a subscribable table`,
+  badEvent: 'event must be one of *, INSERT, UPDATE, DELETE',
+  badPresence: 'presence event must be track or untrack',
+  badFrame: (detail: string) => `Malformed message: ${detail}`,
+} as const;

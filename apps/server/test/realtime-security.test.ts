@@ -90,7 +90,8 @@ describe('row-level security per subscriber', () => {
       );
     await Promise.all([on(member, 'm', seenByMember), on(owner, 'o', seenByOwner), on(outsider, 'x', seenByOutsider)]);
     await sql`insert into public.lot_submissions (auction_id, location_id, user_id, notes)
-              values (${auction.auctionId}, ${b!.id}, ${owner.id}, 'south'), (${auction.auctionId}, ${a!.id}, ${owner.id}, 'north')`;
+              values (${auction.auctionId}, ${b!.id}, ${owner.id}, 'south'), (${auction.auctionId}, ${a!.id},
+                ${owner.id}, 'north')`;
     await until(() => seenByOwner.length === 2 && seenByMember.length === 1, 'the submissions');
     await sleep(300);
     expect(seenByMember.map((r) => r.notes)).toEqual(['north']);
@@ -105,12 +106,16 @@ describe('row-level security per subscriber', () => {
     await subscribed(
       fragile.client
         .channel('probe-f')
-        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_probe' }, (p) => broken.push(p.new as Row)),
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_probe' }, (p) =>
+          broken.push(p.new as Row),
+        ),
     );
     await subscribed(
       owner.client
         .channel('probe-o')
-        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_probe' }, (p) => healthy.push(p.new as Row)),
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_probe' }, (p) =>
+          healthy.push(p.new as Row),
+        ),
     );
     await server.db.sql`insert into public.rt_probe (note) values ('one'), ('two')`;
     await until(() => healthy.length === 2, 'the healthy subscriber');
@@ -133,8 +138,10 @@ describe('row-level security per subscriber', () => {
       select column_name from information_schema.column_privileges
        where table_schema = 'public' and table_name = 'auction_invitations' and grantee = 'authenticated'
          and privilege_type = 'SELECT'`;
-    await server.db.sql`insert into public.auction_invitations (auction_id, email, role, token_hash, invited_by, expires_at)
-      values (${auction.auctionId}, 'new@realtime.test', 'team_member', 'secret-hash', ${owner.id}, now() + interval '1 day')`;
+    await server.db
+      .sql`insert into public.auction_invitations (auction_id, email, role, token_hash, invited_by, expires_at)
+      values (${auction.auctionId}, 'new@realtime.test', 'team_member', 'secret-hash', ${owner.id}, now() + interval
+        '1 day')`;
     await until(() => got.length === 1, 'the invitation');
     expect(Object.keys(got[0]!).sort()).toEqual(grants.map((g) => g.column_name).sort());
     expect(got[0]).not.toHaveProperty('token_hash');
@@ -182,8 +189,10 @@ describe('tokens', () => {
     const got: Row[] = [];
     const ch = client
       .channel('refreshed')
-      .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'messages', filter: `channel_id=eq.${auction.channelId}` }, (p) =>
-        got.push(p.new as Row),
+      .on(
+        'postgres_changes',
+        { event: 'INSERT', schema: 'public', table: 'messages', filter: `channel_id=eq.${auction.channelId}` },
+        (p) => got.push(p.new as Row),
       );
     await new Promise<void>((resolve) =>
       ch.subscribe((status) => {

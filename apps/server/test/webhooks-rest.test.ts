@@ -1,6 +1,6 @@
 // Webhook configuration as the admin dashboard does it, with supabase-js through /rest/v1: an admin registers an
-// endpoint (the body in docs/webhooks.md), reads never return the secret, test_webhook queues a delivery that a real receiver
-// gets signed; a team member and an outsider are refused.
+// endpoint (the body in docs/webhooks.md), reads never return the secret, test_webhook queues a delivery that a real
+// receiver gets signed; a team member and an outsider are refused.
 import { createServer, type Server } from 'node:http';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -4,12 +4,10 @@
 // Uses DATABASE_URL when set, else an embedded Postgres in a temporary DATA_DIR; STORAGE_BACKEND=s3 and the
 // S3_* variables bench an S3-compatible service instead of the filesystem.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, open, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig, startServer } from '../apps/server/src/index.js';
+import { startBenchServer } from './support/bench-server.js';
 
 const KB = 1024;
 const MB = 1024 * KB;
@@ -41,10 +39,12 @@ async function timed(run: () => Promise<void>): Promise<number> {
 const rate = (bytes: number, seconds: number) => (bytes / MB / seconds).toFixed(1).padStart(8);
 
 export async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-storage-'));
-  const server = await startServer(
-    loadConfig({ ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', WORKERS_ENABLED: 'false' }),
-  );
+  // The environment passes through: STORAGE_BACKEND=s3 and the S3_* settings measure the S3 backend.
+  const bench = await startBenchServer('storage', {
+    ...(process.env as Record<string, string>),
+    WORKERS_ENABLED: 'false',
+  });
+  const { server, dir: dataDir } = bench;
   try {
     const userId = randomUUID();
     await server.ctx.ownerSql`insert into auth.users (id, email) values (${userId}, ${`${userId}@bench.test`})`;
@@ -98,8 +98,7 @@ export async function main(): Promise<void> {
       );
     }
   } finally {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.stop();
   }
 }
 

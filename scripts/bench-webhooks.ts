@@ -3,24 +3,16 @@
 // latency from an event's commit to the receiver getting its first attempt (p50, p99) at a steady rate.
 // Run with `pnpm bench webhooks` or `node --import tsx scripts/bench-webhooks.ts`. Nothing here asserts timings.
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig, startServer } from '../apps/server/src/index.js';
+import { percentile, startBenchServer } from './support/bench-server.js';
 
 const ENDPOINTS = 4;
 const BACKLOG_EVENTS = 1500; // x ENDPOINTS deliveries
 const LATENCY_EVENTS = 400;
 const LATENCY_RATE = 100; // events per second, one transaction each
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 export async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-bench-webhooks-'));
   const received = new Map<string, number>();
   let count = 0;
   let onCount: (() => void) | undefined;
@@ -38,17 +30,12 @@ export async function main(): Promise<void> {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  const server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      JWT_SECRET: 'bench-secret-'.padEnd(40, 'x'),
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
-      ...(process.env.BENCH_PER_ENDPOINT ? { WEBHOOK_PER_ENDPOINT_CONCURRENCY: process.env.BENCH_PER_ENDPOINT } : {}),
-    }),
-  );
+  const bench = await startBenchServer('webhooks', {
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    ...(process.env.BENCH_PER_ENDPOINT ? { WEBHOOK_PER_ENDPOINT_CONCURRENCY: process.env.BENCH_PER_ENDPOINT } : {}),
+  });
+  const { server } = bench;
   const sql = server.ctx.ownerSql;
   const waitForCount = (n: number) =>
     new Promise<void>((resolve) => {
@@ -155,10 +142,9 @@ export async function main(): Promise<void> {
     }
     console.log(`deliveries recorded delivered: ${check.delivered} of ${check.total}`);
   } finally {
-    await server.close();
+    await bench.stop();
     receiver.closeAllConnections();
     receiver.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

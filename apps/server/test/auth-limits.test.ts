@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createClient } from '@supabase/supabase-js';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { startServer, loadConfig, migrationSets, type RunningServer } from '@auction-ops/server';
+import { NoWebSocket } from './support/test-server.js';
 
 let db: TestDatabase;
 let a: RunningServer;
@@ -63,37 +64,34 @@ const limitHeaders = (res: Response) => ({
 });
 
 describe('rate limits', () => {
-  it(
-    'sign-in per IP: headers count down, then 429; forged X-Forwarded-For does not ' + 'reset; shared by instances',
-    async () => {
-      const signIn = (server: RunningServer, headers?: Record<string, string>) =>
-        post(server, '/token?grant_type=password', { email: 'nobody@example.com', password: 'whatever123' }, headers);
-      const first = await signIn(a);
-      expect(first.status).toBe(400);
-      expect(limitHeaders(first)).toMatchObject({ limit: '3', remaining: '2' });
-      expect(limitHeaders(first).reset).toBeGreaterThan(Date.now() / 1000);
-      // The second instance counts in the same store.
-      expect(limitHeaders(await signIn(b)).remaining).toBe('1');
-      expect(limitHeaders(await signIn(a, { 'x-forwarded-for': '203.0.113.9' })).remaining).toBe('0');
-      const limited = await signIn(a, { 'x-forwarded-for': '198.51.100.7' });
-      expect(limited.status).toBe(429);
-      expect(limitHeaders(limited)).toMatchObject({ limit: '3', remaining: '0' });
-      expect(await limited.json()).toMatchObject({ error: 'rate_limit_exceeded', error_code: 'rate_limit_exceeded' });
+  it('sign-in per IP: counts down to 429; a forged X-Forwarded-For does not reset; instances share it', async () => {
+    const signIn = (server: RunningServer, headers?: Record<string, string>) =>
+      post(server, '/token?grant_type=password', { email: 'nobody@example.com', password: 'whatever123' }, headers);
+    const first = await signIn(a);
+    expect(first.status).toBe(400);
+    expect(limitHeaders(first)).toMatchObject({ limit: '3', remaining: '2' });
+    expect(limitHeaders(first).reset).toBeGreaterThan(Date.now() / 1000);
+    // The second instance counts in the same store.
+    expect(limitHeaders(await signIn(b)).remaining).toBe('1');
+    expect(limitHeaders(await signIn(a, { 'x-forwarded-for': '203.0.113.9' })).remaining).toBe('0');
+    const limited = await signIn(a, { 'x-forwarded-for': '198.51.100.7' });
+    expect(limited.status).toBe(429);
+    expect(limitHeaders(limited)).toMatchObject({ limit: '3', remaining: '0' });
+    expect(await limited.json()).toMatchObject({ error: 'rate_limit_exceeded', error_code: 'rate_limit_exceeded' });
 
-      // Through supabase-js the code is surfaced.
-      const sb = createClient(a.url, a.ctx.anonKey, {
-        auth: { persistSession: false, autoRefreshToken: false },
-        realtime: { transport: NoWebSocket as never },
-      });
-      const res = await sb.auth.signInWithPassword({ email: 'nobody@example.com', password: 'whatever123' });
-      expect(res.error).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    // Through supabase-js the code is surfaced.
+    const sb = createClient(a.url, a.ctx.anonKey, {
+      auth: { persistSession: false, autoRefreshToken: false },
+      realtime: { transport: NoWebSocket as never },
+    });
+    const res = await sb.auth.signInWithPassword({ email: 'nobody@example.com', password: 'whatever123' });
+    expect(res.error).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
 
-      // Behind a trusted proxy the forwarded address is the client: another client has its own budget.
-      const proxied = await signIn(b, { 'x-forwarded-for': '198.51.100.7' });
-      expect(proxied.status).toBe(400);
-      expect(limitHeaders(proxied).remaining).toBe('2');
-    },
-  );
+    // Behind a trusted proxy the forwarded address is the client: another client has its own budget.
+    const proxied = await signIn(b, { 'x-forwarded-for': '198.51.100.7' });
+    expect(proxied.status).toBe(400);
+    expect(limitHeaders(proxied).remaining).toBe('2');
+  });
 
   it('sign-up per IP', async () => {
     const signUp = (i: number) => post(a, '/signup', { email: `limit${i}@example.com`, password: 'long enough pass' });
@@ -143,9 +141,3 @@ describe('rate limits', () => {
     expect(limitHeaders(user).limit).toBe('1000');
   });
 });
-
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in the auth tests');
-  }
-}

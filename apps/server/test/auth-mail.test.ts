@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from '@supabase/supabase-js';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer, NoWebSocket } from './support/test-server.js';
 import type { RunningServer } from '@auction-ops/server';
 
 interface ResendCall {
@@ -49,11 +49,6 @@ afterAll(async () => {
   await new Promise((resolve) => resend?.close(resolve));
 });
 
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in the auth tests');
-  }
-}
 const client = () =>
   createClient(server.url, server.ctx.anonKey, {
     auth: { persistSession: false, autoRefreshToken: false },

@@ -1,17 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import type { TestDatabase } from '@auction-ops/database/testing';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer, TEST_CLIENT_OPTIONS } from './support/test-server.js';
 
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in these tests');
-  }
-}
-const OPTIONS = {
-  auth: { persistSession: false, autoRefreshToken: false },
-  realtime: { transport: NoWebSocket as never },
-};
 const ROLES = ['owner', 'admin', 'member', 'other', 'anon', 'super'] as const;
 type Role = (typeof ROLES)[number];
 
@@ -22,7 +13,7 @@ const clients = {} as Record<Role, SupabaseClient>;
 const ids: Record<string, string> = {};
 
 async function signedIn(key: string): Promise<{ client: SupabaseClient; id: string }> {
-  const client = createClient(server.url, server.ctx.anonKey, OPTIONS);
+  const client = createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
   const { data, error } = await client.auth.signUp({
     email: `${key}@matrix.test`,
     password: 'matrix-password-1',
@@ -43,7 +34,7 @@ beforeAll(async () => {
   ({ db, server } = t);
   for (const role of ROLES) {
     if (role === 'anon') {
-      clients.anon = createClient(server.url, server.ctx.anonKey, OPTIONS);
+      clients.anon = createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
       continue;
     }
     const u = await signedIn(role);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer, TEST_CLIENT_OPTIONS } from './support/test-server.js';
 
 let t: TestServer;
 let server: TestServer['server'];
@@ -11,19 +11,8 @@ let auctionId: string;
 let locationId: string;
 let typeIds: string[] = [];
 
-// Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; no channel is opened here.
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in these tests');
-  }
-}
-const OPTIONS = {
-  auth: { persistSession: false, autoRefreshToken: false },
-  realtime: { transport: NoWebSocket as never },
-};
-
 async function signUp(key: string, fullName: string): Promise<void> {
-  const client = createClient(server.url, server.ctx.anonKey, OPTIONS);
+  const client = createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
   const { data, error } = await client.auth.signUp({
     email: `${key}@rest.test`,
     password: PASSWORD,
@@ -43,7 +32,7 @@ beforeAll(async () => {
     WEBHOOK_DISPATCHER_ENABLED: 'false',
   });
   ({ server } = t);
-  anon = createClient(server.url, server.ctx.anonKey, OPTIONS);
+  anon = createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
   for (const [k, n] of [
     ['owner', 'Olive Owner'],
     ['admin', 'Adam Admin'],
@@ -198,68 +187,65 @@ describe('locations and submissions', () => {
     expect(patched.data!.submission_frequency_minutes).toBe(45);
   });
 
-  it(
-    'create_lot_submission_with_entries, recent_submissions with entries and totals, ' + 'get_submission_with_entries',
-    async () => {
-      const created = await sb('member').rpc('create_lot_submission_with_entries', {
-        p_location_id: locationId,
-        p_entries: [
-          { submission_type_id: typeIds[0], car_count: 12, image_url: 'https://img/1.jpg' },
-          { submission_type_id: typeIds[1], car_count: 3 },
-        ],
-        p_image_url: 'https://img/main.jpg',
-      });
-      expect(created.error).toBeNull();
-      expect(created.data).toMatchObject({
-        location_name: 'North Lot',
-        submitted_by: 'Mia Member',
-        entry_count: 2,
-        total_car_count: 15,
-        image_url: 'https://img/main.jpg',
-      });
-      expect(created.data.entries).toEqual([
-        { type_name: 'Unsold', car_count: 3, image_url: null },
-        { type_name: 'Sold', car_count: 12, image_url: 'https://img/1.jpg' },
-      ]);
-      const from = new Date(Date.now() - 3_600_000).toISOString();
-      const to = new Date(Date.now() + 3_600_000).toISOString();
-      const recent = await sb('admin')
-        .from('recent_submissions')
-        .select('*', { count: 'exact' })
-        .eq('auction_id', auctionId)
-        .eq('location_id', locationId)
-        .gte('submitted_at', from)
-        .lte('submitted_at', to)
-        .order('submitted_at', { ascending: false })
-        .limit(10);
-      expect(recent.count).toBe(1);
-      expect(recent.data![0]).toMatchObject({ id: created.data.id, total_car_count: 15, entry_count: 2 });
-      expect(Object.keys(recent.data![0]).sort()).toEqual([
-        'auction_id',
-        'entries',
-        'entry_count',
-        'id',
-        'image_url',
-        'location_id',
-        'location_name',
-        'submitted_at',
-        'submitted_by',
-        'total_car_count',
-        'user_id',
-      ]);
-      const one = await sb('admin').rpc('get_submission_with_entries', { p_submission_id: created.data.id });
-      expect(one.data).toEqual(created.data);
-      const outsider = await sb('outsider').from('recent_submissions').select().eq('auction_id', auctionId);
-      expect(outsider.data).toEqual([]);
-      const hidden = await sb('outsider').rpc('get_submission_with_entries', { p_submission_id: created.data.id });
-      expect(hidden.status).toBe(404);
-      const bad = await sb('member').rpc('create_lot_submission_with_entries', {
-        p_location_id: locationId,
-        p_entries: [{ submission_type_id: typeIds[0], car_count: -2 }],
-      });
-      expect(bad.status).toBe(400);
-    },
-  );
+  it('create_lot_submission_with_entries, then recent_submissions and get_submission_with_entries', async () => {
+    const created = await sb('member').rpc('create_lot_submission_with_entries', {
+      p_location_id: locationId,
+      p_entries: [
+        { submission_type_id: typeIds[0], car_count: 12, image_url: 'https://img/1.jpg' },
+        { submission_type_id: typeIds[1], car_count: 3 },
+      ],
+      p_image_url: 'https://img/main.jpg',
+    });
+    expect(created.error).toBeNull();
+    expect(created.data).toMatchObject({
+      location_name: 'North Lot',
+      submitted_by: 'Mia Member',
+      entry_count: 2,
+      total_car_count: 15,
+      image_url: 'https://img/main.jpg',
+    });
+    expect(created.data.entries).toEqual([
+      { type_name: 'Unsold', car_count: 3, image_url: null },
+      { type_name: 'Sold', car_count: 12, image_url: 'https://img/1.jpg' },
+    ]);
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 3_600_000).toISOString();
+    const recent = await sb('admin')
+      .from('recent_submissions')
+      .select('*', { count: 'exact' })
+      .eq('auction_id', auctionId)
+      .eq('location_id', locationId)
+      .gte('submitted_at', from)
+      .lte('submitted_at', to)
+      .order('submitted_at', { ascending: false })
+      .limit(10);
+    expect(recent.count).toBe(1);
+    expect(recent.data![0]).toMatchObject({ id: created.data.id, total_car_count: 15, entry_count: 2 });
+    expect(Object.keys(recent.data![0]).sort()).toEqual([
+      'auction_id',
+      'entries',
+      'entry_count',
+      'id',
+      'image_url',
+      'location_id',
+      'location_name',
+      'submitted_at',
+      'submitted_by',
+      'total_car_count',
+      'user_id',
+    ]);
+    const one = await sb('admin').rpc('get_submission_with_entries', { p_submission_id: created.data.id });
+    expect(one.data).toEqual(created.data);
+    const outsider = await sb('outsider').from('recent_submissions').select().eq('auction_id', auctionId);
+    expect(outsider.data).toEqual([]);
+    const hidden = await sb('outsider').rpc('get_submission_with_entries', { p_submission_id: created.data.id });
+    expect(hidden.status).toBe(404);
+    const bad = await sb('member').rpc('create_lot_submission_with_entries', {
+      p_location_id: locationId,
+      p_entries: [{ submission_type_id: typeIds[0], car_count: -2 }],
+    });
+    expect(bad.status).toBe(400);
+  });
 });
 
 describe('inspections', () => {

@@ -4,8 +4,6 @@
 // deletion e-mail to the caller's own address, best effort, followed by anonymize_user.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  arrangeAuction,
-  callFunction,
   startFakeResend,
   startNotifyHarness,
   type FakeResend,
@@ -27,18 +25,17 @@ beforeAll(async () => {
     RESEND_BASE_URL: resend.url,
     MAIL_FROM: 'Auction Ops <ops@example.com>',
   });
-  owner = await h.signUp('olive', 'Olive Owner');
-  admin = await h.signUp('adam', 'Adam Admin');
-  member = await h.signUp('tess', 'Tess Team');
-  auctionId = await arrangeAuction(
-    h.db,
-    owner,
-    [
-      [admin, 'admin'],
-      [member, 'team_member'],
-    ],
+  ({
+    auctionId,
+    users: { olive: owner, adam: admin, tess: member },
+  } = await h.arrangeTeam(
+    {
+      olive: { name: 'Olive Owner', role: 'owner' },
+      adam: { name: 'Adam Admin', role: 'admin' },
+      tess: { name: 'Tess Team', role: 'team_member' },
+    },
     { timezone: 'Europe/Berlin' },
-  );
+  ));
   await h.db.sql`update public.auctions set name = '<script>alert(1)</script> & Sons' where id = ${auctionId}`;
 });
 afterAll(async () => {
@@ -46,8 +43,7 @@ afterAll(async () => {
   await resend?.close();
 });
 
-const call = (user: TestUser | undefined, name: string, body: unknown) =>
-  callFunction(h.url, h.server.ctx.anonKey, name, { bearer: user?.token, body });
+const call = (user: TestUser | undefined, name: string, body: unknown) => h.call(name, { bearer: user?.token, body });
 
 describe('generate-invite-link', () => {
   it('makes a shareable link that a new user accepts through accept_auction_invite', async () => {
@@ -307,7 +303,7 @@ describe('send-account-deletion-email', () => {
 
   it('is refused to the service role, which has no address of its own', async () => {
     const key = h.server.ctx.serviceRoleKey;
-    const res = await callFunction(h.url, key, 'send-account-deletion-email', { bearer: key, body: {} });
+    const res = await h.call('send-account-deletion-email', { apikey: key, bearer: key, body: {} });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('FORBIDDEN');
   });

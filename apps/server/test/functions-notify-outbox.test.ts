@@ -2,15 +2,7 @@
 // `auction-ops push` (apps/cli) lists them, filtered by token, as text or JSON.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pushCommand } from '../../cli/src/commands/push.js';
-import {
-  arrangeAuction,
-  callFunction,
-  registerToken,
-  startNotifyHarness,
-  until,
-  type NotifyHarness,
-  type TestUser,
-} from './functions-notify.fixture.js';
+import { startNotifyHarness, until, type NotifyHarness, type TestUser } from './functions-notify.fixture.js';
 
 let h: NotifyHarness;
 let owner: TestUser;
@@ -19,11 +11,13 @@ let auctionId: string;
 
 beforeAll(async () => {
   h = await startNotifyHarness({ PUSH_PROVIDER: 'outbox' });
-  owner = await h.signUp('olive', 'Olive Owner');
-  member = await h.signUp('tess', 'Tess Team');
-  auctionId = await arrangeAuction(h.db, owner, [[member, 'team_member']]);
-  await registerToken(member, 'ExponentPushToken[tess]');
-  await registerToken(owner, 'ExponentPushToken[olive]');
+  ({
+    auctionId,
+    users: { olive: owner, tess: member },
+  } = await h.arrangeTeam({
+    olive: { name: 'Olive Owner', role: 'owner', tokens: ['olive'] },
+    tess: { name: 'Tess Team', role: 'team_member', tokens: ['tess'] },
+  }));
 });
 afterAll(async () => {
   await h?.close();
@@ -46,7 +40,7 @@ async function cli(args: string[]): Promise<string> {
 describe('the push outbox', () => {
   it('stores send-push-notifications and chat pushes; `auction-ops push` lists them', async () => {
     expect(await cli([])).toBe('the push outbox is empty\n');
-    const res = await callFunction(h.url, h.server.ctx.anonKey, 'send-push-notifications', {
+    const res = await h.call('send-push-notifications', {
       bearer: owner.token,
       body: {
         auction_id: auctionId,

@@ -25,6 +25,13 @@ export interface NotifyHarness {
   expo: FakeExpo;
   url: string;
   signUp(localPart: string, fullName: string): Promise<TestUser>;
+  /** The usual starting point of a test: see arrangeTeam. */
+  arrangeTeam<K extends string>(
+    people: Record<K, Person>,
+    settings?: Record<string, unknown>,
+  ): Promise<{ auctionId: string; users: Record<K, TestUser> }>;
+  /** POST (or `method`) /functions/v1/<name> with the anon key, unless `apikey` names another. */
+  call(name: string, options?: CallOptions & { apikey?: string }): Promise<FunctionAnswer>;
   close(): Promise<void>;
 }
 
@@ -44,11 +51,13 @@ export async function startNotifyHarness(env: Record<string, string> = {}): Prom
     ...env,
   });
   const { db, server } = t;
-  return {
+  const harness: NotifyHarness = {
     db,
     server,
     expo,
     url: server.url,
+    arrangeTeam: (people, settings) => arrangeTeam(harness, people, settings),
+    call: (name, { apikey, ...options } = {}) => callFunction(server.url, apikey ?? server.ctx.anonKey, name, options),
     async signUp(localPart, fullName) {
       const client = createClient(server.url, server.ctx.anonKey, CLIENT_OPTIONS);
       const { data, error } = await client.auth.signUp({
@@ -64,6 +73,7 @@ export async function startNotifyHarness(env: Record<string, string> = {}): Prom
       await expo.close();
     },
   };
+  return harness;
 }
 
 export async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) {
@@ -78,7 +88,7 @@ export async function until(check: () => Promise<boolean> | boolean, what: strin
 export async function arrangeAuction(
   db: TestDatabase,
   owner: TestUser,
-  members: Array<[TestUser, 'admin' | 'team_member' | 'owner']>,
+  members: Array<[TestUser, Role]>,
   settings: Record<string, unknown> = {},
 ): Promise<string> {
   const { data, error } = await owner.client
@@ -95,6 +105,41 @@ export async function arrangeAuction(
 export async function registerToken(user: TestUser, token: string, platform: 'ios' | 'android' = 'ios') {
   const { error } = await user.client.from('user_push_tokens').insert({ token, platform });
   if (error) throw error;
+}
+
+export type Role = 'owner' | 'admin' | 'team_member';
+
+/** One person of a team: full name, role in the auction (none: an outsider), push tokens to register. */
+export interface Person {
+  name: string;
+  role?: Role;
+  /** `'tess'` registers `ExponentPushToken[tess]` on iOS; `['tess', 'android']` on Android. */
+  tokens?: Array<string | [string, 'ios' | 'android']>;
+}
+
+/**
+ * The arrangement most notification tests start from: the people signed up in order (each key is the e-mail's
+ * local part), the first one (the owner) creates the auction, the others with a role join it, then every person
+ * registers their push tokens.
+ */
+export async function arrangeTeam<K extends string>(
+  h: NotifyHarness,
+  people: Record<K, Person>,
+  settings: Record<string, unknown> = {},
+): Promise<{ auctionId: string; users: Record<K, TestUser> }> {
+  const users = {} as Record<K, TestUser>;
+  const entries = Object.entries(people) as Array<[K, Person]>;
+  for (const [key, person] of entries) users[key] = await h.signUp(key, person.name);
+  const [[founder], ...rest] = entries;
+  const members = rest.filter(([, p]) => p.role).map(([k, p]) => [users[k], p.role!] as [TestUser, Role]);
+  const auctionId = await arrangeAuction(h.db, users[founder], members, settings);
+  for (const [key, person] of entries) {
+    for (const token of person.tokens ?? []) {
+      const [name, platform] = typeof token === 'string' ? [token, 'ios' as const] : token;
+      await registerToken(users[key], `ExponentPushToken[${name}]`, platform);
+    }
+  }
+  return { auctionId, users };
 }
 
 export interface ResendCall {
@@ -139,13 +184,26 @@ export async function startFakeResend(): Promise<FakeResend> {
   return fake;
 }
 
+export interface CallOptions {
+  bearer?: string;
+  body?: unknown;
+  raw?: string;
+  method?: string;
+}
+
+export interface FunctionAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Headers;
+}
+
 /** POST /functions/v1/<name> over plain fetch, for exact statuses and headers. */
 export async function callFunction(
   url: string,
   apikey: string,
   name: string,
-  options: { bearer?: string; body?: unknown; raw?: string; method?: string } = {},
-): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  options: CallOptions = {},
+): Promise<FunctionAnswer> {
   const headers: Record<string, string> = { apikey, 'content-type': 'application/json' };
   if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
   const method = options.method ?? 'POST';

@@ -27,17 +27,14 @@ afterAll(async () => {
 it('a server killed mid-import leaves no visible rows and a dataset that can be imported again', async () => {
   const port = await findFreePort();
   const url = `http://127.0.0.1:${port}`;
+  const state = { dataDir, databaseUrl: db.ownerUrl, jwtSecret: 'k'.repeat(40) };
   const env = {
-    LOG_LEVEL: 'warn',
-    DATA_DIR: dataDir,
-    JWT_SECRET: 'k'.repeat(40),
-    DATABASE_URL: db.ownerUrl,
     RATE_LIMITS_ENABLED: 'false',
     WEBHOOK_DISPATCHER_ENABLED: 'false',
     PENDING_CHECK_ENABLED: 'false',
     FUNCTION_RATE_LIMITS: 'import-csv=100/hour',
   };
-  const proc = serverProcess(env, port);
+  const proc = serverProcess(state, env, port);
   const start = async () => {
     child = proc.start().child;
     await until(proc.healthy, 'the server', 60_000);

@@ -14,12 +14,8 @@ import { createTestDatabase, type TestDatabase } from '@auction-ops/database/tes
 import { type Config, loadConfig, migrationSets, type RunningServer, startServer } from '../src/index.js';
 import { createLocalCertificates, type LocalCertificates } from '../src/tls/local-certificates.js';
 import { InsecureTransportError, transportOf } from '../src/tls/transport-policy.js';
+import { NoWebSocket } from './support/test-server.js';
 
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in these tests');
-  }
-}
 const SECRET = 'https-secret-'.padEnd(40, 'h');
 let db: TestDatabase;
 let dir: string;

@@ -240,24 +240,21 @@ describe('the server', () => {
       },
     });
 
-  it(
-    'carries the headers on answers of every kind, counts per client address, shares ' + 'counters between instances',
-    async () => {
-      const ok = await call(a, '10.1.0.1', '/auctions?select=id');
-      expect(ok.status).toBe(200);
-      expect(ok.headers.get('x-ratelimit-limit')).toBe('60');
-      expect(ok.headers.get('x-ratelimit-remaining')).toBe('59');
-      const missing = await call(b, '10.1.0.1', '/no_such_table');
-      expect(missing.status).toBe(404);
-      expect(missing.headers.get('x-ratelimit-remaining')).toBe('58');
-      const heavy = await call(a, '10.1.0.1', '/rpc/get_location_stats', { method: 'POST', body: '{}' });
-      expect(heavy.headers.get('x-ratelimit-remaining')).toBe('53');
-      // Another client address has its own counters.
-      expect((await call(b, '10.1.0.2', '/auctions')).headers.get('x-ratelimit-remaining')).toBe('59');
-      // Exposed to browsers like the auth family's.
-      expect(ok.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('x-ratelimit-remaining');
-    },
-  );
+  it('headers on answers of every kind, counted per client address, counters shared between instances', async () => {
+    const ok = await call(a, '10.1.0.1', '/auctions?select=id');
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('x-ratelimit-limit')).toBe('60');
+    expect(ok.headers.get('x-ratelimit-remaining')).toBe('59');
+    const missing = await call(b, '10.1.0.1', '/no_such_table');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('x-ratelimit-remaining')).toBe('58');
+    const heavy = await call(a, '10.1.0.1', '/rpc/get_location_stats', { method: 'POST', body: '{}' });
+    expect(heavy.headers.get('x-ratelimit-remaining')).toBe('53');
+    // Another client address has its own counters.
+    expect((await call(b, '10.1.0.2', '/auctions')).headers.get('x-ratelimit-remaining')).toBe('59');
+    // Exposed to browsers like the auth family's.
+    expect(ok.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('x-ratelimit-remaining');
+  });
 
   it('refuses with 429 in the data error shape once the instances together pass the limit', async () => {
     for (let i = 0; i < 60; i++) {

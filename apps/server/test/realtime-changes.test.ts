@@ -25,48 +25,45 @@ afterAll(async () => {
 });
 
 describe('postgres_changes', () => {
-  it(
-    'delivers INSERT, UPDATE (soft delete) and DELETE of a filtered channel with the ' + 'shapes supabase-js reads',
-    async () => {
-      const got: RealtimePostgresChangesPayload<Row>[] = [];
-      const other: RealtimePostgresChangesPayload<Row>[] = [];
-      const ch = owner.client
-        .channel('chat')
-        .on(
-          'postgres_changes',
-          { event: '*', schema: 'public', table: 'messages', filter: `channel_id=eq.${auction.channelId}` },
-          (p) => got.push(p),
-        );
-      const spy = outsider.client
-        .channel('spy')
-        .on('postgres_changes', { event: '*', schema: 'public', table: 'messages' }, (p) => other.push(p));
-      await Promise.all([subscribed(ch), subscribed(spy)]);
+  it('delivers INSERT, UPDATE (soft delete) and DELETE of a filtered channel in supabase-js shapes', async () => {
+    const got: RealtimePostgresChangesPayload<Row>[] = [];
+    const other: RealtimePostgresChangesPayload<Row>[] = [];
+    const ch = owner.client
+      .channel('chat')
+      .on(
+        'postgres_changes',
+        { event: '*', schema: 'public', table: 'messages', filter: `channel_id=eq.${auction.channelId}` },
+        (p) => got.push(p),
+      );
+    const spy = outsider.client
+      .channel('spy')
+      .on('postgres_changes', { event: '*', schema: 'public', table: 'messages' }, (p) => other.push(p));
+    await Promise.all([subscribed(ch), subscribed(spy)]);
 
-      const sql = server.db.sql;
-      const [msg] = await sql<{ id: string }[]>`
+    const sql = server.db.sql;
+    const [msg] = await sql<{ id: string }[]>`
       insert into public.messages (auction_id, channel_id, user_id, content)
       values (${auction.auctionId}, ${auction.channelId}, ${owner.id}, 'hello lot 7') returning id`;
-      await sql`update public.messages set is_deleted = true, deleted_at = now() where id = ${msg!.id}`;
-      await sql`delete from public.messages where id = ${msg!.id}`;
-      await until(() => got.length === 3, 'three changes');
+    await sql`update public.messages set is_deleted = true, deleted_at = now() where id = ${msg!.id}`;
+    await sql`delete from public.messages where id = ${msg!.id}`;
+    await until(() => got.length === 3, 'three changes');
 
-      const [insert, update, del] = got as [any, any, any];
-      expect(insert.eventType).toBe('INSERT');
-      expect(insert.schema).toBe('public');
-      expect(insert.table).toBe('messages');
-      expect(insert.new).toMatchObject({ id: msg!.id, content: 'hello lot 7', is_deleted: false, mentions: [] });
-      expect(insert.old).toEqual({});
-      expect(Date.parse(insert.commit_timestamp)).not.toBeNaN();
-      expect(update.eventType).toBe('UPDATE');
-      expect(update.new).toMatchObject({ id: msg!.id, is_deleted: true });
-      expect(update.old).toEqual({ id: msg!.id, auction_id: auction.auctionId });
-      expect(del.eventType).toBe('DELETE');
-      expect(del.new).toEqual({});
-      expect(del.old).toEqual({ id: msg!.id, auction_id: auction.auctionId });
-      await sleep(300);
-      expect(other).toEqual([]); // the member of another auction saw none of it
-    },
-  );
+    const [insert, update, del] = got as [any, any, any];
+    expect(insert.eventType).toBe('INSERT');
+    expect(insert.schema).toBe('public');
+    expect(insert.table).toBe('messages');
+    expect(insert.new).toMatchObject({ id: msg!.id, content: 'hello lot 7', is_deleted: false, mentions: [] });
+    expect(insert.old).toEqual({});
+    expect(Date.parse(insert.commit_timestamp)).not.toBeNaN();
+    expect(update.eventType).toBe('UPDATE');
+    expect(update.new).toMatchObject({ id: msg!.id, is_deleted: true });
+    expect(update.old).toEqual({ id: msg!.id, auction_id: auction.auctionId });
+    expect(del.eventType).toBe('DELETE');
+    expect(del.new).toEqual({});
+    expect(del.old).toEqual({ id: msg!.id, auction_id: auction.auctionId });
+    await sleep(300);
+    expect(other).toEqual([]); // the member of another auction saw none of it
+  });
 
   it('sends nothing for rows the filter leaves out', async () => {
     const got: unknown[] = [];

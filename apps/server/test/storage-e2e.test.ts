@@ -3,30 +3,18 @@
 import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { StorageHarness, TestUser } from './storage-fixtures.js';
 import {
   accessToken,
-  createUser,
+  appUploadPath,
   cutOffUpload,
   eventually,
   imageBytes,
-  appUploadPath,
   startStorageServer,
-  storageConsistency,
-  type StorageHarness,
-  type TestUser,
 } from './storage-fixtures.js';
+import { TEST_CLIENT_OPTIONS } from './support/test-server.js';
 
 const BUCKET = 'lot-images';
-// Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; storage never opens one.
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in the storage tests');
-  }
-}
-const clientOptions = {
-  auth: { persistSession: false, autoRefreshToken: false },
-  realtime: { transport: NoWebSocket as never },
-};
 
 describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backend) => {
   let h: StorageHarness;
@@ -39,7 +27,7 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
 
   const clientFor = (token?: string) =>
     createClient(url, anonKey, {
-      ...clientOptions,
+      ...TEST_CLIENT_OPTIONS,
       global: token ? { headers: { Authorization: `Bearer ${token}` } } : {},
     });
   const rowCount = async (name: string) =>
@@ -49,15 +37,15 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     h = await startStorageServer(backend, { STORAGE_FILE_SIZE_LIMIT: String(1024 * 1024) });
     url = h.server.url;
     anonKey = h.server.ctx.anonKey;
-    alice = await createUser(h.db);
-    bob = await createUser(h.db);
+    alice = await h.createUser();
+    bob = await h.createUser();
     asAlice = clientFor(alice.token);
     asBob = clientFor(bob.token);
   });
   afterAll(async () => h?.close());
   afterEach(async () => {
     // Post-commit removal of replaced bytes runs before the response; nothing is left to settle.
-    const state = await storageConsistency(h);
+    const state = await h.consistency();
     expect(state.stored).toEqual(state.rows);
     expect(state.spool).toEqual([]);
   });
@@ -149,7 +137,7 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     expect(Buffer.from(await still.data!.arrayBuffer()).equals(bytes)).toBe(true);
 
     // The service role manages everything.
-    const service = createClient(url, h.server.ctx.serviceRoleKey, clientOptions);
+    const service = createClient(url, h.server.ctx.serviceRoleKey, TEST_CLIENT_OPTIONS);
     expect((await service.storage.from(BUCKET).remove([path])).data).toHaveLength(1);
   });
 
@@ -229,7 +217,7 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
       imageBytes('image/png', 400_000),
     );
     await eventually(async () => {
-      const state = await storageConsistency(h);
+      const state = await h.consistency();
       expect(state.spool).toEqual([]);
       expect(state.stored).toEqual(state.rows);
     });

@@ -3,18 +3,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { createUploadUrlSigner } from '@auction-ops/storage';
-import {
-  createUser,
-  imageBytes,
-  JWT_SECRET,
-  appUploadPath,
-  startStorageServer,
-  statusOf,
-  storageClient,
-  storageConsistency,
-  type StorageHarness,
-  type TestUser,
-} from './storage-fixtures.js';
+import type { StorageHarness, TestUser } from './storage-fixtures.js';
+import { appUploadPath, imageBytes, JWT_SECRET, startStorageServer, statusOf } from './storage-fixtures.js';
 
 const BUCKET = 'lot-images';
 
@@ -27,14 +17,14 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
 
   beforeAll(async () => {
     h = await startStorageServer(backend, { STORAGE_FILE_SIZE_LIMIT: String(64 * 1024) });
-    alice = await createUser(h.db);
-    bob = await createUser(h.db);
-    asAlice = storageClient(h, alice.token);
-    anon = storageClient(h);
+    alice = await h.createUser();
+    bob = await h.createUser();
+    asAlice = h.client(alice.token);
+    anon = h.client();
   });
   afterAll(async () => h?.close());
   afterEach(async () => {
-    const state = await storageConsistency(h);
+    const state = await h.consistency();
     expect(state.stored).toEqual(state.rows);
     expect(state.spool).toEqual([]);
   });
@@ -117,7 +107,7 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
   });
 
   it('creates URLs only for paths the caller may write (RLS 403, duplicate 409, anonymous 403)', async () => {
-    const asBob = storageClient(h, bob.token);
+    const asBob = h.client(bob.token);
     expect(statusOf((await asBob.storage.from(BUCKET).createSignedUploadUrl(appUploadPath(alice.id))).error)).toBe(403);
     expect(statusOf((await anon.storage.from(BUCKET).createSignedUploadUrl(appUploadPath(alice.id))).error)).toBe(403);
     const path = appUploadPath(alice.id);
@@ -129,7 +119,7 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
       statusOf((await asAlice.storage.from('no-such-bucket').createSignedUploadUrl(`${alice.id}/x.png`)).error),
     ).toBe(404);
     // The service role may sign any path; the upload then has no owner.
-    const service = storageClient(h, 'service');
+    const service = h.client('service');
     const free = appUploadPath(bob.id);
     const { data } = await service.storage.from(BUCKET).createSignedUploadUrl(free);
     expect(

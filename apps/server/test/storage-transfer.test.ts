@@ -3,17 +3,8 @@
 // destination bucket's limits applied.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
-import {
-  createUser,
-  imageBytes,
-  appUploadPath,
-  startStorageServer,
-  statusOf,
-  storageClient,
-  storageConsistency,
-  type StorageHarness,
-  type TestUser,
-} from './storage-fixtures.js';
+import type { StorageHarness, TestUser } from './storage-fixtures.js';
+import { appUploadPath, imageBytes, startStorageServer, statusOf } from './storage-fixtures.js';
 
 const BUCKET = 'lot-images';
 
@@ -31,11 +22,11 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
 
   beforeAll(async () => {
     h = await startStorageServer(backend);
-    alice = await createUser(h.db);
-    bob = await createUser(h.db);
-    asAlice = storageClient(h, alice.token);
-    asBob = storageClient(h, bob.token);
-    const service = storageClient(h, 'service');
+    alice = await h.createUser();
+    bob = await h.createUser();
+    asAlice = h.client(alice.token);
+    asBob = h.client(bob.token);
+    const service = h.client('service');
     expect((await service.storage.createBucket('private-docs', { public: false })).error).toBeNull();
     expect((await service.storage.createBucket('tiny', { public: false, fileSizeLimit: 100 })).error).toBeNull();
     expect(
@@ -44,7 +35,7 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
   });
   afterAll(async () => h?.close());
   afterEach(async () => {
-    const state = await storageConsistency(h);
+    const state = await h.consistency();
     expect(state.stored).toEqual(state.rows);
   });
 

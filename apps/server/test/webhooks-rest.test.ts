@@ -6,18 +6,9 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import type { TestDatabase } from '@auction-ops/database/testing';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer, TEST_CLIENT_OPTIONS } from './support/test-server.js';
 import type { RunningServer } from '../src/index.js';
 
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in these tests');
-  }
-}
-const OPTIONS = {
-  auth: { persistSession: false, autoRefreshToken: false },
-  realtime: { transport: NoWebSocket as never },
-};
 const SECRET = 'whsec-rest-test-0123456789';
 
 let t: TestServer;
@@ -30,7 +21,7 @@ const clients: Record<string, SupabaseClient> = {};
 let auctionId: string;
 
 async function user(name: string): Promise<SupabaseClient> {
-  const client = createClient(server.url, server.ctx.anonKey, OPTIONS);
+  const client = createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
   const { error } = await client.auth.signUp({ email: `${name}@webhooks.test`, password: 'webhook-pass-123' });
   if (error) throw error;
   return client;

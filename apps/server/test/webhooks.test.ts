@@ -78,58 +78,46 @@ async function arrange(url: string): Promise<string> {
 }
 
 describe('webhooks in the server', () => {
-  it(
-    'a server killed mid-delivery loses nothing: after a restart every event is ' + 'delivered, same webhook_id',
-    async () => {
-      const port = await findFreePort();
-      const env = {
-        ...process.env,
-        LOG_LEVEL: 'warn',
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        JWT_SECRET: secret,
-        DATABASE_URL: db.ownerUrl,
-        ...webhookEnv,
-      };
-      const proc = serverProcess(env, port);
-      const start = proc.start;
-      const health = proc.healthy;
+  it('a server killed mid-delivery loses nothing: after a restart every event arrives, same webhook_id', async () => {
+    const port = await findFreePort();
+    const proc = serverProcess({ dataDir, databaseUrl: db.ownerUrl, jwtSecret: secret }, webhookEnv, port);
+    const start = proc.start;
+    const health = proc.healthy;
 
-      let hang = true;
-      const r = await receiver(() => !hang);
-      const first = start();
-      try {
-        await until(health, 'first server');
-        const auctionId = await arrange(r.url);
-        await db.sql`select public.emit_event(${auctionId}, 'message.created', jsonb_build_object('n', g))
+    let hang = true;
+    const r = await receiver(() => !hang);
+    const first = start();
+    try {
+      await until(health, 'first server');
+      const auctionId = await arrange(r.url);
+      await db.sql`select public.emit_event(${auctionId}, 'message.created', jsonb_build_object('n', g))
         from generate_series(1, 10) g`;
-        await until(() => r.ids.length >= 3, 'requests in flight');
-        first.child.kill('SIGKILL');
-        await first.exited;
-        const stuck = await db.sql`select count(*)::int as n from public.webhook_deliveries where status = 'queued'`;
-        expect(stuck[0].n).toBe(10);
-        hang = false;
-        const second = start();
-        try {
-          await until(health, 'second server');
-          await until(
-            async () =>
-              (await db.sql`select count(*)::int as n from public.webhook_deliveries where status = 'delivered'`)[0]
-                .n === 10,
-            'all delivered',
-          );
-        } finally {
-          second.child.kill('SIGTERM');
-          await second.exited;
-        }
-        const deliveries = (await db.sql`select id from public.webhook_deliveries`).map((d) => d.id as string);
-        expect(new Set(r.ids)).toEqual(new Set(deliveries));
+      await until(() => r.ids.length >= 3, 'requests in flight');
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const stuck = await db.sql`select count(*)::int as n from public.webhook_deliveries where status = 'queued'`;
+      expect(stuck[0].n).toBe(10);
+      hang = false;
+      const second = start();
+      try {
+        await until(health, 'second server');
+        await until(
+          async () =>
+            (await db.sql`select count(*)::int as n from public.webhook_deliveries where status = 'delivered'`)[0].n ===
+            10,
+          'all delivered',
+        );
       } finally {
-        if (first.child.exitCode === null) first.child.kill('SIGKILL');
-        await r.close();
+        second.child.kill('SIGTERM');
+        await second.exited;
       }
-    },
-  );
+      const deliveries = (await db.sql`select id from public.webhook_deliveries`).map((d) => d.id as string);
+      expect(new Set(r.ids)).toEqual(new Set(deliveries));
+    } finally {
+      if (first.child.exitCode === null) first.child.kill('SIGKILL');
+      await r.close();
+    }
+  });
 
   it('keeps the dispatcher off when disabled, while the allow-HTTP setting still reaches SQL', async () => {
     await db.sql`update webhooks.settings set allow_http = false`;

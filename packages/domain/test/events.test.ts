@@ -242,59 +242,56 @@ describe('problem events', () => {
     });
   });
 
-  it(
-    'problem.status_changed with the documented shape; forbidden moves are P0001; ' + 'reopening needs an admin',
-    async () => {
-      await as(
-        w.a.member,
-        (tx) => tx`update public.problem_reports set status = 'in_progress' where id = ${w.ids.problem}`,
-      );
-      await as(w.a.member, (tx) => tx`update public.problem_reports set status = 'closed' where id = ${w.ids.problem}`);
-      expect(
-        await sqlState(
-          as(
-            w.a.member,
-            (tx) => tx`update public.problem_reports set status = 'in_progress' where id = ${w.ids.problem}`,
-          ),
+  it('problem.status_changed in its documented shape; forbidden moves P0001; reopening needs an admin', async () => {
+    await as(
+      w.a.member,
+      (tx) => tx`update public.problem_reports set status = 'in_progress' where id = ${w.ids.problem}`,
+    );
+    await as(w.a.member, (tx) => tx`update public.problem_reports set status = 'closed' where id = ${w.ids.problem}`);
+    expect(
+      await sqlState(
+        as(
+          w.a.member,
+          (tx) => tx`update public.problem_reports set status = 'in_progress' where id = ${w.ids.problem}`,
         ),
-      ).toBe('P0001');
-      expect(
-        await sqlState(
-          as(w.a.member, (tx) => tx`update public.problem_reports set status = 'open' where id = ${w.ids.problem}`),
-        ),
-      ).toBe('42501');
-      await as(w.a.admin, (tx) => tx`update public.problem_reports set status = 'open' where id = ${w.ids.problem}`);
-      const ev = await events();
-      expect(ev.map((e) => [e.event_type, e.data.previous_status, e.data.new_status])).toEqual([
-        ['problem.status_changed', 'open', 'in_progress'],
-        ['problem.status_changed', 'in_progress', 'closed'],
-        ['problem.status_changed', 'closed', 'open'],
-      ]);
-      expect(keys(ev[0].data)).toEqual(
-        keys({
-          id: 1,
-          issue_name: 1,
-          area: 1,
-          location_id: 1,
-          location_name: 1,
-          previous_status: 1,
-          new_status: 1,
-          prepared_by: 1,
-          assigned_to: 1,
-          action_count: 1,
-          completed_action_count: 1,
-          updated_at: 1,
-        }),
-      );
-      expect(ev[0].data).toMatchObject({
-        prepared_by: { id: w.a.member, name: 'Member world-a' },
-        assigned_to: null,
+      ),
+    ).toBe('P0001');
+    expect(
+      await sqlState(
+        as(w.a.member, (tx) => tx`update public.problem_reports set status = 'open' where id = ${w.ids.problem}`),
+      ),
+    ).toBe('42501');
+    await as(w.a.admin, (tx) => tx`update public.problem_reports set status = 'open' where id = ${w.ids.problem}`);
+    const ev = await events();
+    expect(ev.map((e) => [e.event_type, e.data.previous_status, e.data.new_status])).toEqual([
+      ['problem.status_changed', 'open', 'in_progress'],
+      ['problem.status_changed', 'in_progress', 'closed'],
+      ['problem.status_changed', 'closed', 'open'],
+    ]);
+    expect(keys(ev[0].data)).toEqual(
+      keys({
+        id: 1,
+        issue_name: 1,
+        area: 1,
+        location_id: 1,
+        location_name: 1,
+        previous_status: 1,
+        new_status: 1,
+        prepared_by: 1,
+        assigned_to: 1,
         action_count: 1,
-        completed_action_count: 0,
-        location_name: 'North lot',
-      });
-    },
-  );
+        completed_action_count: 1,
+        updated_at: 1,
+      }),
+    );
+    expect(ev[0].data).toMatchObject({
+      prepared_by: { id: w.a.member, name: 'Member world-a' },
+      assigned_to: null,
+      action_count: 1,
+      completed_action_count: 0,
+      location_name: 'North lot',
+    });
+  });
 
   it('problem.assigned on reassignment, problem.action_completed once when an action completes', async () => {
     await as(

@@ -208,30 +208,27 @@ describe('requests', () => {
 });
 
 describe('retries', () => {
-  it(
-    'gives a receiver that always fails exactly 6 attempts at the scheduled gaps, ' + 'then fails the delivery',
-    async () => {
-      const r = await receiver((_q, res) => {
-        res.writeHead(503).end('down');
-      });
-      const id = await createEndpoint(db.sql, a.id, r.url);
-      await dispatcher().start();
-      const eventId = await emit(db.sql, a.id);
-      await waitUntil(async () => (await delivery(eventId)).status === 'failed', 20_000, 'failed');
-      const d = await delivery(eventId);
-      expect(d).toMatchObject({ attempt_count: 6, last_status_code: 503, last_error: 'HTTP 503' });
-      expect(r.requests).toHaveLength(6);
-      const list = await attempts(d.id);
-      expect(list.map((x) => x.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
-      expect(list.every((x) => x.status === 'failed' && x.response_status === 503)).toBe(true);
-      for (let i = 1; i < 6; i++) expect(r.requests[i].at - r.requests[i - 1].at).toBeGreaterThanOrEqual(950);
-      expect(new Set(r.requests.map((q) => q.headers['x-webhook-id']))).toEqual(new Set([d.id]));
-      const [e] = await db.sql`select consecutive_failures, is_active from public.webhook_endpoints where id = ${id}`;
-      expect(e).toEqual({ consecutive_failures: 1, is_active: true });
-      await new Promise((res) => setTimeout(res, 1300));
-      expect(r.requests).toHaveLength(6);
-    },
-  );
+  it('gives an always-failing receiver exactly 6 attempts at the scheduled gaps, then fails the delivery', async () => {
+    const r = await receiver((_q, res) => {
+      res.writeHead(503).end('down');
+    });
+    const id = await createEndpoint(db.sql, a.id, r.url);
+    await dispatcher().start();
+    const eventId = await emit(db.sql, a.id);
+    await waitUntil(async () => (await delivery(eventId)).status === 'failed', 20_000, 'failed');
+    const d = await delivery(eventId);
+    expect(d).toMatchObject({ attempt_count: 6, last_status_code: 503, last_error: 'HTTP 503' });
+    expect(r.requests).toHaveLength(6);
+    const list = await attempts(d.id);
+    expect(list.map((x) => x.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(list.every((x) => x.status === 'failed' && x.response_status === 503)).toBe(true);
+    for (let i = 1; i < 6; i++) expect(r.requests[i].at - r.requests[i - 1].at).toBeGreaterThanOrEqual(950);
+    expect(new Set(r.requests.map((q) => q.headers['x-webhook-id']))).toEqual(new Set([d.id]));
+    const [e] = await db.sql`select consecutive_failures, is_active from public.webhook_endpoints where id = ${id}`;
+    expect(e).toEqual({ consecutive_failures: 1, is_active: true });
+    await new Promise((res) => setTimeout(res, 1300));
+    expect(r.requests).toHaveLength(6);
+  });
 
   it('delivers on the next attempt once a receiver recovers, and honours Retry-After', async () => {
     const r = await receiver((_q, res, i) => {
@@ -405,30 +402,27 @@ describe('isolation and durability', () => {
     expect(n.n).toBe(0);
   });
 
-  it(
-    'a dispatcher killed mid-delivery loses nothing: its lease expires and another ' + 'delivers the same webhook_id',
-    async () => {
-      let hang = true;
-      const r = await receiver((_q, res) => {
-        if (!hang) res.writeHead(200).end();
-      });
-      await createEndpoint(db.sql, a.id, r.url);
-      const first = dispatcher({ leaseMs: 1500 });
-      await first.start();
-      const eventId = await emit(db.sql, a.id);
-      await r.waitFor(1);
-      await first.kill();
-      hang = false;
-      const d0 = await delivery(eventId);
-      expect(d0).toMatchObject({ status: 'queued', attempt_count: 1 });
-      expect(d0.locked_by).toBe(first.workerId);
-      await dispatcher({ leaseMs: 1500 }).start();
-      await waitUntil(async () => (await delivery(eventId)).status === 'delivered', 10_000, 'delivered after lease');
-      expect(r.requests).toHaveLength(2);
-      expect(r.requests[0].headers['x-webhook-id']).toBe(r.requests[1].headers['x-webhook-id']);
-      expect((await attempts(d0.id)).map((x) => [x.attempt, x.status])).toEqual([[2, 'success']]);
-    },
-  );
+  it('a killed dispatcher loses nothing: its lease expires and another delivers the same webhook_id', async () => {
+    let hang = true;
+    const r = await receiver((_q, res) => {
+      if (!hang) res.writeHead(200).end();
+    });
+    await createEndpoint(db.sql, a.id, r.url);
+    const first = dispatcher({ leaseMs: 1500 });
+    await first.start();
+    const eventId = await emit(db.sql, a.id);
+    await r.waitFor(1);
+    await first.kill();
+    hang = false;
+    const d0 = await delivery(eventId);
+    expect(d0).toMatchObject({ status: 'queued', attempt_count: 1 });
+    expect(d0.locked_by).toBe(first.workerId);
+    await dispatcher({ leaseMs: 1500 }).start();
+    await waitUntil(async () => (await delivery(eventId)).status === 'delivered', 10_000, 'delivered after lease');
+    expect(r.requests).toHaveLength(2);
+    expect(r.requests[0].headers['x-webhook-id']).toBe(r.requests[1].headers['x-webhook-id']);
+    expect((await attempts(d0.id)).map((x) => [x.attempt, x.status])).toEqual([[2, 'success']]);
+  });
 
   it('two dispatchers together deliver every event once and never make the same attempt twice', async () => {
     const r = await receiver();

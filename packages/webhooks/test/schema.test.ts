@@ -25,41 +25,38 @@ afterAll(async () => {
 });
 
 describe('fan-out', () => {
-  it(
-    'creates one delivery per matching active endpoint, with the documented body, ' + 'and notifies at commit',
-    async () => {
-      const url = 'https://hooks.example.com/a';
-      const match = await createEndpoint(db.sql, a.id, url, { events: ['problem.created', 'message.created'] });
-      await createEndpoint(db.sql, a.id, url, { events: ['problem.created'], active: false });
-      await createEndpoint(db.sql, a.id, url, { events: ['message.created'] });
-      await createEndpoint(db.sql, b.id, url, { events: ['problem.created'] });
-      const notified: string[] = [];
-      const listener = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
-      await listener.listen('webhook_deliveries', (p) => notified.push(p));
-      const eventId = await emit(db.sql, a.id, 'problem.created', { id: 'p1', issue_name: 'Rock' });
-      const rows = await db.sql`select * from public.webhook_deliveries where event_id = ${eventId}`;
-      expect(rows).toHaveLength(1);
-      const [d] = rows;
-      expect(d).toMatchObject({
-        endpoint_id: match,
-        auction_id: a.id,
-        event_type: 'problem.created',
-        status: 'queued',
-        attempt_count: 0,
-      });
-      const [ev] = await db.sql`select occurred_at from public.event_outbox where id = ${eventId}`;
-      expect(d.payload).toEqual({
-        event: 'problem.created',
-        timestamp: (ev.occurred_at as Date).toISOString(),
-        webhook_id: d.id,
-        auction_id: a.id,
-        data: { id: 'p1', issue_name: 'Rock' },
-      });
-      for (let i = 0; i < 40 && notified.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
-      expect(notified.length).toBeGreaterThan(0);
-      await listener.end();
-    },
-  );
+  it('one delivery per matching active endpoint, with the documented body, notified at commit', async () => {
+    const url = 'https://hooks.example.com/a';
+    const match = await createEndpoint(db.sql, a.id, url, { events: ['problem.created', 'message.created'] });
+    await createEndpoint(db.sql, a.id, url, { events: ['problem.created'], active: false });
+    await createEndpoint(db.sql, a.id, url, { events: ['message.created'] });
+    await createEndpoint(db.sql, b.id, url, { events: ['problem.created'] });
+    const notified: string[] = [];
+    const listener = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
+    await listener.listen('webhook_deliveries', (p) => notified.push(p));
+    const eventId = await emit(db.sql, a.id, 'problem.created', { id: 'p1', issue_name: 'Rock' });
+    const rows = await db.sql`select * from public.webhook_deliveries where event_id = ${eventId}`;
+    expect(rows).toHaveLength(1);
+    const [d] = rows;
+    expect(d).toMatchObject({
+      endpoint_id: match,
+      auction_id: a.id,
+      event_type: 'problem.created',
+      status: 'queued',
+      attempt_count: 0,
+    });
+    const [ev] = await db.sql`select occurred_at from public.event_outbox where id = ${eventId}`;
+    expect(d.payload).toEqual({
+      event: 'problem.created',
+      timestamp: (ev.occurred_at as Date).toISOString(),
+      webhook_id: d.id,
+      auction_id: a.id,
+      data: { id: 'p1', issue_name: 'Rock' },
+    });
+    for (let i = 0; i < 40 && notified.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(notified.length).toBeGreaterThan(0);
+    await listener.end();
+  });
 
   it('creates nothing when the event rolls back, and never twice for one event and endpoint', async () => {
     const before = await db.sql`select count(*)::int as n from public.webhook_deliveries`;

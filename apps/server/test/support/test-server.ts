@@ -28,7 +28,7 @@ export interface TestServer {
 
 // supabase-js builds its realtime client eagerly and Node 20 has no global WebSocket; tests that open channels
 // pass a real transport through client options of their own.
-class NoWebSocket {
+export class NoWebSocket {
   constructor() {
     throw new Error('this test client does not open realtime channels');
   }
@@ -95,16 +95,25 @@ export interface ServerProcess {
   exited: Promise<unknown>;
 }
 
+/** Where a server process keeps its state: its data directory, its database and its JWT secret. */
+export interface ProcessState {
+  dataDir: string;
+  databaseUrl: string;
+  jwtSecret: string;
+}
+
 /**
- * The server as a child process (for tests that kill it): `start()` spawns `src/main.ts` with `env` over the
- * test's own environment, `healthy()` says whether GET /health on `port` answers 200.
+ * The server as a child process (for tests that kill it): `start()` spawns `src/main.ts` on `port` with the
+ * state and `env` over the test's own environment (warnings and errors logged only), `healthy()` says whether
+ * GET /health answers 200.
  */
-export function serverProcess(env: Record<string, string>, port: number) {
+export function serverProcess(state: ProcessState, env: Record<string, string>, port: number) {
   const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+  const own = { DATA_DIR: state.dataDir, DATABASE_URL: state.databaseUrl, JWT_SECRET: state.jwtSecret };
   return {
     start(): ServerProcess {
       const child = spawn(process.execPath, ['--import', 'tsx', main], {
-        env: { ...process.env, ...env, PORT: String(port) },
+        env: { ...process.env, LOG_LEVEL: 'warn', ...own, ...env, PORT: String(port) },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       return { child, exited: new Promise((r) => child.on('exit', r)) };

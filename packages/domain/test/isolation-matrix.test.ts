@@ -21,6 +21,9 @@ interface Case {
 // expect: one token per role, in ROLES order.
 const R = (name: string, run: Probe, expect: string): Case => ({ name, run, expect });
 const A = (w: World) => w.a.auctionId;
+/** A read of auction A's rows of a table or view, by its key column. */
+const readA = (table: string, expect: string, column = 'id'): Case =>
+  R(`select ${table}`, (tx, w) => tx`select ${tx(column)} from public.${tx(table)} where auction_id = ${A(w)}`, expect);
 
 const cases: Case[] = [
   // Reads of auction A's rows.
@@ -29,142 +32,50 @@ const cases: Case[] = [
     (tx, w) => tx`select id from public.auctions where id = ${A(w)}`,
     'rows rows rows none deny rows',
   ),
-  R(
-    'select auction_members',
-    (tx, w) => tx`select id from public.auction_members where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select auction_invitations',
-    (tx, w) => tx`select id from public.auction_invitations where auction_id = ${A(w)}`,
-    'rows rows none none deny rows',
-  ),
+  readA('auction_members', 'rows rows rows none deny rows'),
+  readA('auction_invitations', 'rows rows none none deny rows'),
   R(
     'select invitation token_hash',
     (tx) => tx`select token_hash from public.auction_invitations`,
     'deny deny deny deny deny deny',
   ),
-  R(
-    'select auction_branding',
-    (tx, w) => tx`select auction_id from public.auction_branding where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
+  readA('auction_branding', 'rows rows rows none deny rows', 'auction_id'),
   R(
     'select users (profile of A member)',
     (tx, w) => tx`select id from public.users where id = ${w.a.member}`,
     'rows rows rows none deny rows',
   ),
   R('select super_admins', (tx) => tx`select user_id from public.super_admins`, 'none none none none deny rows'),
-  R(
-    'select event_outbox',
-    (tx, w) => tx`select id from public.event_outbox where auction_id = ${A(w)}`,
-    'rows rows none none deny rows',
-  ),
-  R(
-    'select locations',
-    (tx, w) => tx`select id from public.locations where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select submission_types',
-    (tx, w) => tx`select id from public.submission_types where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
+  readA('event_outbox', 'rows rows none none deny rows'),
+  readA('locations', 'rows rows rows none deny rows'),
+  readA('submission_types', 'rows rows rows none deny rows'),
   R(
     'select location_submission_types',
     (tx, w) => tx`select location_id from public.location_submission_types where auction_id = ${A(w)}`,
     'rows rows rows none deny rows',
   ),
-  R(
-    'select lot_submissions',
-    (tx, w) => tx`select id from public.lot_submissions where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select lot_submission_entries',
-    (tx, w) => tx`select id from public.lot_submission_entries where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select recent_submissions',
-    (tx, w) => tx`select id from public.recent_submissions where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select quality_inspections',
-    (tx, w) => tx`select id from public.quality_inspections where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select quality_defects',
-    (tx, w) => tx`select id from public.quality_defects where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select recent_quality_inspections',
-    (tx, w) => tx`select id from public.recent_quality_inspections where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
+  readA('lot_submissions', 'rows rows rows none deny rows'),
+  readA('lot_submission_entries', 'rows rows rows none deny rows'),
+  readA('recent_submissions', 'rows rows rows none deny rows'),
+  readA('quality_inspections', 'rows rows rows none deny rows'),
+  readA('quality_defects', 'rows rows rows none deny rows'),
+  readA('recent_quality_inspections', 'rows rows rows none deny rows'),
   R(
     'select shared defect_categories',
     (tx) => tx`select id from public.defect_categories where auction_id is null`,
     'rows rows rows rows deny rows',
   ),
-  R(
-    'select problem_reports',
-    (tx, w) => tx`select id from public.problem_reports where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select problem_facts',
-    (tx, w) => tx`select id from public.problem_facts where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select potential_causes',
-    (tx, w) => tx`select id from public.potential_causes where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select problem_actions',
-    (tx, w) => tx`select id from public.problem_actions where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select active_problem_reports',
-    (tx, w) => tx`select id from public.active_problem_reports where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select channels',
-    (tx, w) => tx`select id from public.channels where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select messages',
-    (tx, w) => tx`select id from public.messages where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select messages_with_reply_count',
-    (tx, w) => tx`select id from public.messages_with_reply_count where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select message_reactions',
-    (tx, w) => tx`select id from public.message_reactions where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select datasets',
-    (tx, w) => tx`select id from public.datasets where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select saved_reports',
-    (tx, w) => tx`select id from public.saved_reports where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
+  readA('problem_reports', 'rows rows rows none deny rows'),
+  readA('problem_facts', 'rows rows rows none deny rows'),
+  readA('potential_causes', 'rows rows rows none deny rows'),
+  readA('problem_actions', 'rows rows rows none deny rows'),
+  readA('active_problem_reports', 'rows rows rows none deny rows'),
+  readA('channels', 'rows rows rows none deny rows'),
+  readA('messages', 'rows rows rows none deny rows'),
+  readA('messages_with_reply_count', 'rows rows rows none deny rows'),
+  readA('message_reactions', 'rows rows rows none deny rows'),
+  readA('datasets', 'rows rows rows none deny rows'),
+  readA('saved_reports', 'rows rows rows none deny rows'),
   R(
     "select email_log (one row, the owner's)",
     (tx) => tx`select id from public.email_log`,
@@ -311,11 +222,7 @@ const cases: Case[] = [
     'rows rows rows deny deny rows',
   ),
   // Assigned locations: the team member works at North lot only; South lot is assigned to nobody.
-  R(
-    'select location_assignments',
-    (tx, w) => tx`select id from public.location_assignments where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
+  readA('location_assignments', 'rows rows rows none deny rows'),
   R(
     'select locations: the unassigned South lot',
     (tx, w) => tx`select id from public.locations where id = ${w.ids.unassignedLocation}`,

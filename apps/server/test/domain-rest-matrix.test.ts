@@ -12,16 +12,7 @@ let server: TestServer['server'];
 const clients = {} as Record<Role, SupabaseClient>;
 const ids: Record<string, string> = {};
 
-async function signedIn(key: string): Promise<{ client: SupabaseClient; id: string }> {
-  const client = createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
-  const { data, error } = await client.auth.signUp({
-    email: `${key}@matrix.test`,
-    password: 'matrix-password-1',
-    options: { data: { full_name: key } },
-  });
-  if (error) throw error;
-  return { client, id: data.user!.id };
-}
+const signedIn = (key: string) => t.signUp(`${key}@matrix.test`, key);
 
 beforeAll(async () => {
   t = await startTestServer({

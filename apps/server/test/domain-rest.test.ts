@@ -4,7 +4,6 @@ import { startTestServer, type TestServer, TEST_CLIENT_OPTIONS } from './support
 
 let t: TestServer;
 let server: TestServer['server'];
-const PASSWORD = 'correct-horse-battery-9';
 const users: Record<string, { client: SupabaseClient; id: string }> = {};
 let anon: SupabaseClient;
 let auctionId: string;
@@ -12,14 +11,7 @@ let locationId: string;
 let typeIds: string[] = [];
 
 async function signUp(key: string, fullName: string): Promise<void> {
-  const client = createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
-  const { data, error } = await client.auth.signUp({
-    email: `${key}@rest.test`,
-    password: PASSWORD,
-    options: { data: { full_name: fullName } },
-  });
-  if (error) throw error;
-  users[key] = { client, id: data.user!.id };
+  users[key] = await t.signUp(`${key}@rest.test`, fullName);
 }
 const sb = (key: string) => users[key]!.client;
 

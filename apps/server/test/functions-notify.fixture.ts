@@ -2,13 +2,13 @@
 // loopback, users signed up through supabase-js, and a polling helper.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import type { TestDatabase } from '@auction-ops/database/testing';
 import { startFakeExpo, type FakeExpo } from '../../../packages/functions/src/push/testing/fake-expo-server.js';
 import type { RunningServer } from '../src/index.js';
-import { startTestServer, TEST_CLIENT_OPTIONS as CLIENT_OPTIONS } from './support/test-server.js';
+import { startTestServer } from './support/test-server.js';
 
-export const PASSWORD = 'correct-horse-battery-9';
+export { TEST_PASSWORD as PASSWORD } from './support/test-server.js';
 
 export { TEST_CLIENT_OPTIONS as CLIENT_OPTIONS } from './support/test-server.js';
 
@@ -58,16 +58,7 @@ export async function startNotifyHarness(env: Record<string, string> = {}): Prom
     url: server.url,
     arrangeTeam: (people, settings) => arrangeTeam(harness, people, settings),
     call: (name, { apikey, ...options } = {}) => callFunction(server.url, apikey ?? server.ctx.anonKey, name, options),
-    async signUp(localPart, fullName) {
-      const client = createClient(server.url, server.ctx.anonKey, CLIENT_OPTIONS);
-      const { data, error } = await client.auth.signUp({
-        email: `${localPart}@notify.test`,
-        password: PASSWORD,
-        options: { data: { full_name: fullName } },
-      });
-      if (error) throw error;
-      return { id: data.user!.id, email: `${localPart}@notify.test`, client, token: data.session!.access_token };
-    },
+    signUp: (localPart, fullName) => t.signUp(`${localPart}@notify.test`, fullName),
     async close() {
       await t.stop();
       await expo.close();

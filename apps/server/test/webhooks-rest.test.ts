@@ -4,28 +4,21 @@
 import { createServer, type Server } from 'node:http';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import type { TestDatabase } from '@auction-ops/database/testing';
-import { startTestServer, type TestServer, TEST_CLIENT_OPTIONS } from './support/test-server.js';
-import type { RunningServer } from '../src/index.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 const SECRET = 'whsec-rest-test-0123456789';
 
 let t: TestServer;
 let db: TestDatabase;
-let server: RunningServer;
 let receiver: Server;
 let receiverUrl: string;
 const received: Array<{ headers: Record<string, unknown>; body: string }> = [];
 const clients: Record<string, SupabaseClient> = {};
 let auctionId: string;
 
-async function user(name: string): Promise<SupabaseClient> {
-  const client = createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
-  const { error } = await client.auth.signUp({ email: `${name}@webhooks.test`, password: 'webhook-pass-123' });
-  if (error) throw error;
-  return client;
-}
+const user = async (name: string) => (await t.signUp(`${name}@webhooks.test`)).client;
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
@@ -49,7 +42,7 @@ beforeAll(async () => {
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_POLL_INTERVAL_MS: '100',
   });
-  ({ db, server } = t);
+  ({ db } = t);
   for (const name of ['owner', 'member', 'outsider']) clients[name] = await user(name);
   const { data, error } = await clients.owner
     .from('auctions')

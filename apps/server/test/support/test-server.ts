@@ -23,7 +23,19 @@ export interface TestServer {
   dataDir: string;
   /** A supabase-js client of this server, as the anon key or with the given access token. */
   client(accessToken?: string): SupabaseClient;
+  /** A user signed up through supabase-js (password TEST_PASSWORD), with its signed-in client. */
+  signUp(email: string, fullName?: string): Promise<SignedUpUser>;
   stop(): Promise<void>;
+}
+
+export const TEST_PASSWORD = 'correct-horse-battery-9';
+
+export interface SignedUpUser {
+  id: string;
+  email: string;
+  client: SupabaseClient;
+  /** The access token of the session sign-up opened (auto-confirm is on in tests). */
+  token: string;
 }
 
 // supabase-js builds its realtime client eagerly and Node 20 has no global WebSocket; tests that open channels
@@ -82,6 +94,16 @@ export async function startTestServer(
         ...TEST_CLIENT_OPTIONS,
         ...(accessToken ? { global: { headers: { Authorization: `Bearer ${accessToken}` } } } : {}),
       }),
+    async signUp(email, fullName) {
+      const client = createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
+      const { data, error } = await client.auth.signUp({
+        email,
+        password: TEST_PASSWORD,
+        options: fullName === undefined ? {} : { data: { full_name: fullName } },
+      });
+      if (error) throw error;
+      return { id: data.user!.id, email, client, token: data.session!.access_token };
+    },
     async stop() {
       await server.close();
       await db.drop();

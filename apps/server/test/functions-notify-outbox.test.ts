@@ -1,8 +1,9 @@
 // PUSH_PROVIDER=outbox: notifications are stored in Postgres instead of going to Expo (every ticket ok), and
 // `auction-ops push` (apps/cli) lists them, filtered by token, as text or JSON.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushCommand } from '../../cli/src/commands/push.js';
 import { startNotifyHarness, until, type NotifyHarness, type TestUser } from './functions-notify.fixture.js';
+import { stdoutOf } from './support/loopback.js';
 
 let h: NotifyHarness;
 let owner: TestUser;
@@ -23,19 +24,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function cli(args: string[]): Promise<string> {
-  let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    await pushCommand(args, { ownerUrl: h.db.ownerUrl });
-  } finally {
-    spy.mockRestore();
-  }
-  return out;
-}
+const cli = (args: string[]) => stdoutOf(() => pushCommand(args, { ownerUrl: h.db.ownerUrl }));
 
 describe('the push outbox', () => {
   it('stores send-push-notifications and chat pushes; `auction-ops push` lists them', async () => {

@@ -1,7 +1,3 @@
-// Shared arrangements of the notification tests: a real server on a test database with a fake Expo server on
-// loopback, users signed up through supabase-js, and a polling helper.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { TestDatabase } from '@auction-ops/database/testing';
 import { startFakeExpo, type FakeExpo } from '../../../packages/functions/src/push/testing/fake-expo-server.js';
@@ -67,13 +63,7 @@ export async function startNotifyHarness(env: Record<string, string> = {}): Prom
   return harness;
 }
 
-export async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { until } from './support/loopback.js';
 
 /** An auction owned by `owner` with the others as members of the given roles (arranged as the owner role). */
 export async function arrangeAuction(
@@ -133,47 +123,7 @@ export async function arrangeTeam<K extends string>(
   return { auctionId, users };
 }
 
-export interface ResendCall {
-  authorization?: string;
-  body: { from: string; to: string[]; subject: string; text: string; html: string };
-}
-
-export interface FakeResend {
-  url: string;
-  calls: ResendCall[];
-  /** Answer every request with this status (an error body) until set back to 200. */
-  status: number;
-  close(): Promise<void>;
-}
-
-/** A fake of Resend's POST /emails on loopback. */
-export async function startFakeResend(): Promise<FakeResend> {
-  const fake: FakeResend = { url: '', calls: [], status: 200, close: async () => {} };
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
-    });
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/emails') return void res.writeHead(404).end();
-      fake.calls.push({ authorization: req.headers.authorization, body: JSON.parse(raw) });
-      if (fake.status !== 200) {
-        res.writeHead(fake.status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ statusCode: fake.status, name: 'application_error', message: 'provider is down' }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `re_${fake.calls.length}` }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () =>
-    new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    });
-  return fake;
-}
+export { type FakeResend, type ResendCall, startFakeResend } from './support/fake-resend.js';
 
 export interface CallOptions {
   bearer?: string;

@@ -1,18 +1,15 @@
-// Webhook configuration as the admin dashboard does it, with supabase-js through /rest/v1: an admin registers an
-// endpoint (the body in docs/webhooks.md), reads never return the secret, test_webhook queues a delivery that a real
-// receiver gets signed; a team member and an outsider are refused.
-import { createServer, type Server } from 'node:http';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { TestDatabase } from '@auction-ops/database/testing';
 import { startTestServer, type TestServer } from './support/test-server.js';
+import { type LoopbackServer, startLoopbackServer } from './support/loopback.js';
 
 const SECRET = 'whsec-rest-test-0123456789';
 
 let t: TestServer;
 let db: TestDatabase;
-let receiver: Server;
+let receiver: LoopbackServer;
 let receiverUrl: string;
 const received: Array<{ headers: Record<string, unknown>; body: string }> = [];
 const clients: Record<string, SupabaseClient> = {};
@@ -21,18 +18,11 @@ let auctionId: string;
 const user = async (name: string) => (await t.signUp(`${name}@webhooks.test`)).client;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.end('ok');
-    });
+  receiver = await startLoopbackServer((req, body, res) => {
+    received.push({ headers: req.headers, body });
+    res.end('ok');
   });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  receiverUrl = `${receiver.url}/hook`;
   t = await startTestServer({
     // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
     RATE_LIMITS_ENABLED: 'false',
@@ -57,7 +47,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t?.stop();
-  await new Promise((r) => receiver?.close(r));
+  await receiver?.close();
 });
 
 it('lets an admin register an endpoint with the documented body, and never returns the secret', async () => {

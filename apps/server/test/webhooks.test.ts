@@ -1,6 +1,4 @@
-import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serverProcess } from './support/test-server.js';
@@ -8,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { findFreePort } from '@auction-ops/database';
 import { loadConfig, startServer } from '../src/index.js';
+import { startLoopbackServer, until } from './support/loopback.js';
 
 const secret = 'webhook-test-secret-'.padEnd(40, 'x');
 
@@ -20,31 +19,11 @@ interface Receiver {
 /** A loopback receiver; `answer(i)` false leaves request i hanging. */
 async function receiver(answer: (i: number) => boolean): Promise<Receiver> {
   const ids: string[] = [];
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      ids.push(String(req.headers['x-webhook-id']));
-      if (answer(ids.length - 1)) res.writeHead(200).end();
-    });
+  const loopback = await startLoopbackServer((req, _body, res) => {
+    ids.push(String(req.headers['x-webhook-id']));
+    if (answer(ids.length - 1)) res.writeHead(200).end();
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    ids,
-    close: () =>
-      new Promise((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000) {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return { url: `${loopback.url}/hook`, ids, close: loopback.close };
 }
 
 let db: TestDatabase;

@@ -5,15 +5,21 @@
 //   (a) a minimal Hono route sending the identical context and main statements;
 //   (b) the same statements from a Node loop with postgres.js (50 concurrent workers).
 // Plus a parse+plan+compile micro-benchmark. BENCH_SECONDS sets each run's length (default 10).
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { ensureRoles, migrate, startEmbeddedPostgres } from '../packages/database/src/index.js';
+import { ensureRoles, findFreePort, migrate, startEmbeddedPostgres } from '../packages/database/src/index.js';
+import {
+  installedPgBouncer,
+  installedPostgres,
+  startPgBouncer,
+  startPgCluster,
+} from '../packages/database/src/testing/pg-cluster.js';
 import { startServer, loadConfig, type Config, type RunningServer } from '../apps/server/src/index.js';
 import type { ServerContext } from '../apps/server/src/context.js';
 import { restRateLimitCheck } from '../apps/server/src/middleware/rate-limit.js';
@@ -312,6 +318,13 @@ export async function main(): Promise<void> {
       );
     }
     await limitsAndHttpsRuns(server, sign, stops);
+    await preparingAndPoolerRuns(server, userToken, stops);
+    await replicaRuns(server, migDir, userToken, stops);
+    await clusterRuns(
+      cluster.url,
+      jwtSecret,
+      headersOf(requests['GET 25-row filtered ordered page + to-many embed'].search),
+    );
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
     await cluster.stop();
@@ -433,6 +446,239 @@ async function limitsAndHttpsRuns(
       `(target >= 0.8)   node CPU per request: ` +
       `limits ${cpu('limits') >= 0 ? '+' : ''}${cpu('limits').toFixed(1)} µs, ` +
       `HTTPS +${cpu('https').toFixed(1)} µs`,
+  );
+}
+
+// ---- WEB_CONCURRENCY: the server as `pnpm start` runs it (src/main.ts in a child process, on the bench database),
+// with one process and with two, the same request from wrk in alternating rounds; req/s, the ratio, and the CPU each
+// process used (from /proc/<pid>/stat), which shows whether the request path spreads over the workers. On a machine
+// whose cores Postgres and wrk share, the ratio is bounded by what the cores have left, not by the server.
+
+interface ClusterFigures extends Figures {
+  /** CPU seconds per process during the run: the primary first, then each worker. */
+  cpu: { pid: number; role: string; seconds: number }[];
+}
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
+
+/** utime + stime of a process, in seconds. */
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** The node processes the primary forked (its workers). */
+function childNodes(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        return stat.includes('(node)') && stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(pid);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+async function startServerProcess(
+  env: Record<string, string>,
+): Promise<{ url: string; pids: () => number[]; stop(): Promise<void> }> {
+  const port = await findFreePort();
+  const main = new URL('../apps/server/src/main.ts', import.meta.url).pathname;
+  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server (${JSON.stringify(env.WEB_CONCURRENCY)}) exited at start`);
+    if (
+      await fetch(`${url}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    pids: () => [child.pid!, ...childNodes(child.pid!)],
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function measuredRun(url: string, headers: Record<string, string>, pids: number[]): Promise<ClusterFigures> {
+  const before = pids.map(cpuSecondsOf);
+  const figures = await wrk(url, headers);
+  const cpu = pids.map((pid, i) => ({
+    pid,
+    role: i === 0 ? (pids.length > 1 ? 'primary' : 'process') : `worker ${i}`,
+    seconds: cpuSecondsOf(pid) - before[i],
+  }));
+  return { ...figures, cpu };
+}
+
+async function clusterRuns(databaseUrl: string, jwtSecret: string, headers: Record<string, string>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-rest-cluster-'));
+  const servers: Awaited<ReturnType<typeof startServerProcess>>[] = [];
+  try {
+    const common = {
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: jwtSecret,
+      WORKERS_ENABLED: 'false',
+      RATE_LIMITS_ENABLED: 'false',
+      DB_POOL_SIZE: '20',
+    };
+    const single = await startServerProcess({ ...common, DATA_DIR: join(dir, 'one'), WEB_CONCURRENCY: '1' });
+    servers.push(single);
+    const two = await startServerProcess({ ...common, DATA_DIR: join(dir, 'two'), WEB_CONCURRENCY: '2' });
+    servers.push(two);
+    const target = `/rest/v1/items?${headers.search}`;
+    const { search: _, ...requestHeaders } = headers;
+    const kinds = { single, two } as const;
+    for (const s of [single, two]) await warm(`${s.url}${target}`, requestHeaders);
+    const runs: Record<keyof typeof kinds, ClusterFigures[]> = { single: [], two: [] };
+    for (let round = 0; round < 2; round++)
+      for (const kind of round % 2 ? (['two', 'single'] as const) : (['single', 'two'] as const))
+        runs[kind].push(await measuredRun(`${kinds[kind].url}${target}`, requestHeaders, kinds[kind].pids()));
+    console.log(`\nWEB_CONCURRENCY: GET 25-row page + embed, server as a child process (${CONNECTIONS} connections)`);
+    for (const kind of ['single', 'two'] as const) {
+      for (const f of runs[kind]) {
+        const requests = f.rps * SECONDS;
+        const perProcess = f.cpu
+          .map(
+            (c) =>
+              `${c.role} ${((100 * c.seconds) / SECONDS).toFixed(0)}% ` +
+              `${((c.seconds * 1e6) / requests).toFixed(0)} µs/req`,
+          )
+          .join(', ');
+        console.log(
+          `  WEB_CONCURRENCY=${kind === 'single' ? 1 : 2}  ${fmt({ ...f, cpuUs: undefined })}  CPU: ${perProcess}`,
+        );
+      }
+    }
+    const mean = (fs: ClusterFigures[]) => fs.reduce((sum, f) => sum + f.rps, 0) / fs.length;
+    console.log(`  WEB_CONCURRENCY=2 / WEB_CONCURRENCY=1 = ${(mean(runs.two) / mean(runs.single)).toFixed(2)}`);
+  } finally {
+    for (const s of servers) await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---- Preparing, poolers and read replicas: the same 25-row read as user-7 (RLS by owner) on server variants, each
+// against the single-process server with preparing on and no replicas, measured in the same rounds (rotated order,
+// so drift on a shared machine falls on every variant alike). Ratios are of the mean req/s.
+
+const SCALE_TARGET = '/rest/v1/items?select=id,title,price&price=gte.500&order=price,id&limit=25';
+
+async function startVariant(base: RunningServer, changes: Partial<Config>, stops: (() => Promise<unknown>)[]) {
+  const config = { ...base.ctx.config, PORT: 0, derivedUrls: { publicUrl: true, appUrl: true }, ...changes };
+  const s = await startServer(config);
+  stops.push(() => s.close());
+  return s;
+}
+
+/** Rounds of wrk over the servers in rotated order; prints each run and each variant's ratio to the first. */
+async function compareRuns(title: string, servers: [string, RunningServer][], headers: Record<string, string>) {
+  const bodies = await Promise.all(
+    servers.map(async ([, s]) => (await fetch(`${s.url}${SCALE_TARGET}`, { headers })).text()),
+  );
+  if (bodies.some((b) => b !== bodies[0])) throw new Error(`${title}: the variants answer differently`);
+  for (const [, s] of servers) await warm(`${s.url}${SCALE_TARGET}`, headers);
+  const runs = servers.map(() => [] as Figures[]);
+  for (let round = 0; round < 2; round++)
+    for (let k = 0; k < servers.length; k++) {
+      const i = (k + round) % servers.length;
+      runs[i].push(await wrk(`${servers[i][1].url}${SCALE_TARGET}`, headers));
+    }
+  const mean = (fs: Figures[]) => fs.reduce((sum, f) => sum + f.rps, 0) / fs.length;
+  console.log(`\n${title} (${CONNECTIONS} connections, ${runs[0].length} rounds)`);
+  servers.forEach(([label], i) => {
+    for (const f of runs[i]) console.log(`  ${label.padEnd(34)} ${fmt(f)}`);
+  });
+  const base = mean(runs[0]);
+  console.log(
+    `  ${servers
+      .slice(1)
+      .map(([label], i) => `${label.trim()}/${servers[0][0].trim()} = ${(mean(runs[i + 1]) / base).toFixed(2)}`)
+      .join('   ')}`,
+  );
+}
+
+/** DB_PREPARE=false (what a transaction-mode pooler needs), and the same through PgBouncer when it is installed. */
+async function preparingAndPoolerRuns(plain: RunningServer, token: string, stops: (() => Promise<unknown>)[]) {
+  const headers = { apikey: plain.ctx.anonKey, authorization: `Bearer ${token}` };
+  const servers: [string, RunningServer][] = [
+    ['single process, preparing on', plain],
+    ['DB_PREPARE=false', await startVariant(plain, { DB_PREPARE: false }, stops)],
+  ];
+  if (installedPgBouncer()) {
+    const owner = new URL(plain.ctx.ownerUrl);
+    const bouncer = await startPgBouncer({
+      targetPort: Number(owner.port),
+      users: { authenticator: 'bench-password' },
+      poolSize: 20,
+    });
+    stops.push(() => bouncer.stop());
+    const pooled = await startVariant(
+      plain,
+      { DB_PREPARE: false, DATABASE_POOLER_URL: bouncer.url(owner.pathname.slice(1)) },
+      stops,
+    );
+    servers.push(['PgBouncer (transaction), no prepare', pooled]);
+  } else {
+    console.log(
+      '\nPgBouncer run skipped: pgbouncer is not installed (apt-get install -y pgbouncer, or PGBOUNCER=path)',
+    );
+  }
+  await compareRuns('preparing and poolers: GET 25-row page as user-7', servers, headers);
+}
+
+/**
+ * A read replica needs pg_basebackup, which the embedded PostgreSQL lacks: with Debian's postgresql-15 installed
+ * (or PG_BIN_DIR), a PostgreSQL 15 primary and one streaming replica are started and seeded like the embedded
+ * cluster, and the server with DATABASE_READ_URLS is compared with a single-process server on the same primary.
+ */
+async function replicaRuns(plain: RunningServer, migDir: string, token: string, stops: (() => Promise<unknown>)[]) {
+  const binDir = installedPostgres();
+  if (!binDir) {
+    console.log(
+      '\nread replica run skipped: it needs PostgreSQL with pg_basebackup for a streaming replica ' +
+        '(apt-get install -y postgresql-15, or PG_BIN_DIR=<bin directory>)',
+    );
+    return;
+  }
+  const cluster = await startPgCluster({ binDir, replicas: 1 });
+  stops.push(() => cluster.close());
+  await ensureRoles(cluster.primary.url, 'bench-password');
+  console.log('\nseeding the PostgreSQL 15 primary (the replica copies it) ...');
+  await migrate(cluster.primary.url, [{ name: 'bench', dir: migDir }]);
+  const onPrimary = { DATABASE_URL: cluster.primary.url, DB_AUTHENTICATOR_PASSWORD: 'bench-password' };
+  const alone = await startVariant(plain, onPrimary, stops);
+  const replicated = await startVariant(plain, { ...onPrimary, DATABASE_READ_URLS: [cluster.replicas[0].url] }, stops);
+  // The replica must have replayed the seed before it serves: wait until it answers like the primary.
+  const headers = { apikey: alone.ctx.anonKey, authorization: `Bearer ${token}` };
+  const expected = await (await fetch(`${alone.url}${SCALE_TARGET}`, { headers })).text();
+  const deadline = Date.now() + 60_000;
+  while ((await (await fetch(`${replicated.url}${SCALE_TARGET}`, { headers })).text()) !== expected) {
+    if (Date.now() > deadline) throw new Error('the replica did not catch up with the seed');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await compareRuns(
+    'read replica: GET 25-row page as user-7 on a PostgreSQL 15 primary',
+    [
+      ['single process, primary only', alone],
+      ['reads on 1 streaming replica', replicated],
+    ],
+    headers,
   );
 }
 

@@ -1,5 +1,6 @@
 // What route modules and workers receive from the server: configuration, database pools, keys, logging.
 import type postgres from 'postgres';
+import type { ReplicaSet } from '@auction-ops/database';
 import type { Claims, TokenError, TokenVerifier } from '@auction-ops/auth-core';
 import type { Config } from './config/index.js';
 import type { Logger } from './logger.js';
@@ -16,6 +17,8 @@ export interface ServerContext {
   sql: postgres.Sql;
   /** Owner pool: migrations, maintenance and background workers that must bypass request roles. */
   ownerSql: postgres.Sql;
+  /** Read replicas (DATABASE_READ_URLS) for GET/HEAD on /rest/v1; hands out `sql` when none is configured or up. */
+  replicas: ReplicaSet;
   ownerUrl: string;
   requestUrl: string;
 }

@@ -1,45 +1,68 @@
-// Entry point: `pnpm start`. Validates configuration, starts the service, prints the API keys,
-// and shuts down cleanly on SIGINT/SIGTERM.
-import { loadConfig, ConfigError } from './config/index.js';
+// Entry point: `pnpm start`. Validates configuration, starts the service (one process, or WEB_CONCURRENCY processes
+// on one port), prints the API keys once, and shuts down cleanly on SIGINT/SIGTERM.
+import cluster from 'node:cluster';
+import { loadConfig, ConfigError, type Config } from './config/index.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
+import { type RunningCluster, runClusterWorker, startCluster, workerEnvironment } from './cluster.js';
 
-let config: ReturnType<typeof loadConfig>;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`${error.message}\n`);
+if (cluster.isWorker) await runClusterWorker();
+else await runPrimary();
+
+async function runPrimary(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+    if (config.WEB_CONCURRENCY > 1) workerEnvironment(config, process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const log = createLogger(config.LOG_LEVEL);
+  const starting: Promise<RunningCluster> =
+    config.WEB_CONCURRENCY > 1
+      ? startCluster(config, log)
+      : startServer(config, log).then((s) => ({
+          url: s.url,
+          publicUrl: s.ctx.config.PUBLIC_URL,
+          anonKey: s.ctx.anonKey,
+          serviceRoleKey: s.ctx.serviceRoleKey,
+          close: s.close,
+        }));
+
+  // Installed before start-up finishes: a signal during start-up (migrations, workers) waits for it, then stops
+  // everything in order instead of killing the process with Postgres still running.
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    const server = await starting.catch(() => undefined);
+    await server?.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  try {
+    const server = await starting;
+    log.info('listening', {
+      url: server.url,
+      public_url: server.publicUrl,
+      data_dir: config.DATA_DIR,
+      processes: config.WEB_CONCURRENCY,
+    });
+    process.stdout.write(
+      `\nauction-ops is running at ${server.url}\n  anon key:         ${server.anonKey}\n` +
+        `  service_role key: ${server.serviceRoleKey}\n\n`,
+    );
+  } catch (error) {
+    log.error('failed to start', { error: (error as Error).message });
+    process.stderr.write(`auction-ops failed to start: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  throw error;
-}
-const log = createLogger(config.LOG_LEVEL);
-const starting = startServer(config, log);
-
-// Installed before start-up finishes: a signal during start-up (migrations, workers) waits for it, then stops
-// everything in order instead of killing the process with Postgres still running.
-let stopping = false;
-const stop = async (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  log.info('shutting down', { signal });
-  const server = await starting.catch(() => undefined);
-  await server?.close();
-  log.info('stopped');
-  process.exit(0);
-};
-process.on('SIGINT', () => void stop('SIGINT'));
-process.on('SIGTERM', () => void stop('SIGTERM'));
-
-try {
-  const server = await starting;
-  log.info('listening', { url: server.url, public_url: server.ctx.config.PUBLIC_URL, data_dir: config.DATA_DIR });
-  process.stdout.write(
-    `\nauction-ops is running at ${server.url}\n  anon key:         ${server.ctx.anonKey}\n  service_role key: ${server.ctx.serviceRoleKey}\n\n`,
-  );
-} catch (error) {
-  log.error('failed to start', { error: (error as Error).message });
-  process.stderr.write(`auction-ops failed to start: ${(error as Error).message}\n`);
-  process.exit(1);
 }

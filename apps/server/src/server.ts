@@ -1,9 +1,10 @@
 // Starts the whole service: database (embedded or external), migrations, pools, HTTP server and workers,
 // and stops them in order: stop accepting, drain in-flight requests, stop workers, close pools, stop Postgres.
+// The two halves are apart so a cluster's primary prepares the database once and each worker serves on it.
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import postgres from 'postgres';
-import { findFreePort, prepareDatabase } from '@auction-ops/database';
+import { authenticatorUrl, createReplicaSet, findFreePort, prepareDatabase } from '@auction-ops/database';
 import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
 import { withPort, type Config } from './config/index.js';
 import type { ServerContext } from './context.js';
@@ -31,14 +32,31 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(
-  config: Config,
-  log: Logger = createLogger(config.LOG_LEVEL),
-): Promise<RunningServer> {
+/** What is settled once per server, before any process serves: the port, the JWT secret, the database. */
+export interface PreparedServer {
+  config: Config;
+  jwtSecret: string;
+  ownerUrl: string;
+  requestUrl: string;
+  /** Stops the embedded Postgres (when this server started one) and releases DATA_DIR. */
+  close(): Promise<void>;
+}
+
+/** What one serving process is for: its share of the request connections, and whether it runs background work. */
+export interface ProcessRole {
+  poolSize: number;
+  /** Background workers (webhooks, push jobs, overdue checks, import sweep) and the storage orphan sweep. */
+  background: boolean;
+  /** Appended to the application_name of its pools ('auction-ops', 'auction-ops-owner'), naming the process. */
+  nameSuffix: string;
+}
+
+/** Settles PORT=0, refuses an unsafe transport, loads the JWT secret, starts or opens the database, migrates. */
+export async function prepareServer(config: Config, log: Logger): Promise<PreparedServer> {
   // PORT=0 asks for any free port: settle it first so PUBLIC_URL (token issuer, e-mail links) names the real one.
   if (config.PORT === 0) config = withPort(config, await findFreePort());
   // Before anything starts: plain HTTP on a public interface is refused here, with the reason.
-  const transport = transportOf(config);
+  transportOf(config);
   const secrets = loadSecrets(config.DATA_DIR, config.JWT_SECRET);
   const db = await prepareDatabase({
     databaseUrl: config.DATABASE_URL,
@@ -47,37 +65,103 @@ export async function startServer(
     migrationSets,
     log: (message) => log.info(message),
   });
-  const cleanup: Array<() => Promise<void>> = [() => db.close()];
+  return { config, jwtSecret: secrets.jwtSecret, ownerUrl: db.ownerUrl, requestUrl: db.requestUrl, close: db.close };
+}
+
+/** The API keys: configured, else signed with the JWT secret. */
+export async function apiKeysOf(config: Config, jwtSecret: string) {
+  return {
+    anonKey: config.ANON_KEY ?? (await signApiKey(jwtSecret, 'anon')),
+    serviceRoleKey: config.SERVICE_ROLE_KEY ?? (await signApiKey(jwtSecret, 'service_role')),
+  };
+}
+
+/** The whole service in this process: prepare, then serve; close() also stops the database. */
+export async function startServer(
+  config: Config,
+  log: Logger = createLogger(config.LOG_LEVEL),
+): Promise<RunningServer> {
+  const prepared = await prepareServer(config, log);
+  const role = { poolSize: prepared.config.DB_POOL_SIZE, background: true, nameSuffix: '' };
+  let running: RunningServer;
+  try {
+    running = await serveOn(prepared, role, log);
+  } catch (error) {
+    await prepared.close().catch((e) => log.error('shutdown step failed', { error: String(e) }));
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    await running.close();
+    await prepared.close().catch((error) => log.error('shutdown step failed', { error: String(error) }));
+  };
+  return { url: running.url, ctx: running.ctx, close: () => (closing ??= close()) };
+}
+
+/** Pools, services, the HTTP server and (by role) the background workers on a prepared database; close() leaves
+ * the database running. */
+export async function serveOn(
+  prepared: Omit<PreparedServer, 'close'>,
+  role: ProcessRole,
+  log: Logger,
+): Promise<RunningServer> {
+  // A process without the background role leaves the workers and the orphan sweep to the one that has it.
+  const config = role.background
+    ? prepared.config
+    : { ...prepared.config, WORKERS_ENABLED: false, STORAGE_ORPHAN_SWEEP_SECONDS: 0 };
+  const transport = transportOf(config);
+  const cleanup: Array<() => Promise<void>> = [];
   const runCleanup = async () => {
     for (const step of cleanup.reverse())
       await step().catch((error) => log.error('shutdown step failed', { error: String(error) }));
   };
   try {
-    const sql = postgres(db.requestUrl, {
-      max: config.DB_POOL_SIZE,
+    // Requests may go through a pooler (transaction mode); the owner pool, its LISTENs and session locks never do.
+    const password = decodeURIComponent(new URL(prepared.requestUrl).password);
+    const requestUrl = config.DATABASE_POOLER_URL
+      ? authenticatorUrl(config.DATABASE_POOLER_URL, password)
+      : prepared.requestUrl;
+    const sql = postgres(requestUrl, {
+      max: role.poolSize,
+      prepare: config.DB_PREPARE,
       onnotice: () => {},
-      connection: { application_name: 'auction-ops' },
+      connection: { application_name: `auction-ops${role.nameSuffix}` },
     });
-    const ownerSql = postgres(db.ownerUrl, {
+    const ownerSql = postgres(prepared.ownerUrl, {
       max: 4,
+      prepare: config.DB_PREPARE,
       onnotice: () => {},
-      connection: { application_name: 'auction-ops-owner' },
+      connection: { application_name: `auction-ops-owner${role.nameSuffix}` },
     });
     cleanup.push(
       () => sql.end({ timeout: 5 }),
       () => ownerSql.end({ timeout: 5 }),
     );
+    // Replicas are physical copies: the request role and its password exist there as on the primary.
+    const replicas = await createReplicaSet({
+      urls: config.DATABASE_READ_URLS.map((u) => authenticatorUrl(u, password)),
+      primary: sql,
+      poolOptions: {
+        // Each replica gets this process's share, like the primary.
+        max: role.poolSize,
+        prepare: config.DB_PREPARE,
+        connection: { application_name: `auction-ops-read${role.nameSuffix}` },
+      },
+      checkIntervalMs: config.DB_READ_CHECK_INTERVAL_MS,
+      log: (level, message, fields) => log[level](message, fields),
+    });
+    cleanup.push(() => replicas.close());
     const ctx: ServerContext = {
       config,
       log,
-      jwtSecret: secrets.jwtSecret,
-      anonKey: config.ANON_KEY ?? (await signApiKey(secrets.jwtSecret, 'anon')),
-      serviceRoleKey: config.SERVICE_ROLE_KEY ?? (await signApiKey(secrets.jwtSecret, 'service_role')),
-      verifier: createTokenVerifier(secrets.jwtSecret),
+      jwtSecret: prepared.jwtSecret,
+      ...(await apiKeysOf(config, prepared.jwtSecret)),
+      verifier: createTokenVerifier(prepared.jwtSecret),
       sql,
       ownerSql,
-      ownerUrl: db.ownerUrl,
-      requestUrl: db.requestUrl,
+      replicas,
+      ownerUrl: prepared.ownerUrl,
+      requestUrl,
     };
     const services = await createServices(ctx);
     cleanup.push(() => services.close());

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { findFreePort } from '@auction-ops/database';
 import { startFakeExpo, type FakeExpo } from '../../../packages/functions/src/push/testing/fake-expo-server.js';
-import { serverProcess } from './support/test-server.js';
+import { processEnv, serverProcess } from './support/test-server.js';
 import { until } from './functions-notify.fixture.js';
 
 let db: TestDatabase;
@@ -34,7 +34,7 @@ describe('chat notifications across a crash', () => {
       PUSH_RETRIES: '1',
       PUSH_RETRY_BACKOFF_MS: '20',
     };
-    const proc = serverProcess(state, env, port);
+    const proc = serverProcess(processEnv(state, env), port);
     const start = proc.start;
     const health = proc.healthy;
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { startFakeExpo, type FakeExpo } from '../../../packages/functions/src/push/testing/fake-expo-server.js';
 import { loadConfig, startServer, type RunningServer } from '../src/index.js';
-import { until } from './functions-notify.fixture.js';
+import { arrangeOverdueLocation, until } from './functions-notify.fixture.js';
 
 let db: TestDatabase;
 let expo: FakeExpo;
@@ -46,17 +46,12 @@ afterAll(async () => {
 
 describe('check-pending-submissions scheduler', () => {
   it('only one of two servers sends the overdue notification', async () => {
-    const [owner] = await db.sql`
-      insert into auth.users (email, raw_user_meta_data) values ('owner@sched.test', '{"full_name":"Olga Owner"}')
-      returning id`;
-    const [auction] = await db.sql`insert into public.auctions (name, slug) values ('Sched', 'sched') returning id`;
-    await db.sql`insert into public.auction_members (auction_id, user_id, role)
-      values (${auction.id}, ${owner.id}, 'owner')`;
-    await db.sql`insert into public.user_push_tokens (user_id, token, platform)
-      values (${owner.id}, 'ExponentPushToken[olga]', 'ios')`;
-    // Always open (no hours), created two hours ago, never counted: overdue by 60 of its 60 minutes.
-    await db.sql`insert into public.locations (auction_id, name, submission_frequency_minutes, created_at)
-      values (${auction.id}, 'Back Lot', 60, now() - interval '2 hours')`;
+    const { ownerId } = await arrangeOverdueLocation(db, {
+      email: 'owner@sched.test',
+      slug: 'sched',
+      pushToken: 'ExponentPushToken[olga]',
+      location: 'Back Lot',
+    });
 
     const reminders = () => expo.delivered().filter((m) => m.data?.type === 'pending_submissions');
     await until(() => reminders().length > 0, 'a scheduled run', 20_000);
@@ -66,6 +61,6 @@ describe('check-pending-submissions scheduler', () => {
       ['ExponentPushToken[olga]', 'Back Lot is due for a count'],
     ]);
     const notices = await db.sql`select user_id from notifications.pending_notices`;
-    expect(notices.map((n) => n.user_id)).toEqual([owner.id]);
+    expect(notices.map((n) => n.user_id)).toEqual([ownerId]);
   });
 });

@@ -65,6 +65,28 @@ export async function startNotifyHarness(env: Record<string, string> = {}): Prom
 
 export { until } from './support/loopback.js';
 
+/**
+ * An owner with a push token and an auction whose one location is overdue: always open, created two hours ago,
+ * never counted, due every 60 minutes. The reminder it earns is titled "<location> is due for a count".
+ */
+export async function arrangeOverdueLocation(
+  db: TestDatabase,
+  names: { email: string; slug: string; pushToken: string; location: string },
+): Promise<{ ownerId: string; auctionId: string }> {
+  const [owner] = await db.sql`
+    insert into auth.users (email, raw_user_meta_data) values (${names.email}, '{"full_name":"Olga Owner"}')
+    returning id`;
+  const [auction] = await db.sql`
+    insert into public.auctions (name, slug) values (${names.slug}, ${names.slug}) returning id`;
+  await db.sql`insert into public.auction_members (auction_id, user_id, role)
+    values (${auction.id}, ${owner.id}, 'owner')`;
+  await db.sql`insert into public.user_push_tokens (user_id, token, platform)
+    values (${owner.id}, ${names.pushToken}, 'ios')`;
+  await db.sql`insert into public.locations (auction_id, name, submission_frequency_minutes, created_at)
+    values (${auction.id}, ${names.location}, 60, now() - interval '2 hours')`;
+  return { ownerId: owner.id as string, auctionId: auction.id as string };
+}
+
 /** An auction owned by `owner` with the others as members of the given roles (arranged as the owner role). */
 export async function arrangeAuction(
   db: TestDatabase,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signApiKey } from '@auction-ops/auth-core';
 import { findFreePort } from '@auction-ops/database';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { type ServerProcess, serverProcess } from './support/test-server.js';
+import { type ServerProcess, processEnv, serverProcess } from './support/test-server.js';
 import { CLIENT_OPTIONS, PASSWORD, until } from './functions-notify.fixture.js';
 import { generateCsv, readSse } from './functions-reporting.fixture.js';
 
@@ -34,7 +34,7 @@ it('a server killed mid-import leaves no visible rows and a dataset that can be 
     PENDING_CHECK_ENABLED: 'false',
     FUNCTION_RATE_LIMITS: 'import-csv=100/hour',
   };
-  const proc = serverProcess(state, env, port);
+  const proc = serverProcess(processEnv(state, env), port);
   const start = async () => {
     child = proc.start().child;
     await until(proc.healthy, 'the server', 60_000);

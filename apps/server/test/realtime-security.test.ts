@@ -125,6 +125,36 @@ describe('row-level security per subscriber', () => {
     await fragile.client.removeAllChannels();
   });
 
+  it('a member removed from the auction stops receiving at once', async () => {
+    const other = await signUp(server, 'second-member');
+    await server.db.sql`insert into public.auction_members (auction_id, user_id, role)
+                        values (${auction.auctionId}, ${other.id}, 'team_member')`;
+    const toMember: Row[] = [];
+    const toOther: Row[] = [];
+    const toOwner: Row[] = [];
+    const on = (u: RealtimeUser, into: Row[]) =>
+      subscribed(
+        u.client
+          .channel(`removal-${u.id}`)
+          .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'messages' }, (p) =>
+            into.push(p.new as Row),
+          ),
+      );
+    await Promise.all([on(member, toMember), on(other, toOther), on(owner, toOwner)]);
+    const say = (content: string) => server.db
+      .sql`insert into public.messages (auction_id, channel_id, user_id, content)
+      values (${auction.auctionId}, ${auction.channelId}, ${owner.id}, ${content})`;
+    await say('before');
+    await until(() => toMember.length === 1 && toOther.length === 1, 'both members');
+    await server.db
+      .sql`delete from public.auction_members where auction_id = ${auction.auctionId} and user_id = ${other.id}`;
+    await say('after');
+    await until(() => toOwner.length === 2 && toMember.length === 2, 'the owner and the remaining member');
+    await sleep(300);
+    expect(toOther.map((r) => r.content)).toEqual(['before']);
+    await other.client.removeAllChannels();
+  });
+
   it('never sends a column the subscriber may not select', async () => {
     const got: Row[] = [];
     await subscribed(

@@ -1,6 +1,6 @@
 // The foundation's acceptance, against the real entry point in a child process: first start, API-key gate,
 // restart with data kept, clean shutdown without orphaned postgres, one server per DATA_DIR, bad configuration.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
 import { SignJWT } from 'jose';
 import { findFreePort, runningClusterUrl, startEmbeddedPostgres } from '@auction-ops/database';
+import { postgresProcessesFor } from './support/test-server.js';
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const secret = 'test-secret-'.padEnd(40, 'x');
@@ -48,11 +49,6 @@ async function waitForHealth(url: string, exited: Promise<unknown>): Promise<voi
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-function postgresProcessesFor(dir: string): string[] {
-  const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
-  return out.split('\n').filter((line) => line.includes('postgres') && line.includes(dir) && line.includes(' -D '));
 }
 
 describe('server process', () => {

@@ -9,7 +9,7 @@ import { createFsBackend, createS3Backend } from '@auction-ops/storage';
 import { startFakeS3, type FakeS3 } from '@auction-ops/storage/testing';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import type { RunningServer } from '../src/index.js';
-import { startTestServer, NoWebSocket } from './support/test-server.js';
+import { NoWebSocket, s3Environment, startTestServer } from './support/test-server.js';
 
 export const JWT_SECRET = 'storage-test-secret-'.padEnd(48, 'x');
 
@@ -63,16 +63,7 @@ export async function startStorageServer(
   beforeStart?: (dataDir: string) => Promise<void>,
 ): Promise<StorageHarness> {
   const s3 = backend === 's3' ? await startFakeS3() : undefined;
-  const s3Env: Record<string, string> = s3
-    ? {
-        STORAGE_BACKEND: 's3',
-        S3_ENDPOINT: s3.endpoint,
-        S3_BUCKET: s3.bucket,
-        S3_ACCESS_KEY_ID: s3.accessKeyId,
-        S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-        S3_FORCE_PATH_STYLE: 'true',
-      }
-    : {};
+  const s3Env: Record<string, string> = s3 ? s3Environment(s3) : {};
   const t = await startTestServer(
     { JWT_SECRET, WORKERS_ENABLED: 'false', ...s3Env, ...env },
     { beforeStart: async ({ dataDir }) => beforeStart?.(dataDir) },

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serverProcess } from './support/test-server.js';
+import { processEnv, serverProcess } from './support/test-server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { findFreePort } from '@auction-ops/database';
@@ -59,7 +59,7 @@ async function arrange(url: string): Promise<string> {
 describe('webhooks in the server', () => {
   it('a server killed mid-delivery loses nothing: after a restart every event arrives, same webhook_id', async () => {
     const port = await findFreePort();
-    const proc = serverProcess({ dataDir, databaseUrl: db.ownerUrl, jwtSecret: secret }, webhookEnv, port);
+    const proc = serverProcess(processEnv({ dataDir, databaseUrl: db.ownerUrl, jwtSecret: secret }, webhookEnv), port);
     const start = proc.start;
     const health = proc.healthy;
 

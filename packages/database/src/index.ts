@@ -15,6 +15,13 @@ export {
 } from './roles.js';
 export { inRequestTransaction } from './request-transaction.js';
 export {
+  createReplicaSet,
+  describeUrl,
+  type ReplicaSet,
+  type ReplicaSetOptions,
+  type ReplicaStatus,
+} from './replica-set.js';
+export {
   migrate,
   migrationStatus,
   loadMigrations,

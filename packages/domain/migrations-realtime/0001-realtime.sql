@@ -26,3 +26,29 @@ language sql stable as $$
     or (current_user = 'authenticated'
         and ((select public.is_super_admin()) or tenant in (select public.current_user_auction_ids())))
 $$;
+
+-- Identity classes: for these tables, the SELECT policies depend only on the role, super-admin status, the
+-- user's memberships (auction and role) and location assignments, so users alike in all four see the same rows
+-- and realtime checks one of them for all. A table whose SELECT policy looks at the user in another way (its own
+-- rows, `auth.uid()`) must not be listed here.
+create or replace function realtime.identity_class(rel regclass) returns text
+language sql stable as $$
+  select case when rel = any (array[
+      'public.auction_branding', 'public.auction_invitations', 'public.auction_members', 'public.channels',
+      'public.datasets', 'public.defect_categories', 'public.location_submission_types', 'public.locations',
+      'public.message_reactions', 'public.messages', 'public.potential_causes', 'public.problem_actions',
+      'public.problem_facts', 'public.problem_reports', 'public.saved_reports', 'public.submission_types',
+      'public.super_admins'
+    ]::regclass[])
+  then concat_ws('|', current_user, (select public.is_super_admin()),
+    -- Owners and admins read alike (the policies ask for "owner or admin"), so they share a class.
+    (select string_agg(m.auction_id || ':' || case m.role when 'owner' then 'admin' else m.role end, ','
+                       order by m.auction_id)
+       from public.auction_members m where m.user_id = (select auth.uid())),
+    (select string_agg(l::text, ',' order by l) from public.current_user_assigned_location_ids() l))
+  end
+$$;
+
+-- What the classes above are made of: a change to these rows recomputes the classes of the user they name.
+insert into realtime.identity_inputs (rel, user_column) values
+  ('public.auction_members', 'user_id'), ('public.location_assignments', 'user_id'), ('public.super_admins', 'user_id');

@@ -4,6 +4,7 @@
 import type postgres from 'postgres';
 import type { Change, Column, TableInfo } from './change-capture.js';
 import { matchesFilter, type RowFilter } from './filters.js';
+import { AccessGroups, relName } from './access-groups.js';
 import { entry } from './map-entry.js';
 import type { TupleValues } from './pgoutput.js';
 
@@ -55,15 +56,26 @@ export class ChangeRouter {
   private readonly bindings = new Map<string, Set<Binding>>();
   private queue: Routed[] = [];
   private pumping = false;
+  private stopped = false;
   /** Per role and table, the columns that role may SELECT: a change never carries a column its reader lacks. */
   private readonly readable = new Map<string, Set<string>>();
   readonly stats: ChangeRouterStats = { checks: 0, deliveries: 0 };
 
-  constructor(private readonly options: ChangeRouterOptions) {}
+  private readonly access: AccessGroups;
+
+  constructor(private readonly options: ChangeRouterOptions) {
+    this.access = new AccessGroups(options.sql);
+  }
+
+  /** Reads what identity classes depend on; before the first change. */
+  start(): Promise<void> {
+    return this.access.load();
+  }
 
   add(binding: Binding): void {
     const key = `${binding.schema}.${binding.table}`;
     entry(this.bindings, key, () => new Set()).add(binding);
+    if (binding.table !== '*') this.access.warm(binding.schema, binding.table, binding.target.identity);
   }
 
   remove(binding: Binding): void {
@@ -76,19 +88,22 @@ export class ChangeRouter {
   /** Change capture lost changes: the schema may have changed too, so column grants are read again. */
   reset(): void {
     this.readable.clear();
+    this.access.reset();
   }
 
   onTransaction(changes: readonly Change[]): void {
+    this.access.noteChanges(changes);
     for (const change of changes) {
       const targets = this.match(change);
       if (targets.size) this.queue.push({ change, targets });
     }
-    if (this.queue.length && !this.pumping) void this.pump();
+    if (this.queue.length && !this.pumping && !this.stopped) void this.pump();
   }
 
-  /** Resolves when everything queued so far has been delivered (tests, shutdown). */
-  async drain(): Promise<void> {
-    while (this.pumping || this.queue.length) await new Promise((r) => setTimeout(r, 5));
+  /** Stops routing: queued changes are dropped (their subscribers are being disconnected). */
+  stop(): void {
+    this.stopped = true;
+    this.queue = [];
   }
 
   private match(change: Change): Map<ChangeTarget, number[]> {
@@ -156,6 +171,23 @@ export class ChangeRouter {
     changes: unknown[],
     identities: Identity[],
   ): Promise<{ identity: number; change: number }[]> {
+    const plan = await this.access.plan(table, identities);
+    const visible = plan.open.flatMap((identity) => changes.map((_c, change) => ({ identity, change })));
+    if (!plan.groups.length) return visible;
+    const rows = await this.query(
+      table,
+      changes,
+      plan.groups.map((g) => identities[g[0]!]!),
+    );
+    for (const r of rows) for (const identity of plan.groups[r.identity]!) visible.push({ identity, change: r.change });
+    return visible;
+  }
+
+  private async query(
+    table: TableInfo,
+    changes: unknown[],
+    identities: Identity[],
+  ): Promise<{ identity: number; change: number }[]> {
     this.stats.checks++;
     const rel = relName(table);
     const idents = JSON.stringify(identities.map((i) => ({ role: i.role, claims: i.claims })));
@@ -165,6 +197,7 @@ export class ChangeRouter {
           select identity, change from realtime.visible_changes(${rel}::regclass,
             ${JSON.stringify(changes)}::text::jsonb, ${idents}::text::jsonb)`;
       } catch (error) {
+        if (this.stopped) return [];
         if (attempt === 3) {
           this.options.log('error', 'realtime: authorizing changes failed; they are not delivered', {
             table: rel,
@@ -256,9 +289,4 @@ function typed(type: string, v: string): unknown {
   if (type === 'int8') return Number.isSafeInteger(Number(v)) ? Number(v) : v;
   if (type === 'json' || type === 'jsonb') return JSON.parse(v);
   return v;
-}
-
-function relName(table: TableInfo): string {
-  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
-  return `${quote(table.schema)}.${quote(table.table)}`;
 }

@@ -91,6 +91,7 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
     },
     async start() {
       await relay.start();
+      await router.start();
       await capture.start();
       idleTimer = setInterval(() => {
         const now = Date.now();
@@ -100,10 +101,10 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
     },
     async stop() {
       clearInterval(idleTimer);
+      // Clients reconnect elsewhere (or here after a restart) and rejoin: changes still queued are not theirs.
       for (const s of sessions) s.close(1001, 'server shutting down');
-      await capture.stop();
-      await router.drain();
-      await relay.stop();
+      router.stop();
+      await Promise.allSettled([capture.stop(), relay.stop()]);
       wss.close();
     },
     handleUpgrade(req, socket, head, context) {

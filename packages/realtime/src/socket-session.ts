@@ -26,6 +26,7 @@ export class SocketSession {
   private windowStart = Date.now();
   private windowCount = 0;
   private lastSeen = Date.now();
+  private joining = 0;
 
   constructor(
     private readonly socket: WebSocket,
@@ -136,14 +137,27 @@ export class SocketSession {
     }
   }
 
+  // Joins under way count against the channel limit too: joins sent together must not all pass the check.
   private async join(frame: Frame): Promise<void> {
+    const existing = this.channels.get(frame.topic);
+    if (existing) this.drop(existing); // a rejoin replaces the old channel
+    if (this.channels.size + this.joining >= this.hub.limits.channelsPerConnection) {
+      const reason = reasons.tooManyChannels(this.hub.limits.channelsPerConnection);
+      this.send(replyFrame(frame.joinRef, frame.ref, frame.topic, 'error', reason));
+      return;
+    }
+    this.joining++;
+    try {
+      await this.admit(frame);
+    } finally {
+      this.joining--;
+    }
+  }
+
+  private async admit(frame: Frame): Promise<void> {
     const fail = (reason: string) => this.send(replyFrame(frame.joinRef, frame.ref, frame.topic, 'error', reason));
     const payload = frame.payload;
     const config = isObject(payload.config) ? payload.config : {};
-    const existing = this.channels.get(frame.topic);
-    if (existing) this.drop(existing); // a rejoin replaces the old channel
-    if (this.channels.size >= this.hub.limits.channelsPerConnection)
-      return fail(reasons.tooManyChannels(this.hub.limits.channelsPerConnection));
     let claims = this.apiKeyClaims;
     if (typeof payload.access_token === 'string' && payload.access_token) {
       const verified = await this.hub.verify(payload.access_token);

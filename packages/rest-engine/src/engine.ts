@@ -43,6 +43,11 @@ export interface RestEngineOptions {
   /** LISTEN on channel `pgrst` for 'reload schema' (default true). */
   listen?: boolean;
   /**
+   * The client whose dedicated connection LISTENs (default `sql`). A LISTEN needs a session of its own: when `sql`
+   * goes through a pooler in transaction mode, give a client that connects to the database directly.
+   */
+  listenSql?: postgres.Sql;
+  /**
    * Request headers left out of `request.headers` (default: authorization, apikey, cookie). They carry
    * credentials that SQL should not see or leave in statement logs; the verified claims are in request.jwt.claims.
    */
@@ -72,6 +77,11 @@ export interface EngineRequest extends RawRequest {
   claims?: Record<string, unknown>;
   /** Defaults to claims.role, else the anonymous role. */
   role?: string;
+  /**
+   * The pool this request runs on (a read replica for a read), logged in as the same role as `options.sql`;
+   * default `options.sql`. The schema cache always comes from `options.sql`.
+   */
+  sql?: postgres.Sql;
 }
 
 export interface RestEngine {
@@ -84,7 +94,7 @@ export interface RestEngine {
 const MEDIA = 'application/json; charset=utf-8';
 
 export function errorResponse(e: RestError): EngineResponse {
-  return { status: e.status, headers: { 'content-type': MEDIA, ...e.headers }, body: e.body() };
+  return { status: e.status, headers: { 'content-type': MEDIA, ...e.headers }, body: e.body(), errorCode: e.code };
 }
 
 export async function createRestEngine(options: RestEngineOptions): Promise<RestEngine> {
@@ -139,7 +149,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   };
   let unlisten: (() => Promise<void>) | null = null;
   if (options.listen ?? true) {
-    const sub = await sql.listen('pgrst', (payload) => {
+    const sub = await (options.listenSql ?? sql).listen('pgrst', (payload) => {
       if (payload === '' || payload === 'reload schema') reloadSchema().catch(() => {});
     });
     unlisten = () => sub.unlisten();
@@ -201,7 +211,8 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       if (early) return early;
       const p = prepared.plan as Exclude<Plan, { kind: 'options' | 'openapi' }>;
       const ctx = txContext(req, p, role);
-      const result = timer.time(EXECUTE, await executePlan(execution, ctx, p, prepared.compiled!));
+      const env = req.sql === undefined || req.sql === sql ? execution : { ...execution, sql: req.sql };
+      const result = timer.time(EXECUTE, await executePlan(env, ctx, p, prepared.compiled!));
       const res = timer.time(RESPOND, respond(p, result, maxRows));
       res.headers['server-timing'] = timer.header();
       return res;

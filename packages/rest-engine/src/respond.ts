@@ -19,6 +19,8 @@ export interface EngineResponse {
   status: number;
   headers: Record<string, string>;
   body: string | null;
+  /** An error's code (PGRST code or SQLSTATE), also when a HEAD answer carries no body: for embeddings to act on. */
+  errorCode?: string;
 }
 
 export const CONTENT_TYPES: Record<MediaType, string> = {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError, withPort } from './index.js';
+import { poolShares, workerEnvironment } from '../cluster.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -18,9 +19,24 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://x', /DATABASE_URL="mysql:\/\/x" must be a postgres:\/\/ URL/],
     ['JWT_SECRET', 'short', /JWT_SECRET="short" must be at least 32 characters/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL="loud" must be/],
+    ['DATABASE_READ_URLS', 'postgres://a/db,mysql://b', /DATABASE_READ_URLS=.* must be comma-separated postgres:/],
+    ['DATABASE_POOLER_URL', 'http://pooler', /DATABASE_POOLER_URL="http:\/\/pooler" must be a postgres:\/\/ URL/],
+    ['DB_PREPARE', 'no', /DB_PREPARE="no" must be true or false/],
+    ['DB_READ_CHECK_INTERVAL_MS', '0', /DB_READ_CHECK_INTERVAL_MS="0" must be at least 1/],
   ])('names %s when it is %s', (key, value, message) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [key]: value })).toThrow(message);
+  });
+
+  it('reads the replica URLs as a list, and preparing is on unless turned off', () => {
+    expect(loadConfig({}).DATABASE_READ_URLS).toEqual([]);
+    expect(loadConfig({}).DB_PREPARE).toBe(true);
+    const config = loadConfig({
+      DATABASE_READ_URLS: ' postgres://r1:5432/app, ,postgresql://r2/app ',
+      DB_PREPARE: 'false',
+    });
+    expect(config.DATABASE_READ_URLS).toEqual(['postgres://r1:5432/app', 'postgresql://r2/app']);
+    expect(config.DB_PREPARE).toBe(false);
   });
 
   it('takes PUBLIC_URL and APP_URL without a trailing slash', () => {
@@ -39,5 +55,36 @@ describe('loadConfig', () => {
     );
     expect(given.PUBLIC_URL).toBe('https://api.example.com');
     expect(given.APP_URL).toBe('https://app.example.com');
+  });
+});
+
+describe('WEB_CONCURRENCY', () => {
+  it('is 1 under NODE_ENV=test, else one per core but at most DB_POOL_SIZE', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).WEB_CONCURRENCY).toBe(1);
+    expect(loadConfig({ DB_POOL_SIZE: '1' }).WEB_CONCURRENCY).toBe(1);
+    expect(loadConfig({ WEB_CONCURRENCY: '3', DB_POOL_SIZE: '3' }).WEB_CONCURRENCY).toBe(3);
+  });
+
+  it('refuses more processes than request connections', () => {
+    expect(() => loadConfig({ WEB_CONCURRENCY: '4', DB_POOL_SIZE: '3' })).toThrow(
+      'invalid configuration: WEB_CONCURRENCY="4" must not exceed DB_POOL_SIZE (3), the request connections in all',
+    );
+  });
+
+  it('splits DB_POOL_SIZE over the processes, the remainder to the first', () => {
+    expect(poolShares(20, 2)).toEqual([10, 10]);
+    expect(poolShares(20, 3)).toEqual([7, 7, 6]);
+    expect(poolShares(2, 2)).toEqual([1, 1]);
+  });
+
+  it('keeps rate-limit counters in Postgres with several processes and refuses an explicit memory store', () => {
+    const config = loadConfig({ WEB_CONCURRENCY: '2' });
+    expect(workerEnvironment(config, {})).toEqual({ RATE_LIMITS_STORE: 'postgres', AUTH_RATE_LIMIT_STORE: 'postgres' });
+    expect(() => workerEnvironment(config, { RATE_LIMITS_STORE: 'memory' })).toThrow(
+      'invalid configuration: RATE_LIMITS_STORE="memory" counts per process; with WEB_CONCURRENCY=2 use postgres',
+    );
+    // Limits off: the data interface's store is never used, so memory is no mistake.
+    const off = loadConfig({ WEB_CONCURRENCY: '2', RATE_LIMITS_ENABLED: 'false' });
+    expect(workerEnvironment(off, { RATE_LIMITS_STORE: 'memory' })).toEqual({ AUTH_RATE_LIMIT_STORE: 'postgres' });
   });
 });

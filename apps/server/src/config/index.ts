@@ -11,7 +11,9 @@ import { reportingSettings } from './reporting.js';
 import { limitsSettings } from './limits.js';
 import { tlsSettings } from './tls.js';
 import { notificationsSettings } from './notifications.js';
+import { databaseSettings } from './database.js';
 import { realtimeSettings } from './realtime.js';
+import { clusterSettings, resolveConcurrency } from './cluster.js';
 
 const schema = v.object({
   ...coreSettings,
@@ -22,7 +24,9 @@ const schema = v.object({
   ...limitsSettings,
   ...tlsSettings,
   ...notificationsSettings,
+  ...databaseSettings,
   ...realtimeSettings,
+  ...clusterSettings,
 });
 
 export type Env = v.InferOutput<typeof schema>;
@@ -30,6 +34,8 @@ export interface Config extends Env {
   PUBLIC_URL: string;
   APP_URL: string;
   DATA_DIR: string;
+  /** Server processes sharing the port (1: the single process, no cluster). */
+  WEB_CONCURRENCY: number;
   /** PUBLIC_URL and APP_URL that were derived from HOST and PORT rather than given. */
   derivedUrls: { publicUrl: boolean; appUrl: boolean };
 }
@@ -48,9 +54,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration: ${key}=${JSON.stringify(env[key] ?? '')} ${issue.message}`);
   }
   const out = result.output;
+  const concurrency = resolveConcurrency(out.WEB_CONCURRENCY, out.DB_POOL_SIZE, env);
+  if (typeof concurrency === 'string')
+    throw new ConfigError(
+      `invalid configuration: WEB_CONCURRENCY=${JSON.stringify(env.WEB_CONCURRENCY)} ${concurrency}`,
+    );
   const config = {
     ...out,
     DATA_DIR: resolve(out.DATA_DIR),
+    WEB_CONCURRENCY: concurrency,
     PUBLIC_URL: out.PUBLIC_URL ?? '',
     APP_URL: out.APP_URL ?? '',
     derivedUrls: { publicUrl: !out.PUBLIC_URL, appUrl: !out.APP_URL },

@@ -1,4 +1,5 @@
-// GET /health: 200 once the database answers (the server only listens after migrating), 503 otherwise.
+// GET /health: 200 once the database answers (the server only listens after migrating), 503 otherwise. With read
+// replicas configured it also counts those in rotation (reads fall back to the primary, so none is still 200).
 import { Hono } from 'hono';
 import type { AppEnv, ServerContext } from '../context.js';
 import { version } from '../version.js';
@@ -10,7 +11,9 @@ export function healthRoutes(ctx: ServerContext): Hono<AppEnv> {
         ctx.ownerSql`select 1`,
         new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000)),
       ]);
-      return c.json({ status: 'ok', database: 'up', version });
+      if (ctx.replicas.size === 0) return c.json({ status: 'ok', database: 'up', version });
+      const healthy = ctx.replicas.status().filter((r) => r.healthy).length;
+      return c.json({ status: 'ok', database: 'up', read_replicas: { total: ctx.replicas.size, healthy }, version });
     } catch {
       return c.json({ status: 'error', database: 'down', version }, 503);
     }

@@ -11,6 +11,7 @@ import { type AuthServices, createAuthServices } from './auth-services.js';
 import { createFunctionServices, type FunctionServices } from './function-services.js';
 import { createRestRateLimits } from './rate-limit-services.js';
 import { createConfiguredStorage } from './storage-service.js';
+import { withReadReplicas } from './read-routing.js';
 
 export interface Services {
   mailer: Mailer;
@@ -39,11 +40,13 @@ export async function createServices(ctx: ServerContext): Promise<Services> {
     createAuthServices(ctx, mailer),
     createRestEngine({
       sql: ctx.sql,
+      // Its own session for LISTEN: the request pool may go through a pooler in transaction mode.
+      listenSql: ctx.ownerSql,
       schemas: ['public'],
       maxRows: c.REST_MAX_ROWS,
       statementTimeoutMs: c.DB_STATEMENT_TIMEOUT_MS,
       poolTimeoutMs: c.DB_POOL_TIMEOUT_MS,
-    }),
+    }).then((engine) => withReadReplicas(engine, ctx.replicas)),
     createConfiguredStorage(ctx),
   ]);
   const functions = createFunctionServices(ctx, mailer);

@@ -118,6 +118,11 @@ export function drainServer(server: Server | Http2SecureServer, tracked?: Return
   return new Promise<void>((resolve) => {
     const plain = isSecureServer(server) ? undefined : (server as Server);
     const force = setTimeout(() => (plain ? plain.closeAllConnections() : tracked?.closeAll()), 10_000);
+    // From now on HTTP/1.1 answers close their connection: a keep-alive client would otherwise go on sending new
+    // requests on it until the deadline cut them off (HTTP/2 sessions get a GOAWAY instead).
+    (server as Server).prependListener('request', (req, res) => {
+      if (req.httpVersionMajor === 1 && !res.headersSent) res.setHeader('connection', 'close');
+    });
     server.close(() => {
       clearTimeout(force);
       resolve();

@@ -12,6 +12,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     pgAdminUrl: string;
     pgAuthenticatorPassword: string;
+    /** A pooler in transaction mode in front of pgAdminUrl's server (pooler runs only), ending in `/`. */
+    pgPoolerUrl?: string;
   }
 }
 

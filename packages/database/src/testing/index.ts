@@ -1,2 +1,11 @@
 // Test support shared by every package: per-file databases from migrated templates.
 export { createTestDatabase, type TestDatabase } from './test-database.js';
+export {
+  installedPgBouncer,
+  installedPostgres,
+  startPgBouncer,
+  startPgCluster,
+  type ClusterServer,
+  type PgBouncer,
+  type PgCluster,
+} from './pg-cluster.js';

@@ -1,0 +1,153 @@
+// Broadcast and presence through supabase-js, on one server and across two servers on one database; changes
+// reach subscribers of both servers exactly once.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SupabaseClient } from '@supabase/supabase-js';
+import { loadConfig } from '../src/config/index.js';
+import { type RunningServer, startServer } from '../src/server.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
+import {
+  arrangeAuction,
+  realtimeClient,
+  signUp,
+  sleep,
+  subscribed,
+  until,
+  type RealtimeUser,
+} from './realtime.fixture.js';
+
+type Row = Record<string, unknown>;
+let first: TestServer;
+let second: RunningServer;
+let secondDir: string;
+let alice: RealtimeUser;
+let bob: RealtimeUser;
+let auction: { auctionId: string; channelId: string };
+const clients: SupabaseClient[] = [];
+
+/** The same user signed in on another server (its client's realtime connects there). */
+async function signInOn(server: { url: string; anonKey: string }, user: RealtimeUser): Promise<SupabaseClient> {
+  const client = realtimeClient(server);
+  const { error } = await client.auth.signInWithPassword({ email: user.email, password: 'correct-horse-battery-9' });
+  if (error) throw error;
+  clients.push(client);
+  return client;
+}
+
+beforeAll(async () => {
+  first = await startTestServer({
+    AUTH_RATE_LIMIT_SIGN_UP: '1000',
+    AUTH_RATE_LIMIT_SIGN_IN: '1000',
+    WORKERS_ENABLED: 'false',
+  });
+  secondDir = mkdtempSync(join(tmpdir(), 'auction-ops-realtime-second-'));
+  second = await startServer(
+    loadConfig({
+      PORT: '0',
+      DATABASE_URL: first.db.ownerUrl,
+      DATA_DIR: secondDir,
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: first.jwtSecret,
+      RATE_LIMITS_ENABLED: 'false',
+      WORKERS_ENABLED: 'false',
+      AUTH_RATE_LIMIT_SIGN_IN: '1000',
+    }),
+  );
+  alice = await signUp(first, 'alice');
+  bob = await signUp(first, 'bob');
+  auction = await arrangeAuction(first, [
+    [alice, 'owner'],
+    [bob, 'admin'],
+  ]);
+});
+
+afterAll(async () => {
+  for (const c of [alice?.client, bob?.client, ...clients]) await c?.removeAllChannels();
+  await second?.close();
+  await first?.stop();
+  rmSync(secondDir, { recursive: true, force: true });
+});
+
+describe('broadcast and presence on one server', () => {
+  it('broadcast reaches the others, the sender only with self, and ack resolves the send', async () => {
+    const toAlice: Row[] = [];
+    const toBob: Row[] = [];
+    const a = alice.client
+      .channel('room-1', { config: { broadcast: { self: true, ack: true } } })
+      .on('broadcast', { event: 'cursor' }, (m) => toAlice.push(m.payload as Row));
+    const b = bob.client.channel('room-1').on('broadcast', { event: 'cursor' }, (m) => toBob.push(m.payload as Row));
+    await Promise.all([subscribed(a), subscribed(b)]);
+    expect(await a.send({ type: 'broadcast', event: 'cursor', payload: { x: 1 } })).toBe('ok');
+    await b.send({ type: 'broadcast', event: 'cursor', payload: { x: 2 } });
+    await until(() => toAlice.length === 2 && toBob.length === 1, 'the broadcasts');
+    await sleep(200);
+    expect(toAlice).toEqual([{ x: 1 }, { x: 2 }]);
+    expect(toBob).toEqual([{ x: 1 }]); // bob did not ask for self
+  });
+
+  it('presence: a join and a leave are seen by the other client', async () => {
+    const joins: string[] = [];
+    const leaves: string[] = [];
+    const a = alice.client.channel('room-2', { config: { presence: { key: 'alice' } } });
+    const b = bob.client
+      .channel('room-2', { config: { presence: { key: 'bob' } } })
+      .on('presence', { event: 'join' }, ({ key }) => joins.push(key))
+      .on('presence', { event: 'leave' }, ({ key }) => leaves.push(key));
+    await Promise.all([subscribed(a), subscribed(b)]);
+    await a.track({ status: 'checking lot 7' });
+    await until(() => joins.includes('alice'), 'alice to join');
+    expect(Object.values(b.presenceState()).flat()).toContainEqual(
+      expect.objectContaining({ status: 'checking lot 7' }),
+    );
+    await a.untrack();
+    await until(() => leaves.includes('alice'), 'alice to leave');
+    expect(b.presenceState()).toEqual({});
+  });
+});
+
+describe('across two servers on one database', () => {
+  it('broadcast and presence reach a subscriber of the other server', async () => {
+    const bobOnSecond = await signInOn({ url: second.url, anonKey: second.ctx.anonKey }, bob);
+    const heard: Row[] = [];
+    const joins: string[] = [];
+    const a = alice.client.channel('yard', { config: { presence: { key: 'alice' } } });
+    const b = bobOnSecond
+      .channel('yard', { config: { presence: { key: 'bob' } } })
+      .on('broadcast', { event: 'note' }, (m) => heard.push(m.payload as Row))
+      .on('presence', { event: 'join' }, ({ key }) => joins.push(key));
+    await Promise.all([subscribed(a), subscribed(b)]);
+    await a.send({ type: 'broadcast', event: 'note', payload: { lot: 7 } });
+    await a.track({ at: 'gate' });
+    await until(() => heard.length === 1 && joins.includes('alice'), 'the broadcast and the join on the other server');
+    expect(heard).toEqual([{ lot: 7 }]);
+  });
+
+  it('a change reaches the subscribers of both servers, each exactly once', async () => {
+    const bobOnSecond = await signInOn({ url: second.url, anonKey: second.ctx.anonKey }, bob);
+    const onFirst: Row[] = [];
+    const onSecond: Row[] = [];
+    const filter = `channel_id=eq.${auction.channelId}`;
+    await subscribed(
+      alice.client
+        .channel('c1')
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'messages', filter }, (p) =>
+          onFirst.push(p.new as Row),
+        ),
+    );
+    await subscribed(
+      bobOnSecond
+        .channel('c2')
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'messages', filter }, (p) =>
+          onSecond.push(p.new as Row),
+        ),
+    );
+    await first.db.sql`insert into public.messages (auction_id, channel_id, user_id, content)
+      values (${auction.auctionId}, ${auction.channelId}, ${alice.id}, 'to both')`;
+    await until(() => onFirst.length === 1 && onSecond.length === 1, 'both subscribers');
+    await sleep(500);
+    expect(onFirst.map((r) => r.content)).toEqual(['to both']);
+    expect(onSecond.map((r) => r.content)).toEqual(['to both']);
+  });
+});

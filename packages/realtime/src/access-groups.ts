@@ -1,0 +1,161 @@
+// Who needs a policy check for a table, and how few checks suffice: roles that read the table without row-level
+// security need none, and identities of one class (declared by the schema's owner: same role, memberships and
+// assignments) share one. Classes are cached per identity and dropped when the change stream shows a change to
+// a table they depend on (e.g. the user's memberships), before later changes are judged.
+import type postgres from 'postgres';
+import { inRequestTransaction } from '@auction-ops/database';
+import type { Change, TableInfo } from './change-capture.js';
+import type { Identity } from './change-router.js';
+import { entry } from './map-entry.js';
+
+// How long a role's "reads the table without RLS" answer is trusted (policies can be created at any time).
+const POLICY_TTL_MS = 5_000;
+// Classes kept for at most this many identities; the oldest go first.
+const MAX_IDENTITIES = 50_000;
+
+export interface AccessPlan {
+  /** Indexes of identities that see every change of the table. */
+  open: number[];
+  /** Indexes of the other identities, grouped: checking the first of a group answers for all of it. */
+  groups: number[][];
+}
+
+export class AccessGroups {
+  private readonly policies = new Map<string, { at: number; open: boolean }>();
+  private readonly classes = new Map<string, Map<string, string | null>>();
+  private inputs = new Map<string, string>();
+  // Bumped by every invalidation: a class computed while one happened may predate it and is used, not kept.
+  private epoch = 0;
+  private readonly warming = new Map<string, Map<string, Identity>>();
+  private warmTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly sql: postgres.Sql) {}
+
+  /** Reads which tables classes depend on (declared in realtime.identity_inputs). */
+  async load(): Promise<void> {
+    const rows = await this.sql<{ rel: string; user_column: string }[]>`
+      select n.nspname || '.' || c.relname as rel, i.user_column
+        from realtime.identity_inputs i join pg_class c on c.oid = i.rel
+        join pg_namespace n on n.oid = c.relnamespace`;
+    this.inputs = new Map(rows.map((r) => [r.rel, r.user_column]));
+  }
+
+  /** Drops the classes of users whose class inputs changed. */
+  noteChanges(changes: readonly Change[]): void {
+    const users = new Set<string>();
+    for (const c of changes) {
+      const column = this.inputs.get(`${c.table.schema}.${c.table.table}`);
+      if (!column) continue;
+      for (const row of [c.record, c.old]) {
+        const user = row?.[column];
+        if (user) users.add(user);
+      }
+    }
+    if (!users.size) return;
+    this.epoch++;
+    for (const key of this.classes.keys()) if (users.has(subOf(key))) this.classes.delete(key);
+  }
+
+  reset(): void {
+    this.epoch++;
+    this.classes.clear();
+    this.policies.clear();
+  }
+
+  /**
+   * Works out, soon and in one call per table, the classes of identities that just subscribed, so the first
+   * change after a wave of joins does not wait for them all.
+   */
+  warm(schema: string, table: string, identity: Identity): void {
+    const rel = relName({ schema, table });
+    if (this.classes.get(identity.key)?.has(rel)) return;
+    entry(this.warming, rel, () => new Map()).set(identity.key, identity);
+    if (this.warmTimer) return;
+    this.warmTimer = setTimeout(() => {
+      this.warmTimer = undefined;
+      const pending = [...this.warming];
+      this.warming.clear();
+      for (const [rel, identities] of pending) void this.classesOf(rel, [...identities.values()]).catch(() => {});
+    }, 20);
+    this.warmTimer.unref();
+  }
+
+  async plan(table: TableInfo, identities: readonly Identity[]): Promise<AccessPlan> {
+    const rel = relName(table);
+    const roles = [...new Set(identities.map((i) => i.role))];
+    const openRoles = new Set<string>();
+    await Promise.all(
+      roles.map(async (role) => {
+        if (await this.readsEverything(rel, identities.find((i) => i.role === role)!)) openRoles.add(role);
+      }),
+    );
+    const open: number[] = [];
+    const rest: number[] = [];
+    identities.forEach((identity, i) => {
+      (openRoles.has(identity.role) ? open : rest).push(i);
+    });
+    const classes = await this.classesOf(
+      rel,
+      rest.map((i) => identities[i]!),
+    );
+    const byClass = new Map<string, number[]>();
+    const groups: number[][] = [];
+    rest.forEach((index, n) => {
+      const cls = classes[n];
+      if (cls == null) groups.push([index]);
+      else entry(byClass, `${identities[index]!.role}|${cls}`, () => []).push(index);
+    });
+    return { open, groups: groups.concat([...byClass.values()]) };
+  }
+
+  private async readsEverything(rel: string, identity: Identity): Promise<boolean> {
+    const key = `${identity.role}|${rel}`;
+    const cached = this.policies.get(key);
+    if (cached && Date.now() - cached.at < POLICY_TTL_MS) return cached.open;
+    const [row] = await inRequestTransaction(
+      this.sql,
+      identity.role,
+      JSON.parse(identity.claims),
+      (tx) => tx<{ qual: string | null }[]>`select realtime.select_policy(${rel}::regclass) as qual`,
+    );
+    const open = row?.qual === 'true';
+    this.policies.set(key, { at: Date.now(), open });
+    return open;
+  }
+
+  /** The class of each identity for the table; computed in one call for those not cached. */
+  private async classesOf(rel: string, identities: readonly Identity[]): Promise<(string | null)[]> {
+    const missing = identities.filter((i) => !this.classes.get(i.key)?.has(rel));
+    const unique = [...new Map(missing.map((i) => [i.key, i])).values()];
+    const fresh = new Map<string, string | null>();
+    if (unique.length) {
+      const epoch = this.epoch;
+      const rows = await this.sql<{ identity: number; class: string | null }[]>`
+        select identity, class from realtime.identity_classes(array[${rel}::regclass],
+          ${JSON.stringify(unique.map((i) => ({ role: i.role, claims: i.claims })))}::text::jsonb)`;
+      const found = new Map(rows.map((r) => [r.identity, r.class]));
+      unique.forEach((identity, n) => {
+        const cls = found.get(n) ?? null;
+        fresh.set(identity.key, cls);
+        if (epoch === this.epoch) entry(this.classes, identity.key, () => new Map()).set(rel, cls);
+      });
+      while (this.classes.size > MAX_IDENTITIES) this.classes.delete(this.classes.keys().next().value!);
+    }
+    return identities.map((i) => (fresh.has(i.key) ? fresh.get(i.key)! : (this.classes.get(i.key)?.get(rel) ?? null)));
+  }
+}
+
+export function relName(table: Pick<TableInfo, 'schema' | 'table'>): string {
+  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  return `${quote(table.schema)}.${quote(table.table)}`;
+}
+
+// Identity keys are `role|<claims without token times>`; the user is the claims' sub.
+function subOf(key: string): string {
+  try {
+    const claims = JSON.parse(key.slice(key.indexOf('|') + 1)) as { sub?: unknown };
+    return typeof claims.sub === 'string' ? claims.sub : '';
+  } catch {
+    return '';
+  }
+}

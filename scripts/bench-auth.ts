@@ -1,37 +1,21 @@
-// Auth benchmark: sign-in latency over HTTP against a real server (embedded Postgres, argon2id hashes), and the
-// per-request cost of verifying an access token, cached (lru hit) and uncached (HS256 and ES256 signature checks).
-// Run with `pnpm bench auth` or `node --import tsx scripts/bench-auth.ts`. Nothing here asserts timings.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateKeyPairSync } from 'node:crypto';
 import { createTokenSigner, createTokenVerifier, hashPassword } from '../packages/auth-core/src/index.js';
-import { loadConfig, startServer } from '../apps/server/src/index.js';
+import { percentile, startBenchServer } from './support/bench-server.js';
 
 const SIGN_INS = 200;
 const CONCURRENCY = 4;
 const VERIFY_TOKENS = 2000;
 const CACHED_VERIFIES = 200_000;
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 async function signInLatency(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-bench-auth-'));
-  const server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      JWT_SECRET: 'bench-secret-'.padEnd(40, 'x'),
-      WORKERS_ENABLED: 'false',
-      AUTH_RATE_LIMIT_SIGN_IN: '1000000',
-      AUTH_RATE_LIMIT_SIGN_UP: '1000000',
-      AUTH_RATE_LIMIT_OTHER: '1000000',
-    }),
-  );
+  const bench = await startBenchServer('auth', {
+    WORKERS_ENABLED: 'false',
+    AUTH_RATE_LIMIT_SIGN_IN: '1000000',
+    AUTH_RATE_LIMIT_SIGN_UP: '1000000',
+    AUTH_RATE_LIMIT_OTHER: '1000000',
+  });
+  const { server } = bench;
   const headers = { apikey: server.ctx.anonKey, 'content-type': 'application/json' };
   const post = (path: string, body: unknown) =>
     fetch(`${server.url}/auth/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -99,11 +83,11 @@ async function signInLatency(): Promise<void> {
     }
     getUser.sort((a, b) => a - b);
     console.log(
-      `GET /user (token verified by the gateway, user read): p50 ${percentile(getUser, 50).toFixed(2)} ms, p99 ${percentile(getUser, 99).toFixed(2)} ms`,
+      'GET /user (token verified by the gateway, user read): ' +
+        `p50 ${percentile(getUser, 50).toFixed(2)} ms, p99 ${percentile(getUser, 99).toFixed(2)} ms`,
     );
   } finally {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.stop();
   }
 }
 

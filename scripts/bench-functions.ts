@@ -119,7 +119,8 @@ export async function main(): Promise<void> {
     const user = session.user;
     const token = session.access_token;
     const [auction] = await sql`insert into public.auctions (name, slug) values ('Bench', 'bench-fn') returning id`;
-    await sql`insert into public.auction_members (auction_id, user_id, role) values (${auction.id}, ${user.id}, 'owner')`;
+    await sql`insert into public.auction_members (auction_id, user_id, role)
+      values (${auction.id}, ${user.id}, 'owner')`;
     const base = { url: server.url, apikey: server.ctx.anonKey, token };
 
     // Baseline: the same file straight into a table of the same types with COPY, from this process.
@@ -152,7 +153,8 @@ export async function main(): Promise<void> {
     console.log(`  import-csv over HTTP + SSE    ${(importMs / 1000).toFixed(2)} s  ${Math.round(importRate)} rows/s`);
     console.log(`  import/COPY = ${(importRate / copyRate).toFixed(2)} (target >= 0.5); rows/s target >= 100000`);
     console.log(
-      `  server RSS: ${Math.round(rssBefore / 1048576)} MB before, peak ${Math.round(peak / 1048576)} MB (target < 300 MB)`,
+      `  server RSS: ${Math.round(rssBefore / 1048576)} MB before, ` +
+        `peak ${Math.round(peak / 1048576)} MB (target < 300 MB)`,
     );
 
     const q = await ask<{ uncached: number; cached: number }>({

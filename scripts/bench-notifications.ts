@@ -4,11 +4,8 @@
 // and a baseline: the same provider requests posted straight from this process without a database.
 // Run with `pnpm bench notifications`. Nothing here asserts timings.
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { loadConfig, startServer } from '../apps/server/src/index.js';
+import { startBenchServer } from './support/bench-server.js';
 import { startFakeExpo } from '../packages/functions/src/push/testing/fake-expo-server.js';
 
 const MEMBERS = 2000;
@@ -50,18 +47,12 @@ export async function main(): Promise<void> {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const { url } = await new Promise<{ url: string }>((resolve) => child.once('message', (m) => resolve(m as never)));
-  const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-bench-notify-'));
-  const server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      JWT_SECRET: 'bench-secret-'.padEnd(40, 'x'),
-      EXPO_PUSH_URL: url,
-      PENDING_CHECK_ENABLED: 'false',
-      WEBHOOK_DISPATCHER_ENABLED: 'false',
-    }),
-  );
+  const bench = await startBenchServer('notify', {
+    EXPO_PUSH_URL: url,
+    PENDING_CHECK_ENABLED: 'false',
+    WEBHOOK_DISPATCHER_ENABLED: 'false',
+  });
+  const { server } = bench;
   const sql = server.ctx.ownerSql;
   try {
     const users = await sql`
@@ -132,9 +123,8 @@ export async function main(): Promise<void> {
         `the fan-out took ${(median / baselineMs).toFixed(1)}x that`,
     );
   } finally {
-    await server.close();
+    await bench.stop();
     child.send({ kind: 'exit' });
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

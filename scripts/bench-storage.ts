@@ -4,12 +4,10 @@
 // Uses DATABASE_URL when set, else an embedded Postgres in a temporary DATA_DIR; STORAGE_BACKEND=s3 and the
 // S3_* variables bench an S3-compatible service instead of the filesystem.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, open, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig, startServer } from '../apps/server/src/index.js';
+import { startBenchServer } from './support/bench-server.js';
 
 const KB = 1024;
 const MB = 1024 * KB;
@@ -21,7 +19,8 @@ const CASES = [
 function accessToken(secret: string, sub: string): string {
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const now = Math.floor(Date.now() / 1000);
-  const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 3600 })}`;
+  const claims = { sub, role: 'authenticated', aud: 'authenticated', iat: now, exp: now + 3600 };
+  const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
   return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
 }
 
@@ -40,10 +39,12 @@ async function timed(run: () => Promise<void>): Promise<number> {
 const rate = (bytes: number, seconds: number) => (bytes / MB / seconds).toFixed(1).padStart(8);
 
 export async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-storage-'));
-  const server = await startServer(
-    loadConfig({ ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', WORKERS_ENABLED: 'false' }),
-  );
+  // The environment passes through: STORAGE_BACKEND=s3 and the S3_* settings measure the S3 backend.
+  const bench = await startBenchServer('storage', {
+    ...(process.env as Record<string, string>),
+    WORKERS_ENABLED: 'false',
+  });
+  const { server, dir: dataDir } = bench;
   try {
     const userId = randomUUID();
     await server.ctx.ownerSql`insert into auth.users (id, email) values (${userId}, ${`${userId}@bench.test`})`;
@@ -91,13 +92,13 @@ export async function main(): Promise<void> {
       });
       const ratio = (a: number, b: number) => `${((b / a) * 100).toFixed(0)}%`;
       console.log(
-        `${label.padEnd(8)}${rate(total, upload)}  ${rate(total, download)}  ${rate(total, write).padStart(16)}  ${rate(total, read).padStart(9)}` +
+        `${label.padEnd(8)}${rate(total, upload)}  ${rate(total, download)}  ` +
+          `${rate(total, write).padStart(16)}  ${rate(total, read).padStart(9)}` +
           `  ${ratio(upload, write).padStart(17)}  ${ratio(download, read).padStart(18)}`,
       );
     }
   } finally {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.stop();
   }
 }
 

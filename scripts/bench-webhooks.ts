@@ -3,24 +3,16 @@
 // latency from an event's commit to the receiver getting its first attempt (p50, p99) at a steady rate.
 // Run with `pnpm bench webhooks` or `node --import tsx scripts/bench-webhooks.ts`. Nothing here asserts timings.
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig, startServer } from '../apps/server/src/index.js';
+import { percentile, startBenchServer } from './support/bench-server.js';
 
 const ENDPOINTS = 4;
 const BACKLOG_EVENTS = 1500; // x ENDPOINTS deliveries
 const LATENCY_EVENTS = 400;
 const LATENCY_RATE = 100; // events per second, one transaction each
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 export async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-bench-webhooks-'));
   const received = new Map<string, number>();
   let count = 0;
   let onCount: (() => void) | undefined;
@@ -38,17 +30,12 @@ export async function main(): Promise<void> {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  const server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      JWT_SECRET: 'bench-secret-'.padEnd(40, 'x'),
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
-      ...(process.env.BENCH_PER_ENDPOINT ? { WEBHOOK_PER_ENDPOINT_CONCURRENCY: process.env.BENCH_PER_ENDPOINT } : {}),
-    }),
-  );
+  const bench = await startBenchServer('webhooks', {
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    ...(process.env.BENCH_PER_ENDPOINT ? { WEBHOOK_PER_ENDPOINT_CONCURRENCY: process.env.BENCH_PER_ENDPOINT } : {}),
+  });
+  const { server } = bench;
   const sql = server.ctx.ownerSql;
   const waitForCount = (n: number) =>
     new Promise<void>((resolve) => {
@@ -64,7 +51,8 @@ export async function main(): Promise<void> {
     const [a] = await sql`insert into public.auctions (name, slug) values ('Bench', 'bench') returning id`;
     for (let i = 0; i < ENDPOINTS; i++) {
       await sql`insert into public.webhook_endpoints (auction_id, url, events, secret)
-        values (${a.id}, ${hookUrl}, ${i === 0 ? ['message.created', 'member.joined'] : ['message.created']}, 'bench-secret-0123456789')`;
+        values (${a.id}, ${hookUrl}, ${i === 0 ? ['message.created', 'member.joined'] : ['message.created']},
+          'bench-secret-0123456789')`;
     }
 
     // Warm-up: connections, JIT, keep-alive sockets.
@@ -77,16 +65,19 @@ export async function main(): Promise<void> {
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     for (let i = 0; i < BACKLOG_EVENTS; i += 100) {
-      await sql`select public.emit_event(${a.id}, 'message.created', jsonb_build_object('n', g)) from generate_series(1, 100) g`;
+      await sql`select public.emit_event(${a.id}, 'message.created', jsonb_build_object('n', g))
+        from generate_series(1, 100) g`;
     }
     await waitForCount(before + total);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     console.log(
-      `throughput: ${total} deliveries in ${seconds.toFixed(2)} s = ${Math.round(total / seconds)} deliveries/s (target >= 500)`,
+      `throughput: ${total} deliveries in ${seconds.toFixed(2)} s = ` +
+        `${Math.round(total / seconds)} deliveries/s (target >= 500)`,
     );
     console.log(
-      `  this process (server, dispatcher and receiver) used ${(((cpu.user + cpu.system) / 1e6 / seconds) * 100).toFixed(0)}% of one core meanwhile`,
+      '  this process (server, dispatcher and receiver) used ' +
+        `${(((cpu.user + cpu.system) / 1e6 / seconds) * 100).toFixed(0)}% of one core meanwhile`,
     );
 
     // Baseline: the same number of plain POSTs to the same receiver at the dispatcher's in-flight ceiling here
@@ -137,7 +128,8 @@ export async function main(): Promise<void> {
     const latencies = [...committed].map(([seq, at]) => (received.get(seq) ?? NaN) - at).sort((x, y) => x - y);
     console.log(
       `commit-to-first-attempt latency at ${LATENCY_RATE} events/s: p50 ${percentile(latencies, 50).toFixed(1)} ms, ` +
-        `p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${latencies[latencies.length - 1].toFixed(1)} ms (target p99 < 250 ms)`,
+        `p99 ${percentile(latencies, 99).toFixed(1)} ms, ` +
+        `max ${latencies[latencies.length - 1].toFixed(1)} ms (target p99 < 250 ms)`,
     );
     // The receiver answers before the outcome is written: give the last completions a moment to land.
     let check = { delivered: 0, total: -1 };
@@ -150,10 +142,9 @@ export async function main(): Promise<void> {
     }
     console.log(`deliveries recorded delivered: ${check.delivered} of ${check.total}`);
   } finally {
-    await server.close();
+    await bench.stop();
     receiver.closeAllConnections();
     receiver.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -1,4 +1,5 @@
-// `pnpm bench [rest|auth|storage|webhooks|notifications|functions|realtime ...]`: runs the named benchmarks (all when none is named).
+// `pnpm bench [rest|auth|storage|webhooks|notifications|functions|realtime ...]`: runs the named benchmarks (all
+// when none is named).
 // Each prints its figures as ratios against a baseline measured in the same run; nothing here asserts timings.
 const all = ['rest', 'auth', 'storage', 'webhooks', 'notifications', 'functions', 'realtime'] as const;
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import type { AppEnv, ServerContext } from './context.js';
 import { gateway } from './middleware/gateway.js';
 import { healthRoutes } from './routes/health.js';
-import { restRateLimitCheck, restRateLimitsFromContext } from './middleware/rate-limit.js';
+import { type RestRateLimitOptions, restRateLimitCheck } from './middleware/rate-limit.js';
 import { httpsOnly } from './tls/https-only.js';
 import type { Transport } from './tls/transport-policy.js';
 
@@ -15,7 +15,15 @@ export interface Families {
   realtime: Hono<AppEnv>;
 }
 
-export function createApp(ctx: ServerContext, families: Families, transport?: Transport): Hono<AppEnv> {
+export interface AppOptions {
+  /** The connection's transport: when given, plain requests that should be HTTPS are refused. */
+  transport?: Transport;
+  /** The data interface's rate limits (built by the composition root); none when disabled. */
+  restRateLimits?: RestRateLimitOptions;
+}
+
+export function createApp(ctx: ServerContext, families: Families, options: AppOptions = {}): Hono<AppEnv> {
+  const { transport, restRateLimits } = options;
   const app = new Hono<AppEnv>();
   const { config } = ctx;
   // HTTPS only (426 for plain requests, HSTS); nothing to check for local development (see tls/https-only.ts).
@@ -29,9 +37,7 @@ export function createApp(ctx: ServerContext, families: Families, transport?: Tr
   if (https) app.use('*', https);
   // Request id and log, CORS, client IP, API-key gate and claims (see middleware/gateway.ts).
   // The data interface's rate limits run inside it, after the API-key gate (see middleware/rate-limit.ts).
-  const afterGate = config.RATE_LIMITS_ENABLED
-    ? { prefix: '/rest/v1', check: restRateLimitCheck(restRateLimitsFromContext(ctx)) }
-    : undefined;
+  const afterGate = restRateLimits && { prefix: '/rest/v1', check: restRateLimitCheck(restRateLimits) };
   app.use(
     '*',
     gateway({ log: ctx.log, verifier: ctx.verifier, trustedProxyCidrs: ctx.config.TRUSTED_PROXY_CIDRS, afterGate }),

@@ -167,7 +167,7 @@ export async function serveOn(
     cleanup.push(() => services.close());
     // Change capture streams before the server listens, so the first join can be answered SUBSCRIBED.
     await services.realtime.start();
-    const app = createApp(ctx, createFamilies(ctx, services), transport);
+    const app = createApp(ctx, createFamilies(ctx, services), { transport, restRateLimits: services.restRateLimits });
     const server = await new Promise<Server>((resolve, reject) => {
       const options = { fetch: app.fetch, port: config.PORT, hostname: config.HOST, ...secureServeOptions(config) };
       const s = serve(options, () => resolve(s as Server));

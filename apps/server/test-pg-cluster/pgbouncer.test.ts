@@ -66,7 +66,7 @@ describe('behind PgBouncer in transaction mode', () => {
     expect(await read.json()).toEqual([{ value: 'v3' }, { value: 'v17' }]);
   });
 
-  it('reports a statement error and keeps serving: the failed transaction is not left on a shared connection', async () => {
+  it('reports a statement error and keeps serving: no failed transaction is left on a shared connection', async () => {
     const duplicate = await rest('/pooled', { method: 'POST', body: JSON.stringify({ id: 3, value: 'again' }) });
     expect(duplicate.status).toBe(409);
     expect(((await duplicate.json()) as { code: string }).code).toBe('23505');

@@ -188,7 +188,7 @@ describe('read replicas', () => {
     expect(await caughtUp.json()).toEqual([{ value: 'new' }]);
   });
 
-  it('takes a stopped replica out of rotation, falls back to the primary without replicas, and returns to them', async () => {
+  it('takes a stopped replica out of rotation, falls back to the primary, and returns to the replicas', async () => {
     const [r0, r1] = cluster.replicas;
     await r0.stop();
     // At most one read meets the stopped replica: it is answered from the primary, and the replica leaves rotation.

@@ -19,7 +19,7 @@ beforeAll(async () => {
   t = await startTestServer({ WORKERS_ENABLED: 'false' });
   const ctx = t.server.ctx;
   services = await createServices(ctx);
-  app = createApp(ctx, createFamilies(ctx, services));
+  app = createApp(ctx, createFamilies(ctx, services), { restRateLimits: services.restRateLimits });
   key = { apikey: t.anonKey };
 });
 afterAll(async () => {

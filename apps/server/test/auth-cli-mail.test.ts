@@ -1,8 +1,9 @@
 // `auction-ops mail` (apps/cli) over the outbox the auth family fills: list and show.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { authMigrations, outboxMailer, linkMail } from '@auction-ops/auth-core';
 import { mailCommand } from '../../cli/src/commands/mail.js';
+import { stdoutOf } from './support/loopback.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -12,19 +13,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function run(args: string[]): Promise<string> {
-  let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    await mailCommand(args, { ownerUrl: db.ownerUrl });
-  } finally {
-    spy.mockRestore();
-  }
-  return out;
-}
+const run = (args: string[]) => stdoutOf(() => mailCommand(args, { ownerUrl: db.ownerUrl }));
 
 describe('auction-ops mail', () => {
   it('lists the outbox, filters by address and shows a message', async () => {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportPKCS8, generateKeyPair } from 'jose';
 import { createClient } from '@supabase/supabase-js';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer, NoWebSocket } from './support/test-server.js';
 import type { RunningServer } from '@auction-ops/server';
 
 let t: TestServer;
@@ -21,12 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.stop();
 });
-
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in the auth tests');
-  }
-}
 
 describe('ES256 access tokens', () => {
   it('signs with a kid from the JWKS; the gateway and auth-js both verify them', async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type AuthChangeEvent, type SupabaseClient } from '@supabase/supabase-js';
 import { SignJWT } from 'jose';
 import type { TestDatabase } from '@auction-ops/database/testing';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer, TEST_CLIENT_OPTIONS } from './support/test-server.js';
 import type { RunningServer } from '@auction-ops/server';
 
 let t: TestServer;
@@ -26,20 +26,8 @@ afterAll(async () => {
   await t?.stop();
 });
 
-// Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; these tests never open
-// a channel, so a transport that refuses to connect is enough.
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in the auth tests');
-  }
-}
-const options = {
-  auth: { persistSession: false, autoRefreshToken: false },
-  realtime: { transport: NoWebSocket as never },
-};
-
 function client(key = server.ctx.anonKey): SupabaseClient {
-  return createClient(server.url, key, options);
+  return createClient(server.url, key, TEST_CLIENT_OPTIONS);
 }
 let n = 0;
 const email = () => `user${++n}.${Date.now()}@example.com`;
@@ -134,7 +122,7 @@ describe('sign-up, sign-in, user', () => {
   });
 });
 
-describe('errors of the seed table, with their codes', () => {
+describe('the error codes of docs/errors.md', () => {
   it('invalid_grant, user_already_exists, weak_password, invalid_token, not_authenticated', async () => {
     const sb = client();
     const address = email();
@@ -178,7 +166,7 @@ describe('errors of the seed table, with their codes', () => {
       msg: expect.stringMatching(/expired/),
     });
 
-    // No Authorization: the seed's raw body, read by plain HTTP as its clients do.
+    // No Authorization: the raw body as the clients send it, read by plain HTTP as its clients do.
     const res = await fetch(`${server.url}/auth/v1/user`, { headers: { apikey: server.ctx.anonKey } });
     expect(res.status).toBe(401);
     expect((await res.json()) as object).toMatchObject({

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createClient } from '@supabase/supabase-js';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { startServer, loadConfig, migrationSets, type RunningServer } from '@auction-ops/server';
+import { NoWebSocket } from './support/test-server.js';
 
 let db: TestDatabase;
 let a: RunningServer;
@@ -63,7 +64,7 @@ const limitHeaders = (res: Response) => ({
 });
 
 describe('rate limits', () => {
-  it('sign-in per IP: headers count down, then 429; forged X-Forwarded-For does not reset; shared by instances', async () => {
+  it('sign-in per IP: counts down to 429; a forged X-Forwarded-For does not reset; instances share it', async () => {
     const signIn = (server: RunningServer, headers?: Record<string, string>) =>
       post(server, '/token?grant_type=password', { email: 'nobody@example.com', password: 'whatever123' }, headers);
     const first = await signIn(a);
@@ -140,9 +141,3 @@ describe('rate limits', () => {
     expect(limitHeaders(user).limit).toBe('1000');
   });
 });
-
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in the auth tests');
-  }
-}

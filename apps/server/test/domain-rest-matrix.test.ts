@@ -1,17 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import type { TestDatabase } from '@auction-ops/database/testing';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer, TEST_CLIENT_OPTIONS } from './support/test-server.js';
 
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in these tests');
-  }
-}
-const OPTIONS = {
-  auth: { persistSession: false, autoRefreshToken: false },
-  realtime: { transport: NoWebSocket as never },
-};
 const ROLES = ['owner', 'admin', 'member', 'other', 'anon', 'super'] as const;
 type Role = (typeof ROLES)[number];
 
@@ -21,29 +12,16 @@ let server: TestServer['server'];
 const clients = {} as Record<Role, SupabaseClient>;
 const ids: Record<string, string> = {};
 
-async function signedIn(key: string): Promise<{ client: SupabaseClient; id: string }> {
-  const client = createClient(server.url, server.ctx.anonKey, OPTIONS);
-  const { data, error } = await client.auth.signUp({
-    email: `${key}@matrix.test`,
-    password: 'matrix-password-1',
-    options: { data: { full_name: key } },
-  });
-  if (error) throw error;
-  return { client, id: data.user!.id };
-}
+const signedIn = (key: string) => t.signUp(`${key}@matrix.test`, key);
 
 beforeAll(async () => {
-  t = await startTestServer({
-    // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
-    RATE_LIMITS_ENABLED: 'false',
-    JWT_SECRET: 'm'.repeat(40),
-    AUTH_RATE_LIMIT_SIGN_UP: '100',
-    WEBHOOK_DISPATCHER_ENABLED: 'false',
-  });
+  // The data interface's rate limits stay off (the test server's default): these files send more than 60 requests
+  // a minute from one address.
+  t = await startTestServer({ AUTH_RATE_LIMIT_SIGN_UP: '100', WEBHOOK_DISPATCHER_ENABLED: 'false' });
   ({ db, server } = t);
   for (const role of ROLES) {
     if (role === 'anon') {
-      clients.anon = createClient(server.url, server.ctx.anonKey, OPTIONS);
+      clients.anon = createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
       continue;
     }
     const u = await signedIn(role);

@@ -1,49 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
-import { startTestServer, type TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer, TEST_CLIENT_OPTIONS } from './support/test-server.js';
 
 let t: TestServer;
 let server: TestServer['server'];
-const PASSWORD = 'correct-horse-battery-9';
 const users: Record<string, { client: SupabaseClient; id: string }> = {};
 let anon: SupabaseClient;
 let auctionId: string;
 let locationId: string;
 let typeIds: string[] = [];
 
-// Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; no channel is opened here.
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in these tests');
-  }
-}
-const OPTIONS = {
-  auth: { persistSession: false, autoRefreshToken: false },
-  realtime: { transport: NoWebSocket as never },
-};
-
 async function signUp(key: string, fullName: string): Promise<void> {
-  const client = createClient(server.url, server.ctx.anonKey, OPTIONS);
-  const { data, error } = await client.auth.signUp({
-    email: `${key}@rest.test`,
-    password: PASSWORD,
-    options: { data: { full_name: fullName } },
-  });
-  if (error) throw error;
-  users[key] = { client, id: data.user!.id };
+  users[key] = await t.signUp(`${key}@rest.test`, fullName);
 }
 const sb = (key: string) => users[key]!.client;
 
 beforeAll(async () => {
-  t = await startTestServer({
-    // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
-    RATE_LIMITS_ENABLED: 'false',
-    JWT_SECRET: 'd'.repeat(40),
-    AUTH_RATE_LIMIT_SIGN_UP: '100',
-    WEBHOOK_DISPATCHER_ENABLED: 'false',
-  });
+  // The data interface's rate limits stay off (the test server's default): these files send more than 60 requests
+  // a minute from one address.
+  t = await startTestServer({ AUTH_RATE_LIMIT_SIGN_UP: '100', WEBHOOK_DISPATCHER_ENABLED: 'false' });
   ({ server } = t);
-  anon = createClient(server.url, server.ctx.anonKey, OPTIONS);
+  anon = createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
   for (const [k, n] of [
     ['owner', 'Olive Owner'],
     ['admin', 'Adam Admin'],
@@ -198,7 +175,7 @@ describe('locations and submissions', () => {
     expect(patched.data!.submission_frequency_minutes).toBe(45);
   });
 
-  it('create_lot_submission_with_entries, recent_submissions with entries and totals, get_submission_with_entries', async () => {
+  it('create_lot_submission_with_entries, then recent_submissions and get_submission_with_entries', async () => {
     const created = await sb('member').rpc('create_lot_submission_with_entries', {
       p_location_id: locationId,
       p_entries: [
@@ -507,7 +484,8 @@ describe('chat', () => {
       .limit(20);
     expect(msgs.data!.map((m) => [m.content, m.reply_count])).toEqual([['Trucks at 11', 1]]);
     expect(msgs.data![0].last_reply_at).not.toBeNull();
-    // The view keeps the messages FK, so the sender embeds as on the table (hinted: message_reactions is a second path).
+    // The view keeps the messages FK, so the sender embeds as on the table (hinted: message_reactions is a second
+    // path).
     const withSender = await sb('member')
       .from('messages_with_reply_count')
       .select('id, reply_count, user:users!messages_user_id_fkey(id, full_name)')

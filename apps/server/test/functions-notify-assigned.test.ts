@@ -1,39 +1,25 @@
 // Assigned locations in the notifications: an overdue location notifies the users assigned to it (its admins and
 // owners only when nobody is), and a chat channel tied to a location notifies only the team members assigned there.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  arrangeAuction,
-  callFunction,
-  registerToken,
-  startNotifyHarness,
-  until,
-  type NotifyHarness,
-  type TestUser,
-} from './functions-notify.fixture.js';
+import { startNotifyHarness, until, type NotifyHarness, type TestUser } from './functions-notify.fixture.js';
 
 let h: NotifyHarness;
 let owner: TestUser;
 let assigned: TestUser;
-let other: TestUser;
 let auctionId: string;
 let gateId: string;
 let yardId: string;
 
 beforeAll(async () => {
   h = await startNotifyHarness();
-  owner = await h.signUp('olive', 'Olive Owner');
-  assigned = await h.signUp('asa', 'Asa Assigned');
-  other = await h.signUp('ona', 'Ona Other');
-  auctionId = await arrangeAuction(h.db, owner, [
-    [assigned, 'team_member'],
-    [other, 'team_member'],
-  ]);
-  for (const [u, t] of [
-    [owner, 'olive'],
-    [assigned, 'asa'],
-    [other, 'ona'],
-  ] as const)
-    await registerToken(u, `ExponentPushToken[${t}]`);
+  ({
+    auctionId,
+    users: { olive: owner, asa: assigned },
+  } = await h.arrangeTeam({
+    olive: { name: 'Olive Owner', role: 'owner', tokens: ['olive'] },
+    asa: { name: 'Asa Assigned', role: 'team_member', tokens: ['asa'] },
+    ona: { name: 'Ona Other', role: 'team_member', tokens: ['ona'] },
+  }));
   const [gate] = await h.db
     .sql`insert into public.locations (auction_id, name, submission_frequency_minutes, created_at)
     values (${auctionId}, 'Gate', 30, '2026-01-01T00:00:00Z') returning id`;
@@ -51,7 +37,7 @@ afterAll(async () => {
 
 describe('assigned locations', () => {
   it('an overdue location tells its assigned user; one without assignments tells the admins and owners', async () => {
-    const res = await callFunction(h.url, h.server.ctx.anonKey, 'check-pending-submissions', {
+    const res = await h.call('check-pending-submissions', {
       bearer: h.server.ctx.serviceRoleKey,
       body: { now: '2026-01-01T02:00:00Z' },
     });

@@ -2,14 +2,7 @@
 // and the server's worker pushes it to exactly the right tokens of a fake Expo server; DeviceNotRegistered tokens
 // are deleted; an Expo outage followed by recovery loses nothing and repeats nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  arrangeAuction,
-  registerToken,
-  startNotifyHarness,
-  until,
-  type NotifyHarness,
-  type TestUser,
-} from './functions-notify.fixture.js';
+import { startNotifyHarness, until, type NotifyHarness, type TestUser } from './functions-notify.fixture.js';
 
 let h: NotifyHarness;
 let sender: TestUser;
@@ -23,19 +16,17 @@ let channelId: string;
 
 beforeAll(async () => {
   h = await startNotifyHarness();
-  sender = await h.signUp('sam', 'Sam Sender');
-  alice = await h.signUp('alice', 'Alice Able');
-  bea = await h.signUp('bea', 'Bea Bright');
-  carl = await h.signUp('carl', 'Carl Cole');
-  dan = await h.signUp('dan', 'Dan Dole');
-  eve = await h.signUp('eve', 'Eve East');
-  auctionId = await arrangeAuction(h.db, sender, [
-    [alice, 'admin'],
-    [bea, 'team_member'],
-    [carl, 'team_member'],
-    [dan, 'team_member'],
-    [eve, 'team_member'],
-  ]);
+  ({
+    auctionId,
+    users: { sam: sender, alice, bea, carl, dan, eve },
+  } = await h.arrangeTeam({
+    sam: { name: 'Sam Sender', role: 'owner', tokens: ['sam'] },
+    alice: { name: 'Alice Able', role: 'admin', tokens: ['alice-phone', ['alice-tablet', 'android']] },
+    bea: { name: 'Bea Bright', role: 'team_member', tokens: ['bea'] },
+    carl: { name: 'Carl Cole', role: 'team_member', tokens: ['carl'] },
+    dan: { name: 'Dan Dole', role: 'team_member', tokens: ['dan'] },
+    eve: { name: 'Eve East', role: 'team_member', tokens: [['eve', 'android']] },
+  }));
   const { data, error } = await sender.client
     .from('channels')
     .insert({ auction_id: auctionId, name: 'general' })
@@ -53,13 +44,6 @@ beforeAll(async () => {
       .insert({ channel_id: channelId, auction_id: auctionId, preference: pref });
     if (r.error) throw r.error;
   }
-  await registerToken(sender, 'ExponentPushToken[sam]');
-  await registerToken(alice, 'ExponentPushToken[alice-phone]');
-  await registerToken(alice, 'ExponentPushToken[alice-tablet]', 'android');
-  await registerToken(bea, 'ExponentPushToken[bea]');
-  await registerToken(carl, 'ExponentPushToken[carl]');
-  await registerToken(dan, 'ExponentPushToken[dan]');
-  await registerToken(eve, 'ExponentPushToken[eve]', 'android');
 });
 afterAll(async () => {
   await h?.close();

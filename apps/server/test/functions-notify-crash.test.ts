@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { findFreePort } from '@auction-ops/database';
 import { startFakeExpo, type FakeExpo } from '../../../packages/functions/src/push/testing/fake-expo-server.js';
-import { serverProcess } from './support/test-server.js';
+import { processEnv, serverProcess } from './support/test-server.js';
 import { until } from './functions-notify.fixture.js';
 
 let db: TestDatabase;
@@ -25,13 +25,8 @@ afterAll(async () => {
 describe('chat notifications across a crash', () => {
   it('a server killed between the message insert and the push notifies once after restart', async () => {
     const port = await findFreePort();
+    const state = { dataDir, databaseUrl: db.ownerUrl, jwtSecret: 'c'.repeat(40) };
     const env = {
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      JWT_SECRET: 'c'.repeat(40),
-      DATABASE_URL: db.ownerUrl,
       WEBHOOK_DISPATCHER_ENABLED: 'false',
       PENDING_CHECK_ENABLED: 'false',
       EXPO_PUSH_URL: expo.url,
@@ -39,7 +34,7 @@ describe('chat notifications across a crash', () => {
       PUSH_RETRIES: '1',
       PUSH_RETRY_BACKOFF_MS: '20',
     };
-    const proc = serverProcess(env, port);
+    const proc = serverProcess(processEnv(state, env), port);
     const start = proc.start;
     const health = proc.healthy;
 

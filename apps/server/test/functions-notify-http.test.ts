@@ -3,9 +3,7 @@
 // send-chat-notification's own rules (100 tokens, 4 KB of data, members only, idempotent POST).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  arrangeAuction,
-  callFunction,
-  registerToken,
+  type FunctionAnswer,
   startNotifyHarness,
   awaitWindowRoom,
   until,
@@ -23,18 +21,15 @@ let messageId: string;
 
 beforeAll(async () => {
   h = await startNotifyHarness();
-  owner = await h.signUp('olive', 'Olive Owner');
-  admin = await h.signUp('adam', 'Adam Admin');
-  member = await h.signUp('tess', 'Tess Team');
-  outsider = await h.signUp('otto', 'Otto Outside');
-  auctionId = await arrangeAuction(h.db, owner, [
-    [admin, 'admin'],
-    [member, 'team_member'],
-  ]);
-  await registerToken(member, 'ExponentPushToken[tess-1]');
-  await registerToken(member, 'ExponentPushToken[tess-2]', 'android');
-  await registerToken(admin, 'ExponentPushToken[adam]');
-  await registerToken(outsider, 'ExponentPushToken[otto]');
+  ({
+    auctionId,
+    users: { olive: owner, adam: admin, tess: member, otto: outsider },
+  } = await h.arrangeTeam({
+    olive: { name: 'Olive Owner', role: 'owner' },
+    adam: { name: 'Adam Admin', role: 'admin', tokens: ['adam'] },
+    tess: { name: 'Tess Team', role: 'team_member', tokens: ['tess-1', ['tess-2', 'android']] },
+    otto: { name: 'Otto Outside', tokens: ['otto'] },
+  }));
   const { data: channel } = await owner.client
     .from('channels')
     .insert({ auction_id: auctionId, name: 'general' })
@@ -115,7 +110,7 @@ const rows: Row[] = [
 describe.each(rows)('$name', (row) => {
   it('401 UNAUTHORIZED without a user token, with the anon key as bearer, and with a bad token', async () => {
     for (const bearer of [undefined, anon(), 'not.a.jwt']) {
-      const res = await callFunction(h.url, anon(), row.name, { bearer, body: {} });
+      const res = await h.call(row.name, { bearer, body: {} });
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('UNAUTHORIZED');
       expect(typeof res.body.error).toBe('string');
@@ -124,13 +119,13 @@ describe.each(rows)('$name', (row) => {
 
   it('403 FORBIDDEN for a caller without the right', async () => {
     const { bearer, body } = row.forbidden();
-    const res = await callFunction(h.url, anon(), row.name, { bearer, body });
+    const res = await h.call(row.name, { bearer, body });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('FORBIDDEN');
   });
 
   it('405 METHOD_NOT_ALLOWED for GET, with Allow', async () => {
-    const res = await callFunction(h.url, anon(), row.name, { bearer: owner.token, method: 'GET' });
+    const res = await h.call(row.name, { bearer: owner.token, method: 'GET' });
     expect(res.status).toBe(405);
     expect(res.body.code).toBe('METHOD_NOT_ALLOWED');
     expect(res.headers.get('allow')).toBe('POST, OPTIONS');
@@ -138,15 +133,15 @@ describe.each(rows)('$name', (row) => {
 
   it('400 INVALID_REQUEST for a body that is not JSON, and for a missing field', async () => {
     const bearer = row.name === 'check-pending-submissions' ? service() : owner.token;
-    const res = await callFunction(h.url, anon(), row.name, { bearer, raw: '{"not json' });
+    const res = await h.call(row.name, { bearer, raw: '{"not json' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('INVALID_REQUEST');
-    const list = await callFunction(h.url, anon(), row.name, { bearer, raw: '[1, 2]' });
+    const list = await h.call(row.name, { bearer, raw: '[1, 2]' });
     expect(list.status).toBe(400);
     expect(list.body.code).toBe('INVALID_REQUEST');
     if (row.incomplete) {
       const { body, field } = row.incomplete();
-      const missing = await callFunction(h.url, anon(), row.name, { bearer, body });
+      const missing = await h.call(row.name, { bearer, body });
       expect(missing.status).toBe(400);
       expect(missing.body).toMatchObject({ code: 'INVALID_REQUEST', details: field });
     }
@@ -155,9 +150,9 @@ describe.each(rows)('$name', (row) => {
   it('429 RATE_LIMITED past the per-user limit, naming it', async () => {
     await awaitWindowRoom(60_000);
     const bearer = row.limitCaller();
-    let last: Awaited<ReturnType<typeof callFunction>> | undefined;
+    let last: FunctionAnswer | undefined;
     for (let i = 0; i <= row.limit; i++) {
-      last = await callFunction(h.url, anon(), row.name, { bearer, raw: 'x' });
+      last = await h.call(row.name, { bearer, raw: 'x' });
       if (i === 0) expect(last.headers.get('x-ratelimit-limit')).toBe(String(row.limit));
     }
     expect(last!.status).toBe(429);
@@ -169,7 +164,7 @@ describe.each(rows)('$name', (row) => {
 
 describe('send-push-notifications rules', () => {
   const push = (bearer: string, body: Record<string, unknown>) =>
-    callFunction(h.url, anon(), 'send-push-notifications', {
+    h.call('send-push-notifications', {
       bearer,
       body: {
         auction_id: auctionId,
@@ -236,13 +231,13 @@ describe('send-chat-notification by POST', () => {
       const [j] = await h.db.sql`select status from notifications.push_jobs where subject_id = ${messageId}`;
       return j?.status === 'sent';
     }, 'the worker');
-    const res = await callFunction(h.url, anon(), 'send-chat-notification', {
+    const res = await h.call('send-chat-notification', {
       bearer: member.token,
       body: { message_id: messageId },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ message_id: messageId, already_sent: true, recipients: 2 });
-    const none = await callFunction(h.url, anon(), 'send-chat-notification', {
+    const none = await h.call('send-chat-notification', {
       bearer: service(),
       body: { message_id: '00000000-0000-4000-8000-000000000000' },
     });
@@ -250,7 +245,7 @@ describe('send-chat-notification by POST', () => {
     expect(none.body.code).toBe('NOT_FOUND');
     // A fresh outsider: the others used up their limit above.
     const other = await h.signUp('olaf', 'Olaf Other');
-    const stranger = await callFunction(h.url, anon(), 'send-chat-notification', {
+    const stranger = await h.call('send-chat-notification', {
       bearer: other.token,
       body: { message_id: messageId },
     });
@@ -262,13 +257,13 @@ describe('send-chat-notification by POST', () => {
       select auction_id, channel_id, ${admin.id}, 'from the admin' from public.messages where id = ${messageId}
       returning id`;
     // The worker may get there first: then the first POST already answers already_sent. Either way, once.
-    const first = await callFunction(h.url, anon(), 'send-chat-notification', {
+    const first = await h.call('send-chat-notification', {
       bearer: service(),
       body: { message_id: m.id },
     });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ message_id: m.id, recipients: 2 });
-    const second = await callFunction(h.url, anon(), 'send-chat-notification', {
+    const second = await h.call('send-chat-notification', {
       bearer: service(),
       body: { message_id: m.id },
     });

@@ -4,8 +4,6 @@
 // deletion e-mail to the caller's own address, best effort, followed by anonymize_user.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  arrangeAuction,
-  callFunction,
   startFakeResend,
   startNotifyHarness,
   type FakeResend,
@@ -27,18 +25,17 @@ beforeAll(async () => {
     RESEND_BASE_URL: resend.url,
     MAIL_FROM: 'Auction Ops <ops@example.com>',
   });
-  owner = await h.signUp('olive', 'Olive Owner');
-  admin = await h.signUp('adam', 'Adam Admin');
-  member = await h.signUp('tess', 'Tess Team');
-  auctionId = await arrangeAuction(
-    h.db,
-    owner,
-    [
-      [admin, 'admin'],
-      [member, 'team_member'],
-    ],
+  ({
+    auctionId,
+    users: { olive: owner, adam: admin, tess: member },
+  } = await h.arrangeTeam(
+    {
+      olive: { name: 'Olive Owner', role: 'owner' },
+      adam: { name: 'Adam Admin', role: 'admin' },
+      tess: { name: 'Tess Team', role: 'team_member' },
+    },
     { timezone: 'Europe/Berlin' },
-  );
+  ));
   await h.db.sql`update public.auctions set name = '<script>alert(1)</script> & Sons' where id = ${auctionId}`;
 });
 afterAll(async () => {
@@ -46,8 +43,10 @@ afterAll(async () => {
   await resend?.close();
 });
 
-const call = (user: TestUser | undefined, name: string, body: unknown) =>
-  callFunction(h.url, h.server.ctx.anonKey, name, { bearer: user?.token, body });
+const call = (user: TestUser | undefined, name: string, body: unknown) => h.call(name, { bearer: user?.token, body });
+/** send-invite-email for a new invitation to the test auction. */
+const invite = (user: TestUser, email: string, role: string) =>
+  call(user, 'send-invite-email', { auction_id: auctionId, email, role });
 
 describe('generate-invite-link', () => {
   it('makes a shareable link that a new user accepts through accept_auction_invite', async () => {
@@ -102,20 +101,12 @@ describe('generate-invite-link', () => {
   });
 
   it('an expired and a revoked invitation are refused on accept and on resend', async () => {
-    const expired = await call(admin, 'send-invite-email', {
-      auction_id: auctionId,
-      email: 'late@notify.test',
-      role: 'team_member',
-    });
+    const expired = await invite(admin, 'late@notify.test', 'team_member');
     expect(expired.status).toBe(200);
     const expiredToken = tokenFromLastMail('late@notify.test');
     await h.db.sql`update public.auction_invitations set expires_at = now() - interval '1 minute'
       where id = ${expired.body.invitation_id as string}`;
-    const revoked = await call(admin, 'send-invite-email', {
-      auction_id: auctionId,
-      email: 'gone@notify.test',
-      role: 'team_member',
-    });
+    const revoked = await invite(admin, 'gone@notify.test', 'team_member');
     const revokedToken = tokenFromLastMail('gone@notify.test');
     // Revoked as the owner connection: an admin's PATCH of revoked_at through /rest/v1 is refused today
     // (42501 on auction_invitations, reported separately), and that path is not what this test is about.
@@ -152,11 +143,7 @@ function tokenFromLastMail(email: string): string {
 
 describe('send-invite-email', () => {
   it('mails the role wording, the inviter, the expiry and the link in HTML and text; the invitee accepts', async () => {
-    const res = await call(owner, 'send-invite-email', {
-      auction_id: auctionId,
-      email: 'Ava@Notify.test',
-      role: 'admin',
-    });
+    const res = await invite(owner, 'Ava@Notify.test', 'admin');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ email: 'ava@notify.test', role: 'admin', delivery: 'sent' });
     expect(res.body.email_id).toBe(`re_${resend.calls.length}`);
@@ -205,7 +192,7 @@ describe('send-invite-email', () => {
       ['team_member', 'Team Member', 'As a Team Member you submit car counts'],
     ]) {
       const email = `${role.replace('_', '')}@notify.test`;
-      const res = await call(owner, 'send-invite-email', { auction_id: auctionId, email, role });
+      const res = await invite(owner, email, role);
       expect(res.status).toBe(200);
       const mail = lastMailTo(email);
       expect(mail.text).toContain(`as ${label}.`);
@@ -215,11 +202,7 @@ describe('send-invite-email', () => {
   });
 
   it('resends an invitation by its token to the same address', async () => {
-    const first = await call(admin, 'send-invite-email', {
-      auction_id: auctionId,
-      email: 'rex@notify.test',
-      role: 'team_member',
-    });
+    const first = await invite(admin, 'rex@notify.test', 'team_member');
     const token = tokenFromLastMail('rex@notify.test');
     const count = resend.calls.length;
     const again = await call(admin, 'send-invite-email', { token });
@@ -241,11 +224,7 @@ describe('send-invite-email', () => {
   it('a provider failure is 500 INTERNAL_ERROR and the invitation stays valid', async () => {
     resend.status = 500;
     try {
-      const res = await call(owner, 'send-invite-email', {
-        auction_id: auctionId,
-        email: 'ivy@notify.test',
-        role: 'admin',
-      });
+      const res = await invite(owner, 'ivy@notify.test', 'admin');
       expect(res.status).toBe(500);
       expect(res.body.code).toBe('INTERNAL_ERROR');
       expect(res.body.error).toMatch(/the invitation stays valid/);
@@ -307,7 +286,7 @@ describe('send-account-deletion-email', () => {
 
   it('is refused to the service role, which has no address of its own', async () => {
     const key = h.server.ctx.serviceRoleKey;
-    const res = await callFunction(h.url, key, 'send-account-deletion-email', { bearer: key, body: {} });
+    const res = await h.call('send-account-deletion-email', { apikey: key, bearer: key, body: {} });
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('FORBIDDEN');
   });

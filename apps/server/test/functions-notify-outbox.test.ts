@@ -1,16 +1,9 @@
 // PUSH_PROVIDER=outbox: notifications are stored in Postgres instead of going to Expo (every ticket ok), and
 // `auction-ops push` (apps/cli) lists them, filtered by token, as text or JSON.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushCommand } from '../../cli/src/commands/push.js';
-import {
-  arrangeAuction,
-  callFunction,
-  registerToken,
-  startNotifyHarness,
-  until,
-  type NotifyHarness,
-  type TestUser,
-} from './functions-notify.fixture.js';
+import { startNotifyHarness, until, type NotifyHarness, type TestUser } from './functions-notify.fixture.js';
+import { stdoutOf } from './support/loopback.js';
 
 let h: NotifyHarness;
 let owner: TestUser;
@@ -19,34 +12,24 @@ let auctionId: string;
 
 beforeAll(async () => {
   h = await startNotifyHarness({ PUSH_PROVIDER: 'outbox' });
-  owner = await h.signUp('olive', 'Olive Owner');
-  member = await h.signUp('tess', 'Tess Team');
-  auctionId = await arrangeAuction(h.db, owner, [[member, 'team_member']]);
-  await registerToken(member, 'ExponentPushToken[tess]');
-  await registerToken(owner, 'ExponentPushToken[olive]');
+  ({
+    auctionId,
+    users: { olive: owner, tess: member },
+  } = await h.arrangeTeam({
+    olive: { name: 'Olive Owner', role: 'owner', tokens: ['olive'] },
+    tess: { name: 'Tess Team', role: 'team_member', tokens: ['tess'] },
+  }));
 });
 afterAll(async () => {
   await h?.close();
 });
 
-async function cli(args: string[]): Promise<string> {
-  let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    await pushCommand(args, { ownerUrl: h.db.ownerUrl });
-  } finally {
-    spy.mockRestore();
-  }
-  return out;
-}
+const cli = (args: string[]) => stdoutOf(() => pushCommand(args, { ownerUrl: h.db.ownerUrl }));
 
 describe('the push outbox', () => {
   it('stores send-push-notifications and chat pushes; `auction-ops push` lists them', async () => {
     expect(await cli([])).toBe('the push outbox is empty\n');
-    const res = await callFunction(h.url, h.server.ctx.anonKey, 'send-push-notifications', {
+    const res = await h.call('send-push-notifications', {
       bearer: owner.token,
       body: {
         auction_id: auctionId,

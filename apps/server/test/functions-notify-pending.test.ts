@@ -3,15 +3,7 @@
 // the right users, one grouped notification each, minutes overdue exact in real elapsed time, no repeat
 // within the frequency, nothing outside the hours. Also submission pushes behind the auction's setting.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  arrangeAuction,
-  callFunction,
-  registerToken,
-  startNotifyHarness,
-  until,
-  type NotifyHarness,
-  type TestUser,
-} from './functions-notify.fixture.js';
+import { startNotifyHarness, until, type NotifyHarness, type TestUser } from './functions-notify.fixture.js';
 
 let h: NotifyHarness;
 let owner: TestUser;
@@ -22,21 +14,17 @@ const loc: Record<string, string> = {};
 
 beforeAll(async () => {
   h = await startNotifyHarness();
-  owner = await h.signUp('olive', 'Olive Owner');
-  admin = await h.signUp('adam', 'Adam Admin');
-  member = await h.signUp('tess', 'Tess Team');
-  auctionId = await arrangeAuction(
-    h.db,
-    owner,
-    [
-      [admin, 'admin'],
-      [member, 'team_member'],
-    ],
+  ({
+    auctionId,
+    users: { olive: owner, adam: admin, tess: member },
+  } = await h.arrangeTeam(
+    {
+      olive: { name: 'Olive Owner', role: 'owner', tokens: ['olive'] },
+      adam: { name: 'Adam Admin', role: 'admin', tokens: [['adam', 'android']] },
+      tess: { name: 'Tess Team', role: 'team_member', tokens: ['tess'] },
+    },
     { timezone: 'America/New_York' },
-  );
-  await registerToken(owner, 'ExponentPushToken[olive]');
-  await registerToken(admin, 'ExponentPushToken[adam]', 'android');
-  await registerToken(member, 'ExponentPushToken[tess]');
+  ));
   const add = async (name: string, start: string | null, end: string | null, freq: number) => {
     const [row] = await h.db.sql`
       insert into public.locations (auction_id, name, operating_hours_start, operating_hours_end,
@@ -58,7 +46,8 @@ afterAll(async () => {
 });
 
 const check = async (now: string) => {
-  const res = await callFunction(h.url, h.server.ctx.serviceRoleKey, 'check-pending-submissions', {
+  const res = await h.call('check-pending-submissions', {
+    apikey: h.server.ctx.serviceRoleKey,
     bearer: h.server.ctx.serviceRoleKey,
     body: { now },
   });

@@ -1,14 +1,10 @@
-// Shared arrangements of the notification tests: a real server on a test database with a fake Expo server on
-// loopback, users signed up through supabase-js, and a polling helper.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import type { TestDatabase } from '@auction-ops/database/testing';
 import { startFakeExpo, type FakeExpo } from '../../../packages/functions/src/push/testing/fake-expo-server.js';
 import type { RunningServer } from '../src/index.js';
-import { startTestServer, TEST_CLIENT_OPTIONS as CLIENT_OPTIONS } from './support/test-server.js';
+import { startTestServer } from './support/test-server.js';
 
-export const PASSWORD = 'correct-horse-battery-9';
+export { TEST_PASSWORD as PASSWORD } from './support/test-server.js';
 
 export { TEST_CLIENT_OPTIONS as CLIENT_OPTIONS } from './support/test-server.js';
 
@@ -25,6 +21,13 @@ export interface NotifyHarness {
   expo: FakeExpo;
   url: string;
   signUp(localPart: string, fullName: string): Promise<TestUser>;
+  /** The usual starting point of a test: see arrangeTeam. */
+  arrangeTeam<K extends string>(
+    people: Record<K, Person>,
+    settings?: Record<string, unknown>,
+  ): Promise<{ auctionId: string; users: Record<K, TestUser> }>;
+  /** POST (or `method`) /functions/v1/<name> with the anon key, unless `apikey` names another. */
+  call(name: string, options?: CallOptions & { apikey?: string }): Promise<FunctionAnswer>;
   close(): Promise<void>;
 }
 
@@ -44,35 +47,23 @@ export async function startNotifyHarness(env: Record<string, string> = {}): Prom
     ...env,
   });
   const { db, server } = t;
-  return {
+  const harness: NotifyHarness = {
     db,
     server,
     expo,
     url: server.url,
-    async signUp(localPart, fullName) {
-      const client = createClient(server.url, server.ctx.anonKey, CLIENT_OPTIONS);
-      const { data, error } = await client.auth.signUp({
-        email: `${localPart}@notify.test`,
-        password: PASSWORD,
-        options: { data: { full_name: fullName } },
-      });
-      if (error) throw error;
-      return { id: data.user!.id, email: `${localPart}@notify.test`, client, token: data.session!.access_token };
-    },
+    arrangeTeam: (people, settings) => arrangeTeam(harness, people, settings),
+    call: (name, { apikey, ...options } = {}) => callFunction(server.url, apikey ?? server.ctx.anonKey, name, options),
+    signUp: (localPart, fullName) => t.signUp(`${localPart}@notify.test`, fullName),
     async close() {
       await t.stop();
       await expo.close();
     },
   };
+  return harness;
 }
 
-export async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { until } from './support/loopback.js';
 
 /**
  * An owner with a push token and an auction whose one location is overdue: always open, created two hours ago,
@@ -100,7 +91,7 @@ export async function arrangeOverdueLocation(
 export async function arrangeAuction(
   db: TestDatabase,
   owner: TestUser,
-  members: Array<[TestUser, 'admin' | 'team_member' | 'owner']>,
+  members: Array<[TestUser, Role]>,
   settings: Record<string, unknown> = {},
 ): Promise<string> {
   const { data, error } = await owner.client
@@ -119,46 +110,54 @@ export async function registerToken(user: TestUser, token: string, platform: 'io
   if (error) throw error;
 }
 
-export interface ResendCall {
-  authorization?: string;
-  body: { from: string; to: string[]; subject: string; text: string; html: string };
+export type Role = 'owner' | 'admin' | 'team_member';
+
+/** One person of a team: full name, role in the auction (none: an outsider), push tokens to register. */
+export interface Person {
+  name: string;
+  role?: Role;
+  /** `'tess'` registers `ExponentPushToken[tess]` on iOS; `['tess', 'android']` on Android. */
+  tokens?: Array<string | [string, 'ios' | 'android']>;
 }
 
-export interface FakeResend {
-  url: string;
-  calls: ResendCall[];
-  /** Answer every request with this status (an error body) until set back to 200. */
+/**
+ * The arrangement most notification tests start from: the people signed up in order (each key is the e-mail's
+ * local part), the first one (the owner) creates the auction, the others with a role join it, then every person
+ * registers their push tokens.
+ */
+export async function arrangeTeam<K extends string>(
+  h: NotifyHarness,
+  people: Record<K, Person>,
+  settings: Record<string, unknown> = {},
+): Promise<{ auctionId: string; users: Record<K, TestUser> }> {
+  const users = {} as Record<K, TestUser>;
+  const entries = Object.entries(people) as Array<[K, Person]>;
+  for (const [key, person] of entries) users[key] = await h.signUp(key, person.name);
+  const [[founder], ...rest] = entries;
+  const members = rest.filter(([, p]) => p.role).map(([k, p]) => [users[k], p.role!] as [TestUser, Role]);
+  const auctionId = await arrangeAuction(h.db, users[founder], members, settings);
+  for (const [key, person] of entries) {
+    for (const token of person.tokens ?? []) {
+      const [name, platform] = typeof token === 'string' ? [token, 'ios' as const] : token;
+      await registerToken(users[key], `ExponentPushToken[${name}]`, platform);
+    }
+  }
+  return { auctionId, users };
+}
+
+export { type FakeResend, type ResendCall, startFakeResend } from './support/fake-resend.js';
+
+export interface CallOptions {
+  bearer?: string;
+  body?: unknown;
+  raw?: string;
+  method?: string;
+}
+
+export interface FunctionAnswer {
   status: number;
-  close(): Promise<void>;
-}
-
-/** A fake of Resend's POST /emails on loopback. */
-export async function startFakeResend(): Promise<FakeResend> {
-  const fake: FakeResend = { url: '', calls: [], status: 200, close: async () => {} };
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
-    });
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/emails') return void res.writeHead(404).end();
-      fake.calls.push({ authorization: req.headers.authorization, body: JSON.parse(raw) });
-      if (fake.status !== 200) {
-        res.writeHead(fake.status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ statusCode: fake.status, name: 'application_error', message: 'provider is down' }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: `re_${fake.calls.length}` }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () =>
-    new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    });
-  return fake;
+  body: Record<string, unknown>;
+  headers: Headers;
 }
 
 /** POST /functions/v1/<name> over plain fetch, for exact statuses and headers. */
@@ -166,8 +165,8 @@ export async function callFunction(
   url: string,
   apikey: string,
   name: string,
-  options: { bearer?: string; body?: unknown; raw?: string; method?: string } = {},
-): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  options: CallOptions = {},
+): Promise<FunctionAnswer> {
   const headers: Record<string, string> = { apikey, 'content-type': 'application/json' };
   if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
   const method = options.method ?? 'POST';

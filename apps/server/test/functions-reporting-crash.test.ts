@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signApiKey } from '@auction-ops/auth-core';
 import { findFreePort } from '@auction-ops/database';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { type ServerProcess, serverProcess } from './support/test-server.js';
+import { type ServerProcess, processEnv, serverProcess } from './support/test-server.js';
 import { CLIENT_OPTIONS, PASSWORD, until } from './functions-notify.fixture.js';
 import { generateCsv, readSse } from './functions-reporting.fixture.js';
 
@@ -27,17 +27,14 @@ afterAll(async () => {
 it('a server killed mid-import leaves no visible rows and a dataset that can be imported again', async () => {
   const port = await findFreePort();
   const url = `http://127.0.0.1:${port}`;
+  const state = { dataDir, databaseUrl: db.ownerUrl, jwtSecret: 'k'.repeat(40) };
   const env = {
-    LOG_LEVEL: 'warn',
-    DATA_DIR: dataDir,
-    JWT_SECRET: 'k'.repeat(40),
-    DATABASE_URL: db.ownerUrl,
     RATE_LIMITS_ENABLED: 'false',
     WEBHOOK_DISPATCHER_ENABLED: 'false',
     PENDING_CHECK_ENABLED: 'false',
     FUNCTION_RATE_LIMITS: 'import-csv=100/hour',
   };
-  const proc = serverProcess(env, port);
+  const proc = serverProcess(processEnv(state, env), port);
   const start = async () => {
     child = proc.start().child;
     await until(proc.healthy, 'the server', 60_000);
@@ -99,8 +96,8 @@ it('a server killed mid-import leaves no visible rows and a dataset that can be 
     const [row] = await db.sql`select status from public.datasets where name = 'half'`;
     return row.status === 'failed';
   }, 'the sweep to roll the import back');
-  const [tables] =
-    await db.sql`select count(*)::int as n from pg_tables where schemaname = 'reporting_data' and tablename like 'ds_%'`;
+  const [tables] = await db.sql`select count(*)::int as n from pg_tables where schemaname = 'reporting_data'
+      and tablename like 'ds_%'`;
   expect(tables.n).toBe(0);
 
   const [dataset] = await db.sql`select id from public.datasets where name = 'half'`;

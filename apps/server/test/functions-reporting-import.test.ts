@@ -195,8 +195,8 @@ describe('import-csv', () => {
     );
     expect(byEvent(replaced, 'complete')[0].data.row_count).toBe(300);
     expect((await count()).data.rows).toEqual([{ n: 300 }]);
-    const tables = await h.db
-      .sql`select count(*)::int as n from pg_tables where schemaname = 'reporting_data' and tablename like ${`ds_${datasetId.replaceAll('-', '')}%`}`;
+    const tables = await h.db.sql`select count(*)::int as n from pg_tables where schemaname = 'reporting_data'
+        and tablename like ${`ds_${datasetId.replaceAll('-', '')}%`}`;
     expect(tables[0].n).toBe(1);
   });
 

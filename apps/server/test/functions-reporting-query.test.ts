@@ -252,8 +252,8 @@ describe('generate-sql', () => {
     const sent = llm.requests.at(-1)!.messages;
     expect(sent.length).toBe(1 + 19);
     expect(sent[1]).toEqual({ role: 'user', content: 'turn 3' });
-    const [{ n }] = await h.db
-      .sql`select count(*)::int as n from public.query_conversation_messages where conversation_id = ${conversationId!}`;
+    const [{ n }] = await h.db.sql`select count(*)::int as n from public.query_conversation_messages
+        where conversation_id = ${conversationId!}`;
     expect(n).toBe(20);
     const stranger = await ask(member, { natural_language_query: 'hi', conversation_id: conversationId });
     expect([stranger.status, stranger.body.code]).toEqual([404, 'NOT_FOUND']);

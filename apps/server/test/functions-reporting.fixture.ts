@@ -1,7 +1,6 @@
 // Shared arrangements of the reporting tests: a CSV generator with known good and bad rows, an SSE reader for
 // import-csv's stream, and a fake OpenAI-compatible chat-completions server on loopback.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startLoopbackServer } from './support/loopback.js';
 
 export interface SseEvent {
   id: number;
@@ -51,7 +50,8 @@ export function generateCsv(rows: number, eol = '\r\n'): GeneratedCsv {
     const priced = i % 10 !== 0;
     let price = priced ? `${(i % 5000) + 0.25}` : '';
     const makes = ['"Ford, Inc"', 'Toyota', '"Chevy ""Classic"""', 'Kia'];
-    let line = `${i},${price},${i % 2 ? 'yes' : 'no'},${makes[i % 4]},${dmy},${mdy},2024-03-${String(day).padStart(2, '0')}T10:15:00Z`;
+    const at = `2024-03-${String(day).padStart(2, '0')}T10:15:00Z`;
+    let line = `${i},${price},${i % 2 ? 'yes' : 'no'},${makes[i % 4]},${dmy},${mdy},${at}`;
     if (i > 2500 && i % 997 === 0) {
       price = 'n/a';
       line = line.replace(/^(\d+),[^,]*,/, `$1,${price},`);
@@ -76,41 +76,29 @@ export interface FakeLlm {
 
 export async function startFakeLlm(): Promise<FakeLlm> {
   const fake: FakeLlm = { url: '', requests: [], script: [], close: async () => {} };
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
-    });
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return void res.writeHead(404).end();
-      const body = JSON.parse(raw);
-      fake.requests.push({ messages: body.messages, authorization: req.headers.authorization });
-      const next = fake.script.shift() ?? { content: sqlAnswer('select count(*) as n from dataset') };
-      if ('hang' in next) return; // never answers: the client's timeout must fire
-      if ('status' in next) return void res.writeHead(next.status).end('upstream failure');
-      if ('garbage' in next)
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices": [');
-      const message =
-        'refusal' in next
-          ? { role: 'assistant', content: null, refusal: next.refusal }
-          : { role: 'assistant', content: next.content };
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: 'chatcmpl-test',
-          object: 'chat.completion',
-          choices: [{ index: 0, message, finish_reason: 'stop' }],
-        }),
-      );
-    });
+  const loopback = await startLoopbackServer((req, raw, res) => {
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return void res.writeHead(404).end();
+    const body = JSON.parse(raw);
+    fake.requests.push({ messages: body.messages, authorization: req.headers.authorization });
+    const next = fake.script.shift() ?? { content: sqlAnswer('select count(*) as n from dataset') };
+    if ('hang' in next) return; // never answers: the client's timeout must fire
+    if ('status' in next) return void res.writeHead(next.status).end('upstream failure');
+    if ('garbage' in next) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"choices": [');
+    const message =
+      'refusal' in next
+        ? { role: 'assistant', content: null, refusal: next.refusal }
+        : { role: 'assistant', content: next.content };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        id: 'chatcmpl-test',
+        object: 'chat.completion',
+        choices: [{ index: 0, message, finish_reason: 'stop' }],
+      }),
+    );
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  fake.close = () =>
-    new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    });
+  fake.url = `${loopback.url}/v1`;
+  fake.close = loopback.close;
   return fake;
 }
 

@@ -29,7 +29,8 @@ it('reports the database going away and coming back', async () => {
   const admin = postgres(inject('pgAdminUrl'), { max: 1, onnotice: () => {} });
   try {
     await admin.unsafe(`alter database "${db.name}" with allow_connections false`);
-    await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${db.name} and pid <> pg_backend_pid()`;
+    await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${db.name}
+      and pid <> pg_backend_pid()`;
     expect(await health()).toMatchObject({ status: 503, body: { status: 'error', database: 'down' } });
     await admin.unsafe(`alter database "${db.name}" with allow_connections true`);
     expect(await health()).toMatchObject({ status: 200, body: { status: 'ok', database: 'up' } });

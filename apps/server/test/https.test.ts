@@ -1,7 +1,7 @@
-// HTTPS only, over real sockets: supabase-js over TLS (auth, rest, storage, functions) with the test CA trusted, HTTP/2 and
-// HTTP/1.1 on one port, the certificate reloaded on SIGHUP while a connection stays open, HSTS; plain requests
-// refused with 426 on every family but /health, X-Forwarded-Proto believed only from a trusted proxy; and the
-// start-up refusal of plain HTTP on a public interface.
+// HTTPS only, over real sockets: supabase-js over TLS (auth, rest, storage, functions) with the test CA trusted, HTTP/2
+// and HTTP/1.1 on one port, the certificate reloaded on SIGHUP while a connection stays open, HSTS; plain requests
+// refused with 426 on every family but /health, X-Forwarded-Proto believed only from a trusted proxy; and the start-up
+// refusal of plain HTTP on a public interface.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as http2Connect } from 'node:http2';
 import { tmpdir } from 'node:os';
@@ -15,12 +15,8 @@ import { createTestDatabase, type TestDatabase } from '@auction-ops/database/tes
 import { type Config, loadConfig, migrationSets, type RunningServer, startServer } from '../src/index.js';
 import { createLocalCertificates, type LocalCertificates } from '../src/tls/local-certificates.js';
 import { InsecureTransportError, transportOf } from '../src/tls/transport-policy.js';
+import { NoWebSocket } from './support/test-server.js';
 
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in these tests');
-  }
-}
 const SECRET = 'https-secret-'.padEnd(40, 'h');
 let db: TestDatabase;
 let dir: string;

@@ -16,7 +16,7 @@ import type { AppEnv } from '../src/context.js';
 import { createLogger } from '../src/logger.js';
 import { gateway } from '../src/middleware/gateway.js';
 import { restRateLimitCheck } from '../src/middleware/rate-limit.js';
-import { createTierCache } from '../src/middleware/rate-limit-tiers.js';
+import { createTierCache } from '../src/services/tier-cache.js';
 import { loadConfig, migrationSets, type RunningServer, startServer } from '../src/index.js';
 
 const SECRET = 'rate-limits-secret-'.padEnd(40, 'r');
@@ -36,7 +36,8 @@ async function newUser(email: string): Promise<string> {
 }
 async function newAuction(slug: string, ownerId: string, tier: string): Promise<string> {
   const [row] = await db.sql<Array<{ id: string }>>`
-    insert into public.auctions (name, slug, created_by, subscription_tier) values (${slug}, ${slug}, ${ownerId}, ${tier})
+    insert into public.auctions (name, slug, created_by, subscription_tier)
+      values (${slug}, ${slug}, ${ownerId}, ${tier})
     returning id`;
   return row.id;
 }
@@ -239,7 +240,7 @@ describe('the server', () => {
       },
     });
 
-  it('carries the headers on answers of every kind, counts per client address, shares counters between instances', async () => {
+  it('headers on answers of every kind, counted per client address, counters shared between instances', async () => {
     const ok = await call(a, '10.1.0.1', '/auctions?select=id');
     expect(ok.status).toBe(200);
     expect(ok.headers.get('x-ratelimit-limit')).toBe('60');

@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe('postgres_changes', () => {
-  it('delivers INSERT, UPDATE (soft delete) and DELETE of a filtered channel with the shapes supabase-js reads', async () => {
+  it('delivers INSERT, UPDATE (soft delete) and DELETE of a filtered channel in supabase-js shapes', async () => {
     const got: RealtimePostgresChangesPayload<Row>[] = [];
     const other: RealtimePostgresChangesPayload<Row>[] = [];
     const ch = owner.client

@@ -52,7 +52,8 @@ describe('a server killed and restarted', () => {
       const userId = data.user!.id;
       const [auction] = await db.sql<{ id: string }[]>`
         insert into public.auctions (name, slug) values ('Restart', 'restart') returning id`;
-      await db.sql`insert into public.auction_members (auction_id, user_id, role) values (${auction!.id}, ${userId}, 'owner')`;
+      await db.sql`insert into public.auction_members (auction_id, user_id, role)
+        values (${auction!.id}, ${userId}, 'owner')`;
       const [channel] = await db.sql<{ id: string }[]>`
         insert into public.channels (auction_id, name) values (${auction!.id}, 'yard') returning id`;
       const got: Row[] = [];

@@ -90,7 +90,8 @@ describe('row-level security per subscriber', () => {
       );
     await Promise.all([on(member, 'm', seenByMember), on(owner, 'o', seenByOwner), on(outsider, 'x', seenByOutsider)]);
     await sql`insert into public.lot_submissions (auction_id, location_id, user_id, notes)
-              values (${auction.auctionId}, ${b!.id}, ${owner.id}, 'south'), (${auction.auctionId}, ${a!.id}, ${owner.id}, 'north')`;
+              values (${auction.auctionId}, ${b!.id}, ${owner.id}, 'south'), (${auction.auctionId}, ${a!.id},
+                ${owner.id}, 'north')`;
     await until(() => seenByOwner.length === 2 && seenByMember.length === 1, 'the submissions');
     await sleep(300);
     expect(seenByMember.map((r) => r.notes)).toEqual(['north']);
@@ -169,7 +170,8 @@ describe('row-level security per subscriber', () => {
          and privilege_type = 'SELECT'`;
     await server.db
       .sql`insert into public.auction_invitations (auction_id, email, role, token_hash, invited_by, expires_at)
-      values (${auction.auctionId}, 'new@realtime.test', 'team_member', 'secret-hash', ${owner.id}, now() + interval '1 day')`;
+      values (${auction.auctionId}, 'new@realtime.test', 'team_member', 'secret-hash', ${owner.id}, now() + interval
+        '1 day')`;
     await until(() => got.length === 1, 'the invitation');
     expect(Object.keys(got[0]!).sort()).toEqual(grants.map((g) => g.column_name).sort());
     expect(got[0]).not.toHaveProperty('token_hash');

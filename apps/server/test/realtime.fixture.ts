@@ -41,7 +41,8 @@ export async function arrangeAuction(
 ): Promise<{ auctionId: string; channelId: string }> {
   const sql = server.db.sql;
   const [auction] = await sql<{ id: string }[]>`
-    insert into public.auctions (name, slug) values ('Realtime Auction', ${`rt-${Math.random().toString(36).slice(2, 10)}`})
+    insert into public.auctions (name, slug) values ('Realtime Auction',
+      ${`rt-${Math.random().toString(36).slice(2, 10)}`})
     returning id`;
   for (const [u, role] of members)
     await sql`insert into public.auction_members (auction_id, user_id, role) values (${auction!.id}, ${u.id}, ${role})

@@ -3,16 +3,8 @@
 // change applies to the very next upload on this instance (the limits cache is dropped on change).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
-import {
-  createUser,
-  imageBytes,
-  startStorageServer,
-  statusOf,
-  storageClient,
-  storageConsistency,
-  type StorageHarness,
-  type TestUser,
-} from './storage-fixtures.js';
+import type { StorageHarness, TestUser } from './storage-fixtures.js';
+import { imageBytes, startStorageServer, statusOf } from './storage-fixtures.js';
 
 describe.each(['fs', 's3'] as const)('bucket management on the %s backend', (backend) => {
   let h: StorageHarness;
@@ -24,12 +16,12 @@ describe.each(['fs', 's3'] as const)('bucket management on the %s backend', (bac
 
   beforeAll(async () => {
     h = await startStorageServer(backend);
-    alice = await createUser(h.db);
-    admin = await createUser(h.db);
+    alice = await h.createUser();
+    admin = await h.createUser();
     await h.db.sql`insert into public.super_admins (user_id) values (${admin.id})`;
-    service = storageClient(h, 'service');
-    asAlice = storageClient(h, alice.token);
-    asAdmin = storageClient(h, admin.token);
+    service = h.client('service');
+    asAlice = h.client(alice.token);
+    asAdmin = h.client(admin.token);
   });
   afterAll(async () => h?.close());
 
@@ -73,7 +65,7 @@ describe.each(['fs', 's3'] as const)('bucket management on the %s backend', (bac
   });
 
   it('refuses users and anonymous callers with 403, and lets super admins manage through RLS', async () => {
-    const anon = storageClient(h);
+    const anon = h.client();
     for (const client of [asAlice, anon]) {
       expect(statusOf((await client.storage.createBucket('mine')).error)).toBe(403);
       expect(statusOf((await client.storage.updateBucket('lot-images', { public: false })).error)).toBe(403);
@@ -148,7 +140,7 @@ describe.each(['fs', 's3'] as const)('bucket management on the %s backend', (bac
       data: { message: 'Successfully emptied' },
       error: null,
     });
-    const state = await storageConsistency(h);
+    const state = await h.consistency();
     expect(state.stored.filter((k) => k.startsWith('full/'))).toEqual([]);
     expect(state.stored).toEqual(state.rows);
     expect((await service.storage.deleteBucket('full')).error).toBeNull();

@@ -3,30 +3,18 @@
 import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { StorageHarness, TestUser } from './storage-fixtures.js';
 import {
   accessToken,
-  createUser,
+  appUploadPath,
   cutOffUpload,
   eventually,
   imageBytes,
-  seedPath,
   startStorageServer,
-  storageConsistency,
-  type StorageHarness,
-  type TestUser,
 } from './storage-fixtures.js';
+import { TEST_CLIENT_OPTIONS } from './support/test-server.js';
 
 const BUCKET = 'lot-images';
-// Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; storage never opens one.
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in the storage tests');
-  }
-}
-const clientOptions = {
-  auth: { persistSession: false, autoRefreshToken: false },
-  realtime: { transport: NoWebSocket as never },
-};
 
 describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backend) => {
   let h: StorageHarness;
@@ -39,7 +27,7 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
 
   const clientFor = (token?: string) =>
     createClient(url, anonKey, {
-      ...clientOptions,
+      ...TEST_CLIENT_OPTIONS,
       global: token ? { headers: { Authorization: `Bearer ${token}` } } : {},
     });
   const rowCount = async (name: string) =>
@@ -49,21 +37,21 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     h = await startStorageServer(backend, { STORAGE_FILE_SIZE_LIMIT: String(1024 * 1024) });
     url = h.server.url;
     anonKey = h.server.ctx.anonKey;
-    alice = await createUser(h.db);
-    bob = await createUser(h.db);
+    alice = await h.createUser();
+    bob = await h.createUser();
     asAlice = clientFor(alice.token);
     asBob = clientFor(bob.token);
   });
   afterAll(async () => h?.close());
   afterEach(async () => {
     // Post-commit removal of replaced bytes runs before the response; nothing is left to settle.
-    const state = await storageConsistency(h);
+    const state = await h.consistency();
     expect(state.stored).toEqual(state.rows);
     expect(state.spool).toEqual([]);
   });
 
   it('runs the acceptance flow: upload, public URL, list, download, signed URL, move, remove', async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const bytes = imageBytes('image/png', 5000);
     const up = await asAlice.storage.from(BUCKET).upload(path, bytes, { contentType: 'image/png' });
     expect(up.error).toBeNull();
@@ -95,10 +83,10 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     const viaSigned = await fetch(signed.data!.signedUrl);
     expect(viaSigned.status).toBe(200);
     expect(Buffer.from(await viaSigned.arrayBuffer()).equals(bytes)).toBe(true);
-    const tampered = await fetch(signed.data!.signedUrl.replace(path, seedPath(alice.id)));
+    const tampered = await fetch(signed.data!.signedUrl.replace(path, appUploadPath(alice.id)));
     expect(tampered.status).toBe(400);
 
-    const moved = seedPath(alice.id);
+    const moved = appUploadPath(alice.id);
     const mv = await asAlice.storage.from(BUCKET).move(path, moved);
     expect(mv.error).toBeNull();
     expect((await fetch(publicUrl)).status).toBe(404);
@@ -111,7 +99,7 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
   });
 
   it("refuses another user's overwrite, upsert, move and delete (RLS) and keeps the object", async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const bytes = imageBytes('image/jpeg');
     expect((await asAlice.storage.from(BUCKET).upload(path, bytes, { contentType: 'image/jpeg' })).error).toBeNull();
 
@@ -142,19 +130,19 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     });
     const anonUpload = await clientFor()
       .storage.from(BUCKET)
-      .upload(seedPath(alice.id), imageBytes('image/png'), { contentType: 'image/png' });
+      .upload(appUploadPath(alice.id), imageBytes('image/png'), { contentType: 'image/png' });
     expect((anonUpload.error as { status?: number } | null)?.status).toBe(403);
 
     const still = await asAlice.storage.from(BUCKET).download(path);
     expect(Buffer.from(await still.data!.arrayBuffer()).equals(bytes)).toBe(true);
 
     // The service role manages everything.
-    const service = createClient(url, h.server.ctx.serviceRoleKey, clientOptions);
+    const service = createClient(url, h.server.ctx.serviceRoleKey, TEST_CLIENT_OPTIONS);
     expect((await service.storage.from(BUCKET).remove([path])).data).toHaveLength(1);
   });
 
   it('answers 409 on a duplicate, replaces with x-upsert and removes the replaced bytes', async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const store = asAlice.storage.from(BUCKET);
     expect((await store.upload(path, imageBytes('image/png'), { contentType: 'image/png' })).error).toBeNull();
     const keysBefore = (await h.server.ctx.sql`select 1`).length && (await backendKeys()).length;
@@ -169,7 +157,7 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     const updated = imageBytes('image/webp', 900);
     expect((await store.update(path, updated, { contentType: 'image/webp' })).error).toBeNull();
     expect((await backendKeys()).length).toBe(keysBefore);
-    expect((await store.update(seedPath(alice.id), updated, { contentType: 'image/webp' })).error).toMatchObject({
+    expect((await store.update(appUploadPath(alice.id), updated, { contentType: 'image/webp' })).error).toMatchObject({
       status: 404,
     });
   });
@@ -184,19 +172,21 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
   it('recognises image types from the bytes and enforces the size limit', async () => {
     const store = asAlice.storage.from(BUCKET);
     const before = await backendKeys();
-    const text = await store.upload(seedPath(alice.id), Buffer.from('hello, this is not a picture at all!!'), {
+    const text = await store.upload(appUploadPath(alice.id), Buffer.from('hello, this is not a picture at all!!'), {
       contentType: 'image/png',
     });
     expect(text.error).toMatchObject({ status: 415 });
-    const lying = await store.upload(seedPath(alice.id), imageBytes('image/jpeg'), { contentType: 'image/png' });
+    const lying = await store.upload(appUploadPath(alice.id), imageBytes('image/jpeg'), { contentType: 'image/png' });
     expect(lying.error).toMatchObject({ status: 415 });
-    const declaredText = await store.upload(seedPath(alice.id), imageBytes('image/png'), { contentType: 'text/plain' });
+    const declaredText = await store.upload(appUploadPath(alice.id), imageBytes('image/png'), {
+      contentType: 'text/plain',
+    });
     expect(declaredText.error).toMatchObject({ status: 415 });
-    const heic = await store.upload(seedPath(alice.id, 'heic'), imageBytes('image/heic'), {
+    const heic = await store.upload(appUploadPath(alice.id, 'heic'), imageBytes('image/heic'), {
       contentType: 'image/heic',
     });
     expect(heic.error).toBeNull();
-    const big = await store.upload(seedPath(alice.id), imageBytes('image/png', 1024 * 1024 + 1), {
+    const big = await store.upload(appUploadPath(alice.id), imageBytes('image/png', 1024 * 1024 + 1), {
       contentType: 'image/png',
     });
     expect(big.error).toMatchObject({ status: 413 });
@@ -205,7 +195,7 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
       yield imageBytes('image/png', 64 * 1024);
       for (let i = 0; i < 20; i++) yield Buffer.alloc(64 * 1024, i);
     };
-    const res = await fetch(`${url}/storage/v1/object/${BUCKET}/${seedPath(alice.id)}`, {
+    const res = await fetch(`${url}/storage/v1/object/${BUCKET}/${appUploadPath(alice.id)}`, {
       method: 'POST',
       body: ReadableStreamFrom(chunks()),
       duplex: 'half',
@@ -218,7 +208,7 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
   });
 
   it('leaves no object, bytes or spool file when an upload is cut off halfway', async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const headers = { apikey: anonKey, Authorization: `Bearer ${alice.token}`, 'Content-Type': 'image/png' };
     await cutOffUpload(
       `${url}/storage/v1/object/${BUCKET}/${path}`,
@@ -227,7 +217,7 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
       imageBytes('image/png', 400_000),
     );
     await eventually(async () => {
-      const state = await storageConsistency(h);
+      const state = await h.consistency();
       expect(state.spool).toEqual([]);
       expect(state.stored).toEqual(state.rows);
     });
@@ -235,7 +225,7 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
   });
 
   it('accepts multipart uploads with cache control and user metadata', async () => {
-    const path = seedPath(alice.id, 'webp');
+    const path = appUploadPath(alice.id, 'webp');
     const blob = new Blob([imageBytes('image/webp', 3000)], { type: 'image/webp' });
     const up = await asAlice.storage.from(BUCKET).upload(path, blob, { cacheControl: '60', metadata: { lot: 'A-17' } });
     expect(up.error).toBeNull();
@@ -250,11 +240,11 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
       metadata: { lot: 'A-17' },
     });
     expect((await asAlice.storage.from(BUCKET).exists(path)).data).toBe(true);
-    expect((await asAlice.storage.from(BUCKET).exists(seedPath(alice.id))).data).toBe(false);
+    expect((await asAlice.storage.from(BUCKET).exists(appUploadPath(alice.id))).data).toBe(false);
   });
 
   it('serves Range, If-None-Match, HEAD and ?download', async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const bytes = imageBytes('image/png', 1000);
     await asAlice.storage.from(BUCKET).upload(path, bytes, { contentType: 'image/png' });
     const publicUrl = `${url}/storage/v1/object/public/${BUCKET}/${path}`;
@@ -298,10 +288,10 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
 
   it('copies an object and signs several URLs at once', async () => {
     const store = asAlice.storage.from(BUCKET);
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const bytes = imageBytes('image/png', 400);
     await store.upload(path, bytes, { contentType: 'image/png' });
-    const target = seedPath(alice.id);
+    const target = appUploadPath(alice.id);
     const copied = await store.copy(path, target);
     expect(copied.error).toBeNull();
     expect(copied.data?.path).toBe(`${BUCKET}/${target}`);

@@ -9,7 +9,7 @@ import { createFsBackend, createS3Backend } from '@auction-ops/storage';
 import { startFakeS3, type FakeS3 } from '@auction-ops/storage/testing';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import type { RunningServer } from '../src/index.js';
-import { s3Environment, startTestServer } from './support/test-server.js';
+import { NoWebSocket, s3Environment, startTestServer } from './support/test-server.js';
 
 export const JWT_SECRET = 'storage-test-secret-'.padEnd(48, 'x');
 
@@ -18,6 +18,12 @@ export interface StorageHarness {
   db: TestDatabase;
   dataDir: string;
   s3?: FakeS3;
+  /** A user in auth.users with an access token. */
+  createUser(): Promise<TestUser>;
+  /** supabase-js against this server: see storageClient. */
+  client(token?: string | 'service'): SupabaseClient;
+  /** The invariant the storage design keeps: see storageConsistency. */
+  consistency(): ReturnType<typeof storageConsistency>;
   close(): Promise<void>;
 }
 
@@ -66,16 +72,20 @@ export async function startStorageServer(
     throw error;
   });
   const { server, db, dataDir } = t;
-  return {
+  const harness: StorageHarness = {
     server,
     db,
     dataDir,
     s3,
+    createUser: () => createUser(db),
+    client: (token) => storageClient(harness, token),
+    consistency: () => storageConsistency(harness),
     async close() {
       await t.stop();
       await s3?.close();
     },
   };
+  return harness;
 }
 
 function hs256(claims: Record<string, unknown>, secret = JWT_SECRET): string {
@@ -122,8 +132,8 @@ export function imageBytes(type: keyof typeof SIGNATURES | string, size = 2048):
   return Buffer.concat([signature, randomBytes(Math.max(0, size - signature.length))]);
 }
 
-/** The seed's path shape: <user_id>/<epoch_seconds>_<random>.<extension>. */
-export function seedPath(userId: string, extension = 'png'): string {
+/** The path shape the mobile app uploads to: <user_id>/<epoch_seconds>_<random>.<extension>. */
+export function appUploadPath(userId: string, extension = 'png'): string {
   return `${userId}/${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}.${extension}`;
 }
 
@@ -162,13 +172,6 @@ export async function eventually(check: () => Promise<void>): Promise<void> {
       if (Date.now() > deadline) throw error;
       await new Promise((r) => setTimeout(r, 50));
     }
-  }
-}
-
-// Node 20 has no global WebSocket and supabase-js builds its realtime client eagerly; storage never opens one.
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in the storage tests');
   }
 }
 

@@ -2,16 +2,8 @@
 // for missing or hidden, thrown errors for bad paths and expired tokens), HEAD statuses, list options.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
-import {
-  accessToken,
-  createUser,
-  imageBytes,
-  startStorageServer,
-  statusOf,
-  storageClient,
-  type StorageHarness,
-  type TestUser,
-} from './storage-fixtures.js';
+import type { StorageHarness, TestUser } from './storage-fixtures.js';
+import { accessToken, imageBytes, startStorageServer, statusOf } from './storage-fixtures.js';
 
 describe('info, exists, HEAD and list options', () => {
   let h: StorageHarness;
@@ -23,13 +15,11 @@ describe('info, exists, HEAD and list options', () => {
 
   beforeAll(async () => {
     h = await startStorageServer('fs');
-    alice = await createUser(h.db);
-    bob = await createUser(h.db);
-    asAlice = storageClient(h, alice.token);
-    asBob = storageClient(h, bob.token);
-    expect(
-      (await storageClient(h, 'service').storage.createBucket('private-docs', { public: false })).error,
-    ).toBeNull();
+    alice = await h.createUser();
+    bob = await h.createUser();
+    asAlice = h.client(alice.token);
+    asBob = h.client(bob.token);
+    expect((await h.client('service').storage.createBucket('private-docs', { public: false })).error).toBeNull();
     for (const bucket of ['lot-images', 'private-docs']) {
       expect(
         (
@@ -86,7 +76,7 @@ describe('info, exists, HEAD and list options', () => {
     await expect(asAlice.storage.from('lot-images').exists(`${alice.id}/a%00b.png`)).rejects.toMatchObject({
       status: 400,
     });
-    const expired = storageClient(h, accessToken(alice.id, { expiresIn: -5 }));
+    const expired = h.client(accessToken(alice.id, { expiresIn: -5 }));
     await expect(expired.storage.from('lot-images').exists(path())).rejects.toMatchObject({ status: 401 });
   });
 
@@ -148,13 +138,17 @@ describe('info, exists, HEAD and list options', () => {
     expect(small.status).toBe(200);
   });
 
-  it('lists under a folder whose name has characters outside the BMP (prefix measured in characters, not UTF-16 units)', async () => {
-    const store = asAlice.storage.from('private-docs');
-    const folder = `${alice.id}/📷 yard`;
-    expect(
-      (await store.upload(`${folder}/lot.png`, imageBytes('image/png', 10), { contentType: 'image/png' })).error,
-    ).toBeNull();
-    expect((await store.list(folder)).data?.map((e) => e.name)).toEqual(['lot.png']);
-    expect((await store.list(alice.id)).data?.map((e) => e.name)).toEqual(['📷 yard', 'info.png']);
-  });
+  it(
+    'lists under a folder whose name has characters outside the BMP (prefix measured ' +
+      'in characters, not UTF-16 units)',
+    async () => {
+      const store = asAlice.storage.from('private-docs');
+      const folder = `${alice.id}/📷 yard`;
+      expect(
+        (await store.upload(`${folder}/lot.png`, imageBytes('image/png', 10), { contentType: 'image/png' })).error,
+      ).toBeNull();
+      expect((await store.list(folder)).data?.map((e) => e.name)).toEqual(['lot.png']);
+      expect((await store.list(alice.id)).data?.map((e) => e.name)).toEqual(['📷 yard', 'info.png']);
+    },
+  );
 });

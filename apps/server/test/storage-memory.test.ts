@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { createUser, imageBytes, JWT_SECRET, seedPath, type TestUser } from './storage-fixtures.js';
+import { createUser, imageBytes, JWT_SECRET, appUploadPath, type TestUser } from './storage-fixtures.js';
 
 const MB = 1024 * 1024;
 const fixture = fileURLToPath(new URL('./storage-memory-server.fixture.ts', import.meta.url));
@@ -61,10 +61,10 @@ describe('storage memory use', () => {
     const upload = (path: string, body: Buffer) =>
       fetch(`${url}/storage/v1/object/lot-images/${path}`, { method: 'POST', headers, body });
     // Warm-up: code paths, connection pools and stream buffers are allocated once.
-    expect((await upload(seedPath(user.id, 'jpg'), imageBytes('image/jpeg', 256 * 1024))).status).toBe(200);
+    expect((await upload(appUploadPath(user.id, 'jpg'), imageBytes('image/jpeg', 256 * 1024))).status).toBe(200);
 
     const bytes = imageBytes('image/jpeg', 9 * MB);
-    const path = seedPath(user.id, 'jpg');
+    const path = appUploadPath(user.id, 'jpg');
     await ask('reset');
     expect((await upload(path, bytes)).status).toBe(200);
     const afterUpload = await ask<{ baseline: number; peak: number }>('peak');

@@ -6,14 +6,8 @@ import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createUser,
-  imageBytes,
-  seedPath,
-  startStorageServer,
-  storageClient,
-  type StorageHarness,
-} from './storage-fixtures.js';
+import type { StorageHarness } from './storage-fixtures.js';
+import { appUploadPath, imageBytes, startStorageServer } from './storage-fixtures.js';
 
 const objectFile = (dataDir: string, key: string) => {
   const [bucket, version] = key.split('/') as [string, string];
@@ -56,11 +50,12 @@ describe('orphan sweep in the server (fs backend)', () => {
 
   it('sweeps at start and then periodically, keeping young and referenced keys', async () => {
     await until(async () => !(await exists(h, beforeStart)));
-    const user = await createUser(h.db);
-    const path = seedPath(user.id);
+    const user = await h.createUser();
+    const path = appUploadPath(user.id);
     expect(
       (
-        await storageClient(h, user.token)
+        await h
+          .client(user.token)
           .storage.from('lot-images')
           .upload(path, imageBytes('image/png'), { contentType: 'image/png' })
       ).error,

@@ -3,18 +3,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { createUploadUrlSigner } from '@auction-ops/storage';
-import {
-  createUser,
-  imageBytes,
-  JWT_SECRET,
-  seedPath,
-  startStorageServer,
-  statusOf,
-  storageClient,
-  storageConsistency,
-  type StorageHarness,
-  type TestUser,
-} from './storage-fixtures.js';
+import type { StorageHarness, TestUser } from './storage-fixtures.js';
+import { appUploadPath, imageBytes, JWT_SECRET, startStorageServer, statusOf } from './storage-fixtures.js';
 
 const BUCKET = 'lot-images';
 
@@ -27,20 +17,20 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
 
   beforeAll(async () => {
     h = await startStorageServer(backend, { STORAGE_FILE_SIZE_LIMIT: String(64 * 1024) });
-    alice = await createUser(h.db);
-    bob = await createUser(h.db);
-    asAlice = storageClient(h, alice.token);
-    anon = storageClient(h);
+    alice = await h.createUser();
+    bob = await h.createUser();
+    asAlice = h.client(alice.token);
+    anon = h.client();
   });
   afterAll(async () => h?.close());
   afterEach(async () => {
-    const state = await storageConsistency(h);
+    const state = await h.consistency();
     expect(state.stored).toEqual(state.rows);
     expect(state.spool).toEqual([]);
   });
 
   it('lets anyone holding the token upload that one path, owned by the creator', async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const signed = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);
     expect(signed.error).toBeNull();
     expect(signed.data?.signedUrl).toContain(`/storage/v1/object/upload/sign/${BUCKET}/${path}?token=`);
@@ -70,7 +60,7 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
   });
 
   it('takes an upload to the signed URL without an API key, as a browser form would send it', async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const signed = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);
     const bytes = imageBytes('image/png', 1200);
     const res = await fetch(signed.data!.signedUrl, {
@@ -87,9 +77,9 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
   });
 
   it('binds a token to its path and refuses forged, expired and other-purpose tokens', async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const { data } = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);
-    const other = seedPath(alice.id);
+    const other = appUploadPath(alice.id);
     const elsewhere = await anon.storage
       .from(BUCKET)
       .uploadToSignedUrl(other, data!.token, imageBytes('image/png'), { contentType: 'image/png' });
@@ -117,10 +107,10 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
   });
 
   it('creates URLs only for paths the caller may write (RLS 403, duplicate 409, anonymous 403)', async () => {
-    const asBob = storageClient(h, bob.token);
-    expect(statusOf((await asBob.storage.from(BUCKET).createSignedUploadUrl(seedPath(alice.id))).error)).toBe(403);
-    expect(statusOf((await anon.storage.from(BUCKET).createSignedUploadUrl(seedPath(alice.id))).error)).toBe(403);
-    const path = seedPath(alice.id);
+    const asBob = h.client(bob.token);
+    expect(statusOf((await asBob.storage.from(BUCKET).createSignedUploadUrl(appUploadPath(alice.id))).error)).toBe(403);
+    expect(statusOf((await anon.storage.from(BUCKET).createSignedUploadUrl(appUploadPath(alice.id))).error)).toBe(403);
+    const path = appUploadPath(alice.id);
     expect(
       (await asAlice.storage.from(BUCKET).upload(path, imageBytes('image/png'), { contentType: 'image/png' })).error,
     ).toBeNull();
@@ -129,8 +119,8 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
       statusOf((await asAlice.storage.from('no-such-bucket').createSignedUploadUrl(`${alice.id}/x.png`)).error),
     ).toBe(404);
     // The service role may sign any path; the upload then has no owner.
-    const service = storageClient(h, 'service');
-    const free = seedPath(bob.id);
+    const service = h.client('service');
+    const free = appUploadPath(bob.id);
     const { data } = await service.storage.from(BUCKET).createSignedUploadUrl(free);
     expect(
       (
@@ -143,7 +133,7 @@ describe.each(['fs', 's3'] as const)('signed upload URLs on the %s backend', (ba
   });
 
   it('applies the content checks and the size limit of normal uploads', async () => {
-    const path = seedPath(alice.id);
+    const path = appUploadPath(alice.id);
     const { data } = await asAlice.storage.from(BUCKET).createSignedUploadUrl(path);
     const text = await anon.storage
       .from(BUCKET)

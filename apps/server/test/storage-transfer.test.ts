@@ -3,17 +3,8 @@
 // destination bucket's limits applied.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
-import {
-  createUser,
-  imageBytes,
-  seedPath,
-  startStorageServer,
-  statusOf,
-  storageClient,
-  storageConsistency,
-  type StorageHarness,
-  type TestUser,
-} from './storage-fixtures.js';
+import type { StorageHarness, TestUser } from './storage-fixtures.js';
+import { appUploadPath, imageBytes, startStorageServer, statusOf } from './storage-fixtures.js';
 
 const BUCKET = 'lot-images';
 
@@ -31,11 +22,11 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
 
   beforeAll(async () => {
     h = await startStorageServer(backend);
-    alice = await createUser(h.db);
-    bob = await createUser(h.db);
-    asAlice = storageClient(h, alice.token);
-    asBob = storageClient(h, bob.token);
-    const service = storageClient(h, 'service');
+    alice = await h.createUser();
+    bob = await h.createUser();
+    asAlice = h.client(alice.token);
+    asBob = h.client(bob.token);
+    const service = h.client('service');
     expect((await service.storage.createBucket('private-docs', { public: false })).error).toBeNull();
     expect((await service.storage.createBucket('tiny', { public: false, fileSizeLimit: 100 })).error).toBeNull();
     expect(
@@ -44,13 +35,13 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
   });
   afterAll(async () => h?.close());
   afterEach(async () => {
-    const state = await storageConsistency(h);
+    const state = await h.consistency();
     expect(state.stored).toEqual(state.rows);
   });
 
   it('copies over an existing object only with x-upsert, removing the replaced bytes', async () => {
     const store = asAlice.storage.from(BUCKET);
-    const [source, target] = [seedPath(alice.id), seedPath(alice.id)];
+    const [source, target] = [appUploadPath(alice.id), appUploadPath(alice.id)];
     const bytes = imageBytes('image/png', 700);
     expect((await store.upload(source, bytes, { contentType: 'image/png' })).error).toBeNull();
     expect((await store.upload(target, imageBytes('image/jpeg', 300), { contentType: 'image/jpeg' })).error).toBeNull();
@@ -74,7 +65,7 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
   });
 
   it('moves and copies across buckets when RLS allows both sides', async () => {
-    const source = seedPath(alice.id);
+    const source = appUploadPath(alice.id);
     const bytes = imageBytes('image/png', 500);
     expect((await asAlice.storage.from(BUCKET).upload(source, bytes, { contentType: 'image/png' })).error).toBeNull();
     const copied = await asAlice.storage
@@ -94,7 +85,7 @@ describe.each(['fs', 's3'] as const)('move and copy on the %s backend', (backend
   });
 
   it('refuses what RLS refuses on either side, and what the destination bucket would not accept', async () => {
-    const source = seedPath(alice.id);
+    const source = appUploadPath(alice.id);
     expect(
       (await asAlice.storage.from(BUCKET).upload(source, imageBytes('image/png', 500), { contentType: 'image/png' }))
         .error,

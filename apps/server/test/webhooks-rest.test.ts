@@ -1,54 +1,28 @@
-// Webhook configuration as the admin dashboard does it, with supabase-js through /rest/v1: an admin registers an
-// endpoint (the seed's body), reads never return the secret, test_webhook queues a delivery that a real receiver
-// gets signed; a team member and an outsider are refused.
-import { createServer, type Server } from 'node:http';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, type SupabaseClient } from '@supabase/supabase-js';
+import type { SupabaseClient } from '@supabase/supabase-js';
 import type { TestDatabase } from '@auction-ops/database/testing';
 import { startTestServer, type TestServer } from './support/test-server.js';
-import type { RunningServer } from '../src/index.js';
+import { type LoopbackServer, startLoopbackServer } from './support/loopback.js';
 
-class NoWebSocket {
-  constructor() {
-    throw new Error('realtime is not used in these tests');
-  }
-}
-const OPTIONS = {
-  auth: { persistSession: false, autoRefreshToken: false },
-  realtime: { transport: NoWebSocket as never },
-};
 const SECRET = 'whsec-rest-test-0123456789';
 
 let t: TestServer;
 let db: TestDatabase;
-let server: RunningServer;
-let receiver: Server;
+let receiver: LoopbackServer;
 let receiverUrl: string;
 const received: Array<{ headers: Record<string, unknown>; body: string }> = [];
 const clients: Record<string, SupabaseClient> = {};
 let auctionId: string;
 
-async function user(name: string): Promise<SupabaseClient> {
-  const client = createClient(server.url, server.ctx.anonKey, OPTIONS);
-  const { error } = await client.auth.signUp({ email: `${name}@webhooks.test`, password: 'webhook-pass-123' });
-  if (error) throw error;
-  return client;
-}
+const user = async (name: string) => (await t.signUp(`${name}@webhooks.test`)).client;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.end('ok');
-    });
+  receiver = await startLoopbackServer((req, body, res) => {
+    received.push({ headers: req.headers, body });
+    res.end('ok');
   });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  receiverUrl = `${receiver.url}/hook`;
   t = await startTestServer({
     // More than 60 data requests a minute from one address: the free tier's limit would refuse them.
     RATE_LIMITS_ENABLED: 'false',
@@ -58,7 +32,7 @@ beforeAll(async () => {
     WEBHOOK_ALLOW_HTTP: 'true',
     WEBHOOK_POLL_INTERVAL_MS: '100',
   });
-  ({ db, server } = t);
+  ({ db } = t);
   for (const name of ['owner', 'member', 'outsider']) clients[name] = await user(name);
   const { data, error } = await clients.owner
     .from('auctions')
@@ -68,14 +42,15 @@ beforeAll(async () => {
   if (error) throw error;
   auctionId = data.id;
   const memberId = (await clients.member.auth.getUser()).data.user!.id;
-  await db.sql`insert into public.auction_members (auction_id, user_id, role) values (${auctionId}, ${memberId}, 'team_member')`;
+  await db.sql`insert into public.auction_members (auction_id, user_id, role)
+    values (${auctionId}, ${memberId}, 'team_member')`;
 });
 afterAll(async () => {
   await t?.stop();
-  await new Promise((r) => receiver?.close(r));
+  await receiver?.close();
 });
 
-it('lets an admin register an endpoint with the seed body, and never returns the secret', async () => {
+it('lets an admin register an endpoint with the documented body, and never returns the secret', async () => {
   const body = {
     auction_id: auctionId,
     url: receiverUrl,

@@ -1,13 +1,12 @@
-import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serverProcess } from './support/test-server.js';
+import { processEnv, serverProcess } from './support/test-server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { findFreePort } from '@auction-ops/database';
 import { loadConfig, startServer } from '../src/index.js';
+import { startLoopbackServer, until } from './support/loopback.js';
 
 const secret = 'webhook-test-secret-'.padEnd(40, 'x');
 
@@ -20,31 +19,11 @@ interface Receiver {
 /** A loopback receiver; `answer(i)` false leaves request i hanging. */
 async function receiver(answer: (i: number) => boolean): Promise<Receiver> {
   const ids: string[] = [];
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      ids.push(String(req.headers['x-webhook-id']));
-      if (answer(ids.length - 1)) res.writeHead(200).end();
-    });
+  const loopback = await startLoopbackServer((req, _body, res) => {
+    ids.push(String(req.headers['x-webhook-id']));
+    if (answer(ids.length - 1)) res.writeHead(200).end();
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    ids,
-    close: () =>
-      new Promise((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000) {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return { url: `${loopback.url}/hook`, ids, close: loopback.close };
 }
 
 let db: TestDatabase;
@@ -69,8 +48,8 @@ const webhookEnv = {
 
 async function arrange(url: string): Promise<string> {
   const [u] = await db.sql`insert into auth.users (email) values (${`o${Date.now()}@x.test`}) returning id`;
-  const [a] =
-    await db.sql`insert into public.auctions (name, slug) values ('Webhook Auction', ${`wh-${Date.now()}`}) returning id`;
+  const [a] = await db.sql`insert into public.auctions (name, slug) values ('Webhook Auction', ${`wh-${Date.now()}`})
+      returning id`;
   await db.sql`insert into public.auction_members (auction_id, user_id, role) values (${a.id}, ${u.id}, 'owner')`;
   await db.sql`insert into public.webhook_endpoints (auction_id, url, events, secret)
     values (${a.id}, ${url}, ${['message.created']}, 'e2e-secret-0123456789')`;
@@ -78,18 +57,9 @@ async function arrange(url: string): Promise<string> {
 }
 
 describe('webhooks in the server', () => {
-  it('a server killed mid-delivery loses nothing: after a restart every event is delivered, same webhook_id', async () => {
+  it('a server killed mid-delivery loses nothing: after a restart every event arrives, same webhook_id', async () => {
     const port = await findFreePort();
-    const env = {
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      JWT_SECRET: secret,
-      DATABASE_URL: db.ownerUrl,
-      ...webhookEnv,
-    };
-    const proc = serverProcess(env, port);
+    const proc = serverProcess(processEnv({ dataDir, databaseUrl: db.ownerUrl, jwtSecret: secret }, webhookEnv), port);
     const start = proc.start;
     const health = proc.healthy;
 
@@ -99,7 +69,8 @@ describe('webhooks in the server', () => {
     try {
       await until(health, 'first server');
       const auctionId = await arrange(r.url);
-      await db.sql`select public.emit_event(${auctionId}, 'message.created', jsonb_build_object('n', g)) from generate_series(1, 10) g`;
+      await db.sql`select public.emit_event(${auctionId}, 'message.created', jsonb_build_object('n', g))
+        from generate_series(1, 10) g`;
       await until(() => r.ids.length >= 3, 'requests in flight');
       first.child.kill('SIGKILL');
       await first.exited;

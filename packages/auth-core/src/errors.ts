@@ -1,5 +1,5 @@
 // The auth family's errors: one class, one factory per failure. The HTTP edge renders them as
-// {error, error_description, error_code, msg} so both the interface's clients and auth-js read the code.
+// {error, error_description, error_code, msg} so both older clients and auth-js read the code (docs/errors.md).
 export type WeakPasswordReason = 'length' | 'characters' | 'pwned';
 
 export class AuthError extends Error {

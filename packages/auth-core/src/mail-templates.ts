@@ -26,12 +26,15 @@ function escapeHtml(s: string): string {
 export function linkMail(kind: LinkMailKind, to: string, link: string, ttlSeconds: number): MailMessage {
   const lead = LEADS[kind];
   const minutes = Math.max(1, Math.round(ttlSeconds / 60));
-  const tail = `If you did not ask for this, ignore this message. The link works once and expires in ${minutes} minutes.`;
+  const expiry = `The link works once and expires in ${minutes} minutes.`;
+  const tail = `If you did not ask for this, ignore this message. ${expiry}`;
   return {
     to,
     subject: SUBJECTS[kind],
     template: kind,
     text: `${lead}\n\n${link}\n\n${tail}\n`,
-    html: `<p>${escapeHtml(lead)}</p><p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p><p>${escapeHtml(tail)}</p>`,
+    html:
+      `<p>${escapeHtml(lead)}</p><p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>` +
+      `<p>${escapeHtml(tail)}</p>`,
   };
 }

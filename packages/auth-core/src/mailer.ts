@@ -104,6 +104,7 @@ export async function listOutbox(
 export async function getOutboxMessage(sql: postgres.Sql, id: string): Promise<OutboxMessage | undefined> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
   const [row] = await sql<OutboxMessage[]>`
-    select id, to_email, from_email, subject, text_body, html_body, template, created_at from auth.mail_outbox where id = ${id}`;
+    select id, to_email, from_email, subject, text_body, html_body, template, created_at from auth.mail_outbox
+      where id = ${id}`;
   return row;
 }

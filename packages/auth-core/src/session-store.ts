@@ -43,7 +43,8 @@ export function createSessionStore(sql: postgres.Sql, options: { tokenKey: strin
     const session = await sql.begin(async (tx) => {
       const [row] = await tx<SessionRow[]>`
         insert into auth.sessions (user_id, amr, user_agent, ip)
-        values (${userId}, ${tx.json(amr as unknown as postgres.JSONValue)}, ${meta.userAgent?.slice(0, 512) ?? null}, ${validIp(meta.ip)})
+        values (${userId}, ${tx.json(amr as unknown as postgres.JSONValue)}, ${meta.userAgent?.slice(0, 512) ?? null},
+          ${validIp(meta.ip)})
         returning id, user_id, aal, amr, created_at`;
       await tx`insert into auth.refresh_tokens (session_id, token_hash) values (${row.id}, ${hashToken(refreshToken)})`;
       return row;
@@ -88,7 +89,8 @@ export function createSessionStore(sql: postgres.Sql, options: { tokenKey: strin
       for (let i = 0; i < MAX_CHAIN; i++) {
         token = childToken(tokenKey, token);
         const [row] = await tx<Array<{ revoked_at: Date | null }>>`
-          select revoked_at from auth.refresh_tokens where token_hash = ${hashToken(token)} and session_id = ${used.session_id}`;
+          select revoked_at from auth.refresh_tokens where token_hash = ${hashToken(token)}
+            and session_id = ${used.session_id}`;
         if (!row) break;
         if (row.revoked_at === null) {
           const session = await liveSession(tx, used.session_id);

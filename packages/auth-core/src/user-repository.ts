@@ -37,7 +37,8 @@ type Sql = postgres.Sql | postgres.TransactionSql;
 const USER_COLUMNS = `u.id, u.aud, u.role, u.email, u.encrypted_password, u.email_confirmed_at, u.phone,
   u.phone_confirmed_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.is_anonymous,
   u.banned_until, u.deleted_at, u.created_at, u.updated_at,
-  coalesce((select json_agg(i order by i.created_at) from auth.identities i where i.user_id = u.id), '[]') as identities`;
+  coalesce((select json_agg(i order by i.created_at) from auth.identities i where i.user_id = u.id), '[]')
+    as identities`;
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -67,7 +68,8 @@ export async function findUserBySession(
 ): Promise<{ user: UserRow | undefined; sessionExists: boolean }> {
   const [row] = await sql.unsafe<Array<UserRow & { session_exists: boolean }>>(
     `select ${USER_COLUMNS},
-       ($2::uuid is null or exists (select 1 from auth.sessions s where s.id = $2::uuid and s.user_id = u.id)) as session_exists
+       ($2::uuid is null or exists (select 1 from auth.sessions s where s.id = $2::uuid
+         and s.user_id = u.id)) as session_exists
      from auth.users u where u.id = $1 and u.deleted_at is null`,
     [userId, sessionId ?? null],
   );
@@ -91,8 +93,10 @@ export async function insertUser(sql: postgres.Sql, user: NewUser): Promise<User
   const appMeta = { provider: 'email', providers: ['email'], ...user.appMetadata };
   return sql.begin(async (tx) => {
     const [created] = await tx<Array<{ id: string }>>`
-      insert into auth.users (email, encrypted_password, email_confirmed_at, raw_user_meta_data, raw_app_meta_data, role)
-      values (${email}, ${user.passwordHash}, ${user.confirmed ? new Date() : null}, ${tx.json(user.userMetadata as postgres.JSONValue)},
+      insert into auth.users (email, encrypted_password, email_confirmed_at, raw_user_meta_data, raw_app_meta_data,
+        role)
+      values (${email}, ${user.passwordHash}, ${user.confirmed ? new Date() : null},
+        ${tx.json(user.userMetadata as postgres.JSONValue)},
         ${tx.json(appMeta as postgres.JSONValue)}, ${user.role ?? 'authenticated'})
       on conflict do nothing
       returning id`;
@@ -122,16 +126,19 @@ export async function updateUser(sql: Sql, id: string, changes: UserChanges): Pr
     update auth.users set
       email = coalesce(${email}, email),
       encrypted_password = coalesce(${changes.passwordHash ?? null}, encrypted_password),
-      email_confirmed_at = case when ${changes.confirmEmail ?? false} then coalesce(email_confirmed_at, now()) else email_confirmed_at end,
+      email_confirmed_at = case when ${changes.confirmEmail ?? false} then coalesce(email_confirmed_at, now())
+        else email_confirmed_at end,
       raw_user_meta_data = raw_user_meta_data || ${sql.json((changes.userMetadata ?? {}) as postgres.JSONValue)},
       raw_app_meta_data = raw_app_meta_data || ${sql.json((changes.appMetadata ?? {}) as postgres.JSONValue)},
-      banned_until = case when ${changes.bannedUntil !== undefined} then ${changes.bannedUntil ?? null}::timestamptz else banned_until end,
+      banned_until = case when ${changes.bannedUntil !== undefined} then ${changes.bannedUntil ?? null}::timestamptz
+        else banned_until end,
       last_sign_in_at = case when ${changes.lastSignIn ?? false} then now() else last_sign_in_at end,
       updated_at = now()
     where id = ${id} and deleted_at is null`;
   if (email !== null) {
     await sql`
-      update auth.identities set provider_id = ${id}, identity_data = identity_data || ${sql.json({ email })}, updated_at = now()
+      update auth.identities set provider_id = ${id}, identity_data = identity_data || ${sql.json({ email })},
+        updated_at = now()
       where user_id = ${id} and provider = 'email'`;
   }
   return findUserById(sql, id);
@@ -139,7 +146,8 @@ export async function updateUser(sql: Sql, id: string, changes: UserChanges): Pr
 
 export async function listUsers(sql: Sql, page: number, perPage: number): Promise<{ users: UserRow[]; total: number }> {
   const users = await sql.unsafe<UserRow[]>(
-    `select ${USER_COLUMNS} from auth.users u where u.deleted_at is null order by u.created_at, u.id limit $1 offset $2`,
+    `select ${USER_COLUMNS} from auth.users u where u.deleted_at is null order by u.created_at, u.id
+      limit $1 offset $2`,
     [perPage, (page - 1) * perPage],
   );
   const [{ total }] = await sql<

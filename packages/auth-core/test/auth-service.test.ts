@@ -38,7 +38,8 @@ afterAll(async () => {
 describe('auth service', () => {
   it('upgrades an imported bcrypt hash to argon2id on the next sign-in', async () => {
     const [user] = await db.sql`
-      insert into auth.users (email, encrypted_password, email_confirmed_at) values ('old@example.com', ${bcrypt.hashSync('imported secret', 4)}, now())
+      insert into auth.users (email, encrypted_password, email_confirmed_at)
+        values ('old@example.com', ${bcrypt.hashSync('imported secret', 4)}, now())
       returning id`;
     await expect(auth.signInWithPassword({ email: 'old@example.com', password: 'wrong' }, {})).rejects.toMatchObject({
       code: 'invalid_grant',

@@ -78,7 +78,10 @@ async function stopOrphan(pgdata: string): Promise<void> {
   await waitFor(() => !isAlive(pid), 30_000, `orphaned postgres ${pid} to stop`);
 }
 
-/** The superuser URL of a cluster in `dir` that a live postmaster is serving, if any (postmaster.pid line 4 is the port). */
+/**
+ * The superuser URL of a cluster in `dir` that a live postmaster is serving, if any (postmaster.pid line 4 is the
+ * port).
+ */
 export function runningClusterUrl(dir: string): string | undefined {
   const pidFile = join(dir, 'data', 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;

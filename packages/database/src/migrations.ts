@@ -138,7 +138,8 @@ export async function migrate(
       try {
         await sql.begin(async (tx) => {
           await tx.unsafe(m.sql);
-          await tx`insert into auction_ops.migrations (package, name, checksum) values (${m.set}, ${m.name}, ${m.checksum})`;
+          await tx`insert into auction_ops.migrations (package, name, checksum)
+            values (${m.set}, ${m.name}, ${m.checksum})`;
         });
       } catch (error) {
         throw new MigrationError(`migration ${m.set}/${m.name} failed: ${(error as Error).message}`);

@@ -12,7 +12,8 @@ export async function inRequestTransaction<T>(
   // The role reaches set_config as a value, but only the request roles may be assumed.
   if (!(REQUEST_ROLES as readonly string[]).includes(role)) throw new Error(`not a request role: ${String(role)}`);
   const [result] = (await sql.begin(async (tx) => {
-    await tx`select set_config('role', ${role}, true), set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
+    await tx`select set_config('role', ${role}, true), set_config('request.jwt.claims', ${JSON.stringify(claims)},
+      true)`;
     return [await work(tx)];
   })) as unknown as [T];
   return result;

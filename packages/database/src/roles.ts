@@ -31,9 +31,15 @@ export async function ensureRoles(ownerUrl: string, preferred?: string): Promise
       await tx.unsafe(`
         do $$ begin
           if not exists (select from pg_roles where rolname = 'anon') then create role anon nologin noinherit; end if;
-          if not exists (select from pg_roles where rolname = 'authenticated') then create role authenticated nologin noinherit; end if;
-          if not exists (select from pg_roles where rolname = 'service_role') then create role service_role nologin noinherit bypassrls; end if;
-          if not exists (select from pg_roles where rolname = 'authenticator') then create role authenticator login noinherit; end if;
+          if not exists (select from pg_roles where rolname = 'authenticated') then
+            create role authenticated nologin noinherit;
+          end if;
+          if not exists (select from pg_roles where rolname = 'service_role') then
+            create role service_role nologin noinherit bypassrls;
+          end if;
+          if not exists (select from pg_roles where rolname = 'authenticator') then
+            create role authenticator login noinherit;
+          end if;
         end $$;
         grant anon, authenticated, service_role to authenticator;
         ${SETTINGS}`);

@@ -39,7 +39,8 @@ export async function main(): Promise<void> {
       ],
       [
         'recent_submissions location, 7 days',
-        `select * from public.recent_submissions where location_id = '${loc!.id}' and submitted_at >= now() - interval '7 days' and submitted_at <= now() order by submitted_at desc limit 50`,
+        `select * from public.recent_submissions where location_id = '${loc!.id}'
+          and submitted_at >= now() - interval '7 days' and submitted_at <= now() order by submitted_at desc limit 50`,
       ],
       [
         'recent_quality_inspections limit 25',
@@ -47,11 +48,13 @@ export async function main(): Promise<void> {
       ],
       [
         'active_problem_reports',
-        `select * from public.active_problem_reports where auction_id = '${a}' and status <> 'closed' order by submitted_at desc`,
+        `select * from public.active_problem_reports where auction_id = '${a}' and status <> 'closed'
+          order by submitted_at desc`,
       ],
       [
         'messages_with_reply_count limit 50',
-        `select * from public.messages_with_reply_count where channel_id = '${ch!.id}' and parent_message_id is null order by created_at desc limit 50`,
+        `select * from public.messages_with_reply_count where channel_id = '${ch!.id}' and parent_message_id is null
+          order by created_at desc limit 50`,
       ],
       [
         'get_location_stats 30 days',

@@ -84,6 +84,23 @@ language sql stable security definer set search_path = '' as $$
   select auction_id from public.auction_members where user_id = (select auth.uid()) and role in ('owner', 'admin')
 $$;
 
+-- What tenant policies test a row's auction against, the super-admin bypass folded in (every auction for a
+-- super admin), so a policy reads `auction_id in (select public.member_auction_ids())`: one lookup per statement.
+-- The bodies are written out rather than calling the helpers above: each nested definer call costs a little.
+create function public.member_auction_ids() returns setof uuid
+language sql stable security definer set search_path = '' as $$
+  select auction_id from public.auction_members where user_id = (select auth.uid())
+  union all
+  select id from public.auctions where exists (select 1 from public.super_admins where user_id = (select auth.uid()))
+$$;
+
+create function public.admin_auction_ids() returns setof uuid
+language sql stable security definer set search_path = '' as $$
+  select auction_id from public.auction_members where user_id = (select auth.uid()) and role in ('owner', 'admin')
+  union all
+  select id from public.auctions where exists (select 1 from public.super_admins where user_id = (select auth.uid()))
+$$;
+
 -- Everyone who shares at least one auction with the caller (for the users profile policy).
 create function public.current_user_co_member_ids() returns setof uuid
 language sql stable security definer set search_path = '' as $$
@@ -93,11 +110,16 @@ language sql stable security definer set search_path = '' as $$
   where mine.user_id = (select auth.uid())
 $$;
 
--- A display name for event payloads and views: full name, else the e-mail's local part.
+-- A display name for event payloads and views: full name, else the e-mail's local part. Plain SQL over the row's
+-- values, so views that join users inline it (no call per row).
+create function public.display_name(p_full_name text, p_email text) returns text
+language sql immutable parallel safe as $$
+  select coalesce(nullif(trim(p_full_name), ''), split_part(p_email, '@', 1), 'Deleted user')
+$$;
+
 create function public.user_display_name(p_user_id uuid) returns text
 language sql stable security definer set search_path = '' as $$
-  select coalesce(nullif(trim(full_name), ''), split_part(email, '@', 1), 'Deleted user')
-  from public.users where id = p_user_id
+  select public.display_name(full_name, email) from public.users where id = p_user_id
 $$;
 revoke execute on function public.user_display_name(uuid) from public;
 
@@ -219,9 +241,41 @@ grant all on public.auctions, public.auction_branding, public.auction_members, p
 
 grant execute on function public.is_super_admin(), public.get_user_auction_role(uuid), public.is_auction_member(uuid),
   public.is_auction_admin_or_above(uuid), public.current_user_auction_ids(), public.current_user_admin_auction_ids(),
-  public.current_user_co_member_ids() to anon, authenticated, service_role;
+  public.current_user_co_member_ids(), public.member_auction_ids(), public.admin_auction_ids()
+  to anon, authenticated, service_role;
 -- Not for authenticated: as definer they would name any user by id. Only definer triggers and RPCs call them.
 grant execute on function public.user_display_name(uuid), public.user_ref(uuid) to service_role;
+
+-- The four policies of a tenant table (one with an auction_id column): p_readers ('member', 'admin', or 'none'
+-- when the table writes its own read policy) read; admins and owners write, and with p_author_column set, members
+-- also write the rows that column names them in. Migrations call it; the policies are ordinary ones afterwards.
+-- It lives in the `domain` schema, which no request role may use and the data interface does not expose.
+create schema domain;
+create function domain.create_tenant_policies(p_table regclass, p_readers text, p_author_column text default null)
+returns void language plpgsql set search_path = '' as $$
+declare
+  v_name text := (select relname from pg_catalog.pg_class where oid = p_table);
+  v_write text := 'auction_id in (select public.admin_auction_ids())';
+begin
+  if p_readers not in ('member', 'admin', 'none') then
+    raise exception 'p_readers must be member, admin or none, not %', p_readers;
+  end if;
+  if p_author_column is not null then
+    v_write := format('%s or (auction_id in (select public.current_user_auction_ids()) and %I = (select auth.uid()))',
+      v_write, p_author_column);
+  end if;
+  if p_readers <> 'none' then
+    execute format('create policy %I on %s for select to authenticated using (auction_id in (select public.%s))',
+      v_name || '_select', p_table, p_readers || '_auction_ids()');
+  end if;
+  execute format('create policy %I on %s for insert to authenticated with check (%s)', v_name || '_insert', p_table,
+    v_write);
+  execute format('create policy %I on %s for update to authenticated using (%s) with check (%3$s)',
+    v_name || '_update', p_table, v_write);
+  execute format('create policy %I on %s for delete to authenticated using (%s)', v_name || '_delete', p_table,
+    v_write);
+end $$;
+revoke execute on function domain.create_tenant_policies(regclass, text, text) from public;
 
 create policy auctions_select on public.auctions for select to authenticated using (
   (select public.is_super_admin())
@@ -236,25 +290,17 @@ create policy auctions_update on public.auctions for update to authenticated
 create policy auctions_delete on public.auctions for delete to authenticated
   using ((select public.is_super_admin()) or public.get_user_auction_role(id) = 'owner');
 
-create policy auction_branding_select on public.auction_branding for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy auction_branding_insert on public.auction_branding for insert to authenticated
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy auction_branding_update on public.auction_branding for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy auction_branding_delete on public.auction_branding for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+select domain.create_tenant_policies('public.auction_branding', 'member');
 
 -- Membership changes go through the RPCs (0002), which enforce the role rules; members only read.
 create policy auction_members_select on public.auction_members for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+  using (auction_id in (select public.member_auction_ids()));
 
 create policy super_admins_all on public.super_admins for all to authenticated
   using ((select public.is_super_admin())) with check ((select public.is_super_admin()));
 
 create policy event_outbox_select on public.event_outbox for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+  using (auction_id in (select public.admin_auction_ids()));
 
 -- A user sees the profiles of people who share an auction with them (their own is auth-core's policy).
 create policy users_select_co_members on public.users for select to authenticated

@@ -24,10 +24,10 @@ grant select (id, auction_id, email, role, invited_by, expires_at, accepted_at, 
 grant update (revoked_at) on public.auction_invitations to authenticated;
 grant all on public.auction_invitations to service_role;
 create policy auction_invitations_select on public.auction_invitations for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+  using (auction_id in (select public.admin_auction_ids()));
 create policy auction_invitations_revoke on public.auction_invitations for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+  using (auction_id in (select public.admin_auction_ids()))
+  with check (auction_id in (select public.admin_auction_ids()));
 
 -- Invitations made by generate-invite-link carry a placeholder address under the reserved .invalid TLD
 -- (RFC 2606); anyone holding such a link may accept it.

@@ -1,7 +1,8 @@
 -- Locations, submission types (ordered per location), lot submissions with entries, the recent_submissions view,
 -- the submission RPCs and the submission events.
 -- Every child table carries auction_id (the tenant key), filled by a trigger from its parent, so each policy is
--- one hashed membership lookup per statement instead of a join per row.
+-- one hashed membership lookup per statement instead of a join per row. A reference to a sibling row (a location,
+-- a submission type) is a foreign key on (id, auction_id), so it cannot point into another auction.
 
 create table public.locations (
   id uuid primary key default gen_random_uuid(),
@@ -13,7 +14,8 @@ create table public.locations (
   submission_frequency_minutes integer not null default 60 check (submission_frequency_minutes > 0),
   is_active boolean not null default true,
   created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now()
+  updated_at timestamptz not null default now(),
+  unique (id, auction_id)
 );
 create index locations_auction_id_idx on public.locations (auction_id, is_active, name);
 create trigger locations_updated_at before update on public.locations
@@ -26,16 +28,18 @@ create table public.submission_types (
   description text,
   is_active boolean not null default true,
   created_at timestamptz not null default now(),
-  unique (auction_id, name)
+  unique (auction_id, name),
+  unique (id, auction_id)
 );
 
 create table public.location_submission_types (
   location_id uuid not null references public.locations (id) on delete cascade,
-  submission_type_id uuid not null references public.submission_types (id) on delete cascade,
+  submission_type_id uuid not null,
   auction_id uuid not null references public.auctions (id) on delete cascade,
   display_order integer not null default 0,
   is_required boolean not null default false,
-  primary key (location_id, submission_type_id)
+  primary key (location_id, submission_type_id),
+  foreign key (submission_type_id, auction_id) references public.submission_types (id, auction_id) on delete cascade
 );
 create index location_submission_types_type_idx on public.location_submission_types (submission_type_id);
 create index location_submission_types_auction_idx on public.location_submission_types (auction_id);
@@ -43,13 +47,14 @@ create index location_submission_types_auction_idx on public.location_submission
 create table public.lot_submissions (
   id uuid primary key default gen_random_uuid(),
   auction_id uuid not null references public.auctions (id) on delete cascade,
-  location_id uuid not null references public.locations (id) on delete cascade,
+  location_id uuid not null,
   user_id uuid references public.users (id) on delete set null default auth.uid(),
   submitted_at timestamptz not null default now(),
   image_url text,
   notes text,
   created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now()
+  updated_at timestamptz not null default now(),
+  foreign key (location_id, auction_id) references public.locations (id, auction_id) on delete cascade
 );
 create index lot_submissions_auction_idx on public.lot_submissions (auction_id, submitted_at desc);
 create index lot_submissions_location_idx on public.lot_submissions (location_id, submitted_at desc);
@@ -61,22 +66,21 @@ create table public.lot_submission_entries (
   id uuid primary key default gen_random_uuid(),
   auction_id uuid not null references public.auctions (id) on delete cascade,
   submission_id uuid not null references public.lot_submissions (id) on delete cascade,
-  submission_type_id uuid not null references public.submission_types (id) on delete restrict,
+  submission_type_id uuid not null,
   car_count integer not null check (car_count >= 0),
   image_url text,
-  created_at timestamptz not null default now()
+  created_at timestamptz not null default now(),
+  foreign key (submission_type_id, auction_id) references public.submission_types (id, auction_id) on delete restrict
 );
 create index lot_submission_entries_submission_idx on public.lot_submission_entries (submission_id);
 create index lot_submission_entries_type_idx on public.lot_submission_entries (submission_type_id);
 
--- Tenant keys come from the parent row, whatever the client sent; cross-auction references are refused.
+-- Tenant keys come from the parent row, whatever the client sent (the foreign keys on (id, auction_id) then refuse
+-- a sibling from another auction); a submission never moves between auctions.
 create function public.location_submission_types_fill() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
   select auction_id into new.auction_id from public.locations where id = new.location_id;
-  if not exists (select 1 from public.submission_types where id = new.submission_type_id and auction_id = new.auction_id) then
-    raise exception 'submission type and location belong to different auctions' using errcode = '23503';
-  end if;
   return new;
 end $$;
 create trigger location_submission_types_fill before insert or update on public.location_submission_types
@@ -85,12 +89,10 @@ create trigger location_submission_types_fill before insert or update on public.
 create function public.lot_submissions_fill() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  select auction_id into new.auction_id from public.locations where id = new.location_id;
   if tg_op = 'UPDATE' then
-    new.auction_id := old.auction_id;  -- a submission never moves between auctions
-    if not exists (select 1 from public.locations where id = new.location_id and auction_id = old.auction_id) then
-      raise exception 'location belongs to another auction' using errcode = '23503';
-    end if;
+    new.auction_id := old.auction_id;
+  else
+    select auction_id into new.auction_id from public.locations where id = new.location_id;
   end if;
   return new;
 end $$;
@@ -101,9 +103,6 @@ create function public.lot_submission_entries_fill() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
   select auction_id into new.auction_id from public.lot_submissions where id = new.submission_id;
-  if not exists (select 1 from public.submission_types where id = new.submission_type_id and auction_id = new.auction_id) then
-    raise exception 'submission type belongs to another auction' using errcode = '23503';
-  end if;
   return new;
 end $$;
 create trigger lot_submission_entries_fill before insert or update on public.lot_submission_entries
@@ -113,7 +112,7 @@ create trigger lot_submission_entries_fill before insert or update on public.lot
 create view public.recent_submissions with (security_invoker = true) as
 select
   s.id, s.auction_id, s.location_id, l.name as location_name, s.user_id,
-  coalesce(nullif(trim(u.full_name), ''), split_part(u.email, '@', 1), 'Deleted user') as submitted_by,
+  public.display_name(u.full_name, u.email) as submitted_by,
   s.submitted_at,
   coalesce(e.entries, '[]'::jsonb) as entries,
   coalesce(e.entry_count, 0)::integer as entry_count,
@@ -149,49 +148,12 @@ grant all on public.locations, public.submission_types, public.location_submissi
 grant select on public.recent_submissions to authenticated, service_role;
 
 -- Members read; admins and above write (locations, types, their order).
-create policy locations_select on public.locations for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy locations_insert on public.locations for insert to authenticated
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy locations_update on public.locations for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy locations_delete on public.locations for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy submission_types_select on public.submission_types for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy submission_types_insert on public.submission_types for insert to authenticated
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy submission_types_update on public.submission_types for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy submission_types_delete on public.submission_types for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy location_submission_types_select on public.location_submission_types for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy location_submission_types_insert on public.location_submission_types for insert to authenticated
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy location_submission_types_update on public.location_submission_types for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy location_submission_types_delete on public.location_submission_types for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+select domain.create_tenant_policies('public.locations', 'member');
+select domain.create_tenant_policies('public.submission_types', 'member');
+select domain.create_tenant_policies('public.location_submission_types', 'member');
 
 -- Submissions: members read all and write their own; admins write everything in the auction.
-create policy lot_submissions_select on public.lot_submissions for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy lot_submissions_insert on public.lot_submissions for insert to authenticated with check (
-  (select public.is_super_admin())
-  or auction_id in (select public.current_user_admin_auction_ids())
-  or (auction_id in (select public.current_user_auction_ids()) and user_id = (select auth.uid())));
-create policy lot_submissions_modify on public.lot_submissions for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
-    or (auction_id in (select public.current_user_auction_ids()) and user_id = (select auth.uid())))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
-    or (auction_id in (select public.current_user_auction_ids()) and user_id = (select auth.uid())));
-create policy lot_submissions_delete on public.lot_submissions for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
-    or (auction_id in (select public.current_user_auction_ids()) and user_id = (select auth.uid())));
+select domain.create_tenant_policies('public.lot_submissions', 'member', 'user_id');
 
 -- True when the caller may write the given submission's entries (its author or an admin of its auction).
 create function public.can_write_submission(p_submission_id uuid) returns boolean
@@ -199,13 +161,13 @@ language sql stable security definer set search_path = '' as $$
   select exists (
     select 1 from public.lot_submissions s
     where s.id = p_submission_id
-      and (public.is_super_admin() or s.auction_id in (select public.current_user_admin_auction_ids())
-        or (s.user_id = auth.uid() and s.auction_id in (select public.current_user_auction_ids()))))
+      and (s.auction_id in (select public.admin_auction_ids())
+        or (s.user_id = auth.uid() and s.auction_id in (select public.member_auction_ids()))))
 $$;
 grant execute on function public.can_write_submission(uuid) to authenticated, service_role;
 
 create policy lot_submission_entries_select on public.lot_submission_entries for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+  using (auction_id in (select public.member_auction_ids()));
 create policy lot_submission_entries_insert on public.lot_submission_entries for insert to authenticated
   with check (public.can_write_submission(submission_id));
 create policy lot_submission_entries_update on public.lot_submission_entries for update to authenticated

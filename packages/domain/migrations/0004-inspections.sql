@@ -20,7 +20,7 @@ insert into public.defect_categories (name, display_order) values
 create table public.quality_inspections (
   id uuid primary key default gen_random_uuid(),
   auction_id uuid not null references public.auctions (id) on delete cascade,
-  location_id uuid not null references public.locations (id) on delete cascade,
+  location_id uuid not null,
   user_id uuid references public.users (id) on delete set null default auth.uid(),
   -- ISO 3779: 17 characters, letters I, O and Q never appear.
   vin_number text not null check (vin_number ~ '^[A-HJ-NPR-Z0-9]{17}$'),
@@ -28,7 +28,9 @@ create table public.quality_inspections (
   submitted_at timestamptz not null default now(),
   notes text,
   created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now()
+  updated_at timestamptz not null default now(),
+  -- The location must be one of the inspection's auction.
+  foreign key (location_id, auction_id) references public.locations (id, auction_id) on delete cascade
 );
 create index quality_inspections_auction_idx on public.quality_inspections (auction_id, submitted_at desc);
 create index quality_inspections_location_idx on public.quality_inspections (location_id, submitted_at desc);
@@ -55,9 +57,6 @@ begin
   if tg_op = 'UPDATE' then
     new.auction_id := old.auction_id;
   end if;
-  if not exists (select 1 from public.locations where id = new.location_id and auction_id = new.auction_id) then
-    raise exception 'location belongs to another auction' using errcode = '23503';
-  end if;
   return new;
 end $$;
 create trigger quality_inspections_fill before insert or update on public.quality_inspections
@@ -79,7 +78,7 @@ create trigger quality_defects_fill before insert or update on public.quality_de
 create view public.recent_quality_inspections with (security_invoker = true) as
 select
   i.id, i.auction_id, i.location_id, l.name as location_name, i.user_id,
-  coalesce(nullif(trim(u.full_name), ''), split_part(u.email, '@', 1), 'Deleted user') as inspector_name,
+  public.display_name(u.full_name, u.email) as inspector_name,
   i.vin_number, i.barcode, i.submitted_at,
   coalesce(dc.defect_count, 0)::integer as defect_count
 from public.quality_inspections i
@@ -99,43 +98,30 @@ grant all on public.defect_categories, public.quality_inspections, public.qualit
 grant select on public.recent_quality_inspections to authenticated, service_role;
 
 create policy defect_categories_select on public.defect_categories for select to authenticated
-  using (auction_id is null or (select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+  using (auction_id is null or auction_id in (select public.member_auction_ids()));
 -- Shared defaults (auction_id null) are written only by super admins.
 create policy defect_categories_insert on public.defect_categories for insert to authenticated
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+  with check (auction_id in (select public.admin_auction_ids()) or (auction_id is null and (select public.is_super_admin())));
 create policy defect_categories_update on public.defect_categories for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+  using (auction_id in (select public.admin_auction_ids()) or (auction_id is null and (select public.is_super_admin())))
+  with check (auction_id in (select public.admin_auction_ids()) or (auction_id is null and (select public.is_super_admin())));
 create policy defect_categories_delete on public.defect_categories for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+  using (auction_id in (select public.admin_auction_ids()) or (auction_id is null and (select public.is_super_admin())));
 
-create policy quality_inspections_select on public.quality_inspections for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy quality_inspections_insert on public.quality_inspections for insert to authenticated with check (
-  (select public.is_super_admin())
-  or auction_id in (select public.current_user_admin_auction_ids())
-  or (auction_id in (select public.current_user_auction_ids()) and user_id = (select auth.uid())));
-create policy quality_inspections_update on public.quality_inspections for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
-    or (auction_id in (select public.current_user_auction_ids()) and user_id = (select auth.uid())))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
-    or (auction_id in (select public.current_user_auction_ids()) and user_id = (select auth.uid())));
-create policy quality_inspections_delete on public.quality_inspections for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
-    or (auction_id in (select public.current_user_auction_ids()) and user_id = (select auth.uid())));
+select domain.create_tenant_policies('public.quality_inspections', 'member', 'user_id');
 
 create function public.can_write_inspection(p_inspection_id uuid) returns boolean
 language sql stable security definer set search_path = '' as $$
   select exists (
     select 1 from public.quality_inspections i
     where i.id = p_inspection_id
-      and (public.is_super_admin() or i.auction_id in (select public.current_user_admin_auction_ids())
-        or (i.user_id = auth.uid() and i.auction_id in (select public.current_user_auction_ids()))))
+      and (i.auction_id in (select public.admin_auction_ids())
+        or (i.user_id = auth.uid() and i.auction_id in (select public.member_auction_ids()))))
 $$;
 grant execute on function public.can_write_inspection(uuid) to authenticated, service_role;
 
 create policy quality_defects_select on public.quality_defects for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+  using (auction_id in (select public.member_auction_ids()));
 create policy quality_defects_insert on public.quality_defects for insert to authenticated
   with check (public.can_write_inspection(inspection_id));
 create policy quality_defects_update on public.quality_defects for update to authenticated

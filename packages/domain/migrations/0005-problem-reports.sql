@@ -132,9 +132,9 @@ create trigger problem_actions_fill before insert or update on public.problem_ac
 create view public.active_problem_reports with (security_invoker = true) as
 select
   p.id, p.auction_id, p.issue_name, p.area, l.name as location_name, p.status,
-  coalesce(nullif(trim(pu.full_name), ''), split_part(pu.email, '@', 1), 'Deleted user') as prepared_by_name,
+  public.display_name(pu.full_name, pu.email) as prepared_by_name,
   case when p.assigned_to is not null
-    then coalesce(nullif(trim(au.full_name), ''), split_part(au.email, '@', 1), 'Deleted user') end as assigned_to_name,
+    then public.display_name(au.full_name, au.email) end as assigned_to_name,
   coalesce(a.action_count, 0)::integer as action_count,
   coalesce(a.completed_action_count, 0)::integer as completed_action_count,
   p.submitted_at
@@ -160,18 +160,17 @@ grant select on public.active_problem_reports to authenticated, service_role;
 
 -- Members write reports they prepared or are assigned to; admins write every report of the auction.
 create policy problem_reports_select on public.problem_reports for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+  using (auction_id in (select public.member_auction_ids()));
 create policy problem_reports_insert on public.problem_reports for insert to authenticated with check (
-  (select public.is_super_admin())
-  or auction_id in (select public.current_user_admin_auction_ids())
+  auction_id in (select public.admin_auction_ids())
   or (auction_id in (select public.current_user_auction_ids()) and prepared_by = (select auth.uid())));
 create policy problem_reports_update on public.problem_reports for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  using (auction_id in (select public.admin_auction_ids())
     or (auction_id in (select public.current_user_auction_ids())
         and (prepared_by = (select auth.uid()) or assigned_to = (select auth.uid()))))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+  with check (auction_id in (select public.member_auction_ids()));
 create policy problem_reports_delete on public.problem_reports for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  using (auction_id in (select public.admin_auction_ids())
     or (auction_id in (select public.current_user_auction_ids()) and prepared_by = (select auth.uid())));
 
 create function public.can_write_problem(p_problem_id uuid) returns boolean
@@ -179,14 +178,14 @@ language sql stable security definer set search_path = '' as $$
   select exists (
     select 1 from public.problem_reports p
     where p.id = p_problem_id
-      and (public.is_super_admin() or p.auction_id in (select public.current_user_admin_auction_ids())
-        or (p.auction_id in (select public.current_user_auction_ids())
+      and (p.auction_id in (select public.admin_auction_ids())
+        or (p.auction_id in (select public.member_auction_ids())
             and auth.uid() in (p.prepared_by, p.assigned_to))))
 $$;
 grant execute on function public.can_write_problem(uuid) to authenticated, service_role;
 
 create policy problem_facts_select on public.problem_facts for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+  using (auction_id in (select public.member_auction_ids()));
 create policy problem_facts_insert on public.problem_facts for insert to authenticated
   with check (public.can_write_problem(problem_id));
 create policy problem_facts_update on public.problem_facts for update to authenticated
@@ -195,7 +194,7 @@ create policy problem_facts_update on public.problem_facts for update to authent
 create policy problem_facts_delete on public.problem_facts for delete to authenticated
   using (public.can_write_problem(problem_id));
 create policy potential_causes_select on public.potential_causes for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+  using (auction_id in (select public.member_auction_ids()));
 create policy potential_causes_insert on public.potential_causes for insert to authenticated
   with check (public.can_write_problem(problem_id));
 create policy potential_causes_update on public.potential_causes for update to authenticated
@@ -204,7 +203,7 @@ create policy potential_causes_update on public.potential_causes for update to a
 create policy potential_causes_delete on public.potential_causes for delete to authenticated
   using (public.can_write_problem(problem_id));
 create policy problem_actions_select on public.problem_actions for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+  using (auction_id in (select public.member_auction_ids()));
 create policy problem_actions_insert on public.problem_actions for insert to authenticated
   with check (public.can_write_problem(problem_id));
 create policy problem_actions_update on public.problem_actions for update to authenticated

@@ -200,17 +200,17 @@ grant execute on function public.members_can_create_channels(uuid) to authentica
 
 -- Every member reads the non-archived channels; admins also see archived ones.
 create policy channels_select on public.channels for select to authenticated using (
-  (select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  auction_id in (select public.admin_auction_ids())
   or (not is_archived and auction_id in (select public.current_user_auction_ids())));
 create policy channels_insert on public.channels for insert to authenticated with check (
-  (select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  auction_id in (select public.admin_auction_ids())
   or (auction_id in (select public.current_user_auction_ids()) and created_by = (select auth.uid())
       and public.members_can_create_channels(auction_id)));
 create policy channels_update on public.channels for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+  using (auction_id in (select public.admin_auction_ids()))
+  with check (auction_id in (select public.admin_auction_ids()));
 create policy channels_delete on public.channels for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+  using (auction_id in (select public.admin_auction_ids()));
 
 -- Messages: members read all and post as themselves into non-archived channels; authors edit and soft-delete
 -- their own; admins moderate everything in the auction.
@@ -224,31 +224,31 @@ revoke execute on function public.channel_is_open(uuid) from public;
 grant execute on function public.channel_is_open(uuid) to authenticated, service_role;
 
 create policy messages_select on public.messages for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+  using (auction_id in (select public.member_auction_ids()));
 create policy messages_insert on public.messages for insert to authenticated with check (
   (select public.is_super_admin())
   or (auction_id in (select public.current_user_auction_ids()) and user_id = (select auth.uid())
       and public.channel_is_open(channel_id)));
 create policy messages_update on public.messages for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  using (auction_id in (select public.admin_auction_ids())
     or (auction_id in (select public.current_user_auction_ids()) and user_id = (select auth.uid())))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+  with check (auction_id in (select public.member_auction_ids()));
 create policy messages_delete on public.messages for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+  using (auction_id in (select public.admin_auction_ids()));
 
 create policy message_reactions_select on public.message_reactions for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
+  using (auction_id in (select public.member_auction_ids()));
 create policy message_reactions_insert on public.message_reactions for insert to authenticated with check (
   user_id = (select auth.uid())
-  and ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids())));
+  and (auction_id in (select public.member_auction_ids())));
 create policy message_reactions_delete on public.message_reactions for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  using (auction_id in (select public.admin_auction_ids())
     or user_id = (select auth.uid()));
 
 create policy channel_read_state_own on public.channel_read_state for all to authenticated
   using (user_id = (select auth.uid()))
   with check (user_id = (select auth.uid())
-    and ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids())));
+    and (auction_id in (select public.member_auction_ids())));
 create policy channel_notification_preferences_own on public.channel_notification_preferences for all to authenticated
   using (user_id = (select auth.uid()))
   with check (user_id = (select auth.uid()) and auction_id in (select public.current_user_auction_ids()));

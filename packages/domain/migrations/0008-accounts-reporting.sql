@@ -92,31 +92,11 @@ create policy user_push_tokens_own on public.user_push_tokens for all to authent
 create policy email_log_select on public.email_log for select to authenticated
   using (user_id = (select auth.uid()) or (select public.is_super_admin()));
 
-create policy datasets_select on public.datasets for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy datasets_insert on public.datasets for insert to authenticated
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy datasets_update on public.datasets for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy datasets_delete on public.datasets for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-
-create policy saved_reports_select on public.saved_reports for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy saved_reports_insert on public.saved_reports for insert to authenticated with check (
-  (select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
-  or (auction_id in (select public.current_user_auction_ids()) and created_by = (select auth.uid())));
-create policy saved_reports_modify on public.saved_reports for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
-    or (auction_id in (select public.current_user_auction_ids()) and created_by = (select auth.uid())))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_auction_ids()));
-create policy saved_reports_delete on public.saved_reports for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
-    or (auction_id in (select public.current_user_auction_ids()) and created_by = (select auth.uid())));
+select domain.create_tenant_policies('public.datasets', 'member');
+select domain.create_tenant_policies('public.saved_reports', 'member', 'created_by');
 
 create policy query_audit_log_select on public.query_audit_log for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  using (auction_id in (select public.admin_auction_ids())
     or user_id = (select auth.uid()));
 create policy query_audit_log_insert on public.query_audit_log for insert to authenticated with check (
   auction_id in (select public.current_user_auction_ids()) and user_id = (select auth.uid()));

@@ -72,15 +72,9 @@ alter table public.location_assignments enable row level security;
 grant select, insert, update, delete on public.location_assignments to authenticated;
 grant all on public.location_assignments to service_role;
 create policy location_assignments_select on public.location_assignments for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  using (auction_id in (select public.admin_auction_ids())
     or user_id = (select auth.uid()));
-create policy location_assignments_write on public.location_assignments for insert to authenticated
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy location_assignments_update on public.location_assignments for update to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()))
-  with check ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
-create policy location_assignments_delete on public.location_assignments for delete to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids()));
+select domain.create_tenant_policies('public.location_assignments', 'none');
 
 -- Entries and defects carry their parent's location, as they carry its auction, so that their read policies
 -- test a column against the caller's assigned locations instead of looking up every visible parent.
@@ -92,9 +86,6 @@ language plpgsql security definer set search_path = '' as $$
 begin
   select auction_id, location_id into new.auction_id, new.location_id
     from public.lot_submissions where id = new.submission_id;
-  if not exists (select 1 from public.submission_types where id = new.submission_type_id and auction_id = new.auction_id) then
-    raise exception 'submission type belongs to another auction' using errcode = '23503';
-  end if;
   return new;
 end $$;
 
@@ -135,52 +126,50 @@ create trigger quality_inspections_children_location after update of location_id
 -- Narrowed reads and writes for team members.
 drop policy locations_select on public.locations;
 create policy locations_select on public.locations for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  using (auction_id in (select public.admin_auction_ids())
     or id in (select public.current_user_assigned_location_ids()));
 
 drop policy lot_submissions_select on public.lot_submissions;
 create policy lot_submissions_select on public.lot_submissions for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  using (auction_id in (select public.admin_auction_ids())
     or location_id in (select public.current_user_assigned_location_ids())
     or (user_id = (select auth.uid()) and auction_id in (select public.current_user_auction_ids())));
 drop policy lot_submissions_insert on public.lot_submissions;
 create policy lot_submissions_insert on public.lot_submissions for insert to authenticated with check (
-  (select public.is_super_admin())
-  or auction_id in (select public.current_user_admin_auction_ids())
+  auction_id in (select public.admin_auction_ids())
   or (user_id = (select auth.uid()) and location_id in (select public.current_user_assigned_location_ids())));
 
 drop policy lot_submission_entries_select on public.lot_submission_entries;
 create policy lot_submission_entries_select on public.lot_submission_entries for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  using (auction_id in (select public.admin_auction_ids())
     or location_id in (select public.current_user_assigned_location_ids())
     or exists (select 1 from public.lot_submissions s where s.id = submission_id and s.user_id = (select auth.uid())));
 
 drop policy quality_inspections_select on public.quality_inspections;
 create policy quality_inspections_select on public.quality_inspections for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  using (auction_id in (select public.admin_auction_ids())
     or location_id in (select public.current_user_assigned_location_ids())
     or (user_id = (select auth.uid()) and auction_id in (select public.current_user_auction_ids())));
 drop policy quality_inspections_insert on public.quality_inspections;
 create policy quality_inspections_insert on public.quality_inspections for insert to authenticated with check (
-  (select public.is_super_admin())
-  or auction_id in (select public.current_user_admin_auction_ids())
+  auction_id in (select public.admin_auction_ids())
   or (user_id = (select auth.uid()) and location_id in (select public.current_user_assigned_location_ids())));
 
 drop policy quality_defects_select on public.quality_defects;
 create policy quality_defects_select on public.quality_defects for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  using (auction_id in (select public.admin_auction_ids())
     or location_id in (select public.current_user_assigned_location_ids())
     or exists (select 1 from public.quality_inspections i where i.id = inspection_id and i.user_id = (select auth.uid())));
 
 drop policy channels_select on public.channels;
 create policy channels_select on public.channels for select to authenticated using (
-  (select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  auction_id in (select public.admin_auction_ids())
   or (not is_archived and auction_id in (select public.current_user_auction_ids())
       and id not in (select public.current_user_hidden_channel_ids())));
 
 drop policy messages_select on public.messages;
 create policy messages_select on public.messages for select to authenticated
-  using ((select public.is_super_admin()) or auction_id in (select public.current_user_admin_auction_ids())
+  using (auction_id in (select public.admin_auction_ids())
     or (auction_id in (select public.current_user_auction_ids())
         and channel_id not in (select public.current_user_hidden_channel_ids())));
 drop policy messages_insert on public.messages;

@@ -20,13 +20,16 @@ const as = <T>(user: string, fn: Parameters<typeof asUser<T>>[2]) => asUser(db.r
 
 it('anonymize_user scrubs the person, keeps their records, shown as "Deleted user"', async () => {
   await db.sql`insert into auth.sessions (user_id) values (${w.a.member})`;
-  await db.sql`insert into auth.identities (user_id, provider, provider_id) values (${w.a.member}, 'email', ${w.a.member})`;
-  await db.sql`insert into public.user_push_tokens (user_id, token, platform) values (${w.a.member}, 'ExponentPushToken[m]', 'android')`;
+  await db.sql`insert into auth.identities (user_id, provider, provider_id)
+    values (${w.a.member}, 'email', ${w.a.member})`;
+  await db.sql`insert into public.user_push_tokens (user_id, token, platform)
+    values (${w.a.member}, 'ExponentPushToken[m]', 'android')`;
   const [r] = await as(w.a.member, (tx) => tx`select public.anonymize_user() r`);
   expect(r!.r.user_id).toBe(w.a.member);
   const [u] = await db.sql`select email, encrypted_password, raw_user_meta_data, deleted_at,
     (select count(*)::int from auth.sessions s where s.user_id = u.id) sessions,
-    (select count(*)::int from auth.identities i where i.user_id = u.id) identities from auth.users u where id = ${w.a.member}`;
+    (select count(*)::int from auth.identities i where i.user_id = u.id) identities from auth.users u
+      where id = ${w.a.member}`;
   expect(u).toMatchObject({
     email: null,
     encrypted_password: null,
@@ -85,7 +88,8 @@ it('team members create channels only when the auction allows it', async () => {
       as(team, (tx) => tx`insert into public.channels (auction_id, name) values (${w.b.auctionId}, 'crew')`),
     ),
   ).toBe('42501');
-  await db.sql`update public.auctions set settings = settings || '{"members_can_create_channels": true}' where id = ${w.b.auctionId}`;
+  await db.sql`update public.auctions set settings = settings || '{"members_can_create_channels": true}'
+    where id = ${w.b.auctionId}`;
   const [c] = await as(
     team,
     (tx) => tx`insert into public.channels (auction_id, name) values (${w.b.auctionId}, 'crew') returning created_by`,

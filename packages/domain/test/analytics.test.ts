@@ -16,7 +16,8 @@ beforeAll(async () => {
   t = await createAuction(sql, 'la', 'America/Los_Angeles');
   const loc = async (name: string, start: string | null, end: string | null, freq: number, active = true) =>
     (
-      await sql`insert into public.locations (auction_id, name, operating_hours_start, operating_hours_end, submission_frequency_minutes, is_active, created_at)
+      await sql`insert into public.locations (auction_id, name, operating_hours_start, operating_hours_end,
+        submission_frequency_minutes, is_active, created_at)
       values (${t.auctionId}, ${name}, ${start}, ${end}, ${freq}, ${active}, '2030-01-01T00:00:00Z') returning id`
     )[0].id as string;
   ids.night = await loc('Night lot', '22:00', '06:00', 60);
@@ -32,10 +33,11 @@ beforeAll(async () => {
     await sql`insert into public.submission_types (auction_id, name) values (${t.auctionId}, 'Unsold') returning id`
   )[0].id;
   const sub = async (location: string, at: string, entries: [string, number][]) => {
-    const [s] =
-      await sql`insert into public.lot_submissions (auction_id, location_id, user_id, submitted_at) values (${t.auctionId}, ${location}, ${t.member}, ${at}) returning id`;
+    const [s] = await sql`insert into public.lot_submissions (auction_id, location_id, user_id, submitted_at)
+        values (${t.auctionId}, ${location}, ${t.member}, ${at}) returning id`;
     for (const [type, n] of entries) {
-      await sql`insert into public.lot_submission_entries (submission_id, auction_id, submission_type_id, car_count) values (${s.id}, ${t.auctionId}, ${type}, ${n})`;
+      await sql`insert into public.lot_submission_entries (submission_id, auction_id, submission_type_id, car_count)
+        values (${s.id}, ${t.auctionId}, ${type}, ${n})`;
     }
   };
   await sub(ids.night, '2030-01-14T06:00:00Z', [
@@ -53,7 +55,8 @@ beforeAll(async () => {
       await sql`insert into public.quality_inspections (auction_id, location_id, user_id, vin_number, submitted_at)
       values (${t.auctionId}, ${ids.night}, ${t.member}, '1HGCM82633A004352', ${at}) returning id`;
     for (const c of cats)
-      await sql`insert into public.quality_defects (auction_id, inspection_id, category_id) values (${t.auctionId}, ${i.id}, ${c})`;
+      await sql`insert into public.quality_defects (auction_id, inspection_id, category_id)
+        values (${t.auctionId}, ${i.id}, ${c})`;
   };
   await insp('2030-01-15T03:00:00Z', [dent, dent, rust]);
   await insp('2030-01-15T09:00:00Z', [dent]);
@@ -73,7 +76,8 @@ describe('get_location_stats', () => {
     const [r] = await as(
       t.member,
       (tx) =>
-        tx`select public.get_location_stats(p_location_id := ${ids.night}, p_start_date := ${RANGE.start}, p_end_date := ${RANGE.end}) s`,
+        tx`select public.get_location_stats(p_location_id := ${ids.night}, p_start_date := ${RANGE.start},
+          p_end_date := ${RANGE.end}) s`,
     );
     expect(r.s).toEqual({
       total_submissions: 2,
@@ -90,7 +94,8 @@ describe('get_location_stats', () => {
     const [r] = await as(
       t.member,
       (tx) =>
-        tx`select public.get_location_stats(p_location_id := ${ids.day}, p_start_date := '2029-01-01', p_end_date := '2029-02-01') s`,
+        tx`select public.get_location_stats(p_location_id := ${ids.day}, p_start_date := '2029-01-01',
+          p_end_date := '2029-02-01') s`,
     );
     expect(r.s).toMatchObject({ total_submissions: 0, total_car_count: 0, average_car_count: 0, by_type: [] });
   });
@@ -134,7 +139,8 @@ describe('get_pending_submissions', () => {
     const rows = await as(
       t.member,
       (tx) =>
-        tx`select location_name, minutes_overdue, last_submitted_at from public.get_pending_submissions(p_now := ${now})`,
+        tx`select location_name, minutes_overdue, last_submitted_at
+          from public.get_pending_submissions(p_now := ${now})`,
     );
     return Object.fromEntries(rows.map((r) => [r.location_name, r.minutes_overdue]));
   };
@@ -172,14 +178,17 @@ describe('unread counts', () => {
     const [c1] =
       await db.sql`insert into public.channels (auction_id, name) values (${t.auctionId}, 'ops') returning id`;
     const [c2] =
-      await db.sql`insert into public.channels (auction_id, name, is_archived) values (${t.auctionId}, 'old', true) returning id`;
+      await db.sql`insert into public.channels (auction_id, name, is_archived) values (${t.auctionId}, 'old', true)
+        returning id`;
     const post = (channel: string, user: string, content: string) =>
-      db.sql`insert into public.messages (auction_id, channel_id, user_id, content) values (${t.auctionId}, ${channel}, ${user}, ${content}) returning id`;
+      db.sql`insert into public.messages (auction_id, channel_id, user_id, content)
+        values (${t.auctionId}, ${channel}, ${user}, ${content}) returning id`;
     const [top] = await post(c1.id, t.admin, 'one');
     await post(c1.id, t.owner, 'two');
     await post(c1.id, t.member, 'mine');
     await post(c2.id, t.admin, 'archived');
-    await db.sql`insert into public.messages (auction_id, channel_id, user_id, content, parent_message_id) values (${t.auctionId}, ${c1.id}, ${t.admin}, 'reply', ${top.id})`;
+    await db.sql`insert into public.messages (auction_id, channel_id, user_id, content, parent_message_id)
+      values (${t.auctionId}, ${c1.id}, ${t.admin}, 'reply', ${top.id})`;
     const [del] = await post(c1.id, t.admin, 'gone');
     await db.sql`update public.messages set is_deleted = true where id = ${del.id}`;
     const [total] = await as(

@@ -46,8 +46,8 @@ it('creates two auctions, six people with passwords, and a realistic volume', as
 });
 
 it('passwords are stored as given by the hasher, with a confirmed e-mail identity', async () => {
-  const [u] =
-    await db.sql`select encrypted_password, email_confirmed_at, (select count(*)::int from auth.identities i where i.user_id = u.id) as ids
+  const [u] = await db.sql`select encrypted_password, email_confirmed_at, (select count(*)::int from auth.identities i
+      where i.user_id = u.id) as ids
     from auth.users u where email = ${seeded.users[1]!.email}`;
   expect(u).toMatchObject({ encrypted_password: `plain:${seeded.users[1]!.password}`, ids: 1 });
   expect(u!.email_confirmed_at).not.toBeNull();
@@ -59,8 +59,10 @@ it('all submissions fall inside operating hours in the auction time zone, none i
     join public.locations l on l.id = s.location_id join public.auctions a on a.id = s.auction_id
     cross join lateral (select (s.submitted_at at time zone (a.settings ->> 'timezone'))::time as t) x
     where l.operating_hours_start is not null and (
-      (l.operating_hours_start < l.operating_hours_end and not (x.t >= l.operating_hours_start and x.t <= l.operating_hours_end))
-      or (l.operating_hours_start > l.operating_hours_end and not (x.t >= l.operating_hours_start or x.t <= l.operating_hours_end)))`;
+      (l.operating_hours_start < l.operating_hours_end and not (x.t >= l.operating_hours_start
+        and x.t <= l.operating_hours_end))
+      or (l.operating_hours_start > l.operating_hours_end and not (x.t >= l.operating_hours_start
+        or x.t <= l.operating_hours_end)))`;
   expect(r!.outside).toBe(0);
   const [f] = await db.sql`select count(*)::int as n from public.lot_submissions where submitted_at > ${NOW}`;
   expect(f!.n).toBe(0);
@@ -73,7 +75,8 @@ it('rock reports exist in every state, and the views and RPCs read the data as a
     db.requestUrl,
     claimsFor(member),
     (tx) =>
-      tx`select status, count(*)::int n from public.active_problem_reports where auction_id = ${auction} group by 1 order by 1`,
+      tx`select status, count(*)::int n from public.active_problem_reports where auction_id = ${auction} group by 1
+        order by 1`,
   );
   expect(states.map((s) => s.status)).toEqual(['closed', 'in_progress', 'open']);
   const recent = await asUser(
@@ -88,14 +91,16 @@ it('rock reports exist in every state, and the views and RPCs read the data as a
     db.requestUrl,
     claimsFor(member),
     (tx) =>
-      tx`select count(*)::int n from public.messages_with_reply_count where auction_id = ${auction} and reply_count > 0`,
+      tx`select count(*)::int n from public.messages_with_reply_count where auction_id = ${auction}
+        and reply_count > 0`,
   );
   expect(threads[0]!.n).toBeGreaterThan(10);
   const stats = await asUser(
     db.requestUrl,
     claimsFor(member),
     (tx) =>
-      tx`select * from public.get_all_locations_stats(p_start_date := ${new Date(NOW.getTime() - 7 * 86_400_000)}, p_end_date := ${NOW})`,
+      tx`select * from public.get_all_locations_stats(p_start_date := ${new Date(NOW.getTime() - 7 * 86_400_000)},
+        p_end_date := ${NOW})`,
   );
   // Six locations, of which the team member is assigned to all but one.
   expect(stats.filter((s) => s.auction_id === auction)).toHaveLength(5);

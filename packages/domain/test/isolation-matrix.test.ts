@@ -21,6 +21,9 @@ interface Case {
 // expect: one token per role, in ROLES order.
 const R = (name: string, run: Probe, expect: string): Case => ({ name, run, expect });
 const A = (w: World) => w.a.auctionId;
+/** A read of auction A's rows of a table or view, by its key column. */
+const readA = (table: string, expect: string, column = 'id'): Case =>
+  R(`select ${table}`, (tx, w) => tx`select ${tx(column)} from public.${tx(table)} where auction_id = ${A(w)}`, expect);
 
 const cases: Case[] = [
   // Reads of auction A's rows.
@@ -29,142 +32,50 @@ const cases: Case[] = [
     (tx, w) => tx`select id from public.auctions where id = ${A(w)}`,
     'rows rows rows none deny rows',
   ),
-  R(
-    'select auction_members',
-    (tx, w) => tx`select id from public.auction_members where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select auction_invitations',
-    (tx, w) => tx`select id from public.auction_invitations where auction_id = ${A(w)}`,
-    'rows rows none none deny rows',
-  ),
+  readA('auction_members', 'rows rows rows none deny rows'),
+  readA('auction_invitations', 'rows rows none none deny rows'),
   R(
     'select invitation token_hash',
     (tx) => tx`select token_hash from public.auction_invitations`,
     'deny deny deny deny deny deny',
   ),
-  R(
-    'select auction_branding',
-    (tx, w) => tx`select auction_id from public.auction_branding where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
+  readA('auction_branding', 'rows rows rows none deny rows', 'auction_id'),
   R(
     'select users (profile of A member)',
     (tx, w) => tx`select id from public.users where id = ${w.a.member}`,
     'rows rows rows none deny rows',
   ),
   R('select super_admins', (tx) => tx`select user_id from public.super_admins`, 'none none none none deny rows'),
-  R(
-    'select event_outbox',
-    (tx, w) => tx`select id from public.event_outbox where auction_id = ${A(w)}`,
-    'rows rows none none deny rows',
-  ),
-  R(
-    'select locations',
-    (tx, w) => tx`select id from public.locations where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select submission_types',
-    (tx, w) => tx`select id from public.submission_types where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
+  readA('event_outbox', 'rows rows none none deny rows'),
+  readA('locations', 'rows rows rows none deny rows'),
+  readA('submission_types', 'rows rows rows none deny rows'),
   R(
     'select location_submission_types',
     (tx, w) => tx`select location_id from public.location_submission_types where auction_id = ${A(w)}`,
     'rows rows rows none deny rows',
   ),
-  R(
-    'select lot_submissions',
-    (tx, w) => tx`select id from public.lot_submissions where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select lot_submission_entries',
-    (tx, w) => tx`select id from public.lot_submission_entries where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select recent_submissions',
-    (tx, w) => tx`select id from public.recent_submissions where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select quality_inspections',
-    (tx, w) => tx`select id from public.quality_inspections where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select quality_defects',
-    (tx, w) => tx`select id from public.quality_defects where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select recent_quality_inspections',
-    (tx, w) => tx`select id from public.recent_quality_inspections where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
+  readA('lot_submissions', 'rows rows rows none deny rows'),
+  readA('lot_submission_entries', 'rows rows rows none deny rows'),
+  readA('recent_submissions', 'rows rows rows none deny rows'),
+  readA('quality_inspections', 'rows rows rows none deny rows'),
+  readA('quality_defects', 'rows rows rows none deny rows'),
+  readA('recent_quality_inspections', 'rows rows rows none deny rows'),
   R(
     'select shared defect_categories',
     (tx) => tx`select id from public.defect_categories where auction_id is null`,
     'rows rows rows rows deny rows',
   ),
-  R(
-    'select problem_reports',
-    (tx, w) => tx`select id from public.problem_reports where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select problem_facts',
-    (tx, w) => tx`select id from public.problem_facts where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select potential_causes',
-    (tx, w) => tx`select id from public.potential_causes where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select problem_actions',
-    (tx, w) => tx`select id from public.problem_actions where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select active_problem_reports',
-    (tx, w) => tx`select id from public.active_problem_reports where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select channels',
-    (tx, w) => tx`select id from public.channels where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select messages',
-    (tx, w) => tx`select id from public.messages where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select messages_with_reply_count',
-    (tx, w) => tx`select id from public.messages_with_reply_count where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select message_reactions',
-    (tx, w) => tx`select id from public.message_reactions where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select datasets',
-    (tx, w) => tx`select id from public.datasets where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
-  R(
-    'select saved_reports',
-    (tx, w) => tx`select id from public.saved_reports where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
+  readA('problem_reports', 'rows rows rows none deny rows'),
+  readA('problem_facts', 'rows rows rows none deny rows'),
+  readA('potential_causes', 'rows rows rows none deny rows'),
+  readA('problem_actions', 'rows rows rows none deny rows'),
+  readA('active_problem_reports', 'rows rows rows none deny rows'),
+  readA('channels', 'rows rows rows none deny rows'),
+  readA('messages', 'rows rows rows none deny rows'),
+  readA('messages_with_reply_count', 'rows rows rows none deny rows'),
+  readA('message_reactions', 'rows rows rows none deny rows'),
+  readA('datasets', 'rows rows rows none deny rows'),
+  readA('saved_reports', 'rows rows rows none deny rows'),
   R(
     "select email_log (one row, the owner's)",
     (tx) => tx`select id from public.email_log`,
@@ -185,13 +96,15 @@ const cases: Case[] = [
   R(
     'upsert auction_branding',
     (tx, w) =>
-      tx`insert into public.auction_branding (auction_id, app_name) values (${A(w)}, 'X') on conflict (auction_id) do update set app_name = 'Y' returning auction_id`,
+      tx`insert into public.auction_branding (auction_id, app_name) values (${A(w)}, 'X')
+        on conflict (auction_id) do update set app_name = 'Y' returning auction_id`,
     'rows rows deny deny deny rows',
   ),
   R(
     'insert auction_members directly',
     (tx, w) =>
-      tx`insert into public.auction_members (auction_id, user_id, role) values (${A(w)}, ${w.b.owner}, 'admin') returning id`,
+      tx`insert into public.auction_members (auction_id, user_id, role) values (${A(w)}, ${w.b.owner}, 'admin')
+        returning id`,
     'deny deny deny deny deny deny',
   ),
   R(
@@ -207,19 +120,22 @@ const cases: Case[] = [
   R(
     'rpc invite_user_to_auction',
     (tx, w) =>
-      tx`select public.invite_user_to_auction(p_auction_id := ${A(w)}, p_email := 'new@x.test', p_role := 'team_member') r`,
+      tx`select public.invite_user_to_auction(p_auction_id := ${A(w)}, p_email := 'new@x.test',
+        p_role := 'team_member') r`,
     'rows rows deny deny deny rows',
   ),
   R(
     'rpc change_member_role',
     (tx, w) =>
-      tx`select * from public.change_member_role(p_auction_id := ${A(w)}, p_user_id := ${w.a.member}, p_new_role := 'admin')`,
+      tx`select * from public.change_member_role(p_auction_id := ${A(w)}, p_user_id := ${w.a.member},
+        p_new_role := 'admin')`,
     'rows rows deny deny deny rows',
   ),
   R(
     'rpc change_member_role of the owner',
     (tx, w) =>
-      tx`select * from public.change_member_role(p_auction_id := ${A(w)}, p_user_id := ${w.a.owner}, p_new_role := 'admin')`,
+      tx`select * from public.change_member_role(p_auction_id := ${A(w)}, p_user_id := ${w.a.owner},
+        p_new_role := 'admin')`,
     'P0001 deny deny deny deny P0001',
   ),
   R(
@@ -268,7 +184,8 @@ const cases: Case[] = [
   R(
     'insert lot_submission for someone else',
     (tx, w) =>
-      tx`insert into public.lot_submissions (auction_id, location_id, user_id) values (${A(w)}, ${w.ids.location}, ${w.a.owner}) returning id`,
+      tx`insert into public.lot_submissions (auction_id, location_id, user_id)
+        values (${A(w)}, ${w.ids.location}, ${w.a.owner}) returning id`,
     'rows rows deny deny deny rows',
   ),
   R(
@@ -279,13 +196,15 @@ const cases: Case[] = [
   R(
     'insert entry into member submission',
     (tx, w) =>
-      tx`insert into public.lot_submission_entries (submission_id, submission_type_id, car_count) values (${w.ids.submission}, ${w.ids.type}, 1) returning id`,
+      tx`insert into public.lot_submission_entries (submission_id, submission_type_id, car_count)
+        values (${w.ids.submission}, ${w.ids.type}, 1) returning id`,
     'rows rows rows deny deny rows',
   ),
   R(
     'rpc create_lot_submission_with_entries',
     (tx, w) =>
-      tx`select public.create_lot_submission_with_entries(p_location_id := ${w.ids.location}, p_entries := ${tx.json([{ submission_type_id: w.ids.type, car_count: 3 }])}) r`,
+      tx`select public.create_lot_submission_with_entries(p_location_id := ${w.ids.location},
+        p_entries := ${tx.json([{ submission_type_id: w.ids.type, car_count: 3 }])}) r`,
     'rows rows rows deny deny rows',
   ),
   R(
@@ -298,15 +217,12 @@ const cases: Case[] = [
   R(
     'insert quality_inspection',
     (tx, w) =>
-      tx`insert into public.quality_inspections (auction_id, location_id, vin_number, barcode) values (${A(w)}, ${w.ids.location}, '1HGCM82633A004353', 'B') returning id`,
+      tx`insert into public.quality_inspections (auction_id, location_id, vin_number, barcode)
+        values (${A(w)}, ${w.ids.location}, '1HGCM82633A004353', 'B') returning id`,
     'rows rows rows deny deny rows',
   ),
   // Assigned locations: the team member works at North lot only; South lot is assigned to nobody.
-  R(
-    'select location_assignments',
-    (tx, w) => tx`select id from public.location_assignments where auction_id = ${A(w)}`,
-    'rows rows rows none deny rows',
-  ),
+  readA('location_assignments', 'rows rows rows none deny rows'),
   R(
     'select locations: the unassigned South lot',
     (tx, w) => tx`select id from public.locations where id = ${w.ids.unassignedLocation}`,
@@ -315,19 +231,22 @@ const cases: Case[] = [
   R(
     'insert lot_submission at an unassigned location',
     (tx, w) =>
-      tx`insert into public.lot_submissions (auction_id, location_id) values (${A(w)}, ${w.ids.unassignedLocation}) returning id`,
+      tx`insert into public.lot_submissions (auction_id, location_id) values (${A(w)}, ${w.ids.unassignedLocation})
+        returning id`,
     'rows rows deny deny deny rows',
   ),
   R(
     'insert quality_inspection at an unassigned location',
     (tx, w) =>
-      tx`insert into public.quality_inspections (auction_id, location_id, vin_number, barcode) values (${A(w)}, ${w.ids.unassignedLocation}, '1HGCM82633A004354', 'B') returning id`,
+      tx`insert into public.quality_inspections (auction_id, location_id, vin_number, barcode)
+        values (${A(w)}, ${w.ids.unassignedLocation}, '1HGCM82633A004354', 'B') returning id`,
     'rows rows deny deny deny rows',
   ),
   R(
     'insert location_assignment',
     (tx, w) =>
-      tx`insert into public.location_assignments (location_id, user_id) values (${w.ids.unassignedLocation}, ${w.a.member}) returning id`,
+      tx`insert into public.location_assignments (location_id, user_id)
+        values (${w.ids.unassignedLocation}, ${w.a.member}) returning id`,
     'rows rows deny deny deny rows',
   ),
   R(
@@ -338,7 +257,8 @@ const cases: Case[] = [
   R(
     'insert defect into member inspection',
     (tx, w) =>
-      tx`insert into public.quality_defects (inspection_id, category_id, notes) values (${w.ids.inspection}, ${w.ids.category}, 'x') returning id`,
+      tx`insert into public.quality_defects (inspection_id, category_id, notes)
+        values (${w.ids.inspection}, ${w.ids.category}, 'x') returning id`,
     'rows rows rows deny deny rows',
   ),
   R(
@@ -356,7 +276,8 @@ const cases: Case[] = [
   R(
     'insert problem_report',
     (tx, w) =>
-      tx`insert into public.problem_reports (auction_id, issue_name, area, location_id) values (${A(w)}, 'Leak', 'Wash', ${w.ids.location}) returning id`,
+      tx`insert into public.problem_reports (auction_id, issue_name, area, location_id)
+        values (${A(w)}, 'Leak', 'Wash', ${w.ids.location}) returning id`,
     'rows rows rows deny deny rows',
   ),
   R(
@@ -367,13 +288,15 @@ const cases: Case[] = [
   R(
     'insert potential_causes',
     (tx, w) =>
-      tx`insert into public.potential_causes (problem_id, cause_text, order_number) values (${w.ids.problem}, 'rain', 2) returning id`,
+      tx`insert into public.potential_causes (problem_id, cause_text, order_number)
+        values (${w.ids.problem}, 'rain', 2) returning id`,
     'rows rows rows deny deny rows',
   ),
   R(
     'insert problem_actions',
     (tx, w) =>
-      tx`insert into public.problem_actions (problem_id, issue, status) values (${w.ids.problem}, 'fix', 'pending') returning id`,
+      tx`insert into public.problem_actions (problem_id, issue, status) values (${w.ids.problem}, 'fix', 'pending')
+        returning id`,
     'rows rows rows deny deny rows',
   ),
   R(
@@ -397,13 +320,15 @@ const cases: Case[] = [
   R(
     'insert message as self',
     (tx, w) =>
-      tx`insert into public.messages (auction_id, channel_id, content) values (${A(w)}, ${w.ids.channel}, 'hi') returning id`,
+      tx`insert into public.messages (auction_id, channel_id, content) values (${A(w)}, ${w.ids.channel}, 'hi')
+        returning id`,
     'rows rows rows deny deny rows',
   ),
   R(
     'insert message into another auction channel',
     (tx, w) =>
-      tx`insert into public.messages (auction_id, channel_id, content) values (${A(w)}, ${w.ids.otherChannel}, 'hi') returning id`,
+      tx`insert into public.messages (auction_id, channel_id, content) values (${A(w)}, ${w.ids.otherChannel}, 'hi')
+        returning id`,
     'deny deny deny rows deny rows',
   ),
   R(
@@ -443,19 +368,22 @@ const cases: Case[] = [
   R(
     'rpc get_location_stats',
     (tx, w) =>
-      tx`select public.get_location_stats(p_location_id := ${w.ids.location}, p_start_date := '2000-01-01', p_end_date := '2100-01-01') r`,
+      tx`select public.get_location_stats(p_location_id := ${w.ids.location}, p_start_date := '2000-01-01',
+        p_end_date := '2100-01-01') r`,
     'rows rows rows deny deny rows',
   ),
   R(
     'rpc get_all_locations_stats (A rows)',
     (tx, w) =>
-      tx`select * from public.get_all_locations_stats(p_start_date := '2000-01-01', p_end_date := '2100-01-01') where auction_id = ${A(w)}`,
+      tx`select * from public.get_all_locations_stats(p_start_date := '2000-01-01', p_end_date := '2100-01-01')
+        where auction_id = ${A(w)}`,
     'rows rows rows none deny rows',
   ),
   R(
     'rpc get_defect_trends (A rows)',
     (tx, w) =>
-      tx`select * from public.get_defect_trends(p_start_date := '2000-01-01', p_end_date := '2100-01-01', p_location_id := ${w.ids.location})`,
+      tx`select * from public.get_defect_trends(p_start_date := '2000-01-01', p_end_date := '2100-01-01',
+        p_location_id := ${w.ids.location})`,
     'rows rows rows none deny rows',
   ),
   R(
@@ -508,8 +436,10 @@ beforeAll(async () => {
   db = await createTestDatabase([authMigrations, domainMigrations]);
   w = await buildWorld(db.sql);
   await db.sql`insert into public.auction_branding (auction_id, app_name) values (${w.a.auctionId}, 'A app')`;
-  await db.sql`insert into public.auction_invitations (auction_id, email, role, token_hash) values (${w.a.auctionId}, 'z@x.test', 'admin', 'h')`;
-  await db.sql`insert into public.email_log (user_id, to_email, template, status) values (${w.a.owner}, 'o@x.test', 't', 'sent')`;
+  await db.sql`insert into public.auction_invitations (auction_id, email, role, token_hash)
+    values (${w.a.auctionId}, 'z@x.test', 'admin', 'h')`;
+  await db.sql`insert into public.email_log (user_id, to_email, template, status)
+    values (${w.a.owner}, 'o@x.test', 't', 'sent')`;
 });
 afterAll(async () => {
   await closeClients();

@@ -12,8 +12,8 @@ afterAll(async () => {
 });
 
 it('a new auth user gets a public profile', async () => {
-  const [u] =
-    await db.sql`insert into auth.users (email, raw_user_meta_data) values ('a@x.test', '{"full_name":"Ann"}') returning id`;
+  const [u] = await db.sql`insert into auth.users (email, raw_user_meta_data) values ('a@x.test', '{"full_name":"Ann"}')
+      returning id`;
   const [p] = await db.sql`select email, full_name from public.users where id = ${u.id}`;
   expect(p).toEqual({ email: 'a@x.test', full_name: 'Ann' });
 });

@@ -33,7 +33,8 @@ describe('auctions', () => {
       db.requestUrl,
       claimsFor(u),
       (tx) =>
-        tx`select public.get_user_auction_role(${row.id}) as role, public.is_auction_admin_or_above(${row.id}) as admin`,
+        tx`select public.get_user_auction_role(${row.id}) as role, public.is_auction_admin_or_above(${row.id}) as
+          admin`,
     );
     expect(roles[0]).toEqual({ role: 'owner', admin: true });
   });
@@ -46,7 +47,8 @@ describe('auctions', () => {
           db.requestUrl,
           claimsFor(u),
           (tx) =>
-            tx`insert into public.auctions (name, slug, settings) values ('Z', 'zone-one', ${db.sql.json({ timezone: 'Mars/Olympus' })}) returning id`,
+            tx`insert into public.auctions (name, slug, settings)
+              values ('Z', 'zone-one', ${db.sql.json({ timezone: 'Mars/Olympus' })}) returning id`,
         ),
       ),
     ).toBe('22023');
@@ -77,7 +79,9 @@ describe('auctions', () => {
       db.requestUrl,
       claimsFor(a.admin),
       (tx) =>
-        tx`update public.auctions set settings = ${db.sql.json({ timezone: 'Europe/Berlin', members_can_create_channels: false })} where id = ${a.auctionId} returning settings`,
+        tx`update public.auctions
+          set settings = ${db.sql.json({ timezone: 'Europe/Berlin', members_can_create_channels: false })}
+          where id = ${a.auctionId} returning settings`,
     );
     expect(upd[0].settings.timezone).toBe('Europe/Berlin');
     const none = await asUser(
@@ -92,7 +96,8 @@ describe('auctions', () => {
           db.requestUrl,
           claimsFor(a.admin),
           (tx) =>
-            tx`update public.auctions set settings = ${db.sql.json({ timezone: 'Mars/Base' })} where id = ${a.auctionId}`,
+            tx`update public.auctions set settings = ${db.sql.json({ timezone: 'Mars/Base' })}
+              where id = ${a.auctionId}`,
         ),
       ),
     ).toBe('22023');
@@ -121,5 +126,32 @@ describe('auctions', () => {
       (tx) => tx`delete from public.auctions where id = ${c.auctionId} returning id`,
     );
     expect(byOwner).toHaveLength(1);
+  });
+});
+
+describe('tenant keys', () => {
+  it('refuses references into another auction (foreign keys on id and auction_id), as 23503', async () => {
+    const place = async (f: AuctionFixture) => {
+      const [loc] =
+        await db.sql`insert into public.locations (auction_id, name) values (${f.auctionId}, 'Lot') returning id`;
+      const [type] = await db.sql`insert into public.submission_types (auction_id, name) values (${f.auctionId}, 'Cars')
+          returning id`;
+      return { location: loc!.id as string, type: type!.id as string };
+    };
+    const [pa, pb] = [await place(a), await place(b)];
+    const [sub] =
+      await db.sql`insert into public.lot_submissions (location_id, auction_id) values (${pa.location}, ${b.auctionId})
+        returning id, auction_id`;
+    expect(sub!.auction_id).toBe(a.auctionId);
+    const refused = [
+      db.sql`insert into public.location_submission_types (location_id, submission_type_id)
+        values (${pa.location}, ${pb.type})`,
+      db.sql`insert into public.lot_submission_entries (submission_id, submission_type_id, car_count)
+        values (${sub!.id}, ${pb.type}, 1)`,
+      db.sql`update public.lot_submissions set location_id = ${pb.location} where id = ${sub!.id}`,
+      db.sql`insert into public.quality_inspections (auction_id, location_id, vin_number)
+        values (${a.auctionId}, ${pb.location}, '1HGCM82633A004352')`,
+    ];
+    for (const statement of refused) expect(await sqlState(statement)).toBe('23503');
   });
 });

@@ -1,17 +1,28 @@
 // The one errors module of the engine: stable PGRST codes, one factory per error, and the SQLSTATE -> HTTP table.
 // Every failure leaves the engine as a RestError, rendered as PostgREST's `{code, details, hint, message}`.
 
+/** What an error may carry besides its status, code and message. */
+export interface RestErrorExtras {
+  details?: string | unknown[] | null;
+  hint?: string | null;
+  headers?: Record<string, string>;
+}
+
 export class RestError extends Error {
+  readonly details: string | unknown[] | null;
+  readonly hint: string | null;
+  readonly headers: Record<string, string>;
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details: string | unknown[] | null = null,
-    readonly hint: string | null = null,
-    readonly headers: Record<string, string> = {},
+    extras: RestErrorExtras = {},
   ) {
     super(message);
     this.name = 'RestError';
+    this.details = extras.details ?? null;
+    this.hint = extras.hint ?? null;
+    this.headers = extras.headers ?? {};
   }
   body(): string {
     return JSON.stringify({ code: this.code, details: this.details, hint: this.hint, message: this.message });
@@ -20,97 +31,76 @@ export class RestError extends Error {
 
 export const errors = {
   connection: (msg: string) =>
-    new RestError(503, 'PGRST000', 'Database connection error. Retrying the connection.', msg),
-  internal: (msg: string) => new RestError(503, 'PGRST001', 'Database client error', msg),
+    new RestError(503, 'PGRST000', 'Database connection error. Retrying the connection.', { details: msg }),
+  internal: (msg: string) => new RestError(503, 'PGRST001', 'Database client error', { details: msg }),
   schemaCacheNotLoaded: () =>
     new RestError(503, 'PGRST002', 'Could not query the database for the schema cache. Retrying.'),
   poolTimeout: () => new RestError(504, 'PGRST003', 'Timed out acquiring connection from connection pool.'),
-  parse: (message: string, details: string | null = null) => new RestError(400, 'PGRST100', message, details),
+  parse: (message: string, details: string | null = null) => new RestError(400, 'PGRST100', message, { details }),
   rpcMethod: (method: string) => new RestError(405, 'PGRST101', `Cannot use the ${method} method on RPC`),
-  invalidBody: (message: string, details: string | null = null) => new RestError(400, 'PGRST102', message, details),
+  invalidBody: (message: string, details: string | null = null) => new RestError(400, 'PGRST102', message, { details }),
   rangeNotSatisfiable: (offset: number, total: number) =>
-    new RestError(
-      416,
-      'PGRST103',
-      'Requested range not satisfiable',
-      offset > total ? `An offset of ${offset} was requested, but there are only ${total} rows.` : null,
-    ),
+    new RestError(416, 'PGRST103', 'Requested range not satisfiable', {
+      details: offset > total ? `An offset of ${offset} was requested, but there are only ${total} rows.` : null,
+    }),
   invalidPut: (message = "Filters must include all and only primary key columns with 'eq' operators") =>
     new RestError(405, 'PGRST105', message),
   schemaNotExposed: (schema: string, exposed: readonly string[]) =>
-    new RestError(
-      406,
-      'PGRST106',
-      `Invalid schema: ${schema}`,
-      null,
-      `Only the following schemas are exposed: ${exposed.join(', ')}`,
-    ),
+    new RestError(406, 'PGRST106', `Invalid schema: ${schema}`, {
+      hint: `Only the following schemas are exposed: ${exposed.join(', ')}`,
+    }),
   notAcceptable: (accept: string) =>
     new RestError(406, 'PGRST107', `None of these media types are available: ${accept}`),
   notEmbedded: (name: string) =>
-    new RestError(
-      400,
-      'PGRST108',
-      `'${name}' is not an embedded resource in this request`,
-      null,
-      `Verify that '${name}' is included in the 'select' query parameter.`,
-    ),
+    new RestError(400, 'PGRST108', `'${name}' is not an embedded resource in this request`, {
+      hint: `Verify that '${name}' is included in the 'select' query parameter.`,
+    }),
   singular: (rows: number) =>
-    new RestError(
-      406,
-      'PGRST116',
-      'Cannot coerce the result to a single JSON object',
-      `The result contains ${rows} rows`,
-    ),
+    new RestError(406, 'PGRST116', 'Cannot coerce the result to a single JSON object', {
+      details: `The result contains ${rows} rows`,
+    }),
   unsupportedMethod: (method: string) => new RestError(405, 'PGRST117', `Unsupported HTTP method: ${method}`),
   orderToMany: (origin: string, target: string) =>
-    new RestError(
-      400,
-      'PGRST118',
-      `A related order on '${target}' is not possible`,
-      `'${origin}' and '${target}' do not form a many-to-one or one-to-one relationship`,
-    ),
+    new RestError(400, 'PGRST118', `A related order on '${target}' is not possible`, {
+      details: `'${origin}' and '${target}' do not form a many-to-one or one-to-one relationship`,
+    }),
   embedOperator: () =>
-    new RestError(
-      400,
-      'PGRST120',
-      'Bad operator on the embedded resource',
-      null,
-      `Only is null or not is null filters are allowed on embedded resources`,
-    ),
+    new RestError(400, 'PGRST120', 'Bad operator on the embedded resource', {
+      hint: `Only is null or not is null filters are allowed on embedded resources`,
+    }),
   strictPrefer: (prefs: string[]) =>
-    new RestError(
-      400,
-      'PGRST122',
-      'Invalid preferences given with handling=strict',
-      `Invalid preferences: ${prefs.join(', ')}`,
-    ),
+    new RestError(400, 'PGRST122', 'Invalid preferences given with handling=strict', {
+      details: `Invalid preferences: ${prefs.join(', ')}`,
+    }),
   aggregatesDisabled: () => new RestError(400, 'PGRST123', 'Use of aggregate functions is not allowed'),
   maxAffected: (n: number) =>
-    new RestError(
-      400,
-      'PGRST124',
-      'Query result exceeds max-affected preference constraint',
-      `The query affects ${n} rows`,
-    ),
+    new RestError(400, 'PGRST124', 'Query result exceeds max-affected preference constraint', {
+      details: `The query affects ${n} rows`,
+    }),
   invalidPath: () => new RestError(404, 'PGRST125', 'Invalid path specified in request URL'),
   noRelationship: (origin: string, target: string, schema: string, hint: string | null = null) =>
     new RestError(
       400,
       'PGRST200',
       `Could not find a relationship between '${origin}' and '${target}' in the schema cache`,
-      `Searched for a foreign key relationship between '${origin}' and '${target}'` +
-        (hint === null ? '' : ` using the hint '${hint}'`) +
-        ` in the schema '${schema}', but no matches were found.`,
+      {
+        details:
+          `Searched for a foreign key relationship between '${origin}' and '${target}'` +
+          (hint === null ? '' : ` using the hint '${hint}'`) +
+          ` in the schema '${schema}', but no matches were found.`,
+      },
     ),
   ambiguousEmbed: (origin: string, target: string, candidates: unknown[], hints: string[]) =>
     new RestError(
       300,
       'PGRST201',
       `Could not embed because more than one relationship was found for '${origin}' and '${target}'`,
-      candidates,
-      `Try changing '${target}' to one of the following: ${hints.map((h) => `'${target}!${h}'`).join(', ')}. ` +
-        "Find the desired relationship in the 'details' key.",
+      {
+        details: candidates,
+        hint:
+          `Try changing '${target}' to one of the following: ${hints.map((h) => `'${target}!${h}'`).join(', ')}. ` +
+          "Find the desired relationship in the 'details' key.",
+      },
     ),
   noFunction: (schema: string, name: string, args: string[], suggestion: string | null = null) =>
     new RestError(
@@ -119,41 +109,45 @@ export const errors = {
       `Could not find the function ${schema}.${name}` +
         (args.length === 0 ? ' without parameters' : `(${args.join(', ')})`) +
         ' in the schema cache',
-      `Searched for the function ${schema}.${name} ` +
-        (args.length === 0
-          ? 'without parameters'
-          : `with parameter${args.length === 1 ? '' : 's'} ${args.join(', ')}`) +
-        ' or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
-      suggestion === null ? null : `Perhaps you meant to call the function ${schema}.${suggestion}`,
+      {
+        details:
+          `Searched for the function ${schema}.${name} ` +
+          (args.length === 0
+            ? 'without parameters'
+            : `with parameter${args.length === 1 ? '' : 's'} ${args.join(', ')}`) +
+          ' or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
+        hint: suggestion === null ? null : `Perhaps you meant to call the function ${schema}.${suggestion}`,
+      },
     ),
   ambiguousFunction: (schema: string, name: string, sigs: string[]) =>
     new RestError(
       300,
       'PGRST203',
       `Could not choose the best candidate function between: ${sigs.map((s) => `${schema}.${name}(${s})`).join(', ')}`,
-      null,
-      'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
+      {
+        hint:
+          'Try renaming the parameters or the function itself in the database so function overloading can be ' +
+          'resolved',
+      },
     ),
   noColumn: (column: string, table: string) =>
     new RestError(400, 'PGRST204', `Could not find the '${column}' column of '${table}' in the schema cache`),
   noTable: (schema: string, name: string) =>
     new RestError(404, 'PGRST205', `Could not find the table '${schema}.${name}' in the schema cache`),
   jwt: (message: string) =>
-    new RestError(401, 'PGRST301', message, null, null, {
-      'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/"/g, '')}"`,
+    new RestError(401, 'PGRST301', message, {
+      headers: {
+        'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/"/g, '')}"`,
+      },
     }),
   forbiddenRole: (role: string) => new RestError(401, 'PGRST303', `role "${role}" is not allowed`),
   unknownColumn: (column: string, table: string) =>
     new RestError(400, '42703', `column ${table}.${column} does not exist`),
   unknownType: (type: string) => new RestError(400, '42704', `type "${type}" does not exist`),
   unfilteredWrite: (op: 'UPDATE' | 'DELETE') =>
-    new RestError(
-      400,
-      '21000',
-      `${op} requires a WHERE clause`,
-      null,
-      'Add a filter to the query string, or enable allowUnfilteredWrites',
-    ),
+    new RestError(400, '21000', `${op} requires a WHERE clause`, {
+      hint: 'Add a filter to the query string, or enable allowUnfilteredWrites',
+    }),
   notInsertable: (name: string, op: string) =>
     new RestError(405, 'PGRST117', `Cannot ${op} on '${name}': it is not updatable`),
   putMismatch: () => new RestError(400, 'PGRST115', 'Payload values do not match URL in primary key column(s)'),
@@ -199,13 +193,10 @@ export function fromDatabaseError(err: unknown, authenticated: boolean): RestErr
   if (err instanceof RestError) return err;
   const e = err as PgErrorLike & { name?: string };
   if (e && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && e.severity) {
-    return new RestError(
-      sqlStateToStatus(e.code, authenticated),
-      e.code,
-      e.message ?? 'database error',
-      e.detail ?? null,
-      e.hint ?? null,
-    );
+    return new RestError(sqlStateToStatus(e.code, authenticated), e.code, e.message ?? 'database error', {
+      details: e.detail ?? null,
+      hint: e.hint ?? null,
+    });
   }
   if (e && typeof e.code === 'string' && /CONNECT|ECONN|CONNECTION|TIMEOUT/i.test(e.code))
     return errors.connection(e.message ?? String(e.code));

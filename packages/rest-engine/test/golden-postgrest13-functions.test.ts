@@ -1,22 +1,13 @@
 // Golden cases for the PostgREST 13 behaviours the postgrest-js suites check, part two: computed fields and
 // relationships, RPC parameters and candidates, plan output, GeoJSON and error texts. Each pins {sql, params} and
 // what Postgres answers (status, Content-Range, rows).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compile } from '../src/compile/statement-compiler.js';
 import { parse } from '../src/parse/request-parser.js';
 import { plan } from '../src/plan/planner.js';
-import { GOLDEN_OPTIONS, goldenCase, setup, USER_A, type Harness } from './helpers.js';
+import { GOLDEN_OPTIONS, goldenSuite, setup, USER_A } from './helpers.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await setup({ aggregatesEnabled: true, txRollbackAllowed: true, planEnabled: true });
-});
-afterAll(async () => {
-  await h.close();
-});
-
-const golden = (method: string, pathQuery: string, headers: Record<string, string> = {}, body?: unknown) =>
-  goldenCase(h, method, pathQuery, headers, body);
+const { golden, harness: h } = goldenSuite({ aggregatesEnabled: true, txRollbackAllowed: true, planEnabled: true });
 
 describe('computed fields and relationships', () => {
   it('a function of the row selects like a column, also inside an embed', async () => {
@@ -120,8 +111,8 @@ describe('RPC', () => {
     `);
   });
   it('a function with an unnamed integer parameter is not callable; a misspelt name gets the nearest', async () => {
-    const hidden = await h.req('POST', '/rpc/hidden_int', { body: { '': 1 }, claims: USER_A });
-    const misspelt = await h.req('POST', '/rpc/shoot', { body: {}, claims: USER_A });
+    const hidden = await h().req('POST', '/rpc/hidden_int', { body: { '': 1 }, claims: USER_A });
+    const misspelt = await h().req('POST', '/rpc/shoot', { body: {}, claims: USER_A });
     expect([hidden.status, hidden.json, misspelt.status, misspelt.json]).toMatchInlineSnapshot(`
       [
         404,
@@ -142,7 +133,7 @@ describe('RPC', () => {
     `);
   });
   it('PGRST203 lists the candidates by parameter count, then signature', async () => {
-    const res = await h.req('POST', '/rpc/overloaded', { body: { x: 1 }, claims: USER_A });
+    const res = await h().req('POST', '/rpc/overloaded', { body: { x: 1 }, claims: USER_A });
     expect({ status: res.status, body: res.json }).toMatchInlineSnapshot(`
       {
         "body": {
@@ -161,7 +152,7 @@ describe('media', () => {
   it('plan output: EXPLAIN of the statement, in the format and with the options asked for', async () => {
     const accept = 'application/vnd.pgrst.plan+text; for="application/json"; options=verbose';
     const input = { method: 'GET', path: '/tasks', search: 'select=id&id=eq.1', headers: { accept } };
-    expect(compile(plan(parse(input), h.engine.schemaCache, GOLDEN_OPTIONS), null).main).toMatchInlineSnapshot(`
+    expect(compile(plan(parse(input), h().engine.schemaCache, GOLDEN_OPTIONS), null).main).toMatchInlineSnapshot(`
       {
         "params": [
           "1",
@@ -169,7 +160,7 @@ describe('media', () => {
         "sql": "EXPLAIN (FORMAT TEXT, VERBOSE) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id" FROM "public"."tasks" t0 WHERE t0."id" = $1) _t",
       }
     `);
-    const res = await h.req('GET', '/tasks?select=id&id=eq.1', { headers: { accept }, claims: USER_A });
+    const res = await h().req('GET', '/tasks?select=id&id=eq.1', { headers: { accept }, claims: USER_A });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/vnd.pgrst.plan+text; for="application/json"; charset=utf-8');
     expect(res.text).toMatch(/^Aggregate {2}\(cost=/);
@@ -196,7 +187,7 @@ describe('media', () => {
   });
   it('GeoJSON: one FeatureCollection built by PostGIS (run by the conformance suite, which has PostGIS)', () => {
     const input = { method: 'GET', path: '/tasks', search: 'select=id', headers: { accept: 'application/geo+json' } };
-    expect(compile(plan(parse(input), h.engine.schemaCache, GOLDEN_OPTIONS), null).main).toMatchInlineSnapshot(`
+    expect(compile(plan(parse(input), h().engine.schemaCache, GOLDEN_OPTIONS), null).main).toMatchInlineSnapshot(`
       {
         "params": [],
         "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(ST_AsGeoJSON(_t)::json), '[]'))::text AS body FROM (SELECT t0."id" AS "id" FROM "public"."tasks" t0) _t",
@@ -207,9 +198,9 @@ describe('media', () => {
 
 describe('error texts as PostgREST 13', () => {
   it('PGRST116, PGRST201 details and 42703 inside an embed', async () => {
-    const single = await h.req('GET', '/tags', { headers: { accept: 'application/vnd.pgrst.object+json' } });
-    const ambiguous = await h.req('GET', '/projects?select=users(name)');
-    const alias = await h.req('GET', '/projects?select=tasks(nope)');
+    const single = await h().req('GET', '/tags', { headers: { accept: 'application/vnd.pgrst.object+json' } });
+    const ambiguous = await h().req('GET', '/projects?select=users(name)');
+    const alias = await h().req('GET', '/projects?select=tasks(nope)');
     expect([single.json, ambiguous.json, alias.json]).toMatchInlineSnapshot(`
       [
         {

@@ -1,19 +1,10 @@
 // Golden cases for the PostgREST 13 behaviours the postgrest-js suites check, part one: embed targets, the
 // self-reference default, aggregates in embeds, counts on writes and RPC, upsert status and identity defaults
 // (part two: golden-postgrest13-functions). Each pins {sql, params} and what Postgres answers.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { goldenCase, setup, type Harness } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { goldenSuite } from './helpers.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await setup({ aggregatesEnabled: true, txRollbackAllowed: true });
-});
-afterAll(async () => {
-  await h.close();
-});
-
-const golden = (method: string, pathQuery: string, headers: Record<string, string> = {}, body?: unknown) =>
-  goldenCase(h, method, pathQuery, headers, body);
+const { golden } = goldenSuite({ aggregatesEnabled: true, txRollbackAllowed: true });
 
 describe('embed targets', () => {
   it('by the FK column: the row it references', async () => {

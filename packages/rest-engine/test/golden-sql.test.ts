@@ -1,21 +1,12 @@
 // Golden {sql, params} per feature, each then executed on real Postgres through the engine: every case pins the
 // exact statement, its parameters, and the exact status and rows the engine answers with (writes rolled back).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compile } from '../src/compile/statement-compiler.js';
 import { parse } from '../src/parse/request-parser.js';
 import { plan } from '../src/plan/planner.js';
-import { GOLDEN_OPTIONS as OPTS, goldenCase, setup, type Harness } from './helpers.js';
+import { GOLDEN_OPTIONS as OPTS, goldenSuite } from './helpers.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await setup({ aggregatesEnabled: true });
-});
-afterAll(async () => {
-  await h.close();
-});
-
-const golden = (method: string, pathQuery: string, headers: Record<string, string> = {}, body?: unknown) =>
-  goldenCase(h, method, pathQuery, headers, body);
+const { golden, harness: h } = goldenSuite({ aggregatesEnabled: true });
 
 describe('golden SQL', () => {
   it('plain select with filter, order and limit', async () => {
@@ -163,7 +154,7 @@ describe('golden SQL', () => {
       search: 'select=id&done=is.false',
       headers: { prefer: 'count=estimated' },
     };
-    const { main, explain } = compile(plan(parse(input), h.engine.schemaCache, { ...OPTS, maxRows: 100 }), 100);
+    const { main, explain } = compile(plan(parse(input), h().engine.schemaCache, { ...OPTS, maxRows: 100 }), 100);
     expect({ main, explain }).toMatchInlineSnapshot(`
       {
         "explain": {
@@ -180,9 +171,9 @@ describe('golden SQL', () => {
       }
     `);
     // Both run on Postgres (EXPLAIN's top node is the scan itself, so its "Plan Rows" estimates the total).
-    const [row] = await h.db.sql.unsafe(main.sql, main.params as never[]);
+    const [row] = await h().db.sql.unsafe(main.sql, main.params as never[]);
     expect(row).toMatchObject({ total: '3', page_total: '3' });
-    const [{ 'QUERY PLAN': qp }] = await h.db.sql.unsafe(explain!.sql, explain!.params as never[]);
+    const [{ 'QUERY PLAN': qp }] = await h().db.sql.unsafe(explain!.sql, explain!.params as never[]);
     expect(qp[0].Plan['Node Type']).toBe('Seq Scan');
   });
   it('count=exact', async () => {

@@ -2,6 +2,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { compile } from '../src/compile/statement-compiler.js';
 import { createRestEngine, type EngineRequest, type RestEngine, type RestEngineOptions } from '../src/index.js';
@@ -99,4 +100,27 @@ export async function goldenCase(
   });
   const range = res.headers['content-range'] ?? null;
   return { sql: main.sql, params: main.params, status: res.status, range, rows: res.json };
+}
+
+/**
+ * A golden test file's harness, set up before its tests and closed after them, with the golden case bound to it.
+ * `harness()` is the harness itself once set up.
+ */
+export function goldenSuite(opts: Partial<RestEngineOptions>) {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    h = await setup(opts);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+  const harness = (): Harness => {
+    if (!h) throw new Error('the golden harness is used before its setup');
+    return h;
+  };
+  return {
+    harness,
+    golden: (method: string, pathQuery: string, headers: Record<string, string> = {}, body?: unknown) =>
+      goldenCase(harness(), method, pathQuery, headers, body),
+  };
 }

@@ -82,8 +82,10 @@ export class BucketService {
       const [row] = await tx`
         update storage.buckets set
           public = coalesce(${o.public ?? null}::boolean, public),
-          file_size_limit = case when ${o.file_size_limit !== undefined} then ${o.file_size_limit ?? null}::bigint else file_size_limit end,
-          allowed_mime_types = case when ${o.allowed_mime_types !== undefined} then ${o.allowed_mime_types ?? null}::text[] else allowed_mime_types end,
+          file_size_limit = case when ${o.file_size_limit !== undefined} then ${o.file_size_limit ?? null}::bigint
+            else file_size_limit end,
+          allowed_mime_types = case when ${o.allowed_mime_types !== undefined}
+            then ${o.allowed_mime_types ?? null}::text[] else allowed_mime_types end,
           updated_at = now()
         where id = ${id} returning id`;
       if (!row) await this.refuse(tx, id);

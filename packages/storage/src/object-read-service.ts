@@ -97,9 +97,8 @@ export class ObjectReadService {
         this.sql,
         access.caller,
         (tx) =>
-          tx<
-            ObjectRow[]
-          >`select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${ref.bucket} and name = ${ref.name}`,
+          tx<ObjectRow[]>`select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${ref.bucket}
+            and name = ${ref.name}`,
       );
     } else if (access.kind === 'public') {
       // Public URLs need a public bucket whatever the policies say, and are read as anon.
@@ -107,7 +106,8 @@ export class ObjectReadService {
         this.sql,
         ANON,
         (tx) => tx<ObjectRow[]>`
-        select ${tx.unsafe(OBJECT_COLUMNS.replace(/(^|, )/g, '$1o.'))} from storage.objects o join storage.buckets b on b.id = o.bucket_id
+        select ${tx.unsafe(OBJECT_COLUMNS.replace(/(^|, )/g, '$1o.'))} from storage.objects o join storage.buckets b
+          on b.id = o.bucket_id
         where b.public and o.bucket_id = ${ref.bucket} and o.name = ${ref.name}`,
       );
     } else {
@@ -118,9 +118,8 @@ export class ObjectReadService {
         this.sql,
         SERVICE,
         (tx) =>
-          tx<
-            ObjectRow[]
-          >`select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${ref.bucket} and name = ${ref.name}`,
+          tx<ObjectRow[]>`select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${ref.bucket}
+            and name = ${ref.name}`,
       );
     }
     if (!rows[0]) throw errors.objectNotFound();

@@ -43,6 +43,12 @@ export interface Transfer {
 
 const MAX_REMOVE = 1000;
 
+/** The row an upload or copy wrote, and the version it replaced (upsert). */
+interface WrittenRow {
+  id: string;
+  old_version: string | null;
+}
+
 export class ObjectWriteService {
   constructor(private readonly o: WriteServiceOptions) {}
 
@@ -75,25 +81,11 @@ export class ObjectWriteService {
         contentLength: spooled.size,
         httpStatusCode: 200,
       };
-      const version = randomUUID();
-      const key = objectKey(ref.bucket, version);
-      const write = (tx: postgres.TransactionSql) =>
-        this.writeRow(tx, caller, ref, version, metadata, body.userMetadata, mode);
-      let row: { id: string; old_version: string | null };
-      try {
-        row = await this.retryOnRace(mode, () =>
-          asCaller(this.o.sql, caller, async (tx) => {
-            const written = await write(tx);
-            await this.o.backend.put(key, spooled.file, { size: spooled.size, contentType: spooled.mimetype });
-            return written;
-          }),
-        );
-      } catch (error) {
-        await removeQuietly(this.o.backend, [key], this.o.log);
-        throw error;
-      }
-      if (row.old_version) await removeQuietly(this.o.backend, [objectKey(ref.bucket, row.old_version)], this.o.log);
-      return { Key: `${ref.bucket}/${ref.name}`, Id: row.id };
+      return await this.commitVersion(caller, ref, mode, async (tx, key, version) => {
+        const written = await this.writeRow(tx, caller, ref, version, metadata, body.userMetadata, mode);
+        await this.o.backend.put(key, spooled.file, { size: spooled.size, contentType: spooled.mimetype });
+        return written;
+      });
     } catch (error) {
       // A refused body may still be arriving; make sure it is consumed or dropped, never left hanging.
       if (!body.source.readableEnded && !body.source.destroyed) body.source.resume();
@@ -123,7 +115,8 @@ export class ObjectWriteService {
         update storage.objects o
         set version = ${version}, metadata = ${meta}, user_metadata = ${user}, owner_id = ${owner},
             updated_at = now(), last_accessed_at = now()
-        from (select id, version from storage.objects where bucket_id = ${ref.bucket} and name = ${ref.name} for update) old
+        from (select id, version from storage.objects where bucket_id = ${ref.bucket}
+          and name = ${ref.name} for update) old
         where o.id = old.id
         returning o.id, old.version as old_version`;
       if (updated) return updated;
@@ -173,7 +166,8 @@ export class ObjectWriteService {
       this.o.sql,
       caller,
       (tx) => tx<ObjectRow[]>`
-      delete from storage.objects where bucket_id = ${bucket} and name = any(${names}) returning ${tx.unsafe(OBJECT_COLUMNS)}`,
+      delete from storage.objects where bucket_id = ${bucket} and name = any(${names})
+        returning ${tx.unsafe(OBJECT_COLUMNS)}`,
     );
     await removeQuietly(
       this.o.backend,
@@ -235,35 +229,41 @@ export class ObjectWriteService {
     checkObjectName(t.from);
     checkObjectName(t.to);
     const limits = await this.o.reads.uploadLimits(t.toBucket);
+    const mode = upsert ? 'upsert' : 'create';
+    const target = { bucket: t.toBucket, name: t.to };
+    return this.commitVersion(caller, target, mode, async (tx, key, version) => {
+      const source = await this.readSource(tx, t);
+      if (!source) throw errors.objectNotFound();
+      this.checkLimits(source.metadata, limits);
+      const metadata = { ...source.metadata, lastModified: new Date().toISOString() };
+      const written = await this.writeRow(tx, caller, target, version, metadata, source.user_metadata, mode);
+      await this.o.backend.copy(objectKey(t.fromBucket, source.version), key);
+      return written;
+    });
+  }
+
+  /**
+   * A new version of an object: `place` writes its row and puts its bytes under `key` in the caller's transaction
+   * (retried once on an insert race). On failure the new bytes are removed; after the commit, the bytes of the
+   * version it replaced.
+   */
+  private async commitVersion(
+    caller: Caller,
+    target: ObjectRef,
+    mode: UploadMode,
+    place: (tx: postgres.TransactionSql, key: string, version: string) => Promise<WrittenRow>,
+  ): Promise<{ Key: string; Id: string }> {
     const version = randomUUID();
-    const key = objectKey(t.toBucket, version);
-    let row: { id: string; old_version: string | null };
+    const key = objectKey(target.bucket, version);
+    let row: WrittenRow;
     try {
-      row = await this.retryOnRace(upsert ? 'upsert' : 'create', () =>
-        asCaller(this.o.sql, caller, async (tx) => {
-          const source = await this.readSource(tx, t);
-          if (!source) throw errors.objectNotFound();
-          this.checkLimits(source.metadata, limits);
-          const metadata = { ...source.metadata, lastModified: new Date().toISOString() };
-          const written = await this.writeRow(
-            tx,
-            caller,
-            { bucket: t.toBucket, name: t.to },
-            version,
-            metadata,
-            source.user_metadata,
-            upsert ? 'upsert' : 'create',
-          );
-          await this.o.backend.copy(objectKey(t.fromBucket, source.version), key);
-          return written;
-        }),
-      );
+      row = await this.retryOnRace(mode, () => asCaller(this.o.sql, caller, (tx) => place(tx, key, version)));
     } catch (error) {
       await removeQuietly(this.o.backend, [key], this.o.log);
       throw error;
     }
-    if (row.old_version) await removeQuietly(this.o.backend, [objectKey(t.toBucket, row.old_version)], this.o.log);
-    return { Key: `${t.toBucket}/${t.to}`, Id: row.id };
+    if (row.old_version) await removeQuietly(this.o.backend, [objectKey(target.bucket, row.old_version)], this.o.log);
+    return { Key: `${target.bucket}/${target.name}`, Id: row.id };
   }
 
   /** The source of a move or copy as the caller sees it (RLS read), or undefined when hidden or missing. */

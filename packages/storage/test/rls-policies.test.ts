@@ -72,7 +72,8 @@ describe('storage.objects row-level security', () => {
     const bucket = bucketOf[bucketKind];
     const name = `${ids[folder]}/${randomUUID()}.png`;
     if (action !== 'insert') {
-      await db.sql`insert into storage.objects (bucket_id, name, owner_id, version) values (${bucket}, ${name}, ${ids[folder]}, ${randomUUID()})`;
+      await db.sql`insert into storage.objects (bucket_id, name, owner_id, version)
+        values (${bucket}, ${name}, ${ids[folder]}, ${randomUUID()})`;
     }
     const run = () =>
       asCaller(request, callerOf(who), async (tx) => {
@@ -80,9 +81,11 @@ describe('storage.objects row-level security', () => {
           case 'read':
             return tx`select id from storage.objects where bucket_id = ${bucket} and name = ${name}`;
           case 'insert':
-            return tx`insert into storage.objects (bucket_id, name, version) values (${bucket}, ${name}, ${randomUUID()}) returning id`;
+            return tx`insert into storage.objects (bucket_id, name, version)
+              values (${bucket}, ${name}, ${randomUUID()}) returning id`;
           case 'update':
-            return tx`update storage.objects set updated_at = now() where bucket_id = ${bucket} and name = ${name} returning id`;
+            return tx`update storage.objects set updated_at = now() where bucket_id = ${bucket} and name = ${name}
+              returning id`;
           case 'delete':
             return tx`delete from storage.objects where bucket_id = ${bucket} and name = ${name} returning id`;
         }

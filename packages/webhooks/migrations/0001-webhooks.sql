@@ -11,7 +11,7 @@ create table webhooks.settings (
 );
 insert into webhooks.settings default values;
 
--- The event types of the contract (section 6.2). Endpoint subscriptions and test_webhook are checked against it.
+-- The 17 event types (docs/events.md). Endpoint subscriptions and test_webhook are checked against it.
 create function webhooks.event_types() returns text[]
 language sql immutable set search_path = '' as $$
   select array[
@@ -224,7 +224,7 @@ end $$;
 create trigger event_outbox_fan_out after insert on public.event_outbox
   for each row execute function webhooks.fan_out_event();
 
--- Sample data for test_webhook: the shapes of section 6.3 and the README for the others.
+-- Sample data for test_webhook, in the shapes of docs/events.md.
 create function webhooks.sample_event_data(p_event_type text) returns jsonb
 language sql stable set search_path = '' as $$
   select case p_event_type

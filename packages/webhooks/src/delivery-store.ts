@@ -66,8 +66,9 @@ export function createDeliveryStore(sql: postgres.Sql) {
         )
         select d.id, d.endpoint_id, d.auction_id, d.event_type, d.payload, d.attempt_count as attempt,
                d.attempt_count - d.round_start_attempt as attempt_in_round, d.lease_token, e.url,
-               array_remove(array[s.secret, case when s.previous_secret_expires_at > now() then s.previous_secret end], null)
-                 as secrets
+               array_remove(
+                 array[s.secret, case when s.previous_secret_expires_at > now() then s.previous_secret end], null
+               ) as secrets
           from claimed d
           join public.webhook_endpoints e on e.id = d.endpoint_id
           join webhooks.endpoint_secrets s on s.endpoint_id = d.endpoint_id`;
@@ -82,7 +83,8 @@ export function createDeliveryStore(sql: postgres.Sql) {
         select extract(epoch from d.next_attempt_at - now()) * 1000 as ms
           from public.webhook_deliveries d
          where d.status = 'queued' and (d.locked_until is null or d.locked_until < now())
-           and exists (select 1 from public.webhook_endpoints e where e.id = d.endpoint_id and (e.is_active or d.is_test))
+           and exists (select 1 from public.webhook_endpoints e where e.id = d.endpoint_id and (e.is_active
+             or d.is_test))
          order by d.next_attempt_at
          limit 1`;
       return row === undefined ? undefined : Math.max(0, Number(row.ms));
@@ -102,7 +104,8 @@ export function createDeliveryStore(sql: postgres.Sql) {
             as t(id, lease_token, endpoint_id, auction_id, event_type, attempt, response_status, time_ms, body)
         ), attempt as (
           insert into public.webhook_delivery_attempts
-            (delivery_id, endpoint_id, auction_id, event_type, attempt, status, response_status, response_time_ms, response_body)
+            (delivery_id, endpoint_id, auction_id, event_type, attempt, status, response_status, response_time_ms,
+              response_body)
           select id, endpoint_id, auction_id, event_type, attempt, 'success', response_status, time_ms, body from input
           on conflict (delivery_id, attempt) do nothing
         ), done as (

@@ -167,7 +167,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function deliver({ delivery: d, abort }: InFlight): Promise<void> {
     const p = d.payload;
-    // The interface's field order; the stored jsonb does not keep key order.
+    // The body's field order (docs/events.md); the stored jsonb does not keep key order.
     const body = JSON.stringify({
       event: p.event,
       timestamp: p.timestamp,

@@ -9,7 +9,13 @@ export {
   type DispatcherLog,
   type DispatcherStats,
 } from './dispatcher.js';
-export { parseRetrySchedule, parseRetryAfter, nextRetry, SEED_SCHEDULE, type RetryPolicy } from './retry-policy.js';
+export {
+  parseRetrySchedule,
+  parseRetryAfter,
+  nextRetry,
+  DEFAULT_RETRY_SCHEDULE,
+  type RetryPolicy,
+} from './retry-policy.js';
 export {
   parseCidr,
   parseCidrList,
@@ -18,5 +24,5 @@ export {
   type Cidr,
   type AddressGuard,
 } from './ssrf-guard.js';
-export { signRequest, seedSignature, standardSignature, standardKey } from './signer.js';
+export { signRequest, hexSignature, standardSignature, standardKey } from './signer.js';
 export { syncWebhookSettings } from './settings-sync.js';

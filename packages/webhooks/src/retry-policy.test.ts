@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { nextRetry, parseRetryAfter, parseRetrySchedule, SEED_SCHEDULE } from './retry-policy.js';
+import { nextRetry, parseRetryAfter, parseRetrySchedule, DEFAULT_RETRY_SCHEDULE } from './retry-policy.js';
 
-const policy = { schedule: SEED_SCHEDULE, jitter: 0, retryAfterMaxSeconds: 3600 };
+const policy = { schedule: DEFAULT_RETRY_SCHEDULE, jitter: 0, retryAfterMaxSeconds: 3600 };
 
 describe('retry policy', () => {
-  it('follows the seed schedule and gives up after the sixth attempt', () => {
+  it('follows the default schedule and gives up after the sixth attempt', () => {
     expect([1, 2, 3, 4, 5].map((n) => nextRetry(policy, n))).toEqual(
       [60, 300, 1800, 7200, 43200].map((s) => ({ retry: true, delayMs: s * 1000 })),
     );

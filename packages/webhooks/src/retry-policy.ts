@@ -10,7 +10,7 @@ export interface RetryPolicy {
   retryAfterMaxSeconds: number;
 }
 
-export const SEED_SCHEDULE: readonly number[] = [0, 60, 300, 1800, 7200, 43200];
+export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [0, 60, 300, 1800, 7200, 43200];
 
 /** Parses `0,60,300` (seconds); the first entry is the first attempt and must be 0. */
 export function parseRetrySchedule(text: string): number[] {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { seedSignature, signRequest, standardKey, standardSignature } from './signer.js';
+import { hexSignature, signRequest, standardKey, standardSignature } from './signer.js';
 
 describe('signatures', () => {
   it('matches the Standard Webhooks test vector', () => {
@@ -10,9 +10,9 @@ describe('signatures', () => {
     const body = '{"test": 2432232314}';
     expect(standardSignature(secret, id, 1614265330, body)).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
-  it('signs the raw body in the seed scheme with the secret as the key', () => {
+  it('signs the raw body in the X-Webhook-Signature scheme with the secret as the key', () => {
     const expected = createHmac('sha256', 'topsecret-0123456789').update('{"a":1}').digest('hex');
-    expect(seedSignature('topsecret-0123456789', '{"a":1}')).toBe(`sha256=${expected}`);
+    expect(hexSignature('topsecret-0123456789', '{"a":1}')).toBe(`sha256=${expected}`);
   });
   it('uses the UTF-8 secret as the Standard key unless it is whsec_ base64', () => {
     expect(standardKey('plain-secret')).toEqual(Buffer.from('plain-secret'));
@@ -21,8 +21,8 @@ describe('signatures', () => {
   it('lists one signature per live secret, current first', () => {
     const h = signRequest(['new-secret-0123456', 'old-secret-0123456'], 'id1', 1, 'b');
     expect(h['x-webhook-signature'].split(',')).toEqual([
-      seedSignature('new-secret-0123456', 'b'),
-      seedSignature('old-secret-0123456', 'b'),
+      hexSignature('new-secret-0123456', 'b'),
+      hexSignature('old-secret-0123456', 'b'),
     ]);
     expect(h['webhook-signature'].split(' ')).toEqual([
       standardSignature('new-secret-0123456', 'id1', 1, 'b'),

@@ -20,7 +20,7 @@ export function standardKey(secret: string): Buffer {
   return Buffer.from(secret, 'utf8');
 }
 
-export function seedSignature(secret: string, body: string): string {
+export function hexSignature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
@@ -32,7 +32,7 @@ export function standardSignature(secret: string, id: string, timestamp: number,
 export function signRequest(secrets: readonly string[], id: string, timestamp: number, body: string): SignedHeaders {
   return {
     // The interface names one value; several are comma-separated, the form GitHub-style verifiers split on.
-    'x-webhook-signature': secrets.map((s) => seedSignature(s, body)).join(','),
+    'x-webhook-signature': secrets.map((s) => hexSignature(s, body)).join(','),
     // Standard Webhooks: space-separated list of versioned signatures.
     'webhook-signature': secrets.map((s) => standardSignature(s, id, timestamp, body)).join(' '),
   };

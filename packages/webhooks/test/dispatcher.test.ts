@@ -83,7 +83,7 @@ afterAll(async () => {
 });
 
 describe('requests', () => {
-  it('sends the seed body and headers, signed in both schemes verifiable from the raw body', async () => {
+  it('sends the documented body and headers, signed in both schemes verifiable from the raw body', async () => {
     const r = await receiver();
     const secret = `whsec_${Buffer.from('a-very-secret-key-of-32-bytes!!!').toString('base64')}`;
     await createEndpoint(db.sql, a.id, r.url, { secret, events: ['message.created'] });
@@ -108,7 +108,7 @@ describe('requests', () => {
     expect(headers['x-webhook-event']).toBe('message.created');
     expect(headers['x-webhook-timestamp']).toMatch(/^\d{10}$/);
     expect(Math.abs(Number(headers['x-webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
-    // Seed scheme: hex HMAC of the raw body with the secret, compared in constant time.
+    // X-Webhook-Signature: hex HMAC of the raw body with the secret, compared in constant time.
     const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
     expect(timingSafeEqual(Buffer.from(String(headers['x-webhook-signature'])), expected)).toBe(true);
     // Standard Webhooks: base64 HMAC of id.timestamp.body with the base64-decoded whsec_ key.
@@ -140,7 +140,8 @@ describe('requests', () => {
     const sig = (s: string) => `sha256=${createHmac('sha256', s).update(body).digest('hex')}`;
     expect(headers['x-webhook-signature']).toBe(`${sig('new-secret-0123456789')},${sig('old-secret-0123456789')}`);
     expect(String(headers['webhook-signature']).split(' ')).toHaveLength(2);
-    await db.sql`update webhooks.endpoint_secrets set previous_secret_expires_at = now() - interval '1 second' where endpoint_id = ${id}`;
+    await db.sql`update webhooks.endpoint_secrets set previous_secret_expires_at = now() - interval '1 second'
+      where endpoint_id = ${id}`;
     await emit(db.sql, a.id);
     await r.waitFor(2);
     const second = r.requests[1];
@@ -207,7 +208,7 @@ describe('requests', () => {
 });
 
 describe('retries', () => {
-  it('gives a receiver that always fails exactly 6 attempts at the scheduled gaps, then fails the delivery', async () => {
+  it('gives an always-failing receiver exactly 6 attempts at the scheduled gaps, then fails the delivery', async () => {
     const r = await receiver((_q, res) => {
       res.writeHead(503).end('down');
     });
@@ -358,13 +359,15 @@ describe('security', () => {
     await waitUntil(
       async () =>
         (
-          await db.sql`select count(*)::int as n from public.webhook_deliveries where event_id = ${eventId} and status = 'failed'`
+          await db.sql`select count(*)::int as n from public.webhook_deliveries where event_id = ${eventId}
+            and status = 'failed'`
         )[0].n === 3,
       10_000,
       'refused',
     );
     const errors =
-      await db.sql`select a.error_message from public.webhook_delivery_attempts a join public.webhook_deliveries d on d.id = a.delivery_id where d.event_id = ${eventId}`;
+      await db.sql`select a.error_message from public.webhook_delivery_attempts a join public.webhook_deliveries d
+        on d.id = a.delivery_id where d.event_id = ${eventId}`;
     expect(errors).toHaveLength(3);
     for (const e of errors) expect(e.error_message).toMatch(/^refused: .*private or reserved range/);
     expect(r.requests).toHaveLength(0);
@@ -399,7 +402,7 @@ describe('isolation and durability', () => {
     expect(n.n).toBe(0);
   });
 
-  it('a dispatcher killed mid-delivery loses nothing: its lease expires and another delivers the same webhook_id', async () => {
+  it('a killed dispatcher loses nothing: its lease expires and another delivers the same webhook_id', async () => {
     let hang = true;
     const r = await receiver((_q, res) => {
       if (!hang) res.writeHead(200).end();
@@ -428,12 +431,14 @@ describe('isolation and durability', () => {
     const one = dispatcher({ perEndpointConcurrency: 4 });
     const two = dispatcher({ perEndpointConcurrency: 4 });
     await Promise.all([one.start(), two.start()]);
-    await db.sql`select public.emit_event(${a.id}, 'message.created', jsonb_build_object('n', g)) from generate_series(1, 150) g`;
+    await db.sql`select public.emit_event(${a.id}, 'message.created', jsonb_build_object('n', g))
+      from generate_series(1, 150) g`;
     await r.waitFor(300);
     await waitUntil(
       async () =>
         (
-          await db.sql`select count(*)::int as n from public.webhook_deliveries where auction_id = ${a.id} and status = 'delivered'`
+          await db.sql`select count(*)::int as n from public.webhook_deliveries where auction_id = ${a.id}
+            and status = 'delivered'`
         )[0].n === 300,
       10_000,
       'all delivered',
@@ -441,8 +446,8 @@ describe('isolation and durability', () => {
     const ids = r.requests.map((q) => q.headers['x-webhook-id']);
     expect(new Set(ids).size).toBe(300);
     expect(ids).toHaveLength(300);
-    const [c] =
-      await db.sql`select count(*)::int as n, count(distinct delivery_id)::int as d from public.webhook_delivery_attempts where auction_id = ${a.id}`;
+    const [c] = await db.sql`select count(*)::int as n, count(distinct delivery_id)::int as d
+        from public.webhook_delivery_attempts where auction_id = ${a.id}`;
     expect(c).toEqual({ n: 300, d: 300 });
     expect(one.stats().claimed).toBeGreaterThan(0);
     expect(two.stats().claimed).toBeGreaterThan(0);

@@ -37,7 +37,8 @@ export async function certCommand(args: string[]): Promise<void> {
   writeFileSync(file('key.pem'), made.key, { mode: 0o600 });
   chmodSync(file('key.pem'), 0o600);
   process.stdout.write(
-    `${ca ? 'kept the local CA and signed' : 'made a local CA and'} a certificate for ${hosts.join(', ')} in ${out}\n\n` +
+    `${ca ? 'kept the local CA and signed' : 'made a local CA and'} a certificate ` +
+      `for ${hosts.join(', ')} in ${out}\n\n` +
       `serve HTTPS:\n  TLS_CERT_FILE=${file('cert.pem')} TLS_KEY_FILE=${file('key.pem')} ` +
       `PUBLIC_URL=https://localhost:54321 pnpm start\n\n` +
       `trust the CA in Node clients:\n  NODE_EXTRA_CA_CERTS=${file('ca.pem')}\n` +

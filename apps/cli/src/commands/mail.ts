@@ -61,6 +61,7 @@ export function formatList(messages: OutboxMessage[]): string {
 export function formatMessage(m: OutboxMessage): string {
   return (
     `ID:       ${m.id}\nDate:     ${m.created_at.toISOString()}\nFrom:     ${m.from_email}\nTo:       ${m.to_email}\n` +
-    `Subject:  ${m.subject}\n${m.template ? `Template: ${m.template}\n` : ''}\n${m.text_body}${m.text_body.endsWith('\n') ? '' : '\n'}`
+    `Subject:  ${m.subject}\n${m.template ? `Template: ${m.template}\n` : ''}\n` +
+    `${m.text_body}${m.text_body.endsWith('\n') ? '' : '\n'}`
   );
 }

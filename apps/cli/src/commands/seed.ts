@@ -32,7 +32,8 @@ export function progressBar(
   const width = 30;
   return (done, total, label) => {
     const filled = Math.round((done / total) * width);
-    const line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.round((done / total) * 100)).padStart(3)}% ${label}`;
+    const percent = String(Math.round((done / total) * 100)).padStart(3);
+    const line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${percent}% ${label}`;
     if (stream.isTTY) stream.write(`\r${line.padEnd(width + 30)}${done === total ? '\n' : ''}`);
     else stream.write(`${line}\n`);
   };

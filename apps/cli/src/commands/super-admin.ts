@@ -12,7 +12,8 @@ export async function superAdminCommand(args: string[]): Promise<void> {
     try {
       if (action === 'list') {
         const rows =
-          await sql`select u.email, s.created_at from public.super_admins s join public.users u on u.id = s.user_id order by u.email`;
+          await sql`select u.email, s.created_at from public.super_admins s join public.users u on u.id = s.user_id
+            order by u.email`;
         for (const r of rows) console.log(`${r.email}\t${r.created_at.toISOString()}`);
         if (rows.length === 0) console.log('no super admins');
         return;

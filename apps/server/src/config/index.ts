@@ -70,7 +70,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return withPort(config, out.PORT);
 }
 
-/** The configuration with its port settled (PORT=0 is resolved to a free port before start), and derived URLs following it. */
+/**
+ * The configuration with its port settled (PORT=0 is resolved to a free port before start), and derived URLs
+ * following it.
+ */
 export function withPort(config: Config, port: number): Config {
   const scheme = config.TLS_CERT_FILE ? 'https' : 'http';
   const publicUrl = (config.derivedUrls.publicUrl ? `${scheme}://${config.HOST}:${port}` : config.PUBLIC_URL).replace(

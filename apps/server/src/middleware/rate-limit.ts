@@ -1,16 +1,11 @@
 // Rate limits of the data interface (/rest/v1): per client IP, in a minute and an hour window, with limits by the
 // caller's subscription tier; heavy RPCs (analytics) count several requests. Every answer carries X-RateLimit-*
 // for the window closest to running out; past a limit the answer is 429 rate_limit_exceeded with Retry-After.
+// The limiter, store and tier cache are built in the composition root (services/rate-limit-services.ts).
 import type { MiddlewareHandler } from 'hono';
-import {
-  memoryRateLimitStore,
-  postgresRateLimitStore,
-  RateLimiter,
-  type RateLimitResult,
-  type RateLimitRule,
-} from '@auction-ops/auth-core';
-import type { AppEnv, ServerContext } from '../context.js';
-import { createTierCache, type Tier, type TierCache } from './rate-limit-tiers.js';
+import type { RateLimiter, RateLimitResult, RateLimitRule } from '@auction-ops/auth-core';
+import type { AppEnv } from '../context.js';
+import type { Tier, TierCache } from '../services/tier-cache.js';
 import { addGatewayHeaders, takeGatewayHeaders } from './response-headers.js';
 
 export interface RestRateLimitOptions {
@@ -26,39 +21,6 @@ export interface RestRateLimitOptions {
 
 const HEADER_NAMES = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const;
 const RPC_PREFIX = '/rest/v1/rpc/';
-
-const perMinuteAndHour = (minute: number, hour: number): readonly RateLimitRule[] => [
-  { limit: minute, windowSeconds: 60 },
-  { limit: hour, windowSeconds: 3600 },
-];
-
-/** The limits from configuration: free and pro are fixed, enterprise is configured. */
-export function restRateLimitsFromContext(ctx: ServerContext, now: () => number = Date.now): RestRateLimitOptions {
-  const { config } = ctx;
-  const store =
-    config.RATE_LIMITS_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerSql) : memoryRateLimitStore({ now });
-  return {
-    limiter: new RateLimiter(store, now),
-    tiers: createTierCache({
-      sql: ctx.ownerSql,
-      ttlMs: config.RATE_LIMITS_TIER_CACHE_SECONDS * 1000,
-      now,
-      onError: (error) => ctx.log.warn('rate-limit tier lookup failed', { error: String(error) }),
-    }),
-    rules: {
-      free: perMinuteAndHour(60, 1000),
-      pro: perMinuteAndHour(300, 10_000),
-      enterprise: perMinuteAndHour(config.RATE_LIMITS_ENTERPRISE_PER_MINUTE, config.RATE_LIMITS_ENTERPRISE_PER_HOUR),
-    },
-    heavyRpcs: new Set(
-      config.RATE_LIMITS_HEAVY_RPCS.split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-    heavyCost: config.RATE_LIMITS_HEAVY_COST,
-    now,
-  };
-}
 
 /** The cost of a request: heavy RPCs count more. `target` is the request path with its query. */
 export function requestCost(target: string, heavyRpcs: ReadonlySet<string>, heavyCost: number): number {

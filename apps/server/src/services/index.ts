@@ -6,8 +6,10 @@ import { createRestEngine, type RestEngine } from '@auction-ops/rest-engine';
 import type { StorageService } from '@auction-ops/storage';
 import { createRealtimeService, type RealtimeService } from '@auction-ops/realtime';
 import type { ServerContext } from '../context.js';
+import type { RestRateLimitOptions } from '../middleware/rate-limit.js';
 import { type AuthServices, createAuthServices } from './auth-services.js';
 import { createFunctionServices, type FunctionServices } from './function-services.js';
+import { createRestRateLimits } from './rate-limit-services.js';
 import { createConfiguredStorage } from './storage-service.js';
 import { withReadReplicas } from './read-routing.js';
 
@@ -17,6 +19,8 @@ export interface Services {
   rest: RestEngine;
   storage: StorageService;
   functions: FunctionServices;
+  /** The data interface's rate limiter and tier cache; absent when RATE_LIMITS_ENABLED is false. */
+  restRateLimits?: RestRateLimitOptions;
   /** Started by the server before it listens: change capture must stream before the first join. */
   realtime: RealtimeService;
   /** Releases everything in reverse order of dependence. */
@@ -65,6 +69,7 @@ export async function createServices(ctx: ServerContext): Promise<Services> {
     rest,
     storage,
     functions,
+    restRateLimits: c.RATE_LIMITS_ENABLED ? createRestRateLimits(ctx) : undefined,
     realtime,
     async close() {
       await realtime.stop();

@@ -25,12 +25,24 @@ export interface TestServer {
   dataDir: string;
   /** A supabase-js client of this server, as the anon key or with the given access token. */
   client(accessToken?: string): SupabaseClient;
+  /** A user signed up through supabase-js (password TEST_PASSWORD), with its signed-in client. */
+  signUp(email: string, fullName?: string): Promise<SignedUpUser>;
   stop(): Promise<void>;
+}
+
+export const TEST_PASSWORD = 'correct-horse-battery-9';
+
+export interface SignedUpUser {
+  id: string;
+  email: string;
+  client: SupabaseClient;
+  /** The access token of the session sign-up opened (auto-confirm is on in tests). */
+  token: string;
 }
 
 // supabase-js builds its realtime client eagerly and Node 20 has no global WebSocket; tests that open channels
 // pass a real transport through client options of their own.
-class NoWebSocket {
+export class NoWebSocket {
   constructor() {
     throw new Error('this test client does not open realtime channels');
   }
@@ -98,6 +110,16 @@ export async function startTestServer(
     server,
     dataDir,
     client: (accessToken) => testClient(server.url, server.ctx.anonKey, accessToken),
+    async signUp(email, fullName) {
+      const client = createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
+      const { data, error } = await client.auth.signUp({
+        email,
+        password: TEST_PASSWORD,
+        options: fullName === undefined ? {} : { data: { full_name: fullName } },
+      });
+      if (error) throw error;
+      return { id: data.user!.id, email, client, token: data.session!.access_token };
+    },
     async stop() {
       await server.close();
       await dropDb();
@@ -113,9 +135,22 @@ export interface ServerProcess {
   output(): string;
 }
 
+/** Where a server process keeps its state: its data directory, its database and its JWT secret. */
+export interface ProcessState {
+  dataDir: string;
+  databaseUrl: string;
+  jwtSecret: string;
+}
+
+/** The environment of a server process over that state: `env` on top, warnings and errors logged only. */
+export function processEnv(state: ProcessState, env: Record<string, string> = {}): Record<string, string> {
+  const own = { DATA_DIR: state.dataDir, DATABASE_URL: state.databaseUrl, JWT_SECRET: state.jwtSecret };
+  return { LOG_LEVEL: 'warn', ...own, ...env };
+}
+
 /**
- * The server as a child process (for tests that kill it): `start()` spawns `src/main.ts` with `env` over the
- * test's own environment, `healthy()` says whether GET /health on `port` answers 200.
+ * The server as a child process (for tests that kill it): `start()` spawns `src/main.ts` on `port` with `env`
+ * over the test's own environment (see processEnv), `healthy()` says whether GET /health answers 200.
  */
 export function serverProcess(env: Record<string, string>, port: number) {
   const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));

@@ -1,5 +1,6 @@
 // Fixed vocabulary of the demo data set: auctions, locations with their hours, submission types, people,
 // rock reports and chat lines. Kept apart from the generator so the SQL steps stay readable.
+import { readFileSync } from 'node:fs';
 
 export interface DemoLocation {
   name: string;
@@ -73,73 +74,18 @@ export const PEOPLE: { key: string; fullName: string; role: 'owner' | 'admin' | 
   { key: 'inspector', fullName: 'Ivan Ibrahim', role: 'team_member' },
 ];
 
-export const ROCK_REPORTS: {
+export interface DemoRockReport {
   issue: string;
   area: string;
   status: 'open' | 'in_progress' | 'closed';
   causes: string[];
   actions: [string, string, 'pending' | 'in_progress' | 'complete'][];
-}[] = [
-  {
-    issue: 'Flat tires from debris in South Lot',
-    area: 'Yard',
-    status: 'open',
-    causes: ['Construction debris blown in', 'No weekly sweep'],
-    actions: [['Debris', 'Schedule weekly magnetic sweep', 'pending']],
-  },
-  {
-    issue: 'Keys missing at check-in',
-    area: 'Check-in',
-    status: 'in_progress',
-    causes: ['Key box left unlocked', 'No sign-out log'],
-    actions: [
-      ['Key control', 'Install locking key cabinet', 'complete'],
-      ['Process', 'Introduce sign-out sheet', 'in_progress'],
-    ],
-  },
-  {
-    issue: 'Battery dead on lane day',
-    area: 'Lanes',
-    status: 'in_progress',
-    causes: ['Cars idle for weeks', 'No jump packs at lane'],
-    actions: [['Batteries', 'Weekly battery check for units older than 14 days', 'pending']],
-  },
-  {
-    issue: 'Hail damage not recorded',
-    area: 'Inspection',
-    status: 'closed',
-    causes: ['Inspection form lacked hail option'],
-    actions: [['Form', 'Add hail category to inspection form', 'complete']],
-  },
-  {
-    issue: 'Wrong lot numbers on windshields',
-    area: 'Check-in',
-    status: 'closed',
-    causes: ['Printer out of sync with system'],
-    actions: [['Printing', 'Reprint from system at check-in', 'complete']],
-  },
-  {
-    issue: 'Overnight gate left open',
-    area: 'Security',
-    status: 'open',
-    causes: ['Shift change gap'],
-    actions: [['Security', 'Gate check on every shift handover', 'pending']],
-  },
-  {
-    issue: 'Transport trucks blocking lane 3',
-    area: 'Lanes',
-    status: 'in_progress',
-    causes: ['No staging area for trucks'],
-    actions: [['Staging', 'Mark truck staging area by Main Gate', 'in_progress']],
-  },
-  {
-    issue: 'Photos missing for online buyers',
-    area: 'Photography',
-    status: 'open',
-    causes: ['Photo booth understaffed on Mondays'],
-    actions: [],
-  },
-];
+}
+
+// The reports are data, one record each, kept as JSON (rock-reports.json).
+export const ROCK_REPORTS = JSON.parse(
+  readFileSync(new URL('./rock-reports.json', import.meta.url), 'utf8'),
+) as DemoRockReport[];
 
 export const CHANNELS: { name: string; description: string; isDefault?: boolean; locationIndex?: number }[] = [
   { name: 'general', description: 'Everyone at the auction', isDefault: true },

@@ -80,8 +80,9 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
         insert into auth.users (email, encrypted_password, email_confirmed_at, raw_user_meta_data)
         values (${p.email}, ${p.hash}, ${now}, ${tx.json({ full_name: p.fullName })}) returning id`;
       ids[p.key] = u!.id as string;
+      const identity = { sub: u!.id as string, email: p.email, email_verified: true, phone_verified: false };
       await tx`insert into auth.identities (user_id, provider, provider_id, identity_data)
-        values (${u!.id}, 'email', ${u!.id}, ${tx.json({ sub: u!.id as string, email: p.email, email_verified: true, phone_verified: false })})`;
+        values (${u!.id}, 'email', ${u!.id}, ${tx.json(identity)})`;
     }
     // Bulk mode skips row triggers (fills, checks, events): every row below is generated consistent, and the
     // history should not flood the webhook outbox. Needs superuser; without it the seed is slower but the same.
@@ -100,7 +101,8 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
       const slug = a.slug + suffix;
       const [row] = await tx`
         insert into public.auctions (name, slug, subscription_tier, settings, created_by)
-        values (${a.name}, ${slug}, ${a.tier}, ${tx.json({ timezone: a.timezone, members_can_create_channels: i === 0 })}, ${ids.owner!})
+        values (${a.name}, ${slug}, ${a.tier},
+          ${tx.json({ timezone: a.timezone, members_can_create_channels: i === 0 })}, ${ids.owner!})
         returning id`;
       const auctionId = row!.id as string;
       auctions.push({ id: auctionId, name: a.name, slug, timezone: a.timezone });
@@ -119,7 +121,8 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
     progress('locations');
     for (const [i, a] of AUCTIONS.entries()) {
       const auctionId = auctions[i]!.id;
-      await tx`insert into public.locations (auction_id, name, address, operating_hours_start, operating_hours_end, submission_frequency_minutes, created_at)
+      await tx`insert into public.locations (auction_id, name, address, operating_hours_start, operating_hours_end,
+        submission_frequency_minutes, created_at)
         select ${auctionId}, n, ad, s::time, e::time, f, ${now}::timestamptz - make_interval(days => ${days + 30})
         from unnest(${a.locations.map((l) => l.name)}::text[], ${a.locations.map((l) => l.address)}::text[],
           ${a.locations.map((l) => l.start ?? '')}::text[], ${a.locations.map((l) => l.end ?? '')}::text[],
@@ -134,12 +137,16 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
         where l.auction_id = ${auctionId}
           and l.id <> (select id from public.locations where auction_id = ${auctionId} order by name desc limit 1)`;
       await tx`insert into public.submission_types (auction_id, name, description)
-        select ${auctionId}, n, d from unnest(${SUBMISSION_TYPES.map((t) => t.name)}::text[], ${SUBMISSION_TYPES.map((t) => t.description)}::text[]) as x(n, d)`;
+        select ${auctionId}, n, d from unnest(${SUBMISSION_TYPES.map((t) => t.name)}::text[],
+          ${SUBMISSION_TYPES.map((t) => t.description)}::text[]) as x(n, d)`;
       // Each location uses four of the five types, in its own order; the first is required.
-      await tx`insert into public.location_submission_types (location_id, submission_type_id, auction_id, display_order, is_required)
+      await tx`insert into public.location_submission_types (location_id, submission_type_id, auction_id,
+        display_order, is_required)
         select l.id, t.id, ${auctionId}, o.ord, o.ord = 1
-        from (select id, row_number() over (order by name) as li from public.locations where auction_id = ${auctionId}) l
-        cross join (select id, row_number() over (order by created_at, name) as ti from public.submission_types where auction_id = ${auctionId}) t
+        from (select id, row_number() over (order by name) as li from public.locations
+          where auction_id = ${auctionId}) l
+        cross join (select id, row_number() over (order by created_at, name) as ti from public.submission_types
+          where auction_id = ${auctionId}) t
         cross join lateral (select ((t.ti + l.li) % 5) + 1 as ord) o
         where o.ord <= 4`;
     }
@@ -153,46 +160,59 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
       from public.locations l
       join public.auctions a on a.id = l.auction_id
       cross join lateral (select case
-          when l.operating_hours_start is null or l.operating_hours_end is null or l.operating_hours_start = l.operating_hours_end then 1440
-          when l.operating_hours_start < l.operating_hours_end then extract(epoch from l.operating_hours_end - l.operating_hours_start) / 60
+          when l.operating_hours_start is null or l.operating_hours_end is null
+            or l.operating_hours_start = l.operating_hours_end then 1440
+          when l.operating_hours_start < l.operating_hours_end then extract(epoch
+            from l.operating_hours_end - l.operating_hours_start) / 60
           else 1440 - extract(epoch from l.operating_hours_start - l.operating_hours_end) / 60 end as minutes) w
       cross join lateral (select greatest(1, (${perWindow})::int) as n) c
       cross join generate_series(0, ${days - 1}) d
       cross join lateral generate_series(1, c.n) k
       cross join lateral (
-        select ((((${now}::timestamptz at time zone (a.settings ->> 'timezone'))::date - d) + coalesce(l.operating_hours_start, time '00:00'))
-          + make_interval(secs => w.minutes * 60 * (k - 0.5 + (random() - 0.5) * 0.6) / c.n)) at time zone (a.settings ->> 'timezone') as ts
+        select ((((${now}::timestamptz at time zone (a.settings ->> 'timezone'))::date - d) +
+          coalesce(l.operating_hours_start, time '00:00'))
+          + make_interval(secs => w.minutes * 60 * (k - 0.5 + (random() - 0.5) * 0.6) / c.n)) at time zone
+            (a.settings ->> 'timezone') as ts
       ) t
       where l.auction_id = any(${auctionIds}::uuid[]) and t.ts <= ${now} and random() > 0.1`;
 
     progress('submissions');
     await tx`
       with s as (${slots(tx`w.minutes / l.submission_frequency_minutes * ${scale}::int`)})
-      insert into public.lot_submissions (auction_id, location_id, user_id, submitted_at, image_url, created_at, updated_at)
+      insert into public.lot_submissions (auction_id, location_id, user_id, submitted_at, image_url, created_at,
+        updated_at)
       select s.auction_id, s.location_id,
-        (case when s.auction_id = ${auctionIds[0]!} then ${[ids.lot1!, ids.lot2!, ids.lot3!, ids.admin!]}::uuid[] else ${[ids.lot1!, ids.admin!]}::uuid[] end)[1 + (abs(hashtext(s.location_id::text || s.d || '/' || s.k)) % (case when s.auction_id = ${auctionIds[0]!} then 4 else 2 end))],
+        (case when s.auction_id = ${auctionIds[0]!} then ${[ids.lot1!, ids.lot2!, ids.lot3!, ids.admin!]}::uuid[]
+          else ${[ids.lot1!, ids.admin!]}::uuid[] end)[1 + (abs(hashtext(s.location_id::text || s.d || '/' || s.k)) %
+          (case when s.auction_id = ${auctionIds[0]!} then 4 else 2 end))],
         s.ts,
-        case when random() < 0.35 then 'https://picsum.photos/seed/' || substr(md5(random()::text), 1, 12) || '/1024/768' end,
+        case when random() < 0.35 then 'https://picsum.photos/seed/' || substr(md5(random()::text), 1,
+          12) || '/1024/768' end,
         s.ts, s.ts
       from s`;
 
     progress('entries');
     await tx`
-      insert into public.lot_submission_entries (auction_id, location_id, submission_id, submission_type_id, car_count, image_url, created_at)
+      insert into public.lot_submission_entries (auction_id, location_id, submission_id, submission_type_id, car_count,
+        image_url, created_at)
       select s.auction_id, s.location_id, s.id, st.id, floor(random() * (mx.max + 1))::int,
-        case when random() < 0.1 then 'https://picsum.photos/seed/' || substr(md5(random()::text), 1, 12) || '/800/600' end, s.submitted_at
+        case when random() < 0.1 then 'https://picsum.photos/seed/' || substr(md5(random()::text), 1, 12) || '/800/600'
+          end, s.submitted_at
       from public.lot_submissions s
       join public.location_submission_types lst on lst.location_id = s.location_id
       join public.submission_types st on st.id = lst.submission_type_id
-      join unnest(${SUBMISSION_TYPES.map((t) => t.name)}::text[], ${SUBMISSION_TYPES.map((t) => t.max)}::int[]) as mx(name, max) on mx.name = st.name
+      join unnest(${SUBMISSION_TYPES.map((t) => t.name)}::text[], ${SUBMISSION_TYPES.map((t) => t.max)}::int[]) as
+        mx(name, max) on mx.name = st.name
       where s.auction_id = any(${auctionIds}::uuid[])`;
 
     progress('inspections');
     await tx`
       with s as (${slots(tx`4 * ${scale}::int`)})
-      insert into public.quality_inspections (auction_id, location_id, user_id, vin_number, barcode, submitted_at, created_at, updated_at)
+      insert into public.quality_inspections (auction_id, location_id, user_id, vin_number, barcode, submitted_at,
+        created_at, updated_at)
       select s.auction_id, s.location_id,
-        case when s.auction_id = ${auctionIds[0]!} and random() < 0.8 then ${ids.inspector!}::uuid else ${ids.lot1!}::uuid end,
+        case when s.auction_id = ${auctionIds[0]!} and random() < 0.8 then ${ids.inspector!}::uuid
+          else ${ids.lot1!}::uuid end,
         upper(substr(md5(random()::text), 1, 17)), 'LOT-' || lpad(floor(random() * 1000000)::int::text, 6, '0'),
         s.ts, s.ts, s.ts
       from s`;
@@ -201,7 +221,8 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
     await tx`
       insert into public.quality_defects (auction_id, location_id, inspection_id, category_id, notes, created_at)
       select i.auction_id, i.location_id, i.id, c.id,
-        (array['Driver door', 'Rear bumper', 'Hood', 'Roof', 'Front left wheel', 'Windshield', 'Back seat', 'Tailgate'])[1 + floor(random() * 8)::int],
+        (array['Driver door', 'Rear bumper', 'Hood', 'Roof', 'Front left wheel', 'Windshield', 'Back seat',
+          'Tailgate'])[1 + floor(random() * 8)::int],
         i.submitted_at
       from public.quality_inspections i
       cross join lateral (
@@ -218,7 +239,8 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
       for (const [ri, r] of reports.entries()) {
         const at = new Date(now.getTime() - (ri * 6 + 2) * 86_400_000);
         const [p] = await tx`
-          insert into public.problem_reports (auction_id, issue_name, area, location_id, prepared_by, assigned_to, status, submitted_at, closed_at, created_at, updated_at)
+          insert into public.problem_reports (auction_id, issue_name, area, location_id, prepared_by, assigned_to,
+            status, submitted_at, closed_at, created_at, updated_at)
           values (${auction.id}, ${r.issue}, ${r.area},
             (select id from public.locations where auction_id = ${auction.id} order by name offset ${ri % 2} limit 1),
             ${members[(ri + 2) % members.length]!}, ${ri % 3 === 2 ? null : members[ri % 2 === 0 ? 1 : 0]!},
@@ -226,16 +248,20 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
           returning id`;
         // Inserted open, then moved: the status workflow trigger (when it runs) only accepts new reports as open.
         if (r.status !== 'open') await tx`update public.problem_reports set status = ${r.status} where id = ${p!.id}`;
-        await tx`insert into public.problem_facts (auction_id, problem_id, who, what, where_field, when_field, how_many, how_much, created_by)
-          values (${auction.id}, ${p!.id}, 'Lot crew', ${r.issue}, ${r.area}, 'Weekday mornings', ${`${3 + ri} units`}, ${`$${(ri + 1) * 350}`}, ${members[0]!})`;
+        await tx`insert into public.problem_facts (auction_id, problem_id, who, what, where_field,
+          when_field, how_many, how_much, created_by)
+          values (${auction.id}, ${p!.id}, 'Lot crew', ${r.issue}, ${r.area}, 'Weekday mornings', ${`${3 + ri} units`},
+            ${`$${(ri + 1) * 350}`}, ${members[0]!})`;
         for (const [ci, cause] of r.causes.entries()) {
           await tx`insert into public.potential_causes (auction_id, problem_id, cause_text, order_number, created_by)
             values (${auction.id}, ${p!.id}, ${cause}, ${ci + 1}, ${members[0]!})`;
         }
         for (const [issue, countermeasure, status] of r.actions) {
-          await tx`insert into public.problem_actions (auction_id, problem_id, issue, countermeasure, responsible_person, completion_date, status, completed_at, created_by)
+          await tx`insert into public.problem_actions (auction_id, problem_id, issue, countermeasure,
+            responsible_person, completion_date, status, completed_at, created_by)
             values (${auction.id}, ${p!.id}, ${issue}, ${countermeasure}, ${PEOPLE[1 + (ri % 3)]!.fullName},
-              ${new Date(at.getTime() + 14 * 86_400_000).toISOString().slice(0, 10)}, ${status}, ${status === 'complete' ? at : null}, ${members[0]!})`;
+              ${new Date(at.getTime() + 14 * 86_400_000).toISOString().slice(0, 10)}, ${status},
+                ${status === 'complete' ? at : null}, ${members[0]!})`;
         }
       }
     }
@@ -245,9 +271,15 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
       const members = membersOf[auction.id]!;
       const channels = ai === 0 ? CHANNELS : CHANNELS.slice(0, 1);
       for (const ch of channels) {
-        await tx`insert into public.channels (auction_id, name, description, is_default, location_id, created_by, created_at)
+        await tx`insert into public.channels (auction_id, name, description, is_default, location_id, created_by,
+          created_at)
           values (${auction.id}, ${ch.name}, ${ch.description}, ${ch.isDefault ?? false},
-            ${ch.locationIndex === undefined ? null : tx`(select id from public.locations where auction_id = ${auction.id} and name = ${AUCTIONS[ai]!.locations[ch.locationIndex]!.name})`},
+            ${
+              ch.locationIndex === undefined
+                ? null
+                : tx`(select id from public.locations
+              where auction_id = ${auction.id} and name = ${AUCTIONS[ai]!.locations[ch.locationIndex]!.name})`
+            },
             ${members[0]!}, ${now}::timestamptz - make_interval(days => ${days + 1}))`;
       }
       await tx`
@@ -259,17 +291,20 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
         cross join lateral (select ${now}::timestamptz - make_interval(secs => random() * ${days * 86400}) as ts) t
         where c.auction_id = ${auction.id}`;
       await tx`
-        insert into public.messages (auction_id, channel_id, user_id, content, parent_message_id, created_at, updated_at)
+        insert into public.messages (auction_id, channel_id, user_id, content, parent_message_id, created_at,
+          updated_at)
         select m.auction_id, m.channel_id, (${members}::uuid[])[1 + floor(random() * ${members.length})::int],
           (${REPLIES}::text[])[1 + floor(random() * ${REPLIES.length})::int], m.id, t.ts, t.ts
         from public.messages m
         cross join lateral generate_series(1, 1 + get_byte(uuid_send(m.id), 1) % 3) r
-        cross join lateral (select least(${now}::timestamptz, m.created_at + make_interval(mins => r * (5 + get_byte(uuid_send(m.id), 2)))) as ts) t
+        cross join lateral (select least(${now}::timestamptz, m.created_at + make_interval(mins => r * (5 +
+          get_byte(uuid_send(m.id), 2)))) as ts) t
         where m.auction_id = ${auction.id} and m.parent_message_id is null and get_byte(uuid_send(m.id), 0) < 77`;
       await tx`
         insert into public.message_reactions (auction_id, message_id, user_id, emoji, created_at)
         select m.auction_id, m.id, (${members}::uuid[])[1 + (get_byte(uuid_send(m.id), 3) + e) % ${members.length}],
-          (${EMOJIS}::text[])[1 + (get_byte(uuid_send(m.id), 4) + e) % ${EMOJIS.length}], m.created_at + interval '2 minutes'
+          (${EMOJIS}::text[])[1 + (get_byte(uuid_send(m.id), 4) + e) % ${EMOJIS.length}], m.created_at + interval
+            '2 minutes'
         from public.messages m
         cross join generate_series(0, get_byte(uuid_send(m.id), 5) % 2) e
         where m.auction_id = ${auction.id} and get_byte(uuid_send(m.id), 6) < 102
@@ -285,13 +320,19 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
     if (bulkMode) await tx`set local session_replication_role = origin`;
     const [counts] = await tx`
       select
-        (select count(*) from public.lot_submissions where auction_id = any(${auctionIds}::uuid[]))::int as lot_submissions,
-        (select count(*) from public.lot_submission_entries where auction_id = any(${auctionIds}::uuid[]))::int as lot_submission_entries,
-        (select count(*) from public.quality_inspections where auction_id = any(${auctionIds}::uuid[]))::int as quality_inspections,
-        (select count(*) from public.quality_defects where auction_id = any(${auctionIds}::uuid[]))::int as quality_defects,
-        (select count(*) from public.problem_reports where auction_id = any(${auctionIds}::uuid[]))::int as problem_reports,
+        (select count(*) from public.lot_submissions where auction_id = any(${auctionIds}::uuid[]))::int as
+          lot_submissions,
+        (select count(*) from public.lot_submission_entries where auction_id = any(${auctionIds}::uuid[]))::int as
+          lot_submission_entries,
+        (select count(*) from public.quality_inspections where auction_id = any(${auctionIds}::uuid[]))::int as
+          quality_inspections,
+        (select count(*) from public.quality_defects where auction_id = any(${auctionIds}::uuid[]))::int as
+          quality_defects,
+        (select count(*) from public.problem_reports where auction_id = any(${auctionIds}::uuid[]))::int as
+          problem_reports,
         (select count(*) from public.messages where auction_id = any(${auctionIds}::uuid[]))::int as messages,
-        (select count(*) from public.message_reactions where auction_id = any(${auctionIds}::uuid[]))::int as message_reactions`;
+        (select count(*) from public.message_reactions where auction_id = any(${auctionIds}::uuid[]))::int as
+          message_reactions`;
     options.onProgress?.(STEPS.length, STEPS.length, 'done');
     return {
       auctions,

@@ -2,8 +2,8 @@
 import type postgres from 'postgres';
 
 export async function createUser(sql: postgres.Sql, email: string, fullName: string): Promise<string> {
-  const [u] =
-    await sql`insert into auth.users (email, raw_user_meta_data) values (${email}, ${sql.json({ full_name: fullName })}) returning id`;
+  const [u] = await sql`insert into auth.users (email, raw_user_meta_data)
+      values (${email}, ${sql.json({ full_name: fullName })}) returning id`;
   return u.id as string;
 }
 
@@ -18,8 +18,8 @@ export async function createAuction(sql: postgres.Sql, slug: string, timezone = 
   const owner = await createUser(sql, `owner@${slug}.test`, `Owner ${slug}`);
   const admin = await createUser(sql, `admin@${slug}.test`, `Admin ${slug}`);
   const member = await createUser(sql, `member@${slug}.test`, `Member ${slug}`);
-  const [a] =
-    await sql`insert into public.auctions (name, slug, settings) values (${`Auction ${slug}`}, ${slug}, ${sql.json({ timezone })}) returning id`;
+  const [a] = await sql`insert into public.auctions (name, slug, settings)
+      values (${`Auction ${slug}`}, ${slug}, ${sql.json({ timezone })}) returning id`;
   await sql`insert into public.auction_members (auction_id, user_id, role) values
     (${a.id}, ${owner}, 'owner'), (${a.id}, ${admin}, 'admin'), (${a.id}, ${member}, 'team_member')`;
   return { auctionId: a.id as string, owner, admin, member };

@@ -58,7 +58,9 @@ export const generateSql = defineFunction<GenerateSqlDeps>({
         messages.push({ role: 'assistant', content: JSON.stringify(answer) });
         messages.push({
           role: 'user',
-          content: `That SQL was rejected: ${check.reason}. Answer again with exactly one read-only SELECT over the table named dataset.`,
+          content:
+            `That SQL was rejected: ${check.reason}. ` +
+            'Answer again with exactly one read-only SELECT over the table named dataset.',
         });
         answer = await askForSql(deps.llm, messages);
         check = await validateReportSql(answer.sql);

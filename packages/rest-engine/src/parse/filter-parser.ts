@@ -1,6 +1,6 @@
 // Filters (`col->k=not.op(any).value`), `in` lists and the `or=(...)` / `and=(...)` logic trees.
 import { errors } from '../errors.js';
-import { splitTopLevel, unquote } from './lexer.js';
+import { fieldDot, splitTopLevel, unquote } from './lexer.js';
 import {
   FTS_OPERATORS,
   OPERATORS,
@@ -115,13 +115,7 @@ function parseCondition(item: string, whole: string): Condition {
   const m = /^(not\.)?(and|or)(\([\s\S]*\))$/.exec(item);
   if (m) return parseLogic(m[2] as 'and' | 'or', !!m[1], m[3]);
   // field.[not.]op.value; the field ends at the first dot outside quotes.
-  let i = 0;
-  if (item.startsWith('"')) {
-    i = 1;
-    while (i < item.length && item[i] !== '"') i += item[i] === '\\' ? 2 : 1;
-    i++;
-  }
-  const dot = item.indexOf('.', i);
+  const dot = fieldDot(item);
   if (dot <= 0) throw errors.parse(`"failed to parse logic tree (${whole})"`, `"${item}" is not a filter`);
   return parseFilter(parseField(item.slice(0, dot)), item.slice(dot + 1), true);
 }

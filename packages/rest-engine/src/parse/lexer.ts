@@ -1,28 +1,39 @@
 // Splitting helpers shared by the select, order and logic parsers: commas at depth zero, outside double quotes.
 import { errors } from '../errors.js';
 
-/** Splits on `sep` outside parentheses, braces and double-quoted strings (`\"` and `\\` escape inside quotes). */
-export function splitTopLevel(s: string, what: string, sep = ','): string[] {
-  const out: string[] = [];
-  let depth = 0,
-    quoted = false,
-    start = 0;
-  for (let i = 0; i < s.length; i++) {
+/**
+ * Walks `s` from `from`, stepping over double-quoted strings (`\"` and `\\` escape inside them), and calls `visit`
+ * with each character outside quotes and its index; `visit` returning true ends the walk. Returns whether the walk
+ * reached the end inside a quoted string.
+ */
+function walkUnquoted(s: string, from: number, visit: (ch: string, i: number) => boolean): boolean {
+  let quoted = false;
+  for (let i = from; i < s.length; i++) {
     const ch = s[i];
     if (quoted) {
       if (ch === '\\') i++;
       else if (ch === '"') quoted = false;
-      continue;
-    }
-    if (ch === '"') quoted = true;
-    else if (ch === '(' || ch === '{') depth++;
+    } else if (ch === '"') quoted = true;
+    else if (visit(ch, i)) return false;
+  }
+  return quoted;
+}
+
+/** Splits on `sep` outside parentheses, braces and double-quoted strings (`\"` and `\\` escape inside quotes). */
+export function splitTopLevel(s: string, what: string, sep = ','): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  const quoted = walkUnquoted(s, 0, (ch, i) => {
+    if (ch === '(' || ch === '{') depth++;
     else if (ch === ')' || ch === '}') {
       if (--depth < 0) throw errors.parse(`"failed to parse ${what}" (${s})`, `unexpected "${ch}" at position ${i}`);
     } else if (ch === sep && depth === 0) {
       out.push(s.slice(start, i));
       start = i + 1;
     }
-  }
+    return false;
+  });
   if (quoted || depth !== 0)
     throw errors.parse(`"failed to parse ${what}" (${s})`, quoted ? 'unterminated quote' : 'unbalanced parentheses');
   out.push(s.slice(start));
@@ -31,20 +42,25 @@ export function splitTopLevel(s: string, what: string, sep = ','): string[] {
 
 /** Index of the parenthesis closing the one at `open`, honouring quotes; -1 when unbalanced. */
 export function matchingParen(s: string, open: number): number {
-  let depth = 0,
-    quoted = false;
-  for (let i = open; i < s.length; i++) {
-    const ch = s[i];
-    if (quoted) {
-      if (ch === '\\') i++;
-      else if (ch === '"') quoted = false;
-      continue;
-    }
-    if (ch === '"') quoted = true;
-    else if (ch === '(') depth++;
-    else if (ch === ')' && --depth === 0) return i;
+  let depth = 0;
+  let found = -1;
+  walkUnquoted(s, open, (ch, i) => {
+    if (ch === '(') depth++;
+    else if (ch === ')' && --depth === 0) found = i;
+    return found !== -1;
+  });
+  return found;
+}
+
+/** The first dot after the field that starts `s` (a name, or a double-quoted one that may contain dots); -1 if none. */
+export function fieldDot(s: string): number {
+  let i = 0;
+  if (s.startsWith('"')) {
+    i = 1;
+    while (i < s.length && s[i] !== '"') i += s[i] === '\\' ? 2 : 1;
+    i++;
   }
-  return -1;
+  return s.indexOf('.', i);
 }
 
 /** Removes surrounding double quotes and resolves `\"` / `\\`; other text is returned unchanged. */

@@ -1,7 +1,7 @@
 // The `order` parameter: `a.desc.nullslast,b,json->>k,rel(col).asc`.
 import { errors } from '../errors.js';
 import { parseField, printField } from './filter-parser.js';
-import { splitTopLevel, unquote } from './lexer.js';
+import { fieldDot, splitTopLevel, unquote } from './lexer.js';
 import type { OrderTerm } from './types.js';
 
 export function parseOrder(s: string): OrderTerm[] {
@@ -22,13 +22,7 @@ function parseTerm(term: string, whole: string): OrderTerm {
     rest = rel[2] + rel[3];
   }
   // The field ends at the first dot outside quotes; modifiers follow.
-  let i = 0;
-  if (rest.startsWith('"')) {
-    i = 1;
-    while (i < rest.length && rest[i] !== '"') i += rest[i] === '\\' ? 2 : 1;
-    i++;
-  }
-  const dot = rest.indexOf('.', i);
+  const dot = fieldDot(rest);
   const fieldText = dot < 0 ? rest : rest.slice(0, dot);
   const mods = dot < 0 ? [] : rest.slice(dot + 1).split('.');
   let dir: OrderTerm['dir'] = null,

@@ -48,7 +48,8 @@ where n.nspname = any($1)`;
 const FUNCTIONS = `
 select n.nspname as schema, p.proname as name, p.provolatile::text as vol, p.proretset as retset,
   format_type(p.prorettype, null) as rettype, t.typtype::text as rettyptype, t.typrelid::int as retrel,
-  p.pronargs as nargs, p.pronargdefaults as ndefaults, p.prorows::float8 as rows, obj_description(p.oid, 'pg_proc') as comment,
+  p.pronargs as nargs, p.pronargdefaults as ndefaults, p.prorows::float8 as rows, obj_description(p.oid, 'pg_proc') as
+    comment,
   coalesce((select json_agg(json_build_object('name', coalesce(p.proargnames[x.i], ''), 'type', format_type(x.t, null),
       'oid', x.t::int, 'mode', coalesce(p.proargmodes[x.i], 'i')) order by x.i)
     from unnest(coalesce(p.proallargtypes, p.proargtypes::oid[])) with ordinality x(t, i)), '[]') as args,

@@ -1,6 +1,7 @@
 // The subscription tier of a caller, for the data interface's rate limits: the highest tier among the auctions the
 // user belongs to, cached per user for a short TTL so the limit check costs no query on most requests. A tier
 // change (an auction upgraded, a member added or removed) takes effect within the TTL; see docs/limits.md.
+// The composition root builds it (services/rate-limit-services.ts).
 import type postgres from 'postgres';
 
 export type Tier = 'free' | 'pro' | 'enterprise';

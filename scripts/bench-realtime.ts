@@ -4,13 +4,10 @@
 // the same run: the same fan-out (a filter on auction_id) on a table without row-level security, where no policy
 // check runs. Run with `pnpm bench realtime`. Nothing here asserts timings.
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { createTokenSigner } from '../packages/auth-core/src/index.js';
-import { loadConfig, startServer } from '../apps/server/src/index.js';
+import { BENCH_JWT_SECRET, percentile, startBenchServer } from './support/bench-server.js';
 
 const AUCTIONS = 10;
 const MEMBERS = 100;
@@ -100,24 +97,16 @@ function ask<T>(child: ChildProcess, message: object, kind: string): Promise<T> 
 }
 
 const COMMIT_TIMESTAMP = /"commit_timestamp":"([^"]+)"/;
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 export async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-bench-realtime-'));
-  const secret = 'bench-secret-'.padEnd(40, 'x');
-  const server = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      JWT_SECRET: secret,
-      RATE_LIMITS_ENABLED: 'false',
-      WORKERS_ENABLED: 'false',
-      REALTIME_MAX_CONNECTIONS_PER_IP: '5000',
-    }),
-  );
+  const bench = await startBenchServer('realtime', {
+    RATE_LIMITS_ENABLED: 'false',
+    WORKERS_ENABLED: 'false',
+    REALTIME_MAX_CONNECTIONS_PER_IP: '5000',
+  });
+  const { server } = bench;
   const sql = server.ctx.ownerSql;
-  const signer = await createTokenSigner({ secret });
+  const signer = await createTokenSigner({ secret: BENCH_JWT_SECRET });
   try {
     // The baseline table: the same shape of change, no row-level security.
     await sql.unsafe(`
@@ -178,8 +167,8 @@ export async function main(): Promise<void> {
       const sorted = report.latencies.sort((x, y) => x - y);
       const seconds = Math.max((report.last - started) / 1000, 0.001);
       results[run] = {
-        p50: pct(sorted, 0.5),
-        p99: pct(sorted, 0.99),
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
         deliveries: sorted.length,
         rate: sorted.length / seconds,
       };
@@ -194,8 +183,7 @@ export async function main(): Promise<void> {
     console.log(`  RLS / baseline deliveries per second: ${(rls.rate / base.rate).toFixed(2)} (target >= 0.5)`);
     console.log(`  RLS p99 ${rls.p99} ms (target < 100 ms)`);
   } finally {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.stop();
   }
 }
 

@@ -79,10 +79,13 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
 
   function refuse(socket: Duplex, status: number, message: string): void {
     const body = JSON.stringify({ message });
-    socket.end(
-      `HTTP/1.1 ${status} ${status === 429 ? 'Too Many Requests' : 'Bad Request'}\r\n` +
-        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    const head = [
+      `HTTP/1.1 ${status} ${status === 429 ? 'Too Many Requests' : 'Bad Request'}`,
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   }
 
   return {

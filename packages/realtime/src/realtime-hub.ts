@@ -9,6 +9,7 @@ import type { ChangeCapture, Column } from './change-capture.js';
 import type { ChangeRouter } from './change-router.js';
 import { entry } from './map-entry.js';
 import { isBinaryPayload } from './protocol.js';
+import { PUBLICATION } from './migrations.js';
 import { reasons } from './realtime-errors.js';
 import type { PresenceMetas, Relay, RelayMessage } from './relay.js';
 
@@ -78,9 +79,11 @@ export class RealtimeHub {
       const rows = await this.deps.sql<{ rel: string; name: string; type: string }[]>`
         select t.schemaname || '.' || t.tablename as rel, a.attname as name, ty.typname as type
           from pg_publication_tables t
-          join pg_attribute a on a.attrelid = format('%I.%I', t.schemaname, t.tablename)::regclass
+          join pg_namespace n on n.nspname = t.schemaname
+          join pg_class c on c.relnamespace = n.oid and c.relname = t.tablename
+          join pg_attribute a on a.attrelid = c.oid
           join pg_type ty on ty.oid = a.atttypid
-         where t.pubname = 'auction_ops_realtime' and a.attnum > 0 and not a.attisdropped`;
+         where t.pubname = ${PUBLICATION} and a.attnum > 0 and not a.attisdropped`;
       const columns = new Map<string, Column[]>();
       for (const r of rows) {
         columns.set(r.rel, [...(columns.get(r.rel) ?? []), { name: r.name, type: r.type }]);

@@ -30,9 +30,13 @@ $$;
 -- Identity classes: for these tables, the SELECT policies depend only on the role, super-admin status, the
 -- user's memberships (auction and role) and location assignments, so users alike in all four see the same rows
 -- and realtime checks one of them for all. A table whose SELECT policy looks at the user in another way (its own
--- rows, `auth.uid()`) must not be listed here.
-create or replace function realtime.identity_class(rel regclass) returns text
-language sql stable as $$
+-- rows, `auth.uid()`) must not be listed here. The class reads what member_auction_ids(), admin_auction_ids() and
+-- current_user_assigned_location_ids() read, for the user the claims name.
+create or replace function realtime.identity_class(rel regclass, role text, claims jsonb) returns text
+language sql stable security definer set search_path = '' as $$
+  with who as (
+    select case when claims->>'sub' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                then (claims->>'sub')::uuid end as id)
   select case when rel = any (array[
       'public.auction_branding', 'public.auction_invitations', 'public.auction_members', 'public.channels',
       'public.datasets', 'public.defect_categories', 'public.location_submission_types', 'public.locations',
@@ -40,13 +44,18 @@ language sql stable as $$
       'public.problem_facts', 'public.problem_reports', 'public.saved_reports', 'public.submission_types',
       'public.super_admins'
     ]::regclass[])
-  then concat_ws('|', current_user, (select public.is_super_admin()),
+  then concat_ws('|', role,
+    exists (select 1 from public.super_admins s where s.user_id = who.id),
     -- Owners and admins read alike (the policies ask for "owner or admin"), so they share a class.
     (select string_agg(m.auction_id || ':' || case m.role when 'owner' then 'admin' else m.role end, ','
                        order by m.auction_id)
-       from public.auction_members m where m.user_id = (select auth.uid())),
-    (select string_agg(l::text, ',' order by l) from public.current_user_assigned_location_ids() l))
+       from public.auction_members m where m.user_id = who.id),
+    (select string_agg(la.location_id::text, ',' order by la.location_id)
+       from public.location_assignments la
+       join public.auction_members m on m.auction_id = la.auction_id and m.user_id = la.user_id
+      where la.user_id = who.id))
   end
+  from who
 $$;
 
 -- What the classes above are made of: a change to these rows recomputes the classes of the user they name.

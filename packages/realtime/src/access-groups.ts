@@ -28,6 +28,7 @@ export class AccessGroups {
   private epoch = 0;
   private readonly warming = new Map<string, Map<string, Identity>>();
   private warmTimer: NodeJS.Timeout | undefined;
+  private readonly computing = new Map<string, Promise<Computed>>();
 
   constructor(private readonly sql: postgres.Sql) {}
 
@@ -123,26 +124,56 @@ export class AccessGroups {
     return open;
   }
 
-  /** The class of each identity for the table; computed in one call for those not cached. */
+  /**
+   * The class of each identity for the table; computed in one call for those not cached. A computation already
+   * under way for an identity (warming after its join) is awaited rather than repeated, unless an invalidation
+   * happened since it started.
+   */
   private async classesOf(rel: string, identities: readonly Identity[]): Promise<(string | null)[]> {
-    const missing = identities.filter((i) => !this.classes.get(i.key)?.has(rel));
-    const unique = [...new Map(missing.map((i) => [i.key, i])).values()];
     const fresh = new Map<string, string | null>();
+    const waiting = new Set<Promise<Computed>>();
+    for (const i of identities) {
+      const pending = this.computing.get(`${i.key}|${rel}`);
+      if (pending) waiting.add(pending);
+    }
+    for (const done of await Promise.all(waiting))
+      if (done.epoch === this.epoch) for (const [key, cls] of done.classes) fresh.set(key, cls);
+    const missing = identities.filter((i) => !fresh.has(i.key) && !this.classes.get(i.key)?.has(rel));
+    const unique = [...new Map(missing.map((i) => [i.key, i])).values()];
     if (unique.length) {
-      const epoch = this.epoch;
-      const rows = await this.sql<{ identity: number; class: string | null }[]>`
-        select identity, class from realtime.identity_classes(array[${rel}::regclass],
-          ${JSON.stringify(unique.map((i) => ({ role: i.role, claims: i.claims })))}::text::jsonb)`;
-      const found = new Map(rows.map((r) => [r.identity, r.class]));
-      unique.forEach((identity, n) => {
-        const cls = found.get(n) ?? null;
-        fresh.set(identity.key, cls);
-        if (epoch === this.epoch) entry(this.classes, identity.key, () => new Map()).set(rel, cls);
-      });
-      while (this.classes.size > MAX_IDENTITIES) this.classes.delete(this.classes.keys().next().value!);
+      const work = this.compute(rel, unique);
+      const keys = unique.map((i) => `${i.key}|${rel}`);
+      for (const key of keys) this.computing.set(key, work);
+      try {
+        for (const [key, cls] of (await work).classes) fresh.set(key, cls);
+      } finally {
+        for (const key of keys) if (this.computing.get(key) === work) this.computing.delete(key);
+      }
     }
     return identities.map((i) => (fresh.has(i.key) ? fresh.get(i.key)! : (this.classes.get(i.key)?.get(rel) ?? null)));
   }
+
+  private async compute(rel: string, identities: readonly Identity[]): Promise<Computed> {
+    const epoch = this.epoch;
+    const rows = await this.sql<{ identity: number; class: string | null }[]>`
+      select identity, class from realtime.identity_classes(array[${rel}::regclass],
+        ${JSON.stringify(identities.map((i) => ({ role: i.role, claims: i.claims })))}::text::jsonb)`;
+    const found = new Map(rows.map((r) => [r.identity, r.class]));
+    const classes = new Map<string, string | null>();
+    identities.forEach((identity, n) => {
+      const cls = found.get(n) ?? null;
+      classes.set(identity.key, cls);
+      if (epoch === this.epoch) entry(this.classes, identity.key, () => new Map()).set(rel, cls);
+    });
+    while (this.classes.size > MAX_IDENTITIES) this.classes.delete(this.classes.keys().next().value!);
+    return { epoch, classes };
+  }
+}
+
+interface Computed {
+  /** The invalidation epoch the computation started in. */
+  epoch: number;
+  classes: Map<string, string | null>;
 }
 
 export function relName(table: Pick<TableInfo, 'schema' | 'table'>): string {

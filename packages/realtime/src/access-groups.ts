@@ -134,7 +134,7 @@ export class AccessGroups {
     const waiting = new Set<Promise<Computed>>();
     for (const i of identities) {
       const pending = this.computing.get(`${i.key}|${rel}`);
-      if (pending) waiting.add(pending);
+      if (pending !== undefined) waiting.add(pending);
     }
     for (const done of await Promise.all(waiting))
       if (done.epoch === this.epoch) for (const [key, cls] of done.classes) fresh.set(key, cls);

@@ -33,9 +33,8 @@ export interface ChangeCaptureOptions {
   /** Owner pool, for the catalog lookups that describe a relation. */
   sql: postgres.Sql;
   onTransaction(changes: Change[]): void;
-  /** The stream broke: changes between then and the next `onReady` are lost to current subscribers. */
+  /** The stream broke: changes until it streams again are lost to current subscribers. */
   onReset(error: Error): void;
-  onReady(): void;
   log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
   /** Delay before reconnecting after the stream breaks; doubles up to 30 s. */
   retryMs?: number;
@@ -123,7 +122,6 @@ export function createChangeCapture(options: ChangeCaptureOptions): ChangeCaptur
     ready = true;
     retryMs = options.retryMs ?? 500;
     options.log('info', 'realtime change capture streaming', { slot });
-    options.onReady();
     consume(stream, {
       get flushed() {
         return flushed;

@@ -8,6 +8,8 @@ import { AccessGroups, relName } from './access-groups.js';
 import { entry } from './map-entry.js';
 import type { TupleValues } from './pgoutput.js';
 
+const GRANTS_TTL_MS = 5_000;
+
 export type ChangeEvent = '*' | 'INSERT' | 'UPDATE' | 'DELETE';
 
 /** Who a subscriber is to Postgres: the role and claims row-level security sees. */
@@ -47,19 +49,16 @@ export interface ChangeRouterOptions {
   log: (level: 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 }
 
-export interface ChangeRouterStats {
-  checks: number;
-  deliveries: number;
-}
-
 export class ChangeRouter {
   private readonly bindings = new Map<string, Set<Binding>>();
   private queue: Routed[] = [];
   private pumping = false;
   private stopped = false;
-  /** Per role and table, the columns that role may SELECT: a change never carries a column its reader lacks. */
-  private readonly readable = new Map<string, Set<string>>();
-  readonly stats: ChangeRouterStats = { checks: 0, deliveries: 0 };
+  /**
+   * Per role and table, the columns that role may SELECT: a change never carries a column its reader lacks.
+   * Read again after a few seconds, since grants can change at any time.
+   */
+  private readonly readable = new Map<string, { at: number; columns: Set<string> }>();
 
   private readonly access: AccessGroups;
 
@@ -188,7 +187,6 @@ export class ChangeRouter {
     changes: unknown[],
     identities: Identity[],
   ): Promise<{ identity: number; change: number }[]> {
-    this.stats.checks++;
     const rel = relName(table);
     const idents = JSON.stringify(identities.map((i) => ({ role: i.role, claims: i.claims })));
     for (let attempt = 1; ; attempt++) {
@@ -213,12 +211,13 @@ export class ChangeRouter {
 
   private async loadReadable(table: TableInfo, role: string): Promise<void> {
     const key = `${role}|${table.schema}.${table.table}`;
-    if (this.readable.has(key)) return;
+    const known = this.readable.get(key);
+    if (known && Date.now() - known.at < GRANTS_TTL_MS) return;
     const rows = await this.options.sql<{ attname: string }[]>`
       select attname from pg_attribute
        where attrelid = ${relName(table)}::regclass and attnum > 0 and not attisdropped
          and has_column_privilege(${role}, attrelid, attnum, 'SELECT')`;
-    this.readable.set(key, new Set(rows.map((r) => r.attname)));
+    this.readable.set(key, { at: Date.now(), columns: new Set(rows.map((r) => r.attname)) });
   }
 
   private deliver(routed: Routed, visible: Map<number, Set<string>>, index: number): void {
@@ -233,14 +232,13 @@ export class ChangeRouter {
         byRole.set(target.identity.role, data);
       }
       target.deliverChange(ids, data);
-      this.stats.deliveries++;
     }
   }
 
   private payload(change: Change, role: string): string {
     const { table } = change;
     const readable = this.readable.get(`${role}|${table.schema}.${table.table}`);
-    const columns = table.columns.filter((c) => readable?.has(c.name));
+    const columns = table.columns.filter((c) => readable?.columns.has(c.name));
     const keyColumns = new Set([...table.primaryKey, 'auction_id']);
     const record = change.type === 'DELETE' ? {} : jsonRow(columns, change.record);
     // Old rows carry the primary key (and the tenant), never the rest: the row may no longer be visible.

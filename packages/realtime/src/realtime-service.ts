@@ -39,8 +39,6 @@ export interface RealtimeService {
   stop(): Promise<void>;
   /** Takes over an upgrade request for /realtime/v1/websocket that passed the gateway. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, context: UpgradeContext): void;
-  readonly router: ChangeRouter;
-  readonly connections: number;
 }
 
 export function createRealtimeService(options: RealtimeOptions): RealtimeService {
@@ -53,7 +51,6 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
     sql: options.ownerSql,
     log: options.log,
     onTransaction: (changes) => router.onTransaction(changes),
-    onReady: () => {},
     onReset: () => {
       router.reset();
       for (const s of sessions) s.captureLost();
@@ -89,10 +86,6 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
   }
 
   return {
-    router,
-    get connections() {
-      return sessions.size;
-    },
     async start() {
       await relay.start();
       await router.start();

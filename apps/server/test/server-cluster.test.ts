@@ -183,9 +183,14 @@ describe('WEB_CONCURRENCY=2', () => {
       expect(await server.exited).toBe(1);
       await outputEnded;
       expect(server.output()).not.toContain('auction-ops is running at');
-      // The primary's last word names the worker's reason.
-      const lines = server.output().trim().split('\n');
-      expect(JSON.parse(lines[lines.length - 1])).toMatchObject({
+      // The primary's word names the worker's reason. (Worker and primary share stdout, so the worker's own line
+      // may land after the primary's.)
+      const lines = server
+        .output()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.find((line) => line.msg === 'failed to start')).toMatchObject({
         level: 'error',
         msg: 'failed to start',
         error: 'invalid configuration: S3_BUCKET is required when STORAGE_BACKEND=s3',

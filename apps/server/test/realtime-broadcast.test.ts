@@ -1,15 +1,11 @@
 // Broadcast and presence through supabase-js, on one server and across two servers on one database; changes
 // reach subscribers of both servers exactly once.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
-import { loadConfig } from '../src/config/index.js';
-import { type RunningServer, startServer } from '../src/server.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import {
   arrangeAuction,
+  PASSWORD,
   realtimeClient,
   signUp,
   sleep,
@@ -20,8 +16,7 @@ import {
 
 type Row = Record<string, unknown>;
 let first: TestServer;
-let second: RunningServer;
-let secondDir: string;
+let second: TestServer;
 let alice: RealtimeUser;
 let bob: RealtimeUser;
 let auction: { auctionId: string; channelId: string };
@@ -30,7 +25,7 @@ const clients: SupabaseClient[] = [];
 /** The same user signed in on another server (its client's realtime connects there). */
 async function signInOn(server: { url: string; anonKey: string }, user: RealtimeUser): Promise<SupabaseClient> {
   const client = realtimeClient(server);
-  const { error } = await client.auth.signInWithPassword({ email: user.email, password: 'correct-horse-battery-9' });
+  const { error } = await client.auth.signInWithPassword({ email: user.email, password: PASSWORD });
   if (error) throw error;
   clients.push(client);
   return client;
@@ -42,18 +37,10 @@ beforeAll(async () => {
     AUTH_RATE_LIMIT_SIGN_IN: '1000',
     WORKERS_ENABLED: 'false',
   });
-  secondDir = mkdtempSync(join(tmpdir(), 'auction-ops-realtime-second-'));
-  second = await startServer(
-    loadConfig({
-      PORT: '0',
-      DATABASE_URL: first.db.ownerUrl,
-      DATA_DIR: secondDir,
-      LOG_LEVEL: 'silent',
-      JWT_SECRET: first.jwtSecret,
-      RATE_LIMITS_ENABLED: 'false',
-      WORKERS_ENABLED: 'false',
-      AUTH_RATE_LIMIT_SIGN_IN: '1000',
-    }),
+  // The second server on the first one's database, with the same JWT secret.
+  second = await startTestServer(
+    { JWT_SECRET: first.jwtSecret, WORKERS_ENABLED: 'false', AUTH_RATE_LIMIT_SIGN_IN: '1000' },
+    { db: first.db },
   );
   alice = await signUp(first, 'alice');
   bob = await signUp(first, 'bob');
@@ -65,9 +52,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const c of [alice?.client, bob?.client, ...clients]) await c?.removeAllChannels();
-  await second?.close();
+  await second?.stop();
   await first?.stop();
-  rmSync(secondDir, { recursive: true, force: true });
 });
 
 describe('broadcast and presence on one server', () => {
@@ -109,7 +95,7 @@ describe('broadcast and presence on one server', () => {
 
 describe('across two servers on one database', () => {
   it('broadcast and presence reach a subscriber of the other server', async () => {
-    const bobOnSecond = await signInOn({ url: second.url, anonKey: second.ctx.anonKey }, bob);
+    const bobOnSecond = await signInOn({ url: second.url, anonKey: second.anonKey }, bob);
     const heard: Row[] = [];
     const joins: string[] = [];
     const a = alice.client.channel('yard', { config: { presence: { key: 'alice' } } });
@@ -125,7 +111,7 @@ describe('across two servers on one database', () => {
   });
 
   it('a change reaches the subscribers of both servers, each exactly once', async () => {
-    const bobOnSecond = await signInOn({ url: second.url, anonKey: second.ctx.anonKey }, bob);
+    const bobOnSecond = await signInOn({ url: second.url, anonKey: second.anonKey }, bob);
     const onFirst: Row[] = [];
     const onSecond: Row[] = [];
     const filter = `channel_id=eq.${auction.channelId}`;

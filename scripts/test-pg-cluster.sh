@@ -5,20 +5,8 @@
 # on free loopback ports) under one temporary directory, removed here. Used by CI; needs root for apt-get.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-  # In CI a skipped run would hide a failure: only a developer's machine may skip it.
-  if [ "${CI:-}" = true ]; then
-    echo "test-pg-cluster: needs root and apt-get to install PostgreSQL 15 and PgBouncer, and CI must run it" >&2
-    exit 1
-  fi
-  echo "test-pg-cluster: needs root and apt-get to install PostgreSQL 15 and PgBouncer; skipped outside CI"
-  exit 0
-fi
-if [ ! -x /usr/lib/postgresql/15/bin/pg_basebackup ] || [ ! -x /usr/sbin/pgbouncer ]; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 pgbouncer >/dev/null
-fi
-id postgres >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin postgres
+. scripts/debian-packages.sh
+debian_packages test-pg-cluster "PostgreSQL 15 and PgBouncer" postgresql-15 pgbouncer
 export PG_CLUSTER_TMP
 PG_CLUSTER_TMP=$(mktemp -d /tmp/auction-ops-pg-cluster-XXXXXX)
 chmod 711 "$PG_CLUSTER_TMP"

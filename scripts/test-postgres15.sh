@@ -3,20 +3,8 @@
 # the default run uses the embedded PostgreSQL 17). Used by CI; needs root for apt-get.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-  # In CI a skipped run would hide a failure: only a developer's machine may skip it.
-  if [ "${CI:-}" = true ]; then
-    echo "test-postgres15: needs root and apt-get to install PostgreSQL 15, and CI must run it" >&2
-    exit 1
-  fi
-  echo "test-postgres15: needs root and apt-get to install PostgreSQL 15; skipped outside CI"
-  exit 0
-fi
-if [ ! -x /usr/lib/postgresql/15/bin/postgres ]; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null
-fi
-id postgres >/dev/null 2>&1 || useradd -M -s /usr/sbin/nologin postgres
+. scripts/debian-packages.sh
+debian_packages test-postgres15 "PostgreSQL 15" postgresql-15
 dir=$(mktemp -d /tmp/auction-ops-pg15-XXXXXX)
 chown postgres "$dir"
 chmod 755 "$dir"

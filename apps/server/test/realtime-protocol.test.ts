@@ -1,6 +1,7 @@
 // The wire protocol with a raw WebSocket: both frame versions, heartbeats, binary broadcast frames, error replies,
 // and the limits that protect the process (connections per address, channels, events per second, payload size).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SignJWT } from 'jose';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { signUp, sleep, until, type RealtimeUser } from './realtime.fixture.js';
@@ -142,6 +143,23 @@ describe('frames', () => {
       { status: 'error', response: { reason: 'unmatched topic: join the channel first' } },
     ]);
     expect(ws.readyState).toBe(WebSocket.OPEN);
+  });
+});
+
+describe('join refusals', () => {
+  it('an invalid or expired access token is refused with the reason', async () => {
+    const { ws, got } = await connect('2.0.0');
+    const [, , , , payload] = join('t1', 'bad') as [string, string, string, string, Record<string, unknown>];
+    ws.send(JSON.stringify(['bad', 'bad', 'realtime:t1', 'phx_join', { ...payload, access_token: 'not-a-jwt' }]));
+    const expired = await new SignJWT({ role: 'authenticated' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(user.id)
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
+      .sign(new TextEncoder().encode(server.jwtSecret));
+    ws.send(JSON.stringify(['old', 'old', 'realtime:t2', 'phx_join', { config: {}, access_token: expired }]));
+    expect((await replyTo(got, 'bad')).response.reason).toMatch(/^Invalid token: /);
+    expect(await replyTo(got, 'old')).toEqual({ status: 'error', response: { reason: 'Token has expired' } });
   });
 });
 

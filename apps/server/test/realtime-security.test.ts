@@ -190,6 +190,25 @@ describe('private channels', () => {
     );
   });
 
+  it('a private channel and a public one of the same name are different rooms', async () => {
+    const topic = `auction:${auction.auctionId}:gate`;
+    const heardPrivately: Row[] = [];
+    const priv = member.client
+      .channel(topic, { config: { private: true } })
+      .on('broadcast', { event: 'note' }, (m) => heardPrivately.push(m.payload as Row));
+    const heardPublicly: Row[] = [];
+    const pub = outsider.client
+      .channel(topic)
+      .on('broadcast', { event: 'note' }, (m) => heardPublicly.push(m.payload as Row));
+    const sender = owner.client.channel(topic, { config: { private: true } });
+    await Promise.all([subscribed(priv), subscribed(pub), subscribed(sender)]);
+    await sender.send({ type: 'broadcast', event: 'note', payload: { lot: 3 } });
+    await until(() => heardPrivately.length === 1, 'the private broadcast');
+    await sleep(200);
+    expect(heardPrivately).toEqual([{ lot: 3 }]);
+    expect(heardPublicly).toEqual([]);
+  });
+
   it('an anonymous connection cannot join', async () => {
     const anon = createClient(server.url, server.anonKey, { realtime: { transport: WebSocket as never } });
     clients.push(anon);

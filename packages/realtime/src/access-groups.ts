@@ -22,7 +22,8 @@ export interface AccessPlan {
 
 export class AccessGroups {
   private readonly policies = new Map<string, { at: number; open: boolean }>();
-  private readonly classes = new Map<string, Map<string, string | null>>();
+  /** Per identity key: the user it names, and its class per table. */
+  private readonly classes = new Map<string, { sub: string; byRel: Map<string, string | null> }>();
   private inputs = new Map<string, string>();
   // Bumped by every invalidation: a class computed while one happened may predate it and is used, not kept.
   private epoch = 0;
@@ -54,7 +55,7 @@ export class AccessGroups {
     }
     if (!users.size) return;
     this.epoch++;
-    for (const key of this.classes.keys()) if (users.has(subOf(key))) this.classes.delete(key);
+    for (const [key, known] of this.classes) if (users.has(known.sub)) this.classes.delete(key);
   }
 
   reset(): void {
@@ -69,7 +70,7 @@ export class AccessGroups {
    */
   warm(schema: string, table: string, identity: Identity): void {
     const rel = relName({ schema, table });
-    if (this.classes.get(identity.key)?.has(rel)) return;
+    if (this.classes.get(identity.key)?.byRel.has(rel)) return;
     entry(this.warming, rel, () => new Map()).set(identity.key, identity);
     if (this.warmTimer) return;
     this.warmTimer = setTimeout(() => {
@@ -138,7 +139,7 @@ export class AccessGroups {
     }
     for (const done of await Promise.all(waiting))
       if (done.epoch === this.epoch) for (const [key, cls] of done.classes) fresh.set(key, cls);
-    const missing = identities.filter((i) => !fresh.has(i.key) && !this.classes.get(i.key)?.has(rel));
+    const missing = identities.filter((i) => !fresh.has(i.key) && !this.classes.get(i.key)?.byRel.has(rel));
     const unique = [...new Map(missing.map((i) => [i.key, i])).values()];
     if (unique.length) {
       const work = this.compute(rel, unique);
@@ -150,7 +151,9 @@ export class AccessGroups {
         for (const key of keys) if (this.computing.get(key) === work) this.computing.delete(key);
       }
     }
-    return identities.map((i) => (fresh.has(i.key) ? fresh.get(i.key)! : (this.classes.get(i.key)?.get(rel) ?? null)));
+    return identities.map((i) =>
+      fresh.has(i.key) ? fresh.get(i.key)! : (this.classes.get(i.key)?.byRel.get(rel) ?? null),
+    );
   }
 
   private async compute(rel: string, identities: readonly Identity[]): Promise<Computed> {
@@ -163,7 +166,8 @@ export class AccessGroups {
     identities.forEach((identity, n) => {
       const cls = found.get(n) ?? null;
       classes.set(identity.key, cls);
-      if (epoch === this.epoch) entry(this.classes, identity.key, () => new Map()).set(rel, cls);
+      if (epoch === this.epoch)
+        entry(this.classes, identity.key, () => ({ sub: identity.sub, byRel: new Map() })).byRel.set(rel, cls);
     });
     while (this.classes.size > MAX_IDENTITIES) this.classes.delete(this.classes.keys().next().value!);
     return { epoch, classes };
@@ -179,14 +183,4 @@ interface Computed {
 export function relName(table: Pick<TableInfo, 'schema' | 'table'>): string {
   const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
   return `${quote(table.schema)}.${quote(table.table)}`;
-}
-
-// Identity keys are `role|<claims without token times>`; the user is the claims' sub.
-function subOf(key: string): string {
-  try {
-    const claims = JSON.parse(key.slice(key.indexOf('|') + 1)) as { sub?: unknown };
-    return typeof claims.sub === 'string' ? claims.sub : '';
-  } catch {
-    return '';
-  }
 }

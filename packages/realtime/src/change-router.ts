@@ -19,6 +19,8 @@ export interface Identity {
   claims: string;
   /** Equal for subscribers that RLS cannot tell apart (same role and claims but for token times). */
   key: string;
+  /** The user the claims name (`sub`); empty when none. */
+  sub: string;
 }
 
 export interface ChangeTarget {

@@ -92,7 +92,8 @@ export function identityOf(claims: Claims): Identity {
   const role = claims.role === 'service_role' || claims.role === 'authenticated' ? claims.role : 'anon';
   const { exp: _exp, iat: _iat, ...stable } = claims;
   const claimsJson = JSON.stringify(claims);
-  return { role, claims: claimsJson, key: `${role}|${JSON.stringify(stable)}` };
+  const sub = typeof claims.sub === 'string' ? claims.sub : '';
+  return { role, claims: claimsJson, key: `${role}|${JSON.stringify(stable)}`, sub };
 }
 
 export function presenceKeyOf(config: Record<string, unknown> | undefined): string {

@@ -148,6 +148,7 @@ export async function serveOn(
         connection: { application_name: `auction-ops-read${role.nameSuffix}` },
       },
       checkIntervalMs: config.DB_READ_CHECK_INTERVAL_MS,
+      maxLagMs: config.DB_READ_MAX_LAG_MS,
       log: (level, message, fields) => log[level](message, fields),
     });
     cleanup.push(() => replicas.close());

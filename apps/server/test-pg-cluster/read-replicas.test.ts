@@ -22,6 +22,9 @@ const PROBE = `
   grant execute on function public.probe_server() to service_role;
   notify pgrst, 'reload schema';`;
 
+/** Short, so the lag test waits little; the other tests run no check while a replica's replay is paused. */
+const MAX_LAG_MS = 1500;
+
 let cluster: PgCluster;
 let server: RunningServer;
 let dataDir: string;
@@ -91,6 +94,7 @@ beforeAll(async () => {
       // No periodic check during the tests: a replica leaves rotation only because a request could not use it, and
       // returns when the test runs a check (the periodic check itself is tested with the replica set).
       DB_READ_CHECK_INTERVAL_MS: '3600000',
+      DB_READ_MAX_LAG_MS: String(MAX_LAG_MS),
     }),
   );
   const key = server.ctx.serviceRoleKey;
@@ -188,6 +192,36 @@ describe('read replicas', () => {
     expect(await caughtUp.json()).toEqual([{ value: 'new' }]);
   });
 
+  it('takes a replica whose replay lags past DB_READ_MAX_LAG_MS out of rotation until it catches up', async () => {
+    const [r0, r1] = cluster.replicas;
+    const lagging = postgres(r0.url, { max: 1, onnotice: () => {} });
+    try {
+      await lagging`select pg_wal_replay_pause()`;
+      const written = await rest('/probe', { method: 'POST', body: JSON.stringify({ id: 10, value: 'lagged' }) });
+      expect(written.status).toBe(201);
+      await until('r0 to lag past the bound', async () => {
+        await server.ctx.replicas.check();
+        return server.ctx.replicas.status()[0].healthy ? undefined : true;
+      });
+      const [lagged, current] = server.ctx.replicas.status();
+      expect(lagged.lagMs).toBeGreaterThan(MAX_LAG_MS);
+      expect(current.healthy).toBe(true);
+      expect(current.lagMs).toBeLessThan(MAX_LAG_MS);
+      const reads = [await whereRead(), await whereRead(), await whereRead()];
+      expect(reads).toEqual(Array(3).fill({ port: r1.port, recovery: true }));
+      const health = (await (await fetch(`${server.url}/health`)).json()) as { read_replicas: unknown };
+      expect(health.read_replicas).toMatchObject({ total: 2, healthy: 1, lag_ms: [lagged.lagMs, 0] });
+    } finally {
+      await lagging`select pg_wal_replay_resume()`;
+      await lagging.end();
+    }
+    // The row counts of the next test are the earlier tests' rows.
+    expect((await rest('/probe?id=eq.10', { method: 'DELETE' })).status).toBe(204);
+    await replicasCaughtUp();
+    await inRotation();
+    expect(server.ctx.replicas.status().map((s) => s.lagMs)).toEqual([0, 0]);
+  });
+
   it('takes a stopped replica out of rotation, falls back to the primary, and returns to the replicas', async () => {
     const [r0, r1] = cluster.replicas;
     await r0.stop();
@@ -211,7 +245,7 @@ describe('read replicas', () => {
     expect(await health.json()).toMatchObject({
       status: 'ok',
       database: 'up',
-      read_replicas: { total: 2, healthy: 0 },
+      read_replicas: { total: 2, healthy: 0, lag_ms: [0, 0] },
     });
 
     await r0.start();

@@ -108,10 +108,15 @@ describe('generate-invite-link', () => {
       where id = ${expired.body.invitation_id as string}`;
     const revoked = await invite(admin, 'gone@notify.test', 'team_member');
     const revokedToken = tokenFromLastMail('gone@notify.test');
-    // Revoked as the owner connection: an admin's PATCH of revoked_at through /rest/v1 is refused today
-    // (42501 on auction_invitations, reported separately), and that path is not what this test is about.
-    await h.db
-      .sql`update public.auction_invitations set revoked_at = now() where id = ${revoked.body.invitation_id as string}`;
+    // Revoked as admins revoke: a PATCH of revoked_at through /rest/v1.
+    const revoke = await admin.client
+      .from('auction_invitations')
+      .update({ revoked_at: new Date().toISOString() })
+      .eq('id', revoked.body.invitation_id as string)
+      .select('id, revoked_at');
+    expect(revoke.error).toBeNull();
+    expect(revoke.data).toHaveLength(1);
+    expect(revoke.data![0].revoked_at).not.toBeNull();
 
     const late = await h.signUp('late', 'Lee Late');
     const a1 = await late.client.rpc('accept_auction_invite', { p_token: expiredToken });

@@ -10,6 +10,7 @@ import {
   type TestUser,
 } from './functions-notify.fixture.js';
 import { readSse, sqlAnswer, startFakeLlm, type FakeLlm } from './functions-reporting.fixture.js';
+import { testClient } from './support/test-server.js';
 
 let h: NotifyHarness;
 let llm: FakeLlm;
@@ -257,6 +258,42 @@ describe('generate-sql', () => {
     expect(n).toBe(20);
     const stranger = await ask(member, { natural_language_query: 'hi', conversation_id: conversationId });
     expect([stranger.status, stranger.body.code]).toEqual([404, 'NOT_FOUND']);
+  });
+
+  it("lets the service role (operators, support) read a user's conversations and continue one", async () => {
+    const first = await ask(member, { natural_language_query: 'Which make is dearest?' });
+    const id = first.body.conversation_id as string;
+    const service = testClient(h.url, h.server.ctx.anonKey, h.server.ctx.serviceRoleKey);
+    const read = await service
+      .from('query_conversations')
+      .select('id, user_id, query_conversation_messages(role, content)')
+      .eq('id', id)
+      .single();
+    expect(read.error).toBeNull();
+    expect(read.data).toMatchObject({ id, user_id: member.id });
+    expect(read.data!.query_conversation_messages[0]).toEqual({ role: 'user', content: 'Which make is dearest?' });
+    const more = await callFunction(h.url, h.server.ctx.anonKey, 'generate-sql', {
+      bearer: h.server.ctx.serviceRoleKey,
+      body: { dataset_id: datasetId, natural_language_query: 'And the cheapest?', conversation_id: id },
+    });
+    expect(more.status).toBe(200);
+    expect(more.body.conversation_id).toBe(id);
+    expect(llm.requests.at(-1)!.messages.at(1)).toEqual({ role: 'user', content: 'Which make is dearest?' });
+    // Its own conversations (no user) are read back and continued the same way.
+    const asService = (body: Record<string, unknown>) =>
+      callFunction(h.url, h.server.ctx.anonKey, 'generate-sql', {
+        bearer: h.server.ctx.serviceRoleKey,
+        body: { dataset_id: datasetId, ...body },
+      });
+    const own = await asService({ natural_language_query: 'How many rows?' });
+    expect(own.status).toBe(200);
+    const ownId = own.body.conversation_id as string;
+    const again = await asService({ natural_language_query: 'And per make?', conversation_id: ownId });
+    expect([again.status, again.body.conversation_id]).toEqual([200, ownId]);
+    const stored = await service.from('query_conversation_messages').select('role').eq('conversation_id', ownId);
+    expect(stored.data).toHaveLength(4);
+    const intruder = await ask(member, { natural_language_query: 'hi', conversation_id: ownId });
+    expect([intruder.status, intruder.body.code]).toEqual([404, 'NOT_FOUND']);
   });
 
   it('asks once more when the SQL is rejected, then refuses a model that insists (prompt injection)', async () => {

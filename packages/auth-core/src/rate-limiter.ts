@@ -17,7 +17,16 @@ export interface RateLimitStore {
    * The memory store answers synchronously, so a hot path can skip the await.
    */
   hit(key: string, windowStart: number, windowMs: number, cost?: number): number | Promise<number>;
+  /** Counts `cost` hits for several keys at once and returns each one's hits, in order (a store with a round trip
+   * per call does them in one). */
+  hitMany?(windows: readonly CounterWindow[], cost: number): Promise<number[]>;
   close?(): Promise<void>;
+}
+
+export interface CounterWindow {
+  key: string;
+  windowStart: number;
+  windowMs: number;
 }
 
 export interface RateLimitRule {
@@ -54,6 +63,13 @@ export class RateLimiter {
     cost = 1,
   ): RateLimitResult[] | Promise<RateLimitResult[]> {
     const now = this.now();
+    if (this.store.hitMany) {
+      const windows = rules.map((rule, i) => {
+        const windowMs = rule.windowSeconds * 1000;
+        return { key: `${bucket}:${i}:${subject}`, windowStart: now - (now % windowMs), windowMs };
+      });
+      return this.store.hitMany(windows, cost).then((counts) => windowResults(rules, counts, now));
+    }
     const hits: Array<number | Promise<number>> = new Array(rules.length);
     let pending = false;
     for (let i = 0; i < rules.length; i++) {
@@ -110,25 +126,39 @@ export function memoryRateLimitStore(options: { maxKeys?: number; now?: () => nu
   };
 }
 
-/** Counters in auth.rate_limits: one upsert per hit, atomic across instances. */
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Counters in auth.rate_limits: one upsert statement per check, whatever the number of windows, atomic across
+ * instances. Keys are written in sorted order, so that two checks locking the same rows cannot deadlock.
+ */
 export function postgresRateLimitStore(sql: postgres.Sql): RateLimitStore {
   let lastSweep = 0;
+  const hitMany = async (windows: readonly CounterWindow[], cost: number): Promise<number[]> => {
+    const sorted = [...windows].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const rows = await sql<Array<{ key: string; hits: number }>>`
+      insert into auth.rate_limits as r (key, window_start, expires_at, hits)
+      select k, s, e, ${cost}::int
+      from unnest(${sorted.map((w) => w.key)}::text[], ${sorted.map((w) => iso(w.windowStart))}::timestamptz[],
+        ${sorted.map((w) => iso(w.windowStart + w.windowMs))}::timestamptz[]) with ordinality as u(k, s, e, n)
+      order by n
+      on conflict (key) do update set
+        hits = case when r.window_start = excluded.window_start then r.hits + excluded.hits else excluded.hits end,
+        window_start = excluded.window_start, expires_at = excluded.expires_at
+      returning key, hits`;
+    if (Date.now() - lastSweep > 60_000) {
+      lastSweep = Date.now();
+      // Ended windows are dead weight; any instance may sweep them.
+      void sql`delete from auth.rate_limits where expires_at < now()`.catch(() => {});
+    }
+    const hits = new Map(rows.map((r) => [r.key, r.hits]));
+    return windows.map((w) => hits.get(w.key)!);
+  };
   return {
+    hitMany,
     async hit(key, windowStart, windowMs, cost = 1) {
-      const start = new Date(windowStart);
-      const [row] = await sql<Array<{ hits: number }>>`
-        insert into auth.rate_limits as r (key, window_start, expires_at, hits)
-        values (${key}, ${start}, ${new Date(windowStart + windowMs)}, ${cost})
-        on conflict (key) do update set
-          hits = case when r.window_start = excluded.window_start then r.hits + excluded.hits else excluded.hits end,
-          window_start = excluded.window_start, expires_at = excluded.expires_at
-        returning hits`;
-      if (Date.now() - lastSweep > 60_000) {
-        lastSweep = Date.now();
-        // Ended windows are dead weight; any instance may sweep them.
-        void sql`delete from auth.rate_limits where expires_at < now()`.catch(() => {});
-      }
-      return row.hits;
+      const [hits] = await hitMany([{ key, windowStart, windowMs }], cost);
+      return hits;
     },
   };
 }

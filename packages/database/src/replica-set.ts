@@ -1,5 +1,6 @@
-// Read replicas of the primary: one pool per replica, handed out round robin while healthy. A periodic `select 1`
-// and the connection failures callers report decide health; with no replica healthy, reads go to the primary.
+// Read replicas of the primary: one pool per replica, handed out round robin while healthy. A periodic check (the
+// replica answers, and its replay lag is within bounds) and the connection failures callers report decide health;
+// with no replica healthy, reads go to the primary.
 import postgres from 'postgres';
 
 export interface ReplicaSetOptions {
@@ -13,6 +14,8 @@ export interface ReplicaSetOptions {
   checkIntervalMs?: number;
   /** A check not answered within this time counts as failed (default 2000 ms). */
   checkTimeoutMs?: number;
+  /** A replica whose replay is further behind than this leaves rotation until it catches up (default 5000 ms). */
+  maxLagMs?: number;
   /** Rotation changes: `warn` when a replica leaves, `info` when it joins (also at start). */
   log?: (level: 'info' | 'warn', message: string, fields: Record<string, unknown>) => void;
 }
@@ -21,6 +24,8 @@ export interface ReplicaStatus {
   /** host:port/database, without credentials (for logs and health output). */
   name: string;
   healthy: boolean;
+  /** Replay lag at the last check that got an answer, in milliseconds; null before any answer. */
+  lagMs: number | null;
 }
 
 export interface ReplicaSet {
@@ -43,7 +48,19 @@ interface Replica {
   sql: postgres.Sql;
   healthy: boolean;
   checking: boolean;
+  lagMs: number | null;
 }
+
+/**
+ * Replay lag as a standby sees it: none when everything received is replayed (an idle primary sends nothing, so an
+ * old last-replayed commit is no lag), else the age of the last replayed commit. The latter overstates the lag of a
+ * replica that falls behind just after a quiet spell, so it leaves rotation early rather than late. A server not in
+ * recovery has no lag.
+ */
+const LAG_QUERY = `select case
+    when not pg_is_in_recovery() or pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() then 0
+    else coalesce(extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000, 0)
+  end::float8 as lag_ms`;
 
 /** host:port/database of a URL: the credentials never reach a log line. */
 export function describeUrl(url: string): string {
@@ -56,12 +73,14 @@ export async function createReplicaSet(options: ReplicaSetOptions): Promise<Repl
   const log = options.log ?? (() => {});
   const interval = options.checkIntervalMs ?? 1000;
   const timeout = options.checkTimeoutMs ?? 2000;
+  const maxLag = options.maxLagMs ?? 5000;
   const replicas: Replica[] = options.urls.map((url) => ({
     name: describeUrl(url),
     // A short connect timeout: a replica that does not answer must not hold a request for postgres.js's default 30 s.
     sql: postgres(url, { onnotice: () => {}, connect_timeout: 5, ...options.poolOptions }),
     healthy: false,
     checking: false,
+    lagMs: null,
   }));
   const byPool = new Map(replicas.map((r) => [r.sql, r]));
   let next = 0;
@@ -81,8 +100,10 @@ export async function createReplicaSet(options: ReplicaSetOptions): Promise<Repl
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${timeout} ms`)), timeout);
       });
-      await Promise.race([r.sql`select 1`, deadline]);
-      setHealth(r, true);
+      const [{ lag_ms }] = await Promise.race([r.sql.unsafe<{ lag_ms: number }[]>(LAG_QUERY), deadline]);
+      r.lagMs = Math.round(lag_ms);
+      if (r.lagMs > maxLag) setHealth(r, false, `replay lag ${r.lagMs} ms over ${maxLag} ms`);
+      else setHealth(r, true);
     } catch (error) {
       setHealth(r, false, (error as Error).message);
     } finally {
@@ -113,7 +134,7 @@ export async function createReplicaSet(options: ReplicaSetOptions): Promise<Repl
       if (r) setHealth(r, false, reason);
     },
     check,
-    status: () => replicas.map((r) => ({ name: r.name, healthy: r.healthy })),
+    status: () => replicas.map((r) => ({ name: r.name, healthy: r.healthy, lagMs: r.lagMs })),
     async close() {
       clearInterval(timer);
       // Requests in flight on a healthy replica may finish; an unhealthy one has only stuck connection attempts.

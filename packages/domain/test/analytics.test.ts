@@ -145,10 +145,17 @@ describe('get_pending_submissions', () => {
     return Object.fromEntries(rows.map((r) => [r.location_name, r.minutes_overdue]));
   };
 
-  it('23:30 local: the overnight lot is open and 90 minutes overdue; the day lot is closed', async () => {
-    // 07:30Z = 23:30 on the 14th in Los Angeles. Night lot last submitted 05:00Z (150 min ago, frequency 60).
+  it('23:30 local: the overnight lot is open and overdue since its opening; the day lot is closed', async () => {
+    // 07:30Z = 23:30 on the 14th in Los Angeles. Night lot last submitted 05:00Z (21:00 local, before its 22:00
+    // opening): counted from the opening, 90 min ago, minus its frequency of 60.
     // Always lot never submitted: its window opened at 00:00 local (08:00Z on the 14th), 1410 min, minus 60.
-    expect(await pending('2030-01-15T07:30:00Z')).toEqual({ 'Always lot': 1350, 'Night lot': 90 });
+    expect(await pending('2030-01-15T07:30:00Z')).toEqual({ 'Always lot': 1350, 'Night lot': 30 });
+  });
+
+  it('a lot whose last submission was yesterday is not overdue until its frequency has passed since opening', async () => {
+    // The Day lot (08:00-17:00, every 30 min) last submitted at 08:45 local on the 15th.
+    expect(await pending('2030-01-16T16:20:00Z')).not.toHaveProperty('Day lot'); // 08:20 local on the 16th
+    expect((await pending('2030-01-16T16:40:00Z'))['Day lot']).toBe(10);
   });
 
   it('05:59 local the overnight window is still open; at 06:00 it has closed', async () => {

@@ -143,6 +143,7 @@ export const errors = {
   forbiddenRole: (role: string) => new RestError(401, 'PGRST303', `role "${role}" is not allowed`),
   unknownColumn: (column: string, table: string) =>
     new RestError(400, '42703', `column ${table}.${column} does not exist`),
+  repeatedEmbed: (alias: string) => new RestError(400, '42712', `table name "${alias}" specified more than once`),
   unknownType: (type: string) => new RestError(400, '42704', `type "${type}" does not exist`),
   unfilteredWrite: (op: 'UPDATE' | 'DELETE') =>
     new RestError(400, '21000', `${op} requires a WHERE clause`, {

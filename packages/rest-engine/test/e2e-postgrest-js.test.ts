@@ -181,6 +181,22 @@ describe('reads', () => {
     expect(r.error?.details).toHaveLength(2);
   });
 
+  it('refuses two embeds under one name with 42712, and answers them when aliases tell them apart', async () => {
+    const twice = await anon.from('projects').select('users!owner_id(id), users!reviewer_id(id)');
+    expect(twice).toMatchObject({
+      status: 400,
+      data: null,
+      error: { code: '42712', message: 'table name "projects_users_1" specified more than once' },
+    });
+    const aliased = await anon
+      .from('projects')
+      .select('id, owner:users!owner_id(id), reviewer:users!reviewer_id(id)')
+      .order('id')
+      .limit(1);
+    expect(aliased.error).toBeNull();
+    expect(Object.keys(aliased.data![0])).toEqual(['id', 'owner', 'reviewer']);
+  });
+
   it('single() and maybeSingle()', async () => {
     const none = await anon.from('projects').select('id').eq('id', 999).single();
     expect(none).toMatchObject({

@@ -154,7 +154,7 @@ describe('counts, upserts and defaults', () => {
             "name": "n2",
           },
         ],
-        "sql": "WITH pgrst_source AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r RETURNING pgrst_t.*) SELECT pg_catalog.count(_t) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name" FROM pgrst_source t0) _t",
+        "sql": "WITH pgrst_source AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r RETURNING pgrst_t."name") SELECT pg_catalog.count(_t) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name" FROM pgrst_source t0) _t",
         "status": 201,
       }
     `);
@@ -187,7 +187,7 @@ describe('counts, upserts and defaults', () => {
             "id": 3,
           },
         ],
-        "sql": "WITH pgrst_source AS (UPDATE "public"."tasks" AS pgrst_t SET "priority" = _r."priority" FROM json_populate_record(NULL::"public"."tasks", $1::text::json) _r WHERE pgrst_t."project_id" = $2 RETURNING pgrst_t.*) SELECT pg_catalog.count(_t) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id" FROM pgrst_source t0) _t",
+        "sql": "WITH pgrst_source AS (UPDATE "public"."tasks" AS pgrst_t SET "priority" = _r."priority" FROM json_populate_record(NULL::"public"."tasks", $1::text::json) _r WHERE pgrst_t."project_id" = $2 RETURNING pgrst_t."id") SELECT pg_catalog.count(_t) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id" FROM pgrst_source t0) _t",
         "status": 200,
       }
     `);
@@ -256,7 +256,7 @@ describe('counts, upserts and defaults', () => {
             "label": "x",
           },
         ],
-        "sql": "WITH pgrst_source AS (INSERT INTO "public"."counters" AS pgrst_t ("id", "label") SELECT CASE WHEN _j.j::jsonb ? $1::text THEN _r."id" ELSE _d.d0 END, _r."label" FROM json_array_elements($2::text::json) _j(j) CROSS JOIN LATERAL json_populate_record(NULL::"public"."counters", _j.j) _r CROSS JOIN LATERAL (SELECT _j.j AS pgrst_row, nextval('public.counters_id_seq'::regclass) AS d0) _d RETURNING pgrst_t.*) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id", t0."label" AS "label" FROM pgrst_source t0) _t",
+        "sql": "WITH pgrst_source AS (INSERT INTO "public"."counters" AS pgrst_t ("id", "label") SELECT CASE WHEN _j.j::jsonb ? $1::text THEN _r."id" ELSE _d.d0 END, _r."label" FROM json_array_elements($2::text::json) _j(j) CROSS JOIN LATERAL json_populate_record(NULL::"public"."counters", _j.j) _r CROSS JOIN LATERAL (SELECT _j.j AS pgrst_row, nextval('public.counters_id_seq'::regclass) AS d0) _d RETURNING pgrst_t."id", pgrst_t."label") SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id", t0."label" AS "label" FROM pgrst_source t0) _t",
         "status": 201,
       }
     `);

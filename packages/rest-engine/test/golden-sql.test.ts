@@ -320,7 +320,7 @@ describe('golden SQL', () => {
             "name": "g2",
           },
         ],
-        "sql": "WITH pgrst_source AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r RETURNING pgrst_t.*) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name" FROM pgrst_source t0) _t",
+        "sql": "WITH pgrst_source AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r RETURNING pgrst_t."name") SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name" FROM pgrst_source t0) _t",
         "status": 201,
       }
     `);
@@ -381,7 +381,7 @@ describe('golden SQL', () => {
         ],
         "range": "0-0/*",
         "rows": null,
-        "sql": "WITH pgrst_source AS (DELETE FROM "public"."tasks" AS pgrst_t WHERE pgrst_t."id" = $1 AND pgrst_t."done" IS FALSE RETURNING pgrst_t.*) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, '' AS body FROM (SELECT 1 FROM pgrst_source) _t",
+        "sql": "WITH pgrst_source AS (DELETE FROM "public"."tasks" AS pgrst_t WHERE pgrst_t."id" = $1 AND pgrst_t."done" IS FALSE RETURNING 1) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, '' AS body FROM (SELECT 1 FROM pgrst_source) _t",
         "status": 204,
       }
     `);

@@ -2,9 +2,12 @@
 import * as v from 'valibot';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { port, bool, url, nonEmpty, positiveInt } from './fields.js';
+import { port, bool, url, nonEmpty, positiveInt, commaSeparated } from './fields.js';
 
 const repoRoot = resolve(fileURLToPath(new URL('../../../..', import.meta.url)));
+
+/** Schema names as written unquoted, or any name without a comma, blank or quote. */
+const schemaNames = commaSeparated((name) => /^[^\s"]+$/.test(name), 'must be comma-separated schema names');
 
 export const coreSettings = {
   PORT: v.optional(port, '54321'),
@@ -27,6 +30,13 @@ export const coreSettings = {
   REST_MAX_ROWS: v.optional(positiveInt, '1000'),
   /** Largest request body /rest/v1 reads (bytes); past it 413 PGRST413 before the rest is read. */
   REST_MAX_BODY_BYTES: v.optional(positiveInt, '10485760'),
+  /**
+   * `Accept: application/vnd.pgrst.plan` answers with EXPLAIN (PostgREST's db-plan-enabled). Off by default: a plan
+   * tells any caller how data is stored and indexed, and ANALYZE runs the statement.
+   */
+  REST_PLAN_ENABLED: v.optional(bool, 'false'),
+  /** Schemas after the exposed one on every request's search_path (PostgREST's db-extra-search-path). */
+  REST_EXTRA_SEARCH_PATH: v.optional(schemaNames, 'public'),
   WORKERS_ENABLED: v.optional(bool, 'true'),
   TRUSTED_PROXY_CIDRS: v.optional(v.string(), ''),
 };

@@ -1,29 +1,22 @@
 // Read replicas, a connection pooler in front of the primary, and statement preparing (docs/scaling.md).
 // DATABASE_URL itself (the primary, connected to directly) stays in the core section.
 import * as v from 'valibot';
-import { bool, positiveInt } from './fields.js';
+import { bool, commaSeparated, positiveInt } from './fields.js';
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/[^\s,]+$/;
 
 const postgresUrl = v.pipe(v.string(), v.regex(POSTGRES_URL, 'must be a postgres:// URL'));
 
 /** Comma-separated postgres:// URLs; blanks between commas are ignored. */
-const postgresUrls = v.pipe(
-  v.string(),
-  v.transform((s) =>
-    s
-      .split(',')
-      .map((u) => u.trim())
-      .filter(Boolean),
-  ),
-  v.check((urls) => urls.every((u) => POSTGRES_URL.test(u)), 'must be comma-separated postgres:// URLs'),
-);
+const postgresUrls = commaSeparated((u) => POSTGRES_URL.test(u), 'must be comma-separated postgres:// URLs');
 
 export const databaseSettings = {
   /** Streaming replicas of the primary for GET/HEAD on /rest/v1; logged into as the request role. */
   DATABASE_READ_URLS: v.optional(postgresUrls, ''),
   /** Time between two health checks (`select 1`) of each read replica. */
   DB_READ_CHECK_INTERVAL_MS: v.optional(positiveInt, '1000'),
+  /** A replica whose WAL replay is further behind leaves rotation until a check finds it caught up. */
+  DB_READ_MAX_LAG_MS: v.optional(positiveInt, '5000'),
   /** A pooler in transaction mode (PgBouncer) that the request pool connects through instead of DATABASE_URL. */
   DATABASE_POOLER_URL: v.optional(postgresUrl),
   /** Named prepared statements on every pool; false for a pooler in transaction mode that cannot keep them. */

@@ -24,3 +24,16 @@ export const positiveInt = v.pipe(
 
 /** A whole number that may be 0. */
 export const wholeNumber = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number));
+
+/** A comma-separated list, blanks between commas ignored, each item passing `valid`. */
+export const commaSeparated = (valid: (item: string) => boolean, message: string) =>
+  v.pipe(
+    v.string(),
+    v.transform((s) =>
+      s
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+    v.check((items) => items.every(valid), message),
+  );

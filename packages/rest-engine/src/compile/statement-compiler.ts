@@ -76,7 +76,37 @@ function explainOf(read: ReadPlan): Statement {
 const upsertCountsInserts = (m: Mutation) =>
   m.kind === 'insert' && m.onConflict?.action === 'update' && m.empty === null && m.table.kind === 'table';
 
-function mutationCte(b: SqlBuilder, m: Mutation): void {
+/**
+ * The columns a mutation must return: what the representation, its embeds and order read, and the Location key;
+ * null for all of them (`*`, computed fields, aggregates). RETURNING only these, as PostgREST does, lets a role
+ * with column privileges write: `RETURNING *` would need SELECT on every column (hidden ones such as a token hash).
+ */
+export function returnedColumns(plan: Extract<Plan, { kind: 'mutate' }>): readonly string[] | null {
+  const columns = new Set(plan.location ?? []);
+  if (!plan.representation) return [...columns];
+  const read = plan.returning;
+  for (const item of read.select) {
+    if (item.kind === 'column') columns.add(item.field.name);
+    else if (item.kind === 'embed' && !item.embed.rel.computed) for (const c of item.embed.rel.columns) columns.add(c);
+    else return null;
+  }
+  for (const o of read.order) {
+    if (o.related) for (const c of o.related.columns) columns.add(c);
+    else columns.add(o.field.name);
+  }
+  if (read.where.length > 0) return null;
+  return [...columns];
+}
+
+function returningList(columns: readonly string[] | null): string {
+  if (columns === null) return ' RETURNING pgrst_t.*';
+  // A row with no column still counts: `RETURNING 1` returns one row per affected row, and reads nothing.
+  return columns.length === 0
+    ? ' RETURNING 1'
+    : ` RETURNING ${columns.map((c) => `pgrst_t.${quoteIdent(c)}`).join(', ')}`;
+}
+
+function mutationCte(b: SqlBuilder, m: Mutation, returned: readonly string[] | null): void {
   const t = qualified(m.table.schema, m.table.name);
   b.push(upsertCountsInserts(m) ? 'WITH pgrst_upsert AS (' : 'WITH pgrst_source AS (');
   if (m.kind === 'insert') {
@@ -125,7 +155,7 @@ function mutationCte(b: SqlBuilder, m: Mutation): void {
         // Which rows were inserted rather than updated (xmax is 0 on a fresh row): 201 or 200 for the upsert.
         b.push(' RETURNING pgrst_t AS pgrst_row, pgrst_t.xmax = 0 AS pgrst_inserted), pgrst_source AS (');
         b.push('SELECT (pgrst_row).* FROM pgrst_upsert');
-      } else b.push(' RETURNING pgrst_t.*');
+      } else b.push(returningList(returned));
     }
   } else if (m.kind === 'update') {
     if (m.columns.length === 0) {
@@ -139,12 +169,12 @@ function mutationCte(b: SqlBuilder, m: Mutation): void {
       );
       b.push(' FROM json_populate_record(NULL::', t, ', ').param(m.body, 'text').push('::json').push(') _r');
       where(b, m.where);
-      b.push(' RETURNING pgrst_t.*');
+      b.push(returningList(returned));
     }
   } else {
     b.push('DELETE FROM ', t, ' AS pgrst_t');
     where(b, m.where);
-    b.push(' RETURNING pgrst_t.*');
+    b.push(returningList(returned));
   }
   b.push(') ');
 }
@@ -184,7 +214,7 @@ function compileStatement(
         planOutput: null,
       };
     case 'mutate': {
-      mutationCte(b, plan.mutation);
+      mutationCte(b, plan.mutation, returnedColumns(plan));
       const r = plan.returning;
       // Every affected row is in _t (the representation is not paged), so the count is the page's.
       b.push(

@@ -91,7 +91,24 @@ function planEmbed(ctx: PlanContext, level: Level, item: Extract<SelectItem, { k
 }
 
 function planSelect(ctx: PlanContext, level: Level): PlannedSelect[] {
-  return (level.select ?? STAR).map((item, i) => planItem(ctx, level, item, i));
+  const select = level.select ?? STAR;
+  refuseRepeatedEmbeds(level, select);
+  return select.map((item, i) => planItem(ctx, level, item, i));
+}
+
+/**
+ * Two embeds answering under one name (`users!first_user(*), users!second_user(*)`) would give the object the same
+ * key twice, and a JSON reader keeps only one of them: refused as PostgREST refuses it (42712, its join alias named
+ * twice). Aliases tell them apart (`first:users!first_user(*)`).
+ */
+function refuseRepeatedEmbeds(level: Level, select: readonly SelectItem[]): void {
+  const seen = new Set<string>();
+  for (const item of select) {
+    if (item.kind !== 'embed') continue;
+    const name = item.alias ?? item.name;
+    if (seen.has(name)) throw errors.repeatedEmbed(`${level.label}_${name}_${level.names.length + 1}`);
+    seen.add(name);
+  }
 }
 
 function planItem(ctx: PlanContext, level: Level, item: SelectItem, i: number): PlannedSelect {

@@ -1,0 +1,67 @@
+// The rest-engine settings the server exposes: plan output (REST_PLAN_ENABLED) and PostgREST's extra search path
+// (REST_EXTRA_SEARCH_PATH), with which functions of an extension's own schema resolve as they do on Supabase.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '@auction-ops/database/testing';
+import { startTestServer, type TestServer } from './support/test-server.js';
+
+/** An "extension" in its own schema, and a public RPC that calls it unqualified (as PostGIS's functions are). */
+async function installExtensionSchema({ db }: { db: TestDatabase }): Promise<void> {
+  await db.sql.unsafe(`
+    set check_function_bodies = off; -- the body resolves double_it on the caller's search_path, not now
+    create schema geo_tools;
+    grant usage on schema geo_tools to anon, authenticated, service_role;
+    create function geo_tools.double_it(n int) returns int language sql immutable as 'select n * 2';
+    create function public.call_extension(n int) returns int language sql stable as 'select double_it(n)';
+    grant execute on function public.call_extension(int) to anon;
+  `);
+}
+
+let defaults: TestServer;
+let configured: TestServer;
+beforeAll(async () => {
+  [defaults, configured] = await Promise.all([
+    startTestServer({}, { beforeStart: installExtensionSchema }),
+    startTestServer(
+      { REST_PLAN_ENABLED: 'true', REST_EXTRA_SEARCH_PATH: 'public, geo_tools' },
+      { beforeStart: installExtensionSchema },
+    ),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([defaults?.stop(), configured?.stop()]);
+});
+
+function get(t: TestServer, path: string, headers: Record<string, string> = {}) {
+  return fetch(new URL(`/rest/v1${path}`, t.url), {
+    headers: { apikey: t.anonKey, authorization: `Bearer ${t.serviceRoleKey}`, ...headers },
+  });
+}
+
+describe('REST_PLAN_ENABLED', () => {
+  it('is off by default: a plan is not an available media type', async () => {
+    const res = await get(defaults, '/auctions?select=id', { accept: 'application/vnd.pgrst.plan+json' });
+    expect(res.status).toBe(406);
+    expect(await res.json()).toMatchObject({ code: 'PGRST107' });
+  });
+
+  it('on, answers with the statement plan', async () => {
+    const res = await get(configured, '/auctions?select=id', { accept: 'application/vnd.pgrst.plan+json' });
+    expect(res.status).toBe(200);
+    const [explained] = (await res.json()) as Array<{ Plan: { 'Node Type': string } }>;
+    expect(explained.Plan['Node Type']).toBeTypeOf('string');
+  });
+});
+
+describe('REST_EXTRA_SEARCH_PATH', () => {
+  it('by default (public) an extension schema is not on the path', async () => {
+    const { data, error } = await defaults.client().rpc('call_extension', { n: 21 });
+    expect(data).toBeNull();
+    expect(error).toMatchObject({ code: '42883' });
+  });
+
+  it('puts the named schemas after the exposed one', async () => {
+    const { data, error } = await configured.client().rpc('call_extension', { n: 21 });
+    expect(error).toBeNull();
+    expect(data).toBe(42);
+  });
+});

@@ -426,6 +426,54 @@ describe('admin API', () => {
   });
 });
 
+describe('e-mail addresses GoTrue refuses', () => {
+  // An address group of a mail header, a display name, blanks, an empty label, a label starting with a hyphen,
+  // a line break (header injection), a quoted local part, and one over 255 characters.
+  const BAD = [
+    'xx:;x@x.x',
+    'Ann <ann@example.com>',
+    ' ann@example.com',
+    'ann@exa mple.com',
+    'ann@example..com',
+    'ann@-example.com',
+    'ann@example.com\nBcc: b@example.com',
+    '"ann"@example.com',
+    `${'a'.repeat(250)}@example.com`,
+  ];
+  const invalid = { status: 400, code: 'email_address_invalid' };
+
+  it('are refused with 400 email_address_invalid at every entry point, and nothing is stored', async () => {
+    const admin = client(server.ctx.serviceRoleKey).auth.admin;
+    const existing = await admin.createUser({ email: email(), password: PASSWORD, email_confirm: true });
+    const id = existing.data.user!.id;
+    const signedIn = client();
+    await signedIn.auth.signInWithPassword({ email: existing.data.user!.email!, password: PASSWORD });
+    for (const address of BAD) {
+      expect((await client().auth.signUp({ email: address, password: PASSWORD })).error, address).toMatchObject(
+        invalid,
+      );
+      expect((await admin.createUser({ email: address, password: PASSWORD })).error, address).toMatchObject(invalid);
+      expect((await admin.updateUserById(id, { email: address })).error, address).toMatchObject(invalid);
+      for (const type of ['invite', 'magiclink', 'recovery'] as const)
+        expect((await admin.generateLink({ type, email: address })).error, `${type} ${address}`).toMatchObject(invalid);
+      expect((await client().auth.resetPasswordForEmail(address)).error, address).toMatchObject(invalid);
+      expect((await signedIn.auth.updateUser({ email: address })).error, address).toMatchObject(invalid);
+    }
+    const [stored] =
+      await db.sql`select count(*)::int as n from auth.users where email = any(${BAD.map((b) => b.toLowerCase())})`;
+    expect(stored.n).toBe(0);
+    expect((await admin.getUserById(id)).data.user?.email).toBe(existing.data.user!.email);
+  });
+
+  it('accepts what GoTrue accepts: plus tags, dots, upper case (stored lower case), a host without a dot', async () => {
+    for (const address of [`Ann.Lee+lot7.${n}@Example.COM`, `o'brien.${n}@sub.example.co.uk`, `ops.${n}@localhost`]) {
+      const { data, error } = await client().auth.signUp({ email: address, password: PASSWORD });
+      expect(error, address).toBeNull();
+      expect(data.user?.email).toBe(address.toLowerCase());
+    }
+  });
+});
+
 describe('settings, health, jwks', () => {
   it('answers GET /settings, /health and /.well-known/jwks.json', async () => {
     const settings = await (

@@ -125,6 +125,38 @@ describe('webhooks in the server', () => {
     }
   });
 
+  it("retries on the contract's schedule to the second by default: the first retry exactly 1 minute later", async () => {
+    const { WEBHOOK_RETRY_SCHEDULE: _schedule, WEBHOOK_JITTER: _jitter, ...defaults } = webhookEnv;
+    const server = await startServer(
+      loadConfig({
+        PORT: '0',
+        DATABASE_URL: db.ownerUrl,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        JWT_SECRET: secret,
+        ...defaults,
+      }),
+    );
+    const failing = await startLoopbackServer((_req, _body, res) => res.writeHead(500).end());
+    try {
+      const auctionId = await arrange(`${failing.url}/hook`);
+      await db.sql`select public.emit_event(${auctionId}, 'message.created', jsonb_build_object('n', g))
+        from generate_series(1, 5) g`;
+      const delays = async () =>
+        db.sql<{ ms: number }[]>`
+          select (extract(epoch from d.next_attempt_at - a.created_at) * 1000)::int as ms
+            from public.webhook_deliveries d
+            join public.webhook_delivery_attempts a on a.delivery_id = d.id and a.attempt = 1
+           where d.auction_id = ${auctionId} and d.status = 'queued'`;
+      await until(async () => (await delays()).length === 5, 'five first attempts to fail');
+      // With jitter (0.2) five delays would spread over 48-72 s; the contract's schedule is exact.
+      expect((await delays()).map((d) => d.ms)).toEqual([60_000, 60_000, 60_000, 60_000, 60_000]);
+    } finally {
+      await server.close();
+      await failing.close();
+    }
+  });
+
   it('refuses a bad retry schedule at start with the variable named', () => {
     expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5,10' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
     expect(() => loadConfig({ WEBHOOK_JITTER: '2' })).toThrow(/WEBHOOK_JITTER/);

@@ -53,12 +53,16 @@ const AMR_METHOD: Record<OneTimeTokenType, string> = {
   email_change: 'email_change',
 };
 
-const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * GoTrue's format check (checkmail's pattern): a dot-atom local part, and host labels of letters, digits and inner
+ * hyphens. Address groups, display names, quoted parts and blanks (`xx:;x@x.x`, `A <a@b.c>`, ` a@b.c`) are refused.
+ */
+const EMAIL_RE =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
+/** The e-mail check of every entry point: sign-up, recovery, one-time codes, admin create, update, generate_link. */
 export function validEmail(email: unknown): string {
-  if (typeof email !== 'string' || email.length > 254 || !EMAIL_RE.test(email.trim())) {
-    throw authErrors.emailInvalid();
-  }
+  if (typeof email !== 'string' || email.length > 255 || !EMAIL_RE.test(email)) throw authErrors.emailInvalid();
   return users.normalizeEmail(email);
 }
 

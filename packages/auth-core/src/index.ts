@@ -16,6 +16,7 @@ export { checkPassword, parseCharacterClasses, type PasswordPolicy, type Charact
 export {
   createAuthService,
   subject,
+  validEmail,
   type AuthService,
   type AuthSettings,
   type RequestMeta,

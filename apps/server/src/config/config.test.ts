@@ -28,6 +28,30 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [key]: value })).toThrow(message);
   });
 
+  it("takes Supabase's names for the public URL and the API keys, and refuses two values for one setting", () => {
+    const config = loadConfig({
+      SUPABASE_URL: 'https://ops.example.com',
+      SUPABASE_ANON_KEY: 'anon-key-value',
+      SUPABASE_SERVICE_ROLE_KEY: 'service-key-value',
+    });
+    expect([config.PUBLIC_URL, config.ANON_KEY, config.SERVICE_ROLE_KEY]).toEqual([
+      'https://ops.example.com',
+      'anon-key-value',
+      'service-key-value',
+    ]);
+    // The same value under both names is one setting.
+    expect(loadConfig({ SUPABASE_ANON_KEY: 'k', ANON_KEY: 'k' }).ANON_KEY).toBe('k');
+    const conflict = () => loadConfig({ SUPABASE_SERVICE_ROLE_KEY: 'secret-one', SERVICE_ROLE_KEY: 'secret-two' });
+    expect(conflict).toThrow(ConfigError);
+    expect(conflict).toThrow(
+      'invalid configuration: SUPABASE_SERVICE_ROLE_KEY and SERVICE_ROLE_KEY are both set, to different values',
+    );
+    expect(() => loadConfig({ SUPABASE_URL: 'https://a.example.com', PUBLIC_URL: 'https://b.example.com' })).toThrow(
+      /SUPABASE_URL and PUBLIC_URL/,
+    );
+    expect(() => loadConfig({ SUPABASE_URL: 'not a url' })).toThrow(/PUBLIC_URL="not a url" must be a URL/);
+  });
+
   it('reads the replica URLs as a list, and preparing is on unless turned off', () => {
     expect(loadConfig({}).DATABASE_READ_URLS).toEqual([]);
     expect(loadConfig({}).DB_PREPARE).toBe(true);

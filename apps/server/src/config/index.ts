@@ -44,8 +44,34 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/**
+ * The names Supabase's functions read (contract section 5.10), accepted for ours so that an operator moving from
+ * Supabase keeps their environment.
+ */
+const ALIASES = {
+  SUPABASE_URL: 'PUBLIC_URL',
+  SUPABASE_ANON_KEY: 'ANON_KEY',
+  SUPABASE_SERVICE_ROLE_KEY: 'SERVICE_ROLE_KEY',
+} as const;
+
+/** Each alias's value under our name; an alias and our name set to different values is a mistake to stop at. */
+function resolveAliases(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const out = { ...env };
+  for (const [alias, name] of Object.entries(ALIASES)) {
+    const given = env[alias] || undefined;
+    if (given === undefined) continue;
+    const ours = env[name] || undefined;
+    // The values are secrets or URLs with credentials: the message names the variables, never their values.
+    if (ours !== undefined && ours !== given)
+      throw new ConfigError(`invalid configuration: ${alias} and ${name} are both set, to different values`);
+    out[name] = given;
+  }
+  return out;
+}
+
 /** Validates the environment; throws ConfigError with a one-line message for the first bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(given: Record<string, string | undefined> = process.env): Config {
+  const env = resolveAliases(given);
   const known = Object.fromEntries(Object.keys(schema.entries).map((k) => [k, env[k] === '' ? undefined : env[k]]));
   const result = v.safeParse(schema, known);
   if (!result.success) {

@@ -13,9 +13,10 @@ export const webhooksSettings = {
     ),
     '0,60,300,1800,7200,43200',
   ),
+  /** Random spread of each retry delay (a fraction); 0 keeps the contract's schedule exact. */
   WEBHOOK_JITTER: v.optional(
     v.pipe(v.string(), v.regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a fraction between 0 and 1'), v.transform(Number)),
-    '0.2',
+    '0',
   ),
   WEBHOOK_RETRY_AFTER_MAX_SECONDS: v.optional(positiveInt, '3600'),
   WEBHOOK_ALLOWED_CIDRS: v.optional(

@@ -1,6 +1,6 @@
 // Sign-up, token grants (password, refresh_token), logout and password recovery.
 import { Hono } from 'hono';
-import { authErrors, normalizeEmail } from '@auction-ops/auth-core';
+import { authErrors, validEmail } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
 import { callerClaims, enforceLimit, jsonBody, queryString, requestMeta } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
@@ -51,8 +51,10 @@ export function sessionRoutes({ service, limiter, limits }: AuthDeps): Hono<AppE
 
   app.post('/recover', async (c) => {
     const body = await jsonBody(c);
-    const email = typeof body.email === 'string' ? normalizeEmail(body.email) : '';
-    if (!email) throw authErrors.validation('Password recovery requires an email');
+    if (typeof body.email !== 'string' || body.email === '')
+      throw authErrors.validation('Password recovery requires an email');
+    // Checked as typed (GoTrue does not trim), and counted against the address it names.
+    const email = validEmail(body.email);
     await enforceLimit(c, limiter, 'recover', email, limits.recover);
     await service.recover(
       email,

@@ -156,9 +156,10 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   }
 
   // The search_path per schema and the claims text per verified claims object (token verifiers hand out the same
-  // object for the same token), so that neither is rebuilt on every request.
+  // object for the same token), so that neither is rebuilt on every request. The exposed schema comes first even
+  // when the extra path names it again, as in PostgREST (`"public", "public", "extensions"`).
   const searchPaths = new Map(
-    schemas.map((s) => [s, [...new Set([s, ...(options.extraSearchPath ?? [])])].map(quoteIdent).join(', ')]),
+    schemas.map((s) => [s, [s, ...(options.extraSearchPath ?? [])].map(quoteIdent).join(', ')]),
   );
   const claimsText = new WeakMap<object, string>();
   const claimsJson = (claims: Record<string, unknown> | undefined, role: string): string => {

@@ -12,8 +12,6 @@ import {
 import { OPENAI_DEFAULT_BASE_URL } from '../config/reporting.js';
 import type { ServerContext } from '../context.js';
 
-const QUERY_CACHE_TTL_MS = 5 * 60 * 1000;
-
 export interface FunctionServices {
   dispatcher: FunctionDispatcher;
   close(): Promise<void>;
@@ -30,7 +28,7 @@ export function createFunctionServices(ctx: ServerContext, mailer: Mailer): Func
     leaseMs: pushLeaseMs(c),
     workerId: `endpoint:${process.pid}`,
     log: ctx.log,
-    queryCache: new QueryCache({ maxBytes: c.QUERY_CACHE_MAX_BYTES, ttlMs: QUERY_CACHE_TTL_MS }),
+    queryCache: new QueryCache({ maxBytes: c.QUERY_CACHE_MAX_BYTES }),
     executeQueryTimeoutMs: c.EXECUTE_QUERY_TIMEOUT_MS,
     importMaxBytes: c.IMPORT_MAX_BYTES,
     llm: {

@@ -8,13 +8,26 @@ export interface CachedBody {
   rowCount: number;
 }
 
+/** The contract's cache lifetime of a report result (section 8). */
+export const QUERY_CACHE_TTL_MS = 5 * 60 * 1000;
+
+export interface QueryCacheOptions {
+  maxBytes: number;
+  /** Default QUERY_CACHE_TTL_MS. */
+  ttlMs?: number;
+  /** The clock lifetimes are measured by (default performance.now). */
+  now?: () => number;
+}
+
 export class QueryCache {
   private readonly cache: LRUCache<string, CachedBody>;
 
-  constructor(options: { maxBytes: number; ttlMs: number }) {
+  constructor(options: QueryCacheOptions) {
     this.cache = new LRUCache<string, CachedBody>({
       maxSize: options.maxBytes,
-      ttl: options.ttlMs,
+      ttl: options.ttlMs ?? QUERY_CACHE_TTL_MS,
+      // A given clock is read on every check (lru-cache otherwise reuses a reading for 1 ms, by a timer).
+      ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
       sizeCalculation: (v, k) => Math.max(1, Buffer.byteLength(v.body) + k.length),
     });
   }

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { QueryCache } from './query-cache.js';
+
+const body = { body: '[{"n":1}]', contentType: 'application/json', rowCount: 1 };
+const key = QueryCache.key({ datasetId: 'd1', version: 'v1', fingerprint: 'f', limit: 1000, format: 'json' });
+
+describe('QueryCache', () => {
+  it("keeps a result for the contract's five minutes by default, and not a moment longer", () => {
+    let now = 1_000_000;
+    const cache = new QueryCache({ maxBytes: 1024, now: () => now });
+    cache.set(key, body);
+    now += 5 * 60 * 1000 - 1;
+    expect(cache.get(key)).toEqual(body);
+    now += 2;
+    expect(cache.get(key)).toBeUndefined();
+  });
+
+  it('drops every result of a dataset that was imported again, and stays within its bytes', () => {
+    const cache = new QueryCache({ maxBytes: 100 });
+    const other = QueryCache.key({ datasetId: 'd2', version: 'v1', fingerprint: 'f', limit: 1000, format: 'json' });
+    cache.set(key, body);
+    cache.set(other, body);
+    cache.dropDataset('d1');
+    expect([cache.get(key), cache.get(other)]).toEqual([undefined, body]);
+    cache.set(key, { ...body, body: 'x'.repeat(200) });
+    expect(cache.get(key)).toBeUndefined();
+  });
+});

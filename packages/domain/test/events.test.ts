@@ -23,8 +23,13 @@ afterAll(async () => {
 });
 
 const as = <T>(user: string, fn: Parameters<typeof asUser<T>>[2]) => asUser(db.requestUrl, claimsFor(user), fn);
+/** One real `data` of each event type this file produced, for the comparison with the catalogue at its end. */
+const seen = new Map<string, Record<string, unknown>>();
 async function events(): Promise<{ event_type: string; auction_id: string; data: any }[]> {
-  return db.sql`select event_type, auction_id, data from public.event_outbox order by occurred_at, id` as any;
+  const rows =
+    (await db.sql`select event_type, auction_id, data from public.event_outbox order by occurred_at, id`) as any[];
+  for (const r of rows) if (!seen.has(r.event_type)) seen.set(r.event_type, r.data);
+  return rows;
 }
 const keys = (o: object) => Object.keys(o).sort();
 /** The sorted field names of a documented shape, written as one space-separated list. */
@@ -457,33 +462,32 @@ describe('member events', () => {
   });
 });
 
-it('event types in the outbox are exactly the 17 of docs/events.md', async () => {
-  // Guards against typos: collect every type this file produced across the run via the triggers' source text.
-  const [{ src }] =
-    await db.sql`select string_agg(prosrc, ' ') as src from pg_proc p join pg_namespace n on n.oid = p.pronamespace
-      where n.nspname = 'public'`;
-  const found = new Set(
-    [...String(src).matchAll(/'((?:submission|inspection|problem|message|channel|member)\.[a-z_]+)'/g)].map(
-      (m) => m[1],
-    ),
-  );
-  expect([...found].sort()).toEqual([
-    'channel.archived',
-    'channel.created',
-    'inspection.created',
-    'inspection.defect_added',
-    'member.invited',
-    'member.joined',
-    'member.removed',
-    'member.role_changed',
-    'message.created',
-    'message.deleted',
-    'message.edited',
-    'problem.action_completed',
-    'problem.assigned',
-    'problem.created',
-    'problem.status_changed',
-    'submission.created',
-    'submission.updated',
-  ]);
+/** The event type argument of an emit_event call in a function's source. */
+const EMIT_CALL = String.raw`emit_event\(\s*[^,]+,\s*([^,]+),`;
+
+describe('the event catalogue (public.event_types)', () => {
+  it('names exactly the event types the database emits, each as a literal of an emit_event call', async () => {
+    const calls = await db.sql<{ arg: string }[]>`
+      select (regexp_matches(p.prosrc, ${EMIT_CALL}, 'g'))[1] as arg
+        from pg_proc p where p.prosrc like '%emit_event(%' and p.proname <> 'emit_event'`;
+    // A computed type would hide from this check: every call names its event.
+    expect(calls.filter((c) => !/^'[a-z_]+\.[a-z_]+'$/.test(c.arg.trim()))).toEqual([]);
+    const emitted = new Set(calls.map((c) => c.arg.trim().slice(1, -1)));
+    const catalogued = (await db.sql<{ name: string }[]>`select name from public.event_types`).map((r) => r.name);
+    expect([...emitted].sort()).toEqual([...catalogued].sort());
+  });
+
+  it("has one sample per type with the keys of the real data this file's changes produced", async () => {
+    const catalogue = await db.sql<{ name: string; sample: Record<string, unknown> }[]>`
+      select name, sample from public.event_types order by name`;
+    expect(catalogue.map((c) => c.name)).toEqual([...seen.keys()].sort());
+    for (const { name, sample } of catalogue) expect(keys(sample), name).toEqual(keys(seen.get(name)!));
+  });
+
+  it('refuses an event the catalogue does not name, with the change that emitted it', async () => {
+    await expect(db.sql`select public.emit_event(${w.a.auctionId}, 'gate.opened', '{}')`).rejects.toMatchObject({
+      code: '23503',
+    });
+    expect(await events()).toEqual([]);
+  });
 });

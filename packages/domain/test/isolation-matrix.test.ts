@@ -112,6 +112,14 @@ const cases: Case[] = [
     (tx, w) => tx`insert into public.event_outbox (auction_id, event_type) values (${A(w)}, 'x') returning id`,
     'deny deny deny deny deny deny',
   ),
+  // The event catalogue is public knowledge; only migrations write it.
+  R('read event_types', (tx) => tx`select name from public.event_types`, 'rows rows rows rows rows rows'),
+  R(
+    'insert event_types',
+    (tx) => tx`insert into public.event_types (name, area, emitted_when, data_fields, sample)
+      values ('gate.opened', 'gates', 'never', 'id', '{}') returning name`,
+    'deny deny deny deny deny deny',
+  ),
   R(
     'insert super_admins',
     (tx, w) => tx`insert into public.super_admins (user_id) values (${w.a.member}) returning user_id`,
@@ -388,8 +396,9 @@ const cases: Case[] = [
   ),
   R(
     'rpc get_pending_submissions (A rows)',
+    // 10:00 in auction A's New York: North lot (the member's) opened four hours before and is overdue.
     (tx, w) =>
-      tx`select * from public.get_pending_submissions(p_now := '2030-01-01T12:00:00Z') where auction_id = ${A(w)}`,
+      tx`select * from public.get_pending_submissions(p_now := '2030-01-01T15:00:00Z') where auction_id = ${A(w)}`,
     'rows rows rows none deny rows',
   ),
   R(

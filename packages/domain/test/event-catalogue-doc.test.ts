@@ -1,0 +1,60 @@
+// docs/event-catalogue.md is generated from the catalogue the areas' migrations fill (public.event_types), so no
+// document lists event types or counts them by hand. After adding an event, regenerate it with
+// `npx vitest run --project domain test/event-catalogue-doc.test.ts -u`; CI fails while it is stale.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { authMigrations } from '@auction-ops/auth-core';
+import { domainMigrations } from '../src/index.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase([authMigrations, domainMigrations]);
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+interface EventType {
+  name: string;
+  area: string;
+  emitted_when: string;
+  data_fields: string;
+  sample: object;
+  since_version: string;
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|');
+
+/** A Markdown table with its columns padded to their widest cell, as the formatter (Biome) writes tables. */
+function table(head: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = head.map((h, i) => Math.max(3, h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
+
+function render(types: readonly EventType[]): string {
+  const lines = [
+    '# Event catalogue',
+    '',
+    '<!-- Generated from public.event_types by packages/domain/test/event-catalogue-doc.test.ts: do not edit. -->',
+    '',
+    'Every event type, as the migration of the area that emits it declares it. The outbox row, the delivered body',
+    'and the conventions of `data` are in [events.md](events.md); `test_webhook` sends the sample below.',
+  ];
+  for (const area of [...new Set(types.map((t) => t.area))]) {
+    const rows = types
+      .filter((t) => t.area === area)
+      .map((t) => [`\`${t.name}\``, t.since_version, cell(t.emitted_when), cell(t.data_fields)]);
+    lines.push('', `## ${area}`, '', ...table(['event', 'since', 'when', 'data'], rows));
+  }
+  lines.push('', '## Samples', '');
+  for (const t of types) lines.push(`\`${t.name}\`:`, '', '```json', JSON.stringify(t.sample, null, 2), '```', '');
+  return lines.join('\n');
+}
+
+it('docs/event-catalogue.md is the catalogue as the migrations declare it', async () => {
+  const types = await db.sql<EventType[]>`
+    select name, area, emitted_when, data_fields, sample, since_version from public.event_types
+     order by area, name`;
+  await expect(render(types)).toMatchFileSnapshot('../../../docs/event-catalogue.md');
+});

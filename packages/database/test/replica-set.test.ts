@@ -80,9 +80,10 @@ describe('createReplicaSet', () => {
     const set = await replicaSet([a.url, b.url, down.url]);
     expect(set.size).toBe(3);
     expect(set.status()).toEqual([
-      { name: `127.0.0.1:${a.port}/${db.name}`, healthy: true },
-      { name: `127.0.0.1:${b.port}/${db.name}`, healthy: true },
-      { name: `127.0.0.1:${down.port}/${db.name}`, healthy: false },
+      // A server not in recovery has no replay lag; one that never answered has none measured.
+      { name: `127.0.0.1:${a.port}/${db.name}`, healthy: true, lagMs: 0 },
+      { name: `127.0.0.1:${b.port}/${db.name}`, healthy: true, lagMs: 0 },
+      { name: `127.0.0.1:${down.port}/${db.name}`, healthy: false, lagMs: null },
     ]);
     const picks = Array.from({ length: 6 }, () => set.reader());
     expect(picks.every((sql) => set.isReplica(sql))).toBe(true);

@@ -8,3 +8,5 @@ export {
   type UpgradeContext,
 } from './realtime-service.js';
 export type { RealtimeLimits } from './realtime-hub.js';
+export type { HttpBroadcast, HttpBroadcastRequest, HttpBroadcastResult } from './http-broadcast.js';
+export { MAX_REPLAY, type RetentionLimits } from './message-store.js';

@@ -2,11 +2,12 @@
 // (through a table when too large for a notification), presences live in a table so a joiner on any instance
 // sees everyone, and an instance that stops announcing itself is swept with its presences (and leaves sent).
 import type postgres from 'postgres';
+import type { BroadcastMeta } from './protocol.js';
 
 export type PresenceMetas = Record<string, { metas: Record<string, unknown>[] }>;
 
 export type RelayMessage =
-  | { kind: 'broadcast'; topic: string; event: string; payload: unknown; bytes?: string }
+  | { kind: 'broadcast'; topic: string; event: string; payload: unknown; bytes?: string; meta?: BroadcastMeta }
   | { kind: 'presence'; topic: string; joins: PresenceMetas; leaves: PresenceMetas };
 
 export interface RelayOptions {

@@ -8,7 +8,6 @@ import { parseFilter } from './filters.js';
 import {
   decodeBinary,
   decodeText,
-  encodeBinaryBroadcast,
   encodeText,
   FrameError,
   isBinaryPayload,
@@ -16,6 +15,7 @@ import {
   type Frame,
   type Vsn,
 } from './protocol.js';
+import { MAX_REPLAY } from './message-store.js';
 import { reasons } from './realtime-errors.js';
 import type { RealtimeHub } from './realtime-hub.js';
 
@@ -168,6 +168,8 @@ export class SocketSession {
     const broadcast = isObject(config.broadcast) ? config.broadcast : {};
     const presence = isObject(config.presence) ? config.presence : {};
     const isPrivate = config.private === true;
+    const replay = replayOf(broadcast.replay);
+    if (replay === 'invalid' || (replay && !isPrivate)) return fail(reasons.badReplay);
     if (isPrivate) {
       const denied = await this.hub.checkPrivateTopic(frame.topic, claims);
       if (denied) return fail(denied);
@@ -191,6 +193,7 @@ export class SocketSession {
     if (typeof bindings === 'string') return fail(bindings);
     channel.bindings = bindings;
     this.channels.set(frame.topic, channel);
+    if (replay) this.hub.hold(channel);
     this.hub.attach(channel);
     // Registered before the reply: every change committed after the client sees SUBSCRIBED is matched.
     channel.reply(frame.ref, 'ok', {
@@ -204,7 +207,22 @@ export class SocketSession {
         channel: frame.topic.replace(/^realtime:/, ''),
       });
     }
+    if (replay) await this.replay(channel, replay);
     if (channel.config.presenceEnabled) channel.push('presence_state', await this.hub.presenceState(channel));
+  }
+
+  // Stored messages first, then what arrived live meanwhile (held since before the reply).
+  private async replay(channel: Channel, replay: Replay): Promise<void> {
+    const replayed = new Set<string>();
+    try {
+      const stored = await this.hub.store.since(channel.topic.replace(/^realtime:/, ''), replay.since, replay.limit);
+      for (const message of stored) {
+        replayed.add(message.id);
+        if (channel.joined) channel.deliverBroadcast(message);
+      }
+    } finally {
+      this.hub.release(channel, replayed);
+    }
   }
 
   private async bindingsOf(channel: Channel, requested: unknown[]): Promise<Binding[] | string> {
@@ -235,28 +253,22 @@ export class SocketSession {
   private async refreshToken(channel: Channel, token: unknown): Promise<void> {
     if (typeof token !== 'string' || !token) return;
     const verified = await this.hub.verify(token);
-    if ('reason' in verified) {
-      channel.push('system', {
-        extension: 'system',
-        status: 'error',
-        message: verified.reason,
-        channel: channel.topic,
-      });
-      this.drop(channel);
-      channel.push('phx_close', {});
-      return;
-    }
+    if ('reason' in verified) return this.closeWithError(channel, verified.reason);
+    // A private channel admits members only: a new token is checked as a join would be.
+    const denied = channel.config.private
+      ? await this.hub.checkPrivateTopic(channel.topic, verified.claims)
+      : undefined;
+    if (denied) return this.closeWithError(channel, reasons.notMemberAnymore(channel.topic.replace(/^realtime:/, '')));
     channel.refresh(verified.claims);
   }
 
   private expired(channel: Channel): void {
-    if (!channel.joined) return;
-    channel.push('system', {
-      extension: 'system',
-      status: 'error',
-      message: reasons.expiredToken,
-      channel: channel.topic,
-    });
+    if (channel.joined) this.closeWithError(channel, reasons.expiredToken);
+  }
+
+  /** The channel ends for the client with a `system` error saying why, then `phx_close`. */
+  private closeWithError(channel: Channel, message: string): void {
+    channel.push('system', { extension: 'system', status: 'error', message, channel: channel.topic });
     this.drop(channel);
     channel.push('phx_close', {});
   }
@@ -271,7 +283,7 @@ export class SocketSession {
       channel.reply(frame.ref, 'error', { reason: reasons.payloadTooLarge(this.hub.limits.maxPayloadBytes) });
       return;
     }
-    await this.hub.broadcast(channel, event, body.payload ?? {});
+    await this.hub.broadcast(channel.room, event, body.payload ?? {}, { sender: channel });
     if (channel.config.ack && frame.ref) channel.reply(frame.ref, 'ok');
   }
 
@@ -300,10 +312,20 @@ export class SocketSession {
     channel.close();
     this.hub.detach(channel);
   }
+}
 
-  sendBinaryBroadcast(topic: string, event: string, bytes: Buffer): void {
-    if (this.vsn === '2.0.0') this.sendRaw(encodeBinaryBroadcast(topic, event, bytes));
-  }
+interface Replay {
+  since: number;
+  limit: number;
+}
+
+/** `config.broadcast.replay`: absent, `{since, limit?}`, or invalid. */
+function replayOf(value: unknown): Replay | undefined | 'invalid' {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value) || typeof value.since !== 'number' || !Number.isFinite(value.since)) return 'invalid';
+  const limit = value.limit ?? MAX_REPLAY;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) return 'invalid';
+  return { since: value.since, limit: Math.min(limit, MAX_REPLAY) };
 }
 
 function replyFrame(

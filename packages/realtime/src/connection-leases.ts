@@ -1,0 +1,33 @@
+// REALTIME_MAX_CONNECTIONS_PER_IP over every instance on the database: each open connection holds a lease row
+// (realtime.connections) owned by its instance. Leases go when the connection closes, and with their instance when
+// it stops or is swept for not announcing itself (a crash), so a count never leaks.
+import { randomUUID } from 'node:crypto';
+import type postgres from 'postgres';
+
+export class ConnectionLeases {
+  constructor(
+    /** Owner pool: the lease table is shared instance state. */
+    private readonly sql: postgres.Sql,
+    private readonly instanceId: string,
+    private readonly maxPerIp: number,
+  ) {}
+
+  /** A lease for one more connection from the address, or undefined when it has its maximum already. */
+  async acquire(clientIp: string): Promise<string | undefined> {
+    const id = randomUUID();
+    return this.sql.begin(async (tx) => {
+      // Serializes the count and the insert per address, so simultaneous upgrades cannot all pass.
+      await tx`select pg_advisory_xact_lock(hashtextextended(${`realtime.connections:${clientIp}`}, 0))`;
+      const [row] = await tx<{ n: number }[]>`
+        select count(*)::int as n from realtime.connections where client_ip = ${clientIp}`;
+      if (row!.n >= this.maxPerIp) return undefined;
+      await tx`insert into realtime.connections (id, client_ip, instance_id)
+               values (${id}, ${clientIp}, ${this.instanceId})`;
+      return id;
+    });
+  }
+
+  async release(id: string): Promise<void> {
+    await this.sql`delete from realtime.connections where id = ${id}`;
+  }
+}

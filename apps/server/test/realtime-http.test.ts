@@ -17,7 +17,12 @@ let auction: { auctionId: string };
 const sockets: WebSocket[] = [];
 
 beforeAll(async () => {
-  server = await rt.startRealtimeServer({ REALTIME_MAX_PAYLOAD_BYTES: '1024', REALTIME_MAX_EVENTS_PER_SECOND: '20' });
+  server = await rt.startRealtimeServer({
+    REALTIME_MAX_PAYLOAD_BYTES: '1024',
+    REALTIME_MAX_EVENTS_PER_SECOND: '20',
+    REALTIME_REPLAY_MAX_MESSAGES_PER_TOPIC: '3',
+    REALTIME_REPLAY_MAX_AGE_SECONDS: '120',
+  });
   [alice, bob, outsider] = await Promise.all(['alice', 'bob', 'outsider'].map((name) => rt.signUp(server, name)));
   auction = await rt.arrangeAuction(server, [
     [alice!, 'owner'],
@@ -154,6 +159,38 @@ describe('stored broadcasts and replay', () => {
     expect(() => bob.client.channel('open', { config: { broadcast: { replay: { since: 0 } } } })).toThrow(
       'must be a private channel',
     );
+  });
+  it('send() with persist over the WebSocket (vsn 2.0.0) stores the message too', async () => {
+    const topic = `auction:${auction.auctionId}:ws-persist`;
+    const sender = alice.client.channel(topic, { config: { private: true, broadcast: { ack: true } } });
+    await subscribed(sender);
+    expect(await sender.send({ type: 'broadcast', event: 'bid', payload: { n: 1 }, persist: { ttl: 60 } })).toBe('ok');
+    const late = bob.client.channel(topic, { config: { private: true, broadcast: { replay: { since: 0 } } } });
+    const got = listen(late, 'bid');
+    await subscribed(late);
+    await until(() => got.length === 1, 'the replayed message');
+    expect(got[0]).toMatchObject({ payload: { n: 1 }, meta: { replayed: true } });
+    const [row] = await server.db.sql<{ ttl: number }[]>`
+      select round(extract(epoch from expires_at - inserted_at))::int as ttl from realtime.messages where topic = ${topic}`;
+    expect(row!.ttl).toBe(60);
+  });
+  it('retention: a topic keeps its newest messages up to the count, a ttl is cut to the maximum age, expired ones are not replayed', async () => {
+    const topic = `auction:${auction.auctionId}:retention`;
+    const sender = alice.client.channel(topic, { config: { private: true } });
+    for (const n of [1, 2, 3, 4]) await sender.httpSend('bid', { n }, { persist: { ttl: 100_000 } });
+    const rows = await server.db.sql<{ n: number; ttl: number }[]>`
+      select (payload->>'n')::int as n, round(extract(epoch from expires_at - inserted_at))::int as ttl
+        from realtime.messages where topic = ${topic} order by inserted_at`;
+    expect(rows.map((r) => r.n)).toEqual([2, 3, 4]);
+    expect(rows.map((r) => r.ttl)).toEqual([120, 120, 120]);
+    await server.db.sql`update realtime.messages set expires_at = now() - interval '1 second'
+                         where topic = ${topic} and payload->>'n' = '2'`;
+    const late = bob.client.channel(topic, { config: { private: true, broadcast: { replay: { since: 0 } } } });
+    const got = listen(late, 'bid');
+    await subscribed(late);
+    await until(() => got.length === 2, 'the unexpired messages');
+    await sleep(200);
+    expect(got.map((m) => m.payload)).toEqual([{ n: 3 }, { n: 4 }]);
   });
 });
 

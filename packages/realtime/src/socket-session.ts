@@ -12,6 +12,7 @@ import {
   FrameError,
   isBinaryPayload,
   isObject,
+  type BroadcastMeta,
   type Frame,
   type Vsn,
 } from './protocol.js';
@@ -283,7 +284,20 @@ export class SocketSession {
       channel.reply(frame.ref, 'error', { reason: reasons.payloadTooLarge(this.hub.limits.maxPayloadBytes) });
       return;
     }
-    await this.hub.broadcast(channel.room, event, body.payload ?? {}, { sender: channel });
+    // realtime-js (vsn 2.0.0) sends `persist` in the binary frame's metadata.
+    const persist = persistOf(isObject(body.meta) ? body.meta.persist : body.persist);
+    let meta: BroadcastMeta | undefined;
+    if (persist) {
+      if (!channel.config.private) {
+        // realtime-js shows `error` of a refused persist to the sender.
+        const reason = reasons.persistNeedsPrivate;
+        channel.reply(frame.ref, 'error', { reason, error: reason });
+        return;
+      }
+      const name = channel.topic.replace(/^realtime:/, '');
+      meta = { id: await this.hub.store.store(name, event, body.payload ?? {}, persist.ttlSeconds) };
+    }
+    await this.hub.broadcast(channel.room, event, body.payload ?? {}, { sender: channel, meta });
     if (channel.config.ack && frame.ref) channel.reply(frame.ref, 'ok');
   }
 
@@ -317,6 +331,14 @@ export class SocketSession {
 interface Replay {
   since: number;
   limit: number;
+}
+
+/** `persist`: true (the longest retention) or `{ttl}` in seconds; anything else stores nothing. */
+function persistOf(value: unknown): { ttlSeconds?: number } | undefined {
+  if (value === true) return {};
+  if (isObject(value) && typeof value.ttl === 'number' && Number.isInteger(value.ttl) && value.ttl > 0)
+    return { ttlSeconds: value.ttl };
+  return undefined;
 }
 
 /** `config.broadcast.replay`: absent, `{since, limit?}`, or invalid. */

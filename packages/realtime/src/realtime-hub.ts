@@ -142,6 +142,7 @@ export class RealtimeHub {
     const held = channel.held ?? [];
     channel.held = undefined;
     for (const message of held) {
+      if (!channel.joined) return;
       // A message stored and broadcast while the replay was read arrives once, as replayed.
       if (!(message.meta && skip.has(message.meta.id))) channel.deliverBroadcast(message);
     }

@@ -101,10 +101,13 @@ describe('broadcast over HTTP', () => {
       .catch((e) => e);
     expect(String(big)).toContain('Payload too large: at most 1024 bytes');
     const malformed = await post('', JSON.stringify({ messages: 'no' }));
-    expect(malformed.status).toBe(400);
+    expect(malformed.status).toBe(422);
     expect(((await malformed.json()) as Row).message).toContain('{messages: [{topic, event, payload, private}]}');
     const publicPersist = await post('/http-room/events/note?persist=true', '{}');
-    expect(publicPersist.status).toBe(400);
+    expect(publicPersist.status).toBe(422);
+    expect(((await publicPersist.json()) as Row).message).toBe(
+      'Only private channels store messages: send with private=true',
+    );
   });
 
   it('messages past the events-per-second limit are refused with 429', async () => {
@@ -156,6 +159,10 @@ describe('stored broadcasts and replay', () => {
     await sleep(300);
     expect(replayed.map((m) => m.payload)).toEqual([{ n: 2 }, { n: 3 }]);
     expect(none).toEqual([]);
+    const bad = bob.client.channel(`${topic}:bad`, {
+      config: { private: true, broadcast: { replay: { since: 'yesterday' as never } } },
+    });
+    await expect(subscribed(bad)).rejects.toThrow('Replay params are not valid');
     expect(() => bob.client.channel('open', { config: { broadcast: { replay: { since: 0 } } } })).toThrow(
       'must be a private channel',
     );
@@ -212,7 +219,10 @@ describe('membership checked again', () => {
     await server.db.sql`delete from public.auction_members where user_id = ${carol.id}`;
     await carol.client.realtime.setAuth(await rt.accessTokenFor(server, carol, 3600));
     await until(() => system.length === 1, 'the system message');
-    expect(system[0]).toMatchObject({ status: 'error', message: `You no longer have permission to receive ${topic}` });
+    expect(system[0]).toMatchObject({
+      status: 'error',
+      message: `You no longer have permission to read from this Channel topic: ${topic}`,
+    });
     await sender.httpSend('bid', { n: 2 });
     await sleep(300);
     expect(got.map((m) => m.payload)).toEqual([{ n: 1 }]);

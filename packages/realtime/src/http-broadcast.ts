@@ -25,7 +25,8 @@ export interface HttpBroadcastRequest {
   persist?: { ttlSeconds?: number };
 }
 
-export type HttpBroadcastResult = { status: 202 } | { status: 400 | 403 | 413 | 429; message: string };
+// Statuses as Supabase Realtime's broadcast controllers answer: 403 unauthorized, 422 invalid, 429 over the rate.
+export type HttpBroadcastResult = { status: 202 } | { status: 403 | 422 | 429; message: string };
 
 export class HttpBroadcaster {
   private readonly windows = new Map<string, { start: number; count: number }>();
@@ -56,11 +57,11 @@ export class HttpBroadcaster {
       return { status: 429, message: reasons.tooManyMessages(limits.eventsPerSecond) } as const;
     const allowed = new Set<string>();
     for (const m of messages) {
-      if (!m.topic) return { status: 400, message: reasons.badBroadcastBody('each message needs a topic') } as const;
+      if (!m.topic) return { status: 422, message: reasons.badBroadcastBody('each message needs a topic') } as const;
       const size = isBinaryPayload(m.payload) ? m.payload.bytes.length : Buffer.byteLength(JSON.stringify(m.payload));
       if (size > limits.maxPayloadBytes)
-        return { status: 413, message: reasons.payloadTooLarge(limits.maxPayloadBytes) } as const;
-      if (persist && !m.private) return { status: 400, message: reasons.persistNeedsPrivate } as const;
+        return { status: 422, message: reasons.payloadTooLarge(limits.maxPayloadBytes) } as const;
+      if (persist && !m.private) return { status: 422, message: reasons.persistNeedsPrivate } as const;
       if (!m.private || allowed.has(m.topic)) continue;
       const denied = await this.hub.checkPrivateTopic(`realtime:${m.topic}`, claims);
       if (denied) return { status: 403, message: denied } as const;

@@ -23,8 +23,9 @@ export const reasons = {
   badFrame: (detail: string) => `Malformed message: ${detail}`,
   bytesNeedVsn2: (event: string) =>
     `A broadcast of event "${event}" carried bytes, which protocol 1.0.0 cannot carry: connect with vsn=2.0.0 to receive it`,
-  notMemberAnymore: (topic: string) => `You no longer have permission to receive ${topic}`,
+  notMemberAnymore: (topic: string) => `You no longer have permission to read from this Channel topic: ${topic}`,
   persistNeedsPrivate: 'Only private channels store messages: send with private=true',
-  badReplay: 'config.broadcast.replay needs since (milliseconds since the epoch) and an optional positive limit',
+  badReplay: 'Replay params are not valid: config.broadcast.replay is {since: <ms since the epoch>, limit?: <1-25>}',
+  replayNeedsPrivate: 'Replay is not allowed for public channels',
   badBroadcastBody: (detail: string) => `Invalid broadcast: ${detail}`,
 } as const;

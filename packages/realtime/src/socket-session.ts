@@ -170,7 +170,8 @@ export class SocketSession {
     const presence = isObject(config.presence) ? config.presence : {};
     const isPrivate = config.private === true;
     const replay = replayOf(broadcast.replay);
-    if (replay === 'invalid' || (replay && !isPrivate)) return fail(reasons.badReplay);
+    if (replay === 'invalid') return fail(reasons.badReplay);
+    if (replay && !isPrivate) return fail(reasons.replayNeedsPrivate);
     if (isPrivate) {
       const denied = await this.hub.checkPrivateTopic(frame.topic, claims);
       if (denied) return fail(denied);
@@ -341,13 +342,13 @@ function persistOf(value: unknown): { ttlSeconds?: number } | undefined {
   return undefined;
 }
 
-/** `config.broadcast.replay`: absent, `{since, limit?}`, or invalid. */
+/** `config.broadcast.replay`: absent, `{since, limit?}` (limit 1 to 25, as Supabase Realtime clamps it), or invalid. */
 function replayOf(value: unknown): Replay | undefined | 'invalid' {
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value) || typeof value.since !== 'number' || !Number.isFinite(value.since)) return 'invalid';
+  if (!isObject(value) || !Number.isInteger(value.since)) return 'invalid';
   const limit = value.limit ?? MAX_REPLAY;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) return 'invalid';
-  return { since: value.since, limit: Math.min(limit, MAX_REPLAY) };
+  if (!Number.isInteger(limit)) return 'invalid';
+  return { since: value.since as number, limit: Math.max(1, Math.min(limit as number, MAX_REPLAY)) };
 }
 
 function replyFrame(

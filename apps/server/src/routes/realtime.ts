@@ -35,12 +35,12 @@ export function realtimeRoutes(realtime: RealtimeService, maxPayloadBytes: numbe
     })
     .post('/api/broadcast', limit, async (c) => {
       const messages = parseBatch(await c.req.text());
-      if (typeof messages === 'string') return c.json({ message: messages }, 400);
+      if (typeof messages === 'string') return c.json({ message: messages }, 422);
       return send(c, messages);
     })
     .post('/api/broadcast/:topic/events/:event', limit, async (c) => {
       const persist = parsePersist(new URL(c.req.url).searchParams);
-      if (typeof persist === 'string') return c.json({ message: persist }, 400);
+      if (typeof persist === 'string') return c.json({ message: persist }, 422);
       const isBytes = c.req.header('content-type')?.startsWith('application/octet-stream') === true;
       let payload: unknown;
       if (isBytes) payload = { bytes: Buffer.from(await c.req.arrayBuffer()) };
@@ -48,7 +48,7 @@ export function realtimeRoutes(realtime: RealtimeService, maxPayloadBytes: numbe
         try {
           payload = JSON.parse(await c.req.text());
         } catch {
-          return c.json({ message: 'Invalid broadcast: the body is not JSON' }, 400);
+          return c.json({ message: 'Invalid broadcast: the body is not JSON' }, 422);
         }
       }
       const message = {

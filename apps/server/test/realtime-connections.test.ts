@@ -1,5 +1,6 @@
 // REALTIME_MAX_CONNECTIONS_PER_IP across two server processes on one database: connections on either count
-// against one limit, a closed connection frees its place, and the leases of a crashed instance are swept.
+// against one limit, a closed connection frees its place, the leases of a crashed instance are swept, and those of
+// an instance swept while alive are taken again.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -55,6 +56,15 @@ describe('connections per client address across processes', () => {
     (a as WebSocket).close();
     await until(async () => (await leaseCount()) === 1, 'the closed connection to release its lease');
     expect(await connect(second)).toBeInstanceOf(WebSocket);
+  });
+
+  it('an instance swept while alive takes the leases of its open connections again when it next announces itself', async () => {
+    const ws = await connect(first);
+    expect(ws).toBeInstanceOf(WebSocket);
+    const [lease] = await first.db.sql<{ instance_id: string }[]>`select instance_id from realtime.connections`;
+    await first.db.sql`delete from realtime.instances where id = ${lease!.instance_id}`;
+    expect(await leaseCount()).toBe(0);
+    await until(async () => (await leaseCount()) === 1, 'the lease taken again', 15_000);
   });
 
   it('the leases of an instance that stopped announcing itself (a crash) are swept', async () => {

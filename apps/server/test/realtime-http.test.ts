@@ -171,6 +171,9 @@ describe('stored broadcasts and replay', () => {
     const topic = `auction:${auction.auctionId}:ws-persist`;
     const sender = alice.client.channel(topic, { config: { private: true, broadcast: { ack: true } } });
     await subscribed(sender);
+    expect(await sender.send({ type: 'broadcast', event: 'bid', payload: { n: 0 }, persist: { ttl: 0 } })).toBe(
+      'persist ttl is a positive whole number of seconds',
+    );
     expect(await sender.send({ type: 'broadcast', event: 'bid', payload: { n: 1 }, persist: { ttl: 60 } })).toBe('ok');
     const late = bob.client.channel(topic, { config: { private: true, broadcast: { replay: { since: 0 } } } });
     const got = listen(late, 'bid');

@@ -27,6 +27,15 @@ export class ConnectionLeases {
     });
   }
 
+  /** Takes again the leases of open connections (after the instance was swept while alive), over the limit or not. */
+  async restore(held: ReadonlyMap<string, string>): Promise<void> {
+    if (!held.size) return;
+    await this.sql`
+      insert into realtime.connections (id, client_ip, instance_id)
+      select id, ip, ${this.instanceId} from unnest(${[...held.keys()]}::text[], ${[...held.values()]}::text[]) t(id, ip)
+      on conflict (id) do nothing`;
+  }
+
   async release(id: string): Promise<void> {
     await this.sql`delete from realtime.connections where id = ${id}`;
   }

@@ -24,6 +24,7 @@ export const reasons = {
   bytesNeedVsn2: (event: string) =>
     `A broadcast of event "${event}" carried bytes, which protocol 1.0.0 cannot carry: connect with vsn=2.0.0 to receive it`,
   notMemberAnymore: (topic: string) => `You no longer have permission to read from this Channel topic: ${topic}`,
+  badTtl: 'persist ttl is a positive whole number of seconds',
   persistNeedsPrivate: 'Only private channels store messages: send with private=true',
   badReplay: 'Replay params are not valid: config.broadcast.replay is {since: <ms since the epoch>, limit?: <1-25>}',
   replayNeedsPrivate: 'Replay is not allowed for public channels',

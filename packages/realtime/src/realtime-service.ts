@@ -54,6 +54,8 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
   const instanceId = `${process.pid}-${randomBytes(6).toString('hex')}`;
   const sessions = new Set<SocketSession>();
   const leases = new ConnectionLeases(options.ownerSql, instanceId, options.limits.connectionsPerIp);
+  /** Leases of this process's open connections, by id: their client addresses. */
+  const held = new Map<string, string>();
   const store = new MessageStore(options.ownerSql, options.retention, options.log);
   const router = new ChangeRouter({ sql: options.sql, log: options.log });
   const capture: ChangeCapture = createChangeCapture({
@@ -71,6 +73,7 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
     instanceId,
     log: options.log,
     onMessage: (message) => hub.received(message),
+    onRevived: () => leases.restore(held),
   });
   const hub = new RealtimeHub(options.limits, options.log, {
     sql: options.sql,
@@ -106,10 +109,9 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
     context: UpgradeContext,
     lease: string,
   ) {
-    let held = true;
+    held.set(lease, context.clientIp);
     const release = () => {
-      if (!held) return;
-      held = false;
+      if (!held.delete(lease)) return;
       leases.release(lease).catch((error: Error) => {
         options.log('warn', 'realtime: connection lease not released', { error: error.message });
       });

@@ -15,6 +15,8 @@ export interface RelayOptions {
   sql: postgres.Sql;
   instanceId: string;
   onMessage(message: RelayMessage): void;
+  /** The instance found itself swept by others while alive and announced itself again. */
+  onRevived?(): Promise<void>;
   log: (level: 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
   heartbeatMs?: number;
 }
@@ -97,8 +99,11 @@ export class Relay {
   private async beat(): Promise<void> {
     const { sql, instanceId } = this.options;
     try {
-      await sql`insert into realtime.instances (id) values (${instanceId})
-                on conflict (id) do update set seen_at = now()`;
+      const [row] = await sql<{ inserted: boolean }[]>`
+        insert into realtime.instances (id) values (${instanceId})
+        on conflict (id) do update set seen_at = now() returning (xmax = 0) as inserted`;
+      // Swept while alive (paused past the stale time): what hung on the instance row went with it.
+      if (row?.inserted) await this.options.onRevived?.();
       const stale = `${Math.round((this.heartbeatMs * 4) / 1000)} seconds`;
       await this.sweep(sql`seen_at < now() - ${stale}::interval`);
       await sql`delete from realtime.relayed_messages where created_at < now() - interval '1 minute'`;

@@ -16,7 +16,7 @@ import {
   type Frame,
   type Vsn,
 } from './protocol.js';
-import { MAX_REPLAY } from './message-store.js';
+import { persistOf, replayOf, type Replay } from './broadcast-options.js';
 import { reasons } from './realtime-errors.js';
 import type { RealtimeHub } from './realtime-hub.js';
 
@@ -289,10 +289,10 @@ export class SocketSession {
     const persist = persistOf(isObject(body.meta) ? body.meta.persist : body.persist);
     let meta: BroadcastMeta | undefined;
     if (persist) {
-      if (!channel.config.private) {
+      if (!channel.config.private || persist === 'invalid') {
         // realtime-js shows `error` of a refused persist to the sender.
-        const reason = reasons.persistNeedsPrivate;
-        channel.reply(frame.ref, 'error', { reason, error: reason });
+        const refused = channel.config.private ? reasons.badTtl : reasons.persistNeedsPrivate;
+        channel.reply(frame.ref, 'error', { reason: refused, error: refused });
         return;
       }
       const name = channel.topic.replace(/^realtime:/, '');
@@ -327,28 +327,6 @@ export class SocketSession {
     channel.close();
     this.hub.detach(channel);
   }
-}
-
-interface Replay {
-  since: number;
-  limit: number;
-}
-
-/** `persist`: true (the longest retention) or `{ttl}` in seconds; anything else stores nothing. */
-function persistOf(value: unknown): { ttlSeconds?: number } | undefined {
-  if (value === true) return {};
-  if (isObject(value) && typeof value.ttl === 'number' && Number.isInteger(value.ttl) && value.ttl > 0)
-    return { ttlSeconds: value.ttl };
-  return undefined;
-}
-
-/** `config.broadcast.replay`: absent, `{since, limit?}` (limit 1 to 25, as Supabase Realtime clamps it), or invalid. */
-function replayOf(value: unknown): Replay | undefined | 'invalid' {
-  if (value === undefined || value === null) return undefined;
-  if (!isObject(value) || !Number.isInteger(value.since)) return 'invalid';
-  const limit = value.limit ?? MAX_REPLAY;
-  if (!Number.isInteger(limit)) return 'invalid';
-  return { since: value.since as number, limit: Math.max(1, Math.min(limit as number, MAX_REPLAY)) };
 }
 
 function replyFrame(

@@ -234,7 +234,7 @@ describe('membership checked again', () => {
 });
 
 describe('byte broadcasts', () => {
-  async function rawJoin(vsn: '1.0.0' | '2.0.0'): Promise<unknown[]> {
+  async function rawJoin(vsn: '1.0.0' | '2.0.0', name = 'bytes', config: object = {}): Promise<unknown[]> {
     const ws = new WebSocket(
       `${server.url.replace('http', 'ws')}/realtime/v1/websocket?apikey=${server.anonKey}&vsn=${vsn}`,
     );
@@ -242,17 +242,37 @@ describe('byte broadcasts', () => {
     const got: unknown[] = [];
     ws.on('message', (data, isBinary) => got.push(isBinary ? (data as Buffer) : JSON.parse(String(data))));
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-    const payload = { config: {}, access_token: bob.token };
+    const payload = { config, access_token: bob.token };
     ws.send(
       JSON.stringify(
         vsn === '2.0.0'
-          ? ['1', '1', 'realtime:bytes', 'phx_join', payload]
-          : { join_ref: '1', ref: '1', topic: 'realtime:bytes', event: 'phx_join', payload },
+          ? ['1', '1', `realtime:${name}`, 'phx_join', payload]
+          : { join_ref: '1', ref: '1', topic: `realtime:${name}`, event: 'phx_join', payload },
       ),
     );
     await until(() => got.length > 0, `the ${vsn} join reply`);
     return got;
   }
+
+  it('stored bytes are replayed to vsn 2.0.0 as a binary frame whose metadata marks them replayed', async () => {
+    const topic = `auction:${auction.auctionId}:blobs`;
+    const sender = alice.client.channel(topic, { config: { private: true } });
+    expect(await sender.httpSend('blob', new Uint8Array([7, 8, 9]), { persist: true })).toEqual({ success: true });
+    const [stored] = await server.db.sql<
+      { id: string }[]
+    >`select id::text from realtime.messages where topic = ${topic}`;
+    const got = await rawJoin('2.0.0', topic, { private: true, broadcast: { replay: { since: 0 } } });
+    await until(() => got.length === 2, 'the replayed bytes');
+    const frame = got[1] as Buffer;
+    const [kind, topicLength, eventLength, metaLength] = frame;
+    expect(kind).toBe(4);
+    const metaStart = 5 + topicLength! + eventLength!;
+    expect(JSON.parse(frame.toString('utf8', metaStart, metaStart + metaLength!))).toEqual({
+      replayed: true,
+      id: stored!.id,
+    });
+    expect([...frame.subarray(metaStart + metaLength!)]).toEqual([7, 8, 9]);
+  });
 
   it('vsn 2.0.0 receives the bytes in a binary frame; vsn 1.0.0 is told it cannot carry them', async () => {
     const [v1, v2] = [await rawJoin('1.0.0'), await rawJoin('2.0.0')];

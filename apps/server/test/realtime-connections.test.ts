@@ -58,6 +58,12 @@ describe('connections per client address across processes', () => {
     expect(await connect(second)).toBeInstanceOf(WebSocket);
   });
 
+  it('upgrades arriving together at both servers cannot all pass', async () => {
+    const results = await Promise.all([first, second, first, second, first, second].map(connect));
+    expect(results.filter((r) => r instanceof WebSocket)).toHaveLength(2);
+    expect(results.filter((r) => r === 429)).toHaveLength(4);
+  });
+
   it('an instance swept while alive takes the leases of its open connections again when it next announces itself', async () => {
     const ws = await connect(first);
     expect(ws).toBeInstanceOf(WebSocket);

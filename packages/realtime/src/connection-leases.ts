@@ -16,14 +16,15 @@ export class ConnectionLeases {
   async acquire(clientIp: string): Promise<string | undefined> {
     const id = randomUUID();
     return this.sql.begin(async (tx) => {
-      // Serializes the count and the insert per address, so simultaneous upgrades cannot all pass.
+      // Serializes the count and the insert per address, so simultaneous upgrades cannot all pass. The count runs
+      // in a statement after the lock: a snapshot taken before it could miss a lease committed meanwhile.
       await tx`select pg_advisory_xact_lock(hashtextextended(${`realtime.connections:${clientIp}`}, 0))`;
-      const [row] = await tx<{ n: number }[]>`
-        select count(*)::int as n from realtime.connections where client_ip = ${clientIp}`;
-      if (row!.n >= this.maxPerIp) return undefined;
-      await tx`insert into realtime.connections (id, client_ip, instance_id)
-               values (${id}, ${clientIp}, ${this.instanceId})`;
-      return id;
+      const taken = await tx`
+        insert into realtime.connections (id, client_ip, instance_id)
+        select ${id}, ${clientIp}, ${this.instanceId}
+         where (select count(*) from realtime.connections where client_ip = ${clientIp}) < ${this.maxPerIp}
+        returning id`;
+      return taken.length ? id : undefined;
     });
   }
 

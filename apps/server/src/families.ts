@@ -14,6 +14,6 @@ export function createFamilies(ctx: ServerContext, services: Services): Families
     rest: restRoutes(services.rest, { maxBodyBytes: ctx.config.REST_MAX_BODY_BYTES }),
     storage: storageRoutes(ctx, services.storage),
     functions: functionRoutes(services.functions.dispatcher),
-    realtime: realtimeRoutes(),
+    realtime: realtimeRoutes(services.realtime, ctx.config.REALTIME_MAX_PAYLOAD_BYTES),
   };
 }

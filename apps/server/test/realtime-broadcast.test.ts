@@ -1,5 +1,5 @@
-// Broadcast and presence through supabase-js, on one server and across two servers on one database; changes
-// reach subscribers of both servers exactly once.
+// Broadcast and presence through supabase-js, on one server and across two servers on one database (stored
+// broadcasts sent over HTTP too); changes reach subscribers of both servers exactly once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -108,6 +108,32 @@ describe('across two servers on one database', () => {
     await a.track({ at: 'gate' });
     await until(() => heard.length === 1 && joins.includes('alice'), 'the broadcast and the join on the other server');
     expect(heard).toEqual([{ lot: 7 }]);
+  });
+
+  it('a stored broadcast sent over HTTP to one server reaches a member on the other with its id, and is replayed there', async () => {
+    const bobOnSecond = await signInOn({ url: second.url, anonKey: second.anonKey }, bob);
+    const topic = `auction:${auction.auctionId}:across`;
+    const live: Row[] = [];
+    const b = bobOnSecond
+      .channel(topic, { config: { private: true } })
+      .on('broadcast', { event: 'bid' }, (m) => live.push(m as Row));
+    await subscribed(b);
+    await alice.client.realtime.setAuth();
+    const sent = await alice.client
+      .channel(topic, { config: { private: true } })
+      .httpSend('bid', { n: 1 }, { persist: true });
+    expect(sent).toEqual({ success: true });
+    await until(() => live.length === 1, 'the broadcast on the other server');
+    const id = (live[0]!.meta as Row).id;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    await bobOnSecond.removeChannel(b); // the same topic: realtime-js would hand back the joined channel
+    const replayed: Row[] = [];
+    const late = bobOnSecond
+      .channel(topic, { config: { private: true, broadcast: { replay: { since: 0 } } } })
+      .on('broadcast', { event: 'bid' }, (m) => replayed.push(m as Row));
+    await subscribed(late);
+    await until(() => replayed.length === 1, 'the replay on the other server');
+    expect(replayed[0]).toMatchObject({ payload: { n: 1 }, meta: { replayed: true, id } });
   });
 
   it('a change reaches the subscribers of both servers, each exactly once', async () => {

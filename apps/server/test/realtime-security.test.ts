@@ -1,11 +1,19 @@
 // Who receives what over realtime: row-level security per subscriber (other auction, team member's locations),
 // a failing policy isolated to its subscriber, private channels, token expiry and refresh, and the gate.
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import WebSocket from 'ws';
-import { startTestServer, type TestServer } from './support/test-server.js';
-import { arrangeAuction, signUp, sleep, subscribed, until, type RealtimeUser } from './realtime.fixture.js';
+import type { TestServer } from './support/test-server.js';
+import {
+  accessTokenFor,
+  arrangeAuction,
+  signUp,
+  sleep,
+  startRealtimeServer,
+  subscribed,
+  until,
+  type RealtimeUser,
+} from './realtime.fixture.js';
 
 type Row = Record<string, unknown>;
 let server: TestServer;
@@ -16,7 +24,7 @@ let auction: { auctionId: string; channelId: string };
 const clients: SupabaseClient[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ AUTH_RATE_LIMIT_SIGN_UP: '1000', WORKERS_ENABLED: 'false' });
+  server = await startRealtimeServer();
   // A table whose SELECT policy raises for one user: that user's check fails, nobody else's may.
   await server.db.sql.unsafe(`
     create function public.rt_probe_visible() returns boolean language plpgsql stable as $$
@@ -47,15 +55,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function tokenFor(user: RealtimeUser, lifetimeSeconds: number): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ role: 'authenticated', aud: 'authenticated' })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(user.id)
-    .setIssuedAt(now)
-    .setExpirationTime(now + lifetimeSeconds)
-    .sign(new TextEncoder().encode(server.jwtSecret));
-}
+const tokenFor = (user: RealtimeUser, lifetimeSeconds: number) => accessTokenFor(server, user, lifetimeSeconds);
 
 /** A client whose realtime token is set by hand (as apps with their own token handling do). */
 async function tokenClient(token: string): Promise<SupabaseClient> {

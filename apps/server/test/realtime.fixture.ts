@@ -1,8 +1,9 @@
 // Shared arrangements of the realtime tests: servers on one test database, users signed up through supabase-js
 // whose clients open real WebSockets (the `ws` package as realtime-js's transport), and channel helpers.
 import { createClient, type RealtimeChannel, type SupabaseClient } from '@supabase/supabase-js';
+import { SignJWT } from 'jose';
 import WebSocket from 'ws';
-import type { TestServer } from './support/test-server.js';
+import { startTestServer, type TestServer } from './support/test-server.js';
 
 export const PASSWORD = 'correct-horse-battery-9';
 
@@ -19,6 +20,22 @@ export function realtimeClient(server: { url: string; anonKey: string }): Supaba
     auth: { persistSession: false, autoRefreshToken: false },
     realtime: { transport: WebSocket as never, heartbeatIntervalMs: 5_000 },
   });
+}
+
+/** A server as the realtime tests want it: sign-ups unthrottled, no background workers; `env` adds or overrides. */
+export function startRealtimeServer(env: Record<string, string> = {}): Promise<TestServer> {
+  return startTestServer({ AUTH_RATE_LIMIT_SIGN_UP: '1000', WORKERS_ENABLED: 'false', ...env });
+}
+
+/** An access token for the user signed by the server's secret, living the given seconds. */
+export function accessTokenFor(server: TestServer, user: { id: string }, lifetimeSeconds: number): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ role: 'authenticated', aud: 'authenticated' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(user.id)
+    .setIssuedAt(now)
+    .setExpirationTime(now + lifetimeSeconds)
+    .sign(new TextEncoder().encode(server.jwtSecret));
 }
 
 export async function signUp(server: TestServer, localPart: string): Promise<RealtimeUser> {

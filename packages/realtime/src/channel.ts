@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Claims } from '@auction-ops/auth-core';
 import type { Binding, ChangeTarget, Identity } from './change-router.js';
-import type { Frame } from './protocol.js';
+import { encodeBinaryBroadcast, isBinaryPayload, type BroadcastMessage, type Frame } from './protocol.js';
+import { reasons } from './realtime-errors.js';
 
 export interface ChannelConfig {
   self: boolean;
@@ -15,9 +16,7 @@ export interface ChannelConfig {
 
 export interface ChannelOwner {
   send(frame: Frame): void;
-  sendRaw(text: string): void;
-  /** A broadcast whose payload is bytes (vsn 2.0.0 clients only; JSON cannot carry it). */
-  sendBinaryBroadcast(topic: string, event: string, bytes: Buffer): void;
+  sendRaw(data: string | Buffer): void;
   readonly vsn: '1.0.0' | '2.0.0';
 }
 
@@ -26,6 +25,8 @@ export class Channel implements ChangeTarget {
   bindings: Binding[] = [];
   presenceRef: string | undefined;
   joined = true;
+  /** Broadcasts waiting while stored messages are replayed to this channel (see RealtimeHub.hold). */
+  held: BroadcastMessage[] | undefined;
   private expiry: NodeJS.Timeout | undefined;
   private readonly changePrefix: string;
 
@@ -50,7 +51,7 @@ export class Channel implements ChangeTarget {
 
   /** Topic of the shared registry: private and public channels of one name are different rooms. */
   get room(): string {
-    return `${this.config.private ? 'private' : 'public'}|${this.topic}`;
+    return roomOf(this.topic, this.config.private);
   }
 
   push(event: string, payload: Record<string, unknown>, ref: string | null = null): void {
@@ -59,6 +60,23 @@ export class Channel implements ChangeTarget {
 
   reply(ref: string | null, status: 'ok' | 'error', response: Record<string, unknown> = {}): void {
     this.push('phx_reply', { status, response }, ref);
+  }
+
+  deliverBroadcast(message: BroadcastMessage): void {
+    const { event, payload, meta } = message;
+    if (!isBinaryPayload(payload)) {
+      this.push('broadcast', { type: 'broadcast', event, payload, ...(meta ? { meta } : {}) });
+    } else if (this.owner.vsn === '2.0.0') {
+      this.owner.sendRaw(encodeBinaryBroadcast(this.topic, event, payload.bytes, meta));
+    } else {
+      // vsn 1.0.0 frames are JSON text and cannot carry bytes: the client is told what it missed and why.
+      this.push('system', {
+        extension: 'broadcast',
+        status: 'error',
+        message: reasons.bytesNeedVsn2(event),
+        channel: this.topic.replace(/^realtime:/, ''),
+      });
+    }
   }
 
   deliverChange(ids: readonly number[], data: string): void {
@@ -86,6 +104,11 @@ export class Channel implements ChangeTarget {
     this.expiry = setTimeout(() => this.onExpire(this), Math.max(ms, 0));
     this.expiry.unref();
   }
+}
+
+/** Rooms are named by topic (`realtime:<name>`) and privacy: the registry key shared by joins and HTTP sends. */
+export function roomOf(topic: string, isPrivate: boolean): string {
+  return `${isPrivate ? 'private' : 'public'}|${topic}`;
 }
 
 export function identityOf(claims: Claims): Identity {

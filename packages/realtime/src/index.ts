@@ -1,5 +1,6 @@
-// Realtime (/realtime/v1/websocket): Phoenix channels for realtime-js with postgres_changes under row-level
-// security, broadcast and presence, across instances on one database.
+// Realtime (/realtime/v1/websocket and /realtime/v1/api/broadcast): Phoenix channels for realtime-js with
+// postgres_changes under row-level security, broadcast (over HTTP too, stored for replay) and presence, across
+// instances on one database.
 export { realtimeMigrations, PUBLICATION } from './migrations.js';
 export {
   createRealtimeService,
@@ -8,3 +9,5 @@ export {
   type UpgradeContext,
 } from './realtime-service.js';
 export type { RealtimeLimits } from './realtime-hub.js';
+export type { HttpBroadcast, HttpBroadcastRequest, HttpBroadcastResult } from './http-broadcast.js';
+export type { RetentionLimits } from './message-store.js';

@@ -15,6 +15,19 @@ export interface BinaryPayload {
   bytes: Buffer;
 }
 
+/** Stored broadcasts carry their id; replayed ones say so (realtime-js reads `meta.replayed` and `meta.id`). */
+export interface BroadcastMeta {
+  id: string;
+  replayed?: boolean;
+}
+
+/** A broadcast as it reaches a channel: a JSON payload, or bytes. */
+export interface BroadcastMessage {
+  event: string;
+  payload: unknown;
+  meta?: BroadcastMeta;
+}
+
 export class FrameError extends Error {}
 
 const KIND_USER_BROADCAST_PUSH = 3;
@@ -84,12 +97,13 @@ export function encodeText(f: Frame, vsn: Vsn): string {
     : JSON.stringify({ join_ref: f.joinRef, ref: f.ref, topic: f.topic, event: f.event, payload: f.payload });
 }
 
-/** A broadcast with a bytes payload for a vsn 2.0.0 client (kind 4). */
-export function encodeBinaryBroadcast(topic: string, event: string, bytes: Buffer): Buffer {
+/** A broadcast with a bytes payload for a vsn 2.0.0 client (kind 4); metadata, when any, is JSON. */
+export function encodeBinaryBroadcast(topic: string, event: string, bytes: Buffer, meta?: BroadcastMeta): Buffer {
   const t = Buffer.from(topic);
   const e = Buffer.from(event);
-  const header = Buffer.from([KIND_USER_BROADCAST, t.length, e.length, 0, ENCODING_BINARY]);
-  return Buffer.concat([header, t, e, bytes]);
+  const m = Buffer.from(meta ? JSON.stringify(meta) : '');
+  const header = Buffer.from([KIND_USER_BROADCAST, t.length, e.length, m.length, ENCODING_BINARY]);
+  return Buffer.concat([header, t, e, m, bytes]);
 }
 
 export function isBinaryPayload(value: unknown): value is BinaryPayload {

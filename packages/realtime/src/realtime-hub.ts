@@ -8,7 +8,8 @@ import type { Channel } from './channel.js';
 import type { ChangeCapture, Column } from './change-capture.js';
 import type { ChangeRouter } from './change-router.js';
 import { entry } from './map-entry.js';
-import { isBinaryPayload } from './protocol.js';
+import { isBinaryPayload, type BroadcastMeta } from './protocol.js';
+import type { MessageStore } from './message-store.js';
 import { PUBLICATION } from './migrations.js';
 import { reasons } from './realtime-errors.js';
 import type { PresenceMetas, Relay, RelayMessage } from './relay.js';
@@ -18,6 +19,13 @@ export interface RealtimeLimits {
   channelsPerConnection: number;
   eventsPerSecond: number;
   maxPayloadBytes: number;
+}
+
+export interface BroadcastOrigin {
+  /** The sending channel: it receives its own message only with `self`. */
+  sender?: Channel;
+  /** Set for stored messages: their id travels with them. */
+  meta?: BroadcastMeta;
 }
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
@@ -40,8 +48,13 @@ export class RealtimeHub {
       router: ChangeRouter;
       capture: ChangeCapture;
       relay: Relay;
+      store: MessageStore;
     },
   ) {}
+
+  get store(): MessageStore {
+    return this.deps.store;
+  }
 
   async verify(token: string): Promise<{ claims: Claims } | { reason: string }> {
     try {
@@ -111,12 +124,28 @@ export class RealtimeHub {
     if (channel.presenceRef) void this.untrack(channel).catch((error) => this.logFailure('untrack', error));
   }
 
-  async broadcast(sender: Channel, event: string, payload: unknown): Promise<void> {
-    const message: RelayMessage = { kind: 'broadcast', topic: sender.room, event, payload };
-    this.deliver(message, sender);
+  /** A broadcast to a room (`private|realtime:<name>`) from a channel of this process or from HTTP (no sender). */
+  async broadcast(room: string, event: string, payload: unknown, from: BroadcastOrigin = {}): Promise<void> {
+    const message: RelayMessage = { kind: 'broadcast', topic: room, event, payload, meta: from.meta };
+    this.deliver(message, from.sender);
     if (isBinaryPayload(payload)) {
       await this.deps.relay.publish({ ...message, payload: null, bytes: payload.bytes.toString('base64') });
     } else await this.deps.relay.publish(message);
+  }
+
+  /** Live broadcasts to the channel wait (in order) until release(): replayed messages go first. */
+  hold(channel: Channel): void {
+    channel.held = [];
+  }
+
+  release(channel: Channel, skip: ReadonlySet<string> = new Set()): void {
+    const held = channel.held ?? [];
+    channel.held = undefined;
+    for (const message of held) {
+      if (!channel.joined) return;
+      // A message stored and broadcast while the replay was read arrives once, as replayed.
+      if (!(message.meta && skip.has(message.meta.id))) channel.deliverBroadcast(message);
+    }
   }
 
   async track(channel: Channel, meta: Record<string, unknown>): Promise<void> {
@@ -170,9 +199,8 @@ export class RealtimeHub {
         continue;
       }
       if (channel === sender && !channel.config.self) continue;
-      if (isBinaryPayload(message.payload)) {
-        channel.owner.sendBinaryBroadcast(channel.topic, message.event, message.payload.bytes);
-      } else channel.push('broadcast', { type: 'broadcast', event: message.event, payload: message.payload });
+      if (channel.held) channel.held.push(message);
+      else channel.deliverBroadcast(message);
     }
   }
 

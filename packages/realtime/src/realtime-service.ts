@@ -8,7 +8,10 @@ import { WebSocketServer } from 'ws';
 import type { Claims, TokenVerifier } from '@auction-ops/auth-core';
 import { createChangeCapture, type ChangeCapture } from './change-capture.js';
 import { ChangeRouter } from './change-router.js';
-import { parseVsn } from './protocol.js';
+import { ConnectionLeases } from './connection-leases.js';
+import { HttpBroadcaster, type HttpBroadcastRequest, type HttpBroadcastResult } from './http-broadcast.js';
+import { MessageStore, type RetentionLimits } from './message-store.js';
+import { parseVsn, type Vsn } from './protocol.js';
 import { reasons } from './realtime-errors.js';
 import { RealtimeHub, type Log, type RealtimeLimits } from './realtime-hub.js';
 import { Relay } from './relay.js';
@@ -24,6 +27,8 @@ export interface RealtimeOptions {
   verifier: TokenVerifier;
   limits: RealtimeLimits;
   log: Log;
+  /** How long and how many stored (persisted) broadcasts are kept for replay. */
+  retention: RetentionLimits;
   /** A connection that sends nothing, not even heartbeats (every 25 s from realtime-js), for this long is closed. */
   idleTimeoutMs?: number;
 }
@@ -39,12 +44,19 @@ export interface RealtimeService {
   stop(): Promise<void>;
   /** Takes over an upgrade request for /realtime/v1/websocket that passed the gateway. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, context: UpgradeContext): void;
+  /** POST /realtime/v1/api/broadcast (and its per-topic form): broadcasts sent over HTTP. */
+  broadcastOverHttp(request: HttpBroadcastRequest): Promise<HttpBroadcastResult>;
 }
+
+const STATUS_TEXT: Record<number, string> = { 429: 'Too Many Requests', 503: 'Service Unavailable' };
 
 export function createRealtimeService(options: RealtimeOptions): RealtimeService {
   const instanceId = `${process.pid}-${randomBytes(6).toString('hex')}`;
   const sessions = new Set<SocketSession>();
-  const perIp = new Map<string, number>();
+  const leases = new ConnectionLeases(options.ownerSql, instanceId, options.limits.connectionsPerIp);
+  /** Leases of this process's open connections, by id: their client addresses. */
+  const held = new Map<string, string>();
+  const store = new MessageStore(options.ownerSql, options.retention, options.log);
   const router = new ChangeRouter({ sql: options.sql, log: options.log });
   const capture: ChangeCapture = createChangeCapture({
     url: options.ownerUrl,
@@ -61,6 +73,7 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
     instanceId,
     log: options.log,
     onMessage: (message) => hub.received(message),
+    onRevived: () => leases.restore(held),
   });
   const hub = new RealtimeHub(options.limits, options.log, {
     sql: options.sql,
@@ -68,7 +81,9 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
     router,
     capture,
     relay,
+    store,
   });
+  const httpBroadcaster = new HttpBroadcaster(hub, store);
   // Frames past the payload limit (plus room for the envelope) close the connection (1009) before parsing.
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.limits.maxPayloadBytes + 64 * 1024 });
   const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
@@ -77,7 +92,7 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
   function refuse(socket: Duplex, status: number, message: string): void {
     const body = JSON.stringify({ message });
     const head = [
-      `HTTP/1.1 ${status} ${status === 429 ? 'Too Many Requests' : 'Bad Request'}`,
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Bad Request'}`,
       'Content-Type: application/json',
       `Content-Length: ${Buffer.byteLength(body)}`,
       'Connection: close',
@@ -85,11 +100,42 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   }
 
+  // The lease is released once, whichever ends first: the socket before the upgrade, or the WebSocket.
+  function accept(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    vsn: Vsn,
+    context: UpgradeContext,
+    lease: string,
+  ) {
+    held.set(lease, context.clientIp);
+    const release = () => {
+      if (!held.delete(lease)) return;
+      leases.release(lease).catch((error: Error) => {
+        options.log('warn', 'realtime: connection lease not released', { error: error.message });
+      });
+    };
+    if (socket.destroyed) return release();
+    socket.once('close', release);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const session = new SocketSession(ws, vsn, context.apiKeyClaims, hub);
+      sessions.add(session);
+      ws.on('close', () => {
+        sessions.delete(session);
+        session.closed();
+        release();
+      });
+      ws.on('error', () => ws.terminate());
+    });
+  }
+
   return {
     async start() {
       await relay.start();
       await router.start();
       await capture.start();
+      store.start();
       idleTimer = setInterval(() => {
         const now = Date.now();
         for (const s of sessions) if (s.idleFor(now) > idleTimeoutMs) s.close(1000, 'heartbeat timeout');
@@ -98,6 +144,7 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
     },
     async stop() {
       clearInterval(idleTimer);
+      store.stop();
       // Clients reconnect elsewhere (or here after a restart) and rejoin: changes still queued are not theirs.
       for (const s of sessions) s.close(1001, 'server shutting down');
       router.stop();
@@ -108,29 +155,17 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
       const url = new URL(req.url ?? '/', 'http://localhost');
       const vsn = parseVsn(url.searchParams.get('vsn'));
       if (!vsn) return refuse(socket, 400, 'Unsupported vsn: use 1.0.0 or 2.0.0');
-      const count = perIp.get(context.clientIp) ?? 0;
-      if (count >= options.limits.connectionsPerIp)
-        return refuse(socket, 429, reasons.tooManyConnections(options.limits.connectionsPerIp));
-      perIp.set(context.clientIp, count + 1);
-      let counted = true;
-      const release = () => {
-        if (!counted) return;
-        counted = false;
-        const left = (perIp.get(context.clientIp) ?? 1) - 1;
-        if (left > 0) perIp.set(context.clientIp, left);
-        else perIp.delete(context.clientIp);
-      };
-      socket.once('close', release);
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        const session = new SocketSession(ws, vsn, context.apiKeyClaims, hub);
-        sessions.add(session);
-        ws.on('close', () => {
-          sessions.delete(session);
-          session.closed();
-          release();
-        });
-        ws.on('error', () => ws.terminate());
-      });
+      void leases.acquire(context.clientIp).then(
+        (lease) => {
+          if (!lease) return refuse(socket, 429, reasons.tooManyConnections(options.limits.connectionsPerIp));
+          accept(req, socket, head, vsn, context, lease);
+        },
+        (error: Error) => {
+          options.log('error', 'realtime: connection lease failed', { error: error.message });
+          refuse(socket, 503, reasons.unavailable);
+        },
+      );
     },
+    broadcastOverHttp: (request) => httpBroadcaster.send(request),
   };
 }

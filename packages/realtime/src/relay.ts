@@ -2,11 +2,12 @@
 // (through a table when too large for a notification), presences live in a table so a joiner on any instance
 // sees everyone, and an instance that stops announcing itself is swept with its presences (and leaves sent).
 import type postgres from 'postgres';
+import type { BroadcastMeta } from './protocol.js';
 
 export type PresenceMetas = Record<string, { metas: Record<string, unknown>[] }>;
 
 export type RelayMessage =
-  | { kind: 'broadcast'; topic: string; event: string; payload: unknown; bytes?: string }
+  | { kind: 'broadcast'; topic: string; event: string; payload: unknown; bytes?: string; meta?: BroadcastMeta }
   | { kind: 'presence'; topic: string; joins: PresenceMetas; leaves: PresenceMetas };
 
 export interface RelayOptions {
@@ -14,6 +15,8 @@ export interface RelayOptions {
   sql: postgres.Sql;
   instanceId: string;
   onMessage(message: RelayMessage): void;
+  /** The instance found itself swept by others while alive and announced itself again. */
+  onRevived?(): Promise<void>;
   log: (level: 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
   heartbeatMs?: number;
 }
@@ -96,8 +99,11 @@ export class Relay {
   private async beat(): Promise<void> {
     const { sql, instanceId } = this.options;
     try {
-      await sql`insert into realtime.instances (id) values (${instanceId})
-                on conflict (id) do update set seen_at = now()`;
+      const [row] = await sql<{ inserted: boolean }[]>`
+        insert into realtime.instances (id) values (${instanceId})
+        on conflict (id) do update set seen_at = now() returning (xmax = 0) as inserted`;
+      // Swept while alive (paused past the stale time): what hung on the instance row went with it.
+      if (row?.inserted) await this.options.onRevived?.();
       const stale = `${Math.round((this.heartbeatMs * 4) / 1000)} seconds`;
       await this.sweep(sql`seen_at < now() - ${stale}::interval`);
       await sql`delete from realtime.relayed_messages where created_at < now() - interval '1 minute'`;

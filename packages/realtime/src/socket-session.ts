@@ -8,14 +8,15 @@ import { parseFilter } from './filters.js';
 import {
   decodeBinary,
   decodeText,
-  encodeBinaryBroadcast,
   encodeText,
   FrameError,
   isBinaryPayload,
   isObject,
+  type BroadcastMeta,
   type Frame,
   type Vsn,
 } from './protocol.js';
+import { persistOf, replayOf, type Replay } from './broadcast-options.js';
 import { reasons } from './realtime-errors.js';
 import type { RealtimeHub } from './realtime-hub.js';
 
@@ -168,6 +169,9 @@ export class SocketSession {
     const broadcast = isObject(config.broadcast) ? config.broadcast : {};
     const presence = isObject(config.presence) ? config.presence : {};
     const isPrivate = config.private === true;
+    const replay = replayOf(broadcast.replay);
+    if (replay === 'invalid') return fail(reasons.badReplay);
+    if (replay && !isPrivate) return fail(reasons.replayNeedsPrivate);
     if (isPrivate) {
       const denied = await this.hub.checkPrivateTopic(frame.topic, claims);
       if (denied) return fail(denied);
@@ -191,6 +195,7 @@ export class SocketSession {
     if (typeof bindings === 'string') return fail(bindings);
     channel.bindings = bindings;
     this.channels.set(frame.topic, channel);
+    if (replay) this.hub.hold(channel);
     this.hub.attach(channel);
     // Registered before the reply: every change committed after the client sees SUBSCRIBED is matched.
     channel.reply(frame.ref, 'ok', {
@@ -204,7 +209,22 @@ export class SocketSession {
         channel: frame.topic.replace(/^realtime:/, ''),
       });
     }
+    if (replay) await this.replay(channel, replay);
     if (channel.config.presenceEnabled) channel.push('presence_state', await this.hub.presenceState(channel));
+  }
+
+  // Stored messages first, then what arrived live meanwhile (held since before the reply).
+  private async replay(channel: Channel, replay: Replay): Promise<void> {
+    const replayed = new Set<string>();
+    try {
+      const stored = await this.hub.store.since(channel.topic.replace(/^realtime:/, ''), replay.since, replay.limit);
+      for (const message of stored) {
+        replayed.add(message.id);
+        if (channel.joined) channel.deliverBroadcast(message);
+      }
+    } finally {
+      this.hub.release(channel, replayed);
+    }
   }
 
   private async bindingsOf(channel: Channel, requested: unknown[]): Promise<Binding[] | string> {
@@ -235,28 +255,22 @@ export class SocketSession {
   private async refreshToken(channel: Channel, token: unknown): Promise<void> {
     if (typeof token !== 'string' || !token) return;
     const verified = await this.hub.verify(token);
-    if ('reason' in verified) {
-      channel.push('system', {
-        extension: 'system',
-        status: 'error',
-        message: verified.reason,
-        channel: channel.topic,
-      });
-      this.drop(channel);
-      channel.push('phx_close', {});
-      return;
-    }
+    if ('reason' in verified) return this.closeWithError(channel, verified.reason);
+    // A private channel admits members only: a new token is checked as a join would be.
+    const denied = channel.config.private
+      ? await this.hub.checkPrivateTopic(channel.topic, verified.claims)
+      : undefined;
+    if (denied) return this.closeWithError(channel, reasons.notMemberAnymore(channel.topic.replace(/^realtime:/, '')));
     channel.refresh(verified.claims);
   }
 
   private expired(channel: Channel): void {
-    if (!channel.joined) return;
-    channel.push('system', {
-      extension: 'system',
-      status: 'error',
-      message: reasons.expiredToken,
-      channel: channel.topic,
-    });
+    if (channel.joined) this.closeWithError(channel, reasons.expiredToken);
+  }
+
+  /** The channel ends for the client with a `system` error saying why, then `phx_close`. */
+  private closeWithError(channel: Channel, message: string): void {
+    channel.push('system', { extension: 'system', status: 'error', message, channel: channel.topic });
     this.drop(channel);
     channel.push('phx_close', {});
   }
@@ -271,7 +285,20 @@ export class SocketSession {
       channel.reply(frame.ref, 'error', { reason: reasons.payloadTooLarge(this.hub.limits.maxPayloadBytes) });
       return;
     }
-    await this.hub.broadcast(channel, event, body.payload ?? {});
+    // realtime-js (vsn 2.0.0) sends `persist` in the binary frame's metadata.
+    const persist = persistOf(isObject(body.meta) ? body.meta.persist : body.persist);
+    let meta: BroadcastMeta | undefined;
+    if (persist) {
+      if (!channel.config.private || persist === 'invalid') {
+        // realtime-js shows `error` of a refused persist to the sender.
+        const refused = channel.config.private ? reasons.badTtl : reasons.persistNeedsPrivate;
+        channel.reply(frame.ref, 'error', { reason: refused, error: refused });
+        return;
+      }
+      const name = channel.topic.replace(/^realtime:/, '');
+      meta = { id: await this.hub.store.store(name, event, body.payload ?? {}, persist.ttlSeconds) };
+    }
+    await this.hub.broadcast(channel.room, event, body.payload ?? {}, { sender: channel, meta });
     if (channel.config.ack && frame.ref) channel.reply(frame.ref, 'ok');
   }
 
@@ -299,10 +326,6 @@ export class SocketSession {
     if (!channel.joined) return;
     channel.close();
     this.hub.detach(channel);
-  }
-
-  sendBinaryBroadcast(topic: string, event: string, bytes: Buffer): void {
-    if (this.vsn === '2.0.0') this.sendRaw(encodeBinaryBroadcast(topic, event, bytes));
   }
 }
 

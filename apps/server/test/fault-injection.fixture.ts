@@ -44,17 +44,19 @@ export function rawRequest(port: number, r: RawRequest): Promise<RawAnswer> {
       ...(r.chunked ? ['transfer-encoding: chunked'] : []),
       ...Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`),
     ];
-    socket.write(`${head.join('\r\n')}\r\n\r\n`);
-    void (async () => {
+    // Each write waits until it is handed to the kernel, so a cut-off comes after the bytes before it.
+    const write = (bytes: Buffer | string) => new Promise((done) => socket.write(bytes, done));
+    socket.once('connect', async () => {
+      await write(`${head.join('\r\n')}\r\n\r\n`);
       for (const chunk of r.chunks ?? []) {
         if (socket.destroyed) return;
         const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-        socket.write(r.chunked ? Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, CRLF]) : bytes);
+        await write(r.chunked ? Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, CRLF]) : bytes);
         if (r.pauseMs) await new Promise((done) => setTimeout(done, r.pauseMs));
       }
-      if (r.cutOff) socket.destroy();
+      if (r.cutOff) setTimeout(() => socket.destroy(), 50);
       else if (r.chunked && !socket.destroyed) socket.write('0\r\n\r\n');
-    })();
+    });
   });
 }
 

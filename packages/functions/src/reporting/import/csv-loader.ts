@@ -135,9 +135,13 @@ export async function loadCsv(
   }
 }
 
-/** A UTF-8 byte-order mark reaches the parser as part of the first header name. */
+/**
+ * A UTF-8 byte-order mark reaches the parser as part of the first header name; NUL characters (binary junk) are
+ * dropped from names, since the names are stored as JSON and Postgres refuses \u0000 there.
+ */
 function stripBom(header: string[]): string[] {
-  return header.length > 0 && header[0].startsWith('\uFEFF') ? [header[0].slice(1), ...header.slice(1)] : header;
+  const names = header.map((name) => name.replaceAll('\u0000', ''));
+  return names.length > 0 && names[0].startsWith('\uFEFF') ? [names[0].slice(1), ...names.slice(1)] : names;
 }
 
 /** One CSV line for COPY, or undefined after reporting why the record cannot be loaded. */

@@ -282,6 +282,8 @@ describe('storage uploads', () => {
     // connection: a client still writing may see the reset before it reads the answer.
     expect([0, 413]).toContain(huge.status);
     expect(await objects('big')).toBe(0);
+    // The server refused and dropped the rest itself: not a client that went away.
+    expect(server.output()).not.toMatch(/"msg":"request closed by client","method":"POST","path":"[^"]*big\.png"/);
   });
 
   it('cut off, slow drip, junk bytes, malformed multipart: refused or closed, no object', async () => {
@@ -301,6 +303,47 @@ describe('storage uploads', () => {
     const noFile = await send({ path: pathOf('faulty'), headers: form, chunked: true, chunks: [optionsOnly] });
     expect(noFile.status).toBe(400);
     expect(await objects('faulty')).toBe(0);
+  });
+});
+
+describe('storage signed uploads', () => {
+  const signedPath = async (name: string) => {
+    const answer = await fetch(
+      `http://127.0.0.1:${port}/storage/v1/object/upload/sign/lot-images/${userId}/${name}.png`,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: '{}',
+      },
+    );
+    const { url } = (await answer.json()) as { url: string };
+    return `/storage/v1${url}`;
+  };
+  const objects = async (name: string) =>
+    (await db.sql`select count(*)::int as n from storage.objects where name = ${`${userId}/${name}.png`}`)[0]
+      .n as number;
+
+  it('oversized and chunked, cut off, slow drip, junk: refused or closed, no object, no spool file', async () => {
+    const png = { 'content-type': 'image/png' };
+    const big = imageBytes('image/png', STORAGE_LIMIT + 1024);
+    const path = await signedPath('signed');
+    const oversized = await send({
+      method: 'PUT',
+      path,
+      headers: png,
+      chunked: true,
+      chunks: chunksOf(big, 64 * 1024),
+    });
+    expect(oversized.status).toBe(413);
+    const bytes = imageBytes('image/png', 256 * 1024);
+    const length = { ...png, 'content-length': String(bytes.length) };
+    await send({ method: 'PUT', path, headers: length, chunks: [bytes.subarray(0, 1000)], ...CUT });
+    const drip = await send({ method: 'PUT', path, headers: length, chunks: chunksOf(bytes, 64 * 1024), ...DRIP });
+    expect(drip.status).toBe(0);
+    const junk = await send({ method: 'PUT', path, headers: png, chunked: true, chunks: [randomBytes(4096)] });
+    expect(junk.status).toBe(415);
+    expect(await objects('signed')).toBe(0);
+    await until(async () => (await storageConsistency({ db, dataDir })).spool.length === 0, 'no spool files', 3000);
   });
 });
 

@@ -50,8 +50,10 @@ function watch(req: IncomingMessage, res: ServerResponse, { idleMs, log }: { idl
   req.once('end', done);
   req.once('close', () => {
     done();
-    // Closed after the answer went out (a 413 before the rest was read): the server's doing, not the client's.
-    if (req.complete || idled || res.writableFinished) return;
+    // Only a broken connection makes Node fail the request with ECONNRESET; a request the server itself destroyed
+    // (a refused body whose unread rest was dropped) has no error, and one answered in full is no abort.
+    const reset = (req.errored as { code?: string } | null)?.code === 'ECONNRESET';
+    if (req.complete || idled || !reset || res.writableFinished) return;
     countFault('clientAborts');
     log.info('request closed by client', { method: req.method, path: pathOf(req), bytes_read: bytes });
   });

@@ -4,7 +4,7 @@
 // batch, whatever the file's size.
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import Papa from 'papaparse';
 import type postgres from 'postgres';
 import { quoteIdent } from '../dataset-access.js';
@@ -56,8 +56,9 @@ export async function loadCsv(
   stream.on('data', (chunk: Buffer) => {
     bytesRead += chunk.length;
   });
-  const parser = stream.pipe(Papa.parse(Papa.NODE_STREAM_INPUT, { delimiter, skipEmptyLines: true }));
-  stream.on('error', (e) => parser.destroy(e));
+  const parser = Papa.parse(Papa.NODE_STREAM_INPUT, { delimiter, skipEmptyLines: true });
+  // A failing source (size limit, broken upload) destroys the parser, so the read below fails with its error.
+  pipeline(stream, parser).catch(() => {});
   let rowsRead = 0;
   let imported = 0;
   let failed = 0;

@@ -379,6 +379,17 @@ describe('JSON bodies of /rest/v1, /auth/v1 and functions', () => {
     expect(server.output()).not.toMatch(/"level":"error"/);
   });
 
+  it("a function's JSON body past FUNCTION_MAX_BODY_BYTES (1 MB): 413 VALIDATION_ERROR, chunked or declared", async () => {
+    const body = Buffer.from(JSON.stringify({ question: 'q'.repeat(2 * MB) }));
+    const json = { 'content-type': 'application/json' };
+    const path = '/functions/v1/generate-sql';
+    const chunked = await send({ path, headers: json, chunked: true, chunks: chunksOf(body, 256 * 1024) });
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body)).toMatchObject({ code: 'VALIDATION_ERROR' });
+    const declared = await send({ path, headers: { ...json, 'content-length': String(body.length) }, chunks: [body] });
+    expect(declared.status).toBe(413);
+  });
+
   it('a slow drip is closed after the idle timeout', async () => {
     const json = { 'content-type': 'application/json', 'content-length': '5000' };
     const answer = await send({ path: '/rest/v1/auctions', headers: json, chunks: ['{"na', 'me"'], ...DRIP });

@@ -12,6 +12,7 @@ import {
 import { OPENAI_DEFAULT_BASE_URL } from '../config/reporting.js';
 import type { ServerContext } from '../context.js';
 import { isBodyBreakOff } from '../http/body-watch.js';
+import { readBoundedText } from '../http/read-body.js';
 
 const QUERY_CACHE_TTL_MS = 5 * 60 * 1000;
 
@@ -46,6 +47,7 @@ export function createFunctionServices(ctx: ServerContext, mailer: Mailer): Func
   const dispatcher = createFunctionDispatcher(allFunctions, deps, {
     limiter: new RateLimiter(store),
     limits: c.FUNCTION_RATE_LIMITS,
+    readText: (request) => readBoundedText(request, c.FUNCTION_MAX_BODY_BYTES),
     onError: (error, name) => {
       // A client gone mid-body is logged at info by the body watch, not as a failed function.
       if (!isBodyBreakOff(error)) ctx.log.error('function failed', { name, error: String(error) });

@@ -154,6 +154,17 @@ describe('import-csv, multipart', () => {
     expect(await settledDataset('mp-big')).toEqual(failedEmpty);
   });
 
+  it('oversized with the file before the options (spooled first): 413 VALIDATION_ERROR, no dataset', async () => {
+    const fileFirst = multipartBody(boundary, [
+      { name: 'file', filename: 'a.csv', type: 'text/csv', body: csvOf(IMPORT_LIMIT + MB) },
+      { name: 'options', body: JSON.stringify({ auction_id: auctionId, name: 'mp-file-first' }) },
+    ]);
+    const answer = await send({ path, headers: type, chunked: true, chunks: chunksOf(fileFirst, 256 * 1024) });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect((await db.sql`select id from public.datasets where name = 'mp-file-first'`).length).toBe(0);
+  });
+
   it('just over the limit with an honest Content-Length: the same error, nothing kept', async () => {
     const body = form('mp-honest', csvOf(IMPORT_LIMIT + 8 * 1024));
     const answer = await send({ path, headers: { ...type, 'content-length': String(body.length) }, chunks: [body] });

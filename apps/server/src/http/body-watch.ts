@@ -26,7 +26,8 @@ function watch(req: IncomingMessage, res: ServerResponse, { idleMs, log }: { idl
     timer.refresh();
   };
   const timer = setTimeout(function check() {
-    // Bytes waiting for the server to read them: the server is the slow one, not the client.
+    // All of it arrived, or bytes wait for the server to read them: the server is the slow one, not the client.
+    if (req.complete) return;
     if (req.readableLength > 0) {
       timer.refresh();
       return;

@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import type { AppEnv, ServerContext } from './context.js';
 import { gateway } from './middleware/gateway.js';
+import { isBodyBreakOff } from './http/body-watch.js';
 import { healthRoutes } from './routes/health.js';
 import { type RestRateLimitOptions, restRateLimitCheck } from './middleware/rate-limit.js';
 import { httpsOnly } from './tls/https-only.js';
@@ -50,6 +51,8 @@ export function createApp(ctx: ServerContext, families: Families, options: AppOp
   app.route('/realtime/v1', families.realtime);
   app.notFound((c) => c.json({ message: 'no route matches this request' }, 404));
   app.onError((error, c) => {
+    // A client gone mid-body is logged at info by the body watch; nobody reads this answer.
+    if (isBodyBreakOff(error)) return c.json({ message: 'request closed' }, 400);
     ctx.log.error('unhandled error', { id: c.get('requestId'), error: error.message, stack: error.stack });
     return c.json({ message: 'internal server error' }, 500);
   });

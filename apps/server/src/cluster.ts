@@ -5,6 +5,8 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { ConfigError, type Config, loadConfig } from './config/index.js';
 import { createLogger, type Logger } from './logger.js';
+import { installLastGuard } from './http/last-guard.js';
+import { countFault } from './process-faults.js';
 import { type PreparedServer, type ProcessRole, prepareServer, type RunningServer, serveOn } from './server.js';
 
 /** The primary's handle on the running cluster, as main.ts prints and stops it. */
@@ -112,6 +114,7 @@ export async function startCluster(config: Config, log: Logger): Promise<Running
         const inARow = Date.now() - bornAt >= HEALTHY_AFTER_MS ? 0 : (crashes.get(slot) ?? 0) + 1;
         crashes.set(slot, inARow);
         const delay = inARow === 0 ? 0 : Math.min(MAX_BACKOFF_MS, 500 * 2 ** (inARow - 1));
+        countFault('workerRestarts');
         log.error('server worker exited; restarting it', { slot, code, signal, restart_in_ms: delay });
         const timer = setTimeout(() => {
           restarts.delete(timer);
@@ -169,6 +172,7 @@ function stopWorker(worker: ClusterWorker): Promise<void> {
 export async function runClusterWorker(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL);
+  installLastGuard(log);
   let running: Promise<RunningServer | undefined> | undefined;
   let stopping = false;
   const stop = async () => {

@@ -27,6 +27,7 @@ export interface ServerContext {
 export interface AppEnv {
   Bindings: {
     incoming?: import('node:http').IncomingMessage;
+    outgoing?: import('node:http').ServerResponse;
     /** Set only for a WebSocket upgrade request: hands the connection to realtime once the gateway let it pass. */
     realtimeUpgrade?: (context: import('@auction-ops/realtime').UpgradeContext) => void;
   };

@@ -3,6 +3,7 @@
 import cluster from 'node:cluster';
 import { loadConfig, ConfigError, type Config } from './config/index.js';
 import { createLogger } from './logger.js';
+import { installLastGuard } from './http/last-guard.js';
 import { startServer } from './server.js';
 import { type RunningCluster, runClusterWorker, startCluster, workerEnvironment } from './cluster.js';
 
@@ -22,6 +23,8 @@ async function runPrimary(): Promise<void> {
     throw error;
   }
   const log = createLogger(config.LOG_LEVEL);
+  // A single process serves requests itself; a cluster's primary only supervises, but a guard costs nothing there.
+  installLastGuard(log);
   const starting: Promise<RunningCluster> =
     config.WEB_CONCURRENCY > 1
       ? startCluster(config, log)

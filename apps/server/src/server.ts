@@ -16,6 +16,8 @@ import { createFamilies } from './families.js';
 import { createServices } from './services/index.js';
 import { startWorkers } from './workers/index.js';
 import { acceptWebSocketUpgrades } from './http/websocket-upgrade.js';
+import { watchRequestBodies } from './http/body-watch.js';
+import { inRequestScope } from './http/last-guard.js';
 import { transportOf } from './tls/transport-policy.js';
 import {
   answerPlainHttpOnTlsPort,
@@ -170,10 +172,13 @@ export async function serveOn(
     await services.realtime.start();
     const app = createApp(ctx, createFamilies(ctx, services), { transport, restRateLimits: services.restRateLimits });
     const server = await new Promise<Server>((resolve, reject) => {
-      const options = { fetch: app.fetch, port: config.PORT, hostname: config.HOST, ...secureServeOptions(config) };
+      const fetch: typeof app.fetch = (req, env) =>
+        inRequestScope(env && 'outgoing' in env ? env.outgoing : undefined, () => app.fetch(req, env));
+      const options = { fetch, port: config.PORT, hostname: config.HOST, ...secureServeOptions(config) };
       const s = serve(options, () => resolve(s as Server));
       (s as Server).once('error', reject);
     });
+    watchRequestBodies(server, { idleMs: config.BODY_IDLE_TIMEOUT_MS, log });
     acceptWebSocketUpgrades(server, app, services.realtime);
     const secure = isSecureServer(server) ? server : undefined;
     const tracked = secure && trackSecureConnections(secure);

@@ -2,7 +2,7 @@
 // processes (their request connections carry the worker's pid in application_name), a worker killed with SIGKILL
 // is replaced while the other keeps answering, SIGTERM drains everything (a request in flight completes) and stops
 // the embedded Postgres, a worker that cannot start stops the server with its reason, and SIGHUP reaches every worker.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { get, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -12,25 +12,9 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort, runningClusterUrl } from '@auction-ops/database';
 import { createLocalCertificates } from '../src/tls/local-certificates.js';
-import { postgresProcessesFor, serverProcess } from './support/test-server.js';
+import { postgresProcessesFor, serverProcess, workerPids } from './support/test-server.js';
 
 const secret = 'cluster-test-secret-'.padEnd(40, 'x');
-
-/** Node processes whose parent is `pid`: the cluster's workers (Postgres and tsx's esbuild are not named node). */
-function workerPids(pid: number): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const [, comm, rest] = /^\d+ \((.*)\) (.*)$/s.exec(stat) ?? [];
-      if (comm === 'node' && Number(rest.split(' ')[1]) === pid) out.push(Number(name));
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out.sort((a, b) => a - b);
-}
 
 /** GET over a new connection each time, so the primary hands each request to the next worker. */
 function getStatus(url: string, headers: Record<string, string> = {}): Promise<number> {

@@ -43,7 +43,7 @@ export const functionErrors = {
   invalidRequest: (field: string, message?: string) =>
     new FunctionError('INVALID_REQUEST', message ?? `${field} is required`, field),
   validation: (message: string, details?: string) => new FunctionError('VALIDATION_ERROR', message, details),
-  tooLarge: (message: string) => new FunctionError('VALIDATION_ERROR', message, 'file', 413),
+  tooLarge: (message: string, details = 'file') => new FunctionError('VALIDATION_ERROR', message, details, 413),
   rateLimited: (message: string) => new FunctionError('RATE_LIMITED', message),
   llm: (message: string, details?: string) => new FunctionError('LLM_ERROR', message, details),
   execution: (message: string, details?: string) => new FunctionError('EXECUTION_ERROR', message, details),

@@ -2,6 +2,7 @@
 // multipart/form-data (fields cacheControl, contentType, metadata before one file part). Either way the file
 // arrives as a stream; nothing is buffered.
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { errors } from './storage-errors.js';
 
@@ -87,8 +88,7 @@ export function readUploadBody(header: HeaderGetter, source: Readable | null): P
     };
     parser.on('error', broken);
     parser.on('close', () => reject(errors.invalidRequest('The multipart body has no file')));
-    source.on('error', broken);
-    source.on('aborted', broken);
-    source.pipe(parser);
+    // Joined by pipeline: a body that breaks off destroys the parser, which fails the file stream it handed out.
+    pipeline(source, parser).catch(broken);
   });
 }

@@ -126,6 +126,8 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
       // A source destroyed without 'end' (client gone) must not leave the promise pending.
       const onClose = () => setImmediate(() => fail(aborted()));
       source.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+      // Gone before we listened (the connection broke while the bucket was looked up): its 'close' has passed.
+      if (source.destroyed && !source.readableEnded) return fail(aborted());
       source.resume();
     });
     await handle.sync();

@@ -12,6 +12,10 @@ const rpcNames = v.pipe(
 );
 
 export const limitsSettings = {
+  // A request body that sends nothing for this long while the server waits for it is closed (slow-drip uploads).
+  BODY_IDLE_TIMEOUT_MS: v.optional(positiveInt, '30000'),
+  // The JSON body of a function (import-csv's upload has IMPORT_MAX_BYTES): past it 413 VALIDATION_ERROR.
+  FUNCTION_MAX_BODY_BYTES: v.optional(positiveInt, String(1024 * 1024)),
   RATE_LIMITS_ENABLED: v.optional(bool, 'true'),
   RATE_LIMITS_STORE: v.optional(v.picklist(['memory', 'postgres'], 'must be memory or postgres'), 'memory'),
   RATE_LIMITS_ENTERPRISE_PER_MINUTE: v.optional(positiveInt, '3000'),

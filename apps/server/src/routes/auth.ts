@@ -1,6 +1,7 @@
 // /auth/v1: mounts the route modules over the auth services the composition root built (services/). Errors are
 // rendered in the auth shape {error, error_description, error_code, msg}.
 import { Hono } from 'hono';
+import { isBodyBreakOff } from '../http/body-watch.js';
 import { bodyLimit } from 'hono/body-limit';
 import { AuthError, authErrors } from '@auction-ops/auth-core';
 import type { AppEnv, ServerContext } from '../context.js';
@@ -65,6 +66,7 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
   });
   app.onError((error, c) => {
     if (error instanceof AuthError) return renderError(c, error);
+    if (isBodyBreakOff(error)) return renderError(c, authErrors.unexpected());
     ctx.log.error('auth request failed', { id: c.get('requestId'), error: error.message, stack: error.stack });
     return renderError(c, authErrors.unexpected());
   });

@@ -1,6 +1,7 @@
 // /storage/v1: mounts the bucket and object routes over the storage service the composition root built
 // (services/). Errors render as {statusCode, error, message} with the real HTTP status.
 import { Hono } from 'hono';
+import { isBodyBreakOff } from '../http/body-watch.js';
 import { type StorageService, toStorageError } from '@auction-ops/storage';
 import type { AppEnv, ServerContext } from '../context.js';
 import { bucketRoutes } from './storage/bucket-routes.js';
@@ -13,7 +14,7 @@ export function storageRoutes(ctx: ServerContext, service: StorageService): Hono
   app.notFound((c) => c.json({ statusCode: '404', error: 'not_found', message: 'Route not found' }, 404));
   app.onError((error, c) => {
     const failure = toStorageError(error);
-    if (failure.status >= 500) {
+    if (failure.status >= 500 && !isBodyBreakOff(failure.cause ?? error)) {
       const cause = failure.cause instanceof Error ? failure.cause : error;
       ctx.log.error('storage request failed', { id: c.get('requestId'), error: cause.message, stack: cause.stack });
     }

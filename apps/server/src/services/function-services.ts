@@ -11,6 +11,8 @@ import {
 } from '@auction-ops/functions';
 import { OPENAI_DEFAULT_BASE_URL } from '../config/reporting.js';
 import type { ServerContext } from '../context.js';
+import { isBodyBreakOff } from '../http/body-watch.js';
+import { readBoundedText } from '../http/read-body.js';
 
 export interface FunctionServices {
   dispatcher: FunctionDispatcher;
@@ -43,7 +45,11 @@ export function createFunctionServices(ctx: ServerContext, mailer: Mailer): Func
   const dispatcher = createFunctionDispatcher(allFunctions, deps, {
     limiter: new RateLimiter(store),
     limits: c.FUNCTION_RATE_LIMITS,
-    onError: (error, name) => ctx.log.error('function failed', { name, error: String(error) }),
+    readText: (request) => readBoundedText(request, c.FUNCTION_MAX_BODY_BYTES),
+    onError: (error, name) => {
+      // A client gone mid-body is logged at info by the body watch, not as a failed function.
+      if (!isBodyBreakOff(error)) ctx.log.error('function failed', { name, error: String(error) });
+    },
   });
   return { dispatcher, close: async () => store.close?.() };
 }

@@ -3,7 +3,7 @@
 // all three. Exported as `@auction-ops/server/testing` for the packages' end-to-end tests.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -192,4 +192,20 @@ export function s3Environment(s3: FakeS3): Record<string, string> {
 export function postgresProcessesFor(dir: string): string[] {
   const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
   return out.split('\n').filter((line) => line.includes('postgres') && line.includes(dir) && line.includes(' -D '));
+}
+
+/** Node processes whose parent is `pid`: the cluster's workers (Postgres and tsx's esbuild are not named node). */
+export function workerPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const [, comm, rest] = /^\d+ \((.*)\) (.*)$/s.exec(stat) ?? [];
+      if (comm === 'node' && Number(rest.split(' ')[1]) === pid) out.push(Number(name));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out.sort((a, b) => a - b);
 }

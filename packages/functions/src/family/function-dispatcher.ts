@@ -24,6 +24,11 @@ export interface DispatcherOptions {
   /** Operator overrides of the per-caller limits, by function name. */
   limits?: Readonly<Record<string, FunctionDefinition<unknown>['limit']>>;
   onError(error: unknown, name: string): void;
+  /**
+   * Reads a JSON function's body as text, or null once it is over the operator's limit (413); bounded so a huge
+   * body is never held whole. The default reads it all (tests).
+   */
+  readText?: (request: Request) => Promise<string | null>;
 }
 
 const ALLOW = 'POST, OPTIONS';
@@ -41,6 +46,7 @@ export function createFunctionDispatcher<Deps>(
   deps: Deps,
   options: DispatcherOptions,
 ): FunctionDispatcher {
+  const readText = options.readText ?? ((request: Request) => request.text());
   const byName = new Map(definitions.map((d) => [d.name, d]));
   return {
     names: () => [...byName.keys()],
@@ -72,7 +78,10 @@ export function createFunctionDispatcher<Deps>(
         return errorResponse(error, { ...limitHeaders, 'retry-after': retryAfter });
       }
       try {
-        const result = await fn.handle({ caller, request: input.request, json: () => readJson(input.request) }, deps);
+        const result = await fn.handle(
+          { caller, request: input.request, json: () => readJson(input.request, readText) },
+          deps,
+        );
         const response =
           result instanceof Response
             ? result
@@ -104,8 +113,9 @@ function resolveCaller(access: FunctionDefinition<unknown>['access'], input: Dis
   throw functionErrors.unauthorized();
 }
 
-async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
+async function readJson(request: Request, readText: (r: Request) => Promise<string | null>): Promise<unknown> {
+  const text = await readText(request);
+  if (text === null) throw functionErrors.tooLarge('the request body is too large', 'body');
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);

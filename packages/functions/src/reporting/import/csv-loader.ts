@@ -4,7 +4,7 @@
 // batch, whatever the file's size.
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import Papa from 'papaparse';
 import type postgres from 'postgres';
 import { quoteIdent } from '../dataset-access.js';
@@ -56,8 +56,9 @@ export async function loadCsv(
   stream.on('data', (chunk: Buffer) => {
     bytesRead += chunk.length;
   });
-  const parser = stream.pipe(Papa.parse(Papa.NODE_STREAM_INPUT, { delimiter, skipEmptyLines: true }));
-  stream.on('error', (e) => parser.destroy(e));
+  const parser = Papa.parse(Papa.NODE_STREAM_INPUT, { delimiter, skipEmptyLines: true });
+  // A failing source (size limit, broken upload) destroys the parser, so the read below fails with its error.
+  pipeline(stream, parser).catch(() => {});
   let rowsRead = 0;
   let imported = 0;
   let failed = 0;
@@ -79,51 +80,69 @@ export async function loadCsv(
     if (sample.length >= SAMPLE_ROWS) break;
   }
   if (!header) header = (sample[0] ?? []).map((_, i) => `column_${i + 1}`);
+  const width = header.length;
   const columns = planColumns(header, sample, options, dataset.columns);
   events.schema(columns);
   await createStagingTable(ownerSql, dataset, columns);
 
   const names = columns.map((c) => quoteIdent(c.name)).join(', ');
-  const copy = await ownerSql
-    .unsafe(`copy reporting_data.${quoteIdent(dataset.staging)} (${names}) from stdin with (format csv)`)
-    .writable();
-  let batch: string[] = [];
-  let batches = 0;
-  const flush = async () => {
-    batches++;
-    if (batch.length > 0 && !copy.write(batch.join(''))) await once(copy, 'drain');
-    imported += batch.length;
-    batch = [];
-    if (pending.length > 0) {
-      for (let i = 0; i < pending.length; i += ERRORS_PER_EVENT)
-        events.rowErrors(pending.slice(i, i + ERRORS_PER_EVENT));
-      pending = [];
-    }
-    const percent = totalBytes ? Math.min(99, Math.floor((bytesRead / totalBytes) * 100)) : 0;
-    events.progress({ rows_read: rowsRead, rows_imported: imported, rows_failed: failed, batches, percent });
-  };
-  const take = async (record: string[]) => {
-    rowsRead++;
-    const line = toCopyLine(record, header.length, columns, rowsRead, reportError);
-    if (line !== undefined) batch.push(line);
-    if (rowsRead % options.batchSize === 0) await flush();
-  };
+  // COPY on a connection of its own: on a pooled one, other work (the realtime heartbeat) was queued behind the
+  // COPY and stalled both.
+  const conn = await ownerSql.reserve();
   try {
-    for (const record of sample) await take(record);
-    for (let next = await records.next(); !next.done; next = await records.next()) await take(next.value);
-    if (batch.length > 0 || rowsRead % options.batchSize !== 0 || batches === 0) await flush();
-    copy.end();
-    await finished(copy);
-  } catch (error) {
-    copy.destroy(error as Error);
-    throw error;
+    return await copyRows(conn, `reporting_data.${quoteIdent(dataset.staging)} (${names})`);
+  } finally {
+    conn.release();
   }
-  return { columns, imported, failed };
+
+  async function copyRows(conn: postgres.ReservedSql, target: string): Promise<LoadResult> {
+    const copy = await conn.unsafe(`copy ${target} from stdin with (format csv)`).writable();
+    // Listened to from the start: a COPY that fails between two writes must not be an unheard 'error' event.
+    const copied = finished(copy);
+    copied.catch(() => {});
+    let batch: string[] = [];
+    let batches = 0;
+    const flush = async () => {
+      batches++;
+      if (copy.errored) throw copy.errored;
+      if (batch.length > 0 && !copy.write(batch.join(''))) await once(copy, 'drain');
+      imported += batch.length;
+      batch = [];
+      if (pending.length > 0) {
+        for (let i = 0; i < pending.length; i += ERRORS_PER_EVENT)
+          events.rowErrors(pending.slice(i, i + ERRORS_PER_EVENT));
+        pending = [];
+      }
+      const percent = totalBytes ? Math.min(99, Math.floor((bytesRead / totalBytes) * 100)) : 0;
+      events.progress({ rows_read: rowsRead, rows_imported: imported, rows_failed: failed, batches, percent });
+    };
+    const take = async (record: string[]) => {
+      rowsRead++;
+      const line = toCopyLine(record, width, columns, rowsRead, reportError);
+      if (line !== undefined) batch.push(line);
+      if (rowsRead % options.batchSize === 0) await flush();
+    };
+    try {
+      for (const record of sample) await take(record);
+      for (let next = await records.next(); !next.done; next = await records.next()) await take(next.value);
+      if (batch.length > 0 || rowsRead % options.batchSize !== 0 || batches === 0) await flush();
+      copy.end();
+      await copied;
+    } catch (error) {
+      copy.destroy(error as Error);
+      throw error;
+    }
+    return { columns, imported, failed };
+  }
 }
 
-/** A UTF-8 byte-order mark reaches the parser as part of the first header name. */
+/**
+ * A UTF-8 byte-order mark reaches the parser as part of the first header name; NUL characters (binary junk) are
+ * dropped from names, since the names are stored as JSON and Postgres refuses \u0000 there.
+ */
 function stripBom(header: string[]): string[] {
-  return header.length > 0 && header[0].startsWith('\uFEFF') ? [header[0].slice(1), ...header.slice(1)] : header;
+  const names = header.map((name) => name.replaceAll('\u0000', ''));
+  return names.length > 0 && names[0].startsWith('\uFEFF') ? [names[0].slice(1), ...names.slice(1)] : names;
 }
 
 /** One CSV line for COPY, or undefined after reporting why the record cannot be loaded. */

@@ -118,8 +118,13 @@ function multipart(body: Readable, type: string, maxBytes: number, bytes: number
         file.resume();
         return;
       }
-      const limited = file.pipe(byteLimit(maxBytes));
-      file.on('error', (e) => limited.destroy(e));
+      // Joined by pipeline, not pipe: the limiter's overrun and a broken upload both reach whoever reads `limited`.
+      const limited = byteLimit(maxBytes);
+      // A file part that breaks off (body cut, malformed end) is the client's error, named as such.
+      file.once('error', () =>
+        limited.destroy(functionErrors.invalidRequest('file', 'the upload was interrupted or is malformed')),
+      );
+      pipeline(file, limited).catch(() => {});
       if (options !== undefined) {
         settled = true;
         resolve({ options, csv: limited, bytes, cleanup });
@@ -143,7 +148,8 @@ function multipart(body: Readable, type: string, maxBytes: number, bytes: number
         resolve({ options, csv: createReadStream(path), bytes, cleanup });
       }, fail);
     });
-    body.on('error', fail);
-    body.pipe(parser);
+    // A body that breaks off (client gone, idle timeout) destroys the parser and with it the file stream, so the
+    // import reading it fails instead of waiting for bytes that never come.
+    pipeline(body, parser).catch(() => fail(functionErrors.invalidRequest('body', 'the upload was interrupted')));
   });
 }

@@ -1,0 +1,78 @@
+// Watches each request body on the socket: a body that sends nothing for BODY_IDLE_TIMEOUT_MS while the server
+// waits for it (a slow drip) is closed, and a client that closes mid-body is logged at info as a closed request
+// (method, path, bytes read), not as an error. Closing the request makes the body stream fail, so whatever reads
+// it (an import, an upload) fails and cleans up.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Logger } from '../logger.js';
+import { countFault } from '../process-faults.js';
+
+export class BodyIdleError extends Error {
+  override name = 'BodyIdleError';
+}
+
+export function watchRequestBodies(server: Server, options: { idleMs: number; log: Logger }): void {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.complete) return;
+    watch(req, res, options);
+  });
+}
+
+function watch(req: IncomingMessage, res: ServerResponse, { idleMs, log }: { idleMs: number; log: Logger }): void {
+  const socket = req.socket;
+  let bytes = 0;
+  let idled = false;
+  const onData = (chunk: Buffer) => {
+    bytes += chunk.length;
+    timer.refresh();
+  };
+  const timer = setTimeout(function check() {
+    // All of it arrived, or bytes wait for the server to read them: the server is the slow one, not the client.
+    if (req.complete) return;
+    if (req.readableLength > 0) {
+      timer.refresh();
+      return;
+    }
+    idled = true;
+    countFault('bodyIdleTimeouts');
+    log.info('request body idle; closed', {
+      method: req.method,
+      path: pathOf(req),
+      bytes_read: bytes,
+      idle_ms: idleMs,
+    });
+    req.destroy(new BodyIdleError(`no request body bytes for ${idleMs} ms`));
+  }, idleMs);
+  timer.unref();
+  const done = () => {
+    clearTimeout(timer);
+    socket.off('data', onData);
+  };
+  socket.on('data', onData);
+  req.once('end', done);
+  req.once('close', () => {
+    done();
+    // Only a broken connection makes Node fail the request with ECONNRESET; a request the server itself destroyed
+    // (a refused body whose unread rest was dropped) has no error, and one answered in full is no abort.
+    const reset = (req.errored as { code?: string } | null)?.code === 'ECONNRESET';
+    if (req.complete || idled || !reset || res.writableFinished) return;
+    countFault('clientAborts');
+    log.info('request closed by client', { method: req.method, path: pathOf(req), bytes_read: bytes });
+  });
+}
+
+/** The path without the query string (it can carry an apikey). */
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '').split('?')[0];
+}
+
+/**
+ * Whether an error is the request body breaking off: the client closed mid-body (Node's `aborted`, ECONNRESET) or
+ * the idle timeout closed it. The body watch has logged it at info; the error handlers must not log it again as a
+ * server failure.
+ */
+export function isBodyBreakOff(error: unknown): boolean {
+  const e = error as { code?: string; message?: string; cause?: unknown } | undefined;
+  if (!e) return false;
+  if (error instanceof BodyIdleError || (e.code === 'ECONNRESET' && e.message === 'aborted')) return true;
+  return e.cause !== undefined && e.cause !== error && isBodyBreakOff(e.cause);
+}

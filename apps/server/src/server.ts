@@ -4,7 +4,13 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import postgres from 'postgres';
-import { authenticatorUrl, createReplicaSet, findFreePort, prepareDatabase } from '@auction-ops/database';
+import {
+  authenticatorUrl,
+  createReplicaSet,
+  findFreePort,
+  prepareDatabase,
+  reconnectBackoff,
+} from '@auction-ops/database';
 import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
 import { withPort, type Config } from './config/index.js';
 import type { ServerContext } from './context.js';
@@ -124,12 +130,14 @@ export async function serveOn(
     const sql = postgres(requestUrl, {
       max: role.poolSize,
       prepare: config.DB_PREPARE,
+      backoff: reconnectBackoff,
       onnotice: () => {},
       connection: { application_name: `auction-ops${role.nameSuffix}` },
     });
     const ownerSql = postgres(prepared.ownerUrl, {
       max: 4,
       prepare: config.DB_PREPARE,
+      backoff: reconnectBackoff,
       onnotice: () => {},
       connection: { application_name: `auction-ops-owner${role.nameSuffix}` },
     });
@@ -145,6 +153,7 @@ export async function serveOn(
         // Each replica gets this process's share, like the primary.
         max: role.poolSize,
         prepare: config.DB_PREPARE,
+        backoff: reconnectBackoff,
         connection: { application_name: `auction-ops-read${role.nameSuffix}` },
       },
       checkIntervalMs: config.DB_READ_CHECK_INTERVAL_MS,

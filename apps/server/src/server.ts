@@ -10,6 +10,7 @@ import {
   findFreePort,
   prepareDatabase,
   reconnectBackoff,
+  startAvailabilityMonitor,
 } from '@auction-ops/database';
 import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
 import { withPort, type Config } from './config/index.js';
@@ -57,8 +58,15 @@ export interface ProcessRole {
   nameSuffix: string;
 }
 
-/** Settles PORT=0, refuses an unsafe transport, loads the JWT secret, starts or opens the database, migrates. */
-export async function prepareServer(config: Config, log: Logger): Promise<PreparedServer> {
+/**
+ * Settles PORT=0, refuses an unsafe transport, loads the JWT secret, starts or opens the database, migrates. An
+ * embedded PostgreSQL is restarted when it dies; `onDatabaseLost` hears when it could not be kept running.
+ */
+export async function prepareServer(
+  config: Config,
+  log: Logger,
+  onDatabaseLost: (error: Error) => void = () => {},
+): Promise<PreparedServer> {
   // PORT=0 asks for any free port: settle it first so PUBLIC_URL (token issuer, e-mail links) names the real one.
   if (config.PORT === 0) config = withPort(config, await findFreePort());
   // Before anything starts: plain HTTP on a public interface is refused here, with the reason.
@@ -70,6 +78,11 @@ export async function prepareServer(config: Config, log: Logger): Promise<Prepar
     authenticatorPassword: config.DB_AUTHENTICATOR_PASSWORD,
     migrationSets,
     log: (message) => log.info(message),
+    supervise: {
+      restart: { maxFailures: config.DB_RESTART_MAX_FAILURES, windowMs: config.DB_RESTART_WINDOW_SECONDS * 1000 },
+      report: (level, message, fields) => log[level](message, fields),
+      onGiveUp: onDatabaseLost,
+    },
   });
   return { config, jwtSecret: secrets.jwtSecret, ownerUrl: db.ownerUrl, requestUrl: db.requestUrl, close: db.close };
 }
@@ -86,8 +99,9 @@ export async function apiKeysOf(config: Config, jwtSecret: string) {
 export async function startServer(
   config: Config,
   log: Logger = createLogger(config.LOG_LEVEL),
+  onDatabaseLost?: (error: Error) => void,
 ): Promise<RunningServer> {
-  const prepared = await prepareServer(config, log);
+  const prepared = await prepareServer(config, log, onDatabaseLost);
   const role = { poolSize: prepared.config.DB_POOL_SIZE, background: true, nameSuffix: '' };
   let running: RunningServer;
   try {
@@ -160,6 +174,12 @@ export async function serveOn(
       log: (level, message, fields) => log[level](message, fields),
     });
     cleanup.push(() => replicas.close());
+    const database = startAvailabilityMonitor({
+      url: prepared.ownerUrl,
+      intervalMs: config.DB_CHECK_INTERVAL_MS,
+      report: (level, message, fields) => log[level](message, fields),
+    });
+    cleanup.push(() => database.close());
     const ctx: ServerContext = {
       config,
       log,
@@ -169,6 +189,7 @@ export async function serveOn(
       sql,
       ownerSql,
       replicas,
+      database,
       ownerUrl: prepared.ownerUrl,
       requestUrl,
     };

@@ -10,7 +10,10 @@ export interface AvailabilityMonitor {
   readonly up: boolean;
   /** The reason of the last failed check while down. */
   readonly reason: string | undefined;
-  /** Checks now (or joins the check under way) and says whether the database answered. */
+  /**
+   * Checks now and says whether the database answered. Joins a check under way; if that one failed, asks once more,
+   * since it may have started before the database came back.
+   */
   check(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -96,7 +99,11 @@ export function startAvailabilityMonitor(options: AvailabilityOptions): Availabi
     get reason() {
       return reason;
     },
-    check,
+    async check() {
+      const joined = checking !== undefined;
+      const answer = await check();
+      return answer || !joined ? answer : check();
+    },
     async close() {
       closed = true;
       clearTimeout(timer);

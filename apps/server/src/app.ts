@@ -41,7 +41,13 @@ export function createApp(ctx: ServerContext, families: Families, options: AppOp
   const afterGate = restRateLimits && { prefix: '/rest/v1', check: restRateLimitCheck(restRateLimits) };
   app.use(
     '*',
-    gateway({ log: ctx.log, verifier: ctx.verifier, trustedProxyCidrs: ctx.config.TRUSTED_PROXY_CIDRS, afterGate }),
+    gateway({
+      log: ctx.log,
+      verifier: ctx.verifier,
+      trustedProxyCidrs: ctx.config.TRUSTED_PROXY_CIDRS,
+      database: ctx.database,
+      afterGate,
+    }),
   );
   app.route('/health', healthRoutes(ctx));
   app.route('/auth/v1', families.auth);

@@ -61,9 +61,13 @@ export function poolShares(total: number, processes: number): number[] {
   return Array.from({ length: processes }, (_, i) => Math.floor(total / processes) + (i < total % processes ? 1 : 0));
 }
 
-export async function startCluster(config: Config, log: Logger): Promise<RunningCluster> {
+export async function startCluster(
+  config: Config,
+  log: Logger,
+  onDatabaseLost?: (error: Error) => void,
+): Promise<RunningCluster> {
   const env = workerEnvironment(config, process.env);
-  const prepared = await prepareServer(config, log);
+  const prepared = await prepareServer(config, log, onDatabaseLost);
   const settled = prepared.config;
   env.PORT = String(settled.PORT);
   const shares = poolShares(settled.DB_POOL_SIZE, settled.WEB_CONCURRENCY);

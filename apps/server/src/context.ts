@@ -1,6 +1,6 @@
 // What route modules and workers receive from the server: configuration, database pools, keys, logging.
 import type postgres from 'postgres';
-import type { ReplicaSet } from '@auction-ops/database';
+import type { AvailabilityMonitor, ReplicaSet } from '@auction-ops/database';
 import type { Claims, TokenError, TokenVerifier } from '@auction-ops/auth-core';
 import type { Config } from './config/index.js';
 import type { Logger } from './logger.js';
@@ -19,6 +19,8 @@ export interface ServerContext {
   ownerSql: postgres.Sql;
   /** Read replicas (DATABASE_READ_URLS) for GET/HEAD on /rest/v1; hands out `sql` when none is configured or up. */
   replicas: ReplicaSet;
+  /** Whether the primary answers, checked in the background (the 503 gate and /health read it). */
+  database: AvailabilityMonitor;
   ownerUrl: string;
   requestUrl: string;
 }

@@ -25,10 +25,12 @@ async function runPrimary(): Promise<void> {
   const log = createLogger(config.LOG_LEVEL);
   // A single process serves requests itself; a cluster's primary only supervises, but a guard costs nothing there.
   installLastGuard(log);
+  // The embedded PostgreSQL could not be kept running: stop in order and exit non-zero for a supervisor to act.
+  const onDatabaseLost = () => void stop('database lost', 1);
   const starting: Promise<RunningCluster> =
     config.WEB_CONCURRENCY > 1
-      ? startCluster(config, log)
-      : startServer(config, log).then((s) => ({
+      ? startCluster(config, log, onDatabaseLost)
+      : startServer(config, log, onDatabaseLost).then((s) => ({
           url: s.url,
           publicUrl: s.ctx.config.PUBLIC_URL,
           anonKey: s.ctx.anonKey,
@@ -39,14 +41,14 @@ async function runPrimary(): Promise<void> {
   // Installed before start-up finishes: a signal during start-up (migrations, workers) waits for it, then stops
   // everything in order instead of killing the process with Postgres still running.
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (reason: string, code = 0) => {
     if (stopping) return;
     stopping = true;
-    log.info('shutting down', { signal });
+    log[code === 0 ? 'info' : 'error']('shutting down', { reason });
     const server = await starting.catch(() => undefined);
     await server?.close();
     log.info('stopped');
-    process.exit(0);
+    process.exit(code);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));

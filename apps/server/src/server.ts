@@ -4,7 +4,14 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import postgres from 'postgres';
-import { authenticatorUrl, createReplicaSet, findFreePort, prepareDatabase } from '@auction-ops/database';
+import {
+  authenticatorUrl,
+  createReplicaSet,
+  findFreePort,
+  prepareDatabase,
+  reconnectBackoff,
+  startAvailabilityMonitor,
+} from '@auction-ops/database';
 import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
 import { withPort, type Config } from './config/index.js';
 import type { ServerContext } from './context.js';
@@ -53,8 +60,15 @@ export interface ProcessRole {
   nameSuffix: string;
 }
 
-/** Settles PORT=0, refuses an unsafe transport, loads the JWT secret, starts or opens the database, migrates. */
-export async function prepareServer(config: Config, log: Logger): Promise<PreparedServer> {
+/**
+ * Settles PORT=0, refuses an unsafe transport, loads the JWT secret, starts or opens the database, migrates. An
+ * embedded PostgreSQL is restarted when it dies; `onDatabaseLost` hears when it could not be kept running.
+ */
+export async function prepareServer(
+  config: Config,
+  log: Logger,
+  onDatabaseLost: (error: Error) => void = () => {},
+): Promise<PreparedServer> {
   // PORT=0 asks for any free port: settle it first so PUBLIC_URL (token issuer, e-mail links) names the real one.
   if (config.PORT === 0) config = withPort(config, await findFreePort());
   // Before anything starts: plain HTTP on a public interface is refused here, with the reason.
@@ -66,6 +80,11 @@ export async function prepareServer(config: Config, log: Logger): Promise<Prepar
     authenticatorPassword: config.DB_AUTHENTICATOR_PASSWORD,
     migrationSets,
     log: (message) => log.info(message),
+    supervise: {
+      restart: { maxFailures: config.DB_RESTART_MAX_FAILURES, windowMs: config.DB_RESTART_WINDOW_SECONDS * 1000 },
+      report: (level, message, fields) => log[level](message, fields),
+      onGiveUp: onDatabaseLost,
+    },
   });
   return { config, jwtSecret: secrets.jwtSecret, ownerUrl: db.ownerUrl, requestUrl: db.requestUrl, close: db.close };
 }
@@ -82,8 +101,9 @@ export async function apiKeysOf(config: Config, jwtSecret: string) {
 export async function startServer(
   config: Config,
   log: Logger = createLogger(config.LOG_LEVEL),
+  onDatabaseLost?: (error: Error) => void,
 ): Promise<RunningServer> {
-  const prepared = await prepareServer(config, log);
+  const prepared = await prepareServer(config, log, onDatabaseLost);
   const role = { poolSize: prepared.config.DB_POOL_SIZE, background: true, nameSuffix: '' };
   let running: RunningServer;
   try {
@@ -126,12 +146,14 @@ export async function serveOn(
     const sql = postgres(requestUrl, {
       max: role.poolSize,
       prepare: config.DB_PREPARE,
+      backoff: reconnectBackoff,
       onnotice: () => {},
       connection: { application_name: `auction-ops${role.nameSuffix}` },
     });
     const ownerSql = postgres(prepared.ownerUrl, {
       max: 4,
       prepare: config.DB_PREPARE,
+      backoff: reconnectBackoff,
       onnotice: () => {},
       connection: { application_name: `auction-ops-owner${role.nameSuffix}` },
     });
@@ -147,6 +169,7 @@ export async function serveOn(
         // Each replica gets this process's share, like the primary.
         max: role.poolSize,
         prepare: config.DB_PREPARE,
+        backoff: reconnectBackoff,
         connection: { application_name: `auction-ops-read${role.nameSuffix}` },
       },
       checkIntervalMs: config.DB_READ_CHECK_INTERVAL_MS,
@@ -154,6 +177,12 @@ export async function serveOn(
       log: (level, message, fields) => log[level](message, fields),
     });
     cleanup.push(() => replicas.close());
+    const database = startAvailabilityMonitor({
+      url: prepared.ownerUrl,
+      intervalMs: config.DB_CHECK_INTERVAL_MS,
+      report: (level, message, fields) => log[level](message, fields),
+    });
+    cleanup.push(() => database.close());
     const ctx: ServerContext = {
       config,
       log,
@@ -163,6 +192,7 @@ export async function serveOn(
       sql,
       ownerSql,
       replicas,
+      database,
       ownerUrl: prepared.ownerUrl,
       requestUrl,
     };

@@ -106,6 +106,8 @@ export interface EmbeddedOptions {
    * tests of other versions, replicas and poolers.
    */
   binDir?: string;
+  /** Postgres exited without stop() (killed, crashed) after it had started: the supervisor restarts it. */
+  onUnexpectedExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedCluster> {
@@ -172,8 +174,11 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   closeSync(logFd);
   child.unref();
   let exited = false;
-  child.on('exit', () => {
+  let ready = false;
+  let stopping = false;
+  child.on('exit', (code, signal) => {
     exited = true;
+    if (ready && !stopping) options.onUnexpectedExit?.(code, signal);
   });
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   try {
@@ -197,11 +202,13 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     if (!exited) child.kill('SIGKILL');
     throw error;
   }
+  ready = true;
   return {
     url,
     port,
     dataDir,
     async stop() {
+      stopping = true;
       if (exited) return;
       child.kill('SIGINT'); // fast shutdown: rolls back open transactions, writes a checkpoint
       await waitFor(() => exited, 60_000, 'postgres to stop');

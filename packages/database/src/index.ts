@@ -32,6 +32,13 @@ export {
   type Migration,
   type MigrationStatus,
 } from './migrations.js';
+export { startSupervisedPostgres, type RestartPolicy, type SupervisorOptions } from './postgres-supervisor.js';
+export {
+  startAvailabilityMonitor,
+  type AvailabilityMonitor,
+  type AvailabilityOptions,
+} from './availability-monitor.js';
 export { prepareDatabase, type PrepareOptions, type PreparedDatabase } from './prepare.js';
 export { findFreePort } from './ports.js';
+export { reconnectBackoff } from './reconnect-backoff.js';
 export { createWakeableSleep, type WakeableSleep } from './wakeable-sleep.js';

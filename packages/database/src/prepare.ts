@@ -2,6 +2,7 @@
 // migrations applied. The server and the CLI both start here.
 import { join } from 'node:path';
 import { startEmbeddedPostgres, runningClusterUrl, type EmbeddedCluster } from './embedded-postgres.js';
+import { startSupervisedPostgres, type RestartPolicy } from './postgres-supervisor.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { ensureRoles, authenticatorUrl } from './roles.js';
 import { migrate, type MigrationSet } from './migrations.js';
@@ -18,6 +19,15 @@ export interface PrepareOptions {
   /** For the CLI: when a server already runs the embedded cluster, connect to it instead of failing. */
   attachToRunning?: boolean;
   log?: (message: string) => void;
+  /**
+   * Restart the embedded PostgreSQL when it dies (the server does; the CLI does not). `onGiveUp` is told when it
+   * could not be kept running; `report` carries the supervisor's loud lines.
+   */
+  supervise?: {
+    restart: RestartPolicy;
+    report: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+    onGiveUp: (error: Error) => void;
+  };
 }
 
 export interface PreparedDatabase {
@@ -38,7 +48,10 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
   if (!ownerUrl) {
     lock = lockDataDir(options.dataDir);
     try {
-      cluster = await startEmbeddedPostgres({ dir: join(options.dataDir, 'postgres'), log });
+      const dir = join(options.dataDir, 'postgres');
+      cluster = options.supervise
+        ? await startSupervisedPostgres({ dir, log, ...options.supervise })
+        : await startEmbeddedPostgres({ dir, log });
     } catch (error) {
       lock.release();
       throw error;

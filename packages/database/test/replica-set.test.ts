@@ -1,49 +1,16 @@
 // The replica set against real PostgreSQL: each "replica" is the test database reached through a TCP relay that
 // the test opens and closes, so a replica can disappear and come back without stopping Postgres.
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createReplicaSet, type ReplicaSet } from '../src/index.js';
-import { findFreePort } from '../src/ports.js';
-import { createTestDatabase, type TestDatabase } from '../src/testing/index.js';
+import { createTestDatabase, startTcpRelay, type TestDatabase } from '../src/testing/index.js';
 
 let db: TestDatabase;
 let primary: postgres.Sql;
 const sets: ReplicaSet[] = [];
 
 /** A relay on a fixed port to the test database's server; `close()` refuses connections until `open()`. */
-async function relay(mode: 'forward' | 'silent' = 'forward') {
-  const target = new URL(db.requestUrl);
-  const port = await findFreePort();
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  const open = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((client) => {
-        sockets.add(client);
-        client.on('close', () => sockets.delete(client));
-        client.on('error', () => {});
-        if (mode === 'silent') return; // accepts and never answers
-        const upstream = connect(Number(target.port), target.hostname);
-        sockets.add(upstream);
-        upstream.on('close', () => sockets.delete(upstream));
-        upstream.on('error', () => client.destroy());
-        client.pipe(upstream).pipe(client);
-      }).listen(port, '127.0.0.1', () => resolve());
-    });
-  await open();
-  const url = new URL(db.requestUrl);
-  url.port = String(port);
-  return {
-    url: url.toString(),
-    port,
-    open,
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server?.close(r));
-    },
-  };
-}
+const relay = (mode: 'forward' | 'silent' = 'forward') => startTcpRelay(db.requestUrl, mode);
 
 async function until(what: string, check: () => boolean): Promise<void> {
   const deadline = Date.now() + 10_000;

@@ -36,7 +36,7 @@ export interface ChangeCaptureOptions {
   /** The stream broke: changes until it streams again are lost to current subscribers. */
   onReset(error: Error): void;
   log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
-  /** Delay before reconnecting after the stream breaks; doubles up to 30 s. */
+  /** Delay before reconnecting after the stream breaks; doubles up to 5 s (a restarted database is back in seconds). */
   retryMs?: number;
 }
 
@@ -223,7 +223,7 @@ export function createChangeCapture(options: ChangeCaptureOptions): ChangeCaptur
     options.log('warn', 'realtime change capture lost its stream; reconnecting', { error: error.message });
     options.onReset(error);
     retryTimer = setTimeout(() => void reconnect(), retryMs);
-    retryMs = Math.min(retryMs * 2, 30_000);
+    retryMs = Math.min(retryMs * 2, 5_000);
   }
 
   async function reconnect(): Promise<void> {

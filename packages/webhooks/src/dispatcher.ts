@@ -9,6 +9,7 @@ import type postgres from 'postgres';
 import { createWakeableSleep } from '@auction-ops/database';
 import { createDeliveryStore, type ClaimedDelivery, type FailureNext } from './delivery-store.js';
 import { createHttpSender, type SendResult } from './http-sender.js';
+import { recordWithinLease } from './record-within-lease.js';
 import { nextRetry, parseRetryAfter, type RetryPolicy } from './retry-policy.js';
 import { signRequest } from './signer.js';
 import { createAddressGuard, type Cidr } from './ssrf-guard.js';
@@ -165,7 +166,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     stats.inFlight = inflight.size;
   }
 
-  async function deliver({ delivery: d, abort }: InFlight): Promise<void> {
+  /** Writes an outcome, again and again while the database is away, as long as the lease lasts. */
+  function record(entry: InFlight, write: () => Promise<void>): Promise<void> {
+    return recordWithinLease(write, {
+      // A margin before the lease lapses: the statement itself takes time.
+      deadline: entry.startedAt + leaseMs - 2_000,
+      retryMs: 500,
+      stopped: () => killed,
+      onRetry: (error) =>
+        log.warn('webhook outcome not recorded yet; retrying', {
+          delivery_id: entry.delivery.id,
+          error: String(error),
+        }),
+    });
+  }
+
+  async function deliver(entry: InFlight): Promise<void> {
+    const { delivery: d, abort } = entry;
     const p = d.payload;
     // The body's field order (docs/events.md); the stored jsonb does not keep key order.
     const body = JSON.stringify({
@@ -204,7 +221,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (killed) return;
     if (result.ok) {
       stats.delivered++;
-      await successes.record(d, result);
+      await record(entry, () => successes.record(d, result));
       return;
     }
     stats.failedAttempts++;
@@ -222,7 +239,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       error: result.error,
       next: next.kind,
     });
-    await store.recordFailure(d, result, next, options.disableAfterFailures);
+    await record(entry, () => store.recordFailure(d, result, next, options.disableAfterFailures));
   }
 
   /** The self-check: a loop that has not turned for stallAfterMs is replaced; stuck attempts free their slots. */

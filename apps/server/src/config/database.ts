@@ -21,4 +21,10 @@ export const databaseSettings = {
   DATABASE_POOLER_URL: v.optional(postgresUrl),
   /** Named prepared statements on every pool; false for a pooler in transaction mode that cannot keep them. */
   DB_PREPARE: v.optional(bool, 'true'),
+  /** The embedded PostgreSQL is restarted when it dies; this many deaths or failed starts within the window... */
+  DB_RESTART_MAX_FAILURES: v.optional(positiveInt, '5'),
+  /** ...make the server give up and exit non-zero (docs/operations.md). */
+  DB_RESTART_WINDOW_SECONDS: v.optional(positiveInt, '300'),
+  /** Time between two checks (`select 1`) that the database answers; requests get 503 at once while it does not. */
+  DB_CHECK_INTERVAL_MS: v.optional(positiveInt, '1000'),
 };

@@ -2,9 +2,11 @@
 // gate and claims. One middleware instead of four: each extra async layer cost about 5 µs per request.
 import type { Context, MiddlewareHandler } from 'hono';
 import type { TokenVerifier } from '@auction-ops/auth-core';
+import type { AvailabilityMonitor } from '@auction-ops/database';
 import type { AppEnv } from '../context.js';
 import type { Logger } from '../logger.js';
 import { checkApiKey } from './api-key.js';
+import { databaseUnavailable } from './database-gate.js';
 import { clientIpOf, parseCidrs } from './client-ip.js';
 import { CORS_NAMES, corsValues, preflight } from './cors.js';
 import { logRequest, requestIdOf } from './request-log.js';
@@ -15,6 +17,8 @@ export interface GatewayOptions {
   verifier: TokenVerifier;
   /** Comma-separated CIDRs of proxies whose X-Forwarded-For is believed. */
   trustedProxyCidrs: string;
+  /** While it says the database is down, the families answer 503 at once (see database-gate.ts). */
+  database?: AvailabilityMonitor;
   /**
    * A check after the API-key gate for paths under `prefix` (the data interface's rate limits); a Response refuses
    * the request. Here rather than as a middleware: each async layer costs several µs per request.
@@ -28,7 +32,7 @@ export interface GatewayOptions {
 const NAMES = ['x-request-id', ...CORS_NAMES];
 
 export function gateway(options: GatewayOptions): MiddlewareHandler<AppEnv> {
-  const { log, verifier, afterGate } = options;
+  const { log, verifier, afterGate, database } = options;
   const trustedProxies = parseCidrs(options.trustedProxyCidrs);
   const anyTrusted = options.trustedProxyCidrs.trim() !== '';
   return async (c, next) => {
@@ -43,7 +47,7 @@ export function gateway(options: GatewayOptions): MiddlewareHandler<AppEnv> {
     }
     offerGatewayHeaders(c, NAMES, [id, ...corsValues(c)]);
     c.set('clientIp', clientIpOf(c, trustedProxies, anyTrusted));
-    const refused = await checkApiKey(c, verifier);
+    const refused = (database && databaseUnavailable(c, database)) ?? (await checkApiKey(c, verifier));
     const limited = refused ?? (afterGate && c.req.path.startsWith(afterGate.prefix) ? afterGate.check(c) : undefined);
     const answer = limited instanceof Promise ? await limited : limited;
     if (answer) {

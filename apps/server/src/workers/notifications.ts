@@ -2,6 +2,7 @@
 // outbox) and the overdue-submission scheduler (PENDING_CHECK_ENABLED). They share one owner-credential pool of
 // their own, apart from the request pools.
 import postgres from 'postgres';
+import { reconnectBackoff } from '@auction-ops/database';
 import { createJobWorker, createPushProvider, pushLeaseMs, startPendingScheduler } from '@auction-ops/functions';
 import type { ServerContext, Worker } from '../context.js';
 
@@ -9,6 +10,7 @@ export async function startNotificationWorker(ctx: ServerContext): Promise<Worke
   const c = ctx.config;
   const sql = postgres(ctx.ownerUrl, {
     max: 4,
+    backoff: reconnectBackoff,
     onnotice: () => {},
     connection: { application_name: 'auction-ops-notifications' },
   });

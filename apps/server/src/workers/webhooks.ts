@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import postgres from 'postgres';
+import { reconnectBackoff } from '@auction-ops/database';
 import { createDispatcher, parseCidrList, parseRetrySchedule, syncWebhookSettings } from '@auction-ops/webhooks';
 import type { ServerContext, Worker } from '../context.js';
 
@@ -15,6 +16,7 @@ export async function startWebhookWorker(ctx: ServerContext): Promise<Worker> {
   if (!c.WEBHOOK_DISPATCHER_ENABLED) return { name: 'webhooks', stop: async () => {} };
   const sql = postgres(ctx.ownerUrl, {
     max: 4,
+    backoff: reconnectBackoff,
     onnotice: () => {},
     connection: { application_name: 'auction-ops-webhooks', synchronous_commit: 'off' },
   });

@@ -9,3 +9,4 @@ export {
   type PgBouncer,
   type PgCluster,
 } from './pg-cluster.js';
+export { startTcpRelay, type TcpRelay } from './tcp-relay.js';

@@ -74,6 +74,9 @@ export async function startCluster(
   const slots = new Map<number, ClusterWorker>();
   const crashes = new Map<number, number>();
   const restarts = new Set<NodeJS.Timeout>();
+  /** Workers that reported ready, and workers to send SIGHUP when they do. */
+  const serving = new Set<ClusterWorker>();
+  const reloadDue = new Set<ClusterWorker>();
   let stopping = false;
   let started = false;
   let onFirstFailure: (error: Error) => void = () => {};
@@ -102,10 +105,17 @@ export async function startCluster(
             },
           };
           worker.send(start);
-        } else if (message.type === 'ready') resolve(message);
+        } else if (message.type === 'ready') {
+          serving.add(worker);
+          // A reload asked for while it started: it may have read the certificate before the files changed.
+          if (reloadDue.delete(worker)) worker.process.kill('SIGHUP');
+          resolve(message);
+        }
         else if (message.type === 'failed') failure = message.message;
       });
       worker.on('exit', (code, signal) => {
+        serving.delete(worker);
+        reloadDue.delete(worker);
         if (slots.get(slot) === worker) slots.delete(slot);
         if (stopping) return;
         if (!started) {
@@ -128,8 +138,13 @@ export async function startCluster(
       });
     });
 
+  // Only to workers that serve: one still starting has no handler yet (the signal would end it), so it gets the
+  // signal once it reports ready.
   const forwardSighup = () => {
-    for (const worker of slots.values()) worker.process.kill('SIGHUP');
+    for (const worker of slots.values()) {
+      if (serving.has(worker)) worker.process.kill('SIGHUP');
+      else reloadDue.add(worker);
+    }
   };
   const stopAll = async () => {
     stopping = true;

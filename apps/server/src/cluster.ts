@@ -110,8 +110,7 @@ export async function startCluster(
           // A reload asked for while it started: it may have read the certificate before the files changed.
           if (reloadDue.delete(worker)) worker.process.kill('SIGHUP');
           resolve(message);
-        }
-        else if (message.type === 'failed') failure = message.message;
+        } else if (message.type === 'failed') failure = message.message;
       });
       worker.on('exit', (code, signal) => {
         serving.delete(worker);

@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import postgres from 'postgres';
 import { authenticatorUrl, createReplicaSet, findFreePort, prepareDatabase } from '@auction-ops/database';
 import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
+import { continuousArchiving } from '@auction-ops/backups';
 import { withPort, type Config } from './config/index.js';
 import type { ServerContext } from './context.js';
 import { createLogger, type Logger } from './logger.js';
@@ -64,7 +65,10 @@ export async function prepareServer(config: Config, log: Logger): Promise<Prepar
     authenticatorPassword: config.DB_AUTHENTICATOR_PASSWORD,
     migrationSets,
     log: (message) => log.info(message),
+    embeddedSettings: continuousArchiving(config),
   });
+  if (config.BACKUP_TARGET && config.DATABASE_URL)
+    log.warn('BACKUP_TARGET does not cover an external database (DATABASE_URL): see docs/backups.md');
   return { config, jwtSecret: secrets.jwtSecret, ownerUrl: db.ownerUrl, requestUrl: db.requestUrl, close: db.close };
 }
 

@@ -18,6 +18,8 @@ export interface PrepareOptions {
   /** For the CLI: when a server already runs the embedded cluster, connect to it instead of failing. */
   attachToRunning?: boolean;
   log?: (message: string) => void;
+  /** Extra settings of an embedded cluster this call starts (e.g. WAL archiving); ignored for external ones. */
+  embeddedSettings?: Record<string, string | number>;
 }
 
 export interface PreparedDatabase {
@@ -38,7 +40,11 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
   if (!ownerUrl) {
     lock = lockDataDir(options.dataDir);
     try {
-      cluster = await startEmbeddedPostgres({ dir: join(options.dataDir, 'postgres'), log });
+      cluster = await startEmbeddedPostgres({
+        dir: join(options.dataDir, 'postgres'),
+        settings: options.embeddedSettings,
+        log,
+      });
     } catch (error) {
       lock.release();
       throw error;

@@ -1,0 +1,31 @@
+// Copies a file while computing its SHA-256, and checks a stored file against a recorded digest.
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+export interface CopiedFile {
+  size: number;
+  sha256: string;
+}
+
+/** Copies `from` to `to` in one pass, hashing the bytes as they go by (the file may be changing: we record what we read). */
+export async function copyWithChecksum(from: string, to: string): Promise<CopiedFile> {
+  const hash = createHash('sha256');
+  let size = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  await pipeline(createReadStream(from), tap, createWriteStream(to, { mode: 0o600 }));
+  return { size, sha256: hash.digest('hex') };
+}
+
+export async function fileChecksum(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(path), hash);
+  return hash.digest('hex');
+}

@@ -11,17 +11,23 @@ export interface CopiedFile {
 
 /** Copies `from` to `to` in one pass, hashing the bytes as they go by (the file may be changing: we record what we read). */
 export async function copyWithChecksum(from: string, to: string): Promise<CopiedFile> {
+  const tap = hashingTap();
+  await pipeline(createReadStream(from), tap.stream, createWriteStream(to, { mode: 0o600 }));
+  return tap.result();
+}
+
+/** A pass-through stream that hashes and counts what flows through it. */
+export function hashingTap(): { stream: Transform; result(): CopiedFile } {
   const hash = createHash('sha256');
   let size = 0;
-  const tap = new Transform({
+  const stream = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       hash.update(chunk);
       size += chunk.length;
       done(null, chunk);
     },
   });
-  await pipeline(createReadStream(from), tap, createWriteStream(to, { mode: 0o600 }));
-  return { size, sha256: hash.digest('hex') };
+  return { stream, result: () => ({ size, sha256: hash.digest('hex') }) };
 }
 
 export async function fileChecksum(path: string): Promise<string> {

@@ -4,3 +4,4 @@ export { listBackups, summaryOf, type BackupManifest, type BackupSummary } from 
 export { createBackup, type CreateBackupOptions } from './base-backup.js';
 export { restoreBackup, type RestoreOptions } from './restore.js';
 export { archiveSettings, continuousArchiving, type ArchivingConfig } from './archive-settings.js';
+export { archivingBackend, type ArchiveLog } from './object-archive.js';

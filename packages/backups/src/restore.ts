@@ -9,6 +9,7 @@ import { type BackupManifest, listBackups, readManifest, summaryOf } from './bac
 import type { BackupTarget } from './backup-target.js';
 import { CLUSTER_DIR } from './data-dir-files.js';
 import { replayArchive } from './wal-replay.js';
+import { restoreObjects } from './object-archive.js';
 
 export interface RestoreOptions {
   target: BackupTarget;
@@ -77,6 +78,7 @@ export async function restoreBackup(options: RestoreOptions) {
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     await copyBackup(manifest, target, dataDir);
+    await restoreObjects(target, dataDir, manifest.id);
     await replayArchive({ target, manifest, dataDir, toTime, startCluster: startEmbeddedPostgres, log: options.log });
   } catch (error) {
     // Nothing left behind: a directory we created goes, one that was empty is emptied again.

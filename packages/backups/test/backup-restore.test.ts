@@ -1,9 +1,9 @@
 // Base backups taken while writes run, and restores to the end of the archive or to an instant between writes,
 // on a real embedded cluster archiving its WAL to a directory target.
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBackup, listBackups, restoreBackup, type BackupManifest } from '../src/index.js';
+import { createBackup, listBackups, resolveTarget, restoreBackup, type BackupManifest } from '../src/index.js';
 import { queryRestored, startArchivingServer, type ArchivingServer } from './support.js';
 
 let server: ArchivingServer;
@@ -107,5 +107,59 @@ describe('backup restore', () => {
       'exists and is not empty',
     );
     expect(readdirSync(dir).sort()).toEqual(before);
+  });
+});
+
+describe('damage and unwritable targets', () => {
+  /** Runs `check` with one byte of `file` (under the target) flipped, then puts the byte back. */
+  async function withFlippedByte(file: string, check: () => Promise<void>) {
+    const saved = `${file}.saved`;
+    copyFileSync(file, saved);
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 1] ^= 0xff;
+    writeFileSync(file, bytes);
+    try {
+      await check();
+    } finally {
+      copyFileSync(saved, file);
+      rmSync(saved);
+    }
+  }
+
+  it('refuses a backup with a damaged file by name, and leaves nothing behind', async () => {
+    const dir = freshDir();
+    const file = join(server.target.backupDir(backup.id), 'files', 'secrets.json');
+    await withFlippedByte(file, () =>
+      expect(restoreBackup({ target: server.target, id: backup.id, dataDir: dir })).rejects.toThrow(
+        `backup ${backup.id} is damaged: secrets.json does not match its checksum`,
+      ),
+    );
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('refuses a damaged archived WAL segment before writing anything', async () => {
+    const dir = freshDir();
+    mkdirSync(dir); // an empty directory is accepted, and must be left empty
+    const segment = readdirSync(server.target.walDir)
+      .filter((name) => /^[0-9A-F]{24}$/.test(name))
+      .at(-1)!;
+    await withFlippedByte(join(server.target.walDir, segment), () =>
+      expect(restoreBackup({ target: server.target, id: 'latest', dataDir: dir })).rejects.toThrow(
+        `backup ${backup.id} is damaged: archived WAL ${segment} does not match its checksum`,
+      ),
+    );
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses a target that cannot be written, creating nothing', async () => {
+    const file = join(server.root, 'a-file');
+    writeFileSync(file, '');
+    await expect(
+      createBackup({
+        ownerUrl: 'postgres://unused',
+        dataDir: server.dataDir,
+        target: resolveTarget(join(file, 'target')),
+      }),
+    ).rejects.toThrow(`backup target ${join(file, 'target')} cannot be written`);
   });
 });

@@ -11,7 +11,11 @@ const bin = fileURLToPath(new URL('../bin/auction-ops.js', import.meta.url));
 let root: string;
 
 async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string }> {
-  const base = { ...process.env, DATA_DIR: join(root, 'data'), JWT_SECRET: 'c'.repeat(40) };
+  const base: Record<string, string | undefined> = {
+    ...process.env,
+    DATA_DIR: join(root, 'data'),
+    JWT_SECRET: 'c'.repeat(40),
+  };
   delete base.DATABASE_URL;
   delete base.BACKUP_TARGET;
   try {

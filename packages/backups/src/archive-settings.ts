@@ -1,5 +1,7 @@
 // The embedded cluster's settings for continuous archiving while BACKUP_TARGET is set. Every process that starts
 // the cluster (the server, and CLI commands when no server runs) passes them, so no WAL escapes the archive.
+// For an S3 target the command reads the S3_* settings from the environment PostgreSQL inherits from us: no
+// secret is ever part of the command (which pg_settings shows).
 import { type BackupTarget, prepareArchiveDir, resolveTarget } from './backup-target.js';
 import { shellQuote, WAL_COMMAND } from './wal-segments.js';
 
@@ -7,7 +9,7 @@ import { shellQuote, WAL_COMMAND } from './wal-segments.js';
 export function archiveSettings(target: BackupTarget, timeoutSeconds: number): Record<string, string | number> {
   return {
     archive_mode: 'on',
-    archive_command: `${shellQuote(process.execPath)} ${shellQuote(WAL_COMMAND)} archive ${shellQuote(target.root)} %p %f`,
+    archive_command: `${shellQuote(process.execPath)} ${shellQuote(WAL_COMMAND)} archive ${shellQuote(target.dir ?? target.spec)} %p %f`,
     archive_timeout: timeoutSeconds,
   };
 }

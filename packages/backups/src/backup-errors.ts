@@ -6,7 +6,7 @@ export class BackupError extends Error {
 export const errors = {
   noTarget: () => new BackupError('no backup target: set BACKUP_TARGET or pass --target (a directory)'),
   unsupportedTarget: (spec: string) =>
-    new BackupError(`backup target ${spec} is not supported yet: use a directory (S3 targets are not implemented)`),
+    new BackupError(`backup target ${spec} is not understood: use a directory or s3://bucket/prefix`),
   targetNotWritable: (target: string, cause: string) =>
     new BackupError(`backup target ${target} cannot be written: ${cause}`),
   unknownBackup: (id: string, target: string) => new BackupError(`no backup with id "${id}" in ${target}`),

@@ -1,7 +1,5 @@
 // A backup's manifest: what it holds and the checksum of every file. Written last, so a backup without one is
 // incomplete and is neither listed nor restored.
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { BackupTarget } from './backup-target.js';
 import { errors } from './backup-errors.js';
 
@@ -35,28 +33,27 @@ export function summaryOf(manifest: BackupManifest): BackupSummary {
   return { id, started_at, finished_at, bytes, target, start_wal, stop_wal };
 }
 
-export function writeManifest(target: BackupTarget, manifest: BackupManifest): void {
-  const file = join(target.backupDir(manifest.id), 'manifest.json');
-  writeFileSync(`${file}.partial`, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
-  renameSync(`${file}.partial`, file);
+export const manifestKey = (id: string) => `backups/${id}/manifest.json`;
+
+export async function writeManifest(target: BackupTarget, manifest: BackupManifest): Promise<void> {
+  await target.store.putText(manifestKey(manifest.id), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
-export function readManifest(target: BackupTarget, id: string): BackupManifest {
-  const file = join(target.backupDir(id), 'manifest.json');
-  if (!/^[\w-]+$/.test(id) || !existsSync(file)) throw errors.unknownBackup(id, target.spec);
+export async function readManifest(target: BackupTarget, id: string): Promise<BackupManifest> {
+  const text = /^[\w-]+$/.test(id) ? await target.store.getText(manifestKey(id)) : undefined;
+  if (text === undefined) throw errors.unknownBackup(id, target.spec);
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as BackupManifest;
+    return JSON.parse(text) as BackupManifest;
   } catch {
     throw errors.damaged(id, 'manifest.json');
   }
 }
 
 /** Complete backups, oldest first. */
-export function listBackups(target: BackupTarget): BackupManifest[] {
-  const dir = join(target.root, 'backups');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((id) => existsSync(join(dir, id, 'manifest.json')))
-    .map((id) => readManifest(target, id))
-    .sort((a, b) => a.finished_at.localeCompare(b.finished_at));
+export async function listBackups(target: BackupTarget): Promise<BackupManifest[]> {
+  const ids = (await target.store.list('backups'))
+    .filter((key) => /^[\w-]+\/manifest\.json$/.test(key))
+    .map((key) => key.split('/')[0]);
+  const manifests = await Promise.all(ids.map((id) => readManifest(target, id)));
+  return manifests.sort((a, b) => a.finished_at.localeCompare(b.finished_at));
 }

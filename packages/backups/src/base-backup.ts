@@ -1,11 +1,11 @@
 // An online base backup of the embedded cluster with PostgreSQL's low-level API (pg_backup_start/stop on one
 // session), plus the rest of DATA_DIR. The embedded binaries ship no pg_basebackup, so we copy the files
 // ourselves; the WAL from start to stop goes into the backup too, so it restores without the continuous archive.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes, createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import postgres from 'postgres';
-import { copyWithChecksum } from './checksum.js';
 import { CLUSTER_DIR, listDataDir } from './data-dir-files.js';
 import { type BackupTarget, ensureWritable } from './backup-target.js';
 import { type BackupManifest, type ManifestFile, writeManifest } from './backup-manifest.js';
@@ -23,61 +23,67 @@ function newBackupId(now: Date): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace('.', '')}-${randomBytes(2).toString('hex')}`;
 }
 
-async function copyFiles(from: string, to: string, paths: string[]): Promise<ManifestFile[]> {
+async function copyFiles(options: CreateBackupOptions, prefix: string, paths: string[]): Promise<ManifestFile[]> {
   const copied: ManifestFile[] = [];
   for (const path of paths) {
-    mkdirSync(dirname(join(to, path)), { recursive: true });
     try {
-      copied.push({ path, ...(await copyWithChecksum(join(from, path), join(to, path))) });
+      copied.push({ path, ...(await options.target.store.putFile(`${prefix}/${path}`, join(options.dataDir, path))) });
     } catch (error) {
       // Tables dropped and upload spools removed while we copy: WAL replay recreates what the database needs.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      rmSync(join(to, path), { force: true });
     }
   }
   return copied;
 }
 
-function writeChecked(dir: string, path: string, text: string): ManifestFile {
-  writeFileSync(join(dir, path), text, { mode: 0o600 });
+async function putChecked(target: BackupTarget, prefix: string, path: string, text: string): Promise<ManifestFile> {
+  await target.store.putText(`${prefix}/${path}`, text);
   return { path, size: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') };
 }
 
 /** The segments the backup needs, from pg_wal or (already archived and recycled) from the continuous archive. */
-async function copyWal(options: CreateBackupOptions, dir: string, first: string, last: string) {
+async function copyWal(options: CreateBackupOptions, prefix: string, first: string, last: string) {
+  const { store } = options.target;
   const pgWal = join(options.dataDir, CLUSTER_DIR, 'pg_wal');
-  mkdirSync(dir, { recursive: true });
+  const spool = mkdtempSync(join(tmpdir(), 'auction-ops-backup-wal-'));
   const wal: ManifestFile[] = [];
-  for (const name of segmentRange(first, last)) {
-    const source = [join(pgWal, name), join(options.target.walDir, name)].find((file) => existsSync(file));
-    if (!source) throw new Error(`WAL segment ${name} needed by the backup is neither in pg_wal nor archived`);
-    const copied = await copyWithChecksum(source, join(dir, name));
-    writeFileSync(join(dir, `${name}.sha256`), `${copied.sha256}\n`);
-    wal.push({ path: name, ...copied });
+  try {
+    for (const name of segmentRange(first, last)) {
+      let source = join(pgWal, name);
+      if (!existsSync(source)) {
+        source = join(spool, name);
+        if (!(await store.getFile(`wal/${name}`, source)))
+          throw new Error(`WAL segment ${name} needed by the backup is neither in pg_wal nor archived`);
+      }
+      const copied = await store.putFile(`${prefix}/${name}`, source);
+      await store.putText(`${prefix}/${name}.sha256`, `${copied.sha256}\n`);
+      wal.push({ path: name, ...copied });
+    }
+  } finally {
+    rmSync(spool, { recursive: true, force: true });
   }
   return wal;
 }
 
 export async function createBackup(options: CreateBackupOptions): Promise<BackupManifest> {
   const { target } = options;
-  ensureWritable(target);
+  await ensureWritable(target);
   const startedAt = new Date();
   const id = newBackupId(startedAt);
-  const dir = target.backupDir(id);
+  const prefix = `backups/${id}`;
   // The low-level API ties the backup to this session: one connection from start to stop.
   const sql = postgres(options.ownerUrl, { max: 1, onnotice: () => {}, idle_timeout: 0 });
   try {
     const [start] = await sql`select pg_walfile_name(lsn) as wal from pg_backup_start(${id}, true) as lsn`;
     const listing = listDataDir(options.dataDir);
-    const filesDir = join(dir, 'files');
-    for (const path of listing.dirs) mkdirSync(join(filesDir, path), { recursive: true });
-    const files = await copyFiles(options.dataDir, filesDir, listing.files);
+    const files = await copyFiles(options, `${prefix}/files`, listing.files);
     // wait_for_archive=false: a failing archive must not hang the backup; the WAL it needs is copied below.
     const [stop] = await sql`
       select pg_walfile_name(lsn) as wal, labelfile, spcmapfile from pg_backup_stop(false)`;
-    files.push(writeChecked(filesDir, `${CLUSTER_DIR}/backup_label`, stop.labelfile));
-    if (stop.spcmapfile) files.push(writeChecked(filesDir, `${CLUSTER_DIR}/tablespace_map`, stop.spcmapfile));
-    const wal = await copyWal(options, join(dir, 'wal'), start.wal, stop.wal);
+    files.push(await putChecked(target, `${prefix}/files`, `${CLUSTER_DIR}/backup_label`, stop.labelfile));
+    if (stop.spcmapfile)
+      files.push(await putChecked(target, `${prefix}/files`, `${CLUSTER_DIR}/tablespace_map`, stop.spcmapfile));
+    const wal = await copyWal(options, `${prefix}/wal`, start.wal, stop.wal);
     const manifest: BackupManifest = {
       id,
       started_at: startedAt.toISOString(),
@@ -90,10 +96,10 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
       files,
       wal,
     };
-    writeManifest(target, manifest);
+    await writeManifest(target, manifest);
     return manifest;
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
+    await target.store.removePrefix(prefix).catch(() => {});
     throw error;
   } finally {
     await sql.end({ timeout: 5 });

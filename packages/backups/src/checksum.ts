@@ -1,7 +1,7 @@
 // Copies a file while computing its SHA-256, and checks a stored file against a recorded digest.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { Transform } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 export interface CopiedFile {
@@ -34,4 +34,11 @@ export async function fileChecksum(path: string): Promise<string> {
   const hash = createHash('sha256');
   await pipeline(createReadStream(path), hash);
   return hash.digest('hex');
+}
+
+/** Writes a stream to a file, hashing it on the way. */
+export async function streamToFile(from: Readable, to: string): Promise<CopiedFile> {
+  const tap = hashingTap();
+  await pipeline(from, tap.stream, createWriteStream(to, { mode: 0o600 }));
+  return tap.result();
 }

@@ -1,33 +1,17 @@
 // Continuous archiving of stored objects: every version the storage backend stores is copied to the target's
 // objects/ as it is written (before the row naming it commits), so a restore to any instant has the bytes of
-// every object its database names. Versions are never overwritten, so the archive only ever grows (until pruned).
-import {
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  writeFileSync,
-} from 'node:fs';
+// every object its database names. Versions are never overwritten, so the archive only grows until pruned.
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { StorageBackend } from '@auction-ops/storage';
 import type { BackupTarget } from './backup-target.js';
-import { copyWithChecksum, hashingTap } from './checksum.js';
 import { errors } from './backup-errors.js';
 
 export type ArchiveLog = (message: string, fields: Record<string, unknown>) => void;
 
 async function archiveVersion(backend: StorageBackend, target: BackupTarget, key: string): Promise<void> {
-  const [bucket, version] = key.split('/') as [string, string];
-  const dir = join(target.root, 'objects', bucket);
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, version);
-  const tap = hashingTap();
-  await pipeline(await backend.get(key), tap.stream, createWriteStream(`${file}.partial`));
-  writeFileSync(`${file}.sha256`, `${tap.result().sha256}\n`);
-  renameSync(`${file}.partial`, file);
+  const stored = await target.store.putStream(`objects/${key}`, await backend.get(key));
+  await target.store.putText(`objects/${key}.sha256`, `${stored.sha256}\n`);
 }
 
 /**
@@ -62,20 +46,17 @@ export function archivingBackend(backend: StorageBackend, target: BackupTarget, 
 
 /** Copies every archived object version into a restored DATA_DIR (the filesystem backend's layout), verified. */
 export async function restoreObjects(target: BackupTarget, dataDir: string, backupId: string): Promise<number> {
-  const root = join(target.root, 'objects');
-  if (!existsSync(root)) return 0;
   let count = 0;
-  for (const bucket of readdirSync(root)) {
-    for (const name of readdirSync(join(root, bucket))) {
-      if (name.endsWith('.sha256') || name.endsWith('.partial')) continue;
-      const dir = join(dataDir, 'storage', 'objects', bucket, name.slice(0, 2));
-      if (existsSync(join(dir, name))) continue;
-      mkdirSync(dir, { recursive: true });
-      const copied = await copyWithChecksum(join(root, bucket, name), join(dir, name));
-      const recorded = readFileSync(join(root, bucket, `${name}.sha256`), 'utf8').trim();
-      if (copied.sha256 !== recorded) throw errors.damaged(backupId, `archived object ${bucket}/${name}`);
-      count++;
-    }
+  for (const key of await target.store.list('objects')) {
+    const [bucket, version] = key.split('/') as [string, string];
+    if (!version || version.endsWith('.sha256')) continue;
+    const dir = join(dataDir, 'storage', 'objects', bucket, version.slice(0, 2));
+    if (existsSync(join(dir, version))) continue;
+    mkdirSync(dir, { recursive: true });
+    const copied = await target.store.getFile(`objects/${key}`, join(dir, version));
+    const recorded = (await target.store.getText(`objects/${key}.sha256`))?.trim();
+    if (!copied || copied.sha256 !== recorded) throw errors.damaged(backupId, `archived object ${key}`);
+    count++;
   }
   return count;
 }

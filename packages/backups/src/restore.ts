@@ -1,14 +1,13 @@
-// Restores a backup into a new DATA_DIR: copies and verifies its files, then lets PostgreSQL replay the archived
-// WAL (to a time, or to the end) and promote, so the directory is ready for `DATA_DIR=DIR pnpm start`.
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// Restores a backup into a new DATA_DIR: copies and verifies its files and the archived WAL it may replay, then
+// lets PostgreSQL replay that WAL (to a time, or to the end) and promote, ready for `DATA_DIR=DIR pnpm start`.
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { startEmbeddedPostgres } from '@auction-ops/database';
-import { copyWithChecksum, fileChecksum } from './checksum.js';
 import { errors } from './backup-errors.js';
 import { type BackupManifest, listBackups, readManifest, summaryOf } from './backup-manifest.js';
 import type { BackupTarget } from './backup-target.js';
 import { CLUSTER_DIR } from './data-dir-files.js';
-import { replayArchive } from './wal-replay.js';
+import { replayArchive, RESTORE_WAL_DIR } from './wal-replay.js';
 import { restoreObjects } from './object-archive.js';
 
 export interface RestoreOptions {
@@ -21,9 +20,9 @@ export interface RestoreOptions {
   log?: (message: string) => void;
 }
 
-function chooseBackup(target: BackupTarget, id: string): BackupManifest {
+async function chooseBackup(target: BackupTarget, id: string): Promise<BackupManifest> {
   if (id !== 'latest') return readManifest(target, id);
-  const newest = listBackups(target).at(-1);
+  const newest = (await listBackups(target)).at(-1);
   if (!newest) throw errors.noBackups(target.spec);
   return newest;
 }
@@ -37,30 +36,50 @@ function checkTime(manifest: BackupManifest, toTime: string | undefined): Date |
   return time;
 }
 
-/** Every archived segment the replay may read, checked before anything is written. */
-async function verifyArchive(target: BackupTarget, manifest: BackupManifest): Promise<void> {
-  if (!existsSync(target.walDir)) return;
-  for (const name of readdirSync(target.walDir)) {
-    if (name.endsWith('.sha256') || name.endsWith('.partial') || name < manifest.start_wal) continue;
-    const recorded = join(target.walDir, `${name}.sha256`);
-    const digest = existsSync(recorded) ? readFileSync(recorded, 'utf8').trim() : '';
-    if ((await fileChecksum(join(target.walDir, name))) !== digest)
-      throw errors.damaged(manifest.id, `archived WAL ${name}`);
-  }
+async function fetchChecked(
+  target: BackupTarget,
+  key: string,
+  to: string,
+  sha256: string | undefined,
+  what: string,
+  id: string,
+) {
+  mkdirSync(dirname(to), { recursive: true, mode: 0o700 });
+  const fetched = await target.store.getFile(key, to);
+  if (!fetched || fetched.sha256 !== sha256) throw errors.damaged(id, what);
 }
 
 async function copyBackup(manifest: BackupManifest, target: BackupTarget, dataDir: string): Promise<void> {
-  const dir = target.backupDir(manifest.id);
+  const prefix = `backups/${manifest.id}`;
   for (const path of manifest.dirs) mkdirSync(join(dataDir, path), { recursive: true, mode: 0o700 });
-  for (const file of manifest.files) {
-    const copied = await copyWithChecksum(join(dir, 'files', file.path), join(dataDir, file.path));
-    if (copied.sha256 !== file.sha256) throw errors.damaged(manifest.id, file.path);
+  for (const file of manifest.files)
+    await fetchChecked(
+      target,
+      `${prefix}/files/${file.path}`,
+      join(dataDir, file.path),
+      file.sha256,
+      file.path,
+      manifest.id,
+    );
+  chmodSync(join(dataDir, CLUSTER_DIR), 0o700);
+}
+
+/** The WAL replay may read, fetched and verified before PostgreSQL sees any: the archive's, then the backup's own. */
+async function fetchWal(manifest: BackupManifest, target: BackupTarget, dataDir: string): Promise<void> {
+  const dir = join(dataDir, RESTORE_WAL_DIR);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const archived = (await target.store.list('wal')).filter(
+    (name) => !name.endsWith('.sha256') && name >= manifest.start_wal,
+  );
+  for (const name of archived) {
+    const recorded = (await target.store.getText(`wal/${name}.sha256`))?.trim();
+    await fetchChecked(target, `wal/${name}`, join(dir, name), recorded, `archived WAL ${name}`, manifest.id);
   }
   for (const file of manifest.wal) {
-    if ((await fileChecksum(join(dir, 'wal', file.path))) !== file.sha256)
-      throw errors.damaged(manifest.id, `WAL ${file.path}`);
+    if (existsSync(join(dir, file.path))) continue;
+    const key = `backups/${manifest.id}/wal/${file.path}`;
+    await fetchChecked(target, key, join(dir, file.path), file.sha256, `WAL ${file.path}`, manifest.id);
   }
-  chmodSync(join(dataDir, CLUSTER_DIR), 0o700);
 }
 
 function checkEmpty(dataDir: string): boolean {
@@ -72,14 +91,14 @@ function checkEmpty(dataDir: string): boolean {
 export async function restoreBackup(options: RestoreOptions) {
   const { target, dataDir } = options;
   const existed = checkEmpty(dataDir);
-  const manifest = chooseBackup(target, options.id);
+  const manifest = await chooseBackup(target, options.id);
   const toTime = checkTime(manifest, options.toTime);
-  await verifyArchive(target, manifest);
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     await copyBackup(manifest, target, dataDir);
+    await fetchWal(manifest, target, dataDir);
     await restoreObjects(target, dataDir, manifest.id);
-    await replayArchive({ target, manifest, dataDir, toTime, startCluster: startEmbeddedPostgres, log: options.log });
+    await replayArchive({ manifest, dataDir, toTime, startCluster: startEmbeddedPostgres, log: options.log });
   } catch (error) {
     // Nothing left behind: a directory we created goes, one that was empty is emptied again.
     if (existed)

@@ -1,21 +1,21 @@
 // Point-in-time recovery of a restored cluster: PostgreSQL fetches archived WAL through restore_command, replays
 // it up to recovery_target_time (or to the end) and promotes; we wait for that, then take the settings out again.
-import { chownSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { systemUser, type EmbeddedCluster, type EmbeddedOptions } from '@auction-ops/database';
 import { errors } from './backup-errors.js';
 import type { BackupManifest } from './backup-manifest.js';
-import type { BackupTarget } from './backup-target.js';
 import { CLUSTER_DIR } from './data-dir-files.js';
 import { restoreCommand } from './wal-segments.js';
 
+/** Under DATA_DIR: the verified segments restore_command hands to PostgreSQL, removed when replay is done. */
+export const RESTORE_WAL_DIR = 'postgres/restore-wal';
 const BEGIN = '# auction-ops restore: begin';
 const END = '# auction-ops restore: end';
 const PAST_TARGET = 'recovery ended before configured recovery target was reached';
 
 export interface ReplayOptions {
-  target: BackupTarget;
   manifest: BackupManifest;
   dataDir: string;
   toTime?: Date;
@@ -56,7 +56,7 @@ function failure(logFile: string, toTime: Date | undefined): Error {
 export async function replayArchive(options: ReplayOptions): Promise<void> {
   const pgdata = join(options.dataDir, CLUSTER_DIR);
   setRecoverySettings(pgdata, [
-    `restore_command = ${quote(restoreCommand(options.target, options.manifest.id))}`,
+    `restore_command = ${quote(restoreCommand(join(options.dataDir, RESTORE_WAL_DIR)))}`,
     "recovery_target_timeline = 'latest'",
     "recovery_target_action = 'promote'",
     // PostgreSQL's check of this setting refuses ISO-8601's "T" and "Z"; the space and +00 forms mean the same.
@@ -87,4 +87,5 @@ export async function replayArchive(options: ReplayOptions): Promise<void> {
     await cluster.stop();
   }
   setRecoverySettings(pgdata, undefined);
+  rmSync(join(options.dataDir, RESTORE_WAL_DIR), { recursive: true, force: true });
 }

@@ -1,6 +1,5 @@
 // WAL segment names and the commands PostgreSQL runs to archive and fetch them (wal-command.mjs).
 import { fileURLToPath } from 'node:url';
-import type { BackupTarget } from './backup-target.js';
 
 export const WAL_COMMAND = fileURLToPath(new URL('./wal-command.mjs', import.meta.url));
 /** 16 MB segments (the embedded cluster's default): 256 per 4 GB "log id". */
@@ -24,6 +23,7 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", "'\\''").replaceAll('%', '%%')}'`;
 }
 
-export function restoreCommand(target: BackupTarget, backupId: string): string {
-  return `${shellQuote(process.execPath)} ${shellQuote(WAL_COMMAND)} restore ${shellQuote(target.root)} ${shellQuote(backupId)} %f %p`;
+/** Copies segments from the restore's local directory of verified WAL. */
+export function restoreCommand(walDir: string): string {
+  return `${shellQuote(process.execPath)} ${shellQuote(WAL_COMMAND)} restore ${shellQuote(walDir)} %f %p`;
 }

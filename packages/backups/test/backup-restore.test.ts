@@ -49,8 +49,8 @@ afterAll(() => {
 });
 
 describe('backup create and list', () => {
-  it('lists the backup with its summary fields, and its files carry checksums', () => {
-    const listed = listBackups(server.target);
+  it('lists the backup with its summary fields, and its files carry checksums', async () => {
+    const listed = await listBackups(server.target);
     expect(listed.map((b) => b.id)).toEqual([backup.id]);
     expect(backup.bytes).toBeGreaterThan(1_000_000);
     expect(Date.parse(backup.finished_at)).toBeGreaterThanOrEqual(Date.parse(backup.started_at));
@@ -128,7 +128,7 @@ describe('damage and unwritable targets', () => {
 
   it('refuses a backup with a damaged file by name, and leaves nothing behind', async () => {
     const dir = freshDir();
-    const file = join(server.target.backupDir(backup.id), 'files', 'secrets.json');
+    const file = join(server.target.dir!, 'backups', backup.id, 'files', 'secrets.json');
     await withFlippedByte(file, () =>
       expect(restoreBackup({ target: server.target, id: backup.id, dataDir: dir })).rejects.toThrow(
         `backup ${backup.id} is damaged: secrets.json does not match its checksum`,
@@ -140,10 +140,10 @@ describe('damage and unwritable targets', () => {
   it('refuses a damaged archived WAL segment before writing anything', async () => {
     const dir = freshDir();
     mkdirSync(dir); // an empty directory is accepted, and must be left empty
-    const segment = readdirSync(server.target.walDir)
+    const segment = readdirSync(join(server.target.dir!, 'wal'))
       .filter((name) => /^[0-9A-F]{24}$/.test(name))
       .at(-1)!;
-    await withFlippedByte(join(server.target.walDir, segment), () =>
+    await withFlippedByte(join(join(server.target.dir!, 'wal'), segment), () =>
       expect(restoreBackup({ target: server.target, id: 'latest', dataDir: dir })).rejects.toThrow(
         `backup ${backup.id} is damaged: archived WAL ${segment} does not match its checksum`,
       ),

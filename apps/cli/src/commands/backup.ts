@@ -47,16 +47,17 @@ export async function backupCommand(args: string[]): Promise<void> {
   const target = resolveTarget(values.target ?? config.BACKUP_TARGET);
   const print = (json: unknown, human: string) => console.log(values.json ? JSON.stringify(json, null, 2) : human);
   if (action === 'create' && !id) {
-    ensureWritable(target); // before a cluster is started for nothing
+    await ensureWritable(target); // before a cluster is started for nothing
     const db = await openDatabase();
     try {
       const manifest = await createBackup({ ownerUrl: db.ownerUrl, dataDir: config.DATA_DIR, target });
       print(summaryOf(manifest), `backup ${line(summaryOf(manifest))} in ${target.spec}`);
     } finally {
       await db.close();
+      target.store.close();
     }
   } else if (action === 'list' && !id) {
-    const backups = listBackups(target).map(summaryOf);
+    const backups = (await listBackups(target)).map(summaryOf);
     print(backups, backups.length ? backups.map(line).join('\n') : `no backups in ${target.spec}`);
   } else if (action === 'restore' && id && values['data-dir'] && extra.length === 0) {
     const dataDir = resolve(values['data-dir']);

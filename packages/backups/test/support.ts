@@ -17,11 +17,12 @@ export interface ArchivingServer {
   stop(): Promise<void>;
 }
 
-export async function startArchivingServer(): Promise<ArchivingServer> {
+/** `targetSpec`: a directory target under the temp root by default, or e.g. an s3:// URL. */
+export async function startArchivingServer(targetSpec?: string): Promise<ArchivingServer> {
   const root = mkdtempSync(join(tmpdir(), 'auction-ops-backups-'));
   chmodSync(root, 0o711);
   const dataDir = join(root, 'data');
-  const target = resolveTarget(join(root, 'target'));
+  const target = resolveTarget(targetSpec ?? join(root, 'target'));
   prepareArchiveDir(target);
   mkdirSync(join(dataDir, 'storage', 'objects', 'photos', 'ab'), { recursive: true });
   writeFileSync(join(dataDir, 'storage', 'objects', 'photos', 'ab', 'abcdef'), 'object bytes');

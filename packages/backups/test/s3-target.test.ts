@@ -3,7 +3,7 @@
 // archived there as written, and a restore comes back from there alone.
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createFsBackend } from '@auction-ops/storage';
 import { startFakeS3, type FakeS3 } from '@auction-ops/storage/testing';

@@ -3,6 +3,11 @@
 import type { Readable } from 'node:stream';
 import type { CopiedFile } from './checksum.js';
 
+export interface StoredEntry {
+  key: string;
+  modifiedMs: number;
+}
+
 export interface BackupStore {
   /** The target as the operator named it (messages, --json output). */
   readonly spec: string;
@@ -15,6 +20,8 @@ export interface BackupStore {
   getText(key: string): Promise<string | undefined>;
   /** Every key below `prefix/`, relative to it. */
   list(prefix: string): Promise<string[]>;
+  /** The same with when each was stored (pruning keeps what is newer than the oldest kept backup). */
+  entries(prefix: string): Promise<StoredEntry[]>;
   removePrefix(prefix: string): Promise<void>;
   close(): void;
 }

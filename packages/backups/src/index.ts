@@ -5,3 +5,6 @@ export { createBackup, type CreateBackupOptions } from './base-backup.js';
 export { restoreBackup, type RestoreOptions } from './restore.js';
 export { archiveSettings, continuousArchiving, type ArchivingConfig } from './archive-settings.js';
 export { archivingBackend, type ArchiveLog } from './object-archive.js';
+export { pruneBackups, type PruneResult } from './backup-prune.js';
+export { scheduleBackups, cronPatternProblem, type ScheduleOptions } from './backup-schedule.js';
+export { archiverState, isFailing, type ArchiverState } from './archive-monitor.js';

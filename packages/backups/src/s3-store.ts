@@ -12,7 +12,7 @@ import {
   PutObjectCommand,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import type { BackupStore } from './backup-store.js';
+import type { BackupStore, StoredEntry } from './backup-store.js';
 import { copyWithChecksum, streamToFile } from './checksum.js';
 import { createS3Client, type S3BackendOptions } from '@auction-ops/storage';
 
@@ -64,18 +64,21 @@ export function createS3Store(spec: string, settings: S3Settings): BackupStore {
       throw error;
     }
   };
-  const list = async (prefix: string) => {
-    const keys: string[] = [];
+  const entries = async (prefix: string) => {
+    const keys: StoredEntry[] = [];
     let ContinuationToken: string | undefined;
     do {
       const page = await client.send(
         new ListObjectsV2Command({ Bucket, Prefix: `${keyOf(prefix)}/`, ContinuationToken }),
       );
-      for (const item of page.Contents ?? []) if (item.Key) keys.push(item.Key.slice(keyOf(prefix).length + 1));
+      for (const item of page.Contents ?? [])
+        if (item.Key)
+          keys.push({ key: item.Key.slice(keyOf(prefix).length + 1), modifiedMs: item.LastModified?.getTime() ?? 0 });
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (ContinuationToken);
     return keys;
   };
+  const list = async (prefix: string) => (await entries(prefix)).map((entry) => entry.key);
   return {
     spec,
     putFile: (key, from) => viaSpool(key, (file) => copyWithChecksum(from, file)),
@@ -95,6 +98,7 @@ export function createS3Store(spec: string, settings: S3Settings): BackupStore {
       return Buffer.concat(chunks).toString('utf8');
     },
     list,
+    entries,
     async removePrefix(prefix) {
       const keys = await list(prefix);
       for (let i = 0; i < keys.length; i += 1000) {

@@ -6,6 +6,7 @@ import {
   createBackup,
   ensureWritable,
   listBackups,
+  pruneBackups,
   resolveTarget,
   restoreBackup,
   summaryOf,
@@ -51,7 +52,13 @@ export async function backupCommand(args: string[]): Promise<void> {
     const db = await openDatabase();
     try {
       const manifest = await createBackup({ ownerUrl: db.ownerUrl, dataDir: config.DATA_DIR, target });
-      print(summaryOf(manifest), `backup ${line(summaryOf(manifest))} in ${target.spec}`);
+      // BACKUP_KEEP applies to backups taken by hand too: older ones and what only they need are pruned.
+      const pruned = config.BACKUP_KEEP ? await pruneBackups(target, config.BACKUP_KEEP) : undefined;
+      const note = pruned?.backups.length ? `; pruned ${pruned.backups.join(', ')}` : '';
+      print(
+        { ...summaryOf(manifest), pruned: pruned?.backups ?? [] },
+        `backup ${line(summaryOf(manifest))} in ${target.spec}${note}`,
+      );
     } finally {
       await db.close();
       target.store.close();

@@ -4,6 +4,8 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
+const CHUNK = 1024 * 1024;
+
 export interface CopiedFile {
   size: number;
   sha256: string;
@@ -12,7 +14,8 @@ export interface CopiedFile {
 /** Copies `from` to `to` in one pass, hashing the bytes as they go by (the file may be changing: we record what we read). */
 export async function copyWithChecksum(from: string, to: string): Promise<CopiedFile> {
   const tap = hashingTap();
-  await pipeline(createReadStream(from), tap.stream, createWriteStream(to, { mode: 0o600 }));
+  // 1 MB reads: the default 64 KB makes a backup of large relation files several times slower.
+  await pipeline(createReadStream(from, { highWaterMark: CHUNK }), tap.stream, createWriteStream(to, { mode: 0o600 }));
   return tap.result();
 }
 

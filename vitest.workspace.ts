@@ -11,6 +11,7 @@ const dirs = [
   'packages/webhooks',
   'packages/functions',
   'packages/realtime',
+  'packages/backups',
   'apps/server',
   'apps/cli',
 ];

@@ -1,5 +1,6 @@
 // Opens the service's database for a CLI command: the running server's embedded cluster if there is one,
 // else an embedded cluster started for the duration of the command, or DATABASE_URL.
+import { continuousArchiving } from '@auction-ops/backups';
 import { prepareDatabase } from '@auction-ops/database';
 import { loadConfig, type Config } from '@auction-ops/server/config';
 import { migrationSets } from '@auction-ops/server';
@@ -19,6 +20,8 @@ export async function openDatabase(): Promise<CliDatabase> {
     migrationSets,
     applyMigrations: false,
     attachToRunning: true,
+    // A cluster started for a command archives like the server's would: no WAL may escape the archive.
+    embeddedSettings: continuousArchiving(config),
   });
   return { config, ownerUrl: db.ownerUrl, close: () => db.close() };
 }

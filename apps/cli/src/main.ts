@@ -6,6 +6,8 @@ import { superAdminCommand, UsageError } from './commands/super-admin.js';
 import { mailCommand } from './commands/mail.js';
 import { pushCommand } from './commands/push.js';
 import { seedCommand } from './commands/seed.js';
+import { backupCommand } from './commands/backup.js';
+import { BackupError } from '@auction-ops/backups';
 import { withDatabase } from './database.js';
 
 const HELP = `usage: auction-ops <command>
@@ -18,6 +20,9 @@ const HELP = `usage: auction-ops <command>
   mail [list|show <id>]      the local mail outbox (used when neither RESEND_API_KEY nor SMTP_URL is set)
   cert [--dir D] [--host H]  a local CA and an HTTPS certificate signed by it (see docs/https.md)
   push [list] [--token T]    the local push outbox (PUSH_PROVIDER=outbox)
+  backup create|list         online base backups to BACKUP_TARGET or --target T (see docs/backups.md)
+  backup restore <id|latest> --data-dir DIR [--to-time ISO-8601]
+                             a new DATA_DIR from a backup and the WAL archive (point-in-time with --to-time)
 
 Configuration comes from the environment (see README): DATA_DIR, DATABASE_URL, JWT_SECRET, ...`;
 
@@ -30,6 +35,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   mail: (args) => withDatabase((db) => mailCommand(args, db)),
   cert: (args) => import('./commands/cert.js').then((m) => m.certCommand(args)),
   push: (args) => withDatabase((db) => pushCommand(args, db)),
+  backup: backupCommand,
 };
 
 const [name, ...args] = process.argv.slice(2);
@@ -44,6 +50,10 @@ try {
   if (error instanceof UsageError || error instanceof ConfigError) {
     console.error(error.message);
     process.exit(2);
+  }
+  if (error instanceof BackupError) {
+    console.error(`auction-ops ${name}: ${error.message}`);
+    process.exit(1);
   }
   console.error(`auction-ops ${name}: ${(error as Error).message}`);
   process.exit(1);

@@ -13,6 +13,7 @@ import {
   startAvailabilityMonitor,
 } from '@auction-ops/database';
 import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
+import { continuousArchiving } from '@auction-ops/backups';
 import { withPort, type Config } from './config/index.js';
 import type { ServerContext } from './context.js';
 import { createLogger, type Logger } from './logger.js';
@@ -85,7 +86,10 @@ export async function prepareServer(
       report: (level, message, fields) => log[level](message, fields),
       onGiveUp: onDatabaseLost,
     },
+    embeddedSettings: continuousArchiving(config),
   });
+  if (config.BACKUP_TARGET && config.DATABASE_URL)
+    log.warn('BACKUP_TARGET does not cover an external database (DATABASE_URL): see docs/backups.md');
   return { config, jwtSecret: secrets.jwtSecret, ownerUrl: db.ownerUrl, requestUrl: db.requestUrl, close: db.close };
 }
 

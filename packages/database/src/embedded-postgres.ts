@@ -28,6 +28,8 @@ export interface EmbeddedCluster {
   readonly url: string;
   readonly port: number;
   readonly dataDir: string;
+  /** Whether the postmaster has exited on its own (e.g. a recovery that could not reach its target). */
+  hasExited(): boolean;
   stop(): Promise<void>;
 }
 
@@ -207,6 +209,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     url,
     port,
     dataDir,
+    hasExited: () => exited,
     async stop() {
       stopping = true;
       if (exited) return;

@@ -1,6 +1,7 @@
 export {
   startEmbeddedPostgres,
   runningClusterUrl,
+  systemUser,
   type EmbeddedCluster,
   type EmbeddedOptions,
 } from './embedded-postgres.js';

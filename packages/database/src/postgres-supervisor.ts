@@ -76,6 +76,8 @@ export async function startSupervisedPostgres(options: SupervisorOptions): Promi
     url: current.url,
     port,
     dataDir: current.dataDir,
+    // Whether the postmaster is down right now (between a death and its restart, or after stop()).
+    hasExited: () => current.hasExited(),
     async stop() {
       stopped = true;
       clearTimeout(timer);

@@ -28,6 +28,8 @@ export interface PrepareOptions {
     report: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
     onGiveUp: (error: Error) => void;
   };
+  /** Extra settings of an embedded cluster this call starts (e.g. WAL archiving); ignored for external ones. */
+  embeddedSettings?: Record<string, string | number>;
 }
 
 export interface PreparedDatabase {
@@ -49,9 +51,10 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
     lock = lockDataDir(options.dataDir);
     try {
       const dir = join(options.dataDir, 'postgres');
+      const settings = options.embeddedSettings;
       cluster = options.supervise
-        ? await startSupervisedPostgres({ dir, log, ...options.supervise })
-        : await startEmbeddedPostgres({ dir, log });
+        ? await startSupervisedPostgres({ dir, settings, log, ...options.supervise })
+        : await startEmbeddedPostgres({ dir, settings, log });
     } catch (error) {
       lock.release();
       throw error;

@@ -12,7 +12,7 @@ export type { ObjectAccess, BucketRow, ListOptions } from './object-read-service
 export type { StorageBackend } from './storage-backend.js';
 export type { BucketListOptions } from './bucket-service.js';
 export { createFsBackend } from './fs-backend.js';
-export { createS3Backend, type S3BackendOptions } from './s3-backend.js';
+export { createS3Backend, createS3Client, type S3BackendOptions } from './s3-backend.js';
 export { createUploadUrlSigner, type UploadGrant } from './signed-url-token.js';
 export {
   sweepOrphans,

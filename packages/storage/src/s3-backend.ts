@@ -23,8 +23,9 @@ export interface S3BackendOptions {
   secretAccessKey?: string;
 }
 
-export function createS3Backend(options: S3BackendOptions): StorageBackend {
-  const client = new S3Client({
+/** The client for these settings (the backup target's S3 store uses the same settings). */
+export function createS3Client(options: Omit<S3BackendOptions, 'bucket'>): S3Client {
+  return new S3Client({
     region: options.region,
     endpoint: options.endpoint,
     forcePathStyle: options.forcePathStyle,
@@ -36,6 +37,10 @@ export function createS3Backend(options: S3BackendOptions): StorageBackend {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+}
+
+export function createS3Backend(options: S3BackendOptions): StorageBackend {
+  const client = createS3Client(options);
   const Bucket = options.bucket;
   const isMissing = (error: unknown) =>
     error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.$metadata.httpStatusCode === 404);

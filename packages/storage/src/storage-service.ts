@@ -22,6 +22,8 @@ export interface StorageServiceOptions {
   /** The orphan-bytes sweep: at start and every intervalMs (0: never), keys older than graceMs only. */
   sweep?: { intervalMs: number; graceMs: number };
   log?: (message: string, fields: Record<string, unknown>) => void;
+  /** Wraps the backend, e.g. to archive every stored version as it is written (BACKUP_TARGET). */
+  wrapBackend?: (backend: StorageBackend) => StorageBackend;
 }
 
 export interface StorageService {
@@ -51,7 +53,8 @@ async function sweepStaleSpools(tmpDir: string): Promise<void> {
 export async function createStorageService(options: StorageServiceOptions): Promise<StorageService> {
   const tmpDir = join(options.root, 'tmp');
   await sweepStaleSpools(tmpDir);
-  const backend = options.backend.kind === 's3' ? createS3Backend(options.backend) : createFsBackend(options.root);
+  const base = options.backend.kind === 's3' ? createS3Backend(options.backend) : createFsBackend(options.root);
+  const backend = options.wrapBackend ? options.wrapBackend(base) : base;
   const reads = new ObjectReadService(options.sql, backend, createSignedUrlSigner(options.jwtSecret));
   const log = options.log ?? (() => {});
   const writes = new ObjectWriteService({

@@ -10,6 +10,8 @@ describe('loadConfig', () => {
     expect(config.PUBLIC_URL).toBe('http://127.0.0.1:54321');
     expect(config.APP_URL).toBe(config.PUBLIC_URL);
     expect(config.DATA_DIR).toMatch(/\.data$/);
+    expect(config.BACKUP_ARCHIVE_TIMEOUT_SECONDS).toBe(60);
+    expect(loadConfig({ BACKUP_SCHEDULE: '0 3 * * *' }).BACKUP_SCHEDULE).toBe('0 3 * * *');
   });
 
   it.each([
@@ -23,6 +25,9 @@ describe('loadConfig', () => {
     ['DATABASE_POOLER_URL', 'http://pooler', /DATABASE_POOLER_URL="http:\/\/pooler" must be a postgres:\/\/ URL/],
     ['DB_PREPARE', 'no', /DB_PREPARE="no" must be true or false/],
     ['DB_READ_CHECK_INTERVAL_MS', '0', /DB_READ_CHECK_INTERVAL_MS="0" must be at least 1/],
+    ['BACKUP_SCHEDULE', 'nightly', /BACKUP_SCHEDULE="nightly" must be a cron pattern/],
+    ['BACKUP_KEEP', '0', /BACKUP_KEEP="0" must be at least 1/],
+    ['BACKUP_ARCHIVE_TIMEOUT_SECONDS', 'soon', /BACKUP_ARCHIVE_TIMEOUT_SECONDS="soon" must be a whole number/],
   ])('names %s when it is %s', (key, value, message) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [key]: value })).toThrow(message);

@@ -14,6 +14,7 @@ import { notificationsSettings } from './notifications.js';
 import { databaseSettings } from './database.js';
 import { realtimeSettings } from './realtime.js';
 import { clusterSettings, resolveConcurrency } from './cluster.js';
+import { backupsSettings } from './backups.js';
 
 const schema = v.object({
   ...coreSettings,
@@ -27,6 +28,7 @@ const schema = v.object({
   ...databaseSettings,
   ...realtimeSettings,
   ...clusterSettings,
+  ...backupsSettings,
 });
 
 export type Env = v.InferOutput<typeof schema>;

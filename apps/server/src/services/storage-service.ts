@@ -1,6 +1,7 @@
 // The storage service from configuration: the filesystem backend under DATA_DIR or an S3-compatible one, the
 // size limit and the orphan sweep.
 import { join } from 'node:path';
+import { archivingBackend, resolveTarget } from '@auction-ops/backups';
 import { createStorageService, type StorageService } from '@auction-ops/storage';
 import type { ServerContext } from '../context.js';
 
@@ -19,6 +20,7 @@ function backendOptions(config: ServerContext['config']) {
 }
 
 export function createConfiguredStorage(ctx: ServerContext): Promise<StorageService> {
+  const backupTarget = ctx.config.BACKUP_TARGET ? resolveTarget(ctx.config.BACKUP_TARGET) : undefined;
   return createStorageService({
     sql: ctx.sql,
     root: join(ctx.config.DATA_DIR, 'storage'),
@@ -30,5 +32,9 @@ export function createConfiguredStorage(ctx: ServerContext): Promise<StorageServ
       graceMs: ctx.config.STORAGE_ORPHAN_GRACE_SECONDS * 1000,
     },
     log: (message, fields) => ctx.log.warn(message, fields),
+    // Objects are archived as they are written, with an external database too (docs/backups.md).
+    wrapBackend: backupTarget
+      ? (backend) => archivingBackend(backend, backupTarget, (message, fields) => ctx.log.error(message, fields))
+      : undefined,
   });
 }

@@ -3,8 +3,11 @@ import type { ServerContext, Worker } from '../context.js';
 import { startWebhookWorker } from './webhooks.js';
 import { startNotificationWorker } from './notifications.js';
 import { startImportSweeper } from './imports.js';
+import { startBackupWorker } from './backups.js';
 
 export async function startWorkers(ctx: ServerContext): Promise<Worker[]> {
   if (!ctx.config.WORKERS_ENABLED) return [];
-  return [await startWebhookWorker(ctx), await startNotificationWorker(ctx), await startImportSweeper(ctx)];
+  const workers = [await startWebhookWorker(ctx), await startNotificationWorker(ctx), await startImportSweeper(ctx)];
+  const backups = await startBackupWorker(ctx);
+  return backups ? [...workers, backups] : workers;
 }

@@ -1,0 +1,80 @@
+// `auction-ops backup create|list|restore`: thin over @auction-ops/backups (docs/backups.md).
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import {
+  backupErrors,
+  createBackup,
+  ensureWritable,
+  listBackups,
+  pruneBackups,
+  resolveTarget,
+  restoreBackup,
+  summaryOf,
+  type BackupSummary,
+} from '@auction-ops/backups';
+import { loadConfig } from '@auction-ops/server/config';
+import { openDatabase } from '../database.js';
+import { UsageError } from './super-admin.js';
+
+const USAGE = `usage: auction-ops backup create [--target T] [--json]
+       auction-ops backup list [--target T] [--json]
+       auction-ops backup restore <id|latest> --data-dir DIR [--to-time ISO-8601] [--target T] [--json]`;
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        target: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        'data-dir': { type: 'string' },
+        'to-time': { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
+  }
+}
+
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const line = (b: BackupSummary) => `${b.id}\t${b.finished_at}\t${megabytes(b.bytes)}`;
+
+export async function backupCommand(args: string[]): Promise<void> {
+  const { values, positionals } = parse(args);
+  const [action, id, ...extra] = positionals;
+  const config = loadConfig();
+  if (config.DATABASE_URL) throw backupErrors.externalDatabase();
+  const target = resolveTarget(values.target ?? config.BACKUP_TARGET);
+  const print = (json: unknown, human: string) => console.log(values.json ? JSON.stringify(json, null, 2) : human);
+  if (action === 'create' && !id) {
+    await ensureWritable(target); // before a cluster is started for nothing
+    const db = await openDatabase();
+    try {
+      const manifest = await createBackup({ ownerUrl: db.ownerUrl, dataDir: config.DATA_DIR, target });
+      // BACKUP_KEEP applies to backups taken by hand too: older ones and what only they need are pruned.
+      const pruned = config.BACKUP_KEEP ? await pruneBackups(target, config.BACKUP_KEEP) : undefined;
+      const note = pruned?.backups.length ? `; pruned ${pruned.backups.join(', ')}` : '';
+      print(
+        { ...summaryOf(manifest), pruned: pruned?.backups ?? [] },
+        `backup ${line(summaryOf(manifest))} in ${target.spec}${note}`,
+      );
+    } finally {
+      await db.close();
+      target.store.close();
+    }
+  } else if (action === 'list' && !id) {
+    const backups = (await listBackups(target)).map(summaryOf);
+    print(backups, backups.length ? backups.map(line).join('\n') : `no backups in ${target.spec}`);
+  } else if (action === 'restore' && id && values['data-dir'] && extra.length === 0) {
+    const dataDir = resolve(values['data-dir']);
+    const restored = await restoreBackup({ target, id, dataDir, toTime: values['to-time'] });
+    const as = restored.to_time ? ` as of ${restored.to_time}` : ' with every archived change';
+    print(
+      restored,
+      `restored backup ${restored.id}${as} into ${dataDir}; start it with DATA_DIR=${dataDir} pnpm start`,
+    );
+  } else {
+    throw new UsageError(USAGE);
+  }
+}

@@ -1,0 +1,72 @@
+// `auction-ops backup` refusals as an operator meets them: exit status and one clear message, nothing changed.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../bin/auction-ops.js', import.meta.url));
+let root: string;
+
+async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string }> {
+  const base: Record<string, string | undefined> = {
+    ...process.env,
+    DATA_DIR: join(root, 'data'),
+    JWT_SECRET: 'c'.repeat(40),
+  };
+  delete base.DATABASE_URL;
+  delete base.BACKUP_TARGET;
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], {
+      env: { ...base, ...env },
+    });
+    return { code: 0, out: stdout + stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'auction-ops-cli-backup-'));
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+it('with DATABASE_URL, says the database is the operator’s and points to docs/backups.md', async () => {
+  const result = await cli({ DATABASE_URL: 'postgres://db.example/app', BACKUP_TARGET: root }, 'backup', 'create');
+  expect(result.code).toBe(1);
+  expect(result.out).toContain('DATABASE_URL is set');
+  expect(result.out).toContain('docs/backups.md');
+});
+
+it('without a target, says how to name one', async () => {
+  const result = await cli({}, 'backup', 'list');
+  expect(result.code).toBe(1);
+  expect(result.out).toContain('no backup target: set BACKUP_TARGET or pass --target');
+});
+
+it('refuses a target that cannot be written before starting anything', async () => {
+  const file = join(root, 'plain-file');
+  writeFileSync(file, '');
+  const result = await cli({}, 'backup', 'create', '--target', join(file, 'backups'));
+  expect(result.code).toBe(1);
+  expect(result.out).toContain(`backup target ${join(file, 'backups')} cannot be written`);
+  expect(existsSync(join(root, 'data'))).toBe(false);
+});
+
+it('refuses an unknown id by name, and a restore without --data-dir with the usage', async () => {
+  const unknown = await cli({ BACKUP_TARGET: root }, 'backup', 'restore', 'nope', '--data-dir', join(root, 'out'));
+  expect(unknown.code).toBe(1);
+  expect(unknown.out).toContain('no backup with id "nope"');
+  expect(existsSync(join(root, 'out'))).toBe(false);
+  const usage = await cli({ BACKUP_TARGET: root }, 'backup', 'restore', 'latest');
+  expect(usage.code).toBe(2);
+  expect(usage.out).toContain('usage: auction-ops backup');
+});
+
+it('lists an empty target, as text and as a JSON array', async () => {
+  expect((await cli({}, 'backup', 'list', '--target', root)).out).toContain(`no backups in ${root}`);
+  expect(JSON.parse((await cli({}, 'backup', 'list', '--target', root, '--json')).out)).toEqual([]);
+});

@@ -1,0 +1,110 @@
+// Restores a backup into a new DATA_DIR: copies and verifies its files and the archived WAL it may replay, then
+// lets PostgreSQL replay that WAL (to a time, or to the end) and promote, ready for `DATA_DIR=DIR pnpm start`.
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { startEmbeddedPostgres } from '@auction-ops/database';
+import { errors } from './backup-errors.js';
+import { type BackupManifest, listBackups, readManifest, summaryOf } from './backup-manifest.js';
+import type { BackupTarget } from './backup-target.js';
+import { CLUSTER_DIR } from './data-dir-files.js';
+import { replayArchive, RESTORE_WAL_DIR } from './wal-replay.js';
+import { restoreObjects } from './object-archive.js';
+
+export interface RestoreOptions {
+  target: BackupTarget;
+  /** A backup id, or `latest`. */
+  id: string;
+  dataDir: string;
+  /** ISO-8601: the state as of this instant; absent: everything archived. */
+  toTime?: string;
+  log?: (message: string) => void;
+}
+
+async function chooseBackup(target: BackupTarget, id: string): Promise<BackupManifest> {
+  if (id !== 'latest') return readManifest(target, id);
+  const newest = (await listBackups(target)).at(-1);
+  if (!newest) throw errors.noBackups(target.spec);
+  return newest;
+}
+
+function checkTime(manifest: BackupManifest, toTime: string | undefined): Date | undefined {
+  if (toTime === undefined) return undefined;
+  const time = new Date(toTime);
+  if (Number.isNaN(time.getTime()) || !/^\d{4}-\d\d-\d\dT/.test(toTime)) throw errors.badTime(toTime);
+  if (time < new Date(manifest.finished_at)) throw errors.beforeBackupEnd(toTime, manifest.id, manifest.finished_at);
+  if (time > new Date()) throw errors.pastArchive(toTime, 'it is in the future');
+  return time;
+}
+
+async function fetchChecked(
+  target: BackupTarget,
+  key: string,
+  to: string,
+  sha256: string | undefined,
+  what: string,
+  id: string,
+) {
+  mkdirSync(dirname(to), { recursive: true, mode: 0o700 });
+  const fetched = await target.store.getFile(key, to);
+  if (!fetched || fetched.sha256 !== sha256) throw errors.damaged(id, what);
+}
+
+async function copyBackup(manifest: BackupManifest, target: BackupTarget, dataDir: string): Promise<void> {
+  const prefix = `backups/${manifest.id}`;
+  for (const path of manifest.dirs) mkdirSync(join(dataDir, path), { recursive: true, mode: 0o700 });
+  for (const file of manifest.files)
+    await fetchChecked(
+      target,
+      `${prefix}/files/${file.path}`,
+      join(dataDir, file.path),
+      file.sha256,
+      file.path,
+      manifest.id,
+    );
+  chmodSync(join(dataDir, CLUSTER_DIR), 0o700);
+}
+
+/** The WAL replay may read, fetched and verified before PostgreSQL sees any: the archive's, then the backup's own. */
+async function fetchWal(manifest: BackupManifest, target: BackupTarget, dataDir: string): Promise<void> {
+  const dir = join(dataDir, RESTORE_WAL_DIR);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const archived = (await target.store.list('wal')).filter(
+    (name) => !name.endsWith('.sha256') && name >= manifest.start_wal,
+  );
+  for (const name of archived) {
+    const recorded = (await target.store.getText(`wal/${name}.sha256`))?.trim();
+    await fetchChecked(target, `wal/${name}`, join(dir, name), recorded, `archived WAL ${name}`, manifest.id);
+  }
+  for (const file of manifest.wal) {
+    if (existsSync(join(dir, file.path))) continue;
+    const key = `backups/${manifest.id}/wal/${file.path}`;
+    await fetchChecked(target, key, join(dir, file.path), file.sha256, `WAL ${file.path}`, manifest.id);
+  }
+}
+
+function checkEmpty(dataDir: string): boolean {
+  if (!existsSync(dataDir)) return false;
+  if (!statSync(dataDir).isDirectory() || readdirSync(dataDir).length > 0) throw errors.dataDirInUse(dataDir);
+  return true;
+}
+
+export async function restoreBackup(options: RestoreOptions) {
+  const { target, dataDir } = options;
+  const existed = checkEmpty(dataDir);
+  const manifest = await chooseBackup(target, options.id);
+  const toTime = checkTime(manifest, options.toTime);
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    await copyBackup(manifest, target, dataDir);
+    await fetchWal(manifest, target, dataDir);
+    await restoreObjects(target, dataDir, manifest.id);
+    await replayArchive({ manifest, dataDir, toTime, startCluster: startEmbeddedPostgres, log: options.log });
+  } catch (error) {
+    // Nothing left behind: a directory we created goes, one that was empty is emptied again.
+    if (existed)
+      for (const entry of readdirSync(dataDir)) rmSync(join(dataDir, entry), { recursive: true, force: true });
+    else rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  return { ...summaryOf(manifest), data_dir: dataDir, to_time: toTime?.toISOString() ?? null };
+}

@@ -1,6 +1,7 @@
 // The contract's limits (section 8) at their default values, on a server configured with nothing but the test
 // defaults, and the data interface's error codes (section 7.2) as supabase-js sees them. Limits of other files are
 // lowered or raised for speed; these are not.
+import { request as httpRequest } from 'node:http';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awaitWindowRoom, callFunction } from './functions-notify.fixture.js';
@@ -124,6 +125,48 @@ describe('function limits at their defaults (per user)', () => {
     const { allowed, refusal } = await refusedAfter('import-csv', body, HOUR, 10, token);
     expect(allowed).toBe(5);
     expect(refusal.body).toMatchObject({ code: 'RATE_LIMITED', error: 'at most 5 requests per hour for import-csv' });
+  });
+});
+
+describe('import-csv file size at its default (50 MB)', () => {
+  it('refuses a declared 51 MB upload with 413 VALIDATION_ERROR before reading it', async () => {
+    const created = await t.client(t.serviceRoleKey).auth.admin.createUser({
+      email: 'import-size@contract.test',
+      email_confirm: true,
+    });
+    const token = await new SignJWT({ role: 'authenticated', sub: created.data.user!.id })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setAudience('authenticated')
+      .setExpirationTime('10m')
+      .sign(new TextEncoder().encode(t.jwtSecret));
+    const boundary = 'contract-boundary';
+    const head = `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.csv"\r\n\r\nmake\n`;
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(new URL('/functions/v1/import-csv', t.url), {
+        method: 'POST',
+        headers: {
+          apikey: t.anonKey,
+          authorization: `Bearer ${token}`,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(51 * 1024 * 1024),
+        },
+      });
+      req.on('error', reject);
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (d) => {
+          body += d;
+        });
+        res.on('end', () => {
+          resolve({ status: res.statusCode!, body });
+          req.destroy();
+        });
+      });
+      // Only the first bytes: the answer must come from the declared size, not from reading 51 MB.
+      req.write(head);
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'VALIDATION_ERROR', error: 'the file is larger than 50 MB' });
   });
 });
 

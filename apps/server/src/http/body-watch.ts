@@ -18,17 +18,19 @@ export function watchRequestBodies(server: Server, options: { idleMs: number; lo
 }
 
 function watch(req: IncomingMessage, res: ServerResponse, { idleMs, log }: { idleMs: number; log: Logger }): void {
+  // Progress is read off the connection's byte count, never by listening to 'data': under HTTP/2 `req.socket` hands
+  // listeners to the request's own stream, and a 'data' listener there would consume the body before its reader.
+  // (Under HTTP/2 the count is the whole connection's, so another busy stream keeps a dripping one alive.)
   const socket = req.socket;
-  let bytes = 0;
+  const start = socket.bytesRead ?? 0;
+  let seen = start;
   let idled = false;
-  const onData = (chunk: Buffer) => {
-    bytes += chunk.length;
-    timer.refresh();
-  };
   const timer = setTimeout(function check() {
     // All of it arrived, or bytes wait for the server to read them: the server is the slow one, not the client.
     if (req.complete) return;
-    if (req.readableLength > 0) {
+    const now = socket.bytesRead ?? seen;
+    if (now !== seen || req.readableLength > 0) {
+      seen = now;
       timer.refresh();
       return;
     }
@@ -37,26 +39,25 @@ function watch(req: IncomingMessage, res: ServerResponse, { idleMs, log }: { idl
     log.info('request body idle; closed', {
       method: req.method,
       path: pathOf(req),
-      bytes_read: bytes,
+      bytes_read: seen - start,
       idle_ms: idleMs,
     });
     req.destroy(new BodyIdleError(`no request body bytes for ${idleMs} ms`));
   }, idleMs);
   timer.unref();
-  const done = () => {
-    clearTimeout(timer);
-    socket.off('data', onData);
-  };
-  socket.on('data', onData);
-  req.once('end', done);
+  req.once('end', () => clearTimeout(timer));
   req.once('close', () => {
-    done();
+    clearTimeout(timer);
     // Only a broken connection makes Node fail the request with ECONNRESET; a request the server itself destroyed
     // (a refused body whose unread rest was dropped) has no error, and one answered in full is no abort.
     const reset = (req.errored as { code?: string } | null)?.code === 'ECONNRESET';
     if (req.complete || idled || !reset || res.writableFinished) return;
     countFault('clientAborts');
-    log.info('request closed by client', { method: req.method, path: pathOf(req), bytes_read: bytes });
+    log.info('request closed by client', {
+      method: req.method,
+      path: pathOf(req),
+      bytes_read: (socket.bytesRead ?? seen) - start,
+    });
   });
 }
 

@@ -75,6 +75,21 @@ export function createDeliveryStore(sql: postgres.Sql) {
     },
 
     /**
+     * Gives back leases this worker holds on deliveries it has not in flight: a claim whose answer was lost (the
+     * connection broke after the commit) leased them, but nothing was sent. Without this they would wait out the
+     * lease before anyone tried them. The attempt the claim counted did not happen, so it is taken back.
+     */
+    async releaseLost(workerId: string, inflight: readonly string[]): Promise<number> {
+      const rows = await sql`
+        update public.webhook_deliveries d
+           set attempt_count = d.attempt_count - 1, locked_by = null, locked_until = null, lease_token = null
+         where d.locked_by = ${workerId} and d.status = 'queued' and d.locked_until > now()
+           and d.id <> all (${inflight}::uuid[])
+        returning d.id`;
+      return rows.length;
+    },
+
+    /**
      * Milliseconds until the earliest queued delivery that is not leased and whose endpoint is active (0 when one is
      * already due; undefined when none is queued). Walks the next_attempt_at index and stops at the first match.
      */

@@ -108,6 +108,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const wake = waker.wake;
   const sleep = waker.sleep;
 
+  let claimUnanswered = false;
+
   async function loop(gen: number): Promise<void> {
     while (running && gen === generation) {
       lastTurnAt = Date.now();
@@ -117,6 +119,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         // Under load every finished attempt wakes the loop; a short pause lets several free slots share a claim.
         const sinceClaim = Date.now() - lastClaimAt;
         if (sinceClaim < CLAIM_COALESCE_MS) await new Promise((r) => setTimeout(r, CLAIM_COALESCE_MS - sinceClaim));
+        if (claimUnanswered) {
+          const released = await store.releaseLost(workerId, [...inflight.keys()]);
+          claimUnanswered = false;
+          if (released > 0) log.warn('webhook leases of an unanswered claim given back', { deliveries: released });
+        }
         const free = options.concurrency - inflight.size;
         if (free > 0) {
           lastClaimAt = Date.now();
@@ -137,6 +144,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         }
       } catch (error) {
         if (!running || killed) return;
+        // The claim may have committed without its answer reaching us: its leases are given back next turn.
+        claimUnanswered = true;
         log.warn('webhook dispatcher claim failed', { error: String(error) });
       }
       await sleep(waitMs);

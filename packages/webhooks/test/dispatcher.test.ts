@@ -482,4 +482,48 @@ describe('isolation and durability', () => {
     await emit(db.sql, a.id);
     await r.waitFor(1);
   });
+
+  it('gives back the leases of a claim whose answer it never got, instead of leaving them for a lease', async () => {
+    const r = await receiver();
+    await createEndpoint(db.sql, a.id, r.url);
+    await emit(db.sql, a.id);
+    // What a claim that committed while its connection broke leaves: leased to this worker for an hour, unsent.
+    await db.sql`update public.webhook_deliveries set attempt_count = attempt_count + 1, locked_by = 'w-lost',
+      locked_until = now() + interval '1 hour', lease_token = gen_random_uuid() where auction_id = ${a.id}`;
+    // Its next claim fails: a table lock outlasts the statement timeout of the dispatcher's connection.
+    const timing = postgres(db.ownerUrl, { max: 1, onnotice: () => {}, connection: { statement_timeout: 300 } });
+    const blocker = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const locking = blocker.begin(async (tx) => {
+      await tx`lock table public.webhook_deliveries in access exclusive mode`;
+      await held;
+    });
+    try {
+      await new Promise((res) => setTimeout(res, 100));
+      const d = dispatcher({ sql: timing, workerId: 'w-lost', pollIntervalMs: 100 });
+      await d.start();
+      await new Promise((res) => setTimeout(res, 600));
+      release();
+      await locking;
+      await r.waitFor(1);
+      const [row] =
+        await db.sql`select status, attempt_count from public.webhook_deliveries where auction_id = ${a.id}`;
+      // One attempt, the one really made: the lost claim's count was taken back.
+      await waitUntil(
+        async () =>
+          (await db.sql`select status from public.webhook_deliveries where auction_id = ${a.id}`)[0].status ===
+          'delivered',
+        5_000,
+        'the delivery recorded',
+      );
+      expect(row.attempt_count).toBe(1);
+    } finally {
+      release();
+      await blocker.end();
+      await timing.end();
+    }
+  });
 });

@@ -188,7 +188,10 @@ describe('the embedded PostgreSQL killed under load', () => {
       );
       const deliveries = (await sql`select id from public.webhook_deliveries`).map((d) => String(d.id));
       expect(deliveries.length).toBeGreaterThan(acknowledged.length - 1);
-      expect([...received].sort()).toEqual([...deliveries].sort());
+      // Every delivery arrived. Delivery is at least once: an attempt whose outcome the dispatcher could not learn
+      // (its answer lost in the outage, on a loaded machine) is made again with the same webhook_id, which receivers
+      // de-duplicate by (docs/webhooks.md). Quiet runs see none; loaded full-suite runs saw 1 to 3 of about 45.
+      expect([...new Set(received)].sort()).toEqual([...deliveries].sort());
       await client.removeAllChannels();
     } finally {
       await owner.sql?.end({ timeout: 1 });

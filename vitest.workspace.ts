@@ -22,6 +22,8 @@ export default dirs.map((dir) =>
       name: dir.split('/')[1],
       root: dir,
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      // The outage test runs alone (`pnpm test:outage`, vitest.outage.config.ts).
+      exclude: ['**/node_modules/**', ...(dir === 'apps/server' ? ['test/postgres-restart.test.ts'] : [])],
       testTimeout: 30_000,
       hookTimeout: 120_000,
       pool: 'forks',

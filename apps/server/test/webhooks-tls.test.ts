@@ -47,7 +47,10 @@ it('delivers over HTTPS to a receiver whose certificate the configured CA signed
   await db.sql`insert into public.webhook_endpoints (auction_id, url, events, secret)
     values (${a.id}, ${url}, ${['message.created']}, 'tls-secret-0123456789')`;
   await db.sql`select public.emit_event(${a.id}, 'message.created', '{}')`;
-  for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  // The outcome is recorded after the receiver answered: wait for the record, not only for the request.
+  const recorded = async () =>
+    (await db.sql`select status from public.webhook_deliveries`)[0]?.status !== 'queued' && received.length > 0;
+  for (let i = 0; i < 100 && !(await recorded()); i++) await new Promise((r) => setTimeout(r, 100));
   const [delivery] = await db.sql`select id, status, last_error from public.webhook_deliveries`;
   expect(delivery).toMatchObject({ status: 'delivered', last_error: null });
   expect(received).toEqual([delivery.id]);

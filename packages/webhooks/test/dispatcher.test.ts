@@ -54,6 +54,20 @@ function dispatcher(overrides: Partial<DispatcherOptions> = {}): Dispatcher {
   return d;
 }
 
+/** Holds an exclusive lock on the delivery table until release(): claims hang (or time out) meanwhile. */
+function lockDeliveries() {
+  const blocker = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const locking = blocker.begin(async (tx) => {
+    await tx`lock table public.webhook_deliveries in access exclusive mode`;
+    await held;
+  });
+  return { release, locking, blocker };
+}
+
 async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
   const r = await startReceiver(...args);
   receivers.push(r);
@@ -463,15 +477,7 @@ describe('isolation and durability', () => {
       log: { ...quiet, error: (msg) => errors.push(msg) },
     });
     // A table lock makes the claim query hang: the loop stalls the way it would on a dead connection.
-    const blocker = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const locking = blocker.begin(async (tx) => {
-      await tx`lock table public.webhook_deliveries in access exclusive mode`;
-      await held;
-    });
+    const { release, locking, blocker } = lockDeliveries();
     await new Promise((res) => setTimeout(res, 100));
     await d.start();
     await waitUntil(async () => d.stats().restarts > 0, 10_000, 'a restart');
@@ -492,15 +498,7 @@ describe('isolation and durability', () => {
       locked_until = now() + interval '1 hour', lease_token = gen_random_uuid() where auction_id = ${a.id}`;
     // Its next claim fails: a table lock outlasts the statement timeout of the dispatcher's connection.
     const timing = postgres(db.ownerUrl, { max: 1, onnotice: () => {}, connection: { statement_timeout: 300 } });
-    const blocker = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const locking = blocker.begin(async (tx) => {
-      await tx`lock table public.webhook_deliveries in access exclusive mode`;
-      await held;
-    });
+    const { release, locking, blocker } = lockDeliveries();
     try {
       await new Promise((res) => setTimeout(res, 100));
       const d = dispatcher({ sql: timing, workerId: 'w-lost', pollIntervalMs: 100 });

@@ -10,7 +10,7 @@ import {
   type TestUser,
 } from './functions-notify.fixture.js';
 import { readSse, sqlAnswer, startFakeLlm, type FakeLlm } from './functions-reporting.fixture.js';
-import { testClient } from './support/test-server.js';
+import { startTestServer, testClient } from './support/test-server.js';
 
 let h: NotifyHarness;
 let llm: FakeLlm;
@@ -21,7 +21,13 @@ let auctionId: string;
 let datasetId: string;
 let otherDatasetId: string;
 
-async function importText(user: TestUser, auction: string, name: string, csv: string): Promise<string> {
+async function importText(
+  user: TestUser,
+  auction: string,
+  name: string | null,
+  csv: string,
+  into?: { dataset_id: string; mode: 'append' | 'replace' },
+): Promise<string> {
   const r = await fetch(`${h.url}/functions/v1/import-csv`, {
     method: 'POST',
     headers: {
@@ -29,7 +35,7 @@ async function importText(user: TestUser, auction: string, name: string, csv: st
       authorization: `Bearer ${user.token}`,
       'content-type': 'application/json',
     },
-    body: JSON.stringify({ auction_id: auction, name, csv }),
+    body: JSON.stringify({ auction_id: auction, ...(name === null ? {} : { name }), csv, ...into }),
   });
   const events = await readSse(r.body);
   const complete = events.find((e) => e.event === 'complete');
@@ -94,6 +100,53 @@ describe('execute-query', () => {
     expect(second.headers.get('x-cache')).toBe('HIT');
     expect(second.body.cached).toBe(true);
     expect(second.body.rows).toEqual(first.body.rows);
+  });
+
+  it('shares results between server processes through PostgreSQL, until an import or the five minutes end', async () => {
+    // A second server on the same database, as another process or instance behind the load balancer is.
+    const env = { JWT_SECRET: 'n'.repeat(40), FUNCTION_RATE_LIMITS: 'execute-query=1000/minute' };
+    const other = await startTestServer(env, { db: h.db });
+    const unshared = await startTestServer({ ...env, QUERY_CACHE_SHARED: 'false' }, { db: h.db });
+    try {
+      const dataset = await importText(owner, auctionId, 'Shared', 'make,price\nFord,1\nKia,2\n');
+      const sql = 'select count(*) as n, sum(price) as total from dataset';
+      const on = (url: string) =>
+        callFunction(url, h.server.ctx.anonKey, 'execute-query', {
+          bearer: member.token,
+          body: { dataset_id: dataset, sql },
+        });
+      const first = await on(h.url);
+      expect([first.headers.get('x-cache'), first.body.rows]).toEqual(['MISS', [{ n: 2, total: 3 }]]);
+      const there = await on(other.url);
+      expect([there.headers.get('x-cache'), there.body.cached, there.body.rows]).toEqual([
+        'HIT',
+        true,
+        first.body.rows,
+      ]);
+      // Per process when the operator turns sharing off.
+      expect((await on(unshared.url)).headers.get('x-cache')).toBe('MISS');
+
+      // An import on one server: every server computes the new result.
+      await importText(owner, auctionId, null, 'make,price\nSaab,4\n', { dataset_id: dataset, mode: 'append' });
+      const afterImport = await on(other.url);
+      expect([afterImport.headers.get('x-cache'), afterImport.body.rows]).toEqual(['MISS', [{ n: 3, total: 7 }]]);
+      const [{ entries }] = await h.db.sql<{ entries: number }[]>`
+        select count(*)::int as entries from reporting_data.report_cache where dataset_id = ${dataset}`;
+      expect(entries).toBe(1);
+
+      // An entry past its five minutes is not served by a process that has not seen it.
+      await h.db.sql`update reporting_data.report_cache set expires_at = now() - interval '1 second'
+                      where dataset_id = ${dataset}`;
+      const third = await startTestServer(env, { db: h.db });
+      try {
+        expect((await on(third.url)).headers.get('x-cache')).toBe('MISS');
+      } finally {
+        await third.stop();
+      }
+    } finally {
+      await other.stop();
+      await unshared.stop();
+    }
   });
 
   it('caps rows at the limit and says so', async () => {

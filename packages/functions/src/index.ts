@@ -12,4 +12,5 @@ export { FunctionError } from './errors.js';
 export { createFunctionDispatcher, type FunctionDispatcher } from './family/function-dispatcher.js';
 export { allFunctions, type FunctionDeps } from './registry.js';
 export { QueryCache } from './reporting/query-cache.js';
+export { SharedQueryCache } from './reporting/shared-query-cache.js';
 export { recoverAbandonedImports } from './reporting/import/dataset-import.js';

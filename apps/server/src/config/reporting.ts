@@ -1,7 +1,7 @@
 // Reporting functions: the language model of generate-sql (any OpenAI-compatible server), execute-query's
 // statement timeout and result cache, import-csv's file limit, and per-function limit overrides.
 import * as v from 'valibot';
-import { nonEmpty, positiveInt, url } from './fields.js';
+import { bool, nonEmpty, positiveInt, url } from './fields.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -12,6 +12,8 @@ export const reportingSettings = {
   LLM_TIMEOUT_MS: v.optional(positiveInt, '30000'),
   EXECUTE_QUERY_TIMEOUT_MS: v.optional(positiveInt, '10000'),
   QUERY_CACHE_MAX_BYTES: v.optional(positiveInt, String(64 * 1024 * 1024)),
+  // Results shared by every process and instance through PostgreSQL; false keeps them per process.
+  QUERY_CACHE_SHARED: v.optional(bool, 'true'),
   IMPORT_MAX_BYTES: v.optional(positiveInt, String(50 * 1024 * 1024)),
   // Per-function overrides of the per-user limits, e.g. `execute-query=60/minute,import-csv=20/hour`.
   FUNCTION_RATE_LIMITS: v.optional(

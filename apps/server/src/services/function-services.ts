@@ -8,6 +8,7 @@ import {
   type FunctionDispatcher,
   pushLeaseMs,
   QueryCache,
+  SharedQueryCache,
 } from '@auction-ops/functions';
 import { OPENAI_DEFAULT_BASE_URL } from '../config/reporting.js';
 import type { ServerContext } from '../context.js';
@@ -30,7 +31,10 @@ export function createFunctionServices(ctx: ServerContext, mailer: Mailer): Func
     leaseMs: pushLeaseMs(c),
     workerId: `endpoint:${process.pid}`,
     log: ctx.log,
-    queryCache: new QueryCache({ maxBytes: c.QUERY_CACHE_MAX_BYTES }),
+    queryCache: new SharedQueryCache(
+      new QueryCache({ maxBytes: c.QUERY_CACHE_MAX_BYTES }),
+      c.QUERY_CACHE_SHARED ? ctx.ownerSql : null,
+    ),
     executeQueryTimeoutMs: c.EXECUTE_QUERY_TIMEOUT_MS,
     importMaxBytes: c.IMPORT_MAX_BYTES,
     llm: {

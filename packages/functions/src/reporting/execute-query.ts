@@ -7,13 +7,14 @@ import { type Caller, defineFunction } from '../family/function-definition.js';
 import { toCsv } from './csv-output.js';
 import { findDataset, requireUuid } from './dataset-access.js';
 import { QueryCache } from './query-cache.js';
+import type { SharedQueryCache } from './shared-query-cache.js';
 import { runReportQuery } from './query-runner.js';
 import { validateReportSql } from './sql-validator.js';
 
 export interface ReportingDeps {
   sql: postgres.Sql;
   ownerSql: postgres.Sql;
-  queryCache: QueryCache;
+  queryCache: SharedQueryCache;
   executeQueryTimeoutMs: number;
 }
 
@@ -97,7 +98,7 @@ async function runQuery(deps: ReportingDeps, q: QueryRequest): Promise<Response>
     limit: q.limit,
     format: q.format,
   });
-  const hit = deps.queryCache.get(key);
+  const hit = await deps.queryCache.get(key);
   if (hit) return respond(hit.body, hit.contentType, 'HIT', q.format);
   const result = await runReportQuery(deps.sql, q.caller, dataset.table_name, validation.statement, {
     limit: q.limit,
@@ -119,7 +120,7 @@ async function runQuery(deps: ReportingDeps, q: QueryRequest): Promise<Response>
             }).slice(1),
           contentType: 'application/json; charset=utf-8',
         };
-  deps.queryCache.set(key, { ...entry, rowCount: result.rows.length });
+  await deps.queryCache.set(key, dataset.id, { ...entry, rowCount: result.rows.length });
   return respond(entry.body, entry.contentType, 'MISS', q.format);
 }
 

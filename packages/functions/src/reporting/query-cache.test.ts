@@ -25,4 +25,15 @@ describe('QueryCache', () => {
     cache.set(key, { ...body, body: 'x'.repeat(200) });
     expect(cache.get(key)).toBeUndefined();
   });
+
+  it('keeps an entry from the shared tier only for what is left of its lifetime', () => {
+    let now = 1_000_000;
+    const cache = new QueryCache({ maxBytes: 1024, now: () => now });
+    cache.set(key, body, 1000);
+    now += 999;
+    expect(cache.get(key)).toEqual(body);
+    now += 2;
+    expect(cache.get(key)).toBeUndefined();
+    expect([cache.fits(key, body), cache.fits(key, { ...body, body: 'x'.repeat(2000) })]).toEqual([true, false]);
+  });
 });

@@ -21,14 +21,16 @@ export interface QueryCacheOptions {
 
 export class QueryCache {
   private readonly cache: LRUCache<string, CachedBody>;
+  private readonly maxBytes: number;
 
   constructor(options: QueryCacheOptions) {
+    this.maxBytes = options.maxBytes;
     this.cache = new LRUCache<string, CachedBody>({
       maxSize: options.maxBytes,
       ttl: options.ttlMs ?? QUERY_CACHE_TTL_MS,
       // A given clock is read on every check (lru-cache otherwise reuses a reading for 1 ms, by a timer).
       ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}),
-      sizeCalculation: (v, k) => Math.max(1, Buffer.byteLength(v.body) + k.length),
+      sizeCalculation: entrySize,
     });
   }
 
@@ -40,11 +42,21 @@ export class QueryCache {
     return this.cache.get(key);
   }
 
-  set(key: string, value: CachedBody): void {
-    this.cache.set(key, value);
+  /** `ttlMs` for an entry that has lived elsewhere already (the shared tier). */
+  set(key: string, value: CachedBody, ttlMs?: number): void {
+    this.cache.set(key, value, ttlMs === undefined ? undefined : { ttl: ttlMs });
+  }
+
+  /** Whether an entry is small enough to be kept at all. */
+  fits(key: string, value: CachedBody): boolean {
+    return entrySize(value, key) <= this.maxBytes;
   }
 
   dropDataset(datasetId: string): void {
     for (const key of this.cache.keys()) if (key.startsWith(`${datasetId}|`)) this.cache.delete(key);
   }
+}
+
+function entrySize(value: CachedBody, key: string): number {
+  return Math.max(1, Buffer.byteLength(value.body) + key.length);
 }

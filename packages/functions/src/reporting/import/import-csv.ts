@@ -4,7 +4,7 @@
 import type postgres from 'postgres';
 import { FunctionError } from '../../errors.js';
 import { defineFunction } from '../../family/function-definition.js';
-import type { QueryCache } from '../query-cache.js';
+import type { SharedQueryCache } from '../shared-query-cache.js';
 import { loadCsv } from './csv-loader.js';
 import { claimDataset, lockImport, publishImport, rollbackImport } from './dataset-import.js';
 import { parseImportOptions } from './import-options.js';
@@ -14,7 +14,7 @@ import { createSseStream } from './sse-stream.js';
 export interface ImportDeps {
   sql: postgres.Sql;
   ownerSql: postgres.Sql;
-  queryCache: QueryCache;
+  queryCache: SharedQueryCache;
   importMaxBytes: number;
   log: { error(message: string, fields?: Record<string, unknown>): void };
 }
@@ -68,7 +68,7 @@ export const importCsv = defineFunction<ImportDeps>({
           calculated,
         }));
         const rowCount = await publishImport(deps.ownerSql, dataset, columns, result.imported);
-        deps.queryCache.dropDataset(dataset.id);
+        await deps.queryCache.dropDataset(dataset.id);
         sse.send('complete', {
           dataset_id: dataset.id,
           row_count: rowCount,

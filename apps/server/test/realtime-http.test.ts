@@ -66,7 +66,7 @@ describe('broadcast over HTTP', () => {
     expect(await member.httpSend('bid', { amount: 10 })).toEqual({ success: true });
     const stranger = outsider.client.channel(topic, { config: { private: true } });
     await expect(stranger.httpSend('bid', { amount: 99 })).rejects.toThrow(
-      `You do not have permission to join ${topic}`,
+      `You do not have permission to write broadcast messages to ${topic}`,
     );
     // The public room of the same name is another room: nothing sent there reaches the private one.
     const publicSend = await fetch(`${server.url}/realtime/v1/api/broadcast`, {

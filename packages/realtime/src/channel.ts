@@ -5,6 +5,7 @@ import type { Claims } from '@auction-ops/auth-core';
 import type { Binding, ChangeTarget, Identity } from './change-router.js';
 import { encodeBinaryBroadcast, isBinaryPayload, type BroadcastMessage, type Frame } from './protocol.js';
 import { reasons } from './realtime-errors.js';
+import { PUBLIC_GRANTS, type TopicGrants } from './topic-authorization.js';
 
 export interface ChannelConfig {
   self: boolean;
@@ -27,6 +28,8 @@ export class Channel implements ChangeTarget {
   joined = true;
   /** Broadcasts waiting while stored messages are replayed to this channel (see RealtimeHub.hold). */
   held: BroadcastMessage[] | undefined;
+  /** What the policies let this connection do on the topic: checked at the join and at each new token. */
+  grants: TopicGrants = PUBLIC_GRANTS;
   private expiry: NodeJS.Timeout | undefined;
   private readonly changePrefix: string;
 

@@ -51,8 +51,9 @@ export class HttpBroadcaster {
   // Every message is checked before any is sent: a refused request sends nothing.
   private async check({ claims, clientIp, messages, persist }: HttpBroadcastRequest) {
     const { limits } = this.hub;
-    if (claims.role !== 'authenticated' && claims.role !== 'service_role')
-      return { status: 403, message: reasons.signInRequired } as const;
+    // Asked as for a private channel first: a connection that may join nothing is refused before any count.
+    const anyRefusal = this.hub.admissionRefusal(claims, true);
+    if (anyRefusal) return { status: 403, message: anyRefusal } as const;
     if (!this.withinRate(clientIp, messages.length))
       return { status: 429, message: reasons.tooManyMessages(limits.eventsPerSecond) } as const;
     const allowed = new Set<string>();
@@ -62,9 +63,12 @@ export class HttpBroadcaster {
       if (size > limits.maxPayloadBytes)
         return { status: 422, message: reasons.payloadTooLarge(limits.maxPayloadBytes) } as const;
       if (persist && !m.private) return { status: 422, message: reasons.persistNeedsPrivate } as const;
+      const refused = this.hub.admissionRefusal(claims, m.private);
+      if (refused) return { status: 403, message: refused } as const;
       if (!m.private || allowed.has(m.topic)) continue;
-      const denied = await this.hub.checkPrivateTopic(`realtime:${m.topic}`, claims);
-      if (denied) return { status: 403, message: denied } as const;
+      const grants = await this.hub.authorize(m.topic, claims);
+      if (!grants.write.has('broadcast'))
+        return { status: 403, message: reasons.notAllowedToWrite(m.topic, 'broadcast') } as const;
       allowed.add(m.topic);
     }
     return undefined;

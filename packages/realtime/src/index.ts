@@ -11,3 +11,4 @@ export {
 export type { RealtimeLimits } from './realtime-hub.js';
 export type { HttpBroadcast, HttpBroadcastRequest, HttpBroadcastResult } from './http-broadcast.js';
 export type { RetentionLimits } from './message-store.js';
+export { PUBLIC_CHANNELS_SETTINGS, type PublicChannels } from './topic-authorization.js';

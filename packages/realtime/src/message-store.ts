@@ -1,5 +1,6 @@
 // Broadcasts stored for replay (realtime.messages): written by `persist` sends on private channels, read by joins
-// with `config.broadcast.replay`, and kept within a maximum age and a maximum count per topic.
+// with `config.broadcast.replay` (with those sent from SQL by realtime.send), and kept within a maximum age (day
+// partitions dropped whole) and a maximum count per topic.
 import type postgres from 'postgres';
 import { isBinaryPayload, type BroadcastMessage } from './protocol.js';
 
@@ -25,13 +26,15 @@ export class MessageStore {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    /** Owner pool: the table is not for request roles (yet: policies on it are to decide who reads a topic). */
+    /** Owner pool: stored and replayed messages were authorized at the send and the join, not row by row. */
     private readonly sql: postgres.Sql,
     readonly retention: RetentionLimits,
     private readonly log: (level: 'warn', message: string, fields?: Record<string, unknown>) => void,
   ) {}
 
-  start(): void {
+  /** Makes the coming days' partitions at once (a server may start on a database migrated days ago). */
+  async start(): Promise<void> {
+    await this.sweep();
     this.timer = setInterval(() => void this.sweep(), SWEEP_MS);
     this.timer.unref();
   }
@@ -62,7 +65,8 @@ export class MessageStore {
     const rows = await this.sql<StoredRow[]>`
       select * from (
         select id::text, event, payload, binary_payload, inserted_at from realtime.messages
-         where topic = ${topic} and private and extension = 'broadcast' and expires_at > now()
+         where topic = ${topic} and private and extension = 'broadcast'
+           and (expires_at is null or expires_at > now())
            and inserted_at >= to_timestamp(${since / 1000})
          order by inserted_at desc limit ${Math.min(limit, MAX_REPLAY)}) newest
        order by inserted_at`;
@@ -76,6 +80,8 @@ export class MessageStore {
 
   private async sweep(): Promise<void> {
     try {
+      // Whole days past the maximum age go with their partition; within a day, rows past their ttl one by one.
+      await this.sql`select realtime.maintain_partitions(${this.retention.maxAgeSeconds})`;
       await this.sql`delete from realtime.messages where expires_at <= now()`;
     } catch (error) {
       this.log('warn', 'realtime: sweeping stored messages failed', { error: (error as Error).message });

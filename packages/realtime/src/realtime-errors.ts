@@ -6,7 +6,9 @@ export const reasons = {
   expiredToken: 'Token has expired',
   signInRequired: 'Sign in to join channels: anonymous connections cannot join',
   notMember: (topic: string) => `You do not have permission to join ${topic}`,
-  badPrivateTopic: 'Private channels are named auction:<auction_id> or auction:<auction_id>:<name>',
+  notAllowedToWrite: (topic: string, extension: string) =>
+    `You do not have permission to write ${extension} messages to ${topic}`,
+  privateOnly: 'Only private channels can be joined here: subscribe with config.private = true',
   tooManyChannels: (max: number) => `Too many channels: at most ${max} per connection`,
   tooManyMessages: (max: number) => `Too many messages: at most ${max} per second per connection`,
   payloadTooLarge: (max: number) => `Payload too large: at most ${max} bytes`,

@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import { TokenError, type Claims, type TokenVerifier } from '@auction-ops/auth-core';
-import { inRequestTransaction } from '@auction-ops/database';
 import type { Channel } from './channel.js';
 import type { ChangeCapture, Column } from './change-capture.js';
 import type { ChangeRouter } from './change-router.js';
@@ -13,6 +12,7 @@ import type { MessageStore } from './message-store.js';
 import { PUBLICATION } from './migrations.js';
 import { reasons } from './realtime-errors.js';
 import type { PresenceMetas, Relay, RelayMessage } from './relay.js';
+import { admissionRefusal, authorizeTopic, type PublicChannels, type TopicGrants } from './topic-authorization.js';
 
 export interface RealtimeLimits {
   connectionsPerIp: number;
@@ -30,7 +30,6 @@ export interface BroadcastOrigin {
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 
-const PRIVATE_TOPIC = /^realtime:auction:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(:.*)?$/i;
 const TABLES_TTL_MS = 5_000;
 
 export class RealtimeHub {
@@ -42,6 +41,7 @@ export class RealtimeHub {
   constructor(
     readonly limits: RealtimeLimits,
     readonly log: Log,
+    private readonly publicChannels: PublicChannels,
     private readonly deps: {
       sql: postgres.Sql;
       verifier: TokenVerifier;
@@ -65,18 +65,14 @@ export class RealtimeHub {
     }
   }
 
-  /** Why the claims may not join a private topic; undefined when they may. */
-  async checkPrivateTopic(topic: string, claims: Claims): Promise<string | undefined> {
-    const match = PRIVATE_TOPIC.exec(topic);
-    if (!match) return reasons.badPrivateTopic;
-    const role = claims.role === 'service_role' ? 'service_role' : 'authenticated';
-    const [row] = await inRequestTransaction(
-      this.deps.sql,
-      role,
-      claims,
-      (tx) => tx<{ ok: boolean }[]>`select realtime.in_tenant(${match[1]!.toLowerCase()}::uuid) as ok`,
-    );
-    return row?.ok ? undefined : reasons.notMember(topic.replace(/^realtime:/, ''));
+  /** Why the claims may not join (or send to) a channel of this kind at all; undefined when policies decide. */
+  admissionRefusal(claims: Claims, isPrivate: boolean): string | undefined {
+    return admissionRefusal(this.publicChannels, claims, isPrivate);
+  }
+
+  /** What the policies on realtime.messages let the claims do on a private topic. */
+  authorize(topic: string, claims: Claims): Promise<TopicGrants> {
+    return authorizeTopic(this.deps.sql, topic, claims);
   }
 
   captureState(): string | undefined {

@@ -16,6 +16,7 @@ import { reasons } from './realtime-errors.js';
 import { RealtimeHub, type Log, type RealtimeLimits } from './realtime-hub.js';
 import { Relay } from './relay.js';
 import { SocketSession } from './socket-session.js';
+import type { PublicChannels } from './topic-authorization.js';
 
 export interface RealtimeOptions {
   /** Request pool (authenticator): authorization of changes and private topics under RLS. */
@@ -29,6 +30,8 @@ export interface RealtimeOptions {
   log: Log;
   /** How long and how many stored (persisted) broadcasts are kept for replay. */
   retention: RetentionLimits;
+  /** Who may join public channels (REALTIME_PUBLIC_CHANNELS). */
+  publicChannels: PublicChannels;
   /** A connection that sends nothing, not even heartbeats (every 25 s from realtime-js), for this long is closed. */
   idleTimeoutMs?: number;
 }
@@ -75,7 +78,7 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
     onMessage: (message) => hub.received(message),
     onRevived: () => leases.restore(held),
   });
-  const hub = new RealtimeHub(options.limits, options.log, {
+  const hub = new RealtimeHub(options.limits, options.log, options.publicChannels, {
     sql: options.sql,
     verifier: options.verifier,
     router,
@@ -135,7 +138,7 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
       await relay.start();
       await router.start();
       await capture.start();
-      store.start();
+      await store.start();
       idleTimer = setInterval(() => {
         const now = Date.now();
         for (const s of sessions) if (s.idleFor(now) > idleTimeoutMs) s.close(1000, 'heartbeat timeout');

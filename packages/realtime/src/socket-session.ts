@@ -19,6 +19,7 @@ import {
 import { persistOf, replayOf, type Replay } from './broadcast-options.js';
 import { reasons } from './realtime-errors.js';
 import type { RealtimeHub } from './realtime-hub.js';
+import { PUBLIC_GRANTS } from './topic-authorization.js';
 
 const EVENTS = new Set<ChangeEvent>(['*', 'INSERT', 'UPDATE', 'DELETE']);
 
@@ -165,17 +166,16 @@ export class SocketSession {
       if ('reason' in verified) return fail(verified.reason);
       claims = verified.claims;
     }
-    if (claims.role !== 'authenticated' && claims.role !== 'service_role') return fail(reasons.signInRequired);
     const broadcast = isObject(config.broadcast) ? config.broadcast : {};
     const presence = isObject(config.presence) ? config.presence : {};
     const isPrivate = config.private === true;
+    const refused = this.hub.admissionRefusal(claims, isPrivate);
+    if (refused) return fail(refused);
     const replay = replayOf(broadcast.replay);
     if (replay === 'invalid') return fail(reasons.badReplay);
     if (replay && !isPrivate) return fail(reasons.replayNeedsPrivate);
-    if (isPrivate) {
-      const denied = await this.hub.checkPrivateTopic(frame.topic, claims);
-      if (denied) return fail(denied);
-    }
+    const grants = isPrivate ? await this.hub.authorize(frame.topic, claims) : PUBLIC_GRANTS;
+    if (!grants.read.size) return fail(reasons.notMember(frame.topic.replace(/^realtime:/, '')));
     const channel = new Channel(
       this,
       frame.topic,
@@ -190,6 +190,7 @@ export class SocketSession {
       claims,
       (c) => this.expired(c),
     );
+    channel.grants = grants;
     const requested = Array.isArray(config.postgres_changes) ? config.postgres_changes : [];
     const bindings = await this.bindingsOf(channel, requested);
     if (typeof bindings === 'string') return fail(bindings);
@@ -256,11 +257,11 @@ export class SocketSession {
     if (typeof token !== 'string' || !token) return;
     const verified = await this.hub.verify(token);
     if ('reason' in verified) return this.closeWithError(channel, verified.reason);
-    // A private channel admits members only: a new token is checked as a join would be.
-    const denied = channel.config.private
-      ? await this.hub.checkPrivateTopic(channel.topic, verified.claims)
-      : undefined;
-    if (denied) return this.closeWithError(channel, reasons.notMemberAnymore(channel.topic.replace(/^realtime:/, '')));
+    // A private channel's policies are asked again with the new claims, as a join would ask them.
+    const grants = channel.config.private ? await this.hub.authorize(channel.topic, verified.claims) : PUBLIC_GRANTS;
+    if (!grants.read.size)
+      return this.closeWithError(channel, reasons.notMemberAnymore(channel.topic.replace(/^realtime:/, '')));
+    channel.grants = grants;
     channel.refresh(verified.claims);
   }
 
@@ -285,6 +286,12 @@ export class SocketSession {
       channel.reply(frame.ref, 'error', { reason: reasons.payloadTooLarge(this.hub.limits.maxPayloadBytes) });
       return;
     }
+    if (!channel.grants.write.has('broadcast')) {
+      channel.reply(frame.ref, 'error', {
+        reason: reasons.notAllowedToWrite(channel.topic.replace(/^realtime:/, ''), 'broadcast'),
+      });
+      return;
+    }
     // realtime-js (vsn 2.0.0) sends `persist` in the binary frame's metadata.
     const persist = persistOf(isObject(body.meta) ? body.meta.persist : body.persist);
     let meta: BroadcastMeta | undefined;
@@ -304,6 +311,12 @@ export class SocketSession {
 
   private async presence(channel: Channel, frame: Frame): Promise<void> {
     const event = frame.payload.event;
+    if (!channel.grants.write.has('presence')) {
+      channel.reply(frame.ref, 'error', {
+        reason: reasons.notAllowedToWrite(channel.topic.replace(/^realtime:/, ''), 'presence'),
+      });
+      return;
+    }
     if (event === 'track') {
       const meta = isObject(frame.payload.payload) ? frame.payload.payload : {};
       if (Buffer.byteLength(JSON.stringify(meta)) > this.hub.limits.maxPayloadBytes) {

@@ -28,6 +28,7 @@ describe('loadConfig', () => {
     ['BACKUP_SCHEDULE', 'nightly', /BACKUP_SCHEDULE="nightly" must be a cron pattern/],
     ['BACKUP_KEEP', '0', /BACKUP_KEEP="0" must be at least 1/],
     ['BACKUP_ARCHIVE_TIMEOUT_SECONDS', 'soon', /BACKUP_ARCHIVE_TIMEOUT_SECONDS="soon" must be a whole number/],
+    ['REALTIME_PUBLIC_CHANNELS', 'everyone', /REALTIME_PUBLIC_CHANNELS="everyone" must be signed-in, anyone or off/],
   ])('names %s when it is %s', (key, value, message) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [key]: value })).toThrow(message);

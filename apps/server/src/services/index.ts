@@ -64,6 +64,7 @@ export async function createServices(ctx: ServerContext): Promise<Services> {
       eventsPerSecond: c.REALTIME_MAX_EVENTS_PER_SECOND,
       maxPayloadBytes: c.REALTIME_MAX_PAYLOAD_BYTES,
     },
+    publicChannels: c.REALTIME_PUBLIC_CHANNELS,
     retention: {
       maxAgeSeconds: c.REALTIME_REPLAY_MAX_AGE_SECONDS,
       maxMessagesPerTopic: c.REALTIME_REPLAY_MAX_MESSAGES_PER_TOPIC,

@@ -7,6 +7,7 @@ import { mailCommand } from './commands/mail.js';
 import { pushCommand } from './commands/push.js';
 import { seedCommand } from './commands/seed.js';
 import { backupCommand } from './commands/backup.js';
+import { genCommand } from './commands/gen-types.js';
 import { BackupError } from '@auction-ops/backups';
 import { withDatabase } from './database.js';
 
@@ -23,6 +24,8 @@ const HELP = `usage: auction-ops <command>
   backup create|list         online base backups to BACKUP_TARGET or --target T (see docs/backups.md)
   backup restore <id|latest> --data-dir DIR [--to-time ISO-8601]
                              a new DATA_DIR from a backup and the WAL archive (point-in-time with --to-time)
+  gen types typescript [--schema a,b] [--db-url URL]
+                             the Database type for createClient<Database>() (see docs/rest.md)
 
 Configuration comes from the environment (see README): DATA_DIR, DATABASE_URL, JWT_SECRET, ...`;
 
@@ -36,6 +39,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   cert: (args) => import('./commands/cert.js').then((m) => m.certCommand(args)),
   push: (args) => withDatabase((db) => pushCommand(args, db)),
   backup: backupCommand,
+  gen: genCommand,
 };
 
 const [name, ...args] = process.argv.slice(2);

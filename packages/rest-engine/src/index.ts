@@ -15,3 +15,4 @@ export type { Plan } from './plan/types.js';
 export { compile, type CompiledRequest } from './compile/statement-compiler.js';
 export { executePlan, type PlanExecution, StatementBudget, type TxContext } from './execute.js';
 export { respond, type MainResult } from './respond.js';
+export { generateTypeScriptTypes, type TypeGenOptions } from './typegen/typescript-generator.js';

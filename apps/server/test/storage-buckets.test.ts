@@ -137,7 +137,7 @@ describe.each(['fs', 's3'] as const)('bucket management on the %s backend', (bac
     expect(refused.error?.message).toBe('The bucket you tried to delete is not empty');
     expect(statusOf((await asAlice.storage.emptyBucket('full')).error)).toBe(403);
     expect(await asAdmin.storage.emptyBucket('full')).toEqual({
-      data: { message: 'Successfully emptied' },
+      data: { message: 'Empty bucket has been queued. Completion may take up to an hour.' },
       error: null,
     });
     const state = await h.consistency();

@@ -30,6 +30,7 @@ export const errors = {
   tooLarge: () => new StorageError(413, 'Payload too large', 'The object exceeded the maximum allowed size'),
   rangeNotSatisfiable: () => new StorageError(416, 'InvalidRange', 'The requested range is not satisfiable'),
   invalidMimeType: (message: string) => new StorageError(415, 'invalid_mime_type', message),
+  notSupported: (what: string) => new StorageError(501, 'NotSupported', `${what} are not supported by this server`),
   internal: (cause: unknown) => new StorageError(500, 'internal', 'Internal server error', { cause }),
 };
 

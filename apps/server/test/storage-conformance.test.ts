@@ -103,6 +103,18 @@ describe('storage as storage-js expects it', () => {
     expect((await service.storage.from('tiny').list()).data).toEqual([]);
   });
 
+  it('empties a bucket of more than one batch (the batches after the first run after the answer)', async () => {
+    expect((await service.storage.createBucket('many', { public: false })).error).toBeNull();
+    await h.db.sql`insert into storage.objects (bucket_id, name, version)
+      select 'many', 'f/' || i, gen_random_uuid()::text from generate_series(1, 2500) i`;
+    expect((await service.storage.emptyBucket('many')).data?.message).toMatch(/^Empty bucket has been queued/);
+    const left = async () =>
+      (await h.db.sql`select count(*)::int as n from storage.objects where bucket_id = 'many'`)[0]!.n;
+    for (let i = 0; i < 100 && (await left()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await left()).toBe(0);
+    expect((await service.storage.deleteBucket('many')).error).toBeNull();
+  });
+
   it('lets the declared type rule in API-made buckets, but never stores markup or programs as images', async () => {
     expect(
       (await service.storage.createBucket('pngs', { public: false, allowedMimeTypes: ['image/png'] })).error,

@@ -4,9 +4,10 @@
 // secret, a 50 MiB file limit) with the suite's seed (test/supabase/seed.sql: buckets, objects, policies) loaded
 // into our schema. Prints `N passed, N failed`; exit code 0 when the run completed, 1 when it could not run or,
 // with CONFORMANCE_MAX_FAILURES=N, when more than N tests failed.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startBenchServer } from './support/bench-server.js';
 import { runVitest } from './conformance-vitest.js';
@@ -53,6 +54,38 @@ export function translateSeed(seed: string): string[] {
     );
 }
 
+/** A Jest snapshot key (`describe test N`) as Vitest names it (`describe > test N`), by the file's describe names. */
+function vitestKey(key: string, describes: readonly string[]): string {
+  const parts: string[] = [];
+  let rest = key;
+  for (
+    let d = describes.find((n) => rest.startsWith(`${n} `));
+    d;
+    d = describes.find((n) => rest.startsWith(`${n} `))
+  ) {
+    parts.push(d);
+    rest = rest.slice(d.length + 1);
+  }
+  return [...parts, rest].join(' > ');
+}
+
+/**
+ * The suite's Jest snapshot files, translated for Vitest into `into` (the checkout is left as it is): Vitest
+ * joins describe and test names with ` > ` where Jest uses a space, so it would find none of them.
+ */
+function translateSnapshots(dir: string, into: string): void {
+  const snapshots = join(dir, 'test', '__snapshots__');
+  if (!existsSync(snapshots)) return;
+  for (const file of readdirSync(snapshots).filter((f) => f.endsWith('.snap'))) {
+    const source = readFileSync(join(dir, 'test', file.replace(/\.snap$/, '')), 'utf8');
+    const describes = [...source.matchAll(/describe\(\s*['"`]([^'"`]+)['"`]/g)].map((m) => m[1]!);
+    const text = readFileSync(join(snapshots, file), 'utf8')
+      .replace(/^\/\/ Jest Snapshot v1.*$/m, '// Vitest Snapshot v1, https://vitest.dev/guide/snapshot.html')
+      .replace(/^exports\[`(.*)`\]/gm, (_, key: string) => `exports[\`${vitestKey(key, describes)}\`]`);
+    writeFileSync(join(into, file), text);
+  }
+}
+
 /** iceberg-js, which storage-js's sources import, from the storage-js our own supabase-js depends on. */
 function icebergAlias(): Record<string, string> {
   const server = createRequire(join(HERE, '../apps/server/package.json'));
@@ -63,6 +96,7 @@ function icebergAlias(): Record<string, string> {
 
 export async function main(): Promise<number> {
   const dir = suiteDir();
+  const snapshots = mkdtempSync(join(tmpdir(), 'storage-js-snapshots-'));
   const bench = await startBenchServer('storage-js', {
     JWT_SECRET: CLI_JWT_SECRET,
     STORAGE_FILE_SIZE_LIMIT: String(50 * 1024 * 1024),
@@ -77,12 +111,14 @@ export async function main(): Promise<number> {
     for (const statement of translateSeed(readFileSync(join(dir, 'test/supabase/seed.sql'), 'utf8'))) {
       await sql.unsafe(statement);
     }
+    translateSnapshots(dir, snapshots);
     const base = bench.server.url;
     console.log(`conformance storage-js: server at ${base}, suite at ${dir}`);
     const { passed, failed, harness } = await runVitest(dir, ['http://127.0.0.1:54321'], base, 29, {
       include: SERVER_FILES.map((f) => `test/${f}.test.ts`),
       testDir: `${dir}/test/`,
       alias: icebergAlias(),
+      resolveSnapshotPath: (testPath, extension) => join(snapshots, `${basename(testPath)}${extension}`),
       // Jest's require() of the client's TypeScript modules, to stub its fetch helpers: the server is never asked.
       harnessFailure: (m) => m.includes("Cannot find module '../src/") || m.includes("reading 'mockRestore'"),
     });
@@ -92,6 +128,7 @@ export async function main(): Promise<number> {
     return max !== undefined && failed > Number(max) ? 1 : 0;
   } finally {
     await bench.stop();
+    rmSync(snapshots, { recursive: true, force: true });
   }
 }
 

@@ -12,12 +12,12 @@ class ByName extends BaseSequencer {
   }
 }
 
-function rewriteUrls(urls: readonly string[], base: string): Plugin {
+function rewriteUrls(urls: readonly string[], base: string, testDir: string): Plugin {
   return {
     name: 'conformance-urls',
     enforce: 'pre',
     transform(code: string, id: string) {
-      if (!id.includes('/vendor/test/')) return null;
+      if (!id.includes(testDir)) return null;
       let out = code;
       for (const u of urls) out = out.split(u).join(base);
       return out === code ? null : { code: out, map: null };
@@ -29,6 +29,8 @@ export interface Counts {
   readonly passed: number;
   readonly failed: number;
   readonly skipped: number;
+  /** Tests that could not run under this harness (SuiteLayout.harnessFailure). */
+  readonly harness: number;
 }
 
 const SHIMS = join(import.meta.dirname, 'conformance-node-shims.ts');
@@ -37,7 +39,25 @@ const SHIMS = join(import.meta.dirname, 'conformance-node-shims.ts');
  * `jest`: the Jest major version the suite's inline snapshots were written with. Jest 29 changed the snapshot
  * format's defaults (no `Object {` / `Array [` prefixes, no escaped quotes); Vitest's are Jest 29's.
  */
-export async function runVitest(root: string, urls: readonly string[], base: string, jest: 28 | 29): Promise<Counts> {
+/** Where a suite differs from the vendored postgrest-js ones: its test files, test folder and module aliases. */
+export interface SuiteLayout {
+  readonly include?: string[];
+  /** Only files under this path have their URLs rewritten. */
+  readonly testDir?: string;
+  readonly alias?: Record<string, string>;
+  /** Where a test file's snapshots are read from (a suite's Jest snapshots translated for Vitest). */
+  readonly resolveSnapshotPath?: (testPath: string, extension: string) => string;
+  /** Failures of the harness, not of the server under test (e.g. Jest-only module mocking): counted apart. */
+  readonly harnessFailure?: (message: string) => boolean;
+}
+
+export async function runVitest(
+  root: string,
+  urls: readonly string[],
+  base: string,
+  jest: 28 | 29,
+  layout: SuiteLayout = {},
+): Promise<Counts> {
   const vitest = await startVitest(
     'test',
     [],
@@ -45,9 +65,12 @@ export async function runVitest(root: string, urls: readonly string[], base: str
       root,
       config: false,
       watch: false,
-      update: false,
+      // With translated snapshots, never write any: a missing or mismatched one is a failure. (The postgrest-js
+      // suites keep their former setting, under which their measured figures were taken.)
+      update: layout.resolveSnapshotPath ? 'none' : false,
+      resolveSnapshotPath: layout.resolveSnapshotPath,
       globals: true,
-      include: ['test/**/*.test.ts'],
+      include: layout.include ?? ['test/**/*.test.ts'],
       setupFiles: [join(import.meta.dirname, 'conformance-jest-globals.ts')],
       fileParallelism: false,
       sequence: { sequencer: ByName },
@@ -57,17 +80,20 @@ export async function runVitest(root: string, urls: readonly string[], base: str
       pool: 'forks',
     },
     {
-      plugins: [rewriteUrls(urls, base)],
-      resolve: { alias: { '@supabase/node-fetch': SHIMS, 'node-abort-controller': SHIMS } },
+      plugins: [rewriteUrls(urls, base, layout.testDir ?? '/vendor/test/')],
+      resolve: { alias: { '@supabase/node-fetch': SHIMS, 'node-abort-controller': SHIMS, ...layout.alias } },
     },
   );
   let passed = 0,
     failed = 0,
-    skipped = 0;
+    skipped = 0,
+    harness = 0;
   for (const mod of vitest.state.getTestModules()) {
     for (const t of mod.children.allTests()) {
       const state = t.result().state;
+      const messages = (t.result().errors ?? []).map((e) => e.message ?? '');
       if (state === 'passed') passed++;
+      else if (state === 'failed' && messages.some((m) => layout.harnessFailure?.(m))) harness++;
       else if (state === 'failed') failed++;
       else skipped++;
     }
@@ -75,5 +101,5 @@ export async function runVitest(root: string, urls: readonly string[], base: str
     if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) failed++;
   }
   await vitest.close();
-  return { passed, failed, skipped };
+  return { passed, failed, skipped, harness };
 }

@@ -28,17 +28,21 @@ describe.each(['fs', 's3'] as const)('bucket management on the %s backend', (bac
   it('creates, reads, updates and deletes a bucket as the service role', async () => {
     const created = await service.storage.createBucket('docs', {
       public: false,
-      fileSizeLimit: '1MB',
+      fileSizeLimit: '20mb',
       allowedMimeTypes: ['image/*'],
     });
     expect(created).toEqual({ data: { name: 'docs' }, error: null });
     const { data } = await asAlice.storage.getBucket('docs');
-    expect(data).toMatchObject({
+    // Supabase's shape exactly: sizes in decimal units, the owner as `owner`.
+    expect(data).toEqual({
       id: 'docs',
       name: 'docs',
+      owner: null,
       public: false,
-      file_size_limit: 1024 * 1024,
+      file_size_limit: 20_000_000,
       allowed_mime_types: ['image/*'],
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
     expect(statusOf((await service.storage.createBucket('docs')).error)).toBe(409);
 
@@ -137,7 +141,7 @@ describe.each(['fs', 's3'] as const)('bucket management on the %s backend', (bac
     expect(refused.error?.message).toBe('The bucket you tried to delete is not empty');
     expect(statusOf((await asAlice.storage.emptyBucket('full')).error)).toBe(403);
     expect(await asAdmin.storage.emptyBucket('full')).toEqual({
-      data: { message: 'Successfully emptied' },
+      data: { message: 'Empty bucket has been queued. Completion may take up to an hour.' },
       error: null,
     });
     const state = await h.consistency();

@@ -32,7 +32,7 @@ describe('info, exists, HEAD and list options', () => {
   });
   afterAll(async () => h?.close());
 
-  it('answers info with exactly the FileObjectV2 fields', async () => {
+  it("answers info with exactly the fields of Supabase's storage", async () => {
     const res = await fetch(`${h.server.url}/storage/v1/object/info/lot-images/${path()}`, {
       headers: { apikey: h.server.ctx.anonKey, Authorization: `Bearer ${alice.token}` },
     });
@@ -40,7 +40,6 @@ describe('info, exists, HEAD and list options', () => {
     expect(Object.keys(body).sort()).toEqual([
       'bucket_id',
       'cache_control',
-      'content_encoding',
       'content_type',
       'created_at',
       'etag',
@@ -49,7 +48,6 @@ describe('info, exists, HEAD and list options', () => {
       'metadata',
       'name',
       'size',
-      'updated_at',
       'version',
     ]);
     const { data } = await asAlice.storage.from('lot-images').info(path());
@@ -58,7 +56,6 @@ describe('info, exists, HEAD and list options', () => {
       bucketId: 'lot-images',
       size: 1234,
       contentType: 'image/png',
-      contentEncoding: null,
       cacheControl: 'max-age=3600',
       metadata: { lot: 7 },
     });

@@ -4,8 +4,11 @@ import { newBucketId, parseAllowedMimeTypes, parseBucketOptions, parseFileSizeLi
 describe('bucket options', () => {
   it('reads sizes as bytes or with units, and null as "no own limit"', () => {
     expect(parseFileSizeLimit(1024)).toBe(1024);
-    expect(parseFileSizeLimit('5MB')).toBe(5 * 1024 * 1024);
-    expect(parseFileSizeLimit(' 2 kb ')).toBe(2048);
+    expect(parseFileSizeLimit('5MB')).toBe(5_000_000);
+    expect(parseFileSizeLimit('20mb')).toBe(20_000_000);
+    expect(parseFileSizeLimit('1kb')).toBe(1000);
+    expect(parseFileSizeLimit('2GB')).toBe(2_000_000_000);
+    expect(parseFileSizeLimit(' 2 kb ')).toBe(2000);
     expect(parseFileSizeLimit(null)).toBeNull();
     expect(parseFileSizeLimit(undefined)).toBeUndefined();
     for (const bad of [0, -1, 1.5, '5 parsecs', '', true, {}])

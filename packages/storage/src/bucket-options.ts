@@ -1,6 +1,7 @@
 // Validation of the bucket options storage-js sends to createBucket/updateBucket: `public`, `file_size_limit`
 // (bytes as a number, or a string such as "5MB" as Supabase accepts) and `allowed_mime_types` (exact types or
 // `type/*` wildcards). Anything else in the body is ignored, as Supabase does.
+import { CONTENT_CHECKS, type ContentCheck } from './content-type-policy.js';
 import { checkBucketId } from './object-path.js';
 import { errors } from './storage-errors.js';
 
@@ -9,9 +10,12 @@ export interface BucketOptions {
   /** null clears the bucket's own limit (the server-wide one applies). */
   file_size_limit?: number | null;
   allowed_mime_types?: string[] | null;
+  /** How declared types are checked against the bytes (content-type-policy.ts); not part of Supabase's API. */
+  content_check?: ContentCheck;
 }
 
-const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+// Decimal units, as Supabase's storage reads them: '20mb' is 20,000,000 bytes.
+const UNITS: Record<string, number> = { b: 1, kb: 1000, mb: 1000 ** 2, gb: 1000 ** 3 };
 const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})$/;
 const MAX_TYPES = 100;
 
@@ -46,6 +50,13 @@ export function parseAllowedMimeTypes(value: unknown): string[] | null | undefin
   return value.length === 0 ? null : [...new Set((value as string[]).map((t) => t.toLowerCase()))];
 }
 
+function parseContentCheck(value: unknown): ContentCheck | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!CONTENT_CHECKS.includes(value as ContentCheck))
+    throw errors.invalidRequest('content_check must be strict or declared');
+  return value as ContentCheck;
+}
+
 export function parseBucketOptions(body: Record<string, unknown>): BucketOptions {
   if (body.public !== undefined && body.public !== null && typeof body.public !== 'boolean') {
     throw errors.invalidRequest('public must be true or false');
@@ -54,6 +65,7 @@ export function parseBucketOptions(body: Record<string, unknown>): BucketOptions
     public: typeof body.public === 'boolean' ? body.public : undefined,
     file_size_limit: parseFileSizeLimit(body.file_size_limit),
     allowed_mime_types: parseAllowedMimeTypes(body.allowed_mime_types),
+    content_check: parseContentCheck(body.content_check),
   };
 }
 

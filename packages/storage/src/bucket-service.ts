@@ -4,8 +4,8 @@
 import type postgres from 'postgres';
 import { asCaller, callerUserId, type Caller } from './caller-transaction.js';
 import { newBucketId, parseBucketOptions } from './bucket-options.js';
-import { checkBucketId } from './object-path.js';
-import { escapeLike, type BucketRow, type ObjectReadService } from './object-read-service.js';
+import { checkBucketId, escapeLike } from './object-path.js';
+import { BUCKET_COLUMNS, type BucketRow, type ObjectReadService } from './object-read-service.js';
 import { objectKey, removeQuietly, type StorageBackend, type StorageLog } from './storage-backend.js';
 import { errors, StorageError } from './storage-errors.js';
 
@@ -49,7 +49,7 @@ export class BucketService {
       this.sql,
       caller,
       (tx) => tx<BucketRow[]>`
-      select * from storage.buckets where name ilike ${search}
+      select ${tx.unsafe(BUCKET_COLUMNS)} from storage.buckets where name ilike ${search}
       order by ${tx.unsafe(`${column} ${order}`)}, id limit ${limit ?? null} offset ${offset}`,
     );
     return rows.map((row) => ({
@@ -66,9 +66,9 @@ export class BucketService {
       this.sql,
       caller,
       (tx) => tx`
-      insert into storage.buckets (id, name, owner_id, public, file_size_limit, allowed_mime_types)
+      insert into storage.buckets (id, name, owner_id, public, file_size_limit, allowed_mime_types, content_check)
       values (${id}, ${id}, ${callerUserId(caller)}, ${options.public ?? false}, ${options.file_size_limit ?? null},
-              ${options.allowed_mime_types ?? null})`,
+              ${options.allowed_mime_types ?? null}, ${options.content_check ?? 'declared'})`,
     );
     this.reads.forgetBucket(id);
     return { name: id };
@@ -86,6 +86,7 @@ export class BucketService {
             else file_size_limit end,
           allowed_mime_types = case when ${o.allowed_mime_types !== undefined}
             then ${o.allowed_mime_types ?? null}::text[] else allowed_mime_types end,
+          content_check = coalesce(${o.content_check ?? null}, content_check),
           updated_at = now()
         where id = ${id} returning id`;
       if (!row) await this.refuse(tx, id);
@@ -96,27 +97,42 @@ export class BucketService {
 
   /**
    * POST /bucket/{id}/empty: deletes every object, in batches of EMPTY_BATCH rows per transaction so a large
-   * bucket never holds one long transaction; each batch's bytes are removed after its commit.
+   * bucket never holds one long transaction; each batch's bytes are removed after its commit. The first batch
+   * runs before the answer (a small bucket is empty when it comes); the rest continue in the background, and the
+   * answer is Supabase's, which queues the whole deletion.
    */
   async empty(caller: Caller, id: string): Promise<{ message: string }> {
     checkBucketId(id);
-    for (;;) {
-      const versions = await asCaller(this.sql, caller, async (tx) => {
-        await this.mayManage(tx, id);
-        const rows = await tx<{ version: string }[]>`
-          delete from storage.objects where id in (
-            select id from storage.objects where bucket_id = ${id} limit ${EMPTY_BATCH} for update skip locked)
-          returning version`;
-        return rows.map((r) => r.version);
-      });
-      await removeQuietly(
-        this.backend,
-        versions.map((v) => objectKey(id, v)),
-        this.log,
-      );
-      if (versions.length < EMPTY_BATCH) break;
+    if (await this.emptyBatch(caller, id)) {
+      void this.emptyRest(caller, id);
     }
-    return { message: 'Successfully emptied' };
+    return { message: 'Empty bucket has been queued. Completion may take up to an hour.' };
+  }
+
+  private async emptyRest(caller: Caller, id: string): Promise<void> {
+    try {
+      while (await this.emptyBatch(caller, id));
+    } catch (error) {
+      this.log('emptying a bucket stopped', { bucket: id, error: (error as Error).message });
+    }
+  }
+
+  /** Deletes one batch of the bucket's objects and their bytes; true when more may remain. */
+  private async emptyBatch(caller: Caller, id: string): Promise<boolean> {
+    const versions = await asCaller(this.sql, caller, async (tx) => {
+      await this.mayManage(tx, id);
+      const rows = await tx<{ version: string }[]>`
+        delete from storage.objects where id in (
+          select id from storage.objects where bucket_id = ${id} limit ${EMPTY_BATCH} for update skip locked)
+        returning version`;
+      return rows.map((r) => r.version);
+    });
+    await removeQuietly(
+      this.backend,
+      versions.map((v) => objectKey(id, v)),
+      this.log,
+    );
+    return versions.length === EMPTY_BATCH;
   }
 
   /** DELETE /bucket/{id}: 409 while it holds objects (storage-js: emptyBucket first). */

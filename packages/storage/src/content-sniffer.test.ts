@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normaliseMimeType, sameImageFamily, sniffImageType, typeAllowed } from './content-sniffer.js';
-import { decideType } from './upload-spool.js';
+import { decideType } from './content-type-policy.js';
 
 const hex = (s: string) => Buffer.from(s.replace(/\s/g, ''), 'hex');
 const ftyp = (major: string, ...compatible: string[]) => {

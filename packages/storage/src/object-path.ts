@@ -13,8 +13,28 @@ export interface ObjectRef {
   name: string;
 }
 
+/** Escapes LIKE/ILIKE wildcards (the default escape character, backslash, included). */
+export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * The names of the /object routes that take a bucket after them. A bucket of such a name would make
+ * `/object/<route>/...` readable two ways, so none may have one (routes/storage/object-routes.ts is held to
+ * this list by its test).
+ */
+export const OBJECT_ROUTE_NAMES: readonly string[] = [
+  'list',
+  'list-v2',
+  'move',
+  'copy',
+  'sign',
+  'upload',
+  'public',
+  'authenticated',
+  'info',
+];
+
 export function checkBucketId(id: string): string {
-  if (!BUCKET_ID.test(id)) throw errors.invalidRequest('Invalid bucket name');
+  if (!BUCKET_ID.test(id) || OBJECT_ROUTE_NAMES.includes(id)) throw errors.invalidRequest('Invalid bucket name');
   return id;
 }
 

@@ -4,21 +4,29 @@ import type postgres from 'postgres';
 import type { Readable } from 'node:stream';
 import { ANON, asCaller, SERVICE, type Caller } from './caller-transaction.js';
 import { OBJECT_COLUMNS, type ObjectRow } from './object-row.js';
-import { checkObjectName, checkObjectNames, type ObjectRef } from './object-path.js';
+import { checkObjectName, checkObjectNames, escapeLike, type ObjectRef } from './object-path.js';
+import { listV2, type ListV2Result } from './object-list-v2.js';
+import type { ContentCheck } from './content-type-policy.js';
 import type { ByteRange } from './range-header.js';
 import type { SignedUrlSigner } from './signed-url-token.js';
 import { objectKey, type StorageBackend } from './storage-backend.js';
 import { errors } from './storage-errors.js';
 
+/** A bucket as Supabase's storage answers it: its owner is `owner` (storage-js's Bucket type). */
 export interface BucketRow {
   id: string;
   name: string;
-  owner_id: string | null;
+  owner: string | null;
   public: boolean;
   file_size_limit: number | null;
   allowed_mime_types: string[] | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** What an upload into a bucket is checked against. */
+export interface UploadLimits extends BucketRow {
+  content_check: ContentCheck;
 }
 
 export type ObjectAccess = { kind: 'caller'; caller: Caller } | { kind: 'public' } | { kind: 'signed'; token: string };
@@ -31,13 +39,13 @@ export interface ListOptions {
   search?: unknown;
 }
 
+export const BUCKET_COLUMNS =
+  'id, name, owner_id as owner, public, file_size_limit, allowed_mime_types, created_at, updated_at';
+
 const SORT_COLUMNS = new Set(['name', 'created_at', 'updated_at', 'last_accessed_at']);
 const MAX_LIST = 1000;
 const BUCKET_CACHE_MS = 5000;
 const MAX_SIGN_SECONDS = 10 * 365 * 24 * 3600;
-
-/** Escapes LIKE/ILIKE wildcards (the default escape character, backslash, included). */
-export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function intOption(value: unknown, fallback: number, min: number, max: number, what: string): number {
   if (value === undefined || value === null) return fallback;
@@ -58,17 +66,24 @@ export class ObjectReadService {
     private readonly signer: SignedUrlSigner,
   ) {}
 
-  private readonly bucketCache = new Map<string, { row: BucketRow; at: number }>();
+  private readonly bucketCache = new Map<string, { row: UploadLimits; at: number }>();
 
   /**
    * Upload limits of a bucket (size, types), cached for a few seconds: every upload needs them before its
    * body is read, and a transaction per upload for configuration that rarely changes is the largest fixed
    * cost of small uploads. Bucket rows are readable by every role, so one cache serves all callers.
    */
-  async uploadLimits(id: string): Promise<BucketRow> {
+  async uploadLimits(id: string): Promise<UploadLimits> {
     const hit = this.bucketCache.get(id);
     if (hit && Date.now() - hit.at < BUCKET_CACHE_MS) return hit.row;
-    const row = await this.getBucket(SERVICE, id);
+    const [found] = await asCaller(
+      this.sql,
+      SERVICE,
+      (tx) =>
+        tx<UploadLimits[]>`select ${tx.unsafe(BUCKET_COLUMNS)}, content_check from storage.buckets where id = ${id}`,
+    );
+    if (!found) throw errors.bucketNotFound();
+    const row = { ...found, file_size_limit: found.file_size_limit === null ? null : Number(found.file_size_limit) };
     this.bucketCache.set(id, { row, at: Date.now() });
     return row;
   }
@@ -82,7 +97,7 @@ export class ObjectReadService {
     const [row] = await asCaller(
       this.sql,
       caller,
-      (tx) => tx<BucketRow[]>`select * from storage.buckets where id = ${id}`,
+      (tx) => tx<BucketRow[]>`select ${tx.unsafe(BUCKET_COLUMNS)} from storage.buckets where id = ${id}`,
     );
     if (!row) throw errors.bucketNotFound();
     return { ...row, file_size_limit: row.file_size_limit === null ? null : Number(row.file_size_limit) };
@@ -160,6 +175,11 @@ export class ObjectReadService {
     // substr counts characters, so the prefix is measured in code points, not UTF-16 units.
     const params = [bucket, [...prefix].length + 1, `${escapeLike(prefix)}%`, `${escapeLike(search)}%`, limit, offset];
     return asCaller(this.sql, caller, (tx) => tx.unsafe(text, params));
+  }
+
+  /** POST /object/list-v2/{bucket}: see object-list-v2.ts. */
+  listV2(caller: Caller, bucket: string, body: Record<string, unknown>): Promise<ListV2Result> {
+    return listV2(this.sql, caller, bucket, body);
   }
 
   /** POST /object/sign/{bucket}/{name}: the caller must be able to read the object now. */

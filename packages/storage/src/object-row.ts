@@ -25,7 +25,7 @@ export interface ObjectRow {
 export const OBJECT_COLUMNS =
   'id, bucket_id, name, owner_id, version, metadata, user_metadata, created_at, updated_at, last_accessed_at';
 
-/** GET /object/info: exactly the fields of storage-js's FileObjectV2 (it camelises them). */
+/** GET /object/info: the fields Supabase's storage answers (storage-js camelises them into FileObjectV2). */
 export function infoBody(row: ObjectRow) {
   return {
     id: row.id,
@@ -35,13 +35,10 @@ export function infoBody(row: ObjectRow) {
     size: row.metadata.size,
     content_type: row.metadata.mimetype,
     cache_control: row.metadata.cacheControl,
-    // Stored bytes are never re-encoded (no Content-Encoding is kept), as storage-js's FileObjectV2 allows.
-    content_encoding: null,
     etag: row.metadata.eTag,
     metadata: row.user_metadata ?? {},
     last_modified: row.metadata.lastModified,
     created_at: row.created_at,
-    updated_at: row.updated_at,
   };
 }
 

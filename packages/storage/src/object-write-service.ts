@@ -18,9 +18,10 @@ import { checkObjectName, checkObjectNames, type ObjectRef } from './object-path
 import type { BucketRow, ObjectReadService } from './object-read-service.js';
 import { objectKey, removeQuietly, type StorageBackend, type StorageLog } from './storage-backend.js';
 import { errors } from './storage-errors.js';
-import { typeAllowed } from './content-sniffer.js';
+import { normaliseMimeType, typeAllowed } from './content-sniffer.js';
 import type { UploadBody } from './upload-body.js';
-import { precheckDeclaredType, spoolUpload } from './upload-spool.js';
+import { spoolUpload } from './upload-spool.js';
+import { precheckDeclaredType } from './content-type-policy.js';
 
 export type UploadMode = 'create' | 'upsert' | 'update';
 
@@ -63,13 +64,14 @@ export class ObjectWriteService {
       checkObjectName(ref.name);
       const bucket = await this.o.reads.uploadLimits(ref.bucket);
       const limit = Math.min(bucket.file_size_limit ?? this.o.fileSizeLimit, this.o.fileSizeLimit);
-      if (body.contentLength !== undefined && body.contentLength > limit) throw errors.tooLarge(limit);
+      if (body.contentLength !== undefined && body.contentLength > limit) throw errors.tooLarge();
       precheckDeclaredType(body.declaredType, bucket.allowed_mime_types);
       const spooled = await spoolUpload(body.source, {
         tmpDir: this.o.tmpDir,
         limit,
         declaredType: body.declaredType,
         allowedTypes: bucket.allowed_mime_types,
+        contentCheck: bucket.content_check,
       });
       spoolFile = spooled.file;
       const metadata: ObjectMetadata = {
@@ -277,8 +279,9 @@ export class ObjectWriteService {
 
   private checkLimits(metadata: ObjectMetadata, bucket: BucketRow): void {
     const limit = Math.min(bucket.file_size_limit ?? this.o.fileSizeLimit, this.o.fileSizeLimit);
-    if (metadata.size > limit) throw errors.tooLarge(limit);
-    if (bucket.allowed_mime_types && !typeAllowed(metadata.mimetype, bucket.allowed_mime_types)) {
+    if (metadata.size > limit) throw errors.tooLarge();
+    const type = normaliseMimeType(metadata.mimetype) ?? metadata.mimetype;
+    if (bucket.allowed_mime_types && !typeAllowed(type, bucket.allowed_mime_types)) {
       throw errors.invalidMimeType(`mime type ${metadata.mimetype} is not supported`);
     }
   }

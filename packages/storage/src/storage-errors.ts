@@ -26,10 +26,11 @@ export const errors = {
   objectNotFound: () => new StorageError(404, 'not_found', 'Object not found'),
   bucketNotFound: () => new StorageError(404, 'not_found', 'Bucket not found'),
   duplicate: () => new StorageError(409, 'Duplicate', 'The resource already exists'),
-  tooLarge: (limit: number) =>
-    new StorageError(413, 'Payload too large', `The object exceeded the maximum allowed size of ${limit} bytes`),
+  // Supabase's text exactly: clients match it (the limit is in the bucket's settings).
+  tooLarge: () => new StorageError(413, 'Payload too large', 'The object exceeded the maximum allowed size'),
   rangeNotSatisfiable: () => new StorageError(416, 'InvalidRange', 'The requested range is not satisfiable'),
   invalidMimeType: (message: string) => new StorageError(415, 'invalid_mime_type', message),
+  notSupported: (what: string) => new StorageError(501, 'NotSupported', `${what} are not supported by this server`),
   internal: (cause: unknown) => new StorageError(500, 'internal', 'Internal server error', { cause }),
 };
 
@@ -46,6 +47,11 @@ const BY_SQLSTATE: Record<string, () => StorageError> = {
 export function toStorageError(error: unknown): StorageError {
   if (error instanceof StorageError) return error;
   const code = (error as { code?: unknown } | null)?.code;
+  // 42501 is both a refused policy and a missing privilege; only Postgres's text tells them apart.
+  const text = (error as { message?: unknown } | null)?.message;
+  if (code === '42501' && typeof text === 'string' && text.startsWith('permission denied')) {
+    return new StorageError(403, 'AccessDenied', text, { cause: error });
+  }
   if (typeof code === 'string' && BY_SQLSTATE[code]) {
     const mapped = BY_SQLSTATE[code]();
     return new StorageError(mapped.status, mapped.error, mapped.message, { cause: error });

@@ -6,10 +6,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { normaliseMimeType, sameImageFamily, sniffImageType, SNIFF_BYTES, typeAllowed } from './content-sniffer.js';
+import { SNIFF_BYTES } from './content-sniffer.js';
+import { type ContentCheck, decideType } from './content-type-policy.js';
 import { errors, StorageError } from './storage-errors.js';
-
-const SNIFFABLE = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/heic', 'image/heif']);
 
 export interface SpoolOptions {
   tmpDir: string;
@@ -18,6 +17,8 @@ export interface SpoolOptions {
   declaredType: string | undefined;
   /** The bucket's allowed types; null accepts any type (a declared image type must still match its bytes). */
   allowedTypes: readonly string[] | null;
+  /** The bucket's rule for declared types (content-type-policy.ts); strict unless given. */
+  contentCheck?: ContentCheck;
 }
 
 export interface Spooled {
@@ -25,39 +26,6 @@ export interface Spooled {
   size: number;
   md5: string;
   mimetype: string;
-}
-
-/** Refuses a declared type the bucket does not allow before any byte is read. */
-export function precheckDeclaredType(declared: string | undefined, allowed: readonly string[] | null): void {
-  const type = normaliseMimeType(declared);
-  if (allowed && type && !typeAllowed(type, allowed))
-    throw errors.invalidMimeType(`mime type ${type} is not supported`);
-}
-
-/** The stored type for these leading bytes, or a 415. */
-export function decideType(
-  head: Uint8Array,
-  declaredType: string | undefined,
-  allowed: readonly string[] | null,
-): string {
-  const declared = normaliseMimeType(declaredType);
-  const sniffed = sniffImageType(head);
-  // Recognised bytes must be an allowed type. Bytes we cannot recognise pass only on a declared type the
-  // list names and we cannot check (e.g. text/csv); an image-only list therefore needs real image bytes.
-  if (allowed) {
-    const acceptable = sniffed
-      ? typeAllowed(sniffed, allowed)
-      : declared !== undefined && !SNIFFABLE.has(declared) && typeAllowed(declared, allowed);
-    if (!acceptable) throw errors.invalidMimeType('The file content is not an allowed type');
-  }
-  // A type we can recognise must be what the bytes are; other declared types are taken as given (only in
-  // buckets without a type list, e.g. image/svg+xml or text/csv).
-  if (declared && SNIFFABLE.has(declared) && (!sniffed || !sameImageFamily(declared, sniffed))) {
-    throw errors.invalidMimeType(
-      `The declared type ${declared} does not match the file content${sniffed ? ` (${sniffed})` : ''}`,
-    );
-  }
-  return declared ?? sniffed ?? 'application/octet-stream';
 }
 
 /** Reads and drops the rest of a refused body; past `cap` bytes the connection is not worth keeping. */
@@ -94,12 +62,12 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
       };
       const onData = (chunk: Buffer) => {
         size += chunk.length;
-        if (size > options.limit) return fail(errors.tooLarge(options.limit));
+        if (size > options.limit) return fail(errors.tooLarge());
         if (mimetype === undefined && head.length < SNIFF_BYTES) {
           head = Buffer.concat([head, chunk.subarray(0, SNIFF_BYTES - head.length)]);
           if (head.length >= SNIFF_BYTES) {
             try {
-              mimetype = decideType(head, options.declaredType, options.allowedTypes);
+              mimetype = decideType(head, options.declaredType, options.allowedTypes, options.contentCheck);
             } catch (error) {
               return fail(error);
             }
@@ -113,7 +81,7 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
       const onEnd = () => {
         if (failed) return;
         try {
-          mimetype ??= decideType(head, options.declaredType, options.allowedTypes);
+          mimetype ??= decideType(head, options.declaredType, options.allowedTypes, options.contentCheck);
         } catch (error) {
           return fail(error);
         }

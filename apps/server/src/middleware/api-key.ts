@@ -16,6 +16,14 @@ const OPEN = [
 // An upload to a signed upload URL carries its own token (as in Supabase, no key is needed).
 const SIGNED_UPLOAD = /^\/storage\/v1\/object\/upload\/sign\//;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const STORAGE = /^\/storage\/v1\//;
+// A compact JWS: three base64url parts. Anything else in a key is storage's "Invalid Compact JWS".
+const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]*$/;
+
+/** Storage's own answer to a token that is not a JWT at all, in its error shape (storage-js matches the text). */
+function invalidCompactJws(c: Context<AppEnv>): Response {
+  return c.json({ statusCode: '400', error: 'InvalidJWT', message: 'Invalid Compact JWS' }, 400);
+}
 
 /**
  * Sets apikeyRole and claims (or authError) on the context; returns the 401 answer when the request may not pass.
@@ -27,7 +35,14 @@ export async function checkApiKey(c: Context<AppEnv>, verifier: TokenVerifier): 
   const open = OPEN.some((re) => re.test(path)) || (c.req.method === 'PUT' && SIGNED_UPLOAD.test(path));
   // WebSockets cannot send headers from browsers, so realtime takes the key as a query parameter.
   const key = requestHeader(c, 'apikey') ?? (path.startsWith('/realtime/') ? c.req.query('apikey') : undefined);
+  const bearer = requestHeader(c, 'authorization')?.match(BEARER)?.[1];
+  // Supabase's storage takes a standalone StorageClient's Authorization alone (the token is the key), and
+  // answers a request with neither in its own words.
+  if (!key && STORAGE.test(path) && !open) {
+    return bearer ? storageBearerOnly(c, verifier, bearer) : invalidCompactJws(c);
+  }
   if (!key) return open ? undefined : c.json({ message: 'No API key found in request' }, 401);
+  if (STORAGE.test(path) && !open && !COMPACT_JWS.test(key)) return invalidCompactJws(c);
   let keyClaims: Awaited<ReturnType<TokenVerifier['verify']>>;
   try {
     // The cache is consulted synchronously first: an await per token is measurable at thousands of requests/s.
@@ -39,13 +54,29 @@ export async function checkApiKey(c: Context<AppEnv>, verifier: TokenVerifier): 
     return open ? undefined : c.json({ message: 'Invalid API key' }, 401);
   }
   c.set('apikeyRole', keyClaims.role);
-  const bearer = requestHeader(c, 'authorization')?.match(BEARER)?.[1];
   if (!bearer || bearer === key) {
     c.set('claims', keyClaims);
     return undefined;
   }
   try {
     c.set('claims', verifier.cached(bearer) ?? (await verifier.verify(bearer)));
+  } catch (error) {
+    c.set('authError', error instanceof TokenError ? error : new TokenError('invalid', 'JWT invalid'));
+  }
+  return undefined;
+}
+
+/** A storage request with a Bearer token and no key: the token's claims are the caller's, as storage reads them. */
+async function storageBearerOnly(
+  c: Context<AppEnv>,
+  verifier: TokenVerifier,
+  bearer: string,
+): Promise<Response | undefined> {
+  if (!COMPACT_JWS.test(bearer)) return invalidCompactJws(c);
+  try {
+    const claims = verifier.cached(bearer) ?? (await verifier.verify(bearer));
+    if (claims.role === 'anon' || claims.role === 'service_role') c.set('apikeyRole', claims.role);
+    c.set('claims', claims);
   } catch (error) {
     c.set('authError', error instanceof TokenError ? error : new TokenError('invalid', 'JWT invalid'));
   }

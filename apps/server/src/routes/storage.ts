@@ -2,7 +2,7 @@
 // (services/). Errors render as {statusCode, error, message} with the real HTTP status.
 import { Hono } from 'hono';
 import { isBodyBreakOff } from '../http/body-watch.js';
-import { type StorageService, toStorageError } from '@auction-ops/storage';
+import { type StorageService, storageErrors, toStorageError } from '@auction-ops/storage';
 import type { AppEnv, ServerContext } from '../context.js';
 import { bucketRoutes } from './storage/bucket-routes.js';
 import { objectRoutes } from './storage/object-routes.js';
@@ -11,6 +11,13 @@ export function storageRoutes(ctx: ServerContext, service: StorageService): Hono
   const app = new Hono<AppEnv>();
   app.route('/bucket', bucketRoutes(service));
   app.route('/object', objectRoutes(service));
+  // storage-js's vectors and analytics clients: out of scope, answered plainly rather than as a missing route.
+  app.all('/vector/*', () => {
+    throw storageErrors.notSupported('Vector buckets');
+  });
+  app.all('/iceberg/*', () => {
+    throw storageErrors.notSupported('Analytics buckets');
+  });
   app.notFound((c) => c.json({ statusCode: '404', error: 'not_found', message: 'Route not found' }, 404));
   app.onError((error, c) => {
     const failure = toStorageError(error);

@@ -21,6 +21,10 @@ export function objectRoutes(service: StorageService): Hono<AppEnv> {
     const { bucket } = objectRefAfter(c, '/object/list/');
     return c.json(await reads.list(callerOf(c), bucket, await jsonBody(c)));
   });
+  app.post('/list-v2/:bucket', async (c) => {
+    const { bucket } = objectRefAfter(c, '/object/list-v2/');
+    return c.json(await reads.listV2(callerOf(c), bucket, await jsonBody(c)));
+  });
 
   // storage-js sends destinationBucket for moves and copies across buckets; copy honours x-upsert.
   for (const verb of ['move', 'copy'] as const) {

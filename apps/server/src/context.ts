@@ -4,6 +4,7 @@ import type { AvailabilityMonitor, ReplicaSet } from '@auction-ops/database';
 import type { Claims, TokenError, TokenVerifier } from '@auction-ops/auth-core';
 import type { Config } from './config/index.js';
 import type { Logger } from './logger.js';
+import type { ServerMetrics } from '@auction-ops/observability';
 
 export interface ServerContext {
   config: Config;
@@ -23,6 +24,8 @@ export interface ServerContext {
   database: AvailabilityMonitor;
   ownerUrl: string;
   requestUrl: string;
+  /** This process's metric registry; services record into it where the work happens (docs/observability.md). */
+  metrics?: ServerMetrics;
 }
 
 /** Hono variables set by the gateway middleware; bindings given by @hono/node-server (absent in app.request()). */

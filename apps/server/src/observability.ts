@@ -18,7 +18,10 @@ import { processFaults, type ProcessFaults } from './process-faults.js';
 import { metricsRoutes } from './routes/metrics.js';
 
 const FAULTS: Record<keyof ProcessFaults, [name: string, help: string]> = {
-  escapedErrors: ['process_escaped_errors_total', 'Errors that escaped every handler and were caught by the last guard'],
+  escapedErrors: [
+    'process_escaped_errors_total',
+    'Errors that escaped every handler and were caught by the last guard',
+  ],
   bodyIdleTimeouts: ['http_body_idle_timeouts_total', 'Request bodies closed for sending nothing too long'],
   clientAborts: ['http_client_aborts_total', 'Requests whose client closed the connection before the body was read'],
   workerRestarts: ['cluster_worker_restarts_total', 'Server processes the cluster primary restarted after they died'],
@@ -56,8 +59,13 @@ export async function startObservability(
     registerPoolGauges(registry, ctx.ownerSql);
     gaugeOnScrape(
       registry,
-      { name: 'db_replica_lag_seconds', help: 'Replay lag of each read replica (DATABASE_READ_URLS order)', labelNames: ['replica'] },
-      () => ctx.replicas.status().flatMap((r, i) => (r.lagMs === null ? [] : [[{ replica: String(i) }, r.lagMs / 1000]])),
+      {
+        name: 'db_replica_lag_seconds',
+        help: 'Replay lag of each read replica (DATABASE_READ_URLS order)',
+        labelNames: ['replica'],
+      },
+      () =>
+        ctx.replicas.status().flatMap((r, i) => (r.lagMs === null ? [] : [[{ replica: String(i) }, r.lagMs / 1000]])),
     );
     gaugeOnScrape(
       registry,

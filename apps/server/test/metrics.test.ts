@@ -35,7 +35,8 @@ describe('the guard', () => {
     ['a user access token', 'user'],
   ])('refuses %s with 401', async (_, given) => {
     let headers: Record<string, string>;
-    if (given === 'user') headers = { authorization: `Bearer ${(await t.signUp(`m-${randomUUID()}@example.com`)).token}` };
+    if (given === 'user')
+      headers = { authorization: `Bearer ${(await t.signUp(`m-${randomUUID()}@example.com`)).token}` };
     else headers = typeof given === 'function' ? given() : (given as Record<string, string>);
     const res = await fetch(`${t.url}/metrics`, { headers });
     expect(res.status).toBe(401);
@@ -44,11 +45,12 @@ describe('the guard', () => {
   });
 
   it('answers the service_role key as Bearer or apikey, and METRICS_TOKEN', async () => {
-    for (const headers of [
+    const accepted: Array<Record<string, string>> = [
       { authorization: `Bearer ${t.serviceRoleKey}` },
       { apikey: t.serviceRoleKey },
       { authorization: `Bearer ${METRICS_TOKEN}` },
-    ]) {
+    ];
+    for (const headers of accepted) {
       const res = await fetch(`${t.url}/metrics`, { headers });
       expect(res.status).toBe(200);
       expect(await res.text()).toContain('# TYPE http_requests_total counter');
@@ -120,7 +122,9 @@ it('keeps labels bounded: a thousand distinct ids in paths make no new series', 
   const text = await scrape();
   expect(seriesOf(text, 'http_requests_total').length).toBeLessThan(20);
   for (const line of seriesOf(text, 'http_requests_total'))
-    expect(line).toMatch(/^http_requests_total\{family="(auth|rest|storage|functions|realtime|other)",method="[A-Z]+",status="\d{3}"\} \d+$/);
+    expect(line).toMatch(
+      /^http_requests_total\{family="(auth|rest|storage|functions|realtime|other)",method="[A-Z]+",status="\d{3}"\} \d+$/,
+    );
   expect(text).not.toContain(ids[0]);
   expect(text).not.toContain(ids[1]);
   expect(text).not.toContain('PURGE');

@@ -63,7 +63,10 @@ export function createServerMetrics(): ServerMetrics {
 export function gaugeOnScrape<L extends string>(
   registry: Registry,
   spec: { name: string; help: string; labelNames?: readonly L[] },
-  read: () => number | Array<[Partial<Record<L, string>>, number]> | Promise<Array<[Partial<Record<L, string>>, number]>>,
+  read: () =>
+    | number
+    | Array<[Partial<Record<L, string>>, number]>
+    | Promise<Array<[Partial<Record<L, string>>, number]>>,
 ): void {
   new Gauge<L>({
     name: spec.name,

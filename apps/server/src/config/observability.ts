@@ -24,7 +24,14 @@ export const observabilitySettings = {
   OTEL_SERVICE_NAME: v.optional(nonEmpty, 'auction-ops'),
   OTEL_TRACES_SAMPLER: v.optional(
     v.picklist(
-      ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'],
+      [
+        'always_on',
+        'always_off',
+        'traceidratio',
+        'parentbased_always_on',
+        'parentbased_always_off',
+        'parentbased_traceidratio',
+      ],
       'must be one of the standard samplers (always_on, traceidratio, parentbased_traceidratio, ...)',
     ),
     'parentbased_always_on',

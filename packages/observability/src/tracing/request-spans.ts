@@ -26,10 +26,7 @@ export function stagesOf(serverTiming: string): Array<[string, number]> {
   return [...serverTiming.matchAll(STAGE)].map((m) => [m[1], Number(m[2])] as [string, number]);
 }
 
-export function requestTracing(
-  tracer: Tracer,
-  run: <T>(context: Context, fn: () => T) => T,
-): MiddlewareHandler {
+export function requestTracing(tracer: Tracer, run: <T>(context: Context, fn: () => T) => T): MiddlewareHandler {
   return async (c, next) => {
     const method = c.req.method;
     const parent = propagator.extract(ROOT_CONTEXT, c.req.raw.headers, headerGetter);

@@ -23,8 +23,8 @@ export interface AppOptions {
   restRateLimits?: RestRateLimitOptions;
   /** Metrics and traces (see observability.ts): the request observer, GET /metrics, and the tracing middleware. */
   observability?: {
-    observe: (method: string, path: string, status: number, start: number) => void;
-    metricsRoute: Hono<AppEnv>;
+    observe?: (method: string, path: string, status: number, start: number) => void;
+    metricsRoute?: Hono<AppEnv>;
     tracing?: MiddlewareHandler<AppEnv>;
   };
 }
@@ -58,7 +58,7 @@ export function createApp(ctx: ServerContext, families: Families, options: AppOp
       observe: observability?.observe,
     }),
   );
-  if (observability) app.route('/metrics', observability.metricsRoute);
+  if (observability?.metricsRoute) app.route('/metrics', observability.metricsRoute);
   app.route('/health', healthRoutes(ctx));
   app.route('/auth/v1', families.auth);
   app.route('/rest/v1', families.rest);

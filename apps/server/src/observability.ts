@@ -50,9 +50,17 @@ export function createProcessMetrics(): ServerMetrics {
  */
 export async function startObservability(
   ctx: ServerContext,
-  metrics: ServerMetrics,
   role: { background: boolean; inCluster: boolean },
-): Promise<{ options: NonNullable<AppOptions['observability']>; close(): Promise<void> }> {
+): Promise<{ options: AppOptions['observability']; close(): Promise<void> }> {
+  const tracing = tracingConfigured(ctx.config)
+    ? await import('@auction-ops/observability/tracing').then((t) => t.startTracing(ctx.config, [ctx.sql]))
+    : undefined;
+  const metrics = ctx.metrics;
+  if (!metrics)
+    return {
+      options: tracing && { tracing: tracing.middleware },
+      close: async () => tracing?.close(),
+    };
   const { registry } = metrics;
   if (role.background) {
     registerQueueGauges(registry, ctx.ownerSql);
@@ -74,9 +82,6 @@ export async function startObservability(
     );
   }
   const cluster = role.inCluster ? workerMetrics(registry) : undefined;
-  const tracing = tracingConfigured(ctx.config)
-    ? await import('@auction-ops/observability/tracing').then((t) => t.startTracing(ctx.config, [ctx.sql]))
-    : undefined;
   const metricsRoute = metricsRoutes({
     verifier: ctx.verifier,
     metricsToken: ctx.config.METRICS_TOKEN,

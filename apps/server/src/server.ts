@@ -202,13 +202,13 @@ export async function serveOn(
       database,
       ownerUrl: prepared.ownerUrl,
       requestUrl,
-      metrics: createProcessMetrics(),
+      metrics: config.METRICS_ENABLED ? createProcessMetrics() : undefined,
     };
     const services = await createServices(ctx);
     cleanup.push(() => services.close());
     // Change capture streams before the server listens, so the first join can be answered SUBSCRIBED.
     await services.realtime.start();
-    const observability = await startObservability(ctx, ctx.metrics!, { background: role.background, inCluster });
+    const observability = await startObservability(ctx, { background: role.background, inCluster });
     cleanup.push(() => observability.close());
     const app = createApp(ctx, createFamilies(ctx, services), {
       transport,

@@ -1,7 +1,7 @@
 // Metrics and traces (docs/observability.md): the token Prometheus may scrape /metrics with besides the
 // service_role key, and the standard OpenTelemetry variables; tracing is off while no OTLP endpoint is set.
 import * as v from 'valibot';
-import { nonEmpty, url } from './fields.js';
+import { bool, nonEmpty, url } from './fields.js';
 
 const ratio = v.pipe(
   v.string(),
@@ -10,6 +10,8 @@ const ratio = v.pipe(
 );
 
 export const observabilitySettings = {
+  // Off: no request metrics are kept and /metrics answers 404 (the benchmark's baseline; not for production).
+  METRICS_ENABLED: v.optional(bool, 'true'),
   // A shared secret: long enough not to be guessed.
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
   OTEL_EXPORTER_OTLP_ENDPOINT: v.optional(url),

@@ -2,6 +2,7 @@
 // types of the metrics, request counts by family, method and status that follow the requests made, labels that
 // stay bounded however many ids the paths carry, and queue gauges that read the database.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { sampleOf, seriesOf, typesOf } from './support/prometheus-text.js';
@@ -140,4 +141,41 @@ it('reads the queue gauges from the database at scrape time', async () => {
   // The server's own request connections, as PostgreSQL lists them.
   const pools = seriesOf(text, 'db_pool_connections').join('\n');
   expect(pools).toMatch(/db_pool_connections\{pool="auction-ops",state="(idle|active)"\} [1-9]/);
+});
+
+describe('the documentation', () => {
+  const docs = (name: string) => readFileSync(new URL(`../../../docs/${name}`, import.meta.url), 'utf8');
+
+  it('describes every metric the server exports', async () => {
+    const page = docs('observability.md');
+    const ours = Object.keys(typesOf(await scrape())).filter((n) => !/^(process|nodejs)_/.test(n));
+    expect(ours.length).toBeGreaterThan(15);
+    for (const name of ours) expect(page, name).toContain(`\`${name}\``);
+  });
+
+  it('builds the Grafana dashboard from metrics that exist', async () => {
+    const types = typesOf(await scrape());
+    const dashboard = JSON.parse(docs('grafana-dashboard.json')) as { panels: { targets: { expr: string }[] }[] };
+    const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    expect(exprs.length).toBeGreaterThan(5);
+    const used = new Set(
+      exprs.flatMap(
+        (e) => e.match(/\b[a-z_]+_(total|seconds|bucket|pending|connections|bytes|lookups_total|p99_seconds)\b/g) ?? [],
+      ),
+    );
+    for (const name of used) expect(types[name.replace(/_bucket$/, '')], name).toBeDefined();
+  });
+});
+
+describe('METRICS_ENABLED=false', () => {
+  it('keeps no metrics and has no /metrics', async () => {
+    const off = await startTestServer({ METRICS_ENABLED: 'false', METRICS_TOKEN });
+    try {
+      const res = await fetch(`${off.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(res.status).toBe(404);
+      expect(off.server.ctx.metrics).toBeUndefined();
+    } finally {
+      await off.stop();
+    }
+  });
 });

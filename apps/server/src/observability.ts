@@ -10,7 +10,9 @@ import {
   type ServerMetrics,
   workerMetrics,
 } from '@auction-ops/observability';
-import type { Registry } from 'prom-client';
+import type { Tracing } from '@auction-ops/observability/tracing';
+import type postgres from 'postgres';
+import { Counter, type Registry } from 'prom-client';
 import type { AppOptions } from './app.js';
 import type { Config } from './config/index.js';
 import type { ServerContext } from './context.js';
@@ -33,9 +35,45 @@ export function registerFaultCounters(registry: Registry): void {
     counterOnScrape(registry, { name, help }, () => processFaults()[key as keyof ProcessFaults]);
 }
 
+/** The webhook dispatcher's own counts (packages/webhooks keeps them as plain numbers). */
+export function registerDispatcherMetrics(
+  registry: Registry,
+  stats: () => { delivered: number; failedAttempts: number; inFlight: number; restarts: number },
+): void {
+  gaugeOnScrape(
+    registry,
+    { name: 'webhook_attempts_in_flight', help: 'Webhook attempts being sent now' },
+    () => stats().inFlight,
+  );
+  new Counter({
+    name: 'webhook_attempts_total',
+    help: 'Webhook delivery attempts finished by this server, by outcome (delivered: a 2xx answer)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      const s = stats();
+      this.reset();
+      this.inc({ outcome: 'delivered' }, s.delivered);
+      this.inc({ outcome: 'failed' }, s.failedAttempts);
+    },
+  });
+  counterOnScrape(
+    registry,
+    { name: 'webhook_dispatcher_restarts_total', help: 'Times the dispatcher loop stalled and was restarted' },
+    () => stats().restarts,
+  );
+}
+
 /** Tracing is on when an OTLP endpoint is set (the general one or the traces one). */
 export const tracingConfigured = (config: Config) =>
   Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+
+/** Tracing when configured, loading the OpenTelemetry SDK only then; `sql` is any pool of the process. */
+export async function startTracingIfConfigured(config: Config, sql: postgres.Sql): Promise<Tracing | undefined> {
+  if (!tracingConfigured(config)) return undefined;
+  const { startTracing } = await import('@auction-ops/observability/tracing');
+  return startTracing(config, [sql]);
+}
 
 /** The process's metrics, before the services are built (they record into it). */
 export function createProcessMetrics(): ServerMetrics {
@@ -52,14 +90,11 @@ export async function startObservability(
   ctx: ServerContext,
   role: { background: boolean; inCluster: boolean },
 ): Promise<{ options: AppOptions['observability']; close(): Promise<void> }> {
-  const tracing = tracingConfigured(ctx.config)
-    ? await import('@auction-ops/observability/tracing').then((t) => t.startTracing(ctx.config, [ctx.sql]))
-    : undefined;
-  const metrics = ctx.metrics;
+  const { tracing, metrics } = ctx;
   if (!metrics)
     return {
       options: tracing && { tracing: tracing.middleware },
-      close: async () => tracing?.close(),
+      close: async () => {},
     };
   const { registry } = metrics;
   if (role.background) {
@@ -97,7 +132,6 @@ export async function startObservability(
     },
     close: async () => {
       cluster?.stop();
-      await tracing?.close();
     },
   };
 }

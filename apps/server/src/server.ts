@@ -23,7 +23,7 @@ import { createApp } from './app.js';
 import { createFamilies } from './families.js';
 import { createServices } from './services/index.js';
 import { startWorkers } from './workers/index.js';
-import { createProcessMetrics, startObservability } from './observability.js';
+import { createProcessMetrics, startObservability, startTracingIfConfigured } from './observability.js';
 import { acceptWebSocketUpgrades } from './http/websocket-upgrade.js';
 import { watchRequestBodies } from './http/body-watch.js';
 import { inRequestScope } from './http/last-guard.js';
@@ -190,6 +190,9 @@ export async function serveOn(
       report: (level, message, fields) => log[level](message, fields),
     });
     cleanup.push(() => database.close());
+    const tracing = await startTracingIfConfigured(config, sql);
+    // Last of the cleanup steps (they run in reverse): the spans of everything stopping are still sent.
+    if (tracing) cleanup.unshift(() => tracing.close());
     const ctx: ServerContext = {
       config,
       log,
@@ -203,6 +206,7 @@ export async function serveOn(
       ownerUrl: prepared.ownerUrl,
       requestUrl,
       metrics: config.METRICS_ENABLED ? createProcessMetrics() : undefined,
+      tracing,
     };
     const services = await createServices(ctx);
     cleanup.push(() => services.close());

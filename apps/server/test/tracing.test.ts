@@ -5,6 +5,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from './support/test-server.js';
 import { attributeOf, startFakeCollector } from './support/fake-otlp-collector.js';
+import { startLoopbackServer } from './support/loopback.js';
+import { sampleOf } from './support/prometheus-text.js';
 
 let collector: Awaited<ReturnType<typeof startFakeCollector>>;
 beforeAll(async () => {
@@ -109,5 +111,70 @@ describe('over OTLP/HTTP protobuf (the default protocol)', () => {
     expect(sent[0].contentType).toBe('application/x-protobuf');
     // Protobuf keeps strings as UTF-8 bytes: the span's name is there as written.
     expect(Buffer.concat(sent.map((e) => e.body)).includes('GET /rest/v1/*')).toBe(true);
+  });
+});
+
+describe('background work', () => {
+  it('traces each webhook delivery as its own trace, and counts it in the metrics', async () => {
+    const received: string[] = [];
+    const receiver = await startLoopbackServer((_req, body, res) => {
+      received.push(body);
+      res.end('ok');
+    });
+    const metricsToken = 'tracing-test-metrics-token-01234';
+    const t = await startTestServer({
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      METRICS_TOKEN: metricsToken,
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+    });
+    try {
+      const owner = (await t.signUp(`hooks-${randomUUID()}@example.com`)).client;
+      const auction = await owner
+        .from('auctions')
+        .insert({ name: 'Traced', slug: `traced-${randomUUID()}` })
+        .select()
+        .single();
+      expect(auction.error).toBeNull();
+      const endpoint = await owner
+        .from('webhook_endpoints')
+        .insert({
+          auction_id: auction.data.id,
+          url: `${receiver.url}/hook`,
+          events: ['message.created'],
+          secret: 'whsec-traced-0123456789',
+          is_active: true,
+        })
+        .select('id')
+        .single();
+      expect(endpoint.error).toBeNull();
+      const queued = await owner.rpc('test_webhook', { endpoint_id: endpoint.data!.id, event_type: 'message.created' });
+      expect(queued.error).toBeNull();
+      for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(received).toHaveLength(1);
+      // The outcome is written after the receiver answers.
+      let delivered: number | undefined;
+      for (let i = 0; i < 50 && delivered !== 1; i++) {
+        const text = await (
+          await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+        ).text();
+        delivered = sampleOf(text, 'webhook_attempts_total', { outcome: 'delivered' });
+        if (delivered !== 1) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(delivered).toBe(1);
+    } finally {
+      await t.stop();
+      await receiver.close();
+    }
+    const spans = collector.spans();
+    const job = spans.find((s) => s.name === 'webhook delivery');
+    expect(job).toBeDefined();
+    // A trace of its own: no parent, and the statements it ran are its children.
+    expect(job!.parentSpanId ?? '').toBe('');
+    const statements = spans.filter((s) => s.parentSpanId === job!.spanId && s.name.startsWith('db '));
+    expect(statements.length).toBeGreaterThan(0);
+    expect(statements.every((s) => s.traceId === job!.traceId)).toBe(true);
   });
 });

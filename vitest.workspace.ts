@@ -12,6 +12,7 @@ const dirs = [
   'packages/functions',
   'packages/realtime',
   'packages/backups',
+  'packages/observability',
   'apps/server',
   'apps/cli',
 ];

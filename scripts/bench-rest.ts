@@ -9,7 +9,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -317,14 +317,15 @@ export async function main(): Promise<void> {
           `   node CPU per request engine/(a) = ${((eng.cpuUs ?? 0) / (a.cpuUs ?? 1)).toFixed(2)}`,
       );
     }
-    await limitsAndHttpsRuns(server, sign, stops);
-    await preparingAndPoolerRuns(server, userToken, stops);
-    await replicaRuns(server, migDir, userToken, stops);
-    await clusterRuns(
-      cluster.url,
-      jwtSecret,
-      headersOf(requests['GET 25-row filtered ordered page + to-many embed'].search),
-    );
+    const pageHeaders = headersOf(requests['GET 25-row filtered ordered page + to-many embed'].search);
+    // BENCH_REST_ONLY=observability runs only the metrics and tracing comparison (after the engine runs above).
+    if (process.env.BENCH_REST_ONLY !== 'observability') {
+      await limitsAndHttpsRuns(server, sign, stops);
+      await preparingAndPoolerRuns(server, userToken, stops);
+      await replicaRuns(server, migDir, userToken, stops);
+      await clusterRuns(cluster.url, jwtSecret, pageHeaders);
+    }
+    await observabilityRuns(cluster.url, jwtSecret, pageHeaders);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
     await cluster.stop();
@@ -569,6 +570,81 @@ async function clusterRuns(databaseUrl: string, jwtSecret: string, headers: Reco
     console.log(`  WEB_CONCURRENCY=2 / WEB_CONCURRENCY=1 = ${(mean(runs.two) / mean(runs.single)).toFixed(2)}`);
   } finally {
     for (const s of servers) await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---- Metrics and tracing: the server as `pnpm start` runs it, once with metrics off (METRICS_ENABLED=false), once
+// with metrics on (the default), once with metrics on and tracing at 100% sampling (OTLP/protobuf to a sink in its
+// own process, so the collector's work is not counted against the server), each in its own process so the tracing
+// SDK and its statement wrapper touch only their own. Rotated rounds; ratios of the mean req/s. Targets: metrics
+// >= 0.97, tracing >= 0.85 of both off.
+
+/** An OTLP sink in a child process: answers every export with 200 and keeps nothing. */
+async function startOtlpSink(): Promise<{ url: string; stop(): void }> {
+  const code =
+    "const s=require('node:http').createServer((q,r)=>{q.resume();q.on('end',()=>r.writeHead(200,{'content-type':" +
+    "'application/x-protobuf'}).end())});s.listen(0,'127.0.0.1',()=>console.log(s.address().port))";
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d) => resolve(String(d).trim())));
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
+}
+
+async function observabilityRuns(databaseUrl: string, jwtSecret: string, headers: Record<string, string>) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-rest-observability-'));
+  const sink = await startOtlpSink();
+  const servers: Awaited<ReturnType<typeof startServerProcess>>[] = [];
+  try {
+    const common = {
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: jwtSecret,
+      WORKERS_ENABLED: 'false',
+      RATE_LIMITS_ENABLED: 'false',
+      DB_POOL_SIZE: '20',
+      WEB_CONCURRENCY: '1',
+    };
+    const variants = [
+      ['metrics and tracing off', { METRICS_ENABLED: 'false' }],
+      ['metrics on', {}],
+      ['metrics on, tracing 100%', { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on' }],
+    ] as const;
+    for (const [i, [, env]] of variants.entries())
+      servers.push(await startServerProcess({ ...common, ...env, DATA_DIR: join(dir, String(i)) }));
+    const target = `/rest/v1/items?${headers.search}`;
+    const { search: _, ...requestHeaders } = headers;
+    for (const s of servers) await warm(`${s.url}${target}`, requestHeaders);
+    // On a loaded machine req/s swings between runs of the same server; the server's own CPU time per request
+    // (from /proc) is the steadier figure, so both ratios are printed.
+    const runs = servers.map(() => [] as ClusterFigures[]);
+    for (let round = 0; round < 3; round++)
+      for (let k = 0; k < servers.length; k++) {
+        const i = (k + round) % servers.length;
+        runs[i].push(await measuredRun(`${servers[i].url}${target}`, requestHeaders, servers[i].pids()));
+      }
+    const mean = (fs: ClusterFigures[]) => fs.reduce((sum, f) => sum + f.rps, 0) / fs.length;
+    const cpuPerRequest = (fs: ClusterFigures[]) =>
+      (1e6 * fs.reduce((sum, f) => sum + f.cpu[0].seconds, 0)) / fs.reduce((sum, f) => sum + f.rps * SECONDS, 0);
+    console.log(
+      `\nmetrics and tracing: GET 25-row page + embed, server as a child process (${CONNECTIONS} connections)`,
+    );
+    variants.forEach(([label], i) => {
+      for (const f of runs[i])
+        console.log(
+          `  ${label.padEnd(26)} ${fmt({ ...f, cpuUs: (1e6 * f.cpu[0].seconds) / (f.rps * SECONDS) })} (server process)`,
+        );
+    });
+    const ratio = (i: number) => (mean(runs[i]) / mean(runs[0])).toFixed(3);
+    const cpuRatio = (i: number) => (cpuPerRequest(runs[0]) / cpuPerRequest(runs[i])).toFixed(3);
+    console.log(
+      `  req/s: metrics/off = ${ratio(1)} (target >= 0.97)   tracing/off = ${ratio(2)} (target >= 0.85)\n` +
+        `  by server CPU per request (off/on): metrics ${cpuRatio(1)}   tracing ${cpuRatio(2)}   ` +
+        `load average ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+    );
+  } finally {
+    for (const s of servers) await s.stop();
+    sink.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

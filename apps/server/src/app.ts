@@ -1,5 +1,5 @@
 // The HTTP surface: gateway middleware, then one Hono app per path family. Errors are rendered by each family.
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv, ServerContext } from './context.js';
 import { gateway } from './middleware/gateway.js';
 import { isBodyBreakOff } from './http/body-watch.js';
@@ -21,12 +21,20 @@ export interface AppOptions {
   transport?: Transport;
   /** The data interface's rate limits (built by the composition root); none when disabled. */
   restRateLimits?: RestRateLimitOptions;
+  /** Metrics and traces (see observability.ts): the request observer, GET /metrics, and the tracing middleware. */
+  observability?: {
+    observe?: (method: string, path: string, status: number, start: number) => void;
+    metricsRoute?: Hono<AppEnv>;
+    tracing?: MiddlewareHandler<AppEnv>;
+  };
 }
 
 export function createApp(ctx: ServerContext, families: Families, options: AppOptions = {}): Hono<AppEnv> {
-  const { transport, restRateLimits } = options;
+  const { transport, restRateLimits, observability } = options;
   const app = new Hono<AppEnv>();
   const { config } = ctx;
+  // First, so the request's span covers everything after it, refusals included.
+  if (observability?.tracing) app.use('*', observability.tracing);
   // HTTPS only (426 for plain requests, HSTS); nothing to check for local development (see tls/https-only.ts).
   const https =
     transport &&
@@ -47,8 +55,10 @@ export function createApp(ctx: ServerContext, families: Families, options: AppOp
       trustedProxyCidrs: ctx.config.TRUSTED_PROXY_CIDRS,
       database: ctx.database,
       afterGate,
+      observe: observability?.observe,
     }),
   );
+  if (observability?.metricsRoute) app.route('/metrics', observability.metricsRoute);
   app.route('/health', healthRoutes(ctx));
   app.route('/auth/v1', families.auth);
   app.route('/rest/v1', families.rest);

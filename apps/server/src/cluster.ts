@@ -7,6 +7,9 @@ import { ConfigError, type Config, loadConfig } from './config/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { installLastGuard } from './http/last-guard.js';
 import { countFault } from './process-faults.js';
+import { primaryMetrics } from '@auction-ops/observability';
+import { Registry } from 'prom-client';
+import { registerFaultCounters } from './observability.js';
 import { type PreparedServer, type ProcessRole, prepareServer, type RunningServer, serveOn } from './server.js';
 
 /** The primary's handle on the running cluster, as main.ts prints and stops it. */
@@ -79,6 +82,10 @@ export async function startCluster(
   const reloadDue = new Set<ClusterWorker>();
   let stopping = false;
   let started = false;
+  // GET /metrics in any worker answers for all: the primary gathers every serving worker's samples and its own.
+  const primaryRegistry = new Registry();
+  registerFaultCounters(primaryRegistry);
+  const metrics = primaryMetrics(primaryRegistry, () => serving);
   let onFirstFailure: (error: Error) => void = () => {};
 
   const fork = (slot: number): Promise<Extract<ToPrimary, { type: 'ready' }>> =>
@@ -88,6 +95,7 @@ export async function startCluster(
       let failure = '';
       slots.set(slot, worker);
       worker.on('message', (message: ToPrimary) => {
+        if (metrics.handle(worker, message)) return;
         if (message.type === 'hello') {
           // A worker that comes up while the server stops is told to stop: an earlier 'stop' may have arrived
           // before it listened.
@@ -203,7 +211,7 @@ export async function runClusterWorker(): Promise<void> {
   process.on('message', (message: ToWorker | { type: 'stop' }) => {
     if (message.type === 'stop') void stop();
     else if (message.type === 'start' && !running) {
-      running = serveOn({ ...message.server, config }, message.role, log);
+      running = serveOn({ ...message.server, config }, message.role, log, true);
       running.then(
         (server) =>
           server &&

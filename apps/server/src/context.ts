@@ -4,6 +4,8 @@ import type { AvailabilityMonitor, ReplicaSet } from '@auction-ops/database';
 import type { Claims, TokenError, TokenVerifier } from '@auction-ops/auth-core';
 import type { Config } from './config/index.js';
 import type { Logger } from './logger.js';
+import type { ServerMetrics } from '@auction-ops/observability';
+import type { Tracing } from '@auction-ops/observability/tracing';
 
 export interface ServerContext {
   config: Config;
@@ -23,6 +25,10 @@ export interface ServerContext {
   database: AvailabilityMonitor;
   ownerUrl: string;
   requestUrl: string;
+  /** This process's metric registry; services record into it where the work happens (docs/observability.md). */
+  metrics?: ServerMetrics;
+  /** OpenTelemetry tracing, when an OTLP endpoint is configured; background jobs run under `traceJob`. */
+  tracing?: Tracing;
 }
 
 /** Hono variables set by the gateway middleware; bindings given by @hono/node-server (absent in app.request()). */

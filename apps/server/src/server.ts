@@ -23,6 +23,7 @@ import { createApp } from './app.js';
 import { createFamilies } from './families.js';
 import { createServices } from './services/index.js';
 import { startWorkers } from './workers/index.js';
+import { createProcessMetrics, startObservability, startTracingIfConfigured } from './observability.js';
 import { acceptWebSocketUpgrades } from './http/websocket-upgrade.js';
 import { watchRequestBodies } from './http/body-watch.js';
 import { inRequestScope } from './http/last-guard.js';
@@ -130,6 +131,8 @@ export async function serveOn(
   prepared: Omit<PreparedServer, 'close'>,
   role: ProcessRole,
   log: Logger,
+  /** A cluster worker: /metrics answers for every process, through the primary. */
+  inCluster = false,
 ): Promise<RunningServer> {
   // A process without the background role leaves the workers and the orphan sweep to the one that has it.
   const config = role.background
@@ -187,6 +190,9 @@ export async function serveOn(
       report: (level, message, fields) => log[level](message, fields),
     });
     cleanup.push(() => database.close());
+    const tracing = await startTracingIfConfigured(config, sql);
+    // Last of the cleanup steps (they run in reverse): the spans of everything stopping are still sent.
+    if (tracing) cleanup.unshift(() => tracing.close());
     const ctx: ServerContext = {
       config,
       log,
@@ -199,12 +205,20 @@ export async function serveOn(
       database,
       ownerUrl: prepared.ownerUrl,
       requestUrl,
+      metrics: config.METRICS_ENABLED ? createProcessMetrics() : undefined,
+      tracing,
     };
     const services = await createServices(ctx);
     cleanup.push(() => services.close());
     // Change capture streams before the server listens, so the first join can be answered SUBSCRIBED.
     await services.realtime.start();
-    const app = createApp(ctx, createFamilies(ctx, services), { transport, restRateLimits: services.restRateLimits });
+    const observability = await startObservability(ctx, { background: role.background, inCluster });
+    cleanup.push(() => observability.close());
+    const app = createApp(ctx, createFamilies(ctx, services), {
+      transport,
+      restRateLimits: services.restRateLimits,
+      observability: observability.options,
+    });
     const server = await new Promise<Server>((resolve, reject) => {
       const fetch: typeof app.fetch = (req, env) =>
         inRequestScope(env && 'outgoing' in env ? env.outgoing : undefined, () => app.fetch(req, env));

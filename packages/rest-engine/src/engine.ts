@@ -56,6 +56,8 @@ export interface RestEngineOptions {
   preparedStatements?: number;
   /** Planned and compiled GET/HEAD requests kept for reuse (default 1000; 0 turns the cache off). */
   planCacheSize?: number;
+  /** Hears each GET or HEAD's plan-cache lookup: whether it was a hit (for metrics). */
+  onPlanCacheLookup?: (hit: boolean) => void;
 }
 
 function sqlHeaders(headers: Record<string, string | undefined>, hidden: ReadonlySet<string>): string {
@@ -201,6 +203,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       // GET and HEAD reuse a cached plan and statement: parse, plan and compile then take no time.
       const key = planKey(req);
       let prepared = key === null ? undefined : plans.get(key);
+      if (key !== null) options.onPlanCacheLookup?.(prepared !== undefined);
       if (prepared === undefined) {
         const request = timer.time(PARSE, parse(req));
         const planned = timer.time(PLAN, plan(request, cache, plannerOptions));

@@ -29,6 +29,8 @@ export interface DispatcherOptions {
   /** Owner connection pool (the dispatcher is service work, not a request). */
   sql: postgres.Sql;
   log: DispatcherLog;
+  /** Runs each delivery attempt inside a unit of work of its own (the server's tracing: one trace per attempt). */
+  traceJob?: <T>(name: string, work: () => Promise<T>) => Promise<T>;
   workerId?: string;
   concurrency: number;
   perEndpointConcurrency: number;
@@ -158,7 +160,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     inflight.set(d.id, entry);
     perEndpoint.set(d.endpoint_id, (perEndpoint.get(d.endpoint_id) ?? 0) + 1);
     stats.inFlight = inflight.size;
-    const p = deliver(entry)
+    const attempt = options.traceJob ? options.traceJob('webhook delivery', () => deliver(entry)) : deliver(entry);
+    const p = attempt
       .catch((error) => log.error('webhook attempt could not be recorded', { delivery_id: d.id, error: String(error) }))
       .finally(() => {
         release(d);

@@ -15,6 +15,7 @@ import { databaseSettings } from './database.js';
 import { realtimeSettings } from './realtime.js';
 import { clusterSettings, resolveConcurrency } from './cluster.js';
 import { backupsSettings } from './backups.js';
+import { observabilitySettings } from './observability.js';
 
 const schema = v.object({
   ...coreSettings,
@@ -29,6 +30,7 @@ const schema = v.object({
   ...realtimeSettings,
   ...clusterSettings,
   ...backupsSettings,
+  ...observabilitySettings,
 });
 
 export type Env = v.InferOutput<typeof schema>;

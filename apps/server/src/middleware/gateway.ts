@@ -27,12 +27,18 @@ export interface GatewayOptions {
     prefix: string;
     check: (c: Context<AppEnv>) => Response | undefined | Promise<Response | undefined>;
   };
+  /** Hears every answered request with its status and start time (the request metrics). */
+  observe?: (method: string, path: string, status: number, start: number) => void;
 }
 
 const NAMES = ['x-request-id', ...CORS_NAMES];
 
 export function gateway(options: GatewayOptions): MiddlewareHandler<AppEnv> {
-  const { log, verifier, afterGate, database } = options;
+  const { log, verifier, afterGate, database, observe } = options;
+  const finish = (c: Context<AppEnv>, id: string, start: number, status: number) => {
+    logRequest(log, c, id, start, status);
+    observe?.(c.req.method, c.req.path, status, start);
+  };
   const trustedProxies = parseCidrs(options.trustedProxyCidrs);
   const anyTrusted = options.trustedProxyCidrs.trim() !== '';
   return async (c, next) => {
@@ -42,7 +48,7 @@ export function gateway(options: GatewayOptions): MiddlewareHandler<AppEnv> {
     const early = preflight(c);
     if (early) {
       early.headers.set('x-request-id', id);
-      logRequest(log, c, id, start, early.status);
+      finish(c, id, start, early.status);
       return early;
     }
     offerGatewayHeaders(c, NAMES, [id, ...corsValues(c)]);
@@ -52,11 +58,11 @@ export function gateway(options: GatewayOptions): MiddlewareHandler<AppEnv> {
     const answer = limited instanceof Promise ? await limited : limited;
     if (answer) {
       settleGatewayHeaders(c, answer);
-      logRequest(log, c, id, start, answer.status);
+      finish(c, id, start, answer.status);
       return answer;
     }
     await next();
     settleGatewayHeaders(c, c.res);
-    logRequest(log, c, id, start, c.res.status);
+    finish(c, id, start, c.res.status);
   };
 }

@@ -48,6 +48,7 @@ export async function createServices(ctx: ServerContext): Promise<Services> {
       maxRows: c.REST_MAX_ROWS,
       statementTimeoutMs: c.DB_STATEMENT_TIMEOUT_MS,
       poolTimeoutMs: c.DB_POOL_TIMEOUT_MS,
+      onPlanCacheLookup: ctx.metrics?.planCacheLookup,
     }).then((engine) => withReadReplicas(engine, ctx.replicas)),
     createConfiguredStorage(ctx),
   ]);

@@ -15,7 +15,14 @@ export async function startNotificationWorker(ctx: ServerContext): Promise<Worke
     connection: { application_name: 'auction-ops-notifications' },
   });
   const provider = createPushProvider(c, sql, ctx.log);
-  const worker = createJobWorker({ sql, provider, appUrl: c.APP_URL, log: ctx.log, leaseMs: pushLeaseMs(c) });
+  const worker = createJobWorker({
+    sql,
+    provider,
+    appUrl: c.APP_URL,
+    log: ctx.log,
+    leaseMs: pushLeaseMs(c),
+    traceJob: ctx.tracing?.traceJob,
+  });
   try {
     await worker.start();
   } catch (error) {

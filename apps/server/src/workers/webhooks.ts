@@ -9,6 +9,7 @@ import postgres from 'postgres';
 import { reconnectBackoff } from '@auction-ops/database';
 import { createDispatcher, parseCidrList, parseRetrySchedule, syncWebhookSettings } from '@auction-ops/webhooks';
 import type { ServerContext, Worker } from '../context.js';
+import { registerDispatcherMetrics } from '../observability.js';
 
 export async function startWebhookWorker(ctx: ServerContext): Promise<Worker> {
   const c = ctx.config;
@@ -23,6 +24,7 @@ export async function startWebhookWorker(ctx: ServerContext): Promise<Worker> {
   const dispatcher = createDispatcher({
     sql,
     log: ctx.log,
+    traceJob: ctx.tracing?.traceJob,
     concurrency: c.WEBHOOK_CONCURRENCY,
     perEndpointConcurrency: c.WEBHOOK_PER_ENDPOINT_CONCURRENCY,
     policy: {
@@ -41,6 +43,7 @@ export async function startWebhookWorker(ctx: ServerContext): Promise<Worker> {
       : undefined,
     logRetentionDays: c.WEBHOOK_LOG_RETENTION_DAYS,
   });
+  if (ctx.metrics) registerDispatcherMetrics(ctx.metrics.registry, () => dispatcher.stats());
   try {
     await dispatcher.start();
   } catch (error) {

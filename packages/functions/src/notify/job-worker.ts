@@ -14,6 +14,8 @@ export const JOBS_CHANNEL = 'notification_jobs';
 
 export interface JobWorkerOptions {
   sql: postgres.Sql;
+  /** Runs each job inside a unit of work of its own (the server's tracing: one trace per push job). */
+  traceJob?: <T>(name: string, work: () => Promise<T>) => Promise<T>;
   provider: PushProvider;
   appUrl: string;
   log: JobDeps['log'] & { info(msg: string, fields?: Record<string, unknown>): void };
@@ -59,7 +61,8 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
         if (free > 0) {
           const jobs = await store.claim(workerId, free, options.leaseMs);
           for (const job of jobs) {
-            const p = runJob(deps, job)
+            const run = options.traceJob ? options.traceJob('push job', () => runJob(deps, job)) : runJob(deps, job);
+            const p = run
               .then(() => undefined)
               .catch((error) => options.log.warn('push job failed', { job_id: job.id, error: String(error) }))
               .finally(() => {

@@ -1,0 +1,4 @@
+export { familyOf, methodLabel, type Family } from './request-labels.js';
+export { createServerMetrics, counterOnScrape, gaugeOnScrape, type ServerMetrics } from './server-metrics.js';
+export { primaryMetrics, workerMetrics, type MetricsMessage } from './cluster-metrics.js';
+export { registerPoolGauges, registerQueueGauges } from './queue-gauges.js';

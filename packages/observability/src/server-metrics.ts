@@ -1,0 +1,99 @@
+// One process's metric registry: request counts and latencies by family, method and status, the process and
+// event-loop metrics of prom-client, and gauges read at scrape time from the parts that own the numbers.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { familyOf, methodLabel } from './request-labels.js';
+
+/** Seconds; from a cached plan's sub-millisecond read to a slow import or upload. */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface ServerMetrics {
+  readonly registry: Registry;
+  /** One finished request; `seconds` from the first byte of the request to the answer. */
+  observeRequest(method: string, path: string, status: number, seconds: number): void;
+  /** A GET or HEAD looked up in the REST engine's plan cache. */
+  planCacheLookup(hit: boolean): void;
+}
+
+export function createServerMetrics(): ServerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by path family, method and status',
+    labelNames: ['family', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from request to answer, by path family, method and status',
+    labelNames: ['family', 'method', 'status'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const planCache = new Counter({
+    name: 'rest_plan_cache_lookups_total',
+    help: 'REST reads looked up in the plan cache, by result (hit skips parse, plan and compile)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+  const hits = planCache.labels('hit');
+  const misses = planCache.labels('miss');
+  return {
+    registry,
+    planCacheLookup: (hit) => (hit ? hits : misses).inc(),
+    observeRequest(method, path, status, seconds) {
+      const family = familyOf(path);
+      const key = `${family} ${method} ${status}`;
+      // The children by label set, kept: prom-client hashes the label object on every call otherwise.
+      let child = children.get(key);
+      if (child === undefined) {
+        const labels = { family, method: methodLabel(method), status: String(status) };
+        child = { count: requests.labels(labels), time: duration.labels(labels) };
+        // Bounded by the labels' values; a client's made-up method maps to OTHER but would still add keys here.
+        if (children.size < 1000) children.set(key, child);
+      }
+      child.count.inc();
+      child.time.observe(seconds);
+    },
+  };
+}
+
+/** A gauge whose samples are read when scraped: `read` returns the value, or per-label values. */
+export function gaugeOnScrape<L extends string>(
+  registry: Registry,
+  spec: { name: string; help: string; labelNames?: readonly L[] },
+  read: () =>
+    | number
+    | Array<[Partial<Record<L, string>>, number]>
+    | Promise<Array<[Partial<Record<L, string>>, number]>>,
+): void {
+  new Gauge<L>({
+    name: spec.name,
+    help: spec.help,
+    labelNames: spec.labelNames ?? [],
+    registers: [registry],
+    async collect() {
+      const value = await read();
+      if (typeof value === 'number') {
+        this.set(value);
+        return;
+      }
+      this.reset();
+      for (const [labels, n] of value) this.set(labels, n);
+    },
+  });
+}
+
+/** A counter kept elsewhere as a plain number (e.g. the process fault counters), exported when scraped. */
+export function counterOnScrape(registry: Registry, spec: { name: string; help: string }, read: () => number): void {
+  new Counter({
+    name: spec.name,
+    help: spec.help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}

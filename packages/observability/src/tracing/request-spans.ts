@@ -1,0 +1,61 @@
+// The server span of each request: continued from the caller's W3C traceparent, named by the matched route (never
+// the raw path), with the REST engine's stages as child spans laid out from its Server-Timing header.
+import {
+  type Context,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  type TextMapGetter,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+
+const propagator = new W3CTraceContextPropagator();
+const headerGetter: TextMapGetter<Headers> = {
+  get: (headers, key) => headers.get(key) ?? undefined,
+  keys: (headers) => [...headers.keys()],
+};
+
+const STAGE = /([a-z]+);dur=([\d.]+)/g;
+
+/** Stage name and milliseconds from `parse;dur=0.01, plan;dur=0.02, ...`. */
+export function stagesOf(serverTiming: string): Array<[string, number]> {
+  return [...serverTiming.matchAll(STAGE)].map((m) => [m[1], Number(m[2])] as [string, number]);
+}
+
+export function requestTracing(tracer: Tracer, run: <T>(context: Context, fn: () => T) => T): MiddlewareHandler {
+  return async (c, next) => {
+    const method = c.req.method;
+    const parent = propagator.extract(ROOT_CONTEXT, c.req.raw.headers, headerGetter);
+    const span = tracer.startSpan(
+      method,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
+      parent,
+    );
+    try {
+      await run(trace.setSpan(parent, span), next);
+    } finally {
+      // Known only once routed: the pattern of the handler that answered, e.g. /rest/v1/:table.
+      const route = routePath(c, -1);
+      const status = c.res.status;
+      span.updateName(`${method} ${route}`);
+      span.setAttributes({ 'http.route': route, 'http.response.status_code': status });
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      const timing = c.res.headers.get('server-timing');
+      if (timing) stageSpans(tracer, trace.setSpan(parent, span), stagesOf(timing));
+      span.end();
+    }
+  };
+}
+
+/** The stages ran back to back and ended just now; a skipped stage (a cached plan: 0 ms) gets no span. */
+function stageSpans(tracer: Tracer, parent: Context, stages: Array<[string, number]>): void {
+  let at = performance.timeOrigin + performance.now() - stages.reduce((sum, [, ms]) => sum + ms, 0);
+  for (const [name, ms] of stages) {
+    if (ms > 0) tracer.startSpan(`rest ${name}`, { startTime: at }, parent).end(at + ms);
+    at += ms;
+  }
+}

@@ -1,0 +1,79 @@
+// A child span for each database statement run inside a traced request or job: postgres.js has no hooks, so the
+// prototype of its query class is wrapped (as OpenTelemetry's own database instrumentations patch their drivers),
+// once per process and only when tracing is on. The span carries the statement text with placeholders, never
+// the values: tagged templates keep values apart from the text by construction.
+import { type Context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+
+interface QueryLike {
+  executed?: boolean;
+  tagged?: boolean;
+  strings: string | readonly string[];
+  resolve: (value: unknown) => unknown;
+  reject: (error: unknown) => unknown;
+  handle(): unknown;
+}
+
+interface Active {
+  tracer: Tracer;
+  activeContext: () => Context;
+}
+
+let active: Active | undefined;
+const patched = new WeakSet<object>();
+
+/** The statement as sent, with $1, $2, ... where the values go (a nested fragment also shows as one $n). */
+export function statementText(q: Pick<QueryLike, 'strings'>): string {
+  if (typeof q.strings === 'string') return q.strings;
+  return q.strings.reduce((text, part, i) => `${text}$${i}${part}`);
+}
+
+const OPERATION = /^\s*(?:with\b[\s\S]*?\)\s*)?([a-z]+)/i;
+
+function startStatementSpan(a: Active, q: QueryLike): Span | undefined {
+  const parent = a.activeContext();
+  // Statements outside a traced request or job (pool upkeep, LISTEN) are not traced: they would each be a trace.
+  if (!trace.getSpan(parent)) return undefined;
+  const text = statementText(q);
+  const operation = OPERATION.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
+  return a.tracer.startSpan(
+    `db ${operation}`,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': text },
+    },
+    parent,
+  );
+}
+
+/** Wraps the query class behind `sample` (any unexecuted query of the pool) and traces statements from now on. */
+export function traceStatements(sample: object, tracer: Tracer, activeContext: () => Context): () => void {
+  active = { tracer, activeContext };
+  const proto = Object.getPrototypeOf(sample) as QueryLike;
+  if (!patched.has(proto)) {
+    patched.add(proto);
+    const handle = proto.handle;
+    proto.handle = function (this: QueryLike) {
+      if (!this.executed && active) {
+        const span = startStatementSpan(active, this);
+        if (span) {
+          const { resolve, reject } = this;
+          this.resolve = (value) => {
+            span.end();
+            return resolve(value);
+          };
+          this.reject = (error) => {
+            // The SQLSTATE says what went wrong; the message may quote values, so it stays out.
+            const code = (error as { code?: unknown }).code;
+            span.setStatus({ code: SpanStatusCode.ERROR, message: typeof code === 'string' ? code : 'error' });
+            span.end();
+            return reject(error);
+          };
+        }
+      }
+      return handle.call(this);
+    };
+  }
+  return () => {
+    active = undefined;
+  };
+}

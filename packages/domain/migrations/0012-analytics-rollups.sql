@@ -72,7 +72,7 @@ $$;
 
 -- UTC hours in [p_lo, p_hi) that a local midnight of p_tz falls strictly inside (none for whole-hour offsets).
 create function analytics.split_hours(p_tz text, p_lo timestamptz, p_hi timestamptz) returns setof timestamptz
-language sql stable set search_path = '' as $$
+language sql stable rows 10 set search_path = '' as $$
   select analytics.hour_of(m.at)
   from generate_series((p_lo at time zone p_tz)::date, (p_hi at time zone p_tz)::date, interval '1 day') d
   cross join lateral (select (d::date::timestamp at time zone p_tz) as at) m
@@ -454,7 +454,8 @@ language sql stable security invoker set search_path = '' as $$
   order by l.name, l.id
 $$;
 
--- Whole hours come from the rollups of the locations the caller reads; base rows give the range's partial edge
+-- Every branch names the caller's auctions (z) so that it reads an (auction_id, time) index. Whole hours come from
+-- the rollups of the locations the caller reads; base rows give the range's partial edge
 -- hours, the hours a local midnight splits (half-hour zones), and the caller's own inspections at locations they
 -- cannot read (a team member sees those; 0009).
 create or replace function public.get_defect_trends(p_start_date timestamptz, p_end_date timestamptz,
@@ -464,21 +465,27 @@ language sql stable security invoker set search_path = '' as $$
   with r as materialized (select * from analytics.whole_hours(p_start_date, p_end_date)),
   z as materialized (select a.id, coalesce(nullif(a.settings ->> 'timezone', ''), 'UTC') as tz from public.auctions a),
   split as materialized (select z.id as auction_id, s.h from z, r, analytics.split_hours(z.tz, r.lo, r.hi) s(h)),
+  -- The time ranges read from base rows, half-open: the range's partial edges and the split hours.
+  ranges as materialized (
+    select z.id as auction_id, e.lo, e.hi
+    from z, r, lateral (values (p_start_date, r.lo), (r.hi, p_end_date + interval '1 microsecond')) e(lo, hi)
+    where e.lo < e.hi
+    union all
+    select auction_id, h, h + interval '1 hour' from split
+  ),
   counted as (
     select h.auction_id, h.hour as at, h.category_id, h.defects as n
     from analytics.defect_hours h, r
-    where h.hour >= r.lo and h.hour < r.hi and (p_location_id is null or h.location_id = p_location_id)
+    where h.auction_id in (select z.id from z) and h.hour >= r.lo and h.hour < r.hi
+      and (p_location_id is null or h.location_id = p_location_id)
       and not exists (select 1 from split where split.auction_id = h.auction_id and split.h = h.hour)
     union all
     select i.auction_id, i.submitted_at, d.category_id, 1
-    from r, public.quality_inspections i join public.quality_defects d on d.inspection_id = i.id
-    where (i.submitted_at >= p_start_date and i.submitted_at < r.lo or i.submitted_at >= r.hi and i.submitted_at <= p_end_date)
-      and (p_location_id is null or i.location_id = p_location_id)
-      and i.location_id in (select l.id from public.locations l)
-    union all
-    select i.auction_id, i.submitted_at, d.category_id, 1
-    from split join public.quality_inspections i on i.auction_id = split.auction_id
-      and i.submitted_at >= split.h and i.submitted_at < split.h + interval '1 hour'
+    from ranges cross join lateral ( -- one index range per row of ranges (offset 0 keeps it a lateral loop)
+      select i.* from public.quality_inspections i
+      where i.auction_id = ranges.auction_id and i.submitted_at >= ranges.lo and i.submitted_at < ranges.hi
+      offset 0
+    ) i
     join public.quality_defects d on d.inspection_id = i.id
     where (p_location_id is null or i.location_id = p_location_id)
       and i.location_id in (select l.id from public.locations l)

@@ -350,9 +350,7 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
   // Fresh statistics: until autovacuum gets to the new rows the planner guesses (one location's week took 142 ms
   // instead of 5 right after a large seed).
   progress('analyze');
-  await sql`analyze public.lot_submissions, public.lot_submission_entries, public.quality_inspections,
-    public.quality_defects, public.messages, public.message_reactions, public.channel_read_state,
-    analytics.submission_hours, analytics.submission_type_hours, analytics.defect_hours`;
+  await sql`analyze`;
   options.onProgress?.(STEPS.length, STEPS.length, 'done');
   return result;
 }

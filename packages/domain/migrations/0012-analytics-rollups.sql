@@ -32,19 +32,21 @@ create table analytics.submission_type_hours (
   cars bigint not null default 0,
   primary key (location_id, hour, submission_type_id)
 );
+-- Per inspector too: a team member also sees their own inspections at locations they are not assigned to (0009),
+-- so the rollup rows they may read are those of their locations plus their own, exactly as for the base rows.
 create table analytics.defect_hours (
   location_id uuid not null,
   hour timestamptz not null,
   category_id uuid not null,
+  user_id uuid, -- the inspector; null once the user is deleted
   auction_id uuid not null,
   defects integer not null default 0,
-  primary key (location_id, hour, category_id)
+  unique nulls not distinct (location_id, hour, category_id, user_id)
 );
 create index defect_hours_auction_idx on analytics.defect_hours (auction_id, hour);
--- The caller's own inspections at locations they cannot read (get_defect_trends counts them from base rows).
-create index quality_inspections_user_idx on public.quality_inspections (user_id, submitted_at);
 
--- A rollup row is readable with its location: the location's readers can read all its submissions and defects.
+-- A rollup row is readable with its location (whose readers can read all its submissions and defects), and a
+-- defect row by its inspector too: the same rule as the rows they summarise.
 do $$
 declare t text;
 begin
@@ -52,10 +54,15 @@ begin
     execute format('alter table analytics.%I enable row level security', t);
     execute format('grant select on analytics.%I to authenticated', t);
     execute format('grant all on analytics.%I to service_role', t);
-    execute format('create policy %I on analytics.%I for select to authenticated
-      using (location_id in (select l.id from public.locations l))', t || '_select', t);
   end loop;
 end $$;
+create policy submission_hours_select on analytics.submission_hours for select to authenticated
+  using (location_id in (select l.id from public.locations l));
+create policy submission_type_hours_select on analytics.submission_type_hours for select to authenticated
+  using (location_id in (select l.id from public.locations l));
+create policy defect_hours_select on analytics.defect_hours for select to authenticated
+  using (location_id in (select l.id from public.locations l)
+    or (user_id = (select auth.uid()) and auction_id in (select public.current_user_auction_ids())));
 
 create function analytics.hour_of(p_at timestamptz) returns timestamptz
 language sql immutable set search_path = '' as $$ select pg_catalog.date_trunc('hour', p_at, 'UTC') $$;
@@ -102,13 +109,13 @@ language sql volatile set search_path = '' as $$
     set entries = h.entries + excluded.entries, cars = h.cars + excluded.cars
 $$;
 create function analytics.add_defect_hours(p_location uuid[], p_hour timestamptz[], p_category uuid[],
-  p_auction uuid[], p_defects integer[]) returns void
+  p_user uuid[], p_auction uuid[], p_defects integer[]) returns void
 language sql volatile set search_path = '' as $$
-  insert into analytics.defect_hours as h (location_id, hour, category_id, auction_id, defects)
-  select l, hr, c, a, n from unnest(p_location, p_hour, p_category, p_auction, p_defects) as d(l, hr, c, a, n)
+  insert into analytics.defect_hours as h (location_id, hour, category_id, user_id, auction_id, defects)
+  select l, hr, c, u, a, n from unnest(p_location, p_hour, p_category, p_user, p_auction, p_defects) as d(l, hr, c, u, a, n)
   where n <> 0
-  order by l, hr, c
-  on conflict (location_id, hour, category_id) do update set defects = h.defects + excluded.defects
+  order by l, hr, c, u
+  on conflict (location_id, hour, category_id, user_id) do update set defects = h.defects + excluded.defects
 $$;
 
 -- Entries (and their submissions) as signed deltas, bucketed by the submission's current location and hour. An
@@ -212,13 +219,14 @@ end $$;
 -- Defects, bucketed by their inspection's current location and hour; as for entries.
 create function analytics.apply_defects(p_inspection uuid[], p_category uuid[], p_sign integer[])
 returns void language sql volatile set search_path = '' as $$
-  select analytics.add_defect_hours(array_agg(location_id), array_agg(hr), array_agg(c), array_agg(auction_id),
-    array_agg(n))
+  select analytics.add_defect_hours(array_agg(location_id), array_agg(hr), array_agg(c), array_agg(user_id),
+    array_agg(auction_id), array_agg(n))
   from (
-    select i.location_id, analytics.hour_of(i.submitted_at) as hr, d.c, i.auction_id, sum(d.sign)::integer as n
+    select i.location_id, analytics.hour_of(i.submitted_at) as hr, d.c, i.user_id, i.auction_id,
+      sum(d.sign)::integer as n
     from unnest(p_inspection, p_category, p_sign) as d(insp, c, sign)
     join public.quality_inspections i on i.id = d.insp
-    group by 1, 2, 3, 4) x
+    group by 1, 2, 3, 4, 5) x
 $$;
 
 create function analytics.defects_changed() returns trigger
@@ -244,16 +252,18 @@ end $$;
 create function analytics.inspections_moved() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  perform analytics.add_defect_hours(array_agg(location_id), array_agg(hr), array_agg(c), array_agg(auction_id),
-      array_agg(n))
+  perform analytics.add_defect_hours(array_agg(location_id), array_agg(hr), array_agg(c), array_agg(user_id),
+      array_agg(auction_id), array_agg(n))
   from (
-    select s.location_id, analytics.hour_of(s.submitted_at) as hr, d.category_id as c, s.auction_id, sum(s.sg)::integer as n
+    select s.location_id, analytics.hour_of(s.submitted_at) as hr, d.category_id as c, s.user_id, s.auction_id,
+      sum(s.sg)::integer as n
     from old_rows o join new_rows w on w.id = o.id
-    cross join lateral (values (-1, o.location_id, o.submitted_at, o.auction_id),
-                               (1, w.location_id, w.submitted_at, w.auction_id)) s(sg, location_id, submitted_at, auction_id)
+    cross join lateral (values (-1, o.location_id, o.submitted_at, o.user_id, o.auction_id),
+      (1, w.location_id, w.submitted_at, w.user_id, w.auction_id)) s(sg, location_id, submitted_at, user_id, auction_id)
     join public.quality_defects d on d.inspection_id = o.id
     where o.location_id <> w.location_id or analytics.hour_of(o.submitted_at) <> analytics.hour_of(w.submitted_at)
-    group by 1, 2, 3, 4) x;
+      or o.user_id is distinct from w.user_id
+    group by 1, 2, 3, 4, 5) x;
   return null;
 end $$;
 
@@ -261,7 +271,7 @@ create function analytics.inspection_deleting() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
   perform analytics.add_defect_hours(array_agg(old.location_id), array_agg(analytics.hour_of(old.submitted_at)),
-    array_agg(c), array_agg(old.auction_id), array_agg(-n))
+    array_agg(c), array_agg(old.user_id), array_agg(old.auction_id), array_agg(-n))
   from (select d.category_id as c, count(*)::integer as n from public.quality_defects d
         where d.inspection_id = old.id group by 1) x;
   return old;
@@ -322,12 +332,12 @@ language sql stable set search_path = '' as $$
   group by 1, 2, 3, 4
 $$;
 create function analytics.expected_defect_hours(p_auction_id uuid)
-returns table (location_id uuid, hour timestamptz, category_id uuid, auction_id uuid, defects integer)
+returns table (location_id uuid, hour timestamptz, category_id uuid, user_id uuid, auction_id uuid, defects integer)
 language sql stable set search_path = '' as $$
-  select i.location_id, analytics.hour_of(i.submitted_at), d.category_id, i.auction_id, count(*)::integer
+  select i.location_id, analytics.hour_of(i.submitted_at), d.category_id, i.user_id, i.auction_id, count(*)::integer
   from public.quality_inspections i join public.quality_defects d on d.inspection_id = i.id
   where p_auction_id is null or i.auction_id = p_auction_id
-  group by 1, 2, 3, 4
+  group by 1, 2, 3, 4, 5
 $$;
 
 -- Every bucket whose stored value differs from its base rows (rows of zeros count as absent).
@@ -359,6 +369,7 @@ language sql stable set search_path = '' as $$
         where (p_auction_id is null or h.auction_id = p_auction_id) and h.defects <> 0) r
   full join analytics.expected_defect_hours(p_auction_id) x
     on x.location_id = r.location_id and x.hour = r.hour and x.category_id = r.category_id
+      and x.user_id is not distinct from r.user_id
   where (r.defects, r.auction_id) is distinct from (x.defects, x.auction_id)
   order by 1, 2, 3, 4
 $$;
@@ -454,10 +465,9 @@ language sql stable security invoker set search_path = '' as $$
   order by l.name, l.id
 $$;
 
--- Every branch names the caller's auctions (z) so that it reads an (auction_id, time) index. Whole hours come from
--- the rollups of the locations the caller reads; base rows give the range's partial edge
--- hours, the hours a local midnight splits (half-hour zones), and the caller's own inspections at locations they
--- cannot read (a team member sees those; 0009).
+-- Whole hours come from the rollups, the range's partial edge hours and the hours a local midnight splits
+-- (half-hour zones) from base rows; row-level security picks the same rows in both. Each branch names the caller's
+-- auctions (z) so that it reads an (auction_id, time) index.
 create or replace function public.get_defect_trends(p_start_date timestamptz, p_end_date timestamptz,
   p_location_id uuid default null)
 returns table (day date, category_id uuid, category text, defect_count integer)
@@ -487,14 +497,7 @@ language sql stable security invoker set search_path = '' as $$
       offset 0
     ) i
     join public.quality_defects d on d.inspection_id = i.id
-    where (p_location_id is null or i.location_id = p_location_id)
-      and i.location_id in (select l.id from public.locations l)
-    union all
-    select i.auction_id, i.submitted_at, d.category_id, 1
-    from public.quality_inspections i join public.quality_defects d on d.inspection_id = i.id
-    where i.user_id = (select auth.uid()) and i.submitted_at between p_start_date and p_end_date
-      and (p_location_id is null or i.location_id = p_location_id)
-      and i.location_id not in (select l.id from public.locations l)
+    where p_location_id is null or i.location_id = p_location_id
   )
   select (x.at at time zone z.tz)::date as day, c.id, c.name, sum(x.n)::integer
   from counted x

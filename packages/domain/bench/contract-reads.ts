@@ -30,7 +30,7 @@ export function contractReads(t: ReadTargets): Record<string, ContractRead> {
     },
     'recent_submissions of a location, 7 days': {
       sql: `select * from public.recent_submissions where location_id = $1 and submitted_at >= $2 and submitted_at <= $3
-        order by submitted_at desc`,
+        order by submitted_at desc limit 50`,
       params: [t.locationId, days(t.now, 7), t.now],
     },
     get_submission_with_entries: {

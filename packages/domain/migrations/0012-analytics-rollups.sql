@@ -44,13 +44,25 @@ create table analytics.defect_hours (
   unique nulls not distinct (location_id, hour, category_id, user_id)
 );
 create index defect_hours_auction_idx on analytics.defect_hours (auction_id, hour);
+-- The same per local day of the auction's zone: a 90-day trend reads days, not hours (at 100 defects an hour per
+-- location, hourly buckets by category and inspector hardly compress). Rebuilt when the auction's zone changes.
+create table analytics.defect_days (
+  location_id uuid not null,
+  day date not null,
+  category_id uuid not null,
+  user_id uuid,
+  auction_id uuid not null,
+  defects integer not null default 0,
+  unique nulls not distinct (location_id, day, category_id, user_id)
+);
+create index defect_days_auction_idx on analytics.defect_days (auction_id, day);
 
 -- A rollup row is readable with its location (whose readers can read all its submissions and defects), and a
 -- defect row by its inspector too: the same rule as the rows they summarise.
 do $$
 declare t text;
 begin
-  foreach t in array array['submission_hours', 'submission_type_hours', 'defect_hours'] loop
+  foreach t in array array['submission_hours', 'submission_type_hours', 'defect_hours', 'defect_days'] loop
     execute format('alter table analytics.%I enable row level security', t);
     execute format('grant select on analytics.%I to authenticated', t);
     execute format('grant all on analytics.%I to service_role', t);
@@ -63,6 +75,16 @@ create policy submission_type_hours_select on analytics.submission_type_hours fo
 create policy defect_hours_select on analytics.defect_hours for select to authenticated
   using (location_id in (select l.id from public.locations l)
     or (user_id = (select auth.uid()) and auction_id in (select public.current_user_auction_ids())));
+create policy defect_days_select on analytics.defect_days for select to authenticated
+  using (location_id in (select l.id from public.locations l)
+    or (user_id = (select auth.uid()) and auction_id in (select public.current_user_auction_ids())));
+
+-- The local day of a UTC hour in an auction's zone.
+create function analytics.local_day(p_hour timestamptz, p_auction_id uuid) returns date
+language sql stable set search_path = '' as $$
+  select (p_hour at time zone coalesce(nullif(a.settings ->> 'timezone', ''), 'UTC'))::date
+  from public.auctions a where a.id = p_auction_id
+$$;
 
 create function analytics.hour_of(p_at timestamptz) returns timestamptz
 language sql immutable set search_path = '' as $$ select pg_catalog.date_trunc('hour', p_at, 'UTC') $$;
@@ -115,7 +137,14 @@ language sql volatile set search_path = '' as $$
   select l, hr, c, u, a, n from unnest(p_location, p_hour, p_category, p_user, p_auction, p_defects) as d(l, hr, c, u, a, n)
   where n <> 0
   order by l, hr, c, u
-  on conflict (location_id, hour, category_id, user_id) do update set defects = h.defects + excluded.defects
+  on conflict (location_id, hour, category_id, user_id) do update set defects = h.defects + excluded.defects;
+  insert into analytics.defect_days as h (location_id, day, category_id, user_id, auction_id, defects)
+  select l, analytics.local_day(hr, a), c, u, a, sum(n)::integer
+  from unnest(p_location, p_hour, p_category, p_user, p_auction, p_defects) as d(l, hr, c, u, a, n)
+  where n <> 0
+  group by l, 2, c, u, a
+  order by l, 2, c, u
+  on conflict (location_id, day, category_id, user_id) do update set defects = h.defects + excluded.defects;
 $$;
 
 -- Entries (and their submissions) as signed deltas, bucketed by the submission's current location and hour. An
@@ -283,6 +312,7 @@ begin
   delete from analytics.submission_hours where location_id = old.id;
   delete from analytics.submission_type_hours where location_id = old.id;
   delete from analytics.defect_hours where location_id = old.id;
+  delete from analytics.defect_days where location_id = old.id;
   return null;
 end $$;
 
@@ -340,6 +370,15 @@ language sql stable set search_path = '' as $$
   group by 1, 2, 3, 4, 5
 $$;
 
+create function analytics.expected_defect_days(p_auction_id uuid)
+returns table (location_id uuid, day date, category_id uuid, user_id uuid, auction_id uuid, defects integer)
+language sql stable set search_path = '' as $$
+  select x.location_id, analytics.local_day(x.hour, x.auction_id), x.category_id, x.user_id, x.auction_id,
+    sum(x.defects)::integer
+  from analytics.expected_defect_hours(p_auction_id) x
+  group by 1, 2, 3, 4, 5
+$$;
+
 -- Every bucket whose stored value differs from its base rows (rows of zeros count as absent).
 create function analytics.differences(p_auction_id uuid default null)
 returns table (rollup text, location_id uuid, hour timestamptz, key uuid, stored text, expected text)
@@ -371,6 +410,15 @@ language sql stable set search_path = '' as $$
     on x.location_id = r.location_id and x.hour = r.hour and x.category_id = r.category_id
       and x.user_id is not distinct from r.user_id
   where (r.defects, r.auction_id) is distinct from (x.defects, x.auction_id)
+  union all
+  select 'defect_days', coalesce(r.location_id, x.location_id), coalesce(r.day, x.day)::timestamptz,
+    coalesce(r.category_id, x.category_id), r.defects::text, x.defects::text
+  from (select * from analytics.defect_days h
+        where (p_auction_id is null or h.auction_id = p_auction_id) and h.defects <> 0) r
+  full join analytics.expected_defect_days(p_auction_id) x
+    on x.location_id = r.location_id and x.day = r.day and x.category_id = r.category_id
+      and x.user_id is not distinct from r.user_id
+  where (r.defects, r.auction_id) is distinct from (x.defects, x.auction_id)
   order by 1, 2, 3, 4
 $$;
 
@@ -383,16 +431,35 @@ begin
   delete from analytics.submission_hours where p_auction_id is null or auction_id = p_auction_id;
   delete from analytics.submission_type_hours where p_auction_id is null or auction_id = p_auction_id;
   delete from analytics.defect_hours where p_auction_id is null or auction_id = p_auction_id;
+  delete from analytics.defect_days where p_auction_id is null or auction_id = p_auction_id;
   insert into analytics.submission_hours select * from analytics.expected_submission_hours(p_auction_id);
   insert into analytics.submission_type_hours select * from analytics.expected_submission_type_hours(p_auction_id);
   insert into analytics.defect_hours select * from analytics.expected_defect_hours(p_auction_id);
+  insert into analytics.defect_days select * from analytics.expected_defect_days(p_auction_id);
 end $$;
+
+-- Another zone regroups the auction's days. Writers wait (SHARE) so that none adds a day of the old zone after.
+create function analytics.auction_zone_changed() returns trigger
+language plpgsql security definer set search_path = '' as $$
+begin
+  lock table analytics.defect_hours in share mode;
+  delete from analytics.defect_days where auction_id = new.id;
+  insert into analytics.defect_days
+  select location_id, analytics.local_day(hour, auction_id), category_id, user_id, auction_id, sum(defects)::integer
+  from analytics.defect_hours where auction_id = new.id
+  group by 1, 2, 3, 4, 5;
+  return null;
+end $$;
+create trigger rollup_auction_zone after update of settings on public.auctions
+  for each row when (old.settings ->> 'timezone' is distinct from new.settings ->> 'timezone')
+  execute function analytics.auction_zone_changed();
 
 revoke execute on all functions in schema analytics from public;
 grant execute on function analytics.hour_of(timestamptz), analytics.whole_hours(timestamptz, timestamptz),
   analytics.split_hours(text, timestamptz, timestamptz) to authenticated, service_role;
 grant execute on function analytics.differences(uuid), analytics.rebuild(uuid), analytics.expected_submission_hours(uuid),
-  analytics.expected_submission_type_hours(uuid), analytics.expected_defect_hours(uuid) to service_role;
+  analytics.expected_submission_type_hours(uuid), analytics.expected_defect_hours(uuid),
+  analytics.expected_defect_days(uuid), analytics.local_day(timestamptz, uuid) to service_role;
 
 select analytics.rebuild(null);
 
@@ -475,6 +542,17 @@ language sql stable security invoker set search_path = '' as $$
   with r as materialized (select * from analytics.whole_hours(p_start_date, p_end_date)),
   z as materialized (select a.id, coalesce(nullif(a.settings ->> 'timezone', ''), 'UTC') as tz from public.auctions a),
   split as materialized (select z.id as auction_id, s.h from z, r, analytics.split_hours(z.tz, r.lo, r.hi) s(h)),
+  -- Whole local days [ds, de) inside the whole hours, per auction without split hours (whole-hour zones).
+  w as materialized (
+    select z.id as auction_id, d.ds, d.de, d.first_day, d.end_day
+    from z, r, lateral (
+      select (f::timestamp at time zone z.tz) as ds, (e::timestamp at time zone z.tz) as de, f as first_day, e as end_day
+      from (select ((r.lo at time zone z.tz)::date
+                    + case when ((r.lo at time zone z.tz)::date::timestamp at time zone z.tz) = r.lo then 0 else 1 end) as f,
+                   (r.hi at time zone z.tz)::date as e) x
+    ) d
+    where d.first_day < d.end_day and not exists (select 1 from split where split.auction_id = z.id)
+  ),
   -- The time ranges read from base rows, half-open: the range's partial edges and the split hours.
   ranges as materialized (
     select z.id as auction_id, e.lo, e.hi
@@ -484,9 +562,14 @@ language sql stable security invoker set search_path = '' as $$
     select auction_id, h, h + interval '1 hour' from split
   ),
   counted as (
-    select h.auction_id, h.hour as at, h.category_id, h.defects as n
-    from analytics.defect_hours h, r
+    select h.auction_id, h.day::timestamp at time zone z.tz as at, h.category_id, h.defects as n
+    from analytics.defect_days h join w on w.auction_id = h.auction_id join z on z.id = h.auction_id
+    where h.day >= w.first_day and h.day < w.end_day and (p_location_id is null or h.location_id = p_location_id)
+    union all
+    select h.auction_id, h.hour, h.category_id, h.defects
+    from analytics.defect_hours h cross join r left join w on w.auction_id = h.auction_id
     where h.auction_id in (select z.id from z) and h.hour >= r.lo and h.hour < r.hi
+      and (w.auction_id is null or h.hour < w.ds or h.hour >= w.de)
       and (p_location_id is null or h.location_id = p_location_id)
       and not exists (select 1 from split where split.auction_id = h.auction_id and split.h = h.hour)
     union all

@@ -80,7 +80,10 @@ it('analytics verify exits 1 naming a rollup bucket that differs from its rows; 
   await db.sql`update analytics.submission_hours set submissions = 5 where location_id = ${l!.id}`;
   const bad = await cli('analytics', 'verify', '--auction', a!.id);
   expect(bad.code).toBe(1);
-  expect(bad.out).toContain(`submission_hours ${l!.id} 2030-01-01T10:00:00.000Z: stored 5 submissions`);
+  expect(bad.out).toContain(
+    `submission_hours location ${l!.id} {"hour":"2030-01-01T10:00:00+00:00"}: stored {"cars":0,"submissions":5}, ` +
+      'expected {"cars":0,"submissions":1}',
+  );
   expect((await cli('analytics', 'rebuild')).code).toBe(0);
   expect((await cli('analytics', 'verify')).code).toBe(0);
   expect((await cli('analytics', 'check')).code).toBe(2);

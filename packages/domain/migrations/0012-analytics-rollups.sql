@@ -379,47 +379,40 @@ language sql stable set search_path = '' as $$
   group by 1, 2, 3, 4, 5
 $$;
 
--- Every bucket whose stored value differs from its base rows (rows of zeros count as absent).
+-- Every bucket whose stored value differs from its base rows (rows of zeros count as absent), as the rollup's
+-- name, the bucket's key and both values (null where the bucket is missing).
 create function analytics.differences(p_auction_id uuid default null)
-returns table (rollup text, location_id uuid, hour timestamptz, key uuid, stored text, expected text)
-language sql stable set search_path = '' as $$
-  select 'submission_hours', coalesce(r.location_id, x.location_id), coalesce(r.hour, x.hour), null::uuid,
-    case when r.location_id is not null then format('%s submissions, %s cars', r.submissions, r.cars) end,
-    case when x.location_id is not null then format('%s submissions, %s cars', x.submissions, x.cars) end
-  from (select * from analytics.submission_hours h
-        where (p_auction_id is null or h.auction_id = p_auction_id) and (h.submissions <> 0 or h.cars <> 0)) r
-  full join analytics.expected_submission_hours(p_auction_id) x
-    on x.location_id = r.location_id and x.hour = r.hour
-  where (r.submissions, r.cars, r.auction_id) is distinct from (x.submissions, x.cars, x.auction_id)
-  union all
-  select 'submission_type_hours', coalesce(r.location_id, x.location_id), coalesce(r.hour, x.hour),
-    coalesce(r.submission_type_id, x.submission_type_id),
-    case when r.location_id is not null then format('%s entries, %s cars', r.entries, r.cars) end,
-    case when x.location_id is not null then format('%s entries, %s cars', x.entries, x.cars) end
-  from (select * from analytics.submission_type_hours h
-        where (p_auction_id is null or h.auction_id = p_auction_id) and (h.entries <> 0 or h.cars <> 0)) r
-  full join analytics.expected_submission_type_hours(p_auction_id) x
-    on x.location_id = r.location_id and x.hour = r.hour and x.submission_type_id = r.submission_type_id
-  where (r.entries, r.cars, r.auction_id) is distinct from (x.entries, x.cars, x.auction_id)
-  union all
-  select 'defect_hours', coalesce(r.location_id, x.location_id), coalesce(r.hour, x.hour),
-    coalesce(r.category_id, x.category_id), r.defects::text, x.defects::text
-  from (select * from analytics.defect_hours h
-        where (p_auction_id is null or h.auction_id = p_auction_id) and h.defects <> 0) r
-  full join analytics.expected_defect_hours(p_auction_id) x
-    on x.location_id = r.location_id and x.hour = r.hour and x.category_id = r.category_id
-      and x.user_id is not distinct from r.user_id
-  where (r.defects, r.auction_id) is distinct from (x.defects, x.auction_id)
-  union all
-  select 'defect_days', coalesce(r.location_id, x.location_id), coalesce(r.day, x.day)::timestamptz,
-    coalesce(r.category_id, x.category_id), r.defects::text, x.defects::text
-  from (select * from analytics.defect_days h
-        where (p_auction_id is null or h.auction_id = p_auction_id) and h.defects <> 0) r
-  full join analytics.expected_defect_days(p_auction_id) x
-    on x.location_id = r.location_id and x.day = r.day and x.category_id = r.category_id
-      and x.user_id is not distinct from r.user_id
-  where (r.defects, r.auction_id) is distinct from (x.defects, x.auction_id)
-  order by 1, 2, 3, 4
+returns table (rollup text, location_id uuid, bucket jsonb, stored jsonb, expected jsonb)
+language sql stable set search_path = '' set timezone = 'UTC' as $$ -- hours as text in keys, the same everywhere
+  with stored as (
+    select 'submission_hours' as rollup, to_jsonb(h) as r from analytics.submission_hours h
+    where h.submissions <> 0 or h.cars <> 0
+    union all
+    select 'submission_type_hours', to_jsonb(h) from analytics.submission_type_hours h where h.entries <> 0 or h.cars <> 0
+    union all
+    select 'defect_hours', to_jsonb(h) from analytics.defect_hours h where h.defects <> 0
+    union all
+    select 'defect_days', to_jsonb(h) from analytics.defect_days h where h.defects <> 0
+  ), expected as (
+    select 'submission_hours' as rollup, to_jsonb(x) as r from analytics.expected_submission_hours(p_auction_id) x
+    union all
+    select 'submission_type_hours', to_jsonb(x) from analytics.expected_submission_type_hours(p_auction_id) x
+    union all
+    select 'defect_hours', to_jsonb(x) from analytics.expected_defect_hours(p_auction_id) x
+    union all
+    select 'defect_days', to_jsonb(x) from analytics.expected_defect_days(p_auction_id) x
+  ), keyed as ( -- a bucket's key is its row without the counted values
+    select rollup, r - array['submissions', 'cars', 'entries', 'defects'] as k, r from stored
+    where p_auction_id is null or (r ->> 'auction_id')::uuid = p_auction_id
+  ), wanted as (
+    select rollup, r - array['submissions', 'cars', 'entries', 'defects'] as k, r from expected
+  )
+  select coalesce(s.rollup, e.rollup), (coalesce(s.k, e.k) ->> 'location_id')::uuid,
+    coalesce(s.k, e.k) - 'location_id' - 'auction_id', s.r - 'location_id' - 'auction_id' - 'hour' - 'day',
+    e.r - 'location_id' - 'auction_id' - 'hour' - 'day'
+  from keyed s full join wanted e on e.rollup = s.rollup and e.k = s.k
+  where s.r is distinct from e.r
+  order by 1, 2, 3
 $$;
 
 -- Recomputes the rollups from the base rows. Writers wait (SHARE locks) so nothing changes halfway; reads go on.

@@ -189,7 +189,9 @@ describe('verify and rebuild', () => {
       (select location_id, hour, category_id from analytics.defect_hours where defects > 0 limit 1)`;
     const diffs = await differences();
     expect(diffs.map((d) => d.rollup).sort()).toEqual(['defect_hours', 'submission_hours']);
+    expect(diffs.every((d) => d.location_id && d.bucket)).toBe(true);
     expect(diffs.find((d) => d.rollup === 'defect_hours')!.stored).toBeNull();
+    expect(diffs.find((d) => d.rollup === 'submission_hours')!.expected).toMatchObject({ cars: expect.any(Number) });
     await db.sql`select analytics.rebuild()`;
     expect(await differences()).toEqual([]);
   });

@@ -37,12 +37,10 @@ export async function analyticsCommand(args: string[], ctx: { ownerUrl: string }
       return 0;
     }
     console.log(`${diffs.length} rollup buckets differ from their base rows:`);
+    const show = (v: unknown) => (v ? JSON.stringify(v) : 'none');
     for (const d of diffs.slice(0, SHOWN)) {
-      const key = d.key ? ` ${d.key}` : '';
-      const hour = (d.hour as Date).toISOString();
-      console.log(
-        `  ${d.rollup} ${d.location_id} ${hour}${key}: stored ${d.stored ?? 'none'}, expected ${d.expected ?? 'none'}`,
-      );
+      const bucket = `${d.rollup} location ${d.location_id} ${JSON.stringify(d.bucket)}`;
+      console.log(`  ${bucket}: stored ${show(d.stored)}, expected ${show(d.expected)}`);
     }
     if (diffs.length > SHOWN) console.log(`  ... and ${diffs.length - SHOWN} more`);
     console.log('Run `auction-ops analytics rebuild` to recompute them.');

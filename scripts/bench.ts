@@ -1,7 +1,17 @@
 // `pnpm bench [rest|auth|storage|webhooks|notifications|functions|realtime ...]`: runs the named benchmarks (all
 // when none is named).
 // Each prints its figures as ratios against a baseline measured in the same run; nothing here asserts timings.
-const all = ['rest', 'auth', 'storage', 'webhooks', 'notifications', 'functions', 'realtime', 'backup'] as const;
+const all = [
+  'rest',
+  'auth',
+  'storage',
+  'webhooks',
+  'notifications',
+  'functions',
+  'realtime',
+  'backup',
+  'data',
+] as const;
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 for (const name of names.length > 0 ? names : all) {
   if (!(all as readonly string[]).includes(name)) {

@@ -6,6 +6,7 @@ import { superAdminCommand, UsageError } from './commands/super-admin.js';
 import { mailCommand } from './commands/mail.js';
 import { pushCommand } from './commands/push.js';
 import { seedCommand } from './commands/seed.js';
+import { analyticsCommand } from './commands/analytics.js';
 import { backupCommand } from './commands/backup.js';
 import { genCommand } from './commands/gen-types.js';
 import { BackupError } from '@auction-ops/backups';
@@ -17,7 +18,9 @@ const HELP = `usage: auction-ops <command>
   status                     database state and pending migrations
   keys                       print the anon and service_role API keys
   super-admin grant <email>  make a user a system-wide administrator (also: revoke <email>, list)
-  seed --demo [--scale N]    create a realistic demo auction (migrates first); prints the users' passwords
+  seed --demo [--scale N] [--days D]
+                             create a realistic demo auction (migrates first); prints the users' passwords
+  analytics verify|rebuild   compare the analytics rollups with their rows (exit 1 on a difference); recompute
   mail [list|show <id>]      the local mail outbox (used when neither RESEND_API_KEY nor SMTP_URL is set)
   cert [--dir D] [--host H]  a local CA and an HTTPS certificate signed by it (see docs/https.md)
   push [list] [--token T]    the local push outbox (PUSH_PROVIDER=outbox)
@@ -40,6 +43,10 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   push: (args) => withDatabase((db) => pushCommand(args, db)),
   backup: backupCommand,
   gen: genCommand,
+  analytics: (args) =>
+    withDatabase(async (db) => {
+      process.exitCode = await analyticsCommand(args, db);
+    }),
 };
 
 const [name, ...args] = process.argv.slice(2);

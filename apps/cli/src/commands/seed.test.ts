@@ -17,11 +17,15 @@ it('parses --demo and --scale, refusing anything else', () => {
   expect(parseSeedArgs(['--demo'])).toEqual({ scale: 1 });
   expect(parseSeedArgs(['--demo', '--scale', '3'])).toEqual({ scale: 3 });
   expect(parseSeedArgs(['--scale=2', '--demo'])).toEqual({ scale: 2 });
+  expect(parseSeedArgs(['--demo', '--scale', '1000', '--days=365'])).toEqual({ scale: 1000, days: 365 });
   for (const bad of [
     [],
     ['--scale', '2'],
     ['--demo', '--scale', '0'],
     ['--demo', '--scale', 'x'],
+    ['--demo', '--scale', '1001'],
+    ['--demo', '--days', '0'],
+    ['--demo', '--days'],
     ['--demo', '--fast'],
   ]) {
     expect(() => parseSeedArgs(bad)).toThrow(/usage/);

@@ -1,4 +1,4 @@
-// `auction-ops seed --demo [--scale N]`: fills the database with the demo auctions (see @auction-ops/domain's
+// `auction-ops seed --demo [--scale N] [--days N]`: fills the database with the demo auctions (see @auction-ops/domain's
 // seedDemo), showing a progress bar, then prints the people's e-mails and passwords.
 import postgres from 'postgres';
 import { hashPassword } from '@auction-ops/auth-core';
@@ -7,22 +7,27 @@ import { seedDemo, type SeedResult } from '@auction-ops/domain';
 import { migrationSets } from '@auction-ops/server';
 import { UsageError } from './super-admin.js';
 
-const USAGE = 'usage: auction-ops seed --demo [--scale N]   (N: whole number 1-100, multiplies the data volume)';
+const USAGE = `usage: auction-ops seed --demo [--scale N] [--days D]
+  N: whole number 1-1000, multiplies the data volume (100 is about 312,000 submissions over 60 days)
+  D: whole number 1-3660, days of history (default 60)`;
+const LIMITS = { scale: 1000, days: 3660 } as const;
 
-export function parseSeedArgs(args: string[]): { scale: number } {
+export function parseSeedArgs(args: string[]): { scale: number; days?: number } {
   let demo = false;
-  let scale = 1;
+  const values: { scale: number; days?: number } = { scale: 1 };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
+    const name = /^--(scale|days)(=|$)/.exec(arg)?.[1] as keyof typeof LIMITS | undefined;
     if (arg === '--demo') demo = true;
-    else if (arg === '--scale' || arg.startsWith('--scale=')) {
-      const value = arg.includes('=') ? arg.slice('--scale='.length) : args[++i];
-      if (!value || !/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) throw new UsageError(USAGE);
-      scale = Number(value);
+    else if (name) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[++i];
+      if (!value || !/^\d+$/.test(value) || Number(value) < 1 || Number(value) > LIMITS[name])
+        throw new UsageError(USAGE);
+      values[name] = Number(value);
     } else throw new UsageError(`unknown argument ${arg}\n${USAGE}`);
   }
   if (!demo) throw new UsageError(USAGE);
-  return { scale };
+  return values;
 }
 
 /** A one-line progress bar on stderr (plain lines when stderr is not a terminal). */
@@ -57,12 +62,12 @@ export function formatSeedResult(result: SeedResult, ms: number): string {
 }
 
 export async function seedCommand(args: string[], ctx: { ownerUrl: string }): Promise<void> {
-  const { scale } = parseSeedArgs(args);
+  const { scale, days } = parseSeedArgs(args);
   await migrate(ctx.ownerUrl, migrationSets);
   const sql = postgres(ctx.ownerUrl, { max: 1, onnotice: () => {} });
   try {
     const started = performance.now();
-    const result = await seedDemo(sql, { scale, hashPassword, onProgress: progressBar() });
+    const result = await seedDemo(sql, { scale, days, hashPassword, onProgress: progressBar() });
     console.log(formatSeedResult(result, performance.now() - started));
   } finally {
     await sql.end();

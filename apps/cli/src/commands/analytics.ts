@@ -1,0 +1,51 @@
+// `auction-ops analytics verify|rebuild [--auction ID]`: compares the analytics rollups with the rows they
+// summarise (exit 1 and a list of the differing buckets when they disagree), or recomputes them.
+import postgres from 'postgres';
+import { UsageError } from './super-admin.js';
+
+const USAGE = 'usage: auction-ops analytics verify|rebuild [--auction <uuid>]';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SHOWN = 20;
+
+export function parseAnalyticsArgs(args: string[]): { action: 'verify' | 'rebuild'; auctionId: string | null } {
+  const [action, ...rest] = args;
+  if (action !== 'verify' && action !== 'rebuild') throw new UsageError(USAGE);
+  let auctionId: string | null = null;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    const value = arg === '--auction' ? rest[++i] : arg.startsWith('--auction=') ? arg.slice(10) : undefined;
+    if (!value || !UUID.test(value)) throw new UsageError(`unknown or bad argument ${arg}\n${USAGE}`);
+    auctionId = value;
+  }
+  return { action, auctionId };
+}
+
+/** Returns the process exit code: 0 when the rollups match (or were rebuilt), 1 on a difference. */
+export async function analyticsCommand(args: string[], ctx: { ownerUrl: string }): Promise<number> {
+  const { action, auctionId } = parseAnalyticsArgs(args);
+  const sql = postgres(ctx.ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    if (action === 'rebuild') {
+      const started = performance.now();
+      await sql`select analytics.rebuild(${auctionId})`;
+      console.log(`Rebuilt the analytics rollups in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+      return 0;
+    }
+    const diffs = await sql`select * from analytics.differences(${auctionId})`;
+    if (diffs.length === 0) {
+      console.log('The analytics rollups match their base rows.');
+      return 0;
+    }
+    console.log(`${diffs.length} rollup buckets differ from their base rows:`);
+    const show = (v: unknown) => (v ? JSON.stringify(v) : 'none');
+    for (const d of diffs.slice(0, SHOWN)) {
+      const bucket = `${d.rollup} location ${d.location_id} ${JSON.stringify(d.bucket)}`;
+      console.log(`  ${bucket}: stored ${show(d.stored)}, expected ${show(d.expected)}`);
+    }
+    if (diffs.length > SHOWN) console.log(`  ... and ${diffs.length - SHOWN} more`);
+    console.log('Run `auction-ops analytics rebuild` to recompute them.');
+    return 1;
+  } finally {
+    await sql.end();
+  }
+}

@@ -1,0 +1,197 @@
+// Data-at-scale benchmark (`pnpm bench data`, through scripts/bench-data.ts): seeds the demo at two scales
+// (BENCH_DATA_SCALES, default 10,100) into databases of one embedded cluster, then prints, for each contract read
+// (contract-reads.ts), the p50 of BENCH_RUNS (default 11) request-like transactions (role and JWT claims set as the
+// REST engine sets them) as a team member at each scale, the growth between the scales, the owner / service-role
+// ratio, and the same SQL run bare as the table owner (the floor, no row-level security). Then the write cost of
+// create_lot_submission_with_entries, a message insert and a defect insert with the analytics rollup triggers
+// against the same writes with them disabled. Prints the load average: the machine is shared. Asserts nothing.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { authenticatorUrl, ensureRoles, migrate, startEmbeddedPostgres } from '@auction-ops/database';
+import { authMigrations } from '@auction-ops/auth-core';
+import { domainMigrations, seedDemo } from '../src/index.js';
+import { contractReads, readTargets, type ContractRead } from './contract-reads.js';
+
+const SCALES = (process.env.BENCH_DATA_SCALES ?? '10,100').split(',').map(Number);
+const RUNS = Number(process.env.BENCH_RUNS ?? 11);
+const WRITES = Number(process.env.BENCH_WRITES ?? 40);
+const NOW = new Date();
+
+type Caller = { sub: string; role: 'authenticated' } | { role: 'service_role' } | null;
+interface Measured {
+  member: number;
+  owner: number;
+  service: number;
+  bare: number;
+}
+
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
+/** One request-like transaction: role and claims for the transaction, then the statement. Null: bare, as owner. */
+async function timed(sql: postgres.Sql, caller: Caller, run: (tx: postgres.TransactionSql) => Promise<unknown>) {
+  const started = performance.now();
+  await sql.begin(async (tx) => {
+    if (caller) {
+      await tx`select set_config('role', ${caller.role}, true),
+        set_config('request.jwt.claims', ${JSON.stringify(caller)}, true)`;
+    }
+    await run(tx);
+  });
+  return performance.now() - started;
+}
+
+async function p50Of(sql: postgres.Sql, caller: Caller, read: ContractRead): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) times.push(await timed(sql, caller, (tx) => tx.unsafe(read.sql, read.params)));
+  return p50(times);
+}
+
+interface ScaleDb {
+  owner: postgres.Sql;
+  request: postgres.Sql;
+  people: Record<string, string>;
+  auctionId: string;
+}
+
+async function seedScale(clusterUrl: string, password: string, scale: number): Promise<ScaleDb> {
+  const admin = postgres(clusterUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database bench_${scale}`);
+  await admin.end();
+  const url = new URL(clusterUrl);
+  url.pathname = `/bench_${scale}`;
+  await migrate(url.toString(), [authMigrations, domainMigrations]);
+  const owner = postgres(url.toString(), { max: 2, onnotice: () => {} });
+  const started = performance.now();
+  const seeded = await seedDemo(owner, {
+    scale,
+    now: NOW,
+    hashPassword: async (p) => p,
+    onProgress: (done, total, label) => process.stderr.write(`  seed ${scale}: ${done}/${total} ${label}\n`),
+  });
+  console.log(`seed scale ${scale}: ${((performance.now() - started) / 1000).toFixed(1)} s`, seeded.counts);
+  // As after autovacuum settles: visibility maps set (index-only scans), statistics current.
+  await owner`vacuum analyze`;
+  const people: Record<string, string> = {};
+  for (const u of seeded.users) {
+    const [row] = await owner`select id from auth.users where email = ${u.email}`;
+    people[u.email.split('@')[0]!] = row!.id as string;
+  }
+  const request = postgres(authenticatorUrl(url.toString(), password), { max: 2, onnotice: () => {} });
+  return { owner, request, people, auctionId: seeded.auctions[0]!.id };
+}
+
+async function measureReads(db: ScaleDb): Promise<Record<string, Measured>> {
+  const reads = contractReads(await readTargets(db.owner, db.auctionId, db.people.lot1!, NOW));
+  const out: Record<string, Measured> = {};
+  for (const [name, read] of Object.entries(reads)) {
+    await p50Of(db.request, { sub: db.people.lot1!, role: 'authenticated' }, read); // warm the caches
+    out[name] = {
+      member: await p50Of(db.request, { sub: db.people.lot1!, role: 'authenticated' }, read),
+      owner: await p50Of(db.request, { sub: db.people.owner!, role: 'authenticated' }, read),
+      service: await p50Of(db.request, { role: 'service_role' }, read),
+      bare: await p50Of(db.owner, null, read),
+    };
+  }
+  return out;
+}
+
+const ROLLUP_TRIGGERS: [string, string][] = [
+  ['public.lot_submissions', 'rollup_submissions_insert'],
+  ['public.lot_submission_entries', 'rollup_entries_insert'],
+  ['public.quality_defects', 'rollup_defects_insert'],
+];
+
+/** p50 of each write with the rollup triggers and without, alternating in rounds so that load drifts evenly. */
+async function measureWrites(db: ScaleDb): Promise<Record<string, [number, number]>> {
+  const lot1 = { sub: db.people.lot1!, role: 'authenticated' as const };
+  const owner = { sub: db.people.owner!, role: 'authenticated' as const };
+  const t = await readTargets(db.owner, db.auctionId, db.people.lot1!, NOW);
+  const types = await db.owner`select submission_type_id as id from public.location_submission_types
+    where location_id = ${t.locationId}`;
+  const entries = types.map((x, i) => ({ submission_type_id: x.id, car_count: i + 2 }));
+  const [inspection] = await db.owner`select id from public.quality_inspections where auction_id = ${db.auctionId}
+    order by submitted_at desc limit 1`;
+  const [category] = await db.owner`select id from public.defect_categories where auction_id is null limit 1`;
+  const writes: Record<string, [Caller, (tx: postgres.TransactionSql) => Promise<unknown>]> = {
+    create_lot_submission_with_entries: [
+      lot1,
+      (tx) => tx`select public.create_lot_submission_with_entries(${t.locationId}, ${tx.json(entries)})`,
+    ],
+    'message insert': [
+      lot1,
+      (tx) => tx`insert into public.messages (channel_id, content) values (${t.channelId}, 'bench message')`,
+    ],
+    'defect insert': [
+      owner,
+      (tx) => tx`insert into public.quality_defects (inspection_id, category_id) values (${inspection!.id},
+        ${category!.id})`,
+    ],
+  };
+  const times: Record<string, { with: number[]; without: number[] }> = {};
+  for (const name of Object.keys(writes)) times[name] = { with: [], without: [] };
+  const ROUNDS = 4;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const enabled of [true, false]) {
+      for (const [table, trigger] of ROLLUP_TRIGGERS) {
+        await db.owner.unsafe(`alter table ${table} ${enabled ? 'enable' : 'disable'} trigger ${trigger}`);
+      }
+      for (const [name, [caller, run]] of Object.entries(writes)) {
+        for (let i = 0; i < WRITES / ROUNDS; i++) {
+          times[name]![enabled ? 'with' : 'without'].push(await timed(db.request, caller, run));
+        }
+      }
+    }
+  }
+  for (const [table, trigger] of ROLLUP_TRIGGERS)
+    await db.owner.unsafe(`alter table ${table} enable trigger ${trigger}`);
+  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, [p50(v.with), p50(v.without)]]));
+}
+
+const ms = (x: number) => x.toFixed(1).padStart(7);
+const ratio = (a: number, b: number) => (a / b).toFixed(2).padStart(6);
+
+export async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'auction-ops-bench-data-'));
+  const cluster = await startEmbeddedPostgres({ dir, settings: { fsync: 'off', synchronous_commit: 'off' } });
+  const password = randomBytes(12).toString('hex');
+  const dbs: ScaleDb[] = [];
+  try {
+    await ensureRoles(cluster.url, password);
+    console.log(`load average at start: ${load()}`);
+    for (const scale of SCALES) dbs.push(await seedScale(cluster.url, password, scale));
+    const results: Record<string, Measured>[] = [];
+    for (const db of dbs) results.push(await measureReads(db));
+    const [lo, hi] = [SCALES[0]!, SCALES[SCALES.length - 1]!];
+    const [a, b] = [results[0]!, results[results.length - 1]!];
+    console.log(`\nreads, p50 of ${RUNS} in ms (team member unless named); load average ${load()}`);
+    console.log(
+      `${'read'.padEnd(42)} ${`@${lo}`.padStart(7)} ${`@${hi}`.padStart(7)} growth  owner@${hi} service@${hi} owner/svc bare@${hi}`,
+    );
+    for (const name of Object.keys(b)) {
+      const x = a[name]!;
+      const y = b[name]!;
+      console.log(
+        `${name.padEnd(42)} ${ms(x.member)} ${ms(y.member)} ${ratio(y.member, x.member)} ${ms(y.owner)}   ${ms(y.service)}  ${ratio(y.owner, y.service)}  ${ms(y.bare)}`,
+      );
+    }
+    const writes = await measureWrites(dbs[dbs.length - 1]!);
+    console.log(`\nwrites at scale ${hi}, p50 of ${WRITES} in ms; load average ${load()}`);
+    console.log(`${'write'.padEnd(42)} ${'rollups'.padStart(7)} ${'none'.padStart(7)}  ratio`);
+    for (const [name, [withRollups, without]] of Object.entries(writes)) {
+      console.log(`${name.padEnd(42)} ${ms(withRollups)} ${ms(without)} ${ratio(withRollups, without)}`);
+    }
+  } finally {
+    for (const db of dbs) await Promise.all([db.owner.end(), db.request.end()]);
+    await cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

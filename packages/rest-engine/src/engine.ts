@@ -39,6 +39,11 @@ export interface RestEngineOptions {
    * with one line naming the fix.
    */
   checkRoles?: boolean;
+  /**
+   * A function called at the start of every request's transaction, after the role and claims are set, as
+   * `schema.name` or `name` (PostgREST's db-pre-request): it may raise to refuse the request or set more settings.
+   */
+  preRequest?: string;
   maxRows?: number;
   statementTimeoutMs?: number;
   /** How long a request waits for a free connection of `sql`'s pool before PGRST003 (504); default 10 000. */
@@ -141,6 +146,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     poolTimeoutMs,
     statements,
     txRollbackAllowed: plannerOptions.txRollbackAllowed,
+    preRequest: options.preRequest ? `select ${options.preRequest.split('.').map(quoteIdent).join('.')}()` : null,
   };
   const planCacheSize = options.planCacheSize ?? 1000;
   let plans = new PlanCache(planCacheSize);

@@ -2,7 +2,7 @@
 // installs the tarball into an empty npm project with postgrest-js, and runs there, in plain JavaScript, a
 // node:http server over the package and postgrest-js calls against it, then the `rest-engine` command with
 // PostgREST's variables. Against an embedded PostgreSQL with PostgREST's tutorial schema. Prints `N passed, N failed`.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -81,15 +81,26 @@ async function main(): Promise<number> {
     const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'))!;
     const app = join(work, 'app');
     cpSync(join(HERE, 'app'), app, { recursive: true });
-    run(
-      'npm',
-      ['install', '--silent', '--no-audit', '--no-fund', join(work, tarball), '@supabase/postgrest-js@^2'],
-      app,
-    );
+    const deps = [join(work, tarball), '@supabase/postgrest-js@^2', 'typescript@~5.9', '@types/node@^20'];
+    run('npm', ['install', '--silent', '--no-audit', '--no-fund', ...deps], app);
     const installed = JSON.parse(readFileSync(join(app, 'node_modules/@auction-ops/rest-engine/package.json'), 'utf8'));
     check('the installed manifest has no workspace: specifiers', !JSON.stringify(installed).includes('workspace:'));
     check('postgres was installed as the peer dependency', readdirSync(join(app, 'node_modules')).includes('postgres'));
 
+    for (const [module, resolution] of [
+      ['node16', 'node16'],
+      ['esnext', 'bundler'],
+      ['commonjs', 'node10'],
+    ]) {
+      // As a project of each kind would set them: a modern target, default imports of CommonJS types.
+      const args = ['--noEmit', '--strict', '--target', 'es2022', '--esModuleInterop', '--types', 'node'];
+      args.push('--module', module!, '--moduleResolution', resolution!);
+      const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', ...args, 'types-check.ts'], {
+        cwd: app,
+        encoding: 'utf8',
+      });
+      check(`types resolve under ${resolution} resolution`, tsc.status === 0, tsc.stdout);
+    }
     const server = await startServer(['server.mjs'], app, { DB_URI: dbUri, JWT_SECRET: SECRET });
     try {
       const out = execFileSync(process.execPath, ['client.mjs', server.url], {

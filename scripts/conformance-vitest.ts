@@ -1,5 +1,5 @@
-// Runs a vendored Jest suite under Vitest without editing it: Jest's globals (`test`, `expect`, `jest.fn`) map onto
-// Vitest's, the hard-coded server URLs are rewritten as the files load, and files run one at a time in name order
+// Runs an upstream Jest suite (staged from a checkout) under Vitest without editing it: Jest's globals (`test`,
+// `expect`, `jest.fn`) map onto Vitest's, the hard-coded server URLs are rewritten as the files load, and files run one at a time in name order
 // (the suites share one database and depend on that order, as their Jest test sequencer says).
 import { join } from 'node:path';
 import { BaseSequencer, startVitest, type TestSpecification } from 'vitest/node';
@@ -39,7 +39,7 @@ const SHIMS = join(import.meta.dirname, 'conformance-node-shims.ts');
  * `jest`: the Jest major version the suite's inline snapshots were written with. Jest 29 changed the snapshot
  * format's defaults (no `Object {` / `Array [` prefixes, no escaped quotes); Vitest's are Jest 29's.
  */
-/** Where a suite differs from the vendored postgrest-js ones: its test files, test folder and module aliases. */
+/** Where a suite differs from the postgrest-js ones: its test files, test folder and module aliases. */
 export interface SuiteLayout {
   readonly include?: string[];
   /** Only files under this path have their URLs rewritten. */
@@ -71,6 +71,8 @@ export async function runVitest(
       resolveSnapshotPath: layout.resolveSnapshotPath,
       globals: true,
       include: layout.include ?? ['test/**/*.test.ts'],
+      // The PostgREST 12 compatibility tests need their own PostgREST 12 set-up.
+      exclude: ['test/v12/**', '**/node_modules/**'],
       setupFiles: [join(import.meta.dirname, 'conformance-jest-globals.ts')],
       fileParallelism: false,
       sequence: { sequencer: ByName },
@@ -80,7 +82,7 @@ export async function runVitest(
       pool: 'forks',
     },
     {
-      plugins: [rewriteUrls(urls, base, layout.testDir ?? '/vendor/test/')],
+      plugins: [rewriteUrls(urls, base, layout.testDir ?? join(root, 'test/'))],
       resolve: { alias: { '@supabase/node-fetch': SHIMS, 'node-abort-controller': SHIMS, ...layout.alias } },
     },
   );

@@ -1,19 +1,26 @@
-// `pnpm conformance [postgrest-js|postgrest-js-standalone]`: the official postgrest-js test suites, vendored at a
-// pinned commit under packages/rest-engine/conformance/<suite>, run against rest-engine instead of PostgREST.
+// `pnpm conformance [postgrest-js|postgrest-js-standalone] [checkout]`: the official postgrest-js test suites, read
+// from a checkout of the upstream repository at a pinned commit (see conformance-upstream.ts), run against
+// rest-engine instead of PostgREST.
 // Loads the suite's fixtures into a fresh PostgreSQL 15 with PostGIS, serves rest-engine with the suite's PostgREST
 // configuration, runs the suite's tests with Vitest (the Jest globals mapped onto Vitest's) one file at a time in
 // name order, as the suite's Jest configuration does, and prints `N passed, N failed`. Exit code 0 when the run
 // completed (failures are counted, not fatal: the known ones are listed in the conformance README), 1 when it
 // could not run or, with CONFORMANCE_MAX_FAILURES=N, when more than N tests failed.
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createRestEngine, type RestEngine, type RestEngineOptions } from '../packages/rest-engine/src/index.js';
+import {
+  createJwtAuthenticator,
+  createNodeHandler,
+  createRestEngine,
+  type RestEngine,
+  type RestEngineOptions,
+} from '../packages/rest-engine/src/index.js';
 import { startPostgis } from './conformance-postgres.js';
 import { runVitest } from './conformance-vitest.js';
+import { howToGet, stageUpstream, type Upstream } from './conformance-upstream.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 type Sql = RestEngineOptions['sql'];
@@ -28,8 +35,8 @@ const loadPostgres = async () =>
 const CONFORMANCE = join(HERE, '../packages/rest-engine/conformance');
 
 interface Suite {
-  /** Vendored tests and client sources (`vendor/src`, `vendor/test`). */
-  readonly dir: string;
+  /** Where the client's src/ and test/ come from. */
+  readonly upstream: Upstream;
   /** SQL run as the superuser before the fixtures (roles and schemas the suite's database image provides). */
   readonly prelude: string | null;
   readonly fixtures: readonly string[];
@@ -51,9 +58,14 @@ const SUITES: Record<string, Suite> = {
   // schemas public, personal, graphql_public; extra search path public, extensions; max rows 1000; aggregates,
   // plans and tx=rollback enabled by the fixture's `alter role authenticator set pgrst.*`.
   'postgrest-js': {
-    dir: join(CONFORMANCE, 'postgrest-js'),
+    upstream: {
+      env: 'POSTGREST_JS_SOURCE',
+      repo: 'supabase/supabase-js',
+      commit: '381bded5ced48c4621830576bf8cbecc34edc85c',
+      subdir: 'packages/core/postgrest-js',
+    },
     prelude: join(CONFORMANCE, 'supabase-roles.sql'),
-    fixtures: ['vendor/test/supabase/migrations/00000000000000_schema.sql', 'vendor/test/supabase/seed.sql'],
+    fixtures: ['test/supabase/migrations/00000000000000_schema.sql', 'test/supabase/seed.sql'],
     urls: ['http://localhost:54321'],
     engine: {
       schemas: ['public', 'personal', 'graphql_public'],
@@ -70,9 +82,14 @@ const SUITES: Record<string, Suite> = {
   // supabase/postgrest-js test/, with test/db/docker-compose.yml's PostgREST 13 settings: schemas public, personal;
   // extra search path extensions; anonymous role postgres; aggregates, plans and tx=rollback enabled.
   'postgrest-js-standalone': {
-    dir: join(CONFORMANCE, 'postgrest-js-standalone'),
+    upstream: {
+      env: 'POSTGREST_JS_STANDALONE_SOURCE',
+      repo: 'supabase/postgrest-js',
+      commit: '63c5d9a61a403c8b9b1af683fb259ff84a98ed39',
+      subdir: '',
+    },
     prelude: null,
-    fixtures: ['vendor/test/db/00-schema.sql', 'vendor/test/db/01-dummy-data.sql'],
+    fixtures: ['test/db/00-schema.sql', 'test/db/01-dummy-data.sql'],
     urls: ['http://localhost:3000', 'http://localhost:3001'],
     engine: {
       schemas: ['public', 'personal'],
@@ -89,69 +106,37 @@ const SUITES: Record<string, Suite> = {
   },
 };
 
-/** HS256 only (the suites sign nothing else); a bad token is a 401 as PostgREST answers it. */
-function verifyJwt(token: string): Record<string, unknown> | null {
-  const [h, p, s] = token.split('.');
-  if (!h || !p || !s) return null;
-  const expected = createHmac('sha256', JWT_SECRET).update(`${h}.${p}`).digest();
-  const given = Buffer.from(s, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-  const claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>;
-  if (typeof claims.exp === 'number' && claims.exp * 1000 < Date.now()) return null;
-  return claims;
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The engine over node:http, mounted at /rest/v1 and at the root (the standalone suite talks to PostgREST there). */
-function serve(engine: RestEngine): Promise<Server> {
-  const server = createServer(async (req, res) => {
-    const target = req.url ?? '/';
-    const q = target.indexOf('?');
-    let path = q === -1 ? target : target.slice(0, q);
-    if (path.startsWith('/rest/v1')) path = path.slice('/rest/v1'.length) || '/';
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = String(v);
-    const auth = /^Bearer (.+)$/i.exec(headers.authorization ?? '');
-    const claims = auth ? verifyJwt(auth[1]) : undefined;
-    if (claims === null) {
-      res.writeHead(401, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ code: 'PGRST301', details: null, hint: null, message: 'JWT could not be verified' }));
-      return;
-    }
-    const method = req.method ?? 'GET';
-    const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req);
-    const out = await engine.handle({
-      method,
-      path,
-      search: q === -1 ? '' : target.slice(q + 1),
-      headers,
-      body,
-      claims,
-    });
-    res.writeHead(out.status, out.headers);
-    res.end(out.body ?? undefined);
-  });
+/**
+ * The engine through the package's own node:http adapter and JWT authenticator, mounted at /rest/v1 and at the root
+ * (the standalone suite talks to PostgREST there).
+ */
+function serve(engine: RestEngine, anonRole: string): Promise<Server> {
+  const authenticate = createJwtAuthenticator({ secret: JWT_SECRET, anonRole });
+  const root = createNodeHandler(engine, { authenticate });
+  const mounted = createNodeHandler(engine, { basePath: '/rest/v1', authenticate });
+  const server = createServer((req, res) => void mounted(req, res, () => void root(req, res)));
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-export async function main(name = process.argv[2] ?? 'postgrest-js'): Promise<number> {
+export async function main(name = process.argv[2] ?? 'postgrest-js', given = process.argv[3]): Promise<number> {
   const suite = SUITES[name];
   if (!suite) {
     console.error(`unknown suite "${name}"; choose from ${Object.keys(SUITES).join(', ')}`);
     return 2;
   }
+  const checkout = given ?? process.env[suite.upstream.env];
+  if (!checkout) {
+    console.error(howToGet(suite.upstream, name));
+    return 2;
+  }
+  const root = stageUpstream(suite.upstream, checkout, join(HERE, '../.tmp/conformance', name));
   const cluster = await startPostgis();
   let sql: Sql | null = null;
   let engine: RestEngine | null = null;
   let server: Server | null = null;
   try {
     if (suite.prelude) cluster.psql(suite.prelude);
-    for (const f of suite.fixtures) cluster.psql(join(suite.dir, f));
+    for (const f of suite.fixtures) cluster.psql(join(root, f));
     const url =
       suite.user === 'postgres'
         ? cluster.url
@@ -159,10 +144,10 @@ export async function main(name = process.argv[2] ?? 'postgrest-js'): Promise<nu
     const postgres = await loadPostgres();
     sql = postgres(url, { max: 10, onnotice: () => {} });
     engine = await createRestEngine({ sql, ...suite.engine, listen: false });
-    server = await serve(engine);
+    server = await serve(engine, suite.engine.anonRole ?? 'anon');
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     console.log(`conformance ${name}: rest-engine at ${base}, PostgreSQL 15 + PostGIS on port ${cluster.port}`);
-    const { passed, failed } = await runVitest(join(suite.dir, 'vendor'), suite.urls, base, suite.jest);
+    const { passed, failed } = await runVitest(root, suite.urls, base, suite.jest);
     console.log(`\nconformance ${name}:`);
     console.log(`${passed} passed, ${failed} failed`);
     // CI gate: more failures than the known, documented ones fail the run.

@@ -13,6 +13,9 @@ import { COMPILE, EXECUTE, PARSE, PLAN, RESPOND, StageTimer } from './stage-time
 import { PlanCache, planKey, type CachedPlan } from './plan-cache.js';
 import type { Plan } from './plan/types.js';
 import { respond, type EngineResponse } from './respond.js';
+import { checkAnonRole } from './role-check.js';
+import { toRawRequest } from './adapters/engine-request.js';
+import type { BodyInput, HeadersInput } from './adapters/request-input.js';
 import { loadSchemaCache } from './schema-cache/schema-loader.js';
 import type { SchemaCache } from './schema-cache/types.js';
 
@@ -26,8 +29,21 @@ export interface RestEngineOptions {
    */
   extraSearchPath?: string[];
   anonRole?: string;
-  /** Roles a request may switch to besides anon, authenticated and service_role. */
+  /**
+   * The roles a request may run as besides `anonRole` (an allow-list; others answer 401 PGRST303). Default: any role
+   * the authenticator can switch to, as PostgREST (the database refuses the others).
+   */
   roles?: string[];
+  /**
+   * Check at start that `anonRole` exists and the authenticator may switch to it (default true); a failure rejects
+   * with one line naming the fix.
+   */
+  checkRoles?: boolean;
+  /**
+   * A function called at the start of every request's transaction, after the role and claims are set, as
+   * `schema.name` or `name` (PostgREST's db-pre-request): it may raise to refuse the request or set more settings.
+   */
+  preRequest?: string;
   maxRows?: number;
   statementTimeoutMs?: number;
   /** How long a request waits for a free connection of `sql`'s pool before PGRST003 (504); default 10 000. */
@@ -66,15 +82,16 @@ function sqlHeaders(headers: Record<string, string | undefined>, hidden: Readonl
   return JSON.stringify(visible);
 }
 
-export interface EngineRequest extends RawRequest {
+export interface EngineRequest {
   method: string;
   /** Path relative to the mount: '/todos', '/rpc/fn' or '/'. */
   path: string;
-  /** Raw query string without '?'. */
-  search: string;
-  /** Lower-case header names. */
-  headers: Record<string, string | undefined>;
-  body?: string;
+  /** Raw query string without '?' (default ''). */
+  search?: string;
+  /** Header names in any case: a record, node's IncomingHttpHeaders, a fetch Headers or [name, value] pairs. */
+  headers?: HeadersInput;
+  /** Text, bytes, a stream or an already parsed JSON value. */
+  body?: BodyInput;
   /** Verified JWT claims; undefined means anonymous. */
   claims?: Record<string, unknown>;
   /** Defaults to claims.role, else the anonymous role. */
@@ -103,7 +120,8 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   const sql = options.sql;
   const schemas = options.schemas ?? ['public'];
   const anonRole = options.anonRole ?? 'anon';
-  const roles = new Set([anonRole, 'anon', 'authenticated', 'service_role', ...(options.roles ?? [])]);
+  const roles = options.roles === undefined ? null : new Set([anonRole, ...options.roles]);
+  if (options.checkRoles ?? true) await checkAnonRole(sql, anonRole);
   const maxRows = options.maxRows ?? null;
   const plannerOptions: PlannerOptions = {
     schemas,
@@ -130,6 +148,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     poolTimeoutMs,
     statements,
     txRollbackAllowed: plannerOptions.txRollbackAllowed,
+    preRequest: options.preRequest ? `select ${options.preRequest.split('.').map(quoteIdent).join('.')}()` : null,
   };
   const planCacheSize = options.planCacheSize ?? 1000;
   let plans = new PlanCache(planCacheSize);
@@ -184,7 +203,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     return { status: 200, headers, body: p.head ? null : openapi };
   }
 
-  const txContext = (req: EngineRequest, p: Plan, role: string): TxContext => ({
+  const txContext = (req: EngineRequest & RawRequest, p: Plan, role: string): TxContext => ({
     searchPath: searchPaths.get(p.schema)!,
     role,
     claims: claimsJson(req.claims, role),
@@ -195,11 +214,13 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     timezone: p.prefer.timezone,
   });
 
-  async function handle(req: EngineRequest): Promise<EngineResponse> {
+  async function handle(input: EngineRequest): Promise<EngineResponse> {
+    // Wrong arguments reject with a TypeError before anything runs (not an error answer blaming the client).
+    const req = await toRawRequest(input);
     const role = req.role ?? (typeof req.claims?.role === 'string' ? req.claims.role : anonRole);
     const timer = new StageTimer();
     try {
-      if (!roles.has(role)) throw errors.forbiddenRole(role);
+      if (roles !== null && !roles.has(role)) throw errors.forbiddenRole(role);
       // GET and HEAD reuse a cached plan and statement: parse, plan and compile then take no time.
       const key = planKey(req);
       let prepared = key === null ? undefined : plans.get(key);

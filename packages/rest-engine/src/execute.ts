@@ -114,6 +114,8 @@ export interface ExecuteOptions {
   readonly planOutput?: 'json' | 'text' | null;
   /** Known before execution: 'commit' or 'rollback'. A function decides after seeing the main result. */
   readonly end: 'commit' | 'rollback' | Decision;
+  /** `select <function>()` run after the context statement (PostgREST's db-pre-request). */
+  readonly preRequest?: string | null;
 }
 
 /** EXPLAIN's output as the body: the JSON document, or the text lines. */
@@ -177,6 +179,7 @@ export async function execute(
     const queries = [
       send(conn, opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'),
       send(conn, CONTEXT_SQL, ctxParams, true),
+      ...(opts.preRequest ? [send(conn, opts.preRequest, [], true)] : []),
       send(conn, mainText.text, mainParams, mainText.prepare),
       ...(explain ? [send(conn, explain.sql, explainParams)] : []),
       ...(typeof opts.end === 'string' ? [send(conn, opts.end === 'commit' ? 'COMMIT' : 'ROLLBACK')] : []),
@@ -188,9 +191,10 @@ export async function execute(
       // The first failure is the cause; the statements after it only report the aborted transaction.
       throw failed.reason;
     }
+    const at = opts.preRequest ? 3 : 2;
     const result = toResult(
-      (settled[2] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value,
-      explain ? (settled[3] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value : null,
+      (settled[at] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value,
+      explain ? (settled[at + 1] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value : null,
       opts.planOutput ?? null,
     );
     if (typeof opts.end === 'string') return { result, ended: opts.end };
@@ -213,6 +217,8 @@ export interface PlanExecution {
   readonly poolTimeoutMs: number;
   readonly statements: StatementBudget;
   readonly txRollbackAllowed: boolean;
+  /** The pre-request call's statement, or null. */
+  readonly preRequest?: string | null;
 }
 
 /**
@@ -237,6 +243,7 @@ export async function executePlan(
     poolTimeoutMs: env.poolTimeoutMs,
     statements: env.statements,
     planOutput: compiled.planOutput,
+    preRequest: env.preRequest ?? null,
     end: mustDecide ? decide : rollback ? 'rollback' : 'commit',
   });
   if (!mustDecide) checkResult(plan, result);

@@ -16,3 +16,9 @@ export { compile, type CompiledRequest } from './compile/statement-compiler.js';
 export { executePlan, type PlanExecution, StatementBudget, type TxContext } from './execute.js';
 export { respond, type MainResult } from './respond.js';
 export { generateTypeScriptTypes, type TypeGenOptions } from './typegen/typescript-generator.js';
+// HTTP adapters and authentication, for hosts that serve the engine.
+export { createFetchHandler, type FetchContext, type FetchHandler } from './adapters/fetch-handler.js';
+export { createNodeHandler, type NodeHandler } from './adapters/node-handler.js';
+export type { AdapterOptions, Authenticate, Claims, Identity } from './adapters/adapter-options.js';
+export { BodyTooLargeError, type BodyInput, type HeadersInput, normalizeHeaders } from './adapters/request-input.js';
+export { createJwtAuthenticator, type JwtOptions } from './auth/jwt-authenticator.js';

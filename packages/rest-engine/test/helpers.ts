@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { createTestDatabase, type TestDatabase } from '../../database/src/testing/index.js';
 import { compile } from '../src/compile/statement-compiler.js';
 import { createRestEngine, type EngineRequest, type RestEngine, type RestEngineOptions } from '../src/index.js';
 import { parse } from '../src/parse/request-parser.js';

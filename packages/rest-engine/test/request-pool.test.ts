@@ -2,7 +2,7 @@
 // else the engine's own; and the LISTEN for schema reloads on the client given as `listenSql`.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { createTestDatabase, type TestDatabase } from '../../database/src/testing/index.js';
 import { createRestEngine, type EngineRequest, type RestEngine } from '../src/index.js';
 import { FIXTURE } from './helpers.js';
 

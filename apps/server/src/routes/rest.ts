@@ -1,10 +1,9 @@
-// /rest/v1: a thin Hono adapter over @auction-ops/rest-engine. The gateway has verified the token and put its
+// /rest/v1: @auction-ops/rest-engine's fetch adapter under Hono. The gateway has verified the token and put its
 // claims on the context, or set authError; this file only translates the request and the response.
 import { Hono } from 'hono';
-import type { RestEngine } from '@auction-ops/rest-engine';
+import { createFetchHandler, type RestEngine } from '@auction-ops/rest-engine';
 import type { AppEnv } from '../context.js';
 import { takeGatewayHeaders } from '../middleware/response-headers.js';
-import { readBoundedText } from '../http/read-body.js';
 import { requestTarget } from '../http/request-target.js';
 
 const MOUNT = '/rest/v1';
@@ -14,23 +13,9 @@ export interface RestRouteOptions {
   maxBodyBytes: number;
 }
 
-const JSON_MEDIA = 'application/json; charset=utf-8';
-
-/** 413 in the data error shape; the connection is closed so the unread rest of the body is not waited for. */
-function payloadTooLarge(limit: number): Response {
-  const body = {
-    code: 'PGRST413',
-    details: `The request body is larger than the limit of ${limit} bytes`,
-    hint: null,
-    message: 'Payload too large',
-  };
-  return new Response(JSON.stringify(body), {
-    status: 413,
-    headers: { 'content-type': JSON_MEDIA, connection: 'close' },
-  });
-}
-
 export function restRoutes(engine: RestEngine, options: RestRouteOptions): Hono<AppEnv> {
+  // The package's own fetch adapter, so that the path strangers use is the one exercised every day.
+  const handler = createFetchHandler(engine, { basePath: MOUNT, maxBodyBytes: options.maxBodyBytes });
   return new Hono<AppEnv>().all('*', async (c) => {
     const authError = c.get('authError');
     if (authError) {
@@ -41,41 +26,14 @@ export function restRoutes(engine: RestEngine, options: RestRouteOptions): Hono<
         'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"`,
       });
     }
-    // Node's parsed request line and headers when served by node-server: building a URL and a Headers object per
+    // Node's parsed headers and request line when served by node-server: building a URL and a Headers object per
     // request costs more than the engine's whole parse-plan-compile.
-    const incoming = c.env?.incoming;
-    const target = requestTarget(c);
-    const q = target.indexOf('?');
-    const pathname = q === -1 ? target : target.slice(0, q);
-    const path = pathname.startsWith(MOUNT) ? pathname.slice(MOUNT.length) : pathname;
-    const headers = incoming ? nodeHeaders(incoming.headers) : Object.fromEntries(c.req.raw.headers);
-    const method = c.req.method;
-    let body: string | undefined;
-    if (method !== 'GET' && method !== 'HEAD') {
-      const text = await readBoundedText(c.req.raw, options.maxBodyBytes);
-      if (text === null) return payloadTooLarge(options.maxBodyBytes);
-      body = text;
-    }
-    const res = await engine.handle({
-      method,
-      path: path || '/',
-      search: q === -1 ? '' : target.slice(q + 1),
-      headers,
-      body,
+    return handler(c.req.raw, {
       claims: c.get('claims'),
+      headers: c.env?.incoming?.headers,
+      target: requestTarget(c),
+      // A plain header object keeps node-server on its fast path; the gateway's headers join it here.
+      beforeResponse: (headers) => takeGatewayHeaders(c, headers),
     });
-    // A plain header object keeps node-server on its fast path; the gateway's headers join it here.
-    takeGatewayHeaders(c, res.headers);
-    return new Response(res.body, { status: res.status, headers: res.headers });
   });
-}
-
-/** Node keeps repeated headers as arrays (set-cookie) or joins them; the engine takes one string per name. */
-function nodeHeaders(headers: import('node:http').IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const key in headers) {
-    const value = headers[key];
-    if (value !== undefined) out[key] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
 }

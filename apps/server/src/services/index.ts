@@ -43,6 +43,8 @@ export async function createServices(ctx: ServerContext): Promise<Services> {
       // Its own session for LISTEN: the request pool may go through a pooler in transaction mode.
       listenSql: ctx.ownerSql,
       schemas: ['public'],
+      // The roles this server's keys and tokens name; the login role may be able to switch to others.
+      roles: ['anon', 'authenticated', 'service_role'],
       extraSearchPath: c.REST_EXTRA_SEARCH_PATH,
       planEnabled: c.REST_PLAN_ENABLED,
       maxRows: c.REST_MAX_ROWS,

@@ -2,7 +2,7 @@
 // transaction) go to the next healthy replica unless the client asks to read its own writes; everything else stays
 // on the primary. A read that cannot reach its replica is answered from the primary. See docs/scaling.md.
 import type { ReplicaSet } from '@auction-ops/database';
-import type { EngineRequest, EngineResponse, RestEngine } from '@auction-ops/rest-engine';
+import { type EngineRequest, type EngineResponse, normalizeHeaders, type RestEngine } from '@auction-ops/rest-engine';
 
 /** The preference (RFC 7240 `Prefer` token) that keeps a read on the primary. */
 export const READ_YOUR_WRITES = 'read-your-writes';
@@ -44,8 +44,9 @@ function applied(res: EngineResponse): EngineResponse {
 export function withReadReplicas(engine: RestEngine, replicas: ReplicaSet): RestEngine {
   const handle = async (req: EngineRequest): Promise<EngineResponse> => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return engine.handle(req);
-    const { prefer, primary } = takeReadYourWrites(req.headers.prefer);
-    const request = primary ? { ...req, headers: { ...req.headers, prefer } } : req;
+    const headers = normalizeHeaders(req.headers);
+    const { prefer, primary } = takeReadYourWrites(headers.prefer);
+    const request = primary ? { ...req, headers: { ...headers, prefer } } : req;
     if (primary) return applied(await engine.handle(request));
     const sql = replicas.reader();
     if (!replicas.isReplica(sql)) return engine.handle(request);

@@ -5,13 +5,19 @@ import { quoteIdent } from '../ident.js';
 import { buildRelationships, type RawFk, type ViewColumnSource } from './relationships.js';
 import { tableKey, type Column, type DbFunction, type Relationship, type SchemaCache, type Table } from './types.js';
 
+// The catalogs only: the authenticator may lack USAGE on the exposed schemas (PostgREST's tutorials grant it to the
+// request roles alone), and name-resolving functions such as pg_get_serial_sequence would then fail.
 const RELATIONS = `
 select c.oid::int as oid, n.nspname as schema, c.relname as name, c.relkind::text as relkind,
   pg_relation_is_updatable(c.oid, true) as upd, obj_description(c.oid, 'pg_class') as comment,
   coalesce((select json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod),
       'oid', a.atttypid::int, 'cat', t.typcategory, 'typname', t.typname, 'nullable', not a.attnotnull,
       'default', coalesce(pg_get_expr(d.adbin, d.adrelid), case when a.attidentity <> '' then
-        format('nextval(%L::regclass)', pg_get_serial_sequence(format('%I.%I', n.nspname, c.relname), a.attname))
+        (select format('nextval(%L::regclass)', format('%I.%I', sn.nspname, s.relname))
+          from pg_depend dep join pg_class s on s.oid = dep.objid and s.relkind = 'S'
+          join pg_namespace sn on sn.oid = s.relnamespace
+          where dep.classid = 'pg_class'::regclass and dep.refobjid = c.oid and dep.refobjsubid = a.attnum
+            and dep.deptype = 'i' limit 1)
       end), 'generated', a.attgenerated <> '',
       'enum', (select json_agg(e.enumlabel order by e.enumsortorder) from pg_enum e where e.enumtypid = a.atttypid))
       order by a.attnum)

@@ -1,1 +1,0 @@
-export const version = '0.0.0-automated'

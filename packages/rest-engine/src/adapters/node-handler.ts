@@ -1,0 +1,43 @@
+// The engine as a node:http request listener and Express/Connect middleware. A body that a body parser has
+// already read (`req.body`) is used as it is; otherwise the stream is read up to the limit.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RestEngine } from '../engine.js';
+import { type AdapterOptions, answer, type Claims, outsideMount, resolveAdapterOptions } from './adapter-options.js';
+import { BodyTooLargeError, type BodyInput, readBody } from './request-input.js';
+
+type NodeRequest = IncomingMessage & { body?: BodyInput; originalUrl?: string; claims?: Claims };
+type Next = (error?: unknown) => void;
+
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: Next) => Promise<void>;
+
+export function createNodeHandler(engine: RestEngine, options: AdapterOptions = {}): NodeHandler {
+  const adapter = resolveAdapterOptions(engine, options);
+  return async (incoming, res, next) => {
+    const req = incoming as NodeRequest;
+    try {
+      const found = await answer(engine, adapter, {
+        method: req.method ?? 'GET',
+        target: req.url ?? '/',
+        headers: req.headers,
+        body: async (limit, headers) => {
+          // Express's parsers leave {} when they did not read the body: the stream is then still unread.
+          if (req.body !== undefined && !(req.readableEnded === false && isEmptyObject(req.body)))
+            return readBody(req.body, limit);
+          if (Number(headers['content-length'] ?? 0) > limit) throw new BodyTooLargeError(limit);
+          return readBody(req, limit);
+        },
+      });
+      if (found === null && next) return next();
+      const out = found ?? outsideMount();
+      res.writeHead(out.status, out.headers);
+      res.end(out.body ?? undefined);
+    } catch (e) {
+      if (next) return next(e);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify({ code: 'PGRST000', details: null, hint: null, message: 'Internal server error' }));
+    }
+  };
+}
+
+const isEmptyObject = (v: unknown): boolean =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0;

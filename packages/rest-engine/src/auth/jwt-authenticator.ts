@@ -1,0 +1,113 @@
+// Bearer tokens verified as PostgREST does: an HS256/384/512 secret or RS/ES/EdDSA keys (a JWK, a JWKS or a JWKS
+// URL), an optional audience, exp/nbf with a clock skew, and the role read from a JSON path of the claims. Refusals
+// carry PostgREST's codes: PGRST301 (the token cannot be verified), PGRST302 (anonymous access is off), PGRST303
+// (a claim is invalid: expired, not yet valid, wrong audience, role not a string).
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors as joseErrors,
+  type JSONWebKeySet,
+  type JWK,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from 'jose';
+import { RestError } from '../errors.js';
+import type { Authenticate } from '../adapters/adapter-options.js';
+import { parseRoleClaimKey, readPath } from './role-claim.js';
+
+export interface JwtOptions {
+  /** An HMAC secret (at least 32 characters, as PostgREST), or a JWK or JWKS as JSON text. */
+  secret?: string;
+  /** The secret is base64 (PostgREST's jwt-secret-is-base64). */
+  secretIsBase64?: boolean;
+  /** Public keys: one JWK or a JWKS. */
+  jwks?: JWK | JSONWebKeySet;
+  /** Where to fetch the JWKS (cached by jose, refetched for an unknown `kid`). */
+  jwksUrl?: string | URL;
+  /** Tokens must carry this `aud` (PostgREST's jwt-aud). */
+  audience?: string;
+  /** JSON path of the role claim (default `.role`). */
+  roleClaimKey?: string;
+  /** Seconds of clock difference allowed on exp/nbf/iat (default 30, as PostgREST). */
+  clockSkewSeconds?: number;
+  /** The role of requests without a token; null turns anonymous access off (PGRST302). */
+  anonRole?: string | null;
+}
+
+const HMAC = ['HS256', 'HS384', 'HS512'];
+
+function keyFrom(options: JwtOptions): { key: Uint8Array | JWTVerifyGetKey; algorithms?: string[] } {
+  const given = [options.secret, options.jwks, options.jwksUrl].filter((v) => v !== undefined).length;
+  if (given !== 1) throw new TypeError('give exactly one of secret, jwks, jwksUrl');
+  if (options.jwksUrl !== undefined) return { key: createRemoteJWKSet(new URL(options.jwksUrl)) };
+  if (options.jwks !== undefined) return { key: localSet(options.jwks) };
+  const secret = options.secret!;
+  if (typeof secret !== 'string') throw new TypeError('secret must be a string');
+  if (!options.secretIsBase64 && secret.trimStart().startsWith('{')) return { key: localSet(JSON.parse(secret)) };
+  const bytes = options.secretIsBase64 ? Buffer.from(secret, 'base64') : new TextEncoder().encode(secret);
+  if (bytes.byteLength < 32) throw new TypeError('the JWT secret must be at least 32 characters long');
+  return { key: bytes, algorithms: HMAC };
+}
+
+function localSet(jwks: JWK | JSONWebKeySet): JWTVerifyGetKey {
+  return createLocalJWKSet('keys' in jwks ? (jwks as JSONWebKeySet) : { keys: [jwks as JWK] });
+}
+
+const invalid = (message: string, code: 'PGRST301' | 'PGRST303') =>
+  new RestError(401, code, message, {
+    headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/"/g, '')}"` },
+  });
+
+function claimError(e: InstanceType<typeof joseErrors.JWTClaimValidationFailed>): RestError {
+  if (e.claim === 'nbf') return invalid('JWT not yet valid', 'PGRST303');
+  if (e.claim === 'aud') return invalid('JWT not in audience', 'PGRST303');
+  if (e.claim === 'iat') return invalid('JWT issued at future', 'PGRST303');
+  return invalid(`JWT claim ${e.claim} is invalid`, 'PGRST303');
+}
+
+/** An `authenticate` for the adapters: reads `Authorization: Bearer <token>`. */
+export function createJwtAuthenticator(options: JwtOptions): Authenticate {
+  if (options === null || typeof options !== 'object') throw new TypeError('JWT options must be an object');
+  const { key, algorithms } = keyFrom(options);
+  const rolePath = parseRoleClaimKey(options.roleClaimKey ?? '.role');
+  const clockTolerance = options.clockSkewSeconds ?? 30;
+  const anonRole = options.anonRole === undefined ? 'anon' : options.anonRole;
+  const verifyOptions = { audience: options.audience, clockTolerance, algorithms };
+  return async (headers) => {
+    const authorization = headers.authorization;
+    const match = authorization ? /^bearer\s+(.*)$/i.exec(authorization.trim()) : null;
+    const token = match?.[1]?.trim();
+    if (!token) {
+      if (anonRole === null)
+        throw new RestError(401, 'PGRST302', 'Anonymous access is disabled', {
+          headers: { 'www-authenticate': 'Bearer' },
+        });
+      return { role: anonRole };
+    }
+    let payload: Record<string, unknown>;
+    try {
+      payload = (await jwtVerify(token, key as Uint8Array, verifyOptions)).payload;
+    } catch (e) {
+      if (e instanceof joseErrors.JWTExpired) throw invalid('JWT expired', 'PGRST303');
+      if (e instanceof joseErrors.JWTClaimValidationFailed) throw claimError(e);
+      throw invalid(e instanceof joseErrors.JOSEError ? jwtMessage(e) : 'JWT could not be decoded', 'PGRST301');
+    }
+    const role = readPath(payload, rolePath);
+    if (role === undefined || role === null) {
+      if (anonRole === null)
+        throw new RestError(401, 'PGRST302', 'Anonymous access is disabled', {
+          headers: { 'www-authenticate': 'Bearer' },
+        });
+      return { claims: payload, role: anonRole };
+    }
+    if (typeof role !== 'string') throw invalid('The JWT role claim must be a string', 'PGRST303');
+    return { claims: payload, role };
+  };
+}
+
+function jwtMessage(e: InstanceType<typeof joseErrors.JOSEError>): string {
+  if (e instanceof joseErrors.JWSSignatureVerificationFailed) return 'JWT cryptographic operation failed';
+  if (e instanceof joseErrors.JWKSNoMatchingKey) return 'No suitable key or wrong key type';
+  if (e instanceof joseErrors.JOSEAlgNotAllowed) return 'Wrong or unsupported encoding algorithm';
+  return 'JWT could not be decoded';
+}

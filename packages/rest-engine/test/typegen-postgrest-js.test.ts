@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { createTestDatabase, type TestDatabase } from '../../database/src/testing/index.js';
 import { generateTypeScriptTypes } from '../src/index.js';
 import { typeEntries } from './typegen-entries.js';
 

@@ -11,6 +11,7 @@ import {
   workerMetrics,
 } from '@auction-ops/observability';
 import type { Tracing } from '@auction-ops/observability/tracing';
+import type { RealtimeStats } from '@auction-ops/realtime';
 import type postgres from 'postgres';
 import { Counter, type Registry } from 'prom-client';
 import type { AppOptions } from './app.js';
@@ -64,6 +65,25 @@ export function registerDispatcherMetrics(
   );
 }
 
+/** Realtime's per-process figures (packages/realtime counts them); a cluster scrape sums the processes. */
+export function registerRealtimeMetrics(registry: Registry, stats: () => RealtimeStats): void {
+  gaugeOnScrape(
+    registry,
+    { name: 'realtime_channels', help: 'Channels joined on the open realtime connections' },
+    () => stats().channels,
+  );
+  counterOnScrape(
+    registry,
+    { name: 'realtime_frames_sent_total', help: 'Realtime frames sent to clients (replies, changes, broadcasts)' },
+    () => stats().framesSent,
+  );
+  counterOnScrape(
+    registry,
+    { name: 'realtime_frames_received_total', help: 'Realtime frames received from clients (heartbeats included)' },
+    () => stats().framesReceived,
+  );
+}
+
 /** Tracing is on when an OTLP endpoint is set (the general one or the traces one). */
 export const tracingConfigured = (config: Config) =>
   Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
@@ -89,6 +109,7 @@ export function createProcessMetrics(): ServerMetrics {
 export async function startObservability(
   ctx: ServerContext,
   role: { background: boolean; inCluster: boolean },
+  realtimeStats: () => RealtimeStats,
 ): Promise<{ options: AppOptions['observability']; close(): Promise<void> }> {
   const { tracing, metrics } = ctx;
   if (!metrics)
@@ -97,6 +118,7 @@ export async function startObservability(
       close: async () => {},
     };
   const { registry } = metrics;
+  registerRealtimeMetrics(registry, realtimeStats);
   if (role.background) {
     registerQueueGauges(registry, ctx.ownerSql);
     registerPoolGauges(registry, ctx.ownerSql);

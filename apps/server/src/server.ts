@@ -212,7 +212,9 @@ export async function serveOn(
     cleanup.push(() => services.close());
     // Change capture streams before the server listens, so the first join can be answered SUBSCRIBED.
     await services.realtime.start();
-    const observability = await startObservability(ctx, { background: role.background, inCluster });
+    const observability = await startObservability(ctx, { background: role.background, inCluster }, () =>
+      services.realtime.stats(),
+    );
     cleanup.push(() => observability.close());
     const app = createApp(ctx, createFamilies(ctx, services), {
       transport,

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import { sampleOf, seriesOf, typesOf } from './support/prometheus-text.js';
+import { signUp, subscribed, until } from './realtime.fixture.js';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 let t: TestServer;
@@ -78,6 +79,9 @@ it('names each metric with its Prometheus type', async () => {
     imports_running: 'gauge',
     realtime_connections: 'gauge',
     realtime_change_capture_lag_bytes: 'gauge',
+    realtime_channels: 'gauge',
+    realtime_frames_sent_total: 'counter',
+    realtime_frames_received_total: 'counter',
     db_replicas_in_rotation: 'gauge',
     process_escaped_errors_total: 'counter',
     http_body_idle_timeouts_total: 'counter',
@@ -104,6 +108,26 @@ it('counts requests by family, method and status, with their durations, and plan
   expect(delta('http_request_duration_seconds_sum', ok)).toBeGreaterThan(0);
   // The same read three times: the first may plan, the next two are served from the cache.
   expect(delta('rest_plan_cache_lookups_total', { result: 'hit' })).toBeGreaterThanOrEqual(2);
+});
+
+it("counts this process's realtime channels and the frames it sends and receives", async () => {
+  const user = await signUp(t, 'metrics-rt');
+  const before = await scrape();
+  const channel = await subscribed(user.client.channel('metrics-room'));
+  try {
+    const joined = await scrape();
+    expect(sampleOf(joined, 'realtime_channels', {})! - (sampleOf(before, 'realtime_channels', {}) ?? 0)).toBe(1);
+    // The join and its reply at least (the client may have sent a heartbeat too).
+    expect(sampleOf(joined, 'realtime_frames_received_total', {})).toBeGreaterThan(
+      sampleOf(before, 'realtime_frames_received_total', {}) ?? 0,
+    );
+    expect(sampleOf(joined, 'realtime_frames_sent_total', {})).toBeGreaterThan(
+      sampleOf(before, 'realtime_frames_sent_total', {}) ?? 0,
+    );
+  } finally {
+    await user.client.removeChannel(channel);
+  }
+  await until(async () => sampleOf(await scrape(), 'realtime_channels', {}) === 0, 'the channel to be left');
 });
 
 it('keeps labels bounded: a thousand distinct ids in paths make no new series', async () => {

@@ -9,6 +9,7 @@ export {
   type UpgradeContext,
 } from './realtime-service.js';
 export type { RealtimeLimits } from './realtime-hub.js';
+export type { RealtimeStats } from './realtime-service.js';
 export type { HttpBroadcast, HttpBroadcastRequest, HttpBroadcastResult } from './http-broadcast.js';
 export type { RetentionLimits } from './message-store.js';
 export { PUBLIC_CHANNELS_SETTINGS, type PublicChannels } from './topic-authorization.js';

@@ -32,7 +32,14 @@ export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: R
 
 const TABLES_TTL_MS = 5_000;
 
+/** Frames this process sent to and received from clients (for metrics). */
+export interface FrameCounts {
+  sent: number;
+  received: number;
+}
+
 export class RealtimeHub {
+  readonly frames: FrameCounts = { sent: 0, received: 0 };
   private readonly rooms = new Map<string, Set<Channel>>();
   private bindingIds = 0;
   private tables: { at: number; columns: Map<string, Column[]> } | undefined;

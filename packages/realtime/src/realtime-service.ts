@@ -49,6 +49,15 @@ export interface RealtimeService {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, context: UpgradeContext): void;
   /** POST /realtime/v1/api/broadcast (and its per-topic form): broadcasts sent over HTTP. */
   broadcastOverHttp(request: HttpBroadcastRequest): Promise<HttpBroadcastResult>;
+  /** This process's connections, joined channels and frames sent and received so far (for metrics). */
+  stats(): RealtimeStats;
+}
+
+export interface RealtimeStats {
+  connections: number;
+  channels: number;
+  framesSent: number;
+  framesReceived: number;
 }
 
 const STATUS_TEXT: Record<number, string> = { 429: 'Too Many Requests', 503: 'Service Unavailable' };
@@ -170,5 +179,10 @@ export function createRealtimeService(options: RealtimeOptions): RealtimeService
       );
     },
     broadcastOverHttp: (request) => httpBroadcaster.send(request),
+    stats() {
+      let channels = 0;
+      for (const s of sessions) channels += s.channelCount;
+      return { connections: sessions.size, channels, framesSent: hub.frames.sent, framesReceived: hub.frames.received };
+    },
   };
 }

@@ -49,7 +49,13 @@ export class SocketSession {
   }
 
   sendRaw(data: string | Buffer): void {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(data);
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    this.hub.frames.sent++;
+    this.socket.send(data);
+  }
+
+  get channelCount(): number {
+    return this.channels.size;
   }
 
   close(code?: number, reason?: string): void {
@@ -74,6 +80,7 @@ export class SocketSession {
 
   private async received(data: Buffer, isBinary: boolean): Promise<void> {
     this.lastSeen = Date.now();
+    this.hub.frames.received++;
     let frame: Frame;
     try {
       frame = isBinary ? decodeBinary(data) : decodeText(data.toString('utf8'), this.vsn);

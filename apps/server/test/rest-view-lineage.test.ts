@@ -20,7 +20,7 @@ beforeAll(async () => {
           select r.id as report, r.prepared_by as preparer, u.email as preparer_email_copy
           from public.problem_reports r left join public.users u on u.id = r.prepared_by;
           create view public.report_preparers_again with (security_invoker = true) as
-          select p.report as "the report", p.preparer as "prepared {by}" from public.report_preparers p;
+          select p.report as "the report", p.preparer as "prepared :by {x}" from public.report_preparers p;
           grant select on public.report_preparers, public.report_preparers_again to authenticated`);
       },
     },
@@ -76,7 +76,7 @@ describe('relationships through views', () => {
     expect(wrong).toMatchObject({ status: 400, error: { code: 'PGRST200' } });
   });
 
-  it('follows a view over a view, through names with spaces and braces', async () => {
+  it('follows a view over a view, through names with spaces, colons and braces', async () => {
     const { data, error } = await owner.client.from('report_preparers_again').select('"the report", users(email)');
     expect(error).toBeNull();
     expect(data).toEqual([{ 'the report': reportId, users: { email: 'owner@lineage.test' } }]);

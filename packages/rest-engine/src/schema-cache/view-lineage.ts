@@ -48,15 +48,20 @@ function readNode(text: string, open: number): { fields: Map<string, string>; en
   const close = (at: number) => {
     if (name !== null) fields.set(name, text.slice(valueStart, at).trim());
   };
+  // Whether the previous character was unescaped white space: a field name starts only there (a name may hold
+  // an escaped space followed by a colon).
+  let afterSpace = false;
   for (let i = open + 1; i < text.length; i++) {
     const ch = text[i];
+    const spaceBefore = afterSpace;
+    afterSpace = ch === ' ' || ch === '\n' || ch === '\t';
     if (ch === '\\') i++;
     else if (ch === '{' || ch === '(') depth++;
     else if (depth > 0 && (ch === '}' || ch === ')')) depth--;
     else if (ch === '}') {
       close(i);
       return { fields, end: i };
-    } else if (ch === ':' && depth === 0 && /\s/.test(text[i - 1])) {
+    } else if (ch === ':' && depth === 0 && spaceBefore) {
       close(i);
       const match = /^:(\w+)/.exec(text.slice(i, i + 64));
       name = match ? match[1] : null;

@@ -83,27 +83,6 @@ export type Database = {
             foreignKeyName: "auction_invitations_accepted_by_fkey"
             columns: ["accepted_by"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "auction_invitations_accepted_by_fkey"
-            columns: ["accepted_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "auction_invitations_accepted_by_fkey"
-            columns: ["accepted_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "auction_invitations_accepted_by_fkey"
-            columns: ["accepted_by"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -112,27 +91,6 @@ export type Database = {
             columns: ["auction_id"]
             isOneToOne: false
             referencedRelation: "auctions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "auction_invitations_invited_by_fkey"
-            columns: ["invited_by"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "auction_invitations_invited_by_fkey"
-            columns: ["invited_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "auction_invitations_invited_by_fkey"
-            columns: ["invited_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
           {
@@ -172,27 +130,6 @@ export type Database = {
             columns: ["auction_id"]
             isOneToOne: false
             referencedRelation: "auctions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "auction_members_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "auction_members_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "auction_members_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
           {
@@ -243,27 +180,6 @@ export type Database = {
             foreignKeyName: "auctions_created_by_fkey"
             columns: ["created_by"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "auctions_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "auctions_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "auctions_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -310,27 +226,6 @@ export type Database = {
             foreignKeyName: "channel_notification_preferences_user_id_fkey"
             columns: ["user_id"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "channel_notification_preferences_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "channel_notification_preferences_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "channel_notification_preferences_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -368,27 +263,6 @@ export type Database = {
             columns: ["channel_id"]
             isOneToOne: false
             referencedRelation: "channels"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "channel_read_state_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "channel_read_state_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "channel_read_state_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
           {
@@ -452,27 +326,6 @@ export type Database = {
             foreignKeyName: "channels_created_by_fkey"
             columns: ["created_by"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "channels_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "channels_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "channels_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -480,28 +333,7 @@ export type Database = {
             foreignKeyName: "channels_location_id_fkey"
             columns: ["location_id"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "channels_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
             referencedRelation: "locations"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "channels_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "channels_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
         ]
@@ -552,27 +384,6 @@ export type Database = {
             columns: ["auction_id"]
             isOneToOne: false
             referencedRelation: "auctions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "datasets_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "datasets_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "datasets_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
           {
@@ -651,27 +462,6 @@ export type Database = {
           user_id?: string | null
         }
         Relationships: [
-          {
-            foreignKeyName: "email_log_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "email_log_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "email_log_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
           {
             foreignKeyName: "email_log_user_id_fkey"
             columns: ["user_id"]
@@ -784,27 +574,6 @@ export type Database = {
             foreignKeyName: "location_assignments_created_by_fkey"
             columns: ["created_by"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_assignments_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_assignments_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_assignments_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -812,49 +581,7 @@ export type Database = {
             foreignKeyName: "location_assignments_location_id_fkey"
             columns: ["location_id"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_assignments_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
             referencedRelation: "locations"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_assignments_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_assignments_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_assignments_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_assignments_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_assignments_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
           {
@@ -900,28 +627,7 @@ export type Database = {
             foreignKeyName: "location_submission_types_location_id_fkey"
             columns: ["location_id"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_submission_types_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
             referencedRelation: "locations"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_submission_types_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_submission_types_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
           {
@@ -1095,27 +801,6 @@ export type Database = {
             foreignKeyName: "lot_submissions_user_id_fkey"
             columns: ["user_id"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "lot_submissions_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "lot_submissions_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "lot_submissions_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -1166,27 +851,6 @@ export type Database = {
             columns: ["message_id"]
             isOneToOne: false
             referencedRelation: "messages_with_reply_count"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "message_reactions_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "message_reactions_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "message_reactions_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
           {
@@ -1280,27 +944,6 @@ export type Database = {
             foreignKeyName: "messages_user_id_fkey"
             columns: ["user_id"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "messages_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "messages_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "messages_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -1340,27 +983,6 @@ export type Database = {
             columns: ["auction_id"]
             isOneToOne: false
             referencedRelation: "auctions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "potential_causes_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "potential_causes_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "potential_causes_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
           {
@@ -1441,27 +1063,6 @@ export type Database = {
             foreignKeyName: "problem_actions_created_by_fkey"
             columns: ["created_by"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_actions_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_actions_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_actions_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -1536,27 +1137,6 @@ export type Database = {
             foreignKeyName: "problem_facts_created_by_fkey"
             columns: ["created_by"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_facts_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_facts_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_facts_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -1624,27 +1204,6 @@ export type Database = {
             foreignKeyName: "problem_reports_assigned_to_fkey"
             columns: ["assigned_to"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_reports_assigned_to_fkey"
-            columns: ["assigned_to"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_reports_assigned_to_fkey"
-            columns: ["assigned_to"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_reports_assigned_to_fkey"
-            columns: ["assigned_to"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -1659,49 +1218,7 @@ export type Database = {
             foreignKeyName: "problem_reports_location_id_fkey"
             columns: ["location_id"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_reports_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
             referencedRelation: "locations"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_reports_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_reports_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_reports_prepared_by_fkey"
-            columns: ["prepared_by"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_reports_prepared_by_fkey"
-            columns: ["prepared_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "problem_reports_prepared_by_fkey"
-            columns: ["prepared_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
           {
@@ -1828,27 +1345,6 @@ export type Database = {
             foreignKeyName: "quality_inspections_user_id_fkey"
             columns: ["user_id"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "quality_inspections_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "quality_inspections_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "quality_inspections_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -1907,27 +1403,6 @@ export type Database = {
             columns: ["dataset_id"]
             isOneToOne: false
             referencedRelation: "datasets"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "query_audit_log_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "query_audit_log_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "query_audit_log_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
           {
@@ -2015,27 +1490,6 @@ export type Database = {
             foreignKeyName: "query_conversations_user_id_fkey"
             columns: ["user_id"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "query_conversations_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "query_conversations_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "query_conversations_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -2084,27 +1538,6 @@ export type Database = {
             columns: ["auction_id"]
             isOneToOne: false
             referencedRelation: "auctions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "saved_reports_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "saved_reports_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "saved_reports_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
           {
@@ -2179,49 +1612,7 @@ export type Database = {
             foreignKeyName: "super_admins_granted_by_fkey"
             columns: ["granted_by"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "super_admins_granted_by_fkey"
-            columns: ["granted_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "super_admins_granted_by_fkey"
-            columns: ["granted_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "super_admins_granted_by_fkey"
-            columns: ["granted_by"]
-            isOneToOne: false
             referencedRelation: "users"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "super_admins_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: true
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "super_admins_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: true
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "super_admins_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: true
-            referencedRelation: "recent_submissions"
             referencedColumns: ["id"]
           },
           {
@@ -2262,27 +1653,6 @@ export type Database = {
           user_id?: string
         }
         Relationships: [
-          {
-            foreignKeyName: "user_push_tokens_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "user_push_tokens_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "user_push_tokens_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
           {
             foreignKeyName: "user_push_tokens_user_id_fkey"
             columns: ["user_id"]
@@ -2522,27 +1892,6 @@ export type Database = {
             foreignKeyName: "webhook_endpoints_created_by_fkey"
             columns: ["created_by"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "webhook_endpoints_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "webhook_endpoints_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "webhook_endpoints_created_by_fkey"
-            columns: ["created_by"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -2626,27 +1975,6 @@ export type Database = {
             foreignKeyName: "messages_user_id_fkey"
             columns: ["user_id"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "messages_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "messages_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "messages_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -2684,27 +2012,6 @@ export type Database = {
             foreignKeyName: "quality_inspections_user_id_fkey"
             columns: ["user_id"]
             isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "quality_inspections_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "quality_inspections_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "quality_inspections_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
           },
@@ -2726,34 +2033,6 @@ export type Database = {
         }
         Relationships: [
           {
-            foreignKeyName: "location_submission_types_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_submission_types_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
-            referencedRelation: "locations"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_submission_types_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "location_submission_types_location_id_fkey"
-            columns: ["location_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
-          },
-          {
             foreignKeyName: "lot_submissions_auction_id_fkey"
             columns: ["auction_id"]
             isOneToOne: false
@@ -2766,27 +2045,6 @@ export type Database = {
             isOneToOne: false
             referencedRelation: "locations"
             referencedColumns: ["id", "auction_id"]
-          },
-          {
-            foreignKeyName: "lot_submissions_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "active_problem_reports"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "lot_submissions_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_quality_inspections"
-            referencedColumns: ["id"]
-          },
-          {
-            foreignKeyName: "lot_submissions_user_id_fkey"
-            columns: ["user_id"]
-            isOneToOne: false
-            referencedRelation: "recent_submissions"
-            referencedColumns: ["id"]
           },
           {
             foreignKeyName: "lot_submissions_user_id_fkey"

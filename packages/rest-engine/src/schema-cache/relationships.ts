@@ -1,5 +1,6 @@
 // Relationships from foreign keys: many-to-one, one-to-many (one-to-one when the FK columns are unique),
-// many-to-many through junction tables, and the same relationships seen through views over the tables.
+// many-to-many through junction tables, and the same relationships seen through views over the tables (following
+// each view column to the base column it shows, also when renamed).
 import { tableKey, type Relationship, type Table } from './types.js';
 
 export interface RawFk {
@@ -9,31 +10,45 @@ export interface RawFk {
   cols: string[];
   fcols: string[];
 }
+/** A view column and the column of the relation it shows (from the view's query tree, see view-lineage.ts). */
 export interface ViewColumnSource {
   view: Table;
   source: Table;
   column: string;
+  sourceColumn: string;
 }
 
+/** A relation a foreign key can be seen through: the table itself, or a view showing some of its columns. */
 interface Alias {
   rel: Table;
-  cols: Set<string> | null;
-} // null: every column (the relation itself)
+  /** Base column to the alias's column showing it; null: every column (the relation itself). */
+  cols: Map<string, string> | null;
+}
 
-function aliasesOf(t: Table, byView: Map<Table, Map<Table, Set<string>>>): Alias[] {
+/** A view's columns by the source relation and source column they show. */
+type ViewSources = Map<Table, Map<Table, Map<string, string>>>;
+
+function aliasesOf(t: Table, byView: ViewSources): Alias[] {
   const out: Alias[] = [{ rel: t, cols: null }];
   for (let i = 0; i < out.length && out.length < 64; i++) {
     const cur = out[i];
     for (const [view, sources] of byView) {
-      const cols = sources.get(cur.rel);
-      if (!cols || out.some((a) => a.rel === view)) continue;
-      out.push({ rel: view, cols: new Set([...cols].filter((c) => cur.cols === null || cur.cols.has(c))) });
+      const shown = sources.get(cur.rel);
+      if (!shown || out.some((a) => a.rel === view)) continue;
+      const cols = new Map<string, string>();
+      for (const [base, curCol] of cur.cols ?? new Map([...shown.keys()].map((c) => [c, c]))) {
+        const viewCol = shown.get(curCol);
+        if (viewCol !== undefined) cols.set(base, viewCol);
+      }
+      out.push({ rel: view, cols });
     }
   }
   return out;
 }
 
 const covers = (a: Alias, cols: readonly string[]) => a.cols === null || cols.every((c) => a.cols!.has(c));
+/** The alias's names for base columns it covers. */
+const namesIn = (a: Alias, cols: readonly string[]) => (a.cols === null ? cols : cols.map((c) => a.cols!.get(c)!));
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 const isUnique = (t: Table, cols: readonly string[]) => t.uniques.some((u) => sameSet(u, cols));
 
@@ -42,7 +57,7 @@ export function buildRelationships(
   fks: RawFk[],
   sources: ViewColumnSource[],
 ): Map<string, Relationship[]> {
-  const byView = new Map<Table, Map<Table, Set<string>>>();
+  const byView: ViewSources = new Map();
   for (const s of sources) {
     let m = byView.get(s.view);
     if (!m) {
@@ -51,10 +66,11 @@ export function buildRelationships(
     }
     let cols = m.get(s.source);
     if (!cols) {
-      cols = new Set();
+      cols = new Map();
       m.set(s.source, cols);
     }
-    cols.add(s.column);
+    // A base column shown twice: the view column keeping its name wins, else the first.
+    if (!cols.has(s.sourceColumn) || s.column === s.sourceColumn) cols.set(s.sourceColumn, s.column);
   }
   const aliasCache = new Map<Table, Alias[]>();
   const aliases = (t: Table) => {
@@ -80,16 +96,16 @@ export function buildRelationships(
           table: a.rel,
           foreignTable: b.rel,
           constraint: fk.name,
-          columns: fk.cols,
-          foreignColumns: fk.fcols,
+          columns: namesIn(a, fk.cols),
+          foreignColumns: namesIn(b, fk.fcols),
         });
         add({
           cardinality: unique ? 'o2o' : 'o2m',
           table: b.rel,
           foreignTable: a.rel,
           constraint: fk.name,
-          columns: fk.fcols,
-          foreignColumns: fk.cols,
+          columns: namesIn(b, fk.fcols),
+          foreignColumns: namesIn(a, fk.cols),
         });
       }
     }
@@ -114,8 +130,8 @@ export function buildRelationships(
               table: a.rel,
               foreignTable: b.rel,
               constraint: fk2.name,
-              columns: fk1.fcols,
-              foreignColumns: fk2.fcols,
+              columns: namesIn(a, fk1.fcols),
+              foreignColumns: namesIn(b, fk2.fcols),
               junction: {
                 table: junction,
                 constraint1: fk1.name,

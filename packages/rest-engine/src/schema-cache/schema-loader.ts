@@ -3,6 +3,7 @@
 import type postgres from 'postgres';
 import { quoteIdent } from '../ident.js';
 import { buildRelationships, type RawFk, type ViewColumnSource } from './relationships.js';
+import { viewColumnOrigins } from './view-lineage.js';
 import { tableKey, type Column, type DbFunction, type Relationship, type SchemaCache, type Table } from './types.js';
 
 // The catalogs only: the authenticator may lack USAGE on the exposed schemas (PostgREST's tutorials grant it to the
@@ -11,7 +12,7 @@ const RELATIONS = `
 select c.oid::int as oid, n.nspname as schema, c.relname as name, c.relkind::text as relkind,
   pg_relation_is_updatable(c.oid, true) as upd, obj_description(c.oid, 'pg_class') as comment,
   coalesce((select json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod),
-      'oid', a.atttypid::int, 'cat', t.typcategory, 'typname', t.typname, 'nullable', not a.attnotnull,
+      'oid', a.atttypid::int, 'num', a.attnum, 'cat', t.typcategory, 'typname', t.typname, 'nullable', not a.attnotnull,
       'default', coalesce(pg_get_expr(d.adbin, d.adrelid), case when a.attidentity <> '' then
         (select format('nextval(%L::regclass)', format('%I.%I', sn.nspname, s.relname))
           from pg_depend dep join pg_class s on s.oid = dep.objid and s.relkind = 'S'
@@ -39,17 +40,11 @@ select k.conname as name, k.conrelid::int as from_oid, k.confrelid::int as to_oi
     join pg_attribute a on a.attrelid = k.confrelid and a.attnum = x.n) as fcols
 from pg_constraint k where k.contype = 'f'`;
 
-// Which base-relation columns each view column reads, matched by name (a view column that renames its source is
-// not followed; see README, differences).
-const VIEW_DEPS = `
-select distinct r.ev_class::int as view_oid, d.refobjid::int as source_oid, a.attname as col
-from pg_rewrite r
-join pg_depend d on d.objid = r.oid and d.classid = 'pg_rewrite'::regclass and d.refclassid = 'pg_class'::regclass
-  and d.refobjsubid > 0 and d.refobjid <> r.ev_class
-join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
-join pg_attribute va on va.attrelid = r.ev_class and va.attname = a.attname and not va.attisdropped
-join pg_class v on v.oid = r.ev_class join pg_namespace n on n.oid = v.relnamespace
-where n.nspname = any($1)`;
+// Each view's stored query tree, from which view-lineage.ts reads the base column behind each view column.
+const VIEW_TREES = `
+select r.ev_class::int as view_oid, r.ev_action::text as tree
+from pg_rewrite r join pg_class v on v.oid = r.ev_class join pg_namespace n on n.oid = v.relnamespace
+where n.nspname = any($1) and v.relkind in ('v', 'm') and r.rulename = '_RETURN'`;
 
 const FUNCTIONS = `
 select n.nspname as schema, p.proname as name, p.provolatile::text as vol, p.proretset as retset,
@@ -96,12 +91,12 @@ const SQL_TYPE_ALIASES: Record<string, string> = {
 type Row = Record<string, any>;
 
 export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly string[]): Promise<SchemaCache> {
-  const [rels, fks, viewDeps, fns, types, zones] = await sql
+  const [rels, fks, viewTrees, fns, types, zones] = await sql
     .begin('read only', (tx) => [
       tx.unsafe(`select set_config('search_path', '', true)`),
       tx.unsafe(RELATIONS, [schemas as string[]]),
       tx.unsafe(FKS),
-      tx.unsafe(VIEW_DEPS, [schemas as string[]]),
+      tx.unsafe(VIEW_TREES, [schemas as string[]]),
       tx.unsafe(FUNCTIONS, [schemas as string[]]),
       tx.unsafe(TYPES, [schemas as string[]]),
       tx.unsafe('select name from pg_catalog.pg_timezone_names'),
@@ -110,8 +105,10 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
 
   const byOid = new Map<number, Table>();
   const tables = new Map<string, Table>();
+  const columnNames = new Map<number, Map<number, string>>();
   for (const r of rels) {
     const columns = new Map<string, Column>();
+    columnNames.set(r.oid, new Map((r.columns as Row[]).map((c) => [c.num, c.name])));
     for (const c of r.columns as Row[]) {
       columns.set(c.name, {
         name: c.name,
@@ -151,10 +148,13 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
     if (from && to) rawFks.push({ name: f.name, from, to, cols: f.cols, fcols: f.fcols });
   }
   const sources: ViewColumnSource[] = [];
-  for (const d of viewDeps) {
-    const view = byOid.get(d.view_oid),
-      source = byOid.get(d.source_oid);
-    if (view && source) sources.push({ view, source, column: d.col });
+  for (const { view_oid, tree } of viewTrees) {
+    const view = byOid.get(view_oid);
+    for (const o of view ? viewColumnOrigins(tree) : []) {
+      const source = byOid.get(o.relationOid);
+      const sourceColumn = columnNames.get(o.relationOid)?.get(o.attnum);
+      if (view && source && sourceColumn) sources.push({ view, source, column: o.column, sourceColumn });
+    }
   }
 
   const functions = new Map<string, DbFunction[]>();

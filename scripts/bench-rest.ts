@@ -318,14 +318,16 @@ export async function main(): Promise<void> {
       );
     }
     const pageHeaders = headersOf(requests['GET 25-row filtered ordered page + to-many embed'].search);
-    // BENCH_REST_ONLY=observability runs only the metrics and tracing comparison (after the engine runs above).
-    if (process.env.BENCH_REST_ONLY !== 'observability') {
+    // BENCH_REST_ONLY=observability|command runs only that comparison (after the engine runs above).
+    const only = process.env.BENCH_REST_ONLY;
+    if (!only) {
       await limitsAndHttpsRuns(server, sign, stops);
       await preparingAndPoolerRuns(server, userToken, stops);
       await replicaRuns(server, migDir, userToken, stops);
       await clusterRuns(cluster.url, jwtSecret, pageHeaders);
     }
-    await observabilityRuns(cluster.url, jwtSecret, pageHeaders);
+    if (!only || only === 'observability') await observabilityRuns(cluster.url, jwtSecret, pageHeaders);
+    if (!only || only === 'command') await commandRuns(server, cluster.url, password, jwtSecret, userToken, requests);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
     await cluster.stop();
@@ -482,6 +484,76 @@ function childNodes(pid: number): number[] {
       }
     })
     .map(Number);
+}
+
+// ---- The `rest-engine` command (PostgREST's settings, the package's node:http adapter and JWT check) against the
+// server's own /rest/v1 on the same database and pool size, one process each. Target: the command no slower (>= 0.95).
+async function commandRuns(
+  server: RunningServer,
+  clusterUrl: string,
+  authenticatorPassword: string,
+  jwtSecret: string,
+  userToken: string,
+  requests: Record<string, { path: string; search: string }>,
+): Promise<void> {
+  const port = await findFreePort();
+  const dbUri = new URL(clusterUrl);
+  dbUri.username = 'authenticator';
+  dbUri.password = authenticatorPassword;
+  const main = new URL('../packages/rest-engine/src/cli/main.ts', import.meta.url).pathname;
+  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+    env: {
+      ...process.env,
+      PGRST_DB_URI: dbUri.href,
+      PGRST_DB_SCHEMAS: 'public',
+      PGRST_DB_ANON_ROLE: 'anon',
+      PGRST_JWT_SECRET: jwtSecret,
+      PGRST_DB_POOL: '20',
+      PGRST_DB_MAX_ROWS: '1000',
+      PGRST_SERVER_HOST: '127.0.0.1',
+      PGRST_SERVER_PORT: String(port),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error('the rest-engine command exited at start');
+      if (
+        await fetch(`${url}/`).then(
+          (r) => r.status < 500,
+          () => false,
+        )
+      )
+        break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const authorization = `Bearer ${userToken}`;
+    console.log(`\nrest-engine command (PostgREST settings) against the server's /rest/v1, one process each`);
+    for (const [name, r] of Object.entries(requests)) {
+      const viaServer = `${server.url}/rest/v1${r.path}?${r.search}`;
+      const viaCommand = `${url}${r.path}?${r.search}`;
+      const serverHeaders = { apikey: server.ctx.anonKey, authorization };
+      const [a, b] = [
+        await (await fetch(viaServer, { headers: serverHeaders })).text(),
+        await (await fetch(viaCommand, { headers: { authorization } })).text(),
+      ];
+      if (a !== b) throw new Error(`the command and the server differ on ${name}`);
+      await warm(viaCommand, { authorization });
+      const srv = await wrk(viaServer, serverHeaders);
+      const cmd = await wrk(viaCommand, { authorization });
+      console.log(`  ${name}`);
+      console.log(`    server /rest/v1      ${fmt(srv)}`);
+      console.log(`    rest-engine command  ${fmt(cmd)}`);
+      console.log(
+        `    command/server = ${(cmd.rps / srv.rps).toFixed(2)} (target >= 0.95)   load ${loadavg()[0].toFixed(1)}`,
+      );
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
 }
 
 async function startServerProcess(

@@ -226,6 +226,14 @@ export function createAuthService(
 
     refreshTokenOwner: (refreshToken: string) => sessions.ownerOf(refreshToken),
 
+    /** A new session response for an existing session, after its assurance level changed (mfa-service.ts). */
+    async reissue(userId: string, sessionId: string): Promise<SessionJson> {
+      const issued = await sessions.addRefreshToken(sessionId);
+      const user = await users.findUserById(sql, userId);
+      if (!issued || !user) throw authErrors.sessionNotFound();
+      return sessionResponse(user, issued.session, issued.refreshToken);
+    },
+
     async refresh(refreshToken: unknown): Promise<SessionJson> {
       if (typeof refreshToken !== 'string' || refreshToken.length < 16 || refreshToken.length > 256) {
         throw authErrors.invalidRefreshToken();

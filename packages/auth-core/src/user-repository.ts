@@ -19,6 +19,17 @@ export interface UserRow {
   created_at: Date;
   updated_at: Date;
   identities?: IdentityRow[];
+  factors?: FactorJson[];
+}
+
+/** A factor as auth-js lists it (user.factors); the secret never leaves mfa-service.ts. */
+export interface FactorJson {
+  id: string;
+  friendly_name?: string;
+  factor_type: 'totp';
+  status: 'verified' | 'unverified';
+  created_at: string;
+  updated_at: string;
 }
 
 export interface IdentityRow {
@@ -38,7 +49,10 @@ const USER_COLUMNS = `u.id, u.aud, u.role, u.email, u.encrypted_password, u.emai
   u.phone_confirmed_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.is_anonymous,
   u.banned_until, u.deleted_at, u.created_at, u.updated_at,
   coalesce((select json_agg(i order by i.created_at) from auth.identities i where i.user_id = u.id), '[]')
-    as identities`;
+    as identities,
+  (select json_agg(json_build_object('id', f.id, 'friendly_name', f.friendly_name, 'factor_type', f.factor_type,
+     'status', f.status, 'created_at', f.created_at, 'updated_at', f.updated_at) order by f.created_at)
+   from auth.mfa_factors f where f.user_id = u.id) as factors`;
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();

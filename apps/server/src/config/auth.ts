@@ -28,6 +28,7 @@ export const authSettings = {
   AUTH_RATE_LIMIT_SIGN_UP: v.optional(positiveInt, '5'),
   AUTH_RATE_LIMIT_RECOVER: v.optional(positiveInt, '5'),
   AUTH_RATE_LIMIT_REFRESH: v.optional(positiveInt, '60'),
+  AUTH_RATE_LIMIT_MFA_VERIFY: v.optional(positiveInt, '30'),
   AUTH_RATE_LIMIT_OTHER: v.optional(positiveInt, '3600'),
   JWT_ES256_PRIVATE_KEY: v.optional(nonEmpty),
   MAIL_FROM: v.optional(nonEmpty, 'auction-ops <noreply@localhost>'),

@@ -13,11 +13,12 @@ import { sessionRoutes } from './auth/session-routes.js';
 import { userRoutes } from './auth/user-routes.js';
 import { verifyRoutes } from './auth/verify-routes.js';
 import { adminRoutes } from './auth/admin-routes.js';
+import { factorRoutes } from './auth/factor-routes.js';
 
 export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<AppEnv> {
   const { config } = ctx;
-  const { service, admin, limiter, limits, passwordPolicy } = services;
-  const deps: AuthDeps = { ctx, service, admin, limiter, limits };
+  const { service, admin, mfa, limiter, limits, passwordPolicy } = services;
+  const deps: AuthDeps = { ctx, service, admin, mfa, limiter, limits };
   const other = async (c: Parameters<typeof renderError>[0]) =>
     enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
 
@@ -35,6 +36,7 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
   app.route('/user', userRoutes(deps));
   app.route('/verify', verifyRoutes(deps));
   app.route('/admin', adminRoutes(deps));
+  app.route('/factors', factorRoutes(deps));
   app.get('/settings', async (c) => {
     await other(c);
     return c.json({

@@ -5,8 +5,11 @@ import {
   type AuthService,
   createAdminService,
   createAuthService,
+  createMfaService,
+  createSecretBox,
   createTokenSigner,
   type Mailer,
+  type MfaService,
   memoryRateLimitStore,
   type PasswordPolicy,
   parseCharacterClasses,
@@ -19,6 +22,7 @@ import type { AuthLimits } from '../routes/auth/auth-http.js';
 export interface AuthServices {
   service: AuthService;
   admin: AdminService;
+  mfa: MfaService;
   limiter: RateLimiter;
   limits: AuthLimits;
   passwordPolicy: PasswordPolicy;
@@ -59,6 +63,12 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     passwordPolicy,
     oneTimeTokenSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
   });
+  // Factor secrets are sealed with a key derived from JWT_SECRET (HKDF-SHA256, mfa-secret-box.ts).
+  const mfa = createMfaService(ctx.ownerSql, service, createSecretBox(ctx.jwtSecret), {
+    defaultIssuer: new URL(config.PUBLIC_URL).hostname,
+    maxFactors: 10,
+    challengeSeconds: 300,
+  });
   const limiter = new RateLimiter(
     config.AUTH_RATE_LIMIT_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerSql) : memoryRateLimitStore(),
   );
@@ -68,11 +78,13 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     signUp: { limit: config.AUTH_RATE_LIMIT_SIGN_UP, windowSeconds },
     recover: { limit: config.AUTH_RATE_LIMIT_RECOVER, windowSeconds },
     refresh: { limit: config.AUTH_RATE_LIMIT_REFRESH, windowSeconds },
+    mfaVerify: { limit: config.AUTH_RATE_LIMIT_MFA_VERIFY, windowSeconds },
     other: { limit: config.AUTH_RATE_LIMIT_OTHER, windowSeconds },
   };
   return {
     service,
     admin,
+    mfa,
     limiter,
     limits,
     passwordPolicy,

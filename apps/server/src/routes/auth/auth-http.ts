@@ -57,6 +57,7 @@ export interface AuthLimits {
   signUp: RateLimitRule;
   recover: RateLimitRule;
   refresh: RateLimitRule;
+  mfaVerify: RateLimitRule;
   other: RateLimitRule;
 }
 
@@ -83,7 +84,9 @@ export async function enforceLimit(
             ? 'password reset'
             : bucket === 'refresh'
               ? 'token refresh'
-              : 'auth',
+              : bucket === 'mfaVerify'
+                ? 'MFA verification'
+                : 'auth',
     );
   }
 }

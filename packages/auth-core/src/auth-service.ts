@@ -21,6 +21,8 @@ export interface AuthSettings {
   redirectAllowList: readonly string[];
   autoconfirm: boolean;
   disableSignup: boolean;
+  /** signInAnonymously (AUTH_ANONYMOUS_SIGN_INS). */
+  anonymousSignIns: boolean;
   accessTokenSeconds: number;
   oneTimeTokenSeconds: number;
   refreshReuseSeconds: number;
@@ -208,6 +210,14 @@ export function createAuthService(
       return { user: { ...userJson(created), confirmation_sent_at: new Date().toISOString() } };
     },
 
+    /** POST /signup without credentials: a user with no address, signed in at once (amr `anonymous`). */
+    async signInAnonymously(data: unknown, meta: RequestMeta): Promise<SessionJson> {
+      if (settings.disableSignup) throw authErrors.signupDisabled();
+      if (!settings.anonymousSignIns) throw authErrors.anonymousDisabled();
+      const user = await users.insertAnonymousUser(sql, isObject(data) ? data : {});
+      return startSession(user, 'anonymous', meta);
+    },
+
     async signInWithPassword(input: { email: unknown; password: unknown }, meta: RequestMeta): Promise<SessionJson> {
       if (typeof input.email !== 'string' || typeof input.password !== 'string' || !input.email || !input.password) {
         throw authErrors.invalidCredentials();
@@ -311,6 +321,7 @@ export function createAuthService(
       }
       if (input.password !== undefined) {
         if (typeof input.password !== 'string') throw authErrors.validation('password must be a string');
+        if (user.is_anonymous && !user.email && !input.email) throw authErrors.anonymousPasswordWithoutEmail();
         checkPassword(settings.passwordPolicy, input.password, user.email);
         if (user.encrypted_password && (await verifyPassword(input.password, user.encrypted_password)).ok) {
           throw authErrors.samePassword();

@@ -68,5 +68,8 @@ export const authErrors = {
     new AuthError(422, 'mfa_challenge_expired', 'MFA challenge has expired, verify against another challenge'),
   mfaIpMismatch: () => new AuthError(422, 'mfa_ip_address_mismatch', 'Challenge and verify IP addresses mismatch'),
   mfaVerificationFailed: () => new AuthError(422, 'mfa_verification_failed', 'Invalid TOTP code entered'),
+  anonymousDisabled: () => new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled'),
+  anonymousPasswordWithoutEmail: () =>
+    new AuthError(422, 'validation_failed', 'Updating password of an anonymous user without an email is not allowed'),
   unexpected: () => new AuthError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'),
 };

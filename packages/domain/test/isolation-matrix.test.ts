@@ -461,14 +461,18 @@ function userOf(role: (typeof ROLES)[number]): string | null {
   ];
 }
 
-async function outcome(role: (typeof ROLES)[number], run: Probe, extraClaims = {}): Promise<Outcome> {
+async function probeOutcome(claims: ReturnType<typeof claimsFor>, run: Probe): Promise<Outcome> {
   try {
-    const rows = await probeAsUser(db.requestUrl, { ...claimsFor(userOf(role)), ...extraClaims }, (tx) => run(tx, w));
+    const rows = await probeAsUser(db.requestUrl, claims, (tx) => run(tx, w));
     return rows.length > 0 ? 'rows' : 'none';
   } catch (error) {
     const code = (error as { code?: string }).code;
     return code === '42501' ? 'deny' : (code ?? String(error));
   }
+}
+
+function outcome(role: (typeof ROLES)[number], run: Probe, extraClaims = {}): Promise<Outcome> {
+  return probeOutcome({ ...claimsFor(userOf(role)), ...extraClaims }, run);
 }
 
 describe('isolation matrix', () => {
@@ -550,5 +554,43 @@ describe('isolation matrix with require_mfa_for_admins', () => {
     expect(actual.map((o, i) => `${MFA_ROLES[i]}:${o}`)).toEqual(
       c.expect.split(' ').map((o, i) => `${MFA_ROLES[i]}:${o}`),
     );
+  });
+});
+
+// An anonymous user (signInAnonymously: role authenticated, is_anonymous true, no membership) against the public
+// reader (anon): neither gets more than the other. 'deny' (no grant) and 'none' (refused by policy) both refuse.
+let anonymousUser: string;
+const anonymousCases: Array<[string, Probe, string]> = [
+  [
+    'create an auction',
+    (tx) => tx`insert into public.auctions (name, slug) values ('Anon', 'anon-x') returning id`,
+    'deny deny',
+  ],
+  [
+    'select shared defect_categories',
+    (tx) => tx`select id from public.defect_categories where auction_id is null`,
+    'none deny',
+  ],
+  [
+    'insert own user_push_tokens',
+    (tx) =>
+      tx`insert into public.user_push_tokens (token, platform) values ('ExponentPushToken[y]', 'ios') returning id`,
+    'deny deny',
+  ],
+  ['select own users profile', (tx) => tx`select id from public.users where id = ${anonymousUser}`, 'none deny'],
+  ['select auctions', (tx) => tx`select id from public.auctions`, 'none deny'],
+  ['read event_types', (tx) => tx`select name from public.event_types`, 'rows rows'],
+];
+
+describe('isolation matrix: anonymous users get what a public reader gets', () => {
+  beforeAll(async () => {
+    const [row] = await db.sql`insert into auth.users (is_anonymous) values (true) returning id`;
+    anonymousUser = row!.id as string;
+  });
+
+  it.each(anonymousCases)('%s', async (_name, run, expected) => {
+    const anonymous = { sub: anonymousUser, role: 'authenticated' as const, aud: 'authenticated', is_anonymous: true };
+    const actual = [await probeOutcome(anonymous, run), await probeOutcome(claimsFor(null), run)];
+    expect(actual.join(' ')).toBe(expected);
   });
 });

@@ -40,7 +40,7 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
   app.get('/settings', async (c) => {
     await other(c);
     return c.json({
-      external: { email: true, phone: false, anonymous_users: false },
+      external: { email: true, phone: false, anonymous_users: config.AUTH_ANONYMOUS_SIGN_INS },
       disable_signup: config.AUTH_DISABLE_SIGNUP,
       mailer_autoconfirm: config.AUTH_AUTOCONFIRM,
       phone_autoconfirm: false,

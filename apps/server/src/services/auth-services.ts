@@ -51,6 +51,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
         .filter(Boolean),
       autoconfirm: config.AUTH_AUTOCONFIRM,
       disableSignup: config.AUTH_DISABLE_SIGNUP,
+      anonymousSignIns: config.AUTH_ANONYMOUS_SIGN_INS,
       accessTokenSeconds: config.AUTH_ACCESS_TOKEN_SECONDS,
       oneTimeTokenSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
       refreshReuseSeconds: config.AUTH_REFRESH_REUSE_SECONDS,
@@ -79,6 +80,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     recover: { limit: config.AUTH_RATE_LIMIT_RECOVER, windowSeconds },
     refresh: { limit: config.AUTH_RATE_LIMIT_REFRESH, windowSeconds },
     mfaVerify: { limit: config.AUTH_RATE_LIMIT_MFA_VERIFY, windowSeconds },
+    anonymous: { limit: config.AUTH_RATE_LIMIT_ANONYMOUS, windowSeconds },
     other: { limit: config.AUTH_RATE_LIMIT_OTHER, windowSeconds },
   };
   return {

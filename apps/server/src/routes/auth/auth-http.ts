@@ -58,6 +58,7 @@ export interface AuthLimits {
   recover: RateLimitRule;
   refresh: RateLimitRule;
   mfaVerify: RateLimitRule;
+  anonymous: RateLimitRule;
   other: RateLimitRule;
 }
 
@@ -86,7 +87,9 @@ export async function enforceLimit(
               ? 'token refresh'
               : bucket === 'mfaVerify'
                 ? 'MFA verification'
-                : 'auth',
+                : bucket === 'anonymous'
+                  ? 'anonymous sign-in'
+                  : 'auth',
     );
   }
 }

@@ -6,7 +6,13 @@ import { authErrors } from './errors.js';
 import { hashPassword, verifyPassword } from './password-hasher.js';
 import { checkPassword, type PasswordPolicy } from './password-policy.js';
 import { createSessionStore, type SessionRow } from './session-store.js';
-import { consumeOneTimeToken, issueOneTimeToken, type OneTimeTokenType } from './one-time-tokens.js';
+import {
+  consumeOneTimeCode,
+  consumeOneTimeToken,
+  issueOneTimeToken,
+  type OneTimeSecret,
+  type OneTimeTokenType,
+} from './one-time-tokens.js';
 import * as users from './user-repository.js';
 import { userJson, type SessionJson, type UserJson } from './user-view.js';
 import type { Mailer } from './mailer.js';
@@ -146,9 +152,10 @@ export function createAuthService(
     );
   }
 
-  async function sendLink(kind: LinkMailKind, to: string, token: string, redirectTo: string): Promise<void> {
+  async function sendLink(kind: LinkMailKind, to: string, secret: OneTimeSecret, redirectTo: string): Promise<void> {
     // Every LinkMailKind is also the VerifyType its link is verified as.
-    await mailer.send(linkMail(kind, to, linkUrl(kind, token, redirectTo), settings.oneTimeTokenSeconds));
+    const link = linkUrl(kind, secret.token, redirectTo);
+    await mailer.send(linkMail(kind, to, link, settings.oneTimeTokenSeconds, secret.code));
   }
 
   return {
@@ -159,6 +166,19 @@ export function createAuthService(
     },
     linkUrl,
     redirectTarget,
+    background,
+    /** Issues a token and code of `type` for the user and mails both (email-otp-service.ts, resend). */
+    async mailOneTime(
+      kind: LinkMailKind,
+      type: OneTimeTokenType,
+      userId: string,
+      to: string,
+      redirectTo: string,
+      relatesTo = '',
+    ): Promise<void> {
+      const secret = await issueOneTimeToken(sql, userId, type, settings.oneTimeTokenSeconds, relatesTo);
+      await sendLink(kind, to, secret, redirectTo);
+    },
 
     async signUp(
       input: { email: unknown; password: unknown; data?: unknown; redirectTo?: string },
@@ -204,8 +224,8 @@ export function createAuthService(
       }
       const redirect = redirectTarget(input.redirectTo);
       background('signup mail', async () => {
-        const token = await issueOneTimeToken(sql, created.id, 'confirmation', settings.oneTimeTokenSeconds);
-        await sendLink('signup', email, token, redirect);
+        const secret = await issueOneTimeToken(sql, created.id, 'confirmation', settings.oneTimeTokenSeconds);
+        await sendLink('signup', email, secret, redirect);
       });
       return { user: { ...userJson(created), confirmation_sent_at: new Date().toISOString() } };
     },
@@ -273,8 +293,8 @@ export function createAuthService(
       background('recovery mail', async () => {
         const user = await users.findUserByEmail(sql, email);
         if (!user) return;
-        const token = await issueOneTimeToken(sql, user.id, 'recovery', settings.oneTimeTokenSeconds);
-        await sendLink('recovery', email, token, redirect);
+        const secret = await issueOneTimeToken(sql, user.id, 'recovery', settings.oneTimeTokenSeconds);
+        await sendLink('recovery', email, secret, redirect);
       });
     },
 
@@ -286,9 +306,16 @@ export function createAuthService(
       email?: unknown,
     ): Promise<SessionJson & { type: VerifyType }> {
       if (!(type in VERIFY_TYPES)) throw authErrors.validation('Verify requires a valid type');
-      if (typeof token !== 'string' || token.length < 16 || token.length > 256) throw authErrors.otpExpired();
       const forEmail = typeof email === 'string' && email ? users.normalizeEmail(email) : undefined;
-      const consumed = await consumeOneTimeToken(sql, token, VERIFY_TYPES[type as VerifyType], forEmail);
+      const types = VERIFY_TYPES[type as VerifyType];
+      const isCode = typeof token === 'string' && /^\d{6}$/.test(token);
+      if (isCode && !forEmail) throw authErrors.validation('Verify requires an email with a six-digit code');
+      if (!isCode && (typeof token !== 'string' || token.length < 16 || token.length > 256)) {
+        throw authErrors.otpExpired();
+      }
+      const consumed = isCode
+        ? await consumeOneTimeCode(sql, forEmail!, token, types)
+        : await consumeOneTimeToken(sql, token as string, types, forEmail);
       if (!consumed) throw authErrors.otpExpired();
       let user = await users.findUserById(sql, consumed.userId);
       if (!user) throw authErrors.otpExpired();
@@ -346,8 +373,8 @@ export function createAuthService(
         const to = pendingEmail;
         const redirect = redirectTarget(redirectTo);
         background('email change mail', async () => {
-          const token = await issueOneTimeToken(sql, user.id, 'email_change', settings.oneTimeTokenSeconds, to);
-          await sendLink('email_change', to, token, redirect);
+          const secret = await issueOneTimeToken(sql, user.id, 'email_change', settings.oneTimeTokenSeconds, to);
+          await sendLink('email_change', to, secret, redirect);
         });
         return { ...userJson(updated), new_email: to, email_change_sent_at: new Date().toISOString() };
       }

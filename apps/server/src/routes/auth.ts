@@ -14,11 +14,12 @@ import { userRoutes } from './auth/user-routes.js';
 import { verifyRoutes } from './auth/verify-routes.js';
 import { adminRoutes } from './auth/admin-routes.js';
 import { factorRoutes } from './auth/factor-routes.js';
+import { otpRoutes } from './auth/otp-routes.js';
 
 export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<AppEnv> {
   const { config } = ctx;
-  const { service, admin, mfa, limiter, limits, passwordPolicy } = services;
-  const deps: AuthDeps = { ctx, service, admin, mfa, limiter, limits };
+  const { service, admin, mfa, otp, limiter, limits, passwordPolicy } = services;
+  const deps: AuthDeps = { ctx, service, admin, mfa, otp, limiter, limits };
   const other = async (c: Parameters<typeof renderError>[0]) =>
     enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
 
@@ -37,6 +38,7 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
   app.route('/verify', verifyRoutes(deps));
   app.route('/admin', adminRoutes(deps));
   app.route('/factors', factorRoutes(deps));
+  app.route('/', otpRoutes(deps));
   app.get('/settings', async (c) => {
     await other(c);
     return c.json({

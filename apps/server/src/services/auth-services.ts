@@ -5,10 +5,12 @@ import {
   type AuthService,
   createAdminService,
   createAuthService,
+  createEmailOtpService,
   createMfaService,
   createSecretBox,
   createTokenSigner,
   type Mailer,
+  type EmailOtpService,
   type MfaService,
   memoryRateLimitStore,
   type PasswordPolicy,
@@ -23,6 +25,7 @@ export interface AuthServices {
   service: AuthService;
   admin: AdminService;
   mfa: MfaService;
+  otp: EmailOtpService;
   limiter: RateLimiter;
   limits: AuthLimits;
   passwordPolicy: PasswordPolicy;
@@ -70,6 +73,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     maxFactors: 10,
     challengeSeconds: 300,
   });
+  const otp = createEmailOtpService(ctx.ownerSql, service, { disableSignup: config.AUTH_DISABLE_SIGNUP });
   const limiter = new RateLimiter(
     config.AUTH_RATE_LIMIT_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerSql) : memoryRateLimitStore(),
   );
@@ -81,12 +85,15 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     refresh: { limit: config.AUTH_RATE_LIMIT_REFRESH, windowSeconds },
     mfaVerify: { limit: config.AUTH_RATE_LIMIT_MFA_VERIFY, windowSeconds },
     anonymous: { limit: config.AUTH_RATE_LIMIT_ANONYMOUS, windowSeconds },
+    // Guessing six-digit codes: as many tries per address as sign-ins per IP.
+    otpVerify: { limit: config.AUTH_RATE_LIMIT_SIGN_IN, windowSeconds },
     other: { limit: config.AUTH_RATE_LIMIT_OTHER, windowSeconds },
   };
   return {
     service,
     admin,
     mfa,
+    otp,
     limiter,
     limits,
     passwordPolicy,

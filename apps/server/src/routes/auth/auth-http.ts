@@ -59,6 +59,7 @@ export interface AuthLimits {
   refresh: RateLimitRule;
   mfaVerify: RateLimitRule;
   anonymous: RateLimitRule;
+  otpVerify: RateLimitRule;
   other: RateLimitRule;
 }
 
@@ -89,9 +90,19 @@ export async function enforceLimit(
                 ? 'MFA verification'
                 : bucket === 'anonymous'
                   ? 'anonymous sign-in'
-                  : 'auth',
+                  : bucket === 'otpVerify'
+                    ? 'code verification'
+                    : 'auth',
     );
   }
+}
+
+/** Middleware: every request of a route module counts against the caller's address (the `other` bucket). */
+export function perIpLimit(limiter: RateLimiter, limits: AuthLimits) {
+  return async (c: AuthContext, next: () => Promise<void>) => {
+    await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
+    await next();
+  };
 }
 
 export function queryString(c: AuthContext, name: string): string | undefined {

@@ -1,5 +1,5 @@
 // What every auth route module receives.
-import type { AdminService, AuthService, MfaService, RateLimiter } from '@auction-ops/auth-core';
+import type { AdminService, AuthService, EmailOtpService, MfaService, RateLimiter } from '@auction-ops/auth-core';
 import type { ServerContext } from '../../context.js';
 import type { AuthLimits } from './auth-http.js';
 
@@ -8,6 +8,7 @@ export interface AuthDeps {
   service: AuthService;
   admin: AdminService;
   mfa: MfaService;
+  otp: EmailOtpService;
   limiter: RateLimiter;
   limits: AuthLimits;
 }

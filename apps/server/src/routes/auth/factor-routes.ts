@@ -2,15 +2,12 @@
 // DELETE /factors/:id (unenroll). Verification is counted per user, so a stolen password cannot guess codes.
 import { Hono } from 'hono';
 import type { AppEnv } from '../../context.js';
-import { callerClaims, enforceLimit, jsonBody } from './auth-http.js';
+import { callerClaims, enforceLimit, jsonBody, perIpLimit } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
 
 export function factorRoutes({ mfa, limiter, limits }: AuthDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use('*', async (c, next) => {
-    await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
-    await next();
-  });
+  app.use('*', perIpLimit(limiter, limits));
   app.post('/', async (c) => {
     const claims = callerClaims(c);
     return c.json(await mfa.enroll(claims, await jsonBody(c)));

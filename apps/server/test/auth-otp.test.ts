@@ -167,3 +167,35 @@ describe('codes of the other e-mails', () => {
     expect(fresh.error).toBeNull();
   });
 });
+
+describe('email_change code (confirmation on)', () => {
+  let confirming: TestServer;
+  beforeAll(async () => {
+    confirming = await startTestServer({ WORKERS_ENABLED: 'false', AUTH_AUTOCONFIRM: 'false' });
+  });
+  afterAll(async () => {
+    await confirming?.stop();
+  });
+
+  it('updateUser({email}) mails the new address a code; verifyOtp({type: email_change}) applies it once', async () => {
+    const sb = createClient(confirming.server.url, confirming.server.ctx.anonKey, TEST_CLIENT_OPTIONS);
+    const admin = createClient(confirming.server.url, confirming.server.ctx.serviceRoleKey, TEST_CLIENT_OPTIONS);
+    const address = email();
+    await admin.auth.admin.createUser({ email: address, password: 'correct horse battery', email_confirm: true });
+    expect((await sb.auth.signInWithPassword({ email: address, password: 'correct horse battery' })).error).toBeNull();
+    const next = email();
+    expect((await sb.auth.updateUser({ email: next })).error).toBeNull();
+    let code = '';
+    for (let i = 0; i < 100 && !code; i++) {
+      const [row] = await confirming.db.sql<Array<{ text_body: string }>>`
+        select text_body from auth.mail_outbox where to_email = ${next}`;
+      code = row?.text_body.match(/code: (\d{6})/)?.[1] ?? '';
+      if (!code) await new Promise((r) => setTimeout(r, 50));
+    }
+    const verified = await sb.auth.verifyOtp({ email: next, token: code, type: 'email_change' });
+    expect(verified.error).toBeNull();
+    expect(verified.data.user!.email).toBe(next);
+    const again = await sb.auth.verifyOtp({ email: next, token: code, type: 'email_change' });
+    expect(again.error).toMatchObject({ code: 'otp_expired' });
+  });
+});

@@ -144,12 +144,12 @@ export function createAdminService(
       } else if (!user) {
         throw authErrors.userNotFound();
       }
-      const token = await issueOneTimeToken(sql, user.id, tokenType, options.oneTimeTokenSeconds);
+      const { token, code } = await issueOneTimeToken(sql, user.id, tokenType, options.oneTimeTokenSeconds);
       const redirectTo = auth.redirectTarget(typeof input.redirect_to === 'string' ? input.redirect_to : undefined);
       return {
         ...userJson(user),
         action_link: auth.linkUrl(type, token, redirectTo),
-        email_otp: '',
+        email_otp: code,
         hashed_token: token,
         verification_type: type,
         redirect_to: redirectTo,

@@ -6,7 +6,13 @@ import { authErrors } from './errors.js';
 import { hashPassword, verifyPassword } from './password-hasher.js';
 import { checkPassword, type PasswordPolicy } from './password-policy.js';
 import { createSessionStore, type SessionRow } from './session-store.js';
-import { consumeOneTimeToken, issueOneTimeToken, type OneTimeTokenType } from './one-time-tokens.js';
+import {
+  consumeOneTimeCode,
+  consumeOneTimeToken,
+  issueOneTimeToken,
+  type OneTimeSecret,
+  type OneTimeTokenType,
+} from './one-time-tokens.js';
 import * as users from './user-repository.js';
 import { userJson, type SessionJson, type UserJson } from './user-view.js';
 import type { Mailer } from './mailer.js';
@@ -21,6 +27,8 @@ export interface AuthSettings {
   redirectAllowList: readonly string[];
   autoconfirm: boolean;
   disableSignup: boolean;
+  /** signInAnonymously (AUTH_ANONYMOUS_SIGN_INS). */
+  anonymousSignIns: boolean;
   accessTokenSeconds: number;
   oneTimeTokenSeconds: number;
   refreshReuseSeconds: number;
@@ -144,9 +152,10 @@ export function createAuthService(
     );
   }
 
-  async function sendLink(kind: LinkMailKind, to: string, token: string, redirectTo: string): Promise<void> {
+  async function sendLink(kind: LinkMailKind, to: string, secret: OneTimeSecret, redirectTo: string): Promise<void> {
     // Every LinkMailKind is also the VerifyType its link is verified as.
-    await mailer.send(linkMail(kind, to, linkUrl(kind, token, redirectTo), settings.oneTimeTokenSeconds));
+    const link = linkUrl(kind, secret.token, redirectTo);
+    await mailer.send(linkMail(kind, to, link, settings.oneTimeTokenSeconds, secret.code));
   }
 
   return {
@@ -157,6 +166,19 @@ export function createAuthService(
     },
     linkUrl,
     redirectTarget,
+    background,
+    /** Issues a token and code of `type` for the user and mails both (email-otp-service.ts, resend). */
+    async mailOneTime(
+      kind: LinkMailKind,
+      type: OneTimeTokenType,
+      userId: string,
+      to: string,
+      redirectTo: string,
+      relatesTo = '',
+    ): Promise<void> {
+      const secret = await issueOneTimeToken(sql, userId, type, settings.oneTimeTokenSeconds, relatesTo);
+      await sendLink(kind, to, secret, redirectTo);
+    },
 
     async signUp(
       input: { email: unknown; password: unknown; data?: unknown; redirectTo?: string },
@@ -202,10 +224,18 @@ export function createAuthService(
       }
       const redirect = redirectTarget(input.redirectTo);
       background('signup mail', async () => {
-        const token = await issueOneTimeToken(sql, created.id, 'confirmation', settings.oneTimeTokenSeconds);
-        await sendLink('signup', email, token, redirect);
+        const secret = await issueOneTimeToken(sql, created.id, 'confirmation', settings.oneTimeTokenSeconds);
+        await sendLink('signup', email, secret, redirect);
       });
       return { user: { ...userJson(created), confirmation_sent_at: new Date().toISOString() } };
+    },
+
+    /** POST /signup without credentials: a user with no address, signed in at once (amr `anonymous`). */
+    async signInAnonymously(data: unknown, meta: RequestMeta): Promise<SessionJson> {
+      if (settings.disableSignup) throw authErrors.signupDisabled();
+      if (!settings.anonymousSignIns) throw authErrors.anonymousDisabled();
+      const user = await users.insertAnonymousUser(sql, isObject(data) ? data : {});
+      return startSession(user, 'anonymous', meta);
     },
 
     async signInWithPassword(input: { email: unknown; password: unknown }, meta: RequestMeta): Promise<SessionJson> {
@@ -225,6 +255,14 @@ export function createAuthService(
     },
 
     refreshTokenOwner: (refreshToken: string) => sessions.ownerOf(refreshToken),
+
+    /** A new session response for an existing session, after its assurance level changed (mfa-service.ts). */
+    async reissue(userId: string, sessionId: string): Promise<SessionJson> {
+      const issued = await sessions.addRefreshToken(sessionId);
+      const user = await users.findUserById(sql, userId);
+      if (!issued || !user) throw authErrors.sessionNotFound();
+      return sessionResponse(user, issued.session, issued.refreshToken);
+    },
 
     async refresh(refreshToken: unknown): Promise<SessionJson> {
       if (typeof refreshToken !== 'string' || refreshToken.length < 16 || refreshToken.length > 256) {
@@ -255,8 +293,8 @@ export function createAuthService(
       background('recovery mail', async () => {
         const user = await users.findUserByEmail(sql, email);
         if (!user) return;
-        const token = await issueOneTimeToken(sql, user.id, 'recovery', settings.oneTimeTokenSeconds);
-        await sendLink('recovery', email, token, redirect);
+        const secret = await issueOneTimeToken(sql, user.id, 'recovery', settings.oneTimeTokenSeconds);
+        await sendLink('recovery', email, secret, redirect);
       });
     },
 
@@ -268,9 +306,16 @@ export function createAuthService(
       email?: unknown,
     ): Promise<SessionJson & { type: VerifyType }> {
       if (!(type in VERIFY_TYPES)) throw authErrors.validation('Verify requires a valid type');
-      if (typeof token !== 'string' || token.length < 16 || token.length > 256) throw authErrors.otpExpired();
       const forEmail = typeof email === 'string' && email ? users.normalizeEmail(email) : undefined;
-      const consumed = await consumeOneTimeToken(sql, token, VERIFY_TYPES[type as VerifyType], forEmail);
+      const types = VERIFY_TYPES[type as VerifyType];
+      const isCode = typeof token === 'string' && /^\d{6}$/.test(token);
+      if (isCode && !forEmail) throw authErrors.validation('Verify requires an email with a six-digit code');
+      if (!isCode && (typeof token !== 'string' || token.length < 16 || token.length > 256)) {
+        throw authErrors.otpExpired();
+      }
+      const consumed = isCode
+        ? await consumeOneTimeCode(sql, forEmail!, token, types)
+        : await consumeOneTimeToken(sql, token as string, types, forEmail);
       if (!consumed) throw authErrors.otpExpired();
       let user = await users.findUserById(sql, consumed.userId);
       if (!user) throw authErrors.otpExpired();
@@ -303,6 +348,7 @@ export function createAuthService(
       }
       if (input.password !== undefined) {
         if (typeof input.password !== 'string') throw authErrors.validation('password must be a string');
+        if (user.is_anonymous && !user.email && !input.email) throw authErrors.anonymousPasswordWithoutEmail();
         checkPassword(settings.passwordPolicy, input.password, user.email);
         if (user.encrypted_password && (await verifyPassword(input.password, user.encrypted_password)).ok) {
           throw authErrors.samePassword();
@@ -327,8 +373,8 @@ export function createAuthService(
         const to = pendingEmail;
         const redirect = redirectTarget(redirectTo);
         background('email change mail', async () => {
-          const token = await issueOneTimeToken(sql, user.id, 'email_change', settings.oneTimeTokenSeconds, to);
-          await sendLink('email_change', to, token, redirect);
+          const secret = await issueOneTimeToken(sql, user.id, 'email_change', settings.oneTimeTokenSeconds, to);
+          await sendLink('email_change', to, secret, redirect);
         });
         return { ...userJson(updated), new_email: to, email_change_sent_at: new Date().toISOString() };
       }

@@ -50,5 +50,26 @@ export const authErrors = {
   notFound: (message = 'Not found') => new AuthError(404, 'not_found', message),
   tooLarge: () => new AuthError(413, 'request_too_large', 'Request body too large'),
   emailInvalid: () => new AuthError(400, 'email_address_invalid', 'Unable to validate email address: invalid format'),
+  mfaFactorNotFound: () => new AuthError(404, 'mfa_factor_not_found', 'Factor not found'),
+  mfaFactorNameConflict: (name: string) =>
+    new AuthError(
+      422,
+      'mfa_factor_name_conflict',
+      `A factor with the friendly name "${name}" for this user already exists`,
+    ),
+  tooManyFactors: () =>
+    new AuthError(
+      422,
+      'too_many_enrolled_mfa_factors',
+      'Maximum number of verified factors reached, unenroll to continue',
+    ),
+  insufficientAal: (status: 403 | 422, message: string) => new AuthError(status, 'insufficient_aal', message),
+  mfaChallengeExpired: () =>
+    new AuthError(422, 'mfa_challenge_expired', 'MFA challenge has expired, verify against another challenge'),
+  mfaIpMismatch: () => new AuthError(422, 'mfa_ip_address_mismatch', 'Challenge and verify IP addresses mismatch'),
+  mfaVerificationFailed: () => new AuthError(422, 'mfa_verification_failed', 'Invalid TOTP code entered'),
+  anonymousDisabled: () => new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled'),
+  anonymousPasswordWithoutEmail: () =>
+    new AuthError(422, 'validation_failed', 'Updating password of an anonymous user without an email is not allowed'),
   unexpected: () => new AuthError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'),
 };

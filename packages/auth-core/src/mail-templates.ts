@@ -23,18 +23,22 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-export function linkMail(kind: LinkMailKind, to: string, link: string, ttlSeconds: number): MailMessage {
+export function linkMail(kind: LinkMailKind, to: string, link: string, ttlSeconds: number, code?: string): MailMessage {
   const lead = LEADS[kind];
   const minutes = Math.max(1, Math.round(ttlSeconds / 60));
-  const expiry = `The link works once and expires in ${minutes} minutes.`;
+  const codeLine = code ? `Or enter this code: ${code}` : '';
+  const expiry = code
+    ? `The link and the code work once (either spends both) and expire in ${minutes} minutes.`
+    : `The link works once and expires in ${minutes} minutes.`;
   const tail = `If you did not ask for this, ignore this message. ${expiry}`;
   return {
     to,
     subject: SUBJECTS[kind],
     template: kind,
-    text: `${lead}\n\n${link}\n\n${tail}\n`,
+    text: `${lead}\n\n${link}\n\n${codeLine ? `${codeLine}\n\n` : ''}${tail}\n`,
     html:
       `<p>${escapeHtml(lead)}</p><p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>` +
+      (codeLine ? `<p>${escapeHtml(codeLine)}</p>` : '') +
       `<p>${escapeHtml(tail)}</p>`,
   };
 }

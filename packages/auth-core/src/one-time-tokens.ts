@@ -1,7 +1,21 @@
-// E-mail link tokens (recovery, confirmation, invite, magic link, e-mail change): random, single use,
-// expiring, stored only as hashes. Issuing a new one of a type replaces the user's previous one.
+// E-mail link tokens (recovery, confirmation, invite, magic link, e-mail change) and the six-digit code sent with
+// each: random, single use (one row, so spending either spends both), expiring, stored only as hashes. Issuing a
+// new one of a type replaces the user's previous one.
+import { randomInt } from 'node:crypto';
 import type postgres from 'postgres';
 import { hashToken, randomToken } from './opaque-token.js';
+
+export interface OneTimeSecret {
+  /** The link's token (256 bits). */
+  token: string;
+  /** The six-digit code typed by hand; good only with the address it was sent to. */
+  code: string;
+}
+
+/** The code is hashed with the user id: a bare six-digit hash would be reversed by trying all million. */
+function codeHash(userId: string, code: string): string {
+  return hashToken(`${userId}:${code}`);
+}
 
 export type OneTimeTokenType = 'confirmation' | 'recovery' | 'invite' | 'magiclink' | 'email_change';
 
@@ -11,15 +25,37 @@ export async function issueOneTimeToken(
   type: OneTimeTokenType,
   ttlSeconds: number,
   relatesTo = '',
-): Promise<string> {
+): Promise<OneTimeSecret> {
   const token = randomToken();
+  const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await sql.begin(async (tx) => {
     await tx`delete from auth.one_time_tokens where user_id = ${userId} and token_type = ${type}`;
     await tx`
-      insert into auth.one_time_tokens (user_id, token_type, token_hash, relates_to, expires_at)
-      values (${userId}, ${type}, ${hashToken(token)}, ${relatesTo}, now() + make_interval(secs => ${ttlSeconds}))`;
+      insert into auth.one_time_tokens (user_id, token_type, token_hash, code_hash, relates_to, expires_at)
+      values (${userId}, ${type}, ${hashToken(token)}, ${codeHash(userId, code)}, ${relatesTo},
+        now() + make_interval(secs => ${ttlSeconds}))`;
   });
-  return token;
+  return { token, code };
+}
+
+/** Consumes the code sent to `email` (normalised) for one of the types; undefined when wrong, used or expired. */
+export async function consumeOneTimeCode(
+  sql: postgres.Sql,
+  email: string,
+  code: string,
+  types: readonly OneTimeTokenType[],
+): Promise<{ userId: string; type: OneTimeTokenType; relatesTo: string } | undefined> {
+  const [user] = await sql<Array<{ id: string }>>`
+    select id from auth.users where lower(email) = ${email} and deleted_at is null`;
+  // An e-mail change's code goes to the new address: look the token up by the address it relates to as well.
+  const [row] = await sql<Array<{ user_id: string; token_type: OneTimeTokenType; relates_to: string }>>`
+    delete from auth.one_time_tokens t
+    where token_type in ${sql([...types])} and expires_at > now()
+      and ((t.user_id = ${user?.id ?? null}::uuid and code_hash = ${user ? codeHash(user.id, code) : ''})
+        or (token_type = 'email_change' and relates_to = ${email}
+            and code_hash = encode(extensions.digest(t.user_id::text || ':' || ${code}, 'sha256'), 'hex')))
+    returning user_id, token_type, relates_to`;
+  return row ? { userId: row.user_id, type: row.token_type, relatesTo: row.relates_to } : undefined;
 }
 
 /**

@@ -124,11 +124,26 @@ export function createSessionStore(sql: postgres.Sql, options: { tokenKey: strin
     }
   }
 
-  return { createSession, ownerOf, refresh, logout };
+  /**
+   * A further refresh token for a live session whose level changed (a second factor verified): the session's
+   * aal and amr travel with every later refresh. Earlier tokens stay valid, so a parallel tab is not signed out.
+   */
+  async function addRefreshToken(sessionId: string): Promise<IssuedRefresh | undefined> {
+    return sql.begin(async (tx) => {
+      const session = await liveSession(tx, sessionId);
+      if (!session) return undefined;
+      const refreshToken = randomToken();
+      await tx`insert into auth.refresh_tokens (session_id, token_hash) values (${session.id}, ${hashToken(refreshToken)})`;
+      return { session, refreshToken };
+    });
+  }
+
+  return { createSession, ownerOf, refresh, logout, addRefreshToken };
 }
 
 export type SessionStore = ReturnType<typeof createSessionStore>;
 
-function validIp(ip: string | undefined): string | null {
+/** An address PostgreSQL's inet accepts, or null (unknown or unspecified). */
+export function validIp(ip: string | undefined): string | null {
   return ip && /^[0-9a-fA-F:.]+$/.test(ip) && ip !== '0.0.0.0' ? ip : null;
 }

@@ -19,6 +19,17 @@ export interface UserRow {
   created_at: Date;
   updated_at: Date;
   identities?: IdentityRow[];
+  factors?: FactorJson[];
+}
+
+/** A factor as auth-js lists it (user.factors); the secret never leaves mfa-service.ts. */
+export interface FactorJson {
+  id: string;
+  friendly_name?: string;
+  factor_type: 'totp';
+  status: 'verified' | 'unverified';
+  created_at: string;
+  updated_at: string;
 }
 
 export interface IdentityRow {
@@ -38,7 +49,10 @@ const USER_COLUMNS = `u.id, u.aud, u.role, u.email, u.encrypted_password, u.emai
   u.phone_confirmed_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.is_anonymous,
   u.banned_until, u.deleted_at, u.created_at, u.updated_at,
   coalesce((select json_agg(i order by i.created_at) from auth.identities i where i.user_id = u.id), '[]')
-    as identities`;
+    as identities,
+  (select json_agg(json_build_object('id', f.id, 'friendly_name', f.friendly_name, 'factor_type', f.factor_type,
+     'status', f.status, 'created_at', f.created_at, 'updated_at', f.updated_at) order by f.created_at)
+   from auth.mfa_factors f where f.user_id = u.id) as factors`;
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -109,6 +123,15 @@ export async function insertUser(sql: postgres.Sql, user: NewUser): Promise<User
   });
 }
 
+/** An anonymous user (signInAnonymously): no e-mail, no identity, is_anonymous until an address is added. */
+export async function insertAnonymousUser(sql: postgres.Sql, userMetadata: Record<string, unknown>): Promise<UserRow> {
+  const [created] = await sql<Array<{ id: string }>>`
+    insert into auth.users (raw_user_meta_data, raw_app_meta_data, is_anonymous)
+    values (${sql.json(userMetadata as postgres.JSONValue)}, '{}', true)
+    returning id`;
+  return (await findUserById(sql, created!.id))!;
+}
+
 export interface UserChanges {
   email?: string;
   passwordHash?: string;
@@ -129,7 +152,11 @@ export async function updateUser(sql: Sql, id: string, changes: UserChanges): Pr
       email_confirmed_at = case when ${changes.confirmEmail ?? false} then coalesce(email_confirmed_at, now())
         else email_confirmed_at end,
       raw_user_meta_data = raw_user_meta_data || ${sql.json((changes.userMetadata ?? {}) as postgres.JSONValue)},
-      raw_app_meta_data = raw_app_meta_data || ${sql.json((changes.appMetadata ?? {}) as postgres.JSONValue)},
+      raw_app_meta_data = raw_app_meta_data || ${sql.json((changes.appMetadata ?? {}) as postgres.JSONValue)}
+        || case when is_anonymous and ${email}::text is not null
+          then '{"provider": "email", "providers": ["email"]}'::jsonb else '{}'::jsonb end,
+      -- An address makes an anonymous user a permanent one (GoTrue's conversion).
+      is_anonymous = is_anonymous and ${email}::text is null,
       banned_until = case when ${changes.bannedUntil !== undefined} then ${changes.bannedUntil ?? null}::timestamptz
         else banned_until end,
       last_sign_in_at = case when ${changes.lastSignIn ?? false} then now() else last_sign_in_at end,
@@ -140,6 +167,11 @@ export async function updateUser(sql: Sql, id: string, changes: UserChanges): Pr
       update auth.identities set provider_id = ${id}, identity_data = identity_data || ${sql.json({ email })},
         updated_at = now()
       where user_id = ${id} and provider = 'email'`;
+    // A converted anonymous user has no e-mail identity yet.
+    await sql`
+      insert into auth.identities (user_id, provider, provider_id, identity_data)
+      select ${id}, 'email', ${id}, ${sql.json({ sub: id, email, email_verified: false, phone_verified: false })}
+      where not exists (select 1 from auth.identities where user_id = ${id} and provider = 'email')`;
   }
   return findUserById(sql, id);
 }

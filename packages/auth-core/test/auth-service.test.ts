@@ -22,6 +22,7 @@ beforeAll(async () => {
       redirectAllowList: [],
       autoconfirm: true,
       disableSignup: false,
+      anonymousSignIns: false,
       accessTokenSeconds: 3600,
       oneTimeTokenSeconds: 3600,
       refreshReuseSeconds: 10,

@@ -461,14 +461,18 @@ function userOf(role: (typeof ROLES)[number]): string | null {
   ];
 }
 
-async function outcome(role: (typeof ROLES)[number], run: Probe): Promise<Outcome> {
+async function probeOutcome(claims: ReturnType<typeof claimsFor>, run: Probe): Promise<Outcome> {
   try {
-    const rows = await probeAsUser(db.requestUrl, claimsFor(userOf(role)), (tx) => run(tx, w));
+    const rows = await probeAsUser(db.requestUrl, claims, (tx) => run(tx, w));
     return rows.length > 0 ? 'rows' : 'none';
   } catch (error) {
     const code = (error as { code?: string }).code;
     return code === '42501' ? 'deny' : (code ?? String(error));
   }
+}
+
+function outcome(role: (typeof ROLES)[number], run: Probe, extraClaims = {}): Promise<Outcome> {
+  return probeOutcome({ ...claimsFor(userOf(role)), ...extraClaims }, run);
 }
 
 describe('isolation matrix', () => {
@@ -495,5 +499,98 @@ describe('isolation matrix', () => {
       select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = 'public' and c.relkind = 'r' and not c.relrowsecurity`;
     expect(rows.map((r) => r.relname)).toEqual([]);
+  });
+});
+
+// Auction A with require_mfa_for_admins: its owner and admin keep admin rights only at aal2 (auth.aal() from the
+// token's aal claim); at aal1 they act as members. Runs after the matrix above, which needs the setting off.
+const MFA_ROLES = ['owner@aal1', 'owner@aal2', 'admin@aal1', 'admin@aal2', 'member@aal2', 'super@aal1'] as const;
+const mfaCases: Case[] = [
+  R(
+    'update auction settings',
+    (tx, w) => tx`update public.auctions set settings = settings || '{"x":1}' where id = ${A(w)} returning id`,
+    'none rows none rows none rows',
+  ),
+  R(
+    'insert location',
+    (tx, w) => tx`insert into public.locations (auction_id, name) values (${A(w)}, 'New lot') returning id`,
+    'deny rows deny rows deny rows',
+  ),
+  R(
+    'update auction_branding',
+    (tx, w) => tx`update public.auction_branding set app_name = 'B' where auction_id = ${A(w)} returning auction_id`,
+    'none rows none rows none rows',
+  ),
+  readA('auction_invitations', 'none rows none rows none rows'),
+  R(
+    'rpc invite_user_to_auction',
+    (tx, w) =>
+      tx`select public.invite_user_to_auction(p_auction_id := ${A(w)}, p_email := 'new@x.test',
+        p_role := 'team_member') r`,
+    'deny rows deny rows deny rows',
+  ),
+  R(
+    'delete auction',
+    (tx, w) => tx`delete from public.auctions where id = ${A(w)} returning id`,
+    'none rows none none none rows',
+  ),
+  // Locations are read by assignment for team members; A's owner and admin are assigned none.
+  readA('locations', 'none rows none rows rows rows'),
+  R('auth.aal() of the caller', (tx) => tx`select 1 where auth.aal() = 'aal2'`, 'none rows none rows rows none'),
+];
+
+describe('isolation matrix with require_mfa_for_admins', () => {
+  beforeAll(async () => {
+    await db.sql`update public.auctions set settings = settings || '{"require_mfa_for_admins": true}'
+      where id = ${w.a.auctionId}`;
+  });
+
+  it.each(mfaCases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const actual: string[] = [];
+    for (const entry of MFA_ROLES) {
+      const [role, aal] = entry.split('@') as [(typeof ROLES)[number], string];
+      actual.push(await outcome(role, c.run, { aal }));
+    }
+    expect(actual.map((o, i) => `${MFA_ROLES[i]}:${o}`)).toEqual(
+      c.expect.split(' ').map((o, i) => `${MFA_ROLES[i]}:${o}`),
+    );
+  });
+});
+
+// An anonymous user (signInAnonymously: role authenticated, is_anonymous true, no membership) against the public
+// reader (anon): neither gets more than the other. 'deny' (no grant) and 'none' (refused by policy) both refuse.
+let anonymousUser: string;
+const anonymousCases: Array<[string, Probe, string]> = [
+  [
+    'create an auction',
+    (tx) => tx`insert into public.auctions (name, slug) values ('Anon', 'anon-x') returning id`,
+    'deny deny',
+  ],
+  [
+    'select shared defect_categories',
+    (tx) => tx`select id from public.defect_categories where auction_id is null`,
+    'none deny',
+  ],
+  [
+    'insert own user_push_tokens',
+    (tx) =>
+      tx`insert into public.user_push_tokens (token, platform) values ('ExponentPushToken[y]', 'ios') returning id`,
+    'deny deny',
+  ],
+  ['select own users profile', (tx) => tx`select id from public.users where id = ${anonymousUser}`, 'none deny'],
+  ['select auctions', (tx) => tx`select id from public.auctions`, 'none deny'],
+  ['read event_types', (tx) => tx`select name from public.event_types`, 'rows rows'],
+];
+
+describe('isolation matrix: anonymous users get what a public reader gets', () => {
+  beforeAll(async () => {
+    const [row] = await db.sql`insert into auth.users (is_anonymous) values (true) returning id`;
+    anonymousUser = row!.id as string;
+  });
+
+  it.each(anonymousCases)('%s', async (_name, run, expected) => {
+    const anonymous = { sub: anonymousUser, role: 'authenticated' as const, aud: 'authenticated', is_anonymous: true };
+    const actual = [await probeOutcome(anonymous, run), await probeOutcome(claimsFor(null), run)];
+    expect(actual.join(' ')).toBe(expected);
   });
 });

@@ -50,9 +50,20 @@ function parseOptions(args: string[]): { to?: string; limit?: number; positional
   return out;
 }
 
+/** The six-digit sign-in code of an auth e-mail (mail-templates.ts writes it on its own line), or '-'. */
+function codeOf(m: OutboxMessage): string {
+  return m.text_body.match(/^Or enter this code: (\d{6})$/m)?.[1] ?? '-';
+}
+
 export function formatList(messages: OutboxMessage[]): string {
-  const rows = messages.map((m) => [m.id, m.created_at.toISOString().replace(/\.\d+Z$/, 'Z'), m.to_email, m.subject]);
-  const header = ['ID', 'SENT', 'TO', 'SUBJECT'];
+  const rows = messages.map((m) => [
+    m.id,
+    m.created_at.toISOString().replace(/\.\d+Z$/, 'Z'),
+    m.to_email,
+    codeOf(m),
+    m.subject,
+  ]);
+  const header = ['ID', 'SENT', 'TO', 'CODE', 'SUBJECT'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
   return `${[line(header), ...rows.map(line)].join('\n')}\n`;

@@ -13,11 +13,13 @@ import { sessionRoutes } from './auth/session-routes.js';
 import { userRoutes } from './auth/user-routes.js';
 import { verifyRoutes } from './auth/verify-routes.js';
 import { adminRoutes } from './auth/admin-routes.js';
+import { factorRoutes } from './auth/factor-routes.js';
+import { otpRoutes } from './auth/otp-routes.js';
 
 export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<AppEnv> {
   const { config } = ctx;
-  const { service, admin, limiter, limits, passwordPolicy } = services;
-  const deps: AuthDeps = { ctx, service, admin, limiter, limits };
+  const { service, admin, mfa, otp, limiter, limits, passwordPolicy } = services;
+  const deps: AuthDeps = { ctx, service, admin, mfa, otp, limiter, limits };
   const other = async (c: Parameters<typeof renderError>[0]) =>
     enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
 
@@ -35,10 +37,12 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
   app.route('/user', userRoutes(deps));
   app.route('/verify', verifyRoutes(deps));
   app.route('/admin', adminRoutes(deps));
+  app.route('/factors', factorRoutes(deps));
+  app.route('/', otpRoutes(deps));
   app.get('/settings', async (c) => {
     await other(c);
     return c.json({
-      external: { email: true, phone: false, anonymous_users: false },
+      external: { email: true, phone: false, anonymous_users: config.AUTH_ANONYMOUS_SIGN_INS },
       disable_signup: config.AUTH_DISABLE_SIGNUP,
       mailer_autoconfirm: config.AUTH_AUTOCONFIRM,
       phone_autoconfirm: false,

@@ -5,8 +5,13 @@ import {
   type AuthService,
   createAdminService,
   createAuthService,
+  createEmailOtpService,
+  createMfaService,
+  createSecretBox,
   createTokenSigner,
   type Mailer,
+  type EmailOtpService,
+  type MfaService,
   memoryRateLimitStore,
   type PasswordPolicy,
   parseCharacterClasses,
@@ -19,6 +24,8 @@ import type { AuthLimits } from '../routes/auth/auth-http.js';
 export interface AuthServices {
   service: AuthService;
   admin: AdminService;
+  mfa: MfaService;
+  otp: EmailOtpService;
   limiter: RateLimiter;
   limits: AuthLimits;
   passwordPolicy: PasswordPolicy;
@@ -47,6 +54,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
         .filter(Boolean),
       autoconfirm: config.AUTH_AUTOCONFIRM,
       disableSignup: config.AUTH_DISABLE_SIGNUP,
+      anonymousSignIns: config.AUTH_ANONYMOUS_SIGN_INS,
       accessTokenSeconds: config.AUTH_ACCESS_TOKEN_SECONDS,
       oneTimeTokenSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
       refreshReuseSeconds: config.AUTH_REFRESH_REUSE_SECONDS,
@@ -59,6 +67,13 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     passwordPolicy,
     oneTimeTokenSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
   });
+  // Factor secrets are sealed with a key derived from JWT_SECRET (HKDF-SHA256, mfa-secret-box.ts).
+  const mfa = createMfaService(ctx.ownerSql, service, createSecretBox(ctx.jwtSecret), {
+    defaultIssuer: new URL(config.PUBLIC_URL).hostname,
+    maxFactors: 10,
+    challengeSeconds: 300,
+  });
+  const otp = createEmailOtpService(ctx.ownerSql, service, { disableSignup: config.AUTH_DISABLE_SIGNUP });
   const limiter = new RateLimiter(
     config.AUTH_RATE_LIMIT_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerSql) : memoryRateLimitStore(),
   );
@@ -68,11 +83,17 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     signUp: { limit: config.AUTH_RATE_LIMIT_SIGN_UP, windowSeconds },
     recover: { limit: config.AUTH_RATE_LIMIT_RECOVER, windowSeconds },
     refresh: { limit: config.AUTH_RATE_LIMIT_REFRESH, windowSeconds },
+    mfaVerify: { limit: config.AUTH_RATE_LIMIT_MFA_VERIFY, windowSeconds },
+    anonymous: { limit: config.AUTH_RATE_LIMIT_ANONYMOUS, windowSeconds },
+    // Guessing six-digit codes: as many tries per address as sign-ins per IP.
+    otpVerify: { limit: config.AUTH_RATE_LIMIT_SIGN_IN, windowSeconds },
     other: { limit: config.AUTH_RATE_LIMIT_OTHER, windowSeconds },
   };
   return {
     service,
     admin,
+    mfa,
+    otp,
     limiter,
     limits,
     passwordPolicy,

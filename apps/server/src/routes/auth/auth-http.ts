@@ -57,6 +57,9 @@ export interface AuthLimits {
   signUp: RateLimitRule;
   recover: RateLimitRule;
   refresh: RateLimitRule;
+  mfaVerify: RateLimitRule;
+  anonymous: RateLimitRule;
+  otpVerify: RateLimitRule;
   other: RateLimitRule;
 }
 
@@ -83,9 +86,23 @@ export async function enforceLimit(
             ? 'password reset'
             : bucket === 'refresh'
               ? 'token refresh'
-              : 'auth',
+              : bucket === 'mfaVerify'
+                ? 'MFA verification'
+                : bucket === 'anonymous'
+                  ? 'anonymous sign-in'
+                  : bucket === 'otpVerify'
+                    ? 'code verification'
+                    : 'auth',
     );
   }
+}
+
+/** Middleware: every request of a route module counts against the caller's address (the `other` bucket). */
+export function perIpLimit(limiter: RateLimiter, limits: AuthLimits) {
+  return async (c: AuthContext, next: () => Promise<void>) => {
+    await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
+    await next();
+  };
 }
 
 export function queryString(c: AuthContext, name: string): string | undefined {

@@ -1,5 +1,5 @@
 // What every auth route module receives.
-import type { AdminService, AuthService, RateLimiter } from '@auction-ops/auth-core';
+import type { AdminService, AuthService, EmailOtpService, MfaService, RateLimiter } from '@auction-ops/auth-core';
 import type { ServerContext } from '../../context.js';
 import type { AuthLimits } from './auth-http.js';
 
@@ -7,6 +7,8 @@ export interface AuthDeps {
   ctx: ServerContext;
   service: AuthService;
   admin: AdminService;
+  mfa: MfaService;
+  otp: EmailOtpService;
   limiter: RateLimiter;
   limits: AuthLimits;
 }

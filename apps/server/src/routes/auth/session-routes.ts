@@ -9,8 +9,14 @@ export function sessionRoutes({ service, limiter, limits }: AuthDeps): Hono<AppE
   const app = new Hono<AppEnv>();
 
   app.post('/signup', async (c) => {
-    await enforceLimit(c, limiter, 'signUp', c.get('clientIp'), limits.signUp);
     const body = await jsonBody(c);
+    // auth-js's signInAnonymously posts no credentials at all (GoTrue's rule); it has its own per-IP limit.
+    if (body.email === undefined && body.password === undefined && body.phone === undefined) {
+      await enforceLimit(c, limiter, 'anonymous', c.get('clientIp'), limits.anonymous);
+      const session = await service.signInAnonymously(body.data, requestMeta(c));
+      return c.json({ ...session, ...session.user, user: session.user });
+    }
+    await enforceLimit(c, limiter, 'signUp', c.get('clientIp'), limits.signUp);
     const { user, session } = await service.signUp(
       { email: body.email, password: body.password, data: body.data, redirectTo: queryString(c, 'redirect_to') },
       requestMeta(c),

@@ -40,6 +40,10 @@ export function verifyRoutes({ service, limiter, limits }: AuthDeps): Hono<AppEn
     await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
     const body = await jsonBody(c);
     const token = body.token_hash ?? body.token;
+    // A six-digit code is counted against the address it names, so guessing one is slow from any number of IPs.
+    if (!body.token_hash && typeof body.email === 'string' && body.email) {
+      await enforceLimit(c, limiter, 'otpVerify', body.email.trim().toLowerCase(), limits.otpVerify);
+    }
     const session = await service.verify(
       typeof body.type === 'string' ? body.type : '',
       token,

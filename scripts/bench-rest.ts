@@ -544,8 +544,8 @@ async function commandRuns(
       const srv = await wrk(viaServer, serverHeaders);
       const cmd = await wrk(viaCommand, { authorization });
       console.log(`  ${name}`);
-      console.log(`    server /rest/v1      ${fmt(srv)}`);
-      console.log(`    rest-engine command  ${fmt(cmd)}`);
+      console.log(`    server /rest/v1      ${fmt({ ...srv, cpuUs: undefined })}`);
+      console.log(`    rest-engine command  ${fmt({ ...cmd, cpuUs: undefined })}`);
       console.log(
         `    command/server = ${(cmd.rps / srv.rps).toFixed(2)} (target >= 0.95)   load ${loadavg()[0].toFixed(1)}`,
       );

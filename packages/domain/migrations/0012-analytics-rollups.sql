@@ -109,13 +109,15 @@ language sql stable rows 10 set search_path = '' as $$
 $$;
 
 -- Adding deltas: one upsert in key order, so concurrent writers lock rows in the same order (no deadlock) and
--- never lose an update (ON CONFLICT DO UPDATE adds to the committed value).
+-- never lose an update (ON CONFLICT DO UPDATE adds to the committed value). Deltas of a location (or auction) that
+-- is being deleted are dropped: its rows go with it (location_deleted), and a cascade from a deleted auction may
+-- remove the children after the auction, when its time zone can no longer be read.
 create function analytics.add_submission_hours(p_location uuid[], p_hour timestamptz[], p_auction uuid[],
   p_submissions integer[], p_cars bigint[]) returns void
 language sql volatile set search_path = '' as $$
   insert into analytics.submission_hours as h (location_id, hour, auction_id, submissions, cars)
   select l, hr, a, n, c from unnest(p_location, p_hour, p_auction, p_submissions, p_cars) as d(l, hr, a, n, c)
-  where n <> 0 or c <> 0
+  where (n <> 0 or c <> 0) and exists (select from public.locations x where x.id = l)
   order by l, hr
   on conflict (location_id, hour) do update
     set submissions = h.submissions + excluded.submissions, cars = h.cars + excluded.cars
@@ -125,7 +127,7 @@ create function analytics.add_submission_type_hours(p_location uuid[], p_hour ti
 language sql volatile set search_path = '' as $$
   insert into analytics.submission_type_hours as h (location_id, hour, submission_type_id, auction_id, entries, cars)
   select l, hr, t, a, n, c from unnest(p_location, p_hour, p_type, p_auction, p_entries, p_cars) as d(l, hr, t, a, n, c)
-  where n <> 0 or c <> 0
+  where (n <> 0 or c <> 0) and exists (select from public.locations x where x.id = l)
   order by l, hr, t
   on conflict (location_id, hour, submission_type_id) do update
     set entries = h.entries + excluded.entries, cars = h.cars + excluded.cars
@@ -135,13 +137,14 @@ create function analytics.add_defect_hours(p_location uuid[], p_hour timestamptz
 language sql volatile set search_path = '' as $$
   insert into analytics.defect_hours as h (location_id, hour, category_id, user_id, auction_id, defects)
   select l, hr, c, u, a, n from unnest(p_location, p_hour, p_category, p_user, p_auction, p_defects) as d(l, hr, c, u, a, n)
-  where n <> 0
+  where n <> 0 and exists (select from public.locations x where x.id = l)
   order by l, hr, c, u
   on conflict (location_id, hour, category_id, user_id) do update set defects = h.defects + excluded.defects;
   insert into analytics.defect_days as h (location_id, day, category_id, user_id, auction_id, defects)
   select l, analytics.local_day(hr, a), c, u, a, sum(n)::integer
   from unnest(p_location, p_hour, p_category, p_user, p_auction, p_defects) as d(l, hr, c, u, a, n)
-  where n <> 0
+  where n <> 0 and exists (select from public.locations x where x.id = l)
+    and exists (select from public.auctions x where x.id = a)
   group by l, 2, c, u, a
   order by l, 2, c, u
   on conflict (location_id, day, category_id, user_id) do update set defects = h.defects + excluded.defects;

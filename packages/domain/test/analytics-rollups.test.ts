@@ -178,6 +178,20 @@ describe('writes keep the rollups exact', () => {
     const [left] =
       await db.sql`select count(*)::int as n from analytics.submission_hours where location_id = ${loc!.id}`;
     expect(left!.n).toBe(0);
+
+    // The whole auction, with inspections and defects: its children may be removed after the auction row (whose
+    // time zone then cannot be read), and no rollup row of it may stay behind.
+    const [counts] =
+      await db.sql`select (select count(*) from public.quality_defects where auction_id = ${bayside})::int as defects`;
+    expect(counts!.defects).toBeGreaterThan(0);
+    await db.sql`delete from public.auctions where id = ${bayside}`;
+    expect(await differences()).toEqual([]);
+    const [rows] = await db.sql`select
+      (select count(*) from analytics.submission_hours where auction_id = ${bayside})
+      + (select count(*) from analytics.submission_type_hours where auction_id = ${bayside})
+      + (select count(*) from analytics.defect_hours where auction_id = ${bayside})
+      + (select count(*) from analytics.defect_days where auction_id = ${bayside}) as n`;
+    expect(Number(rows!.n)).toBe(0);
   });
 });
 

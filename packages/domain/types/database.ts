@@ -2258,6 +2258,10 @@ export type Database = {
         Args: { p_auction_id: string; p_email: string; p_role?: string }
         Returns: Json
       }
+      is_anonymous_caller: {
+        Args: never
+        Returns: boolean
+      }
       is_auction_admin_or_above: {
         Args: { p_auction_id: string }
         Returns: boolean

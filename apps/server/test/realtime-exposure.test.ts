@@ -6,11 +6,13 @@ import { createTestDatabase, type TestDatabase } from '@auction-ops/database/tes
 import { migrationSets } from '../src/migration-sets.js';
 
 /**
- * What the domain's realtime.identity_class is made of (role, super-admin status, memberships, location
- * assignments), as the policy helpers that read it: a classed table's SELECT policies may call these and nothing
- * else that knows the user (auth.uid(), auth.jwt(), current_setting, other helpers).
+ * What the domain's realtime.identity_class is made of (role, the `aal` and `is_anonymous` claims, super-admin
+ * status, memberships, location assignments), as the policy helpers that read it: a classed table's SELECT
+ * policies may call these and nothing else that knows the user (auth.uid(), auth.jwt(), current_setting, other
+ * helpers).
  */
 const CLASS_INPUTS = new Set([
+  'is_anonymous_caller',
   'is_super_admin',
   'member_auction_ids',
   'admin_auction_ids',
@@ -65,6 +67,21 @@ describe('realtime exposure', () => {
       if (calls.length) violations[t] = calls;
     }
     expect(violations).toEqual({});
+  });
+
+  it('tells apart identities the policies tell apart by their claims: aal and is_anonymous', async () => {
+    const [user] = await db.sql<{ id: string }[]>`
+      insert into auth.users (email) values ('class-claims@x.test') returning id`;
+    const classOf = async (claims: Record<string, unknown>) => {
+      const [row] = await db.sql<{ c: string }[]>`
+        select realtime.identity_class('public.auction_invitations'::regclass, 'authenticated',
+          ${JSON.stringify({ sub: user!.id, role: 'authenticated', ...claims })}::text::jsonb) as c`;
+      return row!.c;
+    };
+    const plain = await classOf({ aal: 'aal1' });
+    expect(await classOf({})).toBe(plain);
+    expect(await classOf({ aal: 'aal2' })).not.toBe(plain);
+    expect(await classOf({ aal: 'aal1', is_anonymous: true })).not.toBe(plain);
   });
 
   it('the rule finds what a wrong declaration would let through', async () => {

@@ -1,11 +1,7 @@
 // The test projects, one per package and app. Vitest 4 no longer reads workspace files on its own;
 // vitest.config.ts passes this list as `test.projects`, so this file stays the one place to add a project.
-import { fileURLToPath } from 'node:url';
 import { defineProject } from 'vitest/config';
-
-// The workspace reads rest-engine's sources (its package exports point at the published dist/), as tsconfig.json's
-// `paths` do for tsc and tsx.
-const restEngineSource = fileURLToPath(new URL('./packages/rest-engine/src/index.ts', import.meta.url));
+import { sourceAlias } from './vitest.source-alias.js';
 
 const dirs = [
   'packages/database',
@@ -24,7 +20,7 @@ const dirs = [
 
 export default dirs.map((dir) =>
   defineProject({
-    resolve: { alias: [{ find: /^@auction-ops\/rest-engine$/, replacement: restEngineSource }] },
+    resolve: sourceAlias,
     test: {
       name: dir.split('/')[1],
       root: dir,

@@ -42,7 +42,7 @@ beforeAll(async () => {
   await sleep(1100);
   afterAll_ = new Date().toISOString();
   await server.stop();
-}, 120_000);
+}, 300_000);
 
 afterAll(() => {
   if (server) rmSync(server.root, { recursive: true, force: true });

@@ -34,7 +34,7 @@ async function storeObject(version: string) {
 beforeAll(async () => {
   server = await startArchivingServer();
   await server.sql`create table bids (id serial primary key, amount int not null)`;
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await server?.stop();
   if (server) rmSync(server.root, { recursive: true, force: true });
@@ -71,7 +71,7 @@ it('keeps the newest N backups and prunes the WAL and objects only older ones ne
   ).toEqual([1, 2]);
   expect(existsSync(join(dir, 'storage/objects/photos/00', old))).toBe(true);
   expect(existsSync(join(dir, 'storage/objects/photos/00', fresh))).toBe(true);
-}, 180_000);
+}, 300_000);
 
 it('takes backups on the schedule and prunes to BACKUP_KEEP after each', async () => {
   const taken: BackupManifest[] = [];

@@ -24,7 +24,7 @@ beforeAll(async () => {
     S3_FORCE_PATH_STYLE: 'true',
   });
   server = await startArchivingServer(`s3://${s3.bucket}/site-a`);
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await server?.stop().catch(() => {});
@@ -63,4 +63,4 @@ it('backs up to S3, archives WAL and objects there, and restores from it alone',
   for await (const chunk of (await restored.get(`photos/${version}`)) as Readable) chunks.push(chunk as Buffer);
   expect(Buffer.concat(chunks).toString()).toBe('photo bytes');
   target.store.close();
-}, 180_000);
+}, 300_000);

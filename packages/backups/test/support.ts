@@ -40,10 +40,14 @@ export async function startArchivingServer(targetSpec?: string): Promise<Archivi
     sql,
     async archiveNow() {
       const [{ wal }] = await sql`select pg_walfile_name(pg_switch_wal()) as wal`;
-      const deadline = Date.now() + 30_000;
+      // Under load (CI runs test files side by side) the archiver can be many segments behind: give up only
+      // when it stops making progress for two minutes (past its own 60 s wake-up), not after a fixed time.
+      let progress: string | null = '';
+      let deadline = 0;
       for (;;) {
-        const [row] = await sql`select last_archived_wal, last_failed_wal from pg_stat_archiver`;
+        const [row] = await sql`select last_archived_wal, last_failed_wal, failed_count from pg_stat_archiver`;
         if (row.last_archived_wal && row.last_archived_wal >= wal) return;
+        if (row.last_archived_wal !== progress) [progress, deadline] = [row.last_archived_wal, Date.now() + 120_000];
         if (Date.now() > deadline) throw new Error(`segment ${wal} not archived: ${JSON.stringify(row)}`);
         await new Promise((r) => setTimeout(r, 100));
       }

@@ -3,7 +3,7 @@
 import { defineProject } from 'vitest/config';
 import { sourceAlias } from './vitest.source-alias.js';
 
-const dirs = [
+export const testDirs = [
   'packages/database',
   'packages/rest-engine',
   'packages/auth-core',
@@ -18,15 +18,20 @@ const dirs = [
   'apps/cli',
 ];
 
-export default dirs.map((dir) =>
+export default testDirs.map((dir) =>
   defineProject({
     resolve: sourceAlias,
     test: {
       name: dir.split('/')[1],
       root: dir,
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-      // The outage test runs alone (`pnpm test:outage`, vitest.outage.config.ts).
-      exclude: ['**/node_modules/**', ...(dir === 'apps/server' ? ['test/postgres-restart.test.ts'] : [])],
+      // The outage test runs alone (`pnpm test:outage`, vitest.outage.config.ts); browser tests need Chromium
+      // (`pnpm test:browser`, vitest.browser.config.ts).
+      exclude: [
+        '**/node_modules/**',
+        '**/*.browser.test.ts',
+        ...(dir === 'apps/server' ? ['test/postgres-restart.test.ts'] : []),
+      ],
       testTimeout: 30_000,
       hookTimeout: 120_000,
       pool: 'forks',

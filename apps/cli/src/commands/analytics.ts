@@ -39,7 +39,8 @@ export async function analyticsCommand(args: string[], ctx: { ownerUrl: string }
     console.log(`${diffs.length} rollup buckets differ from their base rows:`);
     const show = (v: unknown) => (v ? JSON.stringify(v) : 'none');
     for (const d of diffs.slice(0, SHOWN)) {
-      const bucket = `${d.rollup} location ${d.location_id} ${JSON.stringify(d.bucket)}`;
+      const where = d.location_id ? ` location ${d.location_id}` : '';
+      const bucket = `${d.rollup}${where} ${JSON.stringify(d.bucket)}`;
       console.log(`  ${bucket}: stored ${show(d.stored)}, expected ${show(d.expected)}`);
     }
     if (diffs.length > SHOWN) console.log(`  ... and ${diffs.length - SHOWN} more`);

@@ -291,7 +291,8 @@ export async function seedDemo(sql: postgres.Sql, options: SeedOptions): Promise
           (${MESSAGES}::text[])[1 + floor(random() * ${MESSAGES.length})::int], 'text', t.ts, t.ts
         from public.channels c
         cross join generate_series(1, ${40 * scale}) k
-        cross join lateral (select ${now}::timestamptz - make_interval(secs => random() * ${days * 86400}) as ts) t
+        -- k inside: an uncorrelated lateral subquery is evaluated once, which put every message at one instant.
+        cross join lateral (select ${now}::timestamptz - make_interval(secs => random() * ${days * 86400} + k * 0) as ts) t
         where c.auction_id = ${auction.id}`;
       await tx`
         insert into public.messages (auction_id, channel_id, user_id, content, parent_message_id, created_at,

@@ -87,6 +87,25 @@ describe('anonymous sign-in', () => {
     expect(allowed.data).toHaveLength(1);
   });
 
+  it('storage: reads what a public reader reads, uploads nothing, not even under its own folder', async () => {
+    const sb = client(on);
+    const { data } = await sb.auth.signInAnonymously();
+    const own = `${data.user!.id}/dot.png`;
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+      'base64',
+    );
+    const upload = await sb.storage.from('lot-images').upload(own, png, { contentType: 'image/png' });
+    expect(upload.error).toMatchObject({ statusCode: '403' });
+    const list = await sb.storage.from('lot-images').list();
+    expect(list.error).toBeNull();
+
+    await sb.auth.updateUser({ email: `anon.storage.${Date.now()}@example.com`, password: 'correct horse battery' });
+    await sb.auth.refreshSession();
+    const converted = await sb.storage.from('lot-images').upload(own, png, { contentType: 'image/png' });
+    expect(converted.error).toBeNull();
+  });
+
   it('has its own per-IP limit: 429 rate_limit_exceeded past AUTH_RATE_LIMIT_ANONYMOUS', async () => {
     const codes: Array<string | undefined> = [];
     for (let i = 0; i < LIMIT + 1; i++) codes.push((await client(on).auth.signInAnonymously()).error?.code);

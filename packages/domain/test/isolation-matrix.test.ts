@@ -580,6 +580,12 @@ const anonymousCases: Array<[string, Probe, string]> = [
   ['select own users profile', (tx) => tx`select id from public.users where id = ${anonymousUser}`, 'none deny'],
   ['select auctions', (tx) => tx`select id from public.auctions`, 'none deny'],
   ['read event_types', (tx) => tx`select name from public.event_types`, 'rows rows'],
+  [
+    'rpc log_email (SECURITY DEFINER: the restrictive policy does not reach it)',
+    (tx) => tx`select public.log_email(p_to_email := 'a@x.test', p_template := 't', p_status := 'sent') r`,
+    'deny deny',
+  ],
+  ['rpc anonymize_user of another user', (tx, w) => tx`select public.anonymize_user(${w.a.owner}) r`, 'deny deny'],
 ];
 
 describe('isolation matrix: anonymous users get what a public reader gets', () => {

@@ -206,25 +206,33 @@ describe('unenroll and assurance levels', () => {
 
 describe('row-level security at aal2', () => {
   it("an auction requiring MFA refuses its owner's admin writes until the session is aal2", async () => {
-    const sb = await signedIn();
+    const address = email();
+    const sb = await signedIn(address);
     const slug = `mfa-${Date.now()}`;
     const created = await sb.from('auctions').insert({ name: 'MFA auction', slug }).select('id').single();
     expect(created.error).toBeNull();
     const auctionId = created.data!.id as string;
-    const setting = await sb
-      .from('auctions')
-      .update({ settings: { timezone: 'UTC', require_mfa_for_admins: true } })
-      .eq('id', auctionId)
-      .select('id');
-    expect(setting.error).toBeNull();
-
-    const before = await sb.from('locations').insert({ auction_id: auctionId, name: 'Lot 1' }).select('id');
-    expect(before.error).toMatchObject({ code: '42501' });
+    const requireMfa = (c: SupabaseClient) =>
+      c
+        .from('auctions')
+        .update({ settings: { timezone: 'UTC', require_mfa_for_admins: true } })
+        .eq('id', auctionId)
+        .select('id');
+    // Switching it on is itself a second-factor action.
+    expect((await requireMfa(sb)).error).toMatchObject({ code: '42501' });
 
     const { factorId, secret } = await enrolled(sb);
     expect((await sb.auth.mfa.challengeAndVerify({ factorId, code: code(secret) })).error).toBeNull();
+    expect((await requireMfa(sb)).error).toBeNull();
     const after = await sb.from('locations').insert({ auction_id: auctionId, name: 'Lot 1' }).select('id');
     expect(after.error).toBeNull();
     expect(after.data).toHaveLength(1);
+
+    // The same owner signed in with the password alone (aal1) acts as a member.
+    const passwordOnly = client();
+    expect((await passwordOnly.auth.signInWithPassword({ email: address, password: PASSWORD })).error).toBeNull();
+    expect((await claims(passwordOnly)).aal).toBe('aal1');
+    const refused = await passwordOnly.from('locations').insert({ auction_id: auctionId, name: 'Lot 2' }).select('id');
+    expect(refused.error).toMatchObject({ code: '42501' });
   });
 });

@@ -539,6 +539,23 @@ const mfaCases: Case[] = [
   R('auth.aal() of the caller', (tx) => tx`select 1 where auth.aal() = 'aal2'`, 'none rows none rows rows none'),
 ];
 
+// Switching the setting on takes a session at aal2 (0017); probed while A still has it off (each probe rolls back).
+describe('turning on require_mfa_for_admins', () => {
+  it('is refused to an owner or admin at aal1', async () => {
+    const on = (tx: postgres.TransactionSql, w: World) =>
+      tx`update public.auctions set settings = settings || '{"require_mfa_for_admins": true}'
+        where id = ${A(w)} returning id`;
+    const actual: string[] = [];
+    for (const entry of MFA_ROLES) {
+      const [role, aal] = entry.split('@') as [(typeof ROLES)[number], string];
+      actual.push(`${entry}:${await outcome(role, on, { aal })}`);
+    }
+    expect(actual.join(' ')).toBe(
+      'owner@aal1:deny owner@aal2:rows admin@aal1:deny admin@aal2:rows member@aal2:none super@aal1:rows',
+    );
+  });
+});
+
 describe('isolation matrix with require_mfa_for_admins', () => {
   beforeAll(async () => {
     await db.sql`update public.auctions set settings = settings || '{"require_mfa_for_admins": true}'

@@ -171,6 +171,12 @@ export function sqlStateToStatus(code: string, authenticated: boolean): number {
       return 405;
     case '57014':
       return 500;
+    // The server going away or not accepting connections yet (shutdown, crash, start-up or recovery). They come as
+    // SQL states through postgres.js, where PostgREST's libpq sees a lost connection and answers 503: so do we.
+    case '57P01':
+    case '57P02':
+    case '57P03':
+      return 503;
   }
   const c2 = code.slice(0, 2);
   if (/^PT\d\d\d$/.test(code)) return Number(code.slice(2));

@@ -228,7 +228,7 @@ export async function main(): Promise<void> {
           maxRows: 1000,
           aggregatesEnabled: false,
           allowUnfilteredWrites: false,
-          txRollbackAllowed: false,
+          txOverridable: false,
         });
         return [name, compile(p, 1000).main];
       }),
@@ -282,7 +282,7 @@ export async function main(): Promise<void> {
         maxRows: 1000,
         aggregatesEnabled: false,
         allowUnfilteredWrites: false,
-        txRollbackAllowed: false,
+        txOverridable: false,
       };
       for (let i = 0; i < 5000; i++) compile(plan(parse(input), engine.schemaCache, opts), 1000);
       const n = 50_000,

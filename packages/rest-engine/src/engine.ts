@@ -19,6 +19,9 @@ import type { BodyInput, HeadersInput } from './adapters/request-input.js';
 import { loadSchemaCache } from './schema-cache/schema-loader.js';
 import type { SchemaCache } from './schema-cache/types.js';
 
+/** PostgREST's db-tx-end values. */
+export type TxEnd = 'commit' | 'commit-allow-override' | 'rollback' | 'rollback-allow-override';
+
 export interface RestEngineOptions {
   /** postgres.js client logged in as the authenticator role. */
   sql: postgres.Sql;
@@ -50,7 +53,13 @@ export interface RestEngineOptions {
   poolTimeoutMs?: number;
   allowUnfilteredWrites?: boolean;
   aggregatesEnabled?: boolean;
+  /** `Prefer: tx=rollback` honoured: the same as `txEnd: 'commit-allow-override'`. */
   txRollbackAllowed?: boolean;
+  /**
+   * How request transactions end, as PostgREST's db-tx-end: 'commit' (the default) or 'rollback' (nothing a request
+   * writes stays: a server for tests), and their '-allow-override' forms, where `Prefer: tx=commit|rollback` decides.
+   */
+  txEnd?: TxEnd;
   /**
    * Answer `Accept: application/vnd.pgrst.plan` with the statement's EXPLAIN (default false, as PostgREST's
    * db-plan-enabled: plans tell how data is stored, and ANALYZE runs the statement).
@@ -123,12 +132,13 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   const roles = options.roles === undefined ? null : new Set([anonRole, ...options.roles]);
   if (options.checkRoles ?? true) await checkAnonRole(sql, anonRole);
   const maxRows = options.maxRows ?? null;
+  const txEnd = options.txEnd ?? (options.txRollbackAllowed ? 'commit-allow-override' : 'commit');
   const plannerOptions: PlannerOptions = {
     schemas,
     maxRows,
     aggregatesEnabled: options.aggregatesEnabled ?? false,
     allowUnfilteredWrites: options.allowUnfilteredWrites ?? false,
-    txRollbackAllowed: options.txRollbackAllowed ?? false,
+    txOverridable: txEnd.endsWith('-allow-override'),
     planEnabled: options.planEnabled ?? false,
   };
   const hiddenHeaders = new Set(
@@ -147,7 +157,8 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     sql,
     poolTimeoutMs,
     statements,
-    txRollbackAllowed: plannerOptions.txRollbackAllowed,
+    txDefault: txEnd.startsWith('rollback') ? 'rollback' : 'commit',
+    txOverridable: plannerOptions.txOverridable,
     preRequest: options.preRequest ? `select ${options.preRequest.split('.').map(quoteIdent).join('.')}()` : null,
   };
   const planCacheSize = options.planCacheSize ?? 1000;

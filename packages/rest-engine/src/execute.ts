@@ -216,7 +216,9 @@ export interface PlanExecution {
   readonly sql: postgres.Sql;
   readonly poolTimeoutMs: number;
   readonly statements: StatementBudget;
-  readonly txRollbackAllowed: boolean;
+  /** How a transaction ends unless `Prefer: tx` says otherwise where it may (txOverridable). */
+  readonly txDefault: 'commit' | 'rollback';
+  readonly txOverridable: boolean;
   /** The pre-request call's statement, or null. */
   readonly preRequest?: string | null;
 }
@@ -231,7 +233,7 @@ export async function executePlan(
   plan: Exclude<Plan, { kind: 'options' | 'openapi' }>,
   compiled: CompiledRequest,
 ): Promise<MainResult> {
-  const rollback = plan.prefer.tx === 'rollback' && env.txRollbackAllowed;
+  const rollback = (env.txOverridable && plan.prefer.tx ? plan.prefer.tx : env.txDefault) === 'rollback';
   const mustDecide =
     !plan.readOnly && (plan.media === 'object' || plan.media === 'stripped-object' || plan.prefer.maxAffected !== null);
   const decide: Decision = (r) => {

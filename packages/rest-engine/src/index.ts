@@ -1,5 +1,5 @@
 // Public surface of @auction-ops/rest-engine.
-export { createRestEngine, type RestEngine, type RestEngineOptions, type EngineRequest } from './engine.js';
+export { createRestEngine, type RestEngine, type RestEngineOptions, type EngineRequest, type TxEnd } from './engine.js';
 export type { EngineResponse } from './respond.js';
 export { RestError, errors, sqlStateToStatus } from './errors.js';
 export { quoteIdent } from './ident.js';

@@ -189,3 +189,46 @@ describe('responses', () => {
     expect(await h.req('GET', '/late_table')).toMatchObject({ status: 200, json: [] });
   });
 });
+
+// PostgREST's db-tx-end: how every request's transaction ends, and whether `Prefer: tx` may change it.
+describe('txEnd', () => {
+  const insert = (engine: Harness, prefer: string) =>
+    engine.req('POST', '/tags', { body: { name: `tx-${prefer}` }, claims: SERVICE, headers: { prefer } });
+  const kept = async (engine: Harness, prefer: string) =>
+    (await engine.db.sql`select 1 from tags where name = ${`tx-${prefer}`}`).length === 1;
+
+  it("'rollback' keeps nothing a request writes, whatever it prefers", async () => {
+    const r = await setup({ txEnd: 'rollback' }, 1);
+    try {
+      const answer = await insert(r, 'return=representation,tx=commit');
+      expect(answer).toMatchObject({ status: 201, json: [{ name: 'tx-return=representation,tx=commit' }] });
+      expect(answer.headers['preference-applied']).not.toContain('tx=');
+      expect(await kept(r, 'return=representation,tx=commit')).toBe(false);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("'rollback-allow-override' rolls back unless the request prefers tx=commit", async () => {
+    const r = await setup({ txEnd: 'rollback-allow-override' }, 1);
+    try {
+      await insert(r, 'return=minimal');
+      expect(await kept(r, 'return=minimal')).toBe(false);
+      const answer = await insert(r, 'tx=commit');
+      expect(answer.headers['preference-applied']).toContain('tx=commit');
+      expect(await kept(r, 'tx=commit')).toBe(true);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it("'commit' (the default) ignores tx=rollback", async () => {
+    const r = await setup({}, 1);
+    try {
+      await insert(r, 'tx=rollback');
+      expect(await kept(r, 'tx=rollback')).toBe(true);
+    } finally {
+      await r.close();
+    }
+  });
+});

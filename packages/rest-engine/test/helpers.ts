@@ -75,7 +75,7 @@ export const GOLDEN_OPTIONS = {
   maxRows: null,
   aggregatesEnabled: true,
   allowUnfilteredWrites: false,
-  txRollbackAllowed: true,
+  txOverridable: true,
   planEnabled: true,
 };
 

@@ -2,6 +2,9 @@
 // environment variables, read into the settings this engine understands. Names it does not know, and PostgREST
 // settings it does not implement, are reported so that a start never silently ignores a setting.
 
+import { readFileSync } from 'node:fs';
+import type { TxEnd } from '../engine.js';
+
 export interface CommandConfig {
   dbUri: string;
   dbSchemas: string[];
@@ -13,7 +16,7 @@ export interface CommandConfig {
   dbPreRequest: string | null;
   dbPlanEnabled: boolean;
   dbAggregatesEnabled: boolean;
-  dbTxRollbackAllowed: boolean;
+  dbTxEnd: TxEnd;
   dbChannelEnabled: boolean;
   jwtSecret: string | null;
   jwtSecretIsBase64: boolean;
@@ -139,6 +142,10 @@ export function readConfig(
   if (!['follow-privileges', 'ignore-privileges', 'disabled'].includes(openapi))
     throw new Error(`PGRST_OPENAPI_MODE must be follow-privileges, ignore-privileges or disabled, got "${openapi}"`);
   const txEnd = get('db-tx-end') ?? 'commit';
+  if (!['commit', 'commit-allow-override', 'rollback', 'rollback-allow-override'].includes(txEnd))
+    throw new Error(
+      `PGRST_DB_TX_END must be commit, commit-allow-override, rollback or rollback-allow-override, got "${txEnd}"`,
+    );
   const dbUri = get('db-uri') ?? 'postgresql://';
   return {
     config: {
@@ -152,9 +159,9 @@ export function readConfig(
       dbPreRequest: get('db-pre-request') || null,
       dbPlanEnabled: bool('db-plan-enabled', false),
       dbAggregatesEnabled: bool('db-aggregates-enabled', false),
-      dbTxRollbackAllowed: txEnd.endsWith('-allow-override') || txEnd.startsWith('rollback'),
+      dbTxEnd: txEnd as TxEnd,
       dbChannelEnabled: bool('db-channel-enabled', true),
-      jwtSecret: get('jwt-secret') || null,
+      jwtSecret: secretOf(get('jwt-secret')),
       jwtSecretIsBase64: bool('jwt-secret-is-base64', false),
       jwtAud: get('jwt-aud') || null,
       jwtRoleClaimKey: get('jwt-role-claim-key') ?? get('role-claim-key') ?? '.role',
@@ -164,6 +171,20 @@ export function readConfig(
     },
     notes,
   };
+}
+
+/** `@/path`: the secret is the file's content (a Docker or Kubernetes secret), its final line break left out. */
+function secretOf(value: string | undefined): string | null {
+  if (!value) return null;
+  if (!value.startsWith('@')) return value;
+  const path = value.slice(1);
+  try {
+    return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+  } catch (error) {
+    throw new Error(
+      `PGRST_JWT_SECRET (jwt-secret) names the file ${path}, which cannot be read: ${(error as Error).message}`,
+    );
+  }
 }
 
 /** PostgREST's special host names: `*` and `!4`/`*4` any IPv4, `!6`/`*6` any IPv6. */

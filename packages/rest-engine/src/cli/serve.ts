@@ -40,7 +40,7 @@ export async function serve(config: CommandConfig): Promise<RunningCommand> {
       preRequest: config.dbPreRequest ?? undefined,
       planEnabled: config.dbPlanEnabled,
       aggregatesEnabled: config.dbAggregatesEnabled,
-      txRollbackAllowed: config.dbTxRollbackAllowed,
+      txEnd: config.dbTxEnd,
       poolTimeoutMs: config.dbPoolAcquisitionTimeoutSeconds * 1000,
       listen: config.dbChannelEnabled,
       // PostgREST lets PATCH and DELETE run without filters.

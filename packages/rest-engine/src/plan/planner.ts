@@ -13,7 +13,8 @@ export interface PlannerOptions {
   readonly maxRows: number | null;
   readonly aggregatesEnabled: boolean;
   readonly allowUnfilteredWrites: boolean;
-  readonly txRollbackAllowed: boolean;
+  /** `Prefer: tx` decides how the transaction ends (db-tx-end's -allow-override forms). */
+  readonly txOverridable: boolean;
   /** Plan output (`application/vnd.pgrst.plan`) allowed; otherwise that media type is not acceptable. */
   readonly planEnabled?: boolean;
 }
@@ -46,7 +47,7 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
   if (!opts.schemas.includes(schema)) throw errors.schemaNotExposed(schema, opts.schemas);
   const prefer = h.prefer;
   if (prefer.handling === 'strict' && prefer.invalid.length) throw errors.strictPrefer([...prefer.invalid]);
-  const common = new CommonFields(schema, h, method === 'HEAD', opts.txRollbackAllowed);
+  const common = new CommonFields(schema, h, method === 'HEAD', opts.txOverridable);
 
   if (target.kind === 'root') {
     if (method === 'OPTIONS') return { ...common.of(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD' };

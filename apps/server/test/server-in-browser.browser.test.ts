@@ -21,5 +21,5 @@ it('loads the server health document in Chromium', async () => {
   const page = await browser.newPage();
   const response = await page.goto(`${server.url}/health`);
   expect(response?.status()).toBe(200);
-  expect(JSON.parse(await page.locator('body').textContent() ?? '')).toMatchObject({ status: 'ok', database: 'up' });
+  expect(JSON.parse((await page.locator('body').textContent()) ?? '')).toMatchObject({ status: 'ok', database: 'up' });
 });

@@ -71,5 +71,9 @@ export const authErrors = {
   anonymousDisabled: () => new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled'),
   anonymousPasswordWithoutEmail: () =>
     new AuthError(422, 'validation_failed', 'Updating password of an anonymous user without an email is not allowed'),
+  flowStateNotFound: () => new AuthError(404, 'flow_state_not_found', 'invalid flow state, no valid flow state found'),
+  flowStateExpired: () => new AuthError(422, 'flow_state_expired', 'invalid flow state, flow state has expired'),
+  badCodeVerifier: () =>
+    new AuthError(400, 'bad_code_verifier', 'code challenge does not match previously saved code verifier'),
   unexpected: () => new AuthError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'),
 };

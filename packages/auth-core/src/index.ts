@@ -23,6 +23,7 @@ export {
   type VerifyType,
 } from './auth-service.js';
 export { createAdminService, type AdminService } from './admin-service.js';
+export { pkceChallenge, FLOW_STATE_SECONDS, type PkceChallenge } from './pkce-flow.js';
 export { createEmailOtpService, type EmailOtpService } from './email-otp-service.js';
 export { createMfaService, type MfaService, type MfaSettings } from './mfa-service.js';
 export { createSecretBox, type SecretBox } from './mfa-secret-box.js';

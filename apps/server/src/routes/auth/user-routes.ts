@@ -1,5 +1,6 @@
 // The signed-in user: GET /user and PUT /user (metadata, password, e-mail).
 import { Hono } from 'hono';
+import { pkceChallenge } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
 import { callerClaims, enforceLimit, jsonBody, queryString } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
@@ -19,6 +20,7 @@ export function userRoutes({ service, limiter, limits }: AuthDeps): Hono<AppEnv>
         claims,
         { email: body.email, password: body.password, data: body.data },
         queryString(c, 'redirect_to'),
+        pkceChallenge(body.code_challenge, body.code_challenge_method),
       ),
     );
   });

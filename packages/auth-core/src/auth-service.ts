@@ -296,6 +296,9 @@ export function createAuthService(
 
     refreshTokenOwner: (refreshToken: string) => sessions.ownerOf(refreshToken),
 
+    /** A session for a user another flow authenticated (OAuth callback, ID token grant); `method` is its amr. */
+    signInAs: (user: users.UserRow, method: string, meta: RequestMeta) => startSession(user, method, meta),
+
     /** A new session response for an existing session, after its assurance level changed (mfa-service.ts). */
     async reissue(userId: string, sessionId: string): Promise<SessionJson> {
       const issued = await sessions.addRefreshToken(sessionId);

@@ -75,5 +75,20 @@ export const authErrors = {
   flowStateExpired: () => new AuthError(422, 'flow_state_expired', 'invalid flow state, flow state has expired'),
   badCodeVerifier: () =>
     new AuthError(400, 'bad_code_verifier', 'code challenge does not match previously saved code verifier'),
+  identityAlreadyExists: () =>
+    new AuthError(422, 'identity_already_exists', 'Identity is already linked to another user'),
+  identityNotFound: () => new AuthError(422, 'identity_not_found', "Identity doesn't exist"),
+  singleIdentityNotDeletable: () =>
+    new AuthError(422, 'single_identity_not_deletable', 'User must have at least 1 identity after unlinking'),
+  providerDisabled: (provider: string) =>
+    new AuthError(400, 'validation_failed', `Unsupported provider: provider ${provider} is not enabled`),
+  badOAuthState: (why: string) => new AuthError(400, 'bad_oauth_state', why),
+  badOAuthCallback: (why: string) => new AuthError(400, 'bad_oauth_callback', why),
+  providerEmailNeedsVerification: (provider: string) =>
+    new AuthError(
+      422,
+      'provider_email_needs_verification',
+      `Unverified email with ${provider}. Verify the email with ${provider} in order to sign in`,
+    ),
   unexpected: () => new AuthError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'),
 };

@@ -10,9 +10,11 @@ import {
   consumeOneTimeCode,
   consumeOneTimeToken,
   issueOneTimeToken,
+  type ConsumedToken,
   type OneTimeSecret,
   type OneTimeTokenType,
 } from './one-time-tokens.js';
+import { consumeAuthCode, issueAuthCode, type PkceChallenge } from './pkce-flow.js';
 import * as users from './user-repository.js';
 import { userJson, type SessionJson, type UserJson } from './user-view.js';
 import type { Mailer } from './mailer.js';
@@ -158,6 +160,36 @@ export function createAuthService(
     await mailer.send(linkMail(kind, to, link, settings.oneTimeTokenSeconds, secret.code));
   }
 
+  /** Checks and spends a link token or six-digit code, and confirms the address (or applies the e-mail change). */
+  async function consumeAndConfirm(
+    type: string,
+    token: unknown,
+    email: unknown,
+  ): Promise<{ user: users.UserRow; consumed: ConsumedToken }> {
+    if (!(type in VERIFY_TYPES)) throw authErrors.validation('Verify requires a valid type');
+    const forEmail = typeof email === 'string' && email ? users.normalizeEmail(email) : undefined;
+    const types = VERIFY_TYPES[type as VerifyType];
+    const isCode = typeof token === 'string' && /^\d{6}$/.test(token);
+    if (isCode && !forEmail) throw authErrors.validation('Verify requires an email with a six-digit code');
+    if (!isCode && (typeof token !== 'string' || token.length < 16 || token.length > 256)) {
+      throw authErrors.otpExpired();
+    }
+    const consumed = isCode
+      ? await consumeOneTimeCode(sql, forEmail!, token, types)
+      : await consumeOneTimeToken(sql, token as string, types, forEmail);
+    if (!consumed) throw authErrors.otpExpired();
+    let user = await users.findUserById(sql, consumed.userId);
+    if (!user) throw authErrors.otpExpired();
+    user =
+      consumed.type === 'email_change'
+        ? await users
+            .updateUser(sql, user.id, { email: consumed.relatesTo, confirmEmail: true })
+            .catch(uniqueToEmailExists)
+        : await users.updateUser(sql, user.id, { confirmEmail: true });
+    if (!user) throw authErrors.otpExpired();
+    return { user, consumed };
+  }
+
   return {
     issuer,
     jwks: () => signer.jwks(),
@@ -175,13 +207,14 @@ export function createAuthService(
       to: string,
       redirectTo: string,
       relatesTo = '',
+      pkce?: PkceChallenge,
     ): Promise<void> {
-      const secret = await issueOneTimeToken(sql, userId, type, settings.oneTimeTokenSeconds, relatesTo);
+      const secret = await issueOneTimeToken(sql, userId, type, settings.oneTimeTokenSeconds, relatesTo, pkce);
       await sendLink(kind, to, secret, redirectTo);
     },
 
     async signUp(
-      input: { email: unknown; password: unknown; data?: unknown; redirectTo?: string },
+      input: { email: unknown; password: unknown; data?: unknown; redirectTo?: string; pkce?: PkceChallenge },
       meta: RequestMeta,
     ): Promise<{ user: UserJson; session?: SessionJson }> {
       if (settings.disableSignup) throw authErrors.signupDisabled();
@@ -224,7 +257,14 @@ export function createAuthService(
       }
       const redirect = redirectTarget(input.redirectTo);
       background('signup mail', async () => {
-        const secret = await issueOneTimeToken(sql, created.id, 'confirmation', settings.oneTimeTokenSeconds);
+        const secret = await issueOneTimeToken(
+          sql,
+          created.id,
+          'confirmation',
+          settings.oneTimeTokenSeconds,
+          '',
+          input.pkce,
+        );
         await sendLink('signup', email, secret, redirect);
       });
       return { user: { ...userJson(created), confirmation_sent_at: new Date().toISOString() } };
@@ -255,6 +295,9 @@ export function createAuthService(
     },
 
     refreshTokenOwner: (refreshToken: string) => sessions.ownerOf(refreshToken),
+
+    /** A session for a user another flow authenticated (OAuth callback, ID token grant); `method` is its amr. */
+    signInAs: (user: users.UserRow, method: string, meta: RequestMeta) => startSession(user, method, meta),
 
     /** A new session response for an existing session, after its assurance level changed (mfa-service.ts). */
     async reissue(userId: string, sessionId: string): Promise<SessionJson> {
@@ -287,47 +330,53 @@ export function createAuthService(
     },
 
     /** Always answers the same way: the token and the e-mail are made in the background, if the user exists. */
-    async recover(emailInput: unknown, redirectTo: string | undefined): Promise<void> {
+    async recover(emailInput: unknown, redirectTo: string | undefined, pkce?: PkceChallenge): Promise<void> {
       const email = validEmail(emailInput);
       const redirect = redirectTarget(redirectTo);
       background('recovery mail', async () => {
         const user = await users.findUserByEmail(sql, email);
         if (!user) return;
-        const secret = await issueOneTimeToken(sql, user.id, 'recovery', settings.oneTimeTokenSeconds);
+        const secret = await issueOneTimeToken(sql, user.id, 'recovery', settings.oneTimeTokenSeconds, '', pkce);
         await sendLink('recovery', email, secret, redirect);
       });
     },
 
-    /** Consumes an e-mail link token and starts a session (GET /verify redirects with it, POST returns it). */
+    /** Consumes an e-mail link token or code and starts a session (POST /verify; also a PKCE flow's token). */
     async verify(
       type: string,
       token: unknown,
       meta: RequestMeta,
       email?: unknown,
     ): Promise<SessionJson & { type: VerifyType }> {
-      if (!(type in VERIFY_TYPES)) throw authErrors.validation('Verify requires a valid type');
-      const forEmail = typeof email === 'string' && email ? users.normalizeEmail(email) : undefined;
-      const types = VERIFY_TYPES[type as VerifyType];
-      const isCode = typeof token === 'string' && /^\d{6}$/.test(token);
-      if (isCode && !forEmail) throw authErrors.validation('Verify requires an email with a six-digit code');
-      if (!isCode && (typeof token !== 'string' || token.length < 16 || token.length > 256)) {
-        throw authErrors.otpExpired();
-      }
-      const consumed = isCode
-        ? await consumeOneTimeCode(sql, forEmail!, token, types)
-        : await consumeOneTimeToken(sql, token as string, types, forEmail);
-      if (!consumed) throw authErrors.otpExpired();
-      let user = await users.findUserById(sql, consumed.userId);
-      if (!user) throw authErrors.otpExpired();
-      user =
-        consumed.type === 'email_change'
-          ? await users
-              .updateUser(sql, user.id, { email: consumed.relatesTo, confirmEmail: true })
-              .catch(uniqueToEmailExists)
-          : await users.updateUser(sql, user.id, { confirmEmail: true });
-      if (!user) throw authErrors.otpExpired();
+      const { user, consumed } = await consumeAndConfirm(type, token, email);
+      if (consumed.flowStateId) await sql`delete from auth.flow_state where id = ${consumed.flowStateId}`;
       const session = await startSession(user, AMR_METHOD[consumed.type], meta);
       return { ...session, type: type as VerifyType };
+    },
+
+    /**
+     * The e-mail link (GET /verify): a session for the implicit flow; in a PKCE flow the address is confirmed and
+     * an auth code answered instead, for the redirect's `?code=`.
+     */
+    async verifyLink(
+      type: string,
+      token: unknown,
+      meta: RequestMeta,
+    ): Promise<(SessionJson & { type: VerifyType }) | { authCode: string }> {
+      const { user, consumed } = await consumeAndConfirm(type, token, undefined);
+      if (consumed.flowStateId) return { authCode: await issueAuthCode(sql, consumed.flowStateId, user.id) };
+      const session = await startSession(user, AMR_METHOD[consumed.type], meta);
+      return { ...session, type: type as VerifyType };
+    },
+
+    /** POST /token?grant_type=pkce (exchangeCodeForSession): the auth code and its verifier for a session. */
+    async exchangeAuthCode(authCode: unknown, codeVerifier: unknown, meta: RequestMeta): Promise<SessionJson> {
+      const flow = await consumeAuthCode(sql, authCode, codeVerifier);
+      const user = await users.findUserById(sql, flow.userId);
+      if (!user) throw authErrors.flowStateNotFound();
+      if (user.banned_until && user.banned_until > new Date()) throw authErrors.userBanned();
+      const method = AMR_METHOD[flow.authenticationMethod as OneTimeTokenType] ?? flow.authenticationMethod;
+      return startSession(user, method, meta);
     },
 
     async getUser(claims: Claims): Promise<UserJson> {
@@ -338,6 +387,7 @@ export function createAuthService(
       claims: Claims,
       input: { email?: unknown; password?: unknown; data?: unknown },
       redirectTo?: string,
+      pkce?: PkceChallenge,
     ): Promise<UserJson> {
       const user = await currentUser(claims);
       const { sessionId } = subject(claims);
@@ -373,7 +423,7 @@ export function createAuthService(
         const to = pendingEmail;
         const redirect = redirectTarget(redirectTo);
         background('email change mail', async () => {
-          const secret = await issueOneTimeToken(sql, user.id, 'email_change', settings.oneTimeTokenSeconds, to);
+          const secret = await issueOneTimeToken(sql, user.id, 'email_change', settings.oneTimeTokenSeconds, to, pkce);
           await sendLink('email_change', to, secret, redirect);
         });
         return { ...userJson(updated), new_email: to, email_change_sent_at: new Date().toISOString() };

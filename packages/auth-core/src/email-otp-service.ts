@@ -4,6 +4,7 @@
 import type postgres from 'postgres';
 import { validEmail, isObject, type AuthService, type AuthSettings } from './auth-service.js';
 import { authErrors } from './errors.js';
+import type { PkceChallenge } from './pkce-flow.js';
 import * as users from './user-repository.js';
 
 export function createEmailOtpService(
@@ -13,7 +14,13 @@ export function createEmailOtpService(
 ) {
   return {
     /** signInWithOtp({email}): a magic link and code; with createUser, a new (unconfirmed) user first. */
-    async signInWithOtp(input: { email: unknown; createUser: boolean; data?: unknown; redirectTo?: string }) {
+    async signInWithOtp(input: {
+      email: unknown;
+      createUser: boolean;
+      data?: unknown;
+      redirectTo?: string;
+      pkce?: PkceChallenge;
+    }) {
       const email = validEmail(input.email);
       const redirect = auth.redirectTarget(input.redirectTo);
       auth.background('otp mail', async () => {
@@ -28,13 +35,14 @@ export function createEmailOtpService(
         }
         if (!user) return;
         // A first sign-in confirms the address when the code or link is used (verify type `email` or `signup`).
-        if (user.email_confirmed_at) await auth.mailOneTime('magiclink', 'magiclink', user.id, email, redirect);
-        else await auth.mailOneTime('signup', 'confirmation', user.id, email, redirect);
+        if (user.email_confirmed_at) {
+          await auth.mailOneTime('magiclink', 'magiclink', user.id, email, redirect, '', input.pkce);
+        } else await auth.mailOneTime('signup', 'confirmation', user.id, email, redirect, '', input.pkce);
       });
     },
 
     /** resend({type: 'signup' | 'email_change', email}): a fresh link and code, replacing the previous ones. */
-    async resend(input: { type: unknown; email: unknown; redirectTo?: string }) {
+    async resend(input: { type: unknown; email: unknown; redirectTo?: string; pkce?: PkceChallenge }) {
       if (input.type !== 'signup' && input.type !== 'email_change') {
         throw authErrors.validation('Missing one of these types: signup, email_change');
       }
@@ -45,7 +53,9 @@ export function createEmailOtpService(
         const user = await users.findUserByEmail(sql, email);
         if (!user) return;
         if (type === 'signup') {
-          if (!user.email_confirmed_at) await auth.mailOneTime('signup', 'confirmation', user.id, email, redirect);
+          if (!user.email_confirmed_at) {
+            await auth.mailOneTime('signup', 'confirmation', user.id, email, redirect, '', input.pkce);
+          }
           return;
         }
         const [pending] = await sql<Array<{ relates_to: string }>>`
@@ -58,6 +68,7 @@ export function createEmailOtpService(
             pending.relates_to,
             redirect,
             pending.relates_to,
+            input.pkce,
           );
         }
       });

@@ -71,5 +71,24 @@ export const authErrors = {
   anonymousDisabled: () => new AuthError(422, 'anonymous_provider_disabled', 'Anonymous sign-ins are disabled'),
   anonymousPasswordWithoutEmail: () =>
     new AuthError(422, 'validation_failed', 'Updating password of an anonymous user without an email is not allowed'),
+  flowStateNotFound: () => new AuthError(404, 'flow_state_not_found', 'invalid flow state, no valid flow state found'),
+  flowStateExpired: () => new AuthError(422, 'flow_state_expired', 'invalid flow state, flow state has expired'),
+  badCodeVerifier: () =>
+    new AuthError(400, 'bad_code_verifier', 'code challenge does not match previously saved code verifier'),
+  identityAlreadyExists: () =>
+    new AuthError(422, 'identity_already_exists', 'Identity is already linked to another user'),
+  identityNotFound: () => new AuthError(422, 'identity_not_found', "Identity doesn't exist"),
+  singleIdentityNotDeletable: () =>
+    new AuthError(422, 'single_identity_not_deletable', 'User must have at least 1 identity after unlinking'),
+  providerDisabled: (provider: string) =>
+    new AuthError(400, 'validation_failed', `Unsupported provider: provider ${provider} is not enabled`),
+  badOAuthState: (why: string) => new AuthError(400, 'bad_oauth_state', why),
+  badOAuthCallback: (why: string) => new AuthError(400, 'bad_oauth_callback', why),
+  providerEmailNeedsVerification: (provider: string) =>
+    new AuthError(
+      422,
+      'provider_email_needs_verification',
+      `Unverified email with ${provider}. Verify the email with ${provider} in order to sign in`,
+    ),
   unexpected: () => new AuthError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'),
 };

@@ -23,6 +23,17 @@ export {
   type VerifyType,
 } from './auth-service.js';
 export { createAdminService, type AdminService } from './admin-service.js';
+export { pkceChallenge, FLOW_STATE_SECONDS, type PkceChallenge } from './pkce-flow.js';
+export {
+  createProviderRegistry,
+  DEFAULT_ISSUERS,
+  OAUTH_PROVIDERS,
+  type OAuthProviderName,
+  type OAuthProviderSettings,
+  type ProviderRegistry,
+} from './oauth-providers.js';
+export { createOAuthService, type OAuthService, type CallbackOutcome } from './oauth-service.js';
+export { unlinkIdentity } from './identity-repository.js';
 export { createEmailOtpService, type EmailOtpService } from './email-otp-service.js';
 export { createMfaService, type MfaService, type MfaSettings } from './mfa-service.js';
 export { createSecretBox, type SecretBox } from './mfa-secret-box.js';

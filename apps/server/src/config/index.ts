@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { coreSettings } from './core.js';
 import { storageSettings } from './storage.js';
 import { authSettings } from './auth.js';
+import { oauthSettings } from './oauth.js';
 import { webhooksSettings } from './webhooks.js';
 import { reportingSettings } from './reporting.js';
 import { limitsSettings } from './limits.js';
@@ -21,6 +22,7 @@ const schema = v.object({
   ...coreSettings,
   ...storageSettings,
   ...authSettings,
+  ...oauthSettings,
   ...webhooksSettings,
   ...reportingSettings,
   ...limitsSettings,

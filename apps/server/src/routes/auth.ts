@@ -3,7 +3,7 @@
 import { Hono } from 'hono';
 import { isBodyBreakOff } from '../http/body-watch.js';
 import { bodyLimit } from 'hono/body-limit';
-import { AuthError, authErrors } from '@auction-ops/auth-core';
+import { AuthError, authErrors, OAUTH_PROVIDERS } from '@auction-ops/auth-core';
 import type { AppEnv, ServerContext } from '../context.js';
 import type { AuthServices } from '../services/auth-services.js';
 import { version } from '../version.js';
@@ -15,11 +15,12 @@ import { verifyRoutes } from './auth/verify-routes.js';
 import { adminRoutes } from './auth/admin-routes.js';
 import { factorRoutes } from './auth/factor-routes.js';
 import { otpRoutes } from './auth/otp-routes.js';
+import { oauthRoutes } from './auth/oauth-routes.js';
 
 export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<AppEnv> {
   const { config } = ctx;
-  const { service, admin, mfa, otp, limiter, limits, passwordPolicy } = services;
-  const deps: AuthDeps = { ctx, service, admin, mfa, otp, limiter, limits };
+  const { service, admin, mfa, otp, oauth, providers, limiter, limits, passwordPolicy } = services;
+  const deps: AuthDeps = { ctx, service, admin, mfa, otp, oauth, providers, limiter, limits };
   const other = async (c: Parameters<typeof renderError>[0]) =>
     enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
 
@@ -39,10 +40,16 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
   app.route('/admin', adminRoutes(deps));
   app.route('/factors', factorRoutes(deps));
   app.route('/', otpRoutes(deps));
+  app.route('/', oauthRoutes(deps));
   app.get('/settings', async (c) => {
     await other(c);
     return c.json({
-      external: { email: true, phone: false, anonymous_users: config.AUTH_ANONYMOUS_SIGN_INS },
+      external: {
+        email: true,
+        phone: false,
+        anonymous_users: config.AUTH_ANONYMOUS_SIGN_INS,
+        ...Object.fromEntries(OAUTH_PROVIDERS.map((name) => [name, providers.enabled(name)])),
+      },
       disable_signup: config.AUTH_DISABLE_SIGNUP,
       mailer_autoconfirm: config.AUTH_AUTOCONFIRM,
       phone_autoconfirm: false,

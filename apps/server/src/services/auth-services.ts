@@ -12,6 +12,8 @@ import {
   type Mailer,
   type EmailOtpService,
   type MfaService,
+  type OAuthService,
+  type ProviderRegistry,
   memoryRateLimitStore,
   type PasswordPolicy,
   parseCharacterClasses,
@@ -20,12 +22,15 @@ import {
 } from '@auction-ops/auth-core';
 import type { ServerContext } from '../context.js';
 import type { AuthLimits } from '../routes/auth/auth-http.js';
+import { createOAuthServices } from './oauth-services.js';
 
 export interface AuthServices {
   service: AuthService;
   admin: AdminService;
   mfa: MfaService;
   otp: EmailOtpService;
+  oauth: OAuthService;
+  providers: ProviderRegistry;
   limiter: RateLimiter;
   limits: AuthLimits;
   passwordPolicy: PasswordPolicy;
@@ -94,6 +99,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     admin,
     mfa,
     otp,
+    ...createOAuthServices(ctx, service),
     limiter,
     limits,
     passwordPolicy,

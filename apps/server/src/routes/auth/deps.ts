@@ -1,5 +1,13 @@
 // What every auth route module receives.
-import type { AdminService, AuthService, EmailOtpService, MfaService, RateLimiter } from '@auction-ops/auth-core';
+import type {
+  AdminService,
+  AuthService,
+  EmailOtpService,
+  MfaService,
+  OAuthService,
+  ProviderRegistry,
+  RateLimiter,
+} from '@auction-ops/auth-core';
 import type { ServerContext } from '../../context.js';
 import type { AuthLimits } from './auth-http.js';
 
@@ -9,6 +17,8 @@ export interface AuthDeps {
   admin: AdminService;
   mfa: MfaService;
   otp: EmailOtpService;
+  oauth: OAuthService;
+  providers: ProviderRegistry;
   limiter: RateLimiter;
   limits: AuthLimits;
 }

@@ -1,7 +1,7 @@
 // E-mail one-time codes and magic links: POST /otp (signInWithOtp) and POST /resend. Each address may be sent
 // AUTH_RATE_LIMIT_RECOVER mails per window, as for password recovery; the answer is `{}` for any valid address.
 import { Hono } from 'hono';
-import { authErrors, validEmail } from '@auction-ops/auth-core';
+import { authErrors, pkceChallenge, validEmail } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
 import { enforceLimit, jsonBody, perIpLimit, queryString } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
@@ -19,6 +19,7 @@ export function otpRoutes({ otp, limiter, limits }: AuthDeps): Hono<AppEnv> {
       createUser: body.create_user !== false,
       data: body.data,
       redirectTo: queryString(c, 'redirect_to'),
+      pkce: pkceChallenge(body.code_challenge, body.code_challenge_method),
     });
     return c.json({});
   });
@@ -26,7 +27,12 @@ export function otpRoutes({ otp, limiter, limits }: AuthDeps): Hono<AppEnv> {
     const body = await jsonBody(c);
     const email = validEmail(body.email);
     await enforceLimit(c, limiter, 'recover', email, limits.recover);
-    await otp.resend({ type: body.type, email, redirectTo: queryString(c, 'redirect_to') });
+    await otp.resend({
+      type: body.type,
+      email,
+      redirectTo: queryString(c, 'redirect_to'),
+      pkce: pkceChallenge(body.code_challenge, body.code_challenge_method),
+    });
     return c.json({});
   });
   return app;

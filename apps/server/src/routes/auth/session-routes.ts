@@ -1,6 +1,6 @@
 // Sign-up, token grants (password, refresh_token), logout and password recovery.
 import { Hono } from 'hono';
-import { authErrors, validEmail } from '@auction-ops/auth-core';
+import { authErrors, pkceChallenge, validEmail } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
 import { callerClaims, enforceLimit, jsonBody, queryString, requestMeta } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
@@ -18,7 +18,13 @@ export function sessionRoutes({ service, limiter, limits }: AuthDeps): Hono<AppE
     }
     await enforceLimit(c, limiter, 'signUp', c.get('clientIp'), limits.signUp);
     const { user, session } = await service.signUp(
-      { email: body.email, password: body.password, data: body.data, redirectTo: queryString(c, 'redirect_to') },
+      {
+        email: body.email,
+        password: body.password,
+        data: body.data,
+        redirectTo: queryString(c, 'redirect_to'),
+        pkce: pkceChallenge(body.code_challenge, body.code_challenge_method),
+      },
       requestMeta(c),
     );
     // The service interface's clients read the user at the top level; auth-js reads a session when one is present.
@@ -41,8 +47,14 @@ export function sessionRoutes({ service, limiter, limits }: AuthDeps): Hono<AppE
       else await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
       return c.json(await service.refresh(body.refresh_token));
     }
+    if (grant === 'pkce') {
+      // An auth code is 256 random bits spent once: guessing one counts as a sign-in attempt.
+      await enforceLimit(c, limiter, 'signIn', c.get('clientIp'), limits.signIn);
+      const body = await jsonBody(c);
+      return c.json(await service.exchangeAuthCode(body.auth_code, body.code_verifier, requestMeta(c)));
+    }
     await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
-    throw authErrors.validation('unsupported_grant_type: use password or refresh_token');
+    throw authErrors.validation('unsupported_grant_type: use password, refresh_token or pkce');
   });
 
   app.post('/logout', async (c) => {
@@ -65,6 +77,7 @@ export function sessionRoutes({ service, limiter, limits }: AuthDeps): Hono<AppE
     await service.recover(
       email,
       queryString(c, 'redirect_to') ?? (typeof body.redirect_to === 'string' ? body.redirect_to : undefined),
+      pkceChallenge(body.code_challenge, body.code_challenge_method),
     );
     return c.json({});
   });

@@ -1,5 +1,5 @@
 // E-mail links: GET /verify (the link itself) redirects 303 to the app with the session in the URL fragment,
-// as auth-js expects; POST /verify {type, token_hash} or {type, token, email} answers with the session.
+// as auth-js expects, or in a PKCE flow with `?code=` for exchangeCodeForSession; POST /verify {type, token_hash} or {type, token, email} answers with the session.
 import { Hono } from 'hono';
 import { AuthError } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
@@ -14,8 +14,13 @@ export function verifyRoutes({ service, limiter, limits }: AuthDeps): Hono<AppEn
     const target = new URL(service.redirectTarget(queryString(c, 'redirect_to')));
     target.hash = '';
     let fragment: URLSearchParams;
+    c.header('Cache-Control', 'no-store');
     try {
-      const session = await service.verify(c.req.query('type') ?? '', c.req.query('token'), requestMeta(c));
+      const session = await service.verifyLink(c.req.query('type') ?? '', c.req.query('token'), requestMeta(c));
+      if ('authCode' in session) {
+        target.searchParams.set('code', session.authCode);
+        return c.redirect(target.href, 303);
+      }
       fragment = new URLSearchParams({
         access_token: session.access_token,
         expires_at: String(session.expires_at),
@@ -32,7 +37,6 @@ export function verifyRoutes({ service, limiter, limits }: AuthDeps): Hono<AppEn
         error_description: error.message,
       });
     }
-    c.header('Cache-Control', 'no-store');
     return c.redirect(`${target.href}#${fragment}`, 303);
   });
 

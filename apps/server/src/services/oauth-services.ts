@@ -1,0 +1,39 @@
+// The OpenID providers from configuration (AUTH_EXTERNAL_<PROVIDER>_*) and the OAuth sign-in service over them.
+import {
+  type AuthService,
+  createOAuthService,
+  createProviderRegistry,
+  DEFAULT_ISSUERS,
+  OAUTH_PROVIDERS,
+  type OAuthProviderSettings,
+  type OAuthService,
+  type ProviderRegistry,
+} from '@auction-ops/auth-core';
+import type { Config } from '../config/index.js';
+import type { ServerContext } from '../context.js';
+
+/** Each provider with a client id; one without an issuer (keycloak has no default) stops the start. */
+export function providerSettings(config: Config): OAuthProviderSettings[] {
+  return OAUTH_PROVIDERS.flatMap((name) => {
+    const prefix = `AUTH_EXTERNAL_${name.toUpperCase() as Uppercase<typeof name>}` as const;
+    const clientId = config[`${prefix}_CLIENT_ID`];
+    if (!clientId) return [];
+    const issuer = config[`${prefix}_URL`] ?? DEFAULT_ISSUERS[name];
+    if (!issuer) throw new Error(`${prefix}_URL must be set: the issuer URL of the ${name} provider`);
+    return [{ name, clientId, clientSecret: config[`${prefix}_SECRET`], issuer }];
+  });
+}
+
+export function createOAuthServices(
+  ctx: ServerContext,
+  service: AuthService,
+): { oauth: OAuthService; providers: ProviderRegistry } {
+  const { config } = ctx;
+  const providers = createProviderRegistry(providerSettings(config));
+  const oauth = createOAuthService(ctx.ownerSql, service, providers, {
+    publicUrl: config.PUBLIC_URL,
+    disableSignup: config.AUTH_DISABLE_SIGNUP,
+    autoconfirm: config.AUTH_AUTOCONFIRM,
+  });
+  return { oauth, providers };
+}

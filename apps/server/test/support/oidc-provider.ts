@@ -1,0 +1,81 @@
+// A real OpenID provider on loopback for the OAuth tests: the `oidc-provider` package with its development login
+// page (any login, any password). The login name is the account: its e-mail is `<login>@idp.example.test`, marked
+// verified unless the login starts with `unverified`; `login` may also be a full address.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+import { startTestServer, type TestServer } from './test-server.js';
+
+export const OIDC_CLIENT_ID = 'auction-ops';
+export const OIDC_CLIENT_SECRET = 'a-test-client-secret-of-some-length';
+
+export interface FakeOidcProvider {
+  issuer: string;
+  /** Registers the client with the server's callback URL; discovery only happens at the first sign-in. */
+  register(callbackUrl: string): void;
+  stop(): Promise<void>;
+}
+
+function accountClaims(login: string) {
+  const email = login.includes('@') ? login : `${login}@idp.example.test`;
+  return { sub: login, email, email_verified: !login.startsWith('unverified'), name: `Name of ${login}` };
+}
+
+export async function startOidcProvider(): Promise<FakeOidcProvider> {
+  let handler: ((req: never, res: never) => void) | undefined;
+  const server: Server = createServer((req, res) => {
+    if (handler) handler(req as never, res as never);
+    else res.writeHead(503).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    issuer,
+    register(callbackUrl) {
+      const provider = new Provider(issuer, {
+        clients: [
+          {
+            client_id: OIDC_CLIENT_ID,
+            client_secret: OIDC_CLIENT_SECRET,
+            redirect_uris: [callbackUrl],
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+          },
+        ],
+        claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+        findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => accountClaims(id) }),
+        pkce: { required: () => true },
+        // Put the profile and e-mail in the ID token, as Google, Microsoft and Keycloak do.
+        conformIdTokenClaims: false,
+      });
+      handler = provider.callback() as never;
+    },
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A test server with the provider configured as keycloak (discovered from its issuer), both stopped together. */
+export async function startServerWithProvider(
+  env: Record<string, string> = {},
+): Promise<{ t: TestServer; idp: FakeOidcProvider; stop(): Promise<void> }> {
+  const idp = await startOidcProvider();
+  const t = await startTestServer({
+    WORKERS_ENABLED: 'false',
+    AUTH_EXTERNAL_KEYCLOAK_CLIENT_ID: OIDC_CLIENT_ID,
+    AUTH_EXTERNAL_KEYCLOAK_SECRET: OIDC_CLIENT_SECRET,
+    AUTH_EXTERNAL_KEYCLOAK_URL: idp.issuer,
+    ...env,
+  });
+  idp.register(`${t.url}/auth/v1/callback`);
+  return {
+    t,
+    idp,
+    async stop() {
+      await t.stop();
+      await idp.stop();
+    },
+  };
+}

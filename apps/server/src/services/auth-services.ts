@@ -9,6 +9,7 @@ import {
   createMfaService,
   createSecretBox,
   createTokenSigner,
+  trustKeys,
   type Mailer,
   type EmailOtpService,
   type MfaService,
@@ -37,6 +38,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
   const signer = await createTokenSigner({ secret: ctx.jwtSecret, es256PrivateKey: config.JWT_ES256_PRIVATE_KEY });
   // The gateway verifies every request's token: teach it the asymmetric key when one signs access tokens.
   if (signer.kid && signer.publicKey) ctx.verifier.trustPublicKey(signer.kid, signer.publicKey);
+  await trustKeys(ctx.verifier, config.AUTH_JWT_KEYS);
   const passwordPolicy = {
     minLength: config.AUTH_MIN_PASSWORD_LENGTH,
     maxLength: config.AUTH_MAX_PASSWORD_LENGTH,

@@ -12,7 +12,7 @@ import type { AuthDeps } from './auth/deps.js';
 import { sessionRoutes } from './auth/session-routes.js';
 import { userRoutes } from './auth/user-routes.js';
 import { verifyRoutes } from './auth/verify-routes.js';
-import { adminRoutes } from './auth/admin-routes.js';
+import { adminRoutes, inviteRoutes } from './auth/admin-routes.js';
 import { factorRoutes } from './auth/factor-routes.js';
 import { otpRoutes } from './auth/otp-routes.js';
 
@@ -37,6 +37,7 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
   app.route('/user', userRoutes(deps));
   app.route('/verify', verifyRoutes(deps));
   app.route('/admin', adminRoutes(deps));
+  app.route('/invite', inviteRoutes(deps));
   app.route('/factors', factorRoutes(deps));
   app.route('/', otpRoutes(deps));
   app.get('/settings', async (c) => {

@@ -10,6 +10,7 @@ export {
   type TokenVerifier,
   type TokenSigner,
 } from './jwt.js';
+export { createReauthentication, type Reauthentication } from './reauthentication.js';
 export { importTrustedKeys, trustKeys, type TrustedKey } from './trusted-keys.js';
 export { AuthError, authErrors, type WeakPasswordReason } from './errors.js';
 export { hashPassword, verifyPassword } from './password-hasher.js';

@@ -9,6 +9,8 @@ import {
   createMfaService,
   createSecretBox,
   createTokenSigner,
+  createReauthentication,
+  type Reauthentication,
   trustKeys,
   type Mailer,
   type EmailOtpService,
@@ -26,6 +28,7 @@ export interface AuthServices {
   service: AuthService;
   admin: AdminService;
   mfa: MfaService;
+  reauth: Reauthentication;
   otp: EmailOtpService;
   limiter: RateLimiter;
   limits: AuthLimits;
@@ -91,10 +94,15 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     otpVerify: { limit: config.AUTH_RATE_LIMIT_SIGN_IN, windowSeconds },
     other: { limit: config.AUTH_RATE_LIMIT_OTHER, windowSeconds },
   };
+  const reauth = createReauthentication(ctx.ownerSql, mailer, {
+    securePasswordChange: config.AUTH_SECURE_PASSWORD_CHANGE,
+    nonceSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
+  });
   return {
     service,
     admin,
     mfa,
+    reauth,
     otp,
     limiter,
     limits,

@@ -15,7 +15,8 @@ export async function mailTo(
       const text = rows[0]!.text_body;
       return {
         code: text.match(/code: (\d{6})/)![1]!,
-        link: text.match(/https?:\/\/\S+\/auth\/v1\/verify\S+/)![0].replace(/^https?:\/\/[^/]+/, serverUrl),
+        // A code-only mail (reauthentication) has no link.
+        link: (text.match(/https?:\/\/\S+\/auth\/v1\/verify\S+/)?.[0] ?? '').replace(/^https?:\/\/[^/]+/, serverUrl),
       };
     }
     await new Promise((r) => setTimeout(r, 50));

@@ -1,5 +1,12 @@
 // What every auth route module receives.
-import type { AdminService, AuthService, EmailOtpService, MfaService, RateLimiter } from '@auction-ops/auth-core';
+import type {
+  AdminService,
+  AuthService,
+  EmailOtpService,
+  MfaService,
+  RateLimiter,
+  Reauthentication,
+} from '@auction-ops/auth-core';
 import type { ServerContext } from '../../context.js';
 import type { AuthLimits } from './auth-http.js';
 
@@ -11,4 +18,5 @@ export interface AuthDeps {
   otp: EmailOtpService;
   limiter: RateLimiter;
   limits: AuthLimits;
+  reauth: Reauthentication;
 }

@@ -1,10 +1,11 @@
 // The signed-in user: GET /user and PUT /user (metadata, password, e-mail).
 import { Hono } from 'hono';
+import { subject } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
 import { callerClaims, enforceLimit, jsonBody, queryString } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
 
-export function userRoutes({ service, limiter, limits }: AuthDeps): Hono<AppEnv> {
+export function userRoutes({ service, limiter, limits, reauth }: AuthDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', async (c, next) => {
     await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
@@ -14,6 +15,10 @@ export function userRoutes({ service, limiter, limits }: AuthDeps): Hono<AppEnv>
   app.put('/', async (c) => {
     const claims = callerClaims(c);
     const body = await jsonBody(c);
+    if (body.password !== undefined) {
+      const { userId, sessionId } = subject(claims);
+      await reauth.checkPasswordChange(userId, sessionId, body.nonce);
+    }
     return c.json(
       await service.updateUser(
         claims,

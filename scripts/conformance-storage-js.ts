@@ -11,6 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startBenchServer } from './support/bench-server.js';
 import { runVitest } from './conformance-vitest.js';
+import { supabaseJsClientDir } from './conformance-upstream.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 // The Supabase CLI's default JWT secret: the suite's hard-coded service-role key is signed with it.
@@ -23,16 +24,8 @@ const SUITE_USERS = [
   ['d8c7bce9-cfeb-497b-bd61-e66ce2cbdaa2', 'test-admin@supabase.io'],
 ] as const;
 
-function suiteDir(): string {
-  const dir = process.env.STORAGE_JS_DIR;
-  if (dir && existsSync(join(dir, 'test', 'supabase', 'seed.sql'))) return dir;
-  console.error(
-    'Set STORAGE_JS_DIR to packages/core/storage-js of a supabase-js checkout, e.g.\n' +
-      '  git clone --depth 1 https://github.com/supabase/supabase-js /tmp/supabase-js\n' +
-      '  STORAGE_JS_DIR=/tmp/supabase-js/packages/core/storage-js pnpm conformance:storage-js',
-  );
-  process.exit(1);
-}
+const suiteDir = () =>
+  supabaseJsClientDir('STORAGE_JS_DIR', 'storage-js', 'test/supabase/seed.sql', 'conformance:storage-js');
 
 /**
  * The seed's statements for storage, translated to our schema: objects and buckets name their owner `owner_id`

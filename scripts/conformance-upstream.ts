@@ -46,3 +46,18 @@ export function stageUpstream(u: Upstream, checkout: string, stage: string): str
   }
   return u.subdir ? join(stage, u.subdir) : stage;
 }
+
+/**
+ * The folder `packages/core/<client>` of a supabase-js checkout named by the environment variable `env`, checked by
+ * a file it must hold; without it, says how to get one and exits.
+ */
+export function supabaseJsClientDir(env: string, client: string, marker: string, script: string): string {
+  const dir = process.env[env];
+  if (dir && existsSync(join(dir, marker))) return dir;
+  console.error(
+    `Set ${env} to packages/core/${client} of a supabase-js checkout, e.g.\n` +
+      '  git clone --depth 1 https://github.com/supabase/supabase-js /tmp/supabase-js\n' +
+      `  ${env}=/tmp/supabase-js/packages/core/${client} pnpm ${script}`,
+  );
+  process.exit(1);
+}

@@ -12,14 +12,14 @@ class ByName extends BaseSequencer {
   }
 }
 
-function rewriteUrls(urls: readonly string[], base: string, testDir: string): Plugin {
+function rewriteUrls(pairs: readonly (readonly [string, string])[], testDir: string): Plugin {
   return {
     name: 'conformance-urls',
     enforce: 'pre',
     transform(code: string, id: string) {
       if (!id.includes(testDir)) return null;
       let out = code;
-      for (const u of urls) out = out.split(u).join(base);
+      for (const [u, base] of pairs) out = out.split(u).join(base);
       return out === code ? null : { code: out, map: null };
     },
   };
@@ -49,6 +49,8 @@ export interface SuiteLayout {
   readonly resolveSnapshotPath?: (testPath: string, extension: string) => string;
   /** Failures of the harness, not of the server under test (e.g. Jest-only module mocking): counted apart. */
   readonly harnessFailure?: (message: string) => boolean;
+  /** Further URLs rewritten each to its own server (suites that talk to several servers at once). */
+  readonly rewrites?: Readonly<Record<string, string>>;
 }
 
 export async function runVitest(
@@ -82,7 +84,12 @@ export async function runVitest(
       pool: 'forks',
     },
     {
-      plugins: [rewriteUrls(urls, base, layout.testDir ?? join(root, 'test/'))],
+      plugins: [
+        rewriteUrls(
+          [...urls.map((u) => [u, base] as const), ...Object.entries(layout.rewrites ?? {})],
+          layout.testDir ?? join(root, 'test/'),
+        ),
+      ],
       resolve: { alias: { '@supabase/node-fetch': SHIMS, 'node-abort-controller': SHIMS, ...layout.alias } },
     },
   );

@@ -53,6 +53,7 @@ export function createApp(ctx: ServerContext, families: Families, options: AppOp
       log: ctx.log,
       verifier: ctx.verifier,
       trustedProxyCidrs: ctx.config.TRUSTED_PROXY_CIDRS,
+      authWithoutKey: !ctx.config.AUTH_REQUIRE_APIKEY,
       database: ctx.database,
       afterGate,
       observe: observability?.observe,

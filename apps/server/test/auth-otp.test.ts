@@ -5,6 +5,7 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import type { TestDatabase } from '@auction-ops/database/testing';
 import type { RunningServer } from '@auction-ops/server';
 import { startTestServer, type TestServer, TEST_CLIENT_OPTIONS } from './support/test-server.js';
+import { mailTo as mailOutbox } from './support/mail-outbox.js';
 
 const GUESSES = 5;
 let t: TestServer;
@@ -29,22 +30,7 @@ let n = 0;
 const email = () => `otp${++n}.${Date.now()}@example.com`;
 const client = (): SupabaseClient => createClient(server.url, server.ctx.anonKey, TEST_CLIENT_OPTIONS);
 
-/** The newest mail to `to` after `count` earlier ones: its code and its link (aimed at the test server's port). */
-async function mailTo(to: string, count = 1): Promise<{ code: string; link: string }> {
-  for (let i = 0; i < 100; i++) {
-    const rows = await db.sql<Array<{ text_body: string }>>`
-      select text_body from auth.mail_outbox where to_email = ${to} order by created_at desc`;
-    if (rows.length >= count) {
-      const text = rows[0]!.text_body;
-      return {
-        code: text.match(/code: (\d{6})/)![1]!,
-        link: text.match(/https?:\/\/\S+\/auth\/v1\/verify\S+/)![0].replace(/^https?:\/\/[^/]+/, server.url),
-      };
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no mail to ${to}`);
-}
+const mailTo = (to: string, count = 1) => mailOutbox(db, server.url, to, count);
 
 async function mailCount(to: string): Promise<number> {
   // The lookup and the mail run after the answer: give them the time a sent mail takes here.

@@ -1,4 +1,5 @@
-// The admin API (service role only): list, create, read, update and delete users, and generate e-mail links.
+// The admin API (service role only): list, create, read, update and delete users, generate e-mail links; invitations
+// (admin-invite.ts) and factors (admin-factors.ts) come from their own modules.
 import type postgres from 'postgres';
 import { authErrors } from './errors.js';
 import { hashPassword } from './password-hasher.js';
@@ -7,6 +8,8 @@ import { issueOneTimeToken, type OneTimeTokenType } from './one-time-tokens.js';
 import * as users from './user-repository.js';
 import { userJson, type UserJson } from './user-view.js';
 import { isObject, uniqueToEmailExists, validEmail, type AuthService } from './auth-service.js';
+import { createAdminInvites, EMAIL_CHANGE_LINK_TYPES } from './admin-invite.js';
+import { createAdminFactors } from './admin-factors.js';
 
 export interface AdminUserInput {
   email?: unknown;
@@ -29,6 +32,7 @@ export function createAdminService(
   auth: AuthService,
   options: { passwordPolicy: PasswordPolicy; oneTimeTokenSeconds: number },
 ) {
+  const invites = createAdminInvites(sql, auth, options);
   async function passwordHash(password: unknown, email: string | null): Promise<string | undefined> {
     if (password === undefined) return undefined;
     if (typeof password !== 'string') throw authErrors.validation('password must be a string');
@@ -60,6 +64,9 @@ export function createAdminService(
   }
 
   return {
+    invite: invites.invite,
+    ...createAdminFactors(sql),
+
     async list(page: number, perPage: number) {
       const { users: rows, total } = await users.listUsers(sql, page, perPage);
       return { users: rows.map(userJson), total };
@@ -124,10 +131,13 @@ export function createAdminService(
       password?: unknown;
       data?: unknown;
       redirect_to?: unknown;
+      new_email?: unknown;
     }) {
       const type = typeof input.type === 'string' ? input.type : '';
+      if ((EMAIL_CHANGE_LINK_TYPES as readonly string[]).includes(type))
+        return invites.emailChangeLink({ ...input, type });
       const tokenType = LINK_TYPES[type];
-      if (!tokenType) throw authErrors.validation('type must be signup, invite, magiclink or recovery');
+      if (!tokenType) throw authErrors.validation(`Invalid email action link type requested: ${type}`);
       const email = validEmail(input.email);
       let user = await users.findUserByEmail(sql, email);
       if (type === 'signup' || type === 'invite') {

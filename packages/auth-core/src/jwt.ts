@@ -34,7 +34,7 @@ export interface TokenVerifier {
   verify(token: string): Promise<Claims>;
   /** The claims of a token verified before and not yet expired, without waiting; undefined otherwise. */
   cached(token: string): Claims | undefined;
-  /** Also accept ES256 tokens whose header names this kid (the auth family registers its signing key). */
+  /** Also accept ES256 or RS256 tokens whose header names this kid (the auth signing key, AUTH_JWT_KEYS). */
   trustPublicKey(kid: string, key: CryptoKey): void;
 }
 
@@ -76,7 +76,7 @@ export function createTokenVerifier(secret: string, options: { cacheSize?: numbe
         return hit;
       }
       try {
-        const { payload } = await jwtVerify(token, pickKey, { algorithms: ['HS256', 'ES256'] });
+        const { payload } = await jwtVerify(token, pickKey, { algorithms: ['HS256', 'ES256', 'RS256'] });
         const claims = payload as Claims;
         // Cache only until expiry: lru-cache's ttl is in ms from now.
         const ttl = typeof claims.exp === 'number' ? (claims.exp - now) * 1000 : 0;

@@ -15,6 +15,7 @@ export interface UserRow {
   raw_user_meta_data: Record<string, unknown>;
   is_anonymous: boolean;
   banned_until: Date | null;
+  invited_at?: Date | null;
   deleted_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -47,7 +48,7 @@ type Sql = postgres.Sql | postgres.TransactionSql;
 
 const USER_COLUMNS = `u.id, u.aud, u.role, u.email, u.encrypted_password, u.email_confirmed_at, u.phone,
   u.phone_confirmed_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.is_anonymous,
-  u.banned_until, u.deleted_at, u.created_at, u.updated_at,
+  u.banned_until, u.invited_at, u.deleted_at, u.created_at, u.updated_at,
   coalesce((select json_agg(i order by i.created_at) from auth.identities i where i.user_id = u.id), '[]')
     as identities,
   (select json_agg(json_build_object('id', f.id, 'friendly_name', f.friendly_name, 'factor_type', f.factor_type,
@@ -176,9 +177,10 @@ export async function updateUser(sql: Sql, id: string, changes: UserChanges): Pr
   return findUserById(sql, id);
 }
 
+/** Newest first, as GoTrue lists them (created_at descending). */
 export async function listUsers(sql: Sql, page: number, perPage: number): Promise<{ users: UserRow[]; total: number }> {
   const users = await sql.unsafe<UserRow[]>(
-    `select ${USER_COLUMNS} from auth.users u where u.deleted_at is null order by u.created_at, u.id
+    `select ${USER_COLUMNS} from auth.users u where u.deleted_at is null order by u.created_at desc, u.id desc
       limit $1 offset $2`,
     [perPage, (page - 1) * perPage],
   );

@@ -40,6 +40,7 @@ export function userJson(user: UserRow): UserJson {
     // GoTrue leaves the list out when there is none; auth-js's listFactors and AAL read it.
     ...(user.factors?.length ? { factors: user.factors } : {}),
     ...(user.banned_until ? { banned_until: iso(user.banned_until) } : {}),
+    ...(user.invited_at ? { invited_at: iso(user.invited_at) } : {}),
   };
 }
 

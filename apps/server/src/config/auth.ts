@@ -19,6 +19,10 @@ export const authSettings = {
   AUTH_AUTOCONFIRM: v.optional(bool, 'true'),
   AUTH_DISABLE_SIGNUP: v.optional(bool, 'false'),
   AUTH_ANONYMOUS_SIGN_INS: v.optional(bool, 'false'),
+  // Off: /auth/v1 answers requests without an `apikey` as anon (a bare GoTrue does; Supabase's gateway does not).
+  AUTH_REQUIRE_APIKEY: v.optional(bool, 'true'),
+  // GoTrue's GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION (the CLI's secure_password_change).
+  AUTH_SECURE_PASSWORD_CHANGE: v.optional(bool, 'false'),
   AUTH_ACCESS_TOKEN_SECONDS: v.optional(positiveInt, '3600'),
   AUTH_REFRESH_REUSE_SECONDS: v.optional(wholeNumber, '10'),
   AUTH_ONE_TIME_TOKEN_SECONDS: v.optional(positiveInt, '3600'),
@@ -33,6 +37,19 @@ export const authSettings = {
   AUTH_RATE_LIMIT_ANONYMOUS: v.optional(positiveInt, '30'),
   AUTH_RATE_LIMIT_OTHER: v.optional(positiveInt, '3600'),
   JWT_ES256_PRIVATE_KEY: v.optional(nonEmpty),
+  // GoTrue's GOTRUE_JWT_KEYS / the CLI's signing_keys.json: RS256 and ES256 keys trusted for API keys and tokens.
+  AUTH_JWT_KEYS: v.optional(
+    v.pipe(
+      nonEmpty,
+      v.check((s) => {
+        try {
+          return typeof JSON.parse(s) === 'object';
+        } catch {
+          return false;
+        }
+      }, 'must be a JSON array of JWKs'),
+    ),
+  ),
   MAIL_FROM: v.optional(nonEmpty, 'auction-ops <noreply@localhost>'),
   RESEND_API_KEY: v.optional(nonEmpty),
   RESEND_BASE_URL: v.optional(url, 'https://api.resend.com'),

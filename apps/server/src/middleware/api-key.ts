@@ -17,6 +17,7 @@ const OPEN = [
 const SIGNED_UPLOAD = /^\/storage\/v1\/object\/upload\/sign\//;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const STORAGE = /^\/storage\/v1\//;
+const AUTH = /^\/auth\/v1\//;
 // A compact JWS: three base64url parts. Anything else in a key is storage's "Invalid Compact JWS".
 const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
@@ -29,7 +30,11 @@ function invalidCompactJws(c: Context<AppEnv>): Response {
  * Sets apikeyRole and claims (or authError) on the context; returns the 401 answer when the request may not pass.
  * Asynchronous only when a token is not yet in the verifier's cache.
  */
-export async function checkApiKey(c: Context<AppEnv>, verifier: TokenVerifier): Promise<Response | undefined> {
+export async function checkApiKey(
+  c: Context<AppEnv>,
+  verifier: TokenVerifier,
+  authWithoutKey = false,
+): Promise<Response | undefined> {
   const path = c.req.path;
   if (!GATED.test(path) || c.req.method === 'OPTIONS') return undefined;
   const open = OPEN.some((re) => re.test(path)) || (c.req.method === 'PUT' && SIGNED_UPLOAD.test(path));
@@ -41,6 +46,7 @@ export async function checkApiKey(c: Context<AppEnv>, verifier: TokenVerifier): 
   if (!key && STORAGE.test(path) && !open) {
     return bearer ? storageBearerOnly(c, verifier, bearer) : invalidCompactJws(c);
   }
+  if (!key && authWithoutKey && AUTH.test(path)) return keylessAuth(c, verifier, bearer);
   if (!key) return open ? undefined : c.json({ message: 'No API key found in request' }, 401);
   if (STORAGE.test(path) && !open && !COMPACT_JWS.test(key)) return invalidCompactJws(c);
   let keyClaims: Awaited<ReturnType<TokenVerifier['verify']>>;
@@ -58,12 +64,17 @@ export async function checkApiKey(c: Context<AppEnv>, verifier: TokenVerifier): 
     c.set('claims', keyClaims);
     return undefined;
   }
+  await setBearerClaims(c, verifier, bearer);
+  return undefined;
+}
+
+/** The Bearer token's claims as the caller's, or the reason they are not. */
+async function setBearerClaims(c: Context<AppEnv>, verifier: TokenVerifier, bearer: string): Promise<void> {
   try {
     c.set('claims', verifier.cached(bearer) ?? (await verifier.verify(bearer)));
   } catch (error) {
     c.set('authError', error instanceof TokenError ? error : new TokenError('invalid', 'JWT invalid'));
   }
-  return undefined;
 }
 
 /** A storage request with a Bearer token and no key: the token's claims are the caller's, as storage reads them. */
@@ -80,5 +91,17 @@ async function storageBearerOnly(
   } catch (error) {
     c.set('authError', error instanceof TokenError ? error : new TokenError('invalid', 'JWT invalid'));
   }
+  return undefined;
+}
+
+/** /auth/v1 without a key, as a bare GoTrue answers it: the caller is anon unless a Bearer token says otherwise. */
+async function keylessAuth(
+  c: Context<AppEnv>,
+  verifier: TokenVerifier,
+  bearer: string | undefined,
+): Promise<undefined> {
+  c.set('apikeyRole', 'anon');
+  if (bearer) await setBearerClaims(c, verifier, bearer);
+  else c.set('claims', { role: 'anon' });
   return undefined;
 }

@@ -17,6 +17,8 @@ export interface GatewayOptions {
   verifier: TokenVerifier;
   /** Comma-separated CIDRs of proxies whose X-Forwarded-For is believed. */
   trustedProxyCidrs: string;
+  /** /auth/v1 without an `apikey` passes as anon (a bare GoTrue; AUTH_REQUIRE_APIKEY=false). */
+  authWithoutKey?: boolean;
   /** While it says the database is down, the families answer 503 at once (see database-gate.ts). */
   database?: AvailabilityMonitor;
   /**
@@ -53,7 +55,8 @@ export function gateway(options: GatewayOptions): MiddlewareHandler<AppEnv> {
     }
     offerGatewayHeaders(c, NAMES, [id, ...corsValues(c)]);
     c.set('clientIp', clientIpOf(c, trustedProxies, anyTrusted));
-    const refused = (database && databaseUnavailable(c, database)) ?? (await checkApiKey(c, verifier));
+    const refused =
+      (database && databaseUnavailable(c, database)) ?? (await checkApiKey(c, verifier, options.authWithoutKey));
     const limited = refused ?? (afterGate && c.req.path.startsWith(afterGate.prefix) ? afterGate.check(c) : undefined);
     const answer = limited instanceof Promise ? await limited : limited;
     if (answer) {

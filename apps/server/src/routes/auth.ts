@@ -12,15 +12,17 @@ import type { AuthDeps } from './auth/deps.js';
 import { sessionRoutes } from './auth/session-routes.js';
 import { userRoutes } from './auth/user-routes.js';
 import { verifyRoutes } from './auth/verify-routes.js';
-import { adminRoutes } from './auth/admin-routes.js';
+import { adminRoutes, inviteRoutes } from './auth/admin-routes.js';
 import { factorRoutes } from './auth/factor-routes.js';
 import { otpRoutes } from './auth/otp-routes.js';
 import { oauthRoutes } from './auth/oauth-routes.js';
+import { disabledFeatureRoutes } from './auth/disabled-features.js';
+import { reauthenticateRoutes } from './auth/reauthenticate-routes.js';
 
 export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<AppEnv> {
   const { config } = ctx;
-  const { service, admin, mfa, otp, oauth, providers, limiter, limits, passwordPolicy } = services;
-  const deps: AuthDeps = { ctx, service, admin, mfa, otp, oauth, providers, limiter, limits };
+  const { service, admin, mfa, otp, oauth, providers, limiter, limits, passwordPolicy, reauth } = services;
+  const deps: AuthDeps = { ctx, service, admin, mfa, otp, oauth, providers, limiter, limits, reauth };
   const other = async (c: Parameters<typeof renderError>[0]) =>
     enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
 
@@ -34,10 +36,13 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
       },
     }),
   );
+  app.route('/', disabledFeatureRoutes(deps));
   app.route('/', sessionRoutes(deps));
   app.route('/user', userRoutes(deps));
   app.route('/verify', verifyRoutes(deps));
   app.route('/admin', adminRoutes(deps));
+  app.route('/invite', inviteRoutes(deps));
+  app.route('/reauthenticate', reauthenticateRoutes(deps));
   app.route('/factors', factorRoutes(deps));
   app.route('/', otpRoutes(deps));
   app.route('/', oauthRoutes(deps));

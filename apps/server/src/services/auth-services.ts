@@ -9,6 +9,9 @@ import {
   createMfaService,
   createSecretBox,
   createTokenSigner,
+  createReauthentication,
+  type Reauthentication,
+  trustKeys,
   type Mailer,
   type EmailOtpService,
   type MfaService,
@@ -28,6 +31,7 @@ export interface AuthServices {
   service: AuthService;
   admin: AdminService;
   mfa: MfaService;
+  reauth: Reauthentication;
   otp: EmailOtpService;
   oauth: OAuthService;
   providers: ProviderRegistry;
@@ -42,6 +46,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
   const signer = await createTokenSigner({ secret: ctx.jwtSecret, es256PrivateKey: config.JWT_ES256_PRIVATE_KEY });
   // The gateway verifies every request's token: teach it the asymmetric key when one signs access tokens.
   if (signer.kid && signer.publicKey) ctx.verifier.trustPublicKey(signer.kid, signer.publicKey);
+  await trustKeys(ctx.verifier, config.AUTH_JWT_KEYS);
   const passwordPolicy = {
     minLength: config.AUTH_MIN_PASSWORD_LENGTH,
     maxLength: config.AUTH_MAX_PASSWORD_LENGTH,
@@ -94,10 +99,15 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     otpVerify: { limit: config.AUTH_RATE_LIMIT_SIGN_IN, windowSeconds },
     other: { limit: config.AUTH_RATE_LIMIT_OTHER, windowSeconds },
   };
+  const reauth = createReauthentication(ctx.ownerSql, mailer, {
+    securePasswordChange: config.AUTH_SECURE_PASSWORD_CHANGE,
+    nonceSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
+  });
   return {
     service,
     admin,
     mfa,
+    reauth,
     otp,
     ...createOAuthServices(ctx, service),
     limiter,

@@ -7,6 +7,7 @@ import type {
   OAuthService,
   ProviderRegistry,
   RateLimiter,
+  Reauthentication,
 } from '@auction-ops/auth-core';
 import type { ServerContext } from '../../context.js';
 import type { AuthLimits } from './auth-http.js';
@@ -21,4 +22,5 @@ export interface AuthDeps {
   providers: ProviderRegistry;
   limiter: RateLimiter;
   limits: AuthLimits;
+  reauth: Reauthentication;
 }

@@ -1,13 +1,13 @@
 // The signed-in user: GET /user and PUT /user (metadata, password, e-mail).
 import { Hono } from 'hono';
-import { pkceChallenge } from '@auction-ops/auth-core';
+import { pkceChallenge, subject } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
 import { callerClaims, enforceLimit, jsonBody, queryString } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
 import { identityRoutes } from './identity-routes.js';
 
 export function userRoutes(deps: AuthDeps): Hono<AppEnv> {
-  const { service, limiter, limits } = deps;
+  const { service, limiter, limits, reauth } = deps;
   const app = new Hono<AppEnv>();
   app.use('*', async (c, next) => {
     await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
@@ -18,6 +18,10 @@ export function userRoutes(deps: AuthDeps): Hono<AppEnv> {
   app.put('/', async (c) => {
     const claims = callerClaims(c);
     const body = await jsonBody(c);
+    if (body.password !== undefined) {
+      const { userId, sessionId } = subject(claims);
+      await reauth.checkPasswordChange(userId, sessionId, body.nonce);
+    }
     return c.json(
       await service.updateUser(
         claims,

@@ -18,7 +18,7 @@ import { checkObjectName, type ObjectRef } from '../object-path.js';
 import type { ObjectReadService } from '../object-read-service.js';
 import type { ObjectWriteService } from '../object-write-service.js';
 import { objectKey, removeQuietly, type StorageBackend, type StorageLog } from '../storage-backend.js';
-import { errors, StorageError } from '../storage-errors.js';
+import { errors, toStorageError } from '../storage-errors.js';
 import { spoolChunk } from './tus-chunk-spool.js';
 import { type TusUploadRow, TusUploadStore } from './tus-upload-store.js';
 
@@ -194,7 +194,8 @@ export class TusUploadService {
       );
     } catch (error) {
       // A refusal is final (the same bytes would be refused again): end the upload rather than leave it to expire.
-      if (error instanceof StorageError && error.status < 500 && error.status !== 404) {
+      const status = toStorageError(error).status;
+      if (status < 500 && status !== 404) {
         const gone = await this.store.remove(row.id, ownerKey);
         if (gone) await this.removeParts(gone);
       }

@@ -59,7 +59,8 @@ export function tusRoutes(ctx: ServerContext, service: StorageService): Hono<App
     });
   });
 
-  app.on('HEAD', '/:id', async (c) => {
+  // Hono serves HEAD through GET routes (and drops the body).
+  app.get('/:id', async (c) => {
     const state = await tus.status(callerOf(c), c.req.param('id'));
     return c.body(null, 200, { ...offsetHeaders(state), 'Upload-Length': String(state.length) });
   });

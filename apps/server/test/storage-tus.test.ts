@@ -237,6 +237,15 @@ describe('resumable uploads', () => {
     expect(await partsLeft()).toEqual([]);
   });
 
+  it('commits an empty upload at creation (clients send no chunk for it)', async () => {
+    const metadata = meta(alice, 'empty.png');
+    await runUpload(new Upload(Buffer.alloc(0), tusOptions(asAlice, metadata)));
+    const [row] = await server.db.sql`
+      select metadata->>'size' as size from storage.objects where bucket_id = ${BUCKET} and name = ${metadata.objectName}`;
+    expect(row).toEqual({ size: '0' });
+    expect(await uploadsLeft()).toBe(0);
+  });
+
   it('terminates an upload: DELETE removes it and its parts', async () => {
     const url = await createUpload(asAlice, 3000, meta(alice, 'dropped.png'));
     expect((await patchChunk(asAlice, url, 0, imageBytes('image/png', 1500))).status).toBe(204);

@@ -105,6 +105,8 @@ export class TusUploadService {
           : cacheControl.slice(0, 200),
       user_metadata: userMetadataOf(request.metadata.get('metadata')),
     });
+    // An empty upload is complete as created: clients send no PATCH for it.
+    if (row.upload_length === 0) await this.complete(caller, row);
     return stateOf(row);
   }
 

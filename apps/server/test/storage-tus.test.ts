@@ -221,6 +221,29 @@ describe('resumable uploads', () => {
     expect(await partsLeft()).toEqual([]);
   });
 
+  it('leaves the last chunk to be sent again when the commit fails: the offset never shows a missing object', async () => {
+    const metadata = meta(alice, 'flaky.png');
+    const url = await createUpload(asAlice, 2000, metadata);
+    const bytes = imageBytes('image/png', 2000);
+    expect((await patchChunk(asAlice, url, 0, bytes.subarray(0, 1200))).status).toBe(204);
+    // A failure inside the committing transaction (here a trigger; in life a lost database or a crash).
+    await server.db.sql.unsafe(`
+      create function storage.fail_flaky() returns trigger language plpgsql as $$
+      begin if new.name like '%/flaky.png' then raise exception 'database went away'; end if; return new; end $$;
+      create trigger fail_flaky before insert on storage.objects for each row execute function storage.fail_flaky();`);
+    try {
+      expect((await patchChunk(asAlice, url, 1200, bytes.subarray(1200))).status).toBe(500);
+      expect((await head(asAlice, url)).headers.get('upload-offset')).toBe('1200');
+      expect(await partsLeft()).toHaveLength(1);
+    } finally {
+      await server.db.sql.unsafe('drop trigger fail_flaky on storage.objects; drop function storage.fail_flaky()');
+    }
+    expect((await patchChunk(asAlice, url, 1200, bytes.subarray(1200))).status).toBe(204);
+    const got = await alice.client.storage.from(BUCKET).download(metadata.objectName);
+    expect(sha(Buffer.from(await got.data!.arrayBuffer()))).toBe(sha(bytes));
+    expect(await partsLeft()).toEqual([]);
+  });
+
   it('replaces an existing object with x-upsert', async () => {
     const metadata = meta(alice, 'replaced.png');
     await alice.client.storage

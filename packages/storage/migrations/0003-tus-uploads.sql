@@ -26,12 +26,16 @@ create index tus_uploads_expires_at_idx on storage.tus_uploads (expires_at);
 revoke all on storage.tus_uploads from anon, authenticated;
 grant select, insert, update, delete on storage.tus_uploads to service_role;
 
--- Ends an upload inside the caller's completing transaction; false when it is already gone (completed by a
--- concurrent request, terminated or expired), which makes that transaction roll back.
-create function storage.tus_complete(p_id uuid, p_owner_key text) returns boolean
+-- Ends an upload inside the caller's completing transaction, if it still stands at p_offset (where its last
+-- chunk starts): false when it moved on or is gone (completed by a concurrent request, terminated, expired), which
+-- makes that transaction roll back. The offset never reaches the length without the object committed with it.
+create function storage.tus_complete(p_id uuid, p_owner_key text, p_offset bigint) returns boolean
   language sql security definer set search_path = '' as $$
-  with gone as (delete from storage.tus_uploads where id = p_id and owner_key = p_owner_key returning 1)
+  with gone as (
+    delete from storage.tus_uploads
+    where id = p_id and owner_key = p_owner_key and upload_offset = p_offset and expires_at > now()
+    returning 1)
   select exists (select 1 from gone)
 $$;
-revoke all on function storage.tus_complete(uuid, text) from public;
-grant execute on function storage.tus_complete(uuid, text) to anon, authenticated, service_role;
+revoke all on function storage.tus_complete(uuid, text, bigint) from public;
+grant execute on function storage.tus_complete(uuid, text, bigint) to anon, authenticated, service_role;

@@ -5,8 +5,9 @@
 // then recorded by a compare-and-set on the offset, so the state is in PostgreSQL and the bytes on the
 // backend, and any instance can take the next chunk. The chunk that reaches Upload-Length completes the upload:
 // the parts are streamed in order through the ordinary upload path (size, type and RLS checks again, one new
-// object version) and, in that same transaction, tus_complete removes the upload's row, so the object is
-// committed exactly once even if two requests try. Parts are removed after the commit (the orphan sweep keeps
+// object version) and, in that same transaction, tus_complete removes the upload's row if it still stands where
+// that chunk started, so the object is committed exactly once even if two requests try, and the offset never
+// shows the full length without the object (a failed commit leaves the last chunk to be sent again). Parts are removed after the commit (the orphan sweep keeps
 // the parts of live uploads and takes any left behind).
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -106,7 +107,7 @@ export class TusUploadService {
       user_metadata: userMetadataOf(request.metadata.get('metadata')),
     });
     // An empty upload is complete as created: clients send no PATCH for it.
-    if (row.upload_length === 0) await this.complete(caller, row);
+    if (row.upload_length === 0) await this.complete(caller, row, 0);
     return stateOf(row);
   }
 
@@ -125,14 +126,16 @@ export class TusUploadService {
     const room = row.upload_length - offset;
     if (declaredLength !== undefined && declaredLength > room) throw errors.tooLarge();
     const chunk = await spoolChunk(body, this.o.tmpDir, room);
-    let current = row;
     try {
-      if (chunk.size > 0) current = await this.storePart(row, offset, chunk.file, chunk.size);
+      if (chunk.size === 0) return stateOf(row);
+      const part = await this.placePart(row.bucket_id, chunk.file, chunk.size);
+      if (chunk.interrupted || chunk.size < room) return stateOf(await this.recordPart(row, offset, chunk.size, part));
+      // The last chunk is recorded by the commit itself (see complete).
+      await this.complete(caller, row, offset, part);
+      return { ...stateOf(row), offset: row.upload_length };
     } finally {
       await rm(chunk.file, { force: true });
     }
-    if (!chunk.interrupted && current.upload_offset === current.upload_length) await this.complete(caller, current);
-    return stateOf(current);
   }
 
   /** DELETE: ends the upload and removes its parts. */
@@ -160,29 +163,37 @@ export class TusUploadService {
     return row;
   }
 
-  private async storePart(row: TusUploadRow, offset: number, file: string, size: number): Promise<TusUploadRow> {
+  /** Puts a chunk's bytes on the backend as a part of their own; answers the part's id. */
+  private async placePart(bucket: string, file: string, size: number): Promise<string> {
     const part = randomUUID();
-    const key = objectKey(row.bucket_id, part);
-    try {
-      await this.o.backend.put(key, file, { size, contentType: 'application/offset+octet-stream' });
-      const advanced = await this.store.append(row.id, offset, size, part);
-      if (!advanced) throw errors.offsetMismatch(undefined);
-      return advanced;
-    } catch (error) {
-      await removeQuietly(this.o.backend, [key], this.o.log);
-      throw error;
-    }
+    await this.o.backend.put(objectKey(bucket, part), file, { size, contentType: 'application/offset+octet-stream' });
+    return part;
   }
 
-  private async complete(caller: Caller, row: TusUploadRow): Promise<void> {
+  private async recordPart(row: TusUploadRow, offset: number, size: number, part: string): Promise<TusUploadRow> {
+    const advanced = await this.store.append(row.id, offset, size, part).catch(async (error: unknown) => {
+      await this.removeParts({ bucket_id: row.bucket_id, parts: [part] });
+      throw error;
+    });
+    if (advanced) return advanced;
+    await this.removeParts({ bucket_id: row.bucket_id, parts: [part] });
+    throw errors.offsetMismatch(undefined);
+  }
+
+  /**
+   * Commits the object from the recorded parts and `lastPart` (the chunk from `offset` that reaches the length).
+   * The upload's row is removed in the same transaction, only if it still stands at `offset`: a raced chunk or
+   * completion loses with 409, and a failed commit leaves the upload where it was, to be retried.
+   */
+  private async complete(caller: Caller, row: TusUploadRow, offset: number, lastPart?: string): Promise<void> {
     const ownerKey = row.owner_key;
-    const ref = { bucket: row.bucket_id, name: row.name };
+    const parts = { bucket_id: row.bucket_id, parts: lastPart ? [...row.parts, lastPart] : row.parts };
     try {
       await this.o.writes.upload(
         caller,
-        ref,
+        { bucket: row.bucket_id, name: row.name },
         {
-          source: Readable.from(this.partBytes(row)),
+          source: Readable.from(this.partBytes(parts)),
           declaredType: row.content_type ?? undefined,
           cacheControl: row.cache_control,
           userMetadata: row.user_metadata,
@@ -190,24 +201,26 @@ export class TusUploadService {
         },
         row.upsert ? 'upsert' : 'create',
         async (tx) => {
-          const [ended] = await tx<{ done: boolean }[]>`select storage.tus_complete(${row.id}, ${ownerKey}) as done`;
-          if (!ended?.done) throw errors.uploadNotFound();
+          const [ended] = await tx<{ done: boolean }[]>`
+            select storage.tus_complete(${row.id}, ${ownerKey}, ${offset}) as done`;
+          if (!ended?.done) throw errors.offsetMismatch(undefined);
         },
       );
     } catch (error) {
+      if (lastPart) await this.removeParts({ bucket_id: row.bucket_id, parts: [lastPart] });
       // A refusal is final (the same bytes would be refused again): end the upload rather than leave it to expire.
-      const status = toStorageError(error).status;
-      if (status < 500 && status !== 404) {
+      const failure = toStorageError(error);
+      if (failure.status < 500 && failure.status !== 404 && failure.error !== 'Conflict') {
         const gone = await this.store.remove(row.id, ownerKey);
         if (gone) await this.removeParts(gone);
       }
       throw error;
     }
-    await this.removeParts(row);
+    await this.removeParts(parts);
   }
 
   /** The parts' bytes in order, one backend read at a time. */
-  private async *partBytes(row: TusUploadRow): AsyncGenerator<Buffer> {
+  private async *partBytes(row: Pick<TusUploadRow, 'bucket_id' | 'parts'>): AsyncGenerator<Buffer> {
     for (const part of row.parts) {
       const stream = await this.o.backend.get(objectKey(row.bucket_id, part));
       // for-await destroys the part's stream when the consumer stops early (a refused upload).

@@ -70,6 +70,22 @@ describe('resumable uploads', () => {
     expect(res.headers.get('tus-max-size')).toBe(String(60 * 1024 * 1024));
   });
 
+  it('lets browsers send the TUS headers and read the answers (CORS)', async () => {
+    const preflight = await fetch(`${server.url}/storage/v1/upload/resumable`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://yard.example', 'access-control-request-method': 'POST' },
+    });
+    const allowed = preflight.headers.get('access-control-allow-headers')!.split(',');
+    expect(allowed).toEqual(
+      expect.arrayContaining(['tus-resumable', 'upload-length', 'upload-metadata', 'upload-offset']),
+    );
+    const url = await createUpload(asAlice, 10, meta(alice, 'cors.png'));
+    const res = await tusRequest(asAlice, url, { method: 'HEAD', headers: { origin: 'https://yard.example' } });
+    const exposed = res.headers.get('access-control-expose-headers')!.split(',');
+    expect(exposed).toEqual(expect.arrayContaining(['Location', 'Upload-Offset', 'Upload-Length', 'Tus-Resumable']));
+    expect((await tusRequest(asAlice, url, { method: 'DELETE' })).status).toBe(204);
+  });
+
   it('resumes an upload cut off at about half from its offset, by a new client with the same fingerprint', async () => {
     const bytes = imageBytes('image/png', 8 * 1024 * 1024 + 123);
     const urls = new MemoryUrlStorage();

@@ -22,3 +22,5 @@ export {
   type SweepResult,
   type SweepSchedule,
 } from './orphan-sweep.js';
+export { TusUploadService, type TusState, type TusCreate } from './tus/tus-upload-service.js';
+export { parseUploadMetadata, parseTusInteger, checkTusResumable, TUS_VERSION } from './tus/tus-headers.js';

@@ -44,6 +44,8 @@ export interface Transfer {
 
 const MAX_REMOVE = 1000;
 
+class RolledBack {}
+
 /** The row an upload or copy wrote, and the version it replaced (upsert). */
 interface WrittenRow {
   id: string;
@@ -58,6 +60,8 @@ export class ObjectWriteService {
     ref: ObjectRef,
     body: UploadBody,
     mode: UploadMode,
+    /** Runs first in the committing transaction (a resumable upload ends itself there, see tus/). */
+    beforeWrite?: (tx: postgres.TransactionSql) => Promise<void>,
   ): Promise<{ Key: string; Id: string }> {
     let spoolFile: string | undefined;
     try {
@@ -84,6 +88,7 @@ export class ObjectWriteService {
         httpStatusCode: 200,
       };
       return await this.commitVersion(caller, ref, mode, async (tx, key, version) => {
+        await beforeWrite?.(tx);
         const written = await this.writeRow(tx, caller, ref, version, metadata, body.userMetadata, mode);
         await this.o.backend.put(key, spooled.file, { size: spooled.size, contentType: spooled.mimetype });
         return written;
@@ -129,6 +134,21 @@ export class ObjectWriteService {
       values (${ref.bucket}, ${ref.name}, ${owner}, ${version}, ${meta}, ${user})
       returning id, null::text as old_version`;
     return inserted!;
+  }
+
+  /**
+   * Whether the caller may write this object now (RLS 403, duplicate 409, unknown bucket 404), by a trial row
+   * write in a transaction that is always rolled back.
+   */
+  async checkWritable(caller: Caller, ref: ObjectRef, mode: UploadMode): Promise<void> {
+    try {
+      await asCaller(this.o.sql, caller, async (tx) => {
+        await this.writeRow(tx, caller, ref, randomUUID(), null, null, mode);
+        throw new RolledBack();
+      });
+    } catch (error) {
+      if (!(error instanceof RolledBack)) throw error;
+    }
   }
 
   /** An upsert that lost an insert race to a concurrent upload of the same name tries once more as an update. */

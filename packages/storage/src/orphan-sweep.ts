@@ -6,7 +6,7 @@
 // more than `graceMs` ago are considered; with a grace far longer than any write transaction (they never
 // include the request body, which is spooled first), an in-flight upload is never touched. Rows are read
 // after the keys were listed, so a row committed in between is seen. Running on several instances at once is
-// harmless: removal is idempotent.
+// harmless: removal is idempotent. The parts of resumable uploads still in progress are referenced too.
 import type postgres from 'postgres';
 import { asCaller, SERVICE } from './caller-transaction.js';
 import type { StorageBackend, StorageLog } from './storage-backend.js';
@@ -38,7 +38,11 @@ export async function sweepOrphans(o: SweepOptions): Promise<SweepResult> {
       (tx) => tx<{ key: string }[]>`
       select o.bucket_id || '/' || o.version as key
       from unnest(${old}::text[]) k join storage.objects o
-        on o.bucket_id = split_part(k, '/', 1) and o.version = split_part(k, '/', 2)`,
+        on o.bucket_id = split_part(k, '/', 1) and o.version = split_part(k, '/', 2)
+      union all
+      select u.bucket_id || '/' || p.part as key
+      from storage.tus_uploads u cross join unnest(u.parts) p(part)
+      where u.bucket_id || '/' || p.part = any(${old}::text[])`,
     );
     const keep = new Set(referenced.map((r) => r.key));
     const orphans = old.filter((key) => !keep.has(key));

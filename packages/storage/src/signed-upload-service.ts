@@ -3,24 +3,19 @@
 // back (RLS 403, duplicate 409, unknown bucket 404 surface at creation, as in Supabase). The token names one
 // path and the creator ({role, sub}); the upload then runs as that creator, so RLS is checked again, the
 // object is owned by them, and the usual content checks and size limit apply.
-import { randomUUID } from 'node:crypto';
-import { asCaller, callerUserId, type Caller } from './caller-transaction.js';
+import { callerUserId, type Caller } from './caller-transaction.js';
 import { expiresInOf } from './object-read-service.js';
 import { checkObjectName, type ObjectRef } from './object-path.js';
 import type { ObjectWriteService } from './object-write-service.js';
 import type { UploadGrant, UploadUrlSigner } from './signed-url-token.js';
 import { errors } from './storage-errors.js';
 import type { UploadBody } from './upload-body.js';
-import type postgres from 'postgres';
 
 /** Supabase's signed upload URLs last two hours. */
 export const SIGNED_UPLOAD_SECONDS = 2 * 3600;
 
-class RolledBack {}
-
 export class SignedUploadService {
   constructor(
-    private readonly sql: postgres.Sql,
     private readonly writes: ObjectWriteService,
     private readonly signer: UploadUrlSigner,
   ) {}
@@ -36,14 +31,7 @@ export class SignedUploadService {
       throw errors.unauthorized('Signed upload URLs need a signed-in user or the service role');
     const seconds = expiresIn === undefined || expiresIn === null ? SIGNED_UPLOAD_SECONDS : expiresInOf(expiresIn);
     const mode = upsert ? 'upsert' : 'create';
-    try {
-      await asCaller(this.sql, caller, async (tx) => {
-        await this.writes.writeRow(tx, caller, ref, randomUUID(), null, null, mode);
-        throw new RolledBack();
-      });
-    } catch (error) {
-      if (!(error instanceof RolledBack)) throw error;
-    }
+    await this.writes.checkWritable(caller, ref, mode);
     const role = caller.role as UploadGrant['role'];
     const grant: UploadGrant = { url: `${ref.bucket}/${ref.name}`, role, sub: callerUserId(caller), upsert };
     const token = this.signer.sign(grant, seconds);

@@ -30,6 +30,14 @@ export const errors = {
   tooLarge: () => new StorageError(413, 'Payload too large', 'The object exceeded the maximum allowed size'),
   rangeNotSatisfiable: () => new StorageError(416, 'InvalidRange', 'The requested range is not satisfiable'),
   invalidMimeType: (message: string) => new StorageError(415, 'invalid_mime_type', message),
+  uploadNotFound: () => new StorageError(404, 'not_found', 'Upload not found'),
+  // TUS: the chunk does not start where the upload stands (the client should ask HEAD for the offset).
+  offsetMismatch: (current: number | undefined) =>
+    new StorageError(
+      409,
+      'Conflict',
+      current === undefined ? 'The upload moved on; ask HEAD for its offset' : `Upload-Offset must be ${current}`,
+    ),
   notSupported: (what: string) => new StorageError(501, 'NotSupported', `${what} are not supported by this server`),
   internal: (cause: unknown) => new StorageError(500, 'internal', 'Internal server error', { cause }),
 };

@@ -11,6 +11,8 @@ import { scheduleSweep, type SweepSchedule } from './orphan-sweep.js';
 import { SignedUploadService } from './signed-upload-service.js';
 import { createSignedUrlSigner, createUploadUrlSigner } from './signed-url-token.js';
 import type { StorageBackend } from './storage-backend.js';
+import { scheduleTusSweep, type TusSweepSchedule } from './tus/tus-expiry-sweep.js';
+import { TusUploadService } from './tus/tus-upload-service.js';
 
 export interface StorageServiceOptions {
   sql: postgres.Sql;
@@ -22,6 +24,8 @@ export interface StorageServiceOptions {
   /** The orphan-bytes sweep: at start and every intervalMs (0: never), keys older than graceMs only. */
   sweep?: { intervalMs: number; graceMs: number };
   log?: (message: string, fields: Record<string, unknown>) => void;
+  /** Resumable uploads: seconds an upload lives after its last chunk, and how often expired ones are swept. */
+  tus?: { expirySeconds: number; sweepIntervalMs: number };
   /** Wraps the backend, e.g. to archive every stored version as it is written (BACKUP_TARGET). */
   wrapBackend?: (backend: StorageBackend) => StorageBackend;
 }
@@ -32,8 +36,10 @@ export interface StorageService {
   reads: ObjectReadService;
   writes: ObjectWriteService;
   signedUploads: SignedUploadService;
+  tus: TusUploadService;
   tmpDir: string;
   sweep: SweepSchedule;
+  tusSweep: TusSweepSchedule;
   close(): Promise<void>;
 }
 
@@ -66,7 +72,18 @@ export async function createStorageService(options: StorageServiceOptions): Prom
     log,
   });
   const buckets = new BucketService(options.sql, backend, reads, log);
-  const signedUploads = new SignedUploadService(options.sql, writes, createUploadUrlSigner(options.jwtSecret));
+  const signedUploads = new SignedUploadService(writes, createUploadUrlSigner(options.jwtSecret));
+  const tus = new TusUploadService({
+    sql: options.sql,
+    backend,
+    reads,
+    writes,
+    tmpDir,
+    fileSizeLimit: options.fileSizeLimit,
+    expirySeconds: options.tus?.expirySeconds ?? 24 * 3600,
+    log,
+  });
+  const tusSweep = scheduleTusSweep(tus, options.tus?.sweepIntervalMs ?? 0, log);
   const sweep = scheduleSweep({
     sql: options.sql,
     backend,
@@ -80,10 +97,12 @@ export async function createStorageService(options: StorageServiceOptions): Prom
     reads,
     writes,
     signedUploads,
+    tus,
     tmpDir,
     sweep,
+    tusSweep,
     async close() {
-      await sweep.stop();
+      await Promise.all([sweep.stop(), tusSweep.stop()]);
       await backend.close();
     },
   };

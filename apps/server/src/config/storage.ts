@@ -9,6 +9,9 @@ export const storageSettings = {
   // (0: never), only keys older than the grace period, which must exceed any write transaction.
   STORAGE_ORPHAN_SWEEP_SECONDS: v.optional(wholeNumber, '3600'),
   STORAGE_ORPHAN_GRACE_SECONDS: v.optional(positiveInt, '3600'),
+  // Resumable (TUS) uploads: an upload lives this long after its last chunk; expired ones are swept every N seconds.
+  STORAGE_TUS_EXPIRY_SECONDS: v.optional(positiveInt, String(24 * 3600)),
+  STORAGE_TUS_SWEEP_SECONDS: v.optional(wholeNumber, '600'),
   S3_ENDPOINT: v.optional(url),
   S3_BUCKET: v.optional(nonEmpty),
   S3_REGION: v.optional(nonEmpty, 'us-east-1'),

@@ -21,6 +21,11 @@ const ALLOW_HEADERS = [
   'x-request-id',
   'if-none-match',
   'x-metadata',
+  // TUS (resumable uploads)
+  'tus-resumable',
+  'upload-length',
+  'upload-metadata',
+  'upload-offset',
 ].join(',');
 const EXPOSE_HEADERS = [
   'Content-Range',
@@ -36,6 +41,13 @@ const EXPOSE_HEADERS = [
   'X-Supabase-Api-Version',
   'X-Total-Count',
   'X-Request-Id',
+  'Tus-Resumable',
+  'Tus-Version',
+  'Tus-Extension',
+  'Tus-Max-Size',
+  'Upload-Offset',
+  'Upload-Length',
+  'Upload-Expires',
 ].join(',');
 
 /** The CORS headers of every non-preflight response, as parallel name and value lists (see gateway.ts). */

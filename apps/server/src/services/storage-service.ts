@@ -31,6 +31,10 @@ export function createConfiguredStorage(ctx: ServerContext): Promise<StorageServ
       intervalMs: ctx.config.STORAGE_ORPHAN_SWEEP_SECONDS * 1000,
       graceMs: ctx.config.STORAGE_ORPHAN_GRACE_SECONDS * 1000,
     },
+    tus: {
+      expirySeconds: ctx.config.STORAGE_TUS_EXPIRY_SECONDS,
+      sweepIntervalMs: ctx.config.STORAGE_TUS_SWEEP_SECONDS * 1000,
+    },
     log: (message, fields) => ctx.log.warn(message, fields),
     // Objects are archived as they are written, with an external database too (docs/backups.md).
     wrapBackend: backupTarget

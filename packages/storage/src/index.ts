@@ -22,3 +22,11 @@ export {
   type SweepResult,
   type SweepSchedule,
 } from './orphan-sweep.js';
+export {
+  ImageRenderService,
+  type ImageTransformSettings,
+  type RenderRequest,
+  type Rendering,
+} from './transform/render-service.js';
+export { RenderBusyError } from './transform/render-errors.js';
+export type { TransformOptions } from './transform/transform-options.js';

@@ -11,6 +11,7 @@ import { scheduleSweep, type SweepSchedule } from './orphan-sweep.js';
 import { SignedUploadService } from './signed-upload-service.js';
 import { createSignedUrlSigner, createUploadUrlSigner } from './signed-url-token.js';
 import type { StorageBackend } from './storage-backend.js';
+import { ImageRenderService, type ImageTransformSettings } from './transform/render-service.js';
 
 export interface StorageServiceOptions {
   sql: postgres.Sql;
@@ -24,6 +25,8 @@ export interface StorageServiceOptions {
   log?: (message: string, fields: Record<string, unknown>) => void;
   /** Wraps the backend, e.g. to archive every stored version as it is written (BACKUP_TARGET). */
   wrapBackend?: (backend: StorageBackend) => StorageBackend;
+  /** Image transformations (/render/image): limits, cache and concurrency. */
+  images: ImageTransformSettings;
 }
 
 export interface StorageService {
@@ -32,6 +35,7 @@ export interface StorageService {
   reads: ObjectReadService;
   writes: ObjectWriteService;
   signedUploads: SignedUploadService;
+  images: ImageRenderService;
   tmpDir: string;
   sweep: SweepSchedule;
   close(): Promise<void>;
@@ -80,6 +84,7 @@ export async function createStorageService(options: StorageServiceOptions): Prom
     reads,
     writes,
     signedUploads,
+    images: new ImageRenderService(reads, options.images, log),
     tmpDir,
     sweep,
     async close() {

@@ -5,6 +5,7 @@ import * as v from 'valibot';
 import { resolve } from 'node:path';
 import { coreSettings } from './core.js';
 import { storageSettings } from './storage.js';
+import { imageTransformSettings } from './image-transform.js';
 import { authSettings } from './auth.js';
 import { webhooksSettings } from './webhooks.js';
 import { reportingSettings } from './reporting.js';
@@ -20,6 +21,7 @@ import { observabilitySettings } from './observability.js';
 const schema = v.object({
   ...coreSettings,
   ...storageSettings,
+  ...imageTransformSettings,
   ...authSettings,
   ...webhooksSettings,
   ...reportingSettings,

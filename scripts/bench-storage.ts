@@ -8,6 +8,7 @@ import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startBenchServer } from './support/bench-server.js';
+import { main as transformBench } from './bench-storage-transform.js';
 
 const KB = 1024;
 const MB = 1024 * KB;
@@ -100,6 +101,7 @@ export async function main(): Promise<void> {
   } finally {
     await bench.stop();
   }
+  await transformBench();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

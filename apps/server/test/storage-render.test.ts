@@ -71,6 +71,7 @@ describe('image transformations', () => {
     expect(res.headers.get('content-type')).toBe('image/jpeg');
     expect(res.headers.get('cache-control')).toBe('max-age=3600');
     expect(res.headers.get('vary')).toBe('Accept');
+    expect(res.headers.get('x-transformations')).toBe('height:200,width:300,resizing_type:fill');
     expect(await shape(await res.arrayBuffer())).toEqual({ format: 'jpeg', width: 300, height: 200 });
   });
 

@@ -1,7 +1,7 @@
 // The sharp (libvips) pipeline: decode with a pixel limit, honour EXIF orientation, resize, encode. sharp's
 // async API runs the work on libuv's worker threads, so the event loop only hands buffers over.
 import sharp, { type FitEnum, type Sharp } from 'sharp';
-import type { ResizeMode, TransformOptions } from './transform-options.js';
+import { DEFAULT_QUALITY, type ResizeMode, type TransformOptions } from './transform-options.js';
 import { contentTypeOf, type FormatChoice, type OutputFormat, originFormat } from './output-format.js';
 import { StorageError } from '../storage-errors.js';
 import { renderErrors } from './render-errors.js';
@@ -59,7 +59,9 @@ export async function renderImage(
         withoutEnlargement: true,
       });
     }
-    const { data, info } = await encode(pipeline, format, options.quality).toBuffer({ resolveWithObject: true });
+    const { data, info } = await encode(pipeline, format, options.quality ?? DEFAULT_QUALITY).toBuffer({
+      resolveWithObject: true,
+    });
     return { bytes: data, contentType: contentTypeOf(format), width: info.width, height: info.height };
   } catch (error) {
     if (error instanceof StorageError) throw error;

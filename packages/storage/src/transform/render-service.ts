@@ -14,6 +14,7 @@ import {
   transformClaim,
   transformFromObject,
   transformFromQuery,
+  transformationsHeader,
   type OutputLimits,
   type TransformOptions,
 } from './transform-options.js';
@@ -86,6 +87,11 @@ export class ImageRenderService {
     if (value === undefined || value === null) return undefined;
     if (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0) return undefined;
     return transformClaim(this.optionsFromObject(value));
+  }
+
+  /** What Supabase reports in X-Transformations for these options. */
+  transformationsHeader(options: TransformOptions): string {
+    return transformationsHeader(options);
   }
 
   /** sha-256 of what decides the output bytes: the object version, the options and the target format. */

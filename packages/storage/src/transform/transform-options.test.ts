@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalTransform, transformClaim, transformFromObject, transformFromQuery } from './transform-options.js';
+import {
+  canonicalTransform,
+  transformationsHeader,
+  transformClaim,
+  transformFromObject,
+  transformFromQuery,
+} from './transform-options.js';
 
 const limits = { maxDimension: 2000 };
 const query = (params: Record<string, string>) => transformFromQuery((name) => params[name], limits);
@@ -10,7 +16,7 @@ describe('transform options', () => {
       width: 300,
       height: undefined,
       resize: 'cover',
-      quality: 80,
+      quality: undefined,
       format: undefined,
     });
     expect(query({ width: '0', height: '20', resize: 'fill', quality: '20', format: 'origin' })).toEqual({
@@ -41,5 +47,17 @@ describe('transform options', () => {
     expect(canonicalTransform(again)).toBe(canonicalTransform(query({ width: '100', resize: 'contain' })));
     expect(() => transformFromObject([1], limits)).toThrow(expect.objectContaining({ status: 400 }));
     expect(() => transformFromObject({ width: '100' }, limits)).not.toThrow();
+    // An explicit default quality renders the same bytes, so it shares the key.
+    expect(canonicalTransform(query({ quality: '80' }))).toBe(canonicalTransform(query({})));
+  });
+
+  it('reports the options in imgproxy words, as the X-Transformations header of Supabase does', () => {
+    expect(transformationsHeader(query({ width: '200', height: '200', quality: '60' }))).toBe(
+      'height:200,width:200,resizing_type:fill,quality:60',
+    );
+    expect(transformationsHeader(query({ width: '10', resize: 'contain', format: 'webp' }))).toBe(
+      'width:10,resizing_type:fit,format:webp',
+    );
+    expect(transformationsHeader(query({ resize: 'fill', format: 'origin' }))).toBe('');
   });
 });

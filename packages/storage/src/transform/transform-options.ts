@@ -10,7 +10,8 @@ export interface TransformOptions {
   readonly width: number | undefined;
   readonly height: number | undefined;
   readonly resize: ResizeMode;
-  readonly quality: number;
+  /** Unset: DEFAULT_QUALITY (kept apart so X-Transformations lists only what was asked, as Supabase's does). */
+  readonly quality: number | undefined;
   readonly format: RequestedFormat;
 }
 
@@ -49,7 +50,7 @@ function parseWith(get: Source, limits: OutputLimits): TransformOptions {
     width: dimension('width'),
     height: dimension('height'),
     resize: choice<ResizeMode>(get('resize'), 'resize', RESIZE_MODES) ?? 'cover',
-    quality: integer(get('quality'), 'quality', MIN_QUALITY, 100) ?? DEFAULT_QUALITY,
+    quality: integer(get('quality'), 'quality', MIN_QUALITY, 100),
     format: choice<Exclude<RequestedFormat, undefined>>(get('format'), 'format', FORMATS),
   };
 }
@@ -69,7 +70,8 @@ export function transformFromObject(value: unknown, limits: OutputLimits): Trans
 
 /** The options as a signed token carries them: only what was set, so the claim stays short. */
 export function transformClaim(options: TransformOptions): Record<string, string | number> {
-  const claim: Record<string, string | number> = { resize: options.resize, quality: options.quality };
+  const claim: Record<string, string | number> = { resize: options.resize };
+  if (options.quality) claim.quality = options.quality;
   if (options.width) claim.width = options.width;
   if (options.height) claim.height = options.height;
   if (options.format) claim.format = options.format;
@@ -78,5 +80,19 @@ export function transformClaim(options: TransformOptions): Record<string, string
 
 /** A stable text of the options, part of the cache key and the ETag. */
 export function canonicalTransform(options: TransformOptions): string {
-  return `w=${options.width ?? 0},h=${options.height ?? 0},r=${options.resize},q=${options.quality}`;
+  return `w=${options.width ?? 0},h=${options.height ?? 0},r=${options.resize},q=${options.quality ?? DEFAULT_QUALITY}`;
+}
+
+// imgproxy's names for the modes, which Supabase's X-Transformations header reports.
+const IMGPROXY_RESIZE: Record<ResizeMode, string> = { cover: 'fill', contain: 'fit', fill: 'force' };
+
+/** The X-Transformations header of Supabase's render answers, e.g. `height:200,width:200,resizing_type:fill`. */
+export function transformationsHeader(options: TransformOptions): string {
+  const parts: string[] = [];
+  if (options.height) parts.push(`height:${options.height}`);
+  if (options.width) parts.push(`width:${options.width}`);
+  if (options.width || options.height) parts.push(`resizing_type:${IMGPROXY_RESIZE[options.resize]}`);
+  if (options.quality) parts.push(`quality:${options.quality}`);
+  if (options.format && options.format !== 'origin') parts.push(`format:${options.format}`);
+  return parts.join(',');
 }

@@ -28,6 +28,7 @@ async function renderResponse(
     // With no format asked for, the Accept header picks the output: shared caches must key on it.
     Vary: 'Accept',
     'X-Content-Type-Options': 'nosniff',
+    'X-Transformations': service.images.transformationsHeader(options),
   });
   const download = c.req.query('download');
   if (download !== undefined) headers.set('Content-Disposition', attachment(download || row.name.split('/').pop()!));

@@ -3,6 +3,7 @@
 // signed access under the same rules as downloads, limits, hostile input, the disk cache with ETag and 304,
 // and the render queue's refusal when full.
 import { readdir, rm } from 'node:fs/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
@@ -220,6 +221,34 @@ describe('image transformations', () => {
     expect(replaced.status).toBe(200);
     expect(replaced.headers.get('etag')).not.toBe(etag);
     expect(await shape(await replaced.arrayBuffer())).toEqual({ format: 'jpeg', width: 77, height: 154 });
+  });
+
+  it('renders off the event loop: the server keeps answering while a slow render runs', async () => {
+    const path = appUploadPath(alice.id, 'jpg');
+    const noisy = await sharp(await noisePng(1000, 1000))
+      .jpeg({ quality: 70 })
+      .toBuffer();
+    await upload(PUBLIC, path, noisy, 'image/jpeg');
+    // The server runs in this process, so this measures its event loop. AVIF encoding of a quarter megapixel of noise
+    // takes hundreds of milliseconds of CPU; done on the loop, the loop's worst delay would be about as long.
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    const started = performance.now();
+    const rendering = fetch(publicUrl(path, { width: 500, quality: 90 }), { headers: { Accept: 'image/avif' } });
+    const pings: number[] = [];
+    let done = false;
+    void rendering.then(() => (done = true));
+    while (!done) {
+      const t = performance.now();
+      expect((await fetch(`${h.server.url}/health`)).status).toBe(200);
+      pings.push(performance.now() - t);
+    }
+    const res = await rendering;
+    const renderMs = performance.now() - started;
+    delay.disable();
+    expect(await shape(await res.arrayBuffer())).toEqual({ format: 'heif', width: 500, height: 500 });
+    expect(pings.length).toBeGreaterThan(1);
+    expect(delay.max / 1e6).toBeLessThan(renderMs / 2);
   });
 
   it('refuses renders past the queue with 503 and Retry-After, and serves the rest', async () => {

@@ -180,6 +180,16 @@ describe('image transformations', () => {
     await upload(PRIVATE, text, Buffer.from('not an image at all'), 'text/plain');
     const textOut = await asAlice.storage.from(PRIVATE).download(text, { transform: { width: 10 } });
     expect(statusOf(textOut.error)).toBe(400);
+    // SVG is an image, but not one this server decodes (its loader parses XML and follows references).
+    const svg = `${alice.id}/drawing.svg`;
+    const drawing =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>';
+    await upload(PRIVATE, svg, Buffer.from(drawing), 'image/svg+xml');
+    const svgOut = await fetch(`${h.server.url}/storage/v1/render/image/authenticated/${PRIVATE}/${svg}?width=5`, {
+      headers: { apikey: h.server.ctx.anonKey, Authorization: `Bearer ${alice.token}` },
+    });
+    expect(svgOut.status).toBe(400);
+    expect(await svgOut.json()).toMatchObject({ error: 'InvalidImage' });
     // PNG's signature over garbage: recognised as PNG on upload, refused when decoded.
     const broken = appUploadPath(alice.id, 'png');
     await upload(

@@ -33,6 +33,8 @@ function encode(pipeline: Sharp, format: OutputFormat, quality: number): Sharp {
   }
 }
 
+const SOURCE_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'heif']);
+
 // sharp's messages for input it cannot or will not decode; anything else is our fault and stays a 500.
 const SOURCE_ERRORS =
   /unsupported image format|corrupt|premature end|invalid|bad seek|vipsjpeg|pngload|webpload|heifload|gifload|tiffload|read error|not a known|out of order/i;
@@ -46,7 +48,9 @@ export async function renderImage(
   try {
     // The header alone gives the size: refuse a bomb before a single pixel is decoded.
     const meta = await sharp(input, { limitInputPixels: false }).metadata();
-    if (!meta.width || !meta.height) throw renderErrors.invalidSource();
+    // Photographs only: libvips's other loaders (SVG with its XML and references, TIFF, FITS, ...) are attack
+    // surface that no phone picture needs.
+    if (!meta.width || !meta.height || !SOURCE_FORMATS.has(meta.format ?? '')) throw renderErrors.invalidSource();
     if (meta.width * meta.height > maxPixels) throw renderErrors.resolutionTooLarge(maxPixels);
     const format = target === 'origin' ? originFormat(meta.format, meta.hasAlpha === true) : target;
     // limitInputPixels again as the decoder's own guard; failOn 'error' refuses truncated data.

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { benchResumable } from './bench-storage-resumable.js';
 import { startBenchServer } from './support/bench-server.js';
+import { main as transformBench } from './bench-storage-transform.js';
 
 const KB = 1024;
 const MB = 1024 * KB;
@@ -104,6 +105,7 @@ export async function main(): Promise<void> {
   } finally {
     await bench.stop();
   }
+  await transformBench();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

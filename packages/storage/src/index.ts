@@ -24,3 +24,11 @@ export {
 } from './orphan-sweep.js';
 export { TusUploadService, type TusState, type TusCreate } from './tus/tus-upload-service.js';
 export { parseUploadMetadata, parseTusInteger, checkTusResumable, TUS_VERSION } from './tus/tus-headers.js';
+export {
+  ImageRenderService,
+  type ImageTransformSettings,
+  type RenderRequest,
+  type Rendering,
+} from './transform/render-service.js';
+export { RenderBusyError } from './transform/render-errors.js';
+export type { TransformOptions } from './transform/transform-options.js';

@@ -183,10 +183,20 @@ export class ObjectReadService {
   }
 
   /** POST /object/sign/{bucket}/{name}: the caller must be able to read the object now. */
-  async sign(caller: Caller, ref: ObjectRef, expiresIn: unknown): Promise<{ signedURL: string }> {
+  async sign(
+    caller: Caller,
+    ref: ObjectRef,
+    expiresIn: unknown,
+    transform?: Record<string, unknown>,
+  ): Promise<{ signedURL: string }> {
     const seconds = expiresInOf(expiresIn);
     await this.findObject({ kind: 'caller', caller }, ref);
-    return { signedURL: this.signedPath(ref, seconds) };
+    return { signedURL: this.signedPath(ref, seconds, transform) };
+  }
+
+  /** The image transformation a signed render URL's token fixes (see transform/). */
+  signedTransform(token: string): Record<string, unknown> | undefined {
+    return this.signer.transformOf(token);
   }
 
   /** POST /object/sign/{bucket} {paths, expiresIn}: one entry per path, with an error for unreadable ones. */
@@ -207,8 +217,10 @@ export class ObjectReadService {
     );
   }
 
-  // Unencoded on purpose: storage-js applies encodeURI to the whole URL.
-  private signedPath(ref: ObjectRef, seconds: number): string {
-    return `/object/sign/${ref.bucket}/${ref.name}?token=${this.signer.sign(`${ref.bucket}/${ref.name}`, seconds)}`;
+  // Unencoded on purpose: storage-js applies encodeURI to the whole URL. A token with a transformation is
+  // served by /render/image/sign, as in Supabase.
+  private signedPath(ref: ObjectRef, seconds: number, transform?: Record<string, unknown>): string {
+    const token = this.signer.sign(`${ref.bucket}/${ref.name}`, seconds, transform);
+    return `/${transform ? 'render/image' : 'object'}/sign/${ref.bucket}/${ref.name}?token=${token}`;
   }
 }

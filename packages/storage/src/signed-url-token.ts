@@ -6,9 +6,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { errors } from './storage-errors.js';
 
 export interface SignedUrlSigner {
-  sign(url: string, expiresInSeconds: number): string;
+  /** `transform`: the image transformation a render URL (/render/image/sign) applies, fixed by the signer. */
+  sign(url: string, expiresInSeconds: number, transform?: Record<string, unknown>): string;
   /** Returns the signed `bucket/name`, or throws 400 (Supabase answers InvalidSignature/expired this way). */
   verify(token: string): string;
+  /** The transformation a verified token carries; undefined for a plain download token. */
+  transformOf(token: string): Record<string, unknown> | undefined;
 }
 
 export interface UploadGrant {
@@ -54,8 +57,12 @@ function tokenCodec(jwtSecret: string, purpose: string, now: () => number) {
 export function createSignedUrlSigner(jwtSecret: string, now: () => number = Date.now): SignedUrlSigner {
   const codec = tokenCodec(jwtSecret, 'auction-ops storage signed urls v1', now);
   return {
-    sign: (url, expiresInSeconds) => codec.sign({ url }, expiresInSeconds),
+    sign: (url, expiresInSeconds, transform) => codec.sign(transform ? { url, transform } : { url }, expiresInSeconds),
     verify: (token) => codec.verify(token).url as string,
+    transformOf(token) {
+      const { transform } = codec.verify(token);
+      return typeof transform === 'object' && transform !== null ? (transform as Record<string, unknown>) : undefined;
+    },
   };
 }
 

@@ -13,6 +13,7 @@ import { createSignedUrlSigner, createUploadUrlSigner } from './signed-url-token
 import type { StorageBackend } from './storage-backend.js';
 import { scheduleTusSweep, type TusSweepSchedule } from './tus/tus-expiry-sweep.js';
 import { TusUploadService } from './tus/tus-upload-service.js';
+import { ImageRenderService, type ImageTransformSettings } from './transform/render-service.js';
 
 export interface StorageServiceOptions {
   sql: postgres.Sql;
@@ -28,6 +29,8 @@ export interface StorageServiceOptions {
   tus?: { expirySeconds: number; sweepIntervalMs: number };
   /** Wraps the backend, e.g. to archive every stored version as it is written (BACKUP_TARGET). */
   wrapBackend?: (backend: StorageBackend) => StorageBackend;
+  /** Image transformations (/render/image): limits, cache and concurrency. */
+  images: ImageTransformSettings;
 }
 
 export interface StorageService {
@@ -37,6 +40,7 @@ export interface StorageService {
   writes: ObjectWriteService;
   signedUploads: SignedUploadService;
   tus: TusUploadService;
+  images: ImageRenderService;
   tmpDir: string;
   sweep: SweepSchedule;
   tusSweep: TusSweepSchedule;
@@ -98,6 +102,7 @@ export async function createStorageService(options: StorageServiceOptions): Prom
     writes,
     signedUploads,
     tus,
+    images: new ImageRenderService(reads, options.images, log),
     tmpDir,
     sweep,
     tusSweep,

@@ -5,6 +5,7 @@ import * as v from 'valibot';
 import { resolve } from 'node:path';
 import { coreSettings } from './core.js';
 import { storageSettings } from './storage.js';
+import { imageTransformSettings } from './image-transform.js';
 import { authSettings } from './auth.js';
 import { oauthSettings } from './oauth.js';
 import { webhooksSettings } from './webhooks.js';
@@ -21,6 +22,7 @@ import { observabilitySettings } from './observability.js';
 const schema = v.object({
   ...coreSettings,
   ...storageSettings,
+  ...imageTransformSettings,
   ...authSettings,
   ...oauthSettings,
   ...webhooksSettings,

@@ -10,6 +10,7 @@ const OPEN = [
   /^\/storage\/v1\/object\/public\//,
   /^\/storage\/v1\/object\/sign\//,
   /^\/storage\/v1\/render\/image\/public\//,
+  /^\/storage\/v1\/render\/image\/sign\//,
   /^\/auth\/v1\/(verify|callback|authorize)$/,
   /^\/auth\/v1\/\.well-known\/jwks\.json$/,
 ];

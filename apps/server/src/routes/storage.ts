@@ -7,12 +7,14 @@ import type { AppEnv, ServerContext } from '../context.js';
 import { bucketRoutes } from './storage/bucket-routes.js';
 import { objectRoutes } from './storage/object-routes.js';
 import { tusRoutes } from './storage/tus-routes.js';
+import { renderRoutes } from './storage/render-routes.js';
 
 export function storageRoutes(ctx: ServerContext, service: StorageService): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.route('/bucket', bucketRoutes(service));
   app.route('/object', objectRoutes(service));
   app.route('/upload/resumable', tusRoutes(ctx, service));
+  app.route('/render/image', renderRoutes(service));
   // storage-js's vectors and analytics clients: out of scope, answered plainly rather than as a missing route.
   app.all('/vector/*', () => {
     throw storageErrors.notSupported('Vector buckets');

@@ -1,6 +1,7 @@
 // The storage service from configuration: the filesystem backend under DATA_DIR or an S3-compatible one, the
 // size limit and the orphan sweep.
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { archivingBackend, resolveTarget } from '@auction-ops/backups';
 import { createStorageService, type StorageService } from '@auction-ops/storage';
 import type { ServerContext } from '../context.js';
@@ -16,6 +17,18 @@ function backendOptions(config: ServerContext['config']) {
     forcePathStyle: config.S3_FORCE_PATH_STYLE,
     accessKeyId: config.S3_ACCESS_KEY_ID,
     secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+  };
+}
+
+function imageSettings(config: ServerContext['config']) {
+  return {
+    cacheDir: join(config.DATA_DIR, 'storage', 'render-cache'),
+    cacheMaxBytes: config.STORAGE_TRANSFORM_CACHE_BYTES,
+    maxInputBytes: config.STORAGE_TRANSFORM_MAX_INPUT_BYTES,
+    maxInputPixels: config.STORAGE_TRANSFORM_MAX_INPUT_PIXELS,
+    maxDimension: config.STORAGE_TRANSFORM_MAX_DIMENSION,
+    concurrency: config.STORAGE_TRANSFORM_CONCURRENCY || availableParallelism(),
+    maxWaiting: config.STORAGE_TRANSFORM_QUEUE,
   };
 }
 
@@ -36,6 +49,7 @@ export function createConfiguredStorage(ctx: ServerContext): Promise<StorageServ
       sweepIntervalMs: ctx.config.STORAGE_TUS_SWEEP_SECONDS * 1000,
     },
     log: (message, fields) => ctx.log.warn(message, fields),
+    images: imageSettings(ctx.config),
     // Objects are archived as they are written, with an external database too (docs/backups.md).
     wrapBackend: backupTarget
       ? (backend) => archivingBackend(backend, backupTarget, (message, fields) => ctx.log.error(message, fields))

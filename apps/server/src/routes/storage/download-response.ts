@@ -5,12 +5,12 @@ import type { Context } from 'hono';
 import { parseRange, toStorageError, type ObjectRow, type StorageService } from '@auction-ops/storage';
 import type { AppEnv } from '../../context.js';
 
-function etagMatches(header: string, etag: string): boolean {
+export function etagMatches(header: string, etag: string): boolean {
   const bare = (tag: string) => tag.trim().replace(/^W\//, '');
   return header.split(',').some((tag) => tag.trim() === '*' || bare(tag) === bare(etag));
 }
 
-function attachment(name: string): string {
+export function attachment(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }

@@ -55,7 +55,7 @@ export function objectRoutes(service: StorageService): Hono<AppEnv> {
     const body = await jsonBody(c);
     const caller = callerOf(c);
     if (ref.name === '') return c.json(await reads.signMany(caller, ref.bucket, body.paths, body.expiresIn));
-    return c.json(await reads.sign(caller, ref, body.expiresIn));
+    return c.json(await reads.sign(caller, ref, body.expiresIn, service.images.signClaim(body.transform)));
   });
 
   // Open paths (no API key needed): the token or the bucket's public flag is the authorization, so a stale

@@ -1,0 +1,144 @@
+// Image transformations per second: a 12-megapixel JPEG to a 400 px wide WebP through
+// /storage/v1/render/image/public (uncached: each request a different copy of the photo; cached: one rendering
+// asked for again), against sharp called directly on the same bytes with the same settings and parallelism, in
+// the same run. The HTTP load comes from a child process, so the client's work is not counted against the
+// server's event loop. Target: uncached >= 0.8 of direct sharp. Run: node --import tsx scripts/bench-storage-transform.ts
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
+import { startBenchServer } from './support/bench-server.js';
+
+const WIDTH = 4000;
+const HEIGHT = 3000;
+const ROUNDS = 3;
+const PER_ROUND = 20;
+const COPIES = 1 + ROUNDS * PER_ROUND;
+const CACHED_REQUESTS = 400;
+const PARALLEL = availableParallelism();
+
+/** A smooth, photo-like 12 MP JPEG (gradients and fine texture): a few megabytes, like a phone's picture. */
+function photo(): Promise<Buffer> {
+  const pixels = Buffer.alloc(WIDTH * HEIGHT * 3);
+  for (let y = 0, i = 0; y < HEIGHT; y++)
+    for (let x = 0; x < WIDTH; x++, i += 3) {
+      const texture = ((x * 7919) ^ (y * 104729)) & 15;
+      pixels[i] = (x / WIDTH) * 200 + texture;
+      pixels[i + 1] = (y / HEIGHT) * 200 + texture;
+      pixels[i + 2] = 128 + 100 * Math.sin((x + y) / 90) + texture / 2;
+    }
+  return sharp(pixels, { raw: { width: WIDTH, height: HEIGHT, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+/** What the server does for width=400 with Accept: image/webp (cover, no enlargement, quality 80). */
+function direct(input: Buffer): Promise<Buffer> {
+  return sharp(input, { limitInputPixels: 50_000_000, failOn: 'error' })
+    .rotate()
+    .resize({ width: 400, fit: 'cover', withoutEnlargement: true })
+    .webp({ quality: 80 })
+    .toBuffer();
+}
+
+async function parallel(count: number, job: (i: number) => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: PARALLEL }, async () => {
+      while (next < count) await job(next++);
+    }),
+  );
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+// The load generator: GETs every URL, PARALLEL at a time, and prints the seconds taken (or the first failure).
+const LOAD = `
+const [urls, parallel] = JSON.parse(process.argv[1]);
+let next = 0;
+let start;
+// A new process's first fetch loads and sets up undici (a few hundred ms here): done before the clock starts.
+fetch(new URL('/health', urls[0])).then((r) => r.arrayBuffer()).then(() => {
+start = process.hrtime.bigint();
+return Promise.all(Array.from({ length: parallel }, async () => {
+  while (next < urls.length) {
+    const res = await fetch(urls[next++], { headers: { Accept: 'image/webp,*/*' } });
+    const body = await res.arrayBuffer();
+    if (res.status !== 200 || res.headers.get('content-type') !== 'image/webp') throw new Error(res.status + ' ' + Buffer.from(body).toString());
+  }
+}))}).then(() => console.log(Number(process.hrtime.bigint() - start) / 1e9), (e) => { console.error(e.message); process.exit(1); });
+`;
+
+function load(urls: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', LOAD, JSON.stringify([urls, PARALLEL])], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`load exited ${code}`))));
+  });
+}
+
+export async function main(): Promise<void> {
+  const bench = await startBenchServer('storage-transform', {
+    ...(process.env as Record<string, string>),
+    WORKERS_ENABLED: 'false',
+    RATE_LIMITS_ENABLED: 'false',
+  });
+  const { server } = bench;
+  try {
+    const input = await photo();
+    const headers = { apikey: server.ctx.serviceRoleKey, Authorization: `Bearer ${server.ctx.serviceRoleKey}` };
+    const folder = randomUUID();
+    const names = Array.from({ length: COPIES }, (_, i) => `${folder}/photo-${i}.jpg`);
+    for (const name of names) {
+      const res = await fetch(`${server.url}/storage/v1/object/lot-images/${name}`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'image/jpeg' },
+        body: input,
+      });
+      if (res.status !== 200) throw new Error(`upload failed: ${res.status} ${await res.text()}`);
+    }
+    const url = (name: string) => `${server.url}/storage/v1/render/image/public/lot-images/${name}?width=400`;
+    await direct(input); // warm libvips
+    await load([url(names[0]!)]); // warm the server; copy 0 is then the cached one
+    // Rounds alternate direct and server, each on its own copies, so a change in the machine's load (other
+    // processes) falls on both sides; the ratio is of the totals.
+    let directSeconds = 0;
+    let uncached = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      // A fresh copy each time, as the server reads one from disk: libvips would otherwise answer from its cache
+      // of operations on the same buffer.
+      directSeconds += await parallel(PER_ROUND, () => direct(Buffer.from(input)));
+      uncached += await load(names.slice(1 + round * PER_ROUND, 1 + (round + 1) * PER_ROUND).map(url));
+    }
+    const cached = await load(Array.from({ length: CACHED_REQUESTS }, () => url(names[0]!)));
+    const perSecond = (count: number, seconds: number) => count / seconds;
+    const directRate = perSecond(ROUNDS * PER_ROUND, directSeconds);
+    const uncachedRate = perSecond(ROUNDS * PER_ROUND, uncached);
+    console.log(
+      `image transformations, ${(input.length / 1e6).toFixed(1)} MB ${WIDTH}x${HEIGHT} JPEG -> 400 px WebP, ` +
+        `${PARALLEL} at a time, per second`,
+    );
+    console.log(`sharp directly        ${directRate.toFixed(2).padStart(8)}`);
+    console.log(
+      `server, uncached      ${uncachedRate.toFixed(2).padStart(8)}   ${(uncachedRate / directRate).toFixed(2)} of direct (target >= 0.8)`,
+    );
+    console.log(
+      `server, cached        ${perSecond(CACHED_REQUESTS, cached).toFixed(2).padStart(8)}   ` +
+        `${(perSecond(CACHED_REQUESTS, cached) / directRate).toFixed(1)}x direct`,
+    );
+  } finally {
+    await bench.stop();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

@@ -46,6 +46,8 @@ export async function renderLayout(
   document.title = `${page.title} · auction-ops console`;
   try {
     await page.render(main, params);
+    // A refusal may have replaced the layout meanwhile; a detached page must not claim to be shown.
+    if (!main.isConnected && document.body.dataset.ready === page.id) delete document.body.dataset.ready;
   } catch (error) {
     main.replaceChildren(h('h1', {}, page.title), notice((error as Error).message, 'alert'));
   }

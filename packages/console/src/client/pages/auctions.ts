@@ -1,7 +1,7 @@
 // Auctions: search by name or slug, each with its tier and its counts of locations and members (admin_auctions),
 // and an auction's members with their roles (a plain /rest/v1 read: super admins see them through the policies).
 import { countedTable, dataTable, h, markReady, searchForm } from '../dom.js';
-import { supabase } from '../session.js';
+import { auth, rest } from '../session.js';
 
 interface AuctionRow {
   id: string;
@@ -20,7 +20,7 @@ interface MemberRow {
 }
 
 async function membersOf(auction: AuctionRow, into: HTMLElement): Promise<void> {
-  const { data, error } = await supabase
+  const { data, error } = await (await rest())
     .from('auction_members')
     .select('role, joined_at, users(email, full_name)')
     .eq('auction_id', auction.id)
@@ -39,7 +39,7 @@ async function membersOf(auction: AuctionRow, into: HTMLElement): Promise<void> 
 
 export async function renderAuctions(main: HTMLElement, params: URLSearchParams): Promise<void> {
   const query = params.get('q') ?? '';
-  const { data, error } = await supabase.rpc('admin_auctions', { p_query: query });
+  const { data, error } = await (await rest()).rpc('admin_auctions', { p_query: query });
   if (error) throw new Error(error.message);
   const auctions = (data ?? []) as unknown as AuctionRow[];
   const members = h('section', { 'aria-label': 'Auction members' });

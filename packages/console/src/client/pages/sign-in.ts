@@ -1,6 +1,6 @@
 // Sign-in with e-mail and password through /auth/v1; `refusal` explains why the last account was turned away.
 import { h, markReady, notice } from '../dom.js';
-import { supabase } from '../session.js';
+import { auth, rest } from '../session.js';
 
 export function renderSignIn(root: HTMLElement, signedIn: () => Promise<void>, refusal?: string): void {
   const email = h('input', { id: 'email', name: 'email', type: 'email', autocomplete: 'username', required: true });
@@ -15,7 +15,7 @@ export function renderSignIn(root: HTMLElement, signedIn: () => Promise<void>, r
   const submit = async (event: Event) => {
     event.preventDefault();
     message.replaceChildren(notice('Signing in…'));
-    const { error } = await supabase.auth.signInWithPassword({
+    const { error } = await auth.signInWithPassword({
       email: (email as HTMLInputElement).value,
       password: (password as HTMLInputElement).value,
     });

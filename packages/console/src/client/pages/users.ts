@@ -1,7 +1,7 @@
 // Users: search by e-mail or name (admin_search_users), ban and unban (admin_set_user_banned), a password-reset
 // e-mail (/auth/v1/recover, as the apps send it), and a user's sessions (admin_user_sessions).
 import { dataTable, h, markReady, notice, searchForm, when } from '../dom.js';
-import { supabase } from '../session.js';
+import { auth, rest } from '../session.js';
 
 interface UserRow {
   id: string;
@@ -27,8 +27,12 @@ function button(label: string, action: () => Promise<void>): HTMLElement {
   return h('button', { type: 'button', onclick: (() => void action()) as EventListener }, label);
 }
 
+async function setBanned(user: UserRow, banned: boolean) {
+  return (await rest()).rpc('admin_set_user_banned', { p_user_id: user.id, p_banned: banned });
+}
+
 async function sessionsOf(user: UserRow, into: HTMLElement): Promise<void> {
-  const { data, error } = await supabase.rpc('admin_user_sessions', { p_user_id: user.id });
+  const { data, error } = await (await rest()).rpc('admin_user_sessions', { p_user_id: user.id });
   if (error) throw new Error(error.message);
   const rows = (data ?? []) as SessionRow[];
   into.replaceChildren(
@@ -45,7 +49,7 @@ async function sessionsOf(user: UserRow, into: HTMLElement): Promise<void> {
 /** `outcome` is the notice of the action that led to this rendering. */
 export async function renderUsers(main: HTMLElement, params: URLSearchParams, outcome?: HTMLElement): Promise<void> {
   const query = params.get('q') ?? '';
-  const { data, error } = await supabase.rpc('admin_search_users', { p_query: query, p_limit: 100 });
+  const { data, error } = await (await rest()).rpc('admin_search_users', { p_query: query, p_limit: 100 });
   if (error) throw new Error(error.message);
   const users = (data ?? []) as UserRow[];
   const feedback = h('div', { 'aria-live': 'polite' }, outcome);
@@ -65,19 +69,11 @@ export async function renderUsers(main: HTMLElement, params: URLSearchParams, ou
       'div',
       { class: 'actions' },
       isBanned(u)
-        ? button(`Unban ${u.email}`, () =>
-            act(`${u.email} unbanned.`, () =>
-              supabase.rpc('admin_set_user_banned', { p_user_id: u.id, p_banned: false }),
-            ),
-          )
-        : button(`Ban ${u.email}`, () =>
-            act(`${u.email} banned; their sessions ended.`, () =>
-              supabase.rpc('admin_set_user_banned', { p_user_id: u.id, p_banned: true }),
-            ),
-          ),
+        ? button(`Unban ${u.email}`, () => act(`${u.email} unbanned.`, () => setBanned(u, false)))
+        : button(`Ban ${u.email}`, () => act(`${u.email} banned; their sessions ended.`, () => setBanned(u, true))),
       u.email
         ? button(`Send password reset to ${u.email}`, async () => {
-            const { error } = await supabase.auth.resetPasswordForEmail(u.email as string);
+            const { error } = await auth.resetPasswordForEmail(u.email as string);
             feedback.replaceChildren(
               error ? notice(error.message, 'alert') : notice(`Password-reset e-mail sent to ${u.email}.`),
             );

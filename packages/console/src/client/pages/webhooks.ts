@@ -1,7 +1,7 @@
 // Webhook endpoints of every auction, and one endpoint's delivery log (event, attempts, status, the last response's
 // excerpt, next attempt) with Replay (replay_webhook_delivery, the RPC the apps use).
 import { countedTable, dataTable, h, markReady, notice, when } from '../dom.js';
-import { supabase } from '../session.js';
+import { auth, rest } from '../session.js';
 
 interface EndpointRow {
   id: string;
@@ -34,7 +34,7 @@ function excerpt(d: DeliveryRow): string {
 }
 
 async function deliveriesOf(endpoint: EndpointRow, into: HTMLElement, outcome?: HTMLElement): Promise<void> {
-  const { data, error } = await supabase
+  const { data, error } = await (await rest())
     .from('webhook_deliveries')
     .select(
       'id, event_type, status, attempt_count, next_attempt_at, last_status_code, last_error, created_at, ' +
@@ -46,7 +46,7 @@ async function deliveriesOf(endpoint: EndpointRow, into: HTMLElement, outcome?: 
   if (error) throw new Error(error.message);
   const deliveries = (data ?? []) as unknown as DeliveryRow[];
   const replay = async (d: DeliveryRow) => {
-    const { error } = await supabase.rpc('replay_webhook_delivery', { delivery_id: d.id });
+    const { error } = await (await rest()).rpc('replay_webhook_delivery', { delivery_id: d.id });
     await deliveriesOf(
       endpoint,
       into,
@@ -80,7 +80,7 @@ async function deliveriesOf(endpoint: EndpointRow, into: HTMLElement, outcome?: 
 }
 
 export async function renderWebhooks(main: HTMLElement): Promise<void> {
-  const { data, error } = await supabase
+  const { data, error } = await (await rest())
     .from('webhook_endpoints')
     .select('id, url, events, is_active, consecutive_failures, auctions(name)')
     .order('created_at', { ascending: false })

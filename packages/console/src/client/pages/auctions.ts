@@ -1,7 +1,7 @@
 // Auctions: search by name or slug, each with its tier and its counts of locations and members (admin_auctions),
 // and an auction's members with their roles (a plain /rest/v1 read: super admins see them through the policies).
 import { countedTable, dataTable, h, markReady, searchForm } from '../dom.js';
-import { auth, rest } from '../session.js';
+import { rest } from '../session.js';
 
 interface AuctionRow {
   id: string;

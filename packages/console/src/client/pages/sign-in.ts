@@ -1,6 +1,6 @@
 // Sign-in with e-mail and password through /auth/v1; `refusal` explains why the last account was turned away.
 import { h, markReady, notice } from '../dom.js';
-import { auth, rest } from '../session.js';
+import { auth } from '../session.js';
 
 export function renderSignIn(root: HTMLElement, signedIn: () => Promise<void>, refusal?: string): void {
   const email = h('input', { id: 'email', name: 'email', type: 'email', autocomplete: 'username', required: true });

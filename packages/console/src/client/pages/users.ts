@@ -23,8 +23,9 @@ interface SessionRow {
 
 const isBanned = (u: UserRow) => u.banned_until !== null && new Date(u.banned_until) > new Date();
 
-function button(label: string, action: () => Promise<void>): HTMLElement {
-  return h('button', { type: 'button', onclick: (() => void action()) as EventListener }, label);
+/** A short visible label; the accessible name says whom the action is for. */
+function button(text: string, label: string, action: () => Promise<void>): HTMLElement {
+  return h('button', { type: 'button', 'aria-label': label, onclick: (() => void action()) as EventListener }, text);
 }
 
 async function setBanned(user: UserRow, banned: boolean) {
@@ -69,17 +70,19 @@ export async function renderUsers(main: HTMLElement, params: URLSearchParams, ou
       'div',
       { class: 'actions' },
       isBanned(u)
-        ? button(`Unban ${u.email}`, () => act(`${u.email} unbanned.`, () => setBanned(u, false)))
-        : button(`Ban ${u.email}`, () => act(`${u.email} banned; their sessions ended.`, () => setBanned(u, true))),
+        ? button('Unban', `Unban ${u.email}`, () => act(`${u.email} unbanned.`, () => setBanned(u, false)))
+        : button('Ban', `Ban ${u.email}`, () =>
+            act(`${u.email} banned; their sessions ended.`, () => setBanned(u, true)),
+          ),
       u.email
-        ? button(`Send password reset to ${u.email}`, async () => {
+        ? button('Reset password', `Send password reset to ${u.email}`, async () => {
             const { error } = await auth.resetPasswordForEmail(u.email as string);
             feedback.replaceChildren(
               error ? notice(error.message, 'alert') : notice(`Password-reset e-mail sent to ${u.email}.`),
             );
           })
         : null,
-      button(`Sessions of ${u.email}`, () => sessionsOf(u, details)),
+      button('Sessions', `Sessions of ${u.email}`, () => sessionsOf(u, details)),
     ),
   ]);
   main.replaceChildren(

@@ -1,7 +1,7 @@
 // Webhook endpoints of every auction, and one endpoint's delivery log (event, attempts, status, the last response's
 // excerpt, next attempt) with Replay (replay_webhook_delivery, the RPC the apps use).
 import { countedTable, dataTable, h, markReady, notice, when } from '../dom.js';
-import { auth, rest } from '../session.js';
+import { rest } from '../session.js';
 
 interface EndpointRow {
   id: string;

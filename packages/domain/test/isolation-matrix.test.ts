@@ -437,6 +437,28 @@ const cases: Case[] = [
     (tx, w) => tx`select public.anonymize_user(p_user_id := ${w.a.member}) r`,
     'deny deny rows deny deny rows',
   ),
+  // The admin console's RPCs (0018-admin-console.sql): super admins only, whoever else asks.
+  R(
+    'rpc admin_search_users',
+    (tx) => tx`select * from public.admin_search_users(p_query := 'x.test')`,
+    'deny deny deny deny deny rows',
+  ),
+  R(
+    'rpc admin_auctions (A by its name)',
+    (tx, w) =>
+      tx`select * from public.admin_auctions() a where a.id = ${A(w)} and a.location_count > 0 and a.member_count > 0`,
+    'deny deny deny deny deny rows',
+  ),
+  R(
+    'rpc admin_set_user_banned (an A member)',
+    (tx, w) => tx`select public.admin_set_user_banned(p_user_id := ${w.a.member}, p_banned := true) r`,
+    'deny deny deny deny deny rows',
+  ),
+  R(
+    'rpc admin_user_sessions (an A member, who has none)',
+    (tx, w) => tx`select * from public.admin_user_sessions(p_user_id := ${w.a.member})`,
+    'deny deny deny deny deny none',
+  ),
 ];
 
 let db: TestDatabase;

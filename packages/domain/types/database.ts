@@ -2065,6 +2065,55 @@ export type Database = {
         Args: never
         Returns: string[]
       }
+      admin_auctions: {
+        Args: { p_limit?: number; p_query?: string }
+        Returns: {
+          created_at: string
+          id: string
+          is_active: boolean
+          location_count: number
+          member_count: number
+          name: string
+          slug: string
+          subscription_tier: string
+        }[]
+      }
+      admin_matches: {
+        Args: { p_fields: string[]; p_query: string }
+        Returns: boolean
+      }
+      admin_require_super_admin: {
+        Args: never
+        Returns: undefined
+      }
+      admin_search_users: {
+        Args: { p_limit?: number; p_query?: string }
+        Returns: {
+          banned_until: string
+          created_at: string
+          email: string
+          full_name: string
+          id: string
+          last_sign_in_at: string
+          session_count: number
+        }[]
+      }
+      admin_set_user_banned: {
+        Args: { p_banned: boolean; p_user_id: string }
+        Returns: Json
+      }
+      admin_user_sessions: {
+        Args: { p_user_id: string }
+        Returns: {
+          aal: string
+          created_at: string
+          id: string
+          ip: string
+          not_after: string
+          refreshed_at: string
+          user_agent: string
+        }[]
+      }
       anonymize_user: {
         Args: { p_user_id?: string }
         Returns: Json

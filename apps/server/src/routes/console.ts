@@ -1,0 +1,67 @@
+// The admin console (@auction-ops/console) over this server: who may read the status (a super admin, as the
+// database judges under the token's claims) and what the status holds. Replica addresses stay out: they may carry
+// passwords.
+import type { ConsoleAccess, ServerStatus } from '@auction-ops/console';
+import { consoleRoutes } from '@auction-ops/console';
+import { inRequestTransaction } from '@auction-ops/database';
+import type { Hono } from 'hono';
+import type { ServerContext } from '../context.js';
+import { version } from '../version.js';
+
+async function accessOf(ctx: ServerContext, token: string): Promise<ConsoleAccess> {
+  let claims: Awaited<ReturnType<ServerContext['verifier']['verify']>>;
+  try {
+    claims = ctx.verifier.cached(token) ?? (await ctx.verifier.verify(token));
+  } catch {
+    return 'unauthenticated';
+  }
+  if (claims.role !== 'authenticated') return 'forbidden';
+  const [row] = await inRequestTransaction(
+    ctx.sql,
+    'authenticated',
+    claims,
+    (tx) => tx`select public.is_super_admin() as ok`,
+  );
+  return row?.ok === true ? 'allowed' : 'forbidden';
+}
+
+async function statusOf(ctx: ServerContext): Promise<ServerStatus> {
+  const { config } = ctx;
+  const up = await ctx.database.check();
+  const [db] = up
+    ? await ctx.ownerSql`select current_setting('server_version') as server_version,
+        pg_database_size(current_database())::bigint as size_bytes,
+        (select count(*)::int from pg_stat_activity where datname = current_database()) as connections`
+    : [];
+  return {
+    version,
+    node: process.version,
+    uptime_seconds: Math.round(process.uptime()),
+    processes: config.WEB_CONCURRENCY,
+    database: up
+      ? {
+          status: 'up',
+          server_version: db.server_version,
+          size_bytes: Number(db.size_bytes),
+          connections: db.connections,
+        }
+      : { status: 'down' },
+    replicas: ctx.replicas.status().map((r, i) => ({ replica: i + 1, healthy: r.healthy, lag_ms: r.lagMs })),
+    limits: {
+      db_pool_size: config.DB_POOL_SIZE,
+      rest_max_rows: config.REST_MAX_ROWS,
+      rest_max_body_bytes: config.REST_MAX_BODY_BYTES,
+      rate_limits_enabled: config.RATE_LIMITS_ENABLED,
+      realtime_max_connections_per_ip: config.REALTIME_MAX_CONNECTIONS_PER_IP,
+      import_max_bytes: config.IMPORT_MAX_BYTES,
+    },
+  };
+}
+
+export function consoleFamily(ctx: ServerContext): Hono {
+  return consoleRoutes({
+    anonKey: ctx.anonKey,
+    access: (token) => accessOf(ctx, token),
+    status: () => statusOf(ctx),
+  });
+}

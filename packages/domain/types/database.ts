@@ -2146,6 +2146,10 @@ export type Database = {
         Args: never
         Returns: unknown
       }
+      auctions_mfa_setting_guard: {
+        Args: never
+        Returns: unknown
+      }
       caller_role: {
         Args: { p_auction_id: string }
         Returns: string

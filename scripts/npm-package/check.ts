@@ -12,7 +12,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres } from '../../packages/database/src/embedded-postgres.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const PACKAGE = join(HERE, '../../packages/rest-engine');
+const ROOT = join(HERE, '../..');
+const PACKAGE = join(ROOT, 'packages/rest-engine');
+const TUTORIALS = 'packages/rest-engine/test/command-tutorials.test.ts';
 const SECRET = 'a-secret-for-the-package-check-of-32-chars';
 const SETUP_SQL = `
   create schema api;
@@ -131,6 +133,25 @@ async function main(): Promise<number> {
     } finally {
       check('the rest-engine command stops on SIGTERM', (await command.stop()) === 0);
     }
+    // PostgREST's tutorials 0 and 1 (our end-to-end test of them) against the installed command; on the database of
+    // TEST_DATABASE_URL when set (CI's PostgreSQL 15 run), else the test setup's embedded one.
+    const tutorials = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--project', 'rest-engine', TUTORIALS],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          REST_ENGINE_COMMAND: join(app, 'node_modules/@auction-ops/rest-engine/dist/cli/main.js'),
+        },
+        encoding: 'utf8',
+      },
+    );
+    check(
+      "PostgREST's tutorials 0 and 1 against the installed command",
+      tutorials.status === 0,
+      `${tutorials.stdout}${tutorials.stderr}`.slice(-3000),
+    );
   } catch (e) {
     check('the package check ran to its end', false, (e as Error).stack ?? String(e));
   } finally {

@@ -9,7 +9,10 @@ import { createTestDatabase, type TestDatabase } from '../../database/src/testin
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+// From source, or the command of a packed and installed tarball (`pnpm check:npm-package` sets the variable).
+const COMMAND = process.env.REST_ENGINE_COMMAND
+  ? [process.env.REST_ENGINE_COMMAND]
+  : ['--import', 'tsx', fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))];
 const SECRET = 'reallyreallyreallyreallyverysafe-for-tests';
 const PASSWORD = 'mysecretpassword';
 
@@ -57,7 +60,7 @@ interface Command {
 }
 
 async function start(env: Record<string, string>): Promise<Command> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, COMMAND, {
     env: { ...process.env, PGRST_SERVER_HOST: '127.0.0.1', PGRST_SERVER_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

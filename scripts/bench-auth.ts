@@ -1,5 +1,9 @@
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { createTokenSigner, createTokenVerifier, hashPassword } from '../packages/auth-core/src/index.js';
 import { percentile, startBenchServer } from './support/bench-server.js';
 
@@ -7,14 +11,83 @@ const SIGN_INS = 200;
 const CONCURRENCY = 4;
 const VERIFY_TOKENS = 2000;
 const CACHED_VERIFIES = 200_000;
+/** MFA and OTP codes are good once (a TOTP step once per factor): one user per verification. */
+const VERIFICATIONS = 100;
+/** The benchmarks measure the work, not the rate limits. */
+const UNLIMITED = {
+  WORKERS_ENABLED: 'false',
+  AUTH_RATE_LIMIT_SIGN_IN: '1000000',
+  AUTH_RATE_LIMIT_SIGN_UP: '1000000',
+  AUTH_RATE_LIMIT_MFA_VERIFY: '1000000',
+  AUTH_RATE_LIMIT_OTHER: '1000000',
+};
+const LOAD_CLIENT = fileURLToPath(new URL('./support/auth-load-client.ts', import.meta.url));
+const run = promisify(execFile);
+
+/** Runs the requests from the load process; requests per second. */
+async function loadRate(dir: string, url: string, anonKey: string, label: string, requests: unknown[]) {
+  const jobFile = join(dir, `auth-load-${label}.json`);
+  writeFileSync(jobFile, JSON.stringify({ url, anonKey, concurrency: CONCURRENCY, requests }));
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', LOAD_CLIENT, jobFile]);
+  const { seconds, n } = JSON.parse(stdout) as { seconds: number; n: number };
+  console.log(`  ${label}: ${n} in ${seconds.toFixed(2)} s, ${(n / seconds).toFixed(0)}/s`);
+  return n / seconds;
+}
+
+/**
+ * MFA verification (challenge + verify) and e-mail OTP verification per second against password sign-in, all
+ * from a separate load process, so the ratios compare like with like on whatever the machine is doing.
+ */
+async function verificationRates(): Promise<void> {
+  const bench = await startBenchServer('auth-verify', UNLIMITED);
+  const { url, ctx } = bench.server;
+  const call = async (path: string, body: unknown, token = ctx.serviceRoleKey) => {
+    const res = await fetch(`${url}/auth/v1${path}`, {
+      method: 'POST',
+      headers: { apikey: ctx.anonKey, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { id: string; access_token: string; email_otp: string; totp: { secret: string } };
+  };
+  try {
+    const password = 'bench password 123';
+    const newUser = (email: string) => call('/admin/users', { email, password, email_confirm: true });
+    const signIns = [];
+    for (let i = 0; i < CONCURRENCY; i++) await newUser(`pw${i}@example.com`);
+    for (let i = 0; i < VERIFICATIONS; i++) {
+      signIns.push({ kind: 'password', email: `pw${i % CONCURRENCY}@example.com`, password });
+    }
+    const mfa = [];
+    const otp = [];
+    for (let i = 0; i < VERIFICATIONS; i++) {
+      await newUser(`mfa${i}@example.com`);
+      const session = await call('/token?grant_type=password', { email: `mfa${i}@example.com`, password });
+      const factor = await call('/factors', { factor_type: 'totp' }, session.access_token);
+      mfa.push({ kind: 'mfa', accessToken: session.access_token, factorId: factor.id, secret: factor.totp.secret });
+      await newUser(`otp${i}@example.com`);
+      const link = await call('/admin/generate_link', { type: 'magiclink', email: `otp${i}@example.com` });
+      otp.push({ kind: 'otp', email: `otp${i}@example.com`, token: link.email_otp });
+    }
+    console.log(`verifications per second (${CONCURRENCY} concurrent clients in a load process, n=${VERIFICATIONS}):`);
+    const load = (label: string, requests: unknown[]) => loadRate(bench.dir, url, ctx.anonKey, label, requests);
+    await load('warm-up (not counted)', signIns.slice(0, 20));
+    const before = await load('password sign-in', signIns);
+    const mfaRate = await load('MFA challenge + verify', mfa);
+    const otpRate = await load('e-mail OTP verify', otp);
+    const after = await load('password sign-in again', signIns);
+    const signInRate = (before + after) / 2;
+    console.log(
+      `  ratios to password sign-in (mean of both runs, ${signInRate.toFixed(0)}/s): ` +
+        `MFA ${(mfaRate / signInRate).toFixed(2)}x, OTP ${(otpRate / signInRate).toFixed(2)}x`,
+    );
+  } finally {
+    await bench.stop();
+  }
+}
 
 async function signInLatency(): Promise<void> {
-  const bench = await startBenchServer('auth', {
-    WORKERS_ENABLED: 'false',
-    AUTH_RATE_LIMIT_SIGN_IN: '1000000',
-    AUTH_RATE_LIMIT_SIGN_UP: '1000000',
-    AUTH_RATE_LIMIT_OTHER: '1000000',
-  });
+  const bench = await startBenchServer('auth', UNLIMITED);
   const { server } = bench;
   const headers = { apikey: server.ctx.anonKey, 'content-type': 'application/json' };
   const post = (path: string, body: unknown) =>
@@ -132,6 +205,7 @@ export async function main(): Promise<void> {
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   await verificationCost('ES256', await createTokenSigner({ secret, es256PrivateKey: pem }));
   await signInLatency();
+  await verificationRates();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -24,6 +24,19 @@ export class AuthError extends Error {
   }
 }
 
+/**
+ * GoTrue's OAuthError, which the id_token grant answers: always 400, only `{error, error_description}`, where
+ * `error` is a phrase such as "invalid request" and there is no error_code (auth-js then shows the description).
+ */
+export class OAuthGrantError extends AuthError {
+  override toBody(): Record<string, unknown> {
+    return { error: this.extra.error, error_description: this.message };
+  }
+}
+
+export const oauthGrantError = (error: string, description: string) =>
+  new OAuthGrantError(400, error.replace(/ /g, '_'), description, { error });
+
 export const authErrors = {
   invalidCredentials: () => new AuthError(400, 'invalid_grant', 'Invalid login credentials'),
   invalidRefreshToken: (why = 'Invalid Refresh Token: Refresh Token Not Found') =>
@@ -82,6 +95,8 @@ export const authErrors = {
     new AuthError(422, 'single_identity_not_deletable', 'User must have at least 1 identity after unlinking'),
   providerDisabled: (provider: string) =>
     new AuthError(400, 'validation_failed', `Unsupported provider: provider ${provider} is not enabled`),
+  providerNotEnabled: (issuer: string) =>
+    new AuthError(400, 'provider_disabled', `Provider (issuer "${issuer}") is not enabled`),
   badOAuthState: (why: string) => new AuthError(400, 'bad_oauth_state', why),
   badOAuthCallback: (why: string) => new AuthError(400, 'bad_oauth_callback', why),
   providerEmailNeedsVerification: (provider: string) =>

@@ -35,6 +35,7 @@ export {
   type ProviderRegistry,
 } from './oauth-providers.js';
 export { createOAuthService, type OAuthService, type CallbackOutcome } from './oauth-service.js';
+export { createIdTokenGrant, type IdTokenGrant } from './id-token-grant.js';
 export { unlinkIdentity } from './identity-repository.js';
 export { createEmailOtpService, type EmailOtpService } from './email-otp-service.js';
 export { createMfaService, type MfaService, type MfaSettings } from './mfa-service.js';

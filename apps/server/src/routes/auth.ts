@@ -21,8 +21,8 @@ import { reauthenticateRoutes } from './auth/reauthenticate-routes.js';
 
 export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<AppEnv> {
   const { config } = ctx;
-  const { service, admin, mfa, otp, oauth, providers, limiter, limits, passwordPolicy, reauth } = services;
-  const deps: AuthDeps = { ctx, service, admin, mfa, otp, oauth, providers, limiter, limits, reauth };
+  const { service, admin, mfa, otp, oauth, idToken, providers, limiter, limits, passwordPolicy, reauth } = services;
+  const deps: AuthDeps = { ctx, service, admin, mfa, otp, oauth, idToken, providers, limiter, limits, reauth };
   const other = async (c: Parameters<typeof renderError>[0]) =>
     enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
 

@@ -15,6 +15,7 @@ import {
   type Mailer,
   type EmailOtpService,
   type MfaService,
+  type IdTokenGrant,
   type OAuthService,
   type ProviderRegistry,
   memoryRateLimitStore,
@@ -34,6 +35,7 @@ export interface AuthServices {
   reauth: Reauthentication;
   otp: EmailOtpService;
   oauth: OAuthService;
+  idToken: IdTokenGrant;
   providers: ProviderRegistry;
   limiter: RateLimiter;
   limits: AuthLimits;

@@ -1,9 +1,12 @@
-// The OpenID providers from configuration (AUTH_EXTERNAL_<PROVIDER>_*) and the OAuth sign-in service over them.
+// The OpenID providers from configuration (AUTH_EXTERNAL_<PROVIDER>_*), the OAuth sign-in service and the id_token
+// grant over them.
 import {
   type AuthService,
+  createIdTokenGrant,
   createOAuthService,
   createProviderRegistry,
   DEFAULT_ISSUERS,
+  type IdTokenGrant,
   OAUTH_PROVIDERS,
   type OAuthProviderSettings,
   type OAuthService,
@@ -27,13 +30,10 @@ export function providerSettings(config: Config): OAuthProviderSettings[] {
 export function createOAuthServices(
   ctx: ServerContext,
   service: AuthService,
-): { oauth: OAuthService; providers: ProviderRegistry } {
+): { oauth: OAuthService; providers: ProviderRegistry; idToken: IdTokenGrant } {
   const { config } = ctx;
   const providers = createProviderRegistry(providerSettings(config));
-  const oauth = createOAuthService(ctx.ownerSql, service, providers, {
-    publicUrl: config.PUBLIC_URL,
-    disableSignup: config.AUTH_DISABLE_SIGNUP,
-    autoconfirm: config.AUTH_AUTOCONFIRM,
-  });
-  return { oauth, providers };
+  const accounts = { disableSignup: config.AUTH_DISABLE_SIGNUP, autoconfirm: config.AUTH_AUTOCONFIRM };
+  const oauth = createOAuthService(ctx.ownerSql, service, providers, { publicUrl: config.PUBLIC_URL, ...accounts });
+  return { oauth, providers, idToken: createIdTokenGrant(ctx.ownerSql, service, providers, accounts) };
 }

@@ -1,8 +1,10 @@
 // A real OpenID provider on loopback for the OAuth tests: the `oidc-provider` package with its development login
 // page (any login, any password). The login name is the account: its e-mail is `<login>@idp.example.test`, marked
-// verified unless the login starts with `unverified`; `login` may also be a full address.
+// verified unless the login starts with `unverified`; `login` may also be a full address. Its signing key is ours,
+// so a test can mint the ID token an app would get from it (signInWithIdToken) without a browser.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
 import { startTestServer, type TestServer } from './test-server.js';
 
@@ -13,6 +15,9 @@ export interface FakeOidcProvider {
   issuer: string;
   /** Registers the client with the server's callback URL; discovery only happens at the first sign-in. */
   register(callbackUrl: string): void;
+  /** An ID token signed with the provider's published key: iss, aud (our client), iat and a 10-minute exp
+   *  unless `claims` says otherwise. */
+  signIdToken(claims: JWTPayload): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -29,8 +34,16 @@ export async function startOidcProvider(): Promise<FakeOidcProvider> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const signingKey = { ...(await exportJWK(privateKey)), kid: 'fixture-key', alg: 'RS256', use: 'sig' };
   return {
     issuer,
+    signIdToken(claims) {
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({ iss: issuer, aud: OIDC_CLIENT_ID, iat: now, exp: now + 600, ...claims })
+        .setProtectedHeader({ alg: 'RS256', kid: signingKey.kid })
+        .sign(privateKey);
+    },
     register(callbackUrl) {
       const provider = new Provider(issuer, {
         clients: [
@@ -42,6 +55,7 @@ export async function startOidcProvider(): Promise<FakeOidcProvider> {
             response_types: ['code'],
           },
         ],
+        jwks: { keys: [signingKey] },
         claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
         findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => accountClaims(id) }),
         pkce: { required: () => true },

@@ -3,6 +3,7 @@ import type {
   AdminService,
   AuthService,
   EmailOtpService,
+  IdTokenGrant,
   MfaService,
   OAuthService,
   ProviderRegistry,
@@ -19,6 +20,7 @@ export interface AuthDeps {
   mfa: MfaService;
   otp: EmailOtpService;
   oauth: OAuthService;
+  idToken: IdTokenGrant;
   providers: ProviderRegistry;
   limiter: RateLimiter;
   limits: AuthLimits;

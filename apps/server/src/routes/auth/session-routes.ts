@@ -5,7 +5,7 @@ import type { AppEnv } from '../../context.js';
 import { callerClaims, enforceLimit, jsonBody, queryString, requestMeta } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
 
-export function sessionRoutes({ service, limiter, limits }: AuthDeps): Hono<AppEnv> {
+export function sessionRoutes({ service, idToken, limiter, limits }: AuthDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.post('/signup', async (c) => {
@@ -53,8 +53,12 @@ export function sessionRoutes({ service, limiter, limits }: AuthDeps): Hono<AppE
       const body = await jsonBody(c);
       return c.json(await service.exchangeAuthCode(body.auth_code, body.code_verifier, requestMeta(c)));
     }
+    if (grant === 'id_token') {
+      await enforceLimit(c, limiter, 'signIn', c.get('clientIp'), limits.signIn);
+      return c.json(await idToken.signIn(await jsonBody(c), requestMeta(c)));
+    }
     await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
-    throw authErrors.validation('unsupported_grant_type: use password, refresh_token or pkce');
+    throw authErrors.validation('unsupported_grant_type: use password, refresh_token, pkce or id_token');
   });
 
   app.post('/logout', async (c) => {

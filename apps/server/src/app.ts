@@ -4,7 +4,6 @@ import type { AppEnv, ServerContext } from './context.js';
 import { gateway } from './middleware/gateway.js';
 import { isBodyBreakOff } from './http/body-watch.js';
 import { healthRoutes } from './routes/health.js';
-import { consoleFamily } from './routes/console.js';
 import { type RestRateLimitOptions, restRateLimitCheck } from './middleware/rate-limit.js';
 import { httpsOnly } from './tls/https-only.js';
 import type { Transport } from './tls/transport-policy.js';
@@ -15,6 +14,7 @@ export interface Families {
   storage: Hono<AppEnv>;
   functions: Hono<AppEnv>;
   realtime: Hono<AppEnv>;
+  console: Hono;
 }
 
 export interface AppOptions {
@@ -67,7 +67,7 @@ export function createApp(ctx: ServerContext, families: Families, options: AppOp
   app.route('/storage/v1', families.storage);
   app.route('/functions/v1', families.functions);
   app.route('/realtime/v1', families.realtime);
-  app.route('/console', consoleFamily(ctx));
+  app.route('/console', families.console);
   app.notFound((c) => c.json({ message: 'no route matches this request' }, 404));
   app.onError((error, c) => {
     // A client gone mid-body is logged at info by the body watch; nobody reads this answer.

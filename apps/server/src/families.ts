@@ -2,6 +2,7 @@
 import type { Families } from './app.js';
 import type { ServerContext } from './context.js';
 import { authRoutes } from './routes/auth.js';
+import { consoleFamily } from './routes/console.js';
 import { functionRoutes } from './routes/functions.js';
 import { realtimeRoutes } from './routes/realtime.js';
 import { restRoutes } from './routes/rest.js';
@@ -15,5 +16,6 @@ export function createFamilies(ctx: ServerContext, services: Services): Families
     storage: storageRoutes(ctx, services.storage),
     functions: functionRoutes(services.functions.dispatcher),
     realtime: realtimeRoutes(services.realtime, ctx.config.REALTIME_MAX_PAYLOAD_BYTES),
+    console: consoleFamily(ctx, () => services.realtime.stats()),
   };
 }

@@ -16,7 +16,7 @@ const SCALE = Number(process.env.CONSOLE_SEED_SCALE ?? '1');
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS_DIR;
 // The target is 300 ms; the bound asserted leaves room for a loaded CI machine and catches an unbounded page.
 const BOUND_MS = 1000;
-const PAGES = ['status', 'users', 'auctions', 'webhooks'];
+const PAGES = ['status', 'users', 'auctions', 'webhooks', 'imports', 'outboxes', 'realtime'];
 
 let server: TestServer;
 let browser: Browser;

@@ -459,6 +459,13 @@ const cases: Case[] = [
     (tx, w) => tx`select * from public.admin_user_sessions(p_user_id := ${w.a.member})`,
     'deny deny deny deny deny none',
   ),
+  // The outbox RPCs (0019-admin-outboxes.sql); this database has no notifications schema, so no push jobs.
+  R(
+    'rpc admin_mail_outbox (a stored message)',
+    (tx) => tx`select * from public.admin_mail_outbox() m where m.to_email = 'o@x.test'`,
+    'deny deny deny deny deny rows',
+  ),
+  R('rpc admin_push_jobs', (tx) => tx`select * from public.admin_push_jobs()`, 'deny deny deny deny deny none'),
 ];
 
 let db: TestDatabase;
@@ -471,6 +478,8 @@ beforeAll(async () => {
     values (${w.a.auctionId}, 'z@x.test', 'admin', 'h')`;
   await db.sql`insert into public.email_log (user_id, to_email, template, status)
     values (${w.a.owner}, 'o@x.test', 't', 'sent')`;
+  await db.sql`insert into auth.mail_outbox (to_email, from_email, subject, text_body)
+    values ('o@x.test', 'noreply@x.test', 'Welcome', 'hello')`;
 });
 afterAll(async () => {
   await closeClients();

@@ -2078,9 +2078,33 @@ export type Database = {
           subscription_tier: string
         }[]
       }
+      admin_mail_outbox: {
+        Args: { p_limit?: number }
+        Returns: {
+          created_at: string
+          id: string
+          subject: string
+          template: string
+          to_email: string
+        }[]
+      }
       admin_matches: {
         Args: { p_fields: string[]; p_query: string }
         Returns: boolean
+      }
+      admin_push_jobs: {
+        Args: { p_limit?: number }
+        Returns: {
+          attempts: number
+          auction_name: string
+          created_at: string
+          id: string
+          kind: string
+          last_error: string
+          next_attempt_at: string
+          sent_at: string
+          status: string
+        }[]
       }
       admin_require_super_admin: {
         Args: never

@@ -4,6 +4,7 @@
 import type { ConsoleAccess, ServerStatus } from '@auction-ops/console';
 import { consoleRoutes } from '@auction-ops/console';
 import { inRequestTransaction } from '@auction-ops/database';
+import type { RealtimeStats } from '@auction-ops/realtime';
 import type { Hono } from 'hono';
 import type { ServerContext } from '../context.js';
 import { version } from '../version.js';
@@ -25,7 +26,16 @@ async function accessOf(ctx: ServerContext, token: string): Promise<ConsoleAcces
   return row?.ok === true ? 'allowed' : 'forbidden';
 }
 
-async function statusOf(ctx: ServerContext): Promise<ServerStatus> {
+function realtimeOf(stats: RealtimeStats) {
+  return {
+    connections: stats.connections,
+    channels: stats.channels,
+    frames_sent: stats.framesSent,
+    frames_received: stats.framesReceived,
+  };
+}
+
+async function statusOf(ctx: ServerContext, realtime: () => RealtimeStats): Promise<ServerStatus> {
   const { config } = ctx;
   const up = await ctx.database.check();
   const [db] = up
@@ -46,6 +56,8 @@ async function statusOf(ctx: ServerContext): Promise<ServerStatus> {
           connections: db.connections,
         }
       : { status: 'down' },
+    // This process's own counts: with WEB_CONCURRENCY above 1, each worker counts the sockets it holds.
+    realtime: realtimeOf(realtime()),
     replicas: ctx.replicas.status().map((r, i) => ({ replica: i + 1, healthy: r.healthy, lag_ms: r.lagMs })),
     limits: {
       db_pool_size: config.DB_POOL_SIZE,
@@ -58,10 +70,10 @@ async function statusOf(ctx: ServerContext): Promise<ServerStatus> {
   };
 }
 
-export function consoleFamily(ctx: ServerContext): Hono {
+export function consoleFamily(ctx: ServerContext, realtime: () => RealtimeStats): Hono {
   return consoleRoutes({
     anonKey: ctx.anonKey,
     access: (token) => accessOf(ctx, token),
-    status: () => statusOf(ctx),
+    status: () => statusOf(ctx, realtime),
   });
 }

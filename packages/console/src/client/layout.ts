@@ -1,6 +1,9 @@
 // The signed-in frame: a header with the operator's e-mail and Sign out, the page navigation, and the page.
 import { h, notice } from './dom.js';
 import { renderAuctions } from './pages/auctions.js';
+import { renderImports } from './pages/imports.js';
+import { renderOutboxes } from './pages/outboxes.js';
+import { renderRealtime } from './pages/realtime.js';
 import { renderStatus } from './pages/status.js';
 import { renderUsers } from './pages/users.js';
 import { renderWebhooks } from './pages/webhooks.js';
@@ -12,6 +15,9 @@ export const PAGES: { id: string; title: string; render: PageRenderer }[] = [
   { id: 'users', title: 'Users', render: renderUsers },
   { id: 'auctions', title: 'Auctions', render: renderAuctions },
   { id: 'webhooks', title: 'Webhooks', render: renderWebhooks },
+  { id: 'imports', title: 'CSV imports', render: renderImports },
+  { id: 'outboxes', title: 'Outboxes', render: renderOutboxes },
+  { id: 'realtime', title: 'Realtime', render: renderRealtime },
 ];
 
 export async function renderLayout(

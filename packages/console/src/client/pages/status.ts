@@ -2,7 +2,8 @@
 import { dataTable, h, markReady } from '../dom.js';
 import { fetchStatus } from '../session.js';
 
-function list(title: string, entries: Record<string, unknown>): HTMLElement {
+/** A titled section of name/value pairs (a description list). */
+export function list(title: string, entries: Record<string, unknown>): HTMLElement {
   const id = `status-${title.toLowerCase().replace(/\W+/g, '-')}`;
   return h(
     'section',

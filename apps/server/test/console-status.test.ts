@@ -56,3 +56,16 @@ it('answers the status to a super admin only: 401 without or with a bad token, 4
     limits: { rest_max_rows: 1000, db_pool_size: 20 },
   });
 });
+
+it('backups: super admins only; a server without BACKUP_TARGET (here an external database) says so and refuses POST', async () => {
+  const backups = (token: string, method = 'GET') =>
+    fetch(`${server.url}/console/api/backups`, { method, headers: { authorization: `Bearer ${token}` } });
+  expect((await backups(mia.token)).status).toBe(403);
+  expect((await backups(mia.token, 'POST')).status).toBe(403);
+  const listed = await backups(root.token);
+  expect(listed.status).toBe(200);
+  expect(await listed.json()).toEqual({ configured: false, backups: [] });
+  const created = await backups(root.token, 'POST');
+  expect(created.status).toBe(409);
+  expect(await created.json()).toMatchObject({ message: expect.stringMatching(/BACKUP_TARGET/) });
+});

@@ -1,11 +1,12 @@
-// /console: the page shell, the hashed client assets, and the status endpoint. The bundle is built on the first
+// /console: the page shell, the hashed client assets, and the status and backups endpoints. The bundle is built on the first
 // request for the console, once per process (servers that nobody opens the console of never run esbuild).
 import { Hono } from 'hono';
 import { type BundleFile, clientBundle } from './client-bundle.js';
 import { pageShell } from './page-shell.js';
+import { type BackupsRouteOptions, backupsRoute } from './backups-route.js';
 import { type StatusRouteOptions, statusRoute } from './status-route.js';
 
-export interface ConsoleOptions extends StatusRouteOptions {
+export interface ConsoleOptions extends StatusRouteOptions, BackupsRouteOptions {
   anonKey: string;
 }
 
@@ -15,6 +16,7 @@ const POLICY = "default-src 'self'; img-src 'self' data:; connect-src 'self'; fr
 export function consoleRoutes(options: ConsoleOptions): Hono {
   const app = new Hono();
   app.route('/api/status', statusRoute(options));
+  app.route('/api/backups', backupsRoute(options));
   app.get('/assets/:name', async (c) => {
     const { script, style } = await clientBundle();
     const file: BundleFile | undefined = [script, style].find((f) => f.name === c.req.param('name'));

@@ -1,3 +1,5 @@
 // The admin console's public surface: the Hono app the server mounts at /console.
 export { consoleRoutes, type ConsoleOptions } from './console-routes.js';
-export type { ConsoleAccess, ServerStatus } from './status-route.js';
+export type { ConsoleAccess } from './operator-guard.js';
+export type { ServerStatus } from './status-route.js';
+export type { Backups, BackupSummary } from './backups-route.js';

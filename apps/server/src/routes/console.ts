@@ -1,7 +1,8 @@
 // The admin console (@auction-ops/console) over this server: who may read the status (a super admin, as the
 // database judges under the token's claims) and what the status holds. Replica addresses stay out: they may carry
 // passwords.
-import type { ConsoleAccess, ServerStatus } from '@auction-ops/console';
+import { createBackup, listBackups, resolveTarget, summaryOf } from '@auction-ops/backups';
+import type { Backups, ConsoleAccess, ServerStatus } from '@auction-ops/console';
 import { consoleRoutes } from '@auction-ops/console';
 import { inRequestTransaction } from '@auction-ops/database';
 import type { RealtimeStats } from '@auction-ops/realtime';
@@ -70,10 +71,26 @@ async function statusOf(ctx: ServerContext, realtime: () => RealtimeStats): Prom
   };
 }
 
+/** The backups of BACKUP_TARGET, newest first, and a new one, as `backup list` and `backup create` take them. */
+function backupsOf(ctx: ServerContext): Backups | undefined {
+  const { config } = ctx;
+  // As the backup worker: only the embedded cluster is backed up (docs/backups.md).
+  if (!config.BACKUP_TARGET || config.DATABASE_URL) return undefined;
+  const target = resolveTarget(config.BACKUP_TARGET);
+  return {
+    // Spread: a plain object type, as the console's JSON answer takes it.
+    list: async () => (await listBackups(target)).map((b) => ({ ...summaryOf(b) })).reverse(),
+    create: async () => ({
+      ...summaryOf(await createBackup({ ownerUrl: ctx.ownerUrl, dataDir: config.DATA_DIR, target })),
+    }),
+  };
+}
+
 export function consoleFamily(ctx: ServerContext, realtime: () => RealtimeStats): Hono {
   return consoleRoutes({
     anonKey: ctx.anonKey,
     access: (token) => accessOf(ctx, token),
     status: () => statusOf(ctx, realtime),
+    backups: backupsOf(ctx),
   });
 }

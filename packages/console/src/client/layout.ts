@@ -4,6 +4,7 @@ import { renderAuctions } from './pages/auctions.js';
 import { renderImports } from './pages/imports.js';
 import { renderOutboxes } from './pages/outboxes.js';
 import { renderRealtime } from './pages/realtime.js';
+import { renderBackups } from './pages/backups.js';
 import { renderStatus } from './pages/status.js';
 import { renderUsers } from './pages/users.js';
 import { renderWebhooks } from './pages/webhooks.js';
@@ -18,6 +19,7 @@ export const PAGES: { id: string; title: string; render: PageRenderer }[] = [
   { id: 'imports', title: 'CSV imports', render: renderImports },
   { id: 'outboxes', title: 'Outboxes', render: renderOutboxes },
   { id: 'realtime', title: 'Realtime', render: renderRealtime },
+  { id: 'backups', title: 'Backups', render: renderBackups },
 ];
 
 export async function renderLayout(

@@ -34,12 +34,16 @@ export async function isSuperAdmin(): Promise<boolean> {
   return data === true;
 }
 
-/** GET /console/api/status with the signed-in user's token. */
-export async function fetchStatus(): Promise<Record<string, unknown>> {
-  const response = await fetch('/console/api/status', {
+/** A /console/api endpoint with the signed-in user's token; its JSON, or its message as the error. */
+export async function consoleApi<T = Record<string, unknown>>(path: string, method = 'GET'): Promise<T> {
+  const response = await fetch(`/console/api/${path}`, {
+    method,
     headers: { authorization: `Bearer ${(await accessToken()) ?? ''}` },
   });
   const body = (await response.json()) as Record<string, unknown>;
   if (!response.ok) throw new Error(String(body.message ?? response.status));
-  return body;
+  return body as T;
 }
+
+/** GET /console/api/status. */
+export const fetchStatus = () => consoleApi('status');

@@ -32,17 +32,24 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-it('reports pending migrations, applies them once, then reports none', async () => {
-  const before = await cli('status');
-  expect(before.code).toBe(0);
-  expect(before.out).toMatch(/database: up, external \(DATABASE_URL\)/);
-  expect(before.out).toMatch(/0 applied, \d+ pending/);
-  expect(before.out).toContain('pending auth-core/0001-auth-schema.sql');
-  const applied = await cli('migrate');
-  expect(applied.out).toMatch(/applied \d+ migration\(s\)/);
-  expect((await cli('migrate')).out).toContain('database is up to date');
-  expect((await cli('status')).out).toMatch(/\d+ applied, 0 pending/);
-});
+// A whole migration from an empty database: tens of seconds on a loaded 2-core machine.
+const MIGRATING = 120_000;
+
+it(
+  'reports pending migrations, applies them once, then reports none',
+  async () => {
+    const before = await cli('status');
+    expect(before.code).toBe(0);
+    expect(before.out).toMatch(/database: up, external \(DATABASE_URL\)/);
+    expect(before.out).toMatch(/0 applied, \d+ pending/);
+    expect(before.out).toContain('pending auth-core/0001-auth-schema.sql');
+    const applied = await cli('migrate');
+    expect(applied.out).toMatch(/applied \d+ migration\(s\)/);
+    expect((await cli('migrate')).out).toContain('database is up to date');
+    expect((await cli('status')).out).toMatch(/\d+ applied, 0 pending/);
+  },
+  MIGRATING,
+);
 
 it('prints API keys that carry the anon and service_role roles', async () => {
   const { code, out } = await cli('keys');
@@ -53,16 +60,20 @@ it('prints API keys that carry the anon and service_role roles', async () => {
   expect(role('service_role')).toBe('service_role');
 });
 
-it('grants and revokes super admins by e-mail, and names an unknown user', async () => {
-  await cli('migrate');
-  await db.sql`insert into auth.users (email) values ('boss@cli.test')`;
-  expect((await cli('super-admin', 'grant', 'boss@cli.test')).out).toContain('boss@cli.test is a super admin');
-  expect((await cli('super-admin', 'list')).out).toContain('boss@cli.test');
-  expect((await cli('super-admin', 'revoke', 'boss@cli.test')).out).toContain('no longer a super admin');
-  expect((await cli('super-admin', 'list')).out).toContain('no super admins');
-  const unknown = await cli('super-admin', 'grant', 'nobody@cli.test');
-  expect(unknown).toEqual({ code: 2, out: expect.stringContaining('no user with e-mail nobody@cli.test') });
-});
+it(
+  'grants and revokes super admins by e-mail, and names an unknown user',
+  async () => {
+    await cli('migrate');
+    await db.sql`insert into auth.users (email) values ('boss@cli.test')`;
+    expect((await cli('super-admin', 'grant', 'boss@cli.test')).out).toContain('boss@cli.test is a super admin');
+    expect((await cli('super-admin', 'list')).out).toContain('boss@cli.test');
+    expect((await cli('super-admin', 'revoke', 'boss@cli.test')).out).toContain('no longer a super admin');
+    expect((await cli('super-admin', 'list')).out).toContain('no super admins');
+    const unknown = await cli('super-admin', 'grant', 'nobody@cli.test');
+    expect(unknown).toEqual({ code: 2, out: expect.stringContaining('no user with e-mail nobody@cli.test') });
+  },
+  MIGRATING,
+);
 
 it('answers an unknown command with the usage and exit code 2', async () => {
   const res = await cli('frobnicate');

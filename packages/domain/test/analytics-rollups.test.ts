@@ -1,35 +1,28 @@
 // The analytics rollups (0012): exact after the migration's backfill and the seed, after edits, moves and deletes,
 // and under 16 concurrent writers; the RPCs that read them answer exactly as 0007's did (kept here in a
 // `legacy` schema) for every role, for ranges on and off the hour, in a whole-hour and a half-hour time zone.
-import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { authMigrations } from '@auction-ops/auth-core';
 import { domainMigrations, seedDemo, type SeedResult } from '../src/index.js';
 import { asUser, claimsFor, closeClients, type Claims } from './support/as-user.js';
+import { createLegacyFunctions } from './support/legacy-functions.js';
 
 let db: TestDatabase;
 let seeded: SeedResult;
 const people: Record<string, string> = {};
 const NOW = new Date('2030-03-01T18:00:00Z');
 
-/** 0007's analytics functions, renamed into `legacy`: the reference the rollup-backed ones must match. */
-async function createLegacyFunctions(sql: postgres.Sql): Promise<void> {
-  const text = readFileSync(new URL('../migrations/0007-analytics.sql', import.meta.url), 'utf8');
-  const body = text.slice(
-    text.indexOf('create function public.get_location_stats'),
-    text.indexOf('-- Active locations'),
-  );
-  await sql`create schema legacy`;
-  await sql.unsafe(body.replaceAll('create function public.get_', 'create function legacy.get_'));
-  await sql`grant usage on schema legacy to authenticated, service_role`;
-  await sql`grant execute on all functions in schema legacy to authenticated, service_role`;
-}
-
 beforeAll(async () => {
   db = await createTestDatabase([authMigrations, domainMigrations]);
-  await createLegacyFunctions(db.sql);
+  // 0007's analytics functions: the reference the rollup-backed ones must match.
+  await createLegacyFunctions(
+    db.sql,
+    '0007-analytics.sql',
+    'create function public.get_location_stats',
+    '-- Active locations',
+  );
   seeded = await seedDemo(db.sql, { scale: 1, days: 10, now: NOW, hashPassword: async (p) => `plain:${p}` });
   for (const u of seeded.users) {
     const [row] = await db.sql`select id from auth.users where email = ${u.email}`;

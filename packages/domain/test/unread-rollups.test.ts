@@ -1,33 +1,26 @@
 // The chat's unread rollups (0015): exact after the backfill and the seed, after soft and hard deletes and moves of messages, and under 16 concurrent writers; get_unread_counts answers exactly as 0006's did (kept here in
 // a `legacy` schema) for every member, with read points on, before and after a UTC midnight and none at all.
-import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { authMigrations } from '@auction-ops/auth-core';
 import { domainMigrations, seedDemo, type SeedResult } from '../src/index.js';
 import { asUser, claimsFor, closeClients } from './support/as-user.js';
+import { createLegacyFunctions } from './support/legacy-functions.js';
 
 let db: TestDatabase;
 let seeded: SeedResult;
 const NOW = new Date('2030-03-01T18:00:00Z');
 
-/** 0006's get_unread_counts, renamed into `legacy`: the reference the rollup-backed one must match. */
-async function createLegacyFunction(sql: postgres.Sql): Promise<void> {
-  const text = readFileSync(new URL('../migrations/0006-chat.sql', import.meta.url), 'utf8');
-  const body = text.slice(
-    text.indexOf('create function public.get_unread_counts'),
-    text.indexOf('create function public.get_total_unread_count'),
-  );
-  await sql`create schema legacy`;
-  await sql.unsafe(body.replace('create function public.', 'create function legacy.'));
-  await sql`grant usage on schema legacy to authenticated`;
-  await sql`grant execute on all functions in schema legacy to authenticated`;
-}
-
 beforeAll(async () => {
   db = await createTestDatabase([authMigrations, domainMigrations]);
-  await createLegacyFunction(db.sql);
+  // 0006's get_unread_counts: the reference the rollup-backed one must match.
+  await createLegacyFunctions(
+    db.sql,
+    '0006-chat.sql',
+    'create function public.get_unread_counts',
+    'create function public.get_total_unread_count',
+  );
   seeded = await seedDemo(db.sql, { scale: 1, days: 10, now: NOW, hashPassword: async (p) => `plain:${p}` });
 });
 afterAll(async () => {

@@ -19,13 +19,15 @@ type HeaderGetter = (name: string) => string | undefined;
 
 const DEFAULT_CACHE_CONTROL = 'max-age=3600';
 
-function cacheControlOf(value: string | undefined): string {
+/** The Cache-Control stored with an object, from what a client sent (uploads and resumable uploads alike). */
+export function cacheControlOf(value: string | undefined): string {
   if (!value) return DEFAULT_CACHE_CONTROL;
   // storage-js sends a bare number of seconds in forms and `max-age=N` in headers.
   return /^\d+$/.test(value) ? `max-age=${value}` : value.slice(0, 200);
 }
 
-function metadataOf(json: string | undefined): Record<string, unknown> | null {
+/** The user metadata stored with an object: a JSON object, or a 400. */
+export function metadataOf(json: string | undefined): Record<string, unknown> | null {
   if (!json) return null;
   try {
     const value: unknown = JSON.parse(json);

@@ -20,6 +20,7 @@ import type { ObjectReadService } from '../object-read-service.js';
 import type { ObjectWriteService } from '../object-write-service.js';
 import { objectKey, removeQuietly, type StorageBackend, type StorageLog } from '../storage-backend.js';
 import { errors, toStorageError } from '../storage-errors.js';
+import { cacheControlOf, metadataOf } from '../upload-body.js';
 import { spoolChunk } from './tus-chunk-spool.js';
 import { type TusUploadRow, TusUploadStore } from './tus-upload-store.js';
 
@@ -47,8 +48,6 @@ export interface TusState {
   expiresAt: Date;
 }
 
-const DEFAULT_CACHE_CONTROL = 'max-age=3600';
-
 /** Who may continue an upload: the user, or the role for callers without a user (service_role, anon). */
 function ownerKeyOf(caller: Caller): string {
   return callerUserId(caller) ?? caller.role;
@@ -56,17 +55,6 @@ function ownerKeyOf(caller: Caller): string {
 
 function stateOf(row: TusUploadRow): TusState {
   return { id: row.id, offset: row.upload_offset, length: row.upload_length, expiresAt: row.expires_at };
-}
-
-function userMetadataOf(json: string | undefined): Record<string, unknown> | null {
-  if (!json) return null;
-  try {
-    const value: unknown = JSON.parse(json);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // fall through
-  }
-  throw errors.invalidRequest('metadata must be a JSON object');
 }
 
 export class TusUploadService {
@@ -99,12 +87,8 @@ export class TusUploadService {
       upload_length: request.length,
       upsert: request.upsert,
       content_type: contentType,
-      cache_control: !cacheControl
-        ? DEFAULT_CACHE_CONTROL
-        : /^\d+$/.test(cacheControl)
-          ? `max-age=${cacheControl}`
-          : cacheControl.slice(0, 200),
-      user_metadata: userMetadataOf(request.metadata.get('metadata')),
+      cache_control: cacheControlOf(cacheControl),
+      user_metadata: metadataOf(request.metadata.get('metadata')),
     });
     // An empty upload is complete as created: clients send no PATCH for it.
     if (row.upload_length === 0) await this.complete(caller, row, 0);

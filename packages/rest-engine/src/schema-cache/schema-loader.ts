@@ -17,8 +17,10 @@ select c.oid::int as oid, n.nspname as schema, c.relname as name, c.relkind::tex
         (select format('nextval(%L::regclass)', format('%I.%I', sn.nspname, s.relname))
           from pg_depend dep join pg_class s on s.oid = dep.objid and s.relkind = 'S'
           join pg_namespace sn on sn.oid = s.relnamespace
-          where dep.classid = 'pg_class'::regclass and dep.refobjid = c.oid and dep.refobjsubid = a.attnum
-            and dep.deptype = 'i' limit 1)
+          join pg_attribute owner on owner.attrelid = dep.refobjid and owner.attnum = dep.refobjsubid
+          -- A partition's identity column (PostgreSQL 17+) draws on the sequence of its partition tree's root.
+          where dep.classid = 'pg_class'::regclass and dep.refobjid = coalesce(pg_partition_root(c.oid), c.oid)
+            and owner.attname = a.attname and dep.deptype = 'i' limit 1)
       end), 'generated', a.attgenerated <> '',
       'enum', (select json_agg(e.enumlabel order by e.enumsortorder) from pg_enum e where e.enumtypid = a.atttypid))
       order by a.attnum)

@@ -49,6 +49,8 @@ export interface AppEnv {
     apikeyRole?: 'anon' | 'service_role';
     /** Client IP: the socket's, or the one a trusted proxy forwarded. */
     clientIp: string;
+    /** The REST engine's Server-Timing value, for the request's trace (observability's SERVER_TIMING key). */
+    serverTiming?: string;
   };
 }
 

@@ -32,8 +32,12 @@ export function restRoutes(engine: RestEngine, options: RestRouteOptions): Hono<
       claims: c.get('claims'),
       headers: c.env?.incoming?.headers,
       target: requestTarget(c),
-      // A plain header object keeps node-server on its fast path; the gateway's headers join it here.
-      beforeResponse: (headers) => takeGatewayHeaders(c, headers),
+      // A plain header object keeps node-server on its fast path; the gateway's headers join it here. Tracing
+      // reads the engine's stages from the context, not from the finished response (see request-spans.ts).
+      beforeResponse: (headers) => {
+        takeGatewayHeaders(c, headers);
+        c.set('serverTiming', headers['server-timing']);
+      },
     });
   });
 }

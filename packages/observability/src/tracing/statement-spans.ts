@@ -29,20 +29,37 @@ export function statementText(q: Pick<QueryLike, 'strings'>): string {
 
 const OPERATION = /^\s*(?:with\b[\s\S]*?\)\s*)?([a-z]+)/i;
 
+interface Described {
+  name: string;
+  attributes: Record<string, string>;
+}
+// A tagged template's strings array is one object per call site, and the engine repeats the same text: described
+// once, a statement's span shares its name and attributes instead of rebuilding them (and their garbage) per call.
+const byTemplate = new WeakMap<readonly string[], Described>();
+const byText = new Map<string, Described>();
+const MAX_TEXTS = 1000;
+
+function describe(q: QueryLike): Described {
+  const strings = q.strings;
+  const known = typeof strings === 'string' ? byText.get(strings) : byTemplate.get(strings);
+  if (known) return known;
+  const text = statementText(q);
+  const operation = OPERATION.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
+  const described = {
+    name: `db ${operation}`,
+    attributes: { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': text },
+  };
+  if (typeof strings !== 'string') byTemplate.set(strings, described);
+  else if (byText.size < MAX_TEXTS) byText.set(strings, described);
+  return described;
+}
+
 function startStatementSpan(a: Active, q: QueryLike): Span | undefined {
   const parent = a.activeContext();
   // Statements outside a traced request or job (pool upkeep, LISTEN) are not traced: they would each be a trace.
   if (!trace.getSpan(parent)) return undefined;
-  const text = statementText(q);
-  const operation = OPERATION.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
-  return a.tracer.startSpan(
-    `db ${operation}`,
-    {
-      kind: SpanKind.CLIENT,
-      attributes: { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': text },
-    },
-    parent,
-  );
+  const { name, attributes } = describe(q);
+  return a.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
 }
 
 /** Wraps the query class behind `sample` (any unexecuted query of the pool) and traces statements from now on. */

@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import {
   authErrors,
   type ClientCredentials,
+  OAUTH_SERVER_SCOPES,
   type OAuthServer,
   subject,
   type TokenParams,
@@ -21,8 +22,6 @@ import {
 } from './auth-http.js';
 import { adminOnly, pageParameter } from './admin-routes.js';
 import type { AuthDeps } from './deps.js';
-
-const SUPPORTED_SCOPES = ['email', 'profile', 'phone', 'offline_access'];
 
 export function oauthServerRoutes(deps: AuthDeps, server: OAuthServer): Hono<AppEnv> {
   const { limiter, limits, ctx } = deps;
@@ -102,7 +101,7 @@ export function oauthServerRoutes(deps: AuthDeps, server: OAuthServer): Hono<App
       grant_types_supported: ['authorization_code', 'refresh_token'],
       code_challenge_methods_supported: ['S256', 'plain'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
-      scopes_supported: SUPPORTED_SCOPES,
+      scopes_supported: OAUTH_SERVER_SCOPES,
     });
   });
   return app;
@@ -120,16 +119,16 @@ async function tokenParams(c: AuthContext): Promise<TokenParams & { client_id?: 
   } else {
     fields = Object.fromEntries(new URLSearchParams(text));
   }
-  const text_ = (name: string) =>
+  const field = (name: string) =>
     typeof fields[name] === 'string' && fields[name] ? (fields[name] as string) : undefined;
   return {
-    grant_type: text_('grant_type'),
-    code: text_('code'),
-    redirect_uri: text_('redirect_uri'),
-    code_verifier: text_('code_verifier'),
-    refresh_token: text_('refresh_token'),
-    client_id: text_('client_id'),
-    client_secret: text_('client_secret'),
+    grant_type: field('grant_type'),
+    code: field('code'),
+    redirect_uri: field('redirect_uri'),
+    code_verifier: field('code_verifier'),
+    refresh_token: field('refresh_token'),
+    client_id: field('client_id'),
+    client_secret: field('client_secret'),
   };
 }
 

@@ -105,6 +105,8 @@ export async function main(): Promise<number> {
     AUTH_AUTOCONFIRM: 'true',
     AUTH_ANONYMOUS_SIGN_INS: 'true',
     AUTH_MIN_PASSWORD_LENGTH: '6',
+    // [auth.oauth_server] enabled = true, authorization_url_path = "/oauth/consent".
+    AUTH_OAUTH_SERVER_ENABLED: 'true',
     AUTH_REDIRECT_ALLOW_LIST: 'http://127.0.0.1:3000,https://127.0.0.1:3000,http://localhost:5173',
   });
   try {

@@ -5,7 +5,7 @@ import type { Claims, TokenSigner } from './jwt.js';
 import { authErrors } from './errors.js';
 import { hashPassword, verifyPassword } from './password-hasher.js';
 import { checkPassword, type PasswordPolicy } from './password-policy.js';
-import { createSessionStore, type SessionRow } from './session-store.js';
+import { createSessionStore, type OAuthSessionGrant, type SessionRow } from './session-store.js';
 import {
   consumeOneTimeCode,
   consumeOneTimeToken,
@@ -113,6 +113,8 @@ export function createAuthService(
       amr: session.amr,
       session_id: session.id,
       is_anonymous: user.is_anonymous,
+      // A session an OAuth client opened (GoTrue's claims): whose token this is, and what the user granted it.
+      ...(session.oauth_client_id ? { client_id: session.oauth_client_id, scope: session.scopes ?? '' } : {}),
     };
     return {
       access_token: await signer.sign(claims),
@@ -299,6 +301,18 @@ export function createAuthService(
     /** A session for a user another flow authenticated (OAuth callback, ID token grant); `method` is its amr. */
     signInAs: (user: users.UserRow, method: string, meta: RequestMeta) => startSession(user, method, meta),
 
+    /** A session an OAuth client opens with an authorization code, inside the transaction that spends the code. */
+    async signInForClient(
+      user: users.UserRow,
+      grant: OAuthSessionGrant,
+      meta: RequestMeta,
+      within: postgres.TransactionSql,
+    ): Promise<SessionJson & { session_id: string }> {
+      const method = 'oauth_provider/authorization_code';
+      const { session, refreshToken } = await sessions.createSession(user.id, method, meta, { oauth: grant, within });
+      return { ...(await sessionResponse(user, session, refreshToken)), session_id: session.id };
+    },
+
     /** A new session response for an existing session, after its assurance level changed (mfa-service.ts). */
     async reissue(userId: string, sessionId: string): Promise<SessionJson> {
       const issued = await sessions.addRefreshToken(sessionId);
@@ -307,11 +321,12 @@ export function createAuthService(
       return sessionResponse(user, issued.session, issued.refreshToken);
     },
 
-    async refresh(refreshToken: unknown): Promise<SessionJson> {
+    /** Rotates a refresh token; `client` is the OAuth client that authenticated at /oauth/token, if any. */
+    async refresh(refreshToken: unknown, client: string | null = null): Promise<SessionJson> {
       if (typeof refreshToken !== 'string' || refreshToken.length < 16 || refreshToken.length > 256) {
         throw authErrors.invalidRefreshToken();
       }
-      const outcome = await sessions.refresh(refreshToken);
+      const outcome = await sessions.refresh(refreshToken, client);
       if (outcome.kind === 'invalid') {
         throw authErrors.invalidRefreshToken(
           outcome.reason === 'revoked_reuse'

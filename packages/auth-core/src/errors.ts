@@ -105,5 +105,11 @@ export const authErrors = {
       'provider_email_needs_verification',
       `Unverified email with ${provider}. Verify the email with ${provider} in order to sign in`,
     ),
+  oauthClientNotFound: (status: 400 | 404 = 404, message = 'OAuth client not found') =>
+    new AuthError(status, 'oauth_client_not_found', message),
+  oauthAuthorizationNotFound: () => new AuthError(404, 'oauth_authorization_not_found', 'authorization not found'),
+  oauthConsentNotFound: () => new AuthError(404, 'oauth_consent_not_found', 'No active grant found for this client'),
+  invalidClientCredentials: (why: string) =>
+    new AuthError(400, 'invalid_credentials', `Invalid client credentials: ${why}`),
   unexpected: () => new AuthError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'),
 };

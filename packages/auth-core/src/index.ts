@@ -35,6 +35,15 @@ export {
   type ProviderRegistry,
 } from './oauth-providers.js';
 export { createOAuthService, type OAuthService, type CallbackOutcome } from './oauth-service.js';
+export { createOAuthServer, type OAuthServer } from './oauth-server.js';
+export type { OAuthServerSettings, AuthorizationDetails, OAuthGrant } from './oauth-authorizations.js';
+export {
+  SUPPORTED_SCOPES as OAUTH_SERVER_SCOPES,
+  type ClientCredentials,
+  type OAuthClientJson,
+  type TokenEndpointAuthMethod,
+} from './oauth-clients.js';
+export type { OAuthTokenResponse, TokenParams } from './oauth-token-grant.js';
 export { createIdTokenGrant, type IdTokenGrant } from './id-token-grant.js';
 export { unlinkIdentity } from './identity-repository.js';
 export { createEmailOtpService, type EmailOtpService } from './email-otp-service.js';

@@ -57,7 +57,7 @@ export async function issueAuthCode(sql: postgres.Sql, flowStateId: string, user
   return code;
 }
 
-function verifierMatches(state: { code_challenge: string; code_challenge_method: string }, verifier: string) {
+export function verifierMatches(state: { code_challenge: string; code_challenge_method: string }, verifier: string) {
   const expected =
     state.code_challenge_method === 's256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
   const a = Buffer.from(expected);

@@ -3,6 +3,7 @@
 // window returns the session's current token, so parallel tabs do not log users out; reuse after the window
 // is treated as theft and ends the whole session.
 import type postgres from 'postgres';
+import { oauthGrantError } from './errors.js';
 import { childToken, hashToken, randomToken } from './opaque-token.js';
 
 export interface AmrEntry {
@@ -16,7 +17,18 @@ export interface SessionRow {
   aal: string;
   amr: AmrEntry[];
   created_at: Date;
+  /** The OAuth client that opened the session (OAuth 2.1 server), and the scopes the user granted it. */
+  oauth_client_id: string | null;
+  scopes: string | null;
 }
+
+/** What an OAuth client's session carries besides the user (oauth-token-grant.ts). */
+export interface OAuthSessionGrant {
+  clientId: string;
+  scopes: string;
+}
+
+const SESSION_COLUMNS = 'id, user_id, aal, amr, created_at, oauth_client_id, scopes';
 
 export interface IssuedRefresh {
   session: SessionRow;
@@ -33,22 +45,25 @@ const MAX_CHAIN = 8;
 export function createSessionStore(sql: postgres.Sql, options: { tokenKey: string; reuseSeconds: number }) {
   const { tokenKey, reuseSeconds } = options;
 
+  /** A new session and its first refresh token; inside `within` when the caller's transaction must hold both. */
   async function createSession(
     userId: string,
     method: string,
     meta: { userAgent?: string; ip?: string },
+    options: { oauth?: OAuthSessionGrant; within?: postgres.TransactionSql } = {},
   ): Promise<IssuedRefresh> {
     const refreshToken = randomToken();
     const amr: AmrEntry[] = [{ method, timestamp: Math.floor(Date.now() / 1000) }];
-    const session = await sql.begin(async (tx) => {
+    const insert = async (tx: postgres.TransactionSql) => {
       const [row] = await tx<SessionRow[]>`
-        insert into auth.sessions (user_id, amr, user_agent, ip)
+        insert into auth.sessions (user_id, amr, user_agent, ip, oauth_client_id, scopes)
         values (${userId}, ${tx.json(amr as unknown as postgres.JSONValue)}, ${meta.userAgent?.slice(0, 512) ?? null},
-          ${validIp(meta.ip)})
-        returning id, user_id, aal, amr, created_at`;
-      await tx`insert into auth.refresh_tokens (session_id, token_hash) values (${row.id}, ${hashToken(refreshToken)})`;
-      return row;
-    });
+          ${validIp(meta.ip)}, ${options.oauth?.clientId ?? null}, ${options.oauth?.scopes ?? null})
+        returning ${tx.unsafe(SESSION_COLUMNS)}`;
+      await tx`insert into auth.refresh_tokens (session_id, token_hash) values (${row!.id}, ${hashToken(refreshToken)})`;
+      return row!;
+    };
+    const session = options.within ? await insert(options.within) : await sql.begin(insert);
     return { session, refreshToken };
   }
 
@@ -60,7 +75,22 @@ export function createSessionStore(sql: postgres.Sql, options: { tokenKey: strin
     return row?.user_id;
   }
 
-  async function refresh(refreshToken: string): Promise<RefreshOutcome> {
+  /**
+   * Rotates a refresh token. `client` is the OAuth client that authenticated (null: the ordinary /token grant);
+   * a session opened by an OAuth client is refreshed only by it, and the mismatch rolls the rotation back.
+   */
+  async function refresh(refreshToken: string, client: string | null = null): Promise<RefreshOutcome> {
+    const checkClient = (session: SessionRow) => {
+      if (session.oauth_client_id === client) return;
+      throw session.oauth_client_id
+        ? oauthGrantError(
+            'invalid_client',
+            client
+              ? "Client does not match the session's OAuth client"
+              : 'Client authentication required for OAuth session',
+          )
+        : oauthGrantError('invalid_client', 'Client authentication not allowed for non-OAuth session');
+    };
     return sql.begin(async (tx) => {
       // The row lock serialises parallel refreshes of one token: the loser waits for the winner's commit,
       // then finds the token revoked and its successor stored.
@@ -71,6 +101,7 @@ export function createSessionStore(sql: postgres.Sql, options: { tokenKey: strin
       if (rotated) {
         const session = await liveSession(tx, rotated.session_id);
         if (!session) return { kind: 'invalid', reason: 'session_expired' } as const;
+        checkClient(session);
         const next = childToken(tokenKey, refreshToken);
         await tx`insert into auth.refresh_tokens (session_id, token_hash) values (${session.id}, ${hashToken(next)})`;
         await tx`update auth.sessions set refreshed_at = now(), updated_at = now() where id = ${session.id}`;
@@ -95,6 +126,7 @@ export function createSessionStore(sql: postgres.Sql, options: { tokenKey: strin
         if (row.revoked_at === null) {
           const session = await liveSession(tx, used.session_id);
           if (!session) break;
+          checkClient(session);
           return { kind: 'rotated', session, refreshToken: token } as const;
         }
       }
@@ -104,7 +136,7 @@ export function createSessionStore(sql: postgres.Sql, options: { tokenKey: strin
 
   async function liveSession(tx: postgres.TransactionSql, id: string): Promise<SessionRow | undefined> {
     const [row] = await tx<SessionRow[]>`
-      select s.id, s.user_id, s.aal, s.amr, s.created_at from auth.sessions s join auth.users u on u.id = s.user_id
+      select s.id, s.user_id, s.aal, s.amr, s.created_at, s.oauth_client_id, s.scopes from auth.sessions s join auth.users u on u.id = s.user_id
       where s.id = ${id} and (s.not_after is null or s.not_after > now()) and u.deleted_at is null
         and (u.banned_until is null or u.banned_until < now())`;
     return row;

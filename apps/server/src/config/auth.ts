@@ -50,6 +50,14 @@ export const authSettings = {
       }, 'must be a JSON array of JWKs'),
     ),
   ),
+  // The OAuth 2.1 authorization server (docs/auth.md, "OAuth 2.1 server"); GoTrue's GOTRUE_OAUTH_SERVER_* names.
+  AUTH_OAUTH_SERVER_ENABLED: v.optional(bool, 'false'),
+  AUTH_OAUTH_SERVER_AUTHORIZATION_PATH: v.optional(
+    v.pipe(v.string(), v.regex(/^\/[^?#\s]*$/, 'must be a path starting with /')),
+    '/oauth/consent',
+  ),
+  AUTH_OAUTH_SERVER_AUTHORIZATION_SECONDS: v.optional(positiveInt, '600'),
+  AUTH_OAUTH_SERVER_CODE_SECONDS: v.optional(positiveInt, '300'),
   MAIL_FROM: v.optional(nonEmpty, 'auction-ops <noreply@localhost>'),
   RESEND_API_KEY: v.optional(nonEmpty),
   RESEND_BASE_URL: v.optional(url, 'https://api.resend.com'),

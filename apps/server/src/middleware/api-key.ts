@@ -5,14 +5,16 @@ import type { AppEnv } from '../context.js';
 import { requestHeader } from './response-headers.js';
 
 const GATED = /^\/(auth|rest|storage|functions|realtime)\/v1(\/|$)/;
-// Reached without a key: public objects and signed URLs (opened by browsers and <img>), and the links in e-mails.
+// Reached without a key: public objects and signed URLs (opened by browsers and <img>), the links in e-mails, and
+// the OAuth 2.1 server's endpoints for other tools' clients (which never hold our API key).
 const OPEN = [
   /^\/storage\/v1\/object\/public\//,
   /^\/storage\/v1\/object\/sign\//,
   /^\/storage\/v1\/render\/image\/public\//,
   /^\/storage\/v1\/render\/image\/sign\//,
   /^\/auth\/v1\/(verify|callback|authorize)$/,
-  /^\/auth\/v1\/\.well-known\/jwks\.json$/,
+  /^\/auth\/v1\/\.well-known\/(jwks\.json|oauth-authorization-server)$/,
+  /^\/auth\/v1\/oauth\/(authorize|token)$/,
 ];
 // An upload to a signed upload URL carries its own token (as in Supabase, no key is needed).
 const SIGNED_UPLOAD = /^\/storage\/v1\/object\/upload\/sign\//;

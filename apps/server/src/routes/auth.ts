@@ -16,13 +16,28 @@ import { adminRoutes, inviteRoutes } from './auth/admin-routes.js';
 import { factorRoutes } from './auth/factor-routes.js';
 import { otpRoutes } from './auth/otp-routes.js';
 import { oauthRoutes } from './auth/oauth-routes.js';
+import { oauthServerRoutes } from './auth/oauth-server-routes.js';
 import { disabledFeatureRoutes } from './auth/disabled-features.js';
 import { reauthenticateRoutes } from './auth/reauthenticate-routes.js';
 
 export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<AppEnv> {
   const { config } = ctx;
-  const { service, admin, mfa, otp, oauth, idToken, providers, limiter, limits, passwordPolicy, reauth } = services;
-  const deps: AuthDeps = { ctx, service, admin, mfa, otp, oauth, idToken, providers, limiter, limits, reauth };
+  const { service, admin, mfa, otp, oauth, oauthServer, idToken, providers, limiter, limits, passwordPolicy, reauth } =
+    services;
+  const deps: AuthDeps = {
+    ctx,
+    service,
+    admin,
+    mfa,
+    otp,
+    oauth,
+    oauthServer,
+    idToken,
+    providers,
+    limiter,
+    limits,
+    reauth,
+  };
   const other = async (c: Parameters<typeof renderError>[0]) =>
     enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
 
@@ -36,6 +51,8 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
       },
     }),
   );
+  // Before /admin and /user: the OAuth server's paths lie under both.
+  if (oauthServer) app.route('/', oauthServerRoutes(deps, oauthServer));
   app.route('/', disabledFeatureRoutes(deps));
   app.route('/', sessionRoutes(deps));
   app.route('/user', userRoutes(deps));

@@ -9,6 +9,8 @@ import {
   createMfaService,
   createSecretBox,
   createTokenSigner,
+  createOAuthServer,
+  type OAuthServer,
   createReauthentication,
   type Reauthentication,
   trustKeys,
@@ -37,6 +39,8 @@ export interface AuthServices {
   oauth: OAuthService;
   idToken: IdTokenGrant;
   providers: ProviderRegistry;
+  /** The OAuth 2.1 authorization server; undefined while AUTH_OAUTH_SERVER_ENABLED is off. */
+  oauthServer: OAuthServer | undefined;
   limiter: RateLimiter;
   limits: AuthLimits;
   passwordPolicy: PasswordPolicy;
@@ -62,7 +66,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
       publicUrl: config.PUBLIC_URL,
       appUrl: config.APP_URL,
       redirectAllowList: config.AUTH_REDIRECT_ALLOW_LIST.split(',')
-        .map((s) => s.trim())
+        .map((entry) => entry.trim())
         .filter(Boolean),
       autoconfirm: config.AUTH_AUTOCONFIRM,
       disableSignup: config.AUTH_DISABLE_SIGNUP,
@@ -105,9 +109,23 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     securePasswordChange: config.AUTH_SECURE_PASSWORD_CHANGE,
     nonceSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
   });
+  const redirectAllowList = config.AUTH_REDIRECT_ALLOW_LIST.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const oauthServer = config.AUTH_OAUTH_SERVER_ENABLED
+    ? createOAuthServer(ctx.ownerSql, service, {
+        appUrl: config.APP_URL,
+        authorizationPath: config.AUTH_OAUTH_SERVER_AUTHORIZATION_PATH,
+        authorizationSeconds: config.AUTH_OAUTH_SERVER_AUTHORIZATION_SECONDS,
+        codeSeconds: config.AUTH_OAUTH_SERVER_CODE_SECONDS,
+        defaultScope: 'email',
+        allowedOrigins: [config.APP_URL, config.PUBLIC_URL, ...redirectAllowList],
+      })
+    : undefined;
   return {
     service,
     admin,
+    oauthServer,
     mfa,
     reauth,
     otp,

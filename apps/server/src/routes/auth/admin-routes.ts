@@ -7,7 +7,7 @@ import { enforceLimit, jsonBody } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
 
 /** The service role only, after the per-IP limit. */
-function adminOnly({ limiter, limits }: AuthDeps): MiddlewareHandler<AppEnv> {
+export function adminOnly({ limiter, limits }: AuthDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
     const failure = c.get('authError');
@@ -63,7 +63,7 @@ export function adminRoutes(deps: AuthDeps): Hono<AppEnv> {
 }
 
 /** `page` and `per_page` as GoTrue parses them (unsigned integers), refused in its words otherwise. */
-function pageParameter(value: string | undefined, fallback: number): number {
+export function pageParameter(value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   if (!/^\d{1,15}$/.test(value)) {
     throw authErrors.validation(`Bad Pagination Parameters: strconv.ParseUint: parsing "${value}": invalid syntax`);

@@ -5,6 +5,7 @@ import type {
   EmailOtpService,
   IdTokenGrant,
   MfaService,
+  OAuthServer,
   OAuthService,
   ProviderRegistry,
   RateLimiter,
@@ -20,6 +21,8 @@ export interface AuthDeps {
   mfa: MfaService;
   otp: EmailOtpService;
   oauth: OAuthService;
+  /** The OAuth 2.1 authorization server, when AUTH_OAUTH_SERVER_ENABLED is on. */
+  oauthServer: OAuthServer | undefined;
   idToken: IdTokenGrant;
   providers: ProviderRegistry;
   limiter: RateLimiter;

@@ -1,4 +1,4 @@
-// `node --import tsx scripts/supabase-js-integration.ts`: the official supabase-js integration tests
+// `pnpm conformance:supabase-js`: the official supabase-js integration tests
 // (packages/core/supabase-js/test/integration.test.ts of a supabase-js checkout) against this server. Starts the
 // server in this process on a free port with an embedded PostgreSQL in a temp directory, the suite's JWT secret
 // (its API key is signed with it) and REALTIME_PUBLIC_CHANNELS=anyone (its anon-key join), loads the suite's own
@@ -6,7 +6,9 @@
 // hard-coded URL rewritten) and prints `N passed, N failed, N skipped`.
 //
 // SUPABASE_JS_DIR: the supabase-js monorepo checkout (`git clone https://github.com/supabase/supabase-js`, then
-// `pnpm install` at its root so the suite's imports resolve). SUPABASE_JS_CLIENT=workspace tests this
+// `pnpm install --ignore-scripts` at its root so the suite's imports resolve, and `npm run build` in each package
+// the client's sources import from their builds: packages/core/{auth,functions,postgrest,realtime,storage}-js and
+// packages/shared/tracing). SUPABASE_JS_CLIENT=workspace tests this
 // repository's @supabase/supabase-js build instead of the checkout's sources; the suite's other imports (ws,
 // jsonwebtoken, @opentelemetry/*) must then be resolvable from packages/core/supabase-js (`npm install --no-save`),
 // and the trace propagation tests fail (the build's tracing entry is left out: it needs OpenTelemetry beside it).

@@ -18,11 +18,27 @@ import { otpRoutes } from './auth/otp-routes.js';
 import { oauthRoutes } from './auth/oauth-routes.js';
 import { disabledFeatureRoutes } from './auth/disabled-features.js';
 import { reauthenticateRoutes } from './auth/reauthenticate-routes.js';
+import { phoneRoutes } from './auth/phone-routes.js';
 
 export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<AppEnv> {
   const { config } = ctx;
   const { service, admin, mfa, otp, oauth, idToken, providers, limiter, limits, passwordPolicy, reauth } = services;
-  const deps: AuthDeps = { ctx, service, admin, mfa, otp, oauth, idToken, providers, limiter, limits, reauth };
+  const { phone, phoneFactors, sms } = services;
+  const deps: AuthDeps = {
+    ctx,
+    service,
+    admin,
+    mfa,
+    otp,
+    oauth,
+    idToken,
+    providers,
+    limiter,
+    limits,
+    reauth,
+    phone,
+    phoneFactors,
+  };
   const other = async (c: Parameters<typeof renderError>[0]) =>
     enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
 
@@ -37,6 +53,8 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
     }),
   );
   app.route('/', disabledFeatureRoutes(deps));
+  // Before the e-mail routes: takes the requests that name a phone number and hands the rest on.
+  app.route('/', phoneRoutes(deps));
   app.route('/', sessionRoutes(deps));
   app.route('/user', userRoutes(deps));
   app.route('/verify', verifyRoutes(deps));
@@ -51,14 +69,14 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
     return c.json({
       external: {
         email: true,
-        phone: false,
+        phone: config.AUTH_EXTERNAL_PHONE_ENABLED,
         anonymous_users: config.AUTH_ANONYMOUS_SIGN_INS,
         ...Object.fromEntries(OAUTH_PROVIDERS.map((name) => [name, providers.enabled(name)])),
       },
       disable_signup: config.AUTH_DISABLE_SIGNUP,
       mailer_autoconfirm: config.AUTH_AUTOCONFIRM,
-      phone_autoconfirm: false,
-      sms_provider: '',
+      phone_autoconfirm: config.AUTH_SMS_AUTOCONFIRM,
+      sms_provider: sms.provider === 'none' ? '' : sms.provider,
       saml_enabled: false,
       password_min_length: passwordPolicy.minLength,
     });

@@ -6,6 +6,8 @@ import type {
   IdTokenGrant,
   MfaService,
   OAuthService,
+  PhoneAuthService,
+  PhoneFactors,
   ProviderRegistry,
   RateLimiter,
   Reauthentication,
@@ -25,4 +27,6 @@ export interface AuthDeps {
   limiter: RateLimiter;
   limits: AuthLimits;
   reauth: Reauthentication;
+  phone: PhoneAuthService;
+  phoneFactors: PhoneFactors;
 }

@@ -67,6 +67,10 @@ export function createAdminService(
     return new Date(Date.now() + seconds * 1000);
   }
 
+  /** The number and its identity in one transaction; another holder is GoTrue's admin phone_exists. */
+  const setPhoneOf = (id: string, phone: string, confirmed: boolean) =>
+    sql.begin((tx) => setPhone(tx, id, phone, confirmed)).catch(phoneTaken);
+
   async function mustGet(id: string): Promise<users.UserRow> {
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw authErrors.userNotFound();
     const user = await users.findUserById(sql, id);
@@ -102,15 +106,18 @@ export function createAdminService(
             userMetadata,
             appMetadata: metadata(input.app_metadata, 'app_metadata'),
           })
-        : await insertPhoneUser(sql, {
-            phone: phone!,
-            passwordHash: hash,
-            confirmed: input.phone_confirm === true,
-            userMetadata,
-          }).catch(phoneTaken);
+        : await sql
+            .begin((tx) =>
+              insertPhoneUser(tx, {
+                phone: phone!,
+                passwordHash: hash,
+                confirmed: input.phone_confirm === true,
+                userMetadata,
+              }),
+            )
+            .catch(phoneTaken);
       if (!created) throw email ? authErrors.emailExists() : adminPhoneExists();
-      if (email && phone)
-        created = await setPhone(sql, created.id, phone, input.phone_confirm === true).catch(phoneTaken);
+      if (email && phone) created = await setPhoneOf(created.id, phone, input.phone_confirm === true);
       if (!email && input.app_metadata !== undefined) {
         created = (await users.updateUser(sql, created.id, {
           appMetadata: metadata(input.app_metadata, 'app_metadata'),
@@ -124,13 +131,14 @@ export function createAdminService(
       const user = await mustGet(id);
       const email = input.email === undefined ? undefined : validEmail(input.email);
       const hash = await passwordHash(input.password, email ?? user.email);
-      if (input.phone !== undefined) {
+      // An empty number changes nothing, as in GoTrue.
+      if (input.phone !== undefined && input.phone !== '') {
         const phone = validPhone(input.phone);
         const holder = await findUserByPhone(sql, phone);
         if (holder && holder.id !== id) throw adminPhoneExists();
-        await setPhone(sql, id, phone, input.phone_confirm === true).catch(phoneTaken);
+        await setPhoneOf(id, phone, input.phone_confirm === true);
       } else if (input.phone_confirm === true && user.phone) {
-        await setPhone(sql, id, user.phone, true);
+        await setPhoneOf(id, user.phone, true);
       }
       const updated = await users
         .updateUser(sql, id, {

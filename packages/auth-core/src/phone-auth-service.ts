@@ -240,7 +240,7 @@ export function createPhoneAuthService(
       const holder = await findUserByPhone(sql, phone);
       if (holder && holder.id !== user.id) throw authErrors.phoneExists();
       if (settings.autoconfirm) {
-        await setPhone(sql, user.id, phone, true).catch(phoneTaken);
+        await sql.begin((tx) => setPhone(tx, user.id, phone, true)).catch(phoneTaken);
         return {};
       }
       await sql.begin((tx) => send(tx, user.id, 'phone_change', phone, channel));

@@ -39,19 +39,31 @@ const COMMON: Record<string, string> = {
   AUTH_RATE_LIMIT_ANONYMOUS: '100000',
   AUTH_RATE_LIMIT_OTHER: '100000',
   AUTH_RATE_LIMIT_MFA_VERIFY: '100000',
+  AUTH_RATE_LIMIT_SMS_SENT: '100000',
 };
 
 /** GoTrue's settings of one docker container, in ours (docs/auth.md lists the mapping). */
 export function dockerConfigurations(es256Jwk: string): Record<string, { url: string; env: Record<string, string> }> {
   const docker = { JWT_SECRET: DOCKER_JWT_SECRET, AUTH_REQUIRE_APIKEY: 'false', AUTH_MIN_PASSWORD_LENGTH: '6' };
+  // GOTRUE_EXTERNAL_PHONE_ENABLED with GOTRUE_SMS_AUTOCONFIRM; the Twilio credentials the compose file reads from
+  // the environment are empty in the suite's runs, so every send fails: ours without AUTH_SMS_PROVIDER does too.
+  const phone = (autoconfirm: boolean) => ({
+    AUTH_EXTERNAL_PHONE_ENABLED: 'true',
+    AUTH_SMS_AUTOCONFIRM: String(autoconfirm),
+  });
   return {
     'signup on, autoconfirm off': {
       url: 'http://localhost:9999',
-      env: { ...docker, AUTH_AUTOCONFIRM: 'false', AUTH_REDIRECT_ALLOW_LIST: 'https://supabase.io/docs' },
+      env: {
+        ...docker,
+        ...phone(false),
+        AUTH_AUTOCONFIRM: 'false',
+        AUTH_REDIRECT_ALLOW_LIST: 'https://supabase.io/docs',
+      },
     },
     'signup on, autoconfirm on': {
       url: 'http://localhost:9998',
-      env: { ...docker, AUTH_AUTOCONFIRM: 'true', AUTH_ANONYMOUS_SIGN_INS: 'true' },
+      env: { ...docker, ...phone(true), AUTH_AUTOCONFIRM: 'true', AUTH_ANONYMOUS_SIGN_INS: 'true' },
     },
     'signup off': {
       url: 'http://localhost:9997',
@@ -59,7 +71,13 @@ export function dockerConfigurations(es256Jwk: string): Record<string, { url: st
     },
     'asymmetric keys, autoconfirm on': {
       url: 'http://localhost:9996',
-      env: { ...docker, JWT_SECRET: ASYMMETRIC_JWT_SECRET, AUTH_AUTOCONFIRM: 'true', JWT_ES256_PRIVATE_KEY: es256Jwk },
+      env: {
+        ...docker,
+        ...phone(true),
+        JWT_SECRET: ASYMMETRIC_JWT_SECRET,
+        AUTH_AUTOCONFIRM: 'true',
+        JWT_ES256_PRIVATE_KEY: es256Jwk,
+      },
     },
   };
 }
@@ -108,6 +126,13 @@ export async function main(): Promise<number> {
     // [auth.oauth_server] enabled = true, authorization_url_path = "/oauth/consent".
     AUTH_OAUTH_SERVER_ENABLED: 'true',
     AUTH_REDIRECT_ALLOW_LIST: 'http://127.0.0.1:3000,https://127.0.0.1:3000,http://localhost:5173',
+    // [auth.sms]: signups on, confirmations off, max_frequency 1s, test_otp; no provider; [auth.mfa.phone] on.
+    AUTH_EXTERNAL_PHONE_ENABLED: 'true',
+    AUTH_SMS_AUTOCONFIRM: 'true',
+    AUTH_SMS_MAX_FREQUENCY: '1s',
+    AUTH_SMS_TEST_OTP: '1234567890:123456',
+    AUTH_MFA_PHONE_ENABLED: 'true',
+    AUTH_MFA_PHONE_MAX_FREQUENCY: '1s',
   });
   try {
     console.log(`conformance auth-js: CLI stack at ${cli.server.url}, suite at ${dir}`);

@@ -1,7 +1,9 @@
 // The admin API (service role only): list, create, read, update and delete users, generate e-mail links; invitations
 // (admin-invite.ts) and factors (admin-factors.ts) come from their own modules.
 import type postgres from 'postgres';
-import { authErrors } from './errors.js';
+import { AuthError, authErrors } from './errors.js';
+import { validPhone } from './phone-number.js';
+import { findUserByPhone, insertPhoneUser, setPhone } from './phone-repository.js';
 import { hashPassword } from './password-hasher.js';
 import { checkPassword, type PasswordPolicy } from './password-policy.js';
 import { issueOneTimeToken, type OneTimeTokenType } from './one-time-tokens.js';
@@ -18,6 +20,8 @@ export interface AdminUserInput {
   user_metadata?: unknown;
   app_metadata?: unknown;
   ban_duration?: unknown;
+  phone?: unknown;
+  phone_confirm?: unknown;
 }
 
 const LINK_TYPES: Record<string, OneTimeTokenType> = {
@@ -26,6 +30,13 @@ const LINK_TYPES: Record<string, OneTimeTokenType> = {
   magiclink: 'magiclink',
   recovery: 'recovery',
 };
+
+// GoTrue's admin words for a number another user holds.
+const adminPhoneExists = () => new AuthError(422, 'phone_exists', 'Phone number already registered by another user');
+function phoneTaken(error: unknown): never {
+  if ((error as { code?: string }).code === '23505') throw adminPhoneExists();
+  throw error;
+}
 
 export function createAdminService(
   sql: postgres.Sql,
@@ -56,6 +67,10 @@ export function createAdminService(
     return new Date(Date.now() + seconds * 1000);
   }
 
+  /** The number and its identity in one transaction; another holder is GoTrue's admin phone_exists. */
+  const setPhoneOf = (id: string, phone: string, confirmed: boolean) =>
+    sql.begin((tx) => setPhone(tx, id, phone, confirmed)).catch(phoneTaken);
+
   async function mustGet(id: string): Promise<users.UserRow> {
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw authErrors.userNotFound();
     const user = await users.findUserById(sql, id);
@@ -75,15 +90,39 @@ export function createAdminService(
     get: async (id: string): Promise<UserJson> => userJson(await mustGet(id)),
 
     async create(input: AdminUserInput): Promise<UserJson> {
-      const email = validEmail(input.email);
-      const created = await users.insertUser(sql, {
-        email,
-        passwordHash: (await passwordHash(input.password, email)) ?? null,
-        confirmed: input.email_confirm === true,
-        userMetadata: metadata(input.user_metadata, 'user_metadata') ?? {},
-        appMetadata: metadata(input.app_metadata, 'app_metadata'),
-      });
-      if (!created) throw authErrors.emailExists();
+      if (!input.email && !input.phone) {
+        throw authErrors.validation('Cannot create a user without either an email or phone');
+      }
+      const phone = input.phone ? validPhone(input.phone) : undefined;
+      if (phone && (await findUserByPhone(sql, phone))) throw adminPhoneExists();
+      const email = input.email ? validEmail(input.email) : undefined;
+      const hash = (await passwordHash(input.password, email ?? null)) ?? null;
+      const userMetadata = metadata(input.user_metadata, 'user_metadata') ?? {};
+      let created = email
+        ? await users.insertUser(sql, {
+            email,
+            passwordHash: hash,
+            confirmed: input.email_confirm === true,
+            userMetadata,
+            appMetadata: metadata(input.app_metadata, 'app_metadata'),
+          })
+        : await sql
+            .begin((tx) =>
+              insertPhoneUser(tx, {
+                phone: phone!,
+                passwordHash: hash,
+                confirmed: input.phone_confirm === true,
+                userMetadata,
+              }),
+            )
+            .catch(phoneTaken);
+      if (!created) throw email ? authErrors.emailExists() : adminPhoneExists();
+      if (email && phone) created = await setPhoneOf(created.id, phone, input.phone_confirm === true);
+      if (!email && input.app_metadata !== undefined) {
+        created = (await users.updateUser(sql, created.id, {
+          appMetadata: metadata(input.app_metadata, 'app_metadata'),
+        }))!;
+      }
       const banned = banUntil(input.ban_duration);
       return userJson(banned ? (await users.updateUser(sql, created.id, { bannedUntil: banned }))! : created);
     },
@@ -92,6 +131,15 @@ export function createAdminService(
       const user = await mustGet(id);
       const email = input.email === undefined ? undefined : validEmail(input.email);
       const hash = await passwordHash(input.password, email ?? user.email);
+      // An empty number changes nothing, as in GoTrue.
+      if (input.phone !== undefined && input.phone !== '') {
+        const phone = validPhone(input.phone);
+        const holder = await findUserByPhone(sql, phone);
+        if (holder && holder.id !== id) throw adminPhoneExists();
+        await setPhoneOf(id, phone, input.phone_confirm === true);
+      } else if (input.phone_confirm === true && user.phone) {
+        await setPhoneOf(id, user.phone, true);
+      }
       const updated = await users
         .updateUser(sql, id, {
           email,

@@ -111,5 +111,41 @@ export const authErrors = {
   oauthConsentNotFound: () => new AuthError(404, 'oauth_consent_not_found', 'No active grant found for this client'),
   invalidClientCredentials: (why: string) =>
     new AuthError(400, 'invalid_credentials', `Invalid client credentials: ${why}`),
+  // Phone sign-in and SMS, in GoTrue's words.
+  phoneInvalid: () => new AuthError(400, 'validation_failed', 'Invalid phone number format (E.164 required)'),
+  phoneProviderDisabled: (message: string) => new AuthError(400, 'phone_provider_disabled', message),
+  phoneLoginsDisabled: () => new AuthError(422, 'phone_provider_disabled', 'Phone logins are disabled'),
+  phoneExists: () => new AuthError(422, 'phone_exists', 'A user with this phone number has already been registered'),
+  phoneNotConfirmed: () => new AuthError(400, 'phone_not_confirmed', 'Phone not confirmed'),
+  invalidChannel: () =>
+    new AuthError(
+      400,
+      'validation_failed',
+      "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.",
+    ),
+  smsTooSoon: (seconds: number) =>
+    new AuthError(
+      429,
+      'over_sms_send_rate_limit',
+      `For security purposes, you can only request this after ${seconds} seconds.`,
+    ),
+  smsRateLimited: () => new AuthError(429, 'over_sms_send_rate_limit', 'SMS rate limit exceeded'),
+  smsSendFailed: (purpose: string, why: string) =>
+    new AuthError(422, 'sms_send_failed', `Error sending ${purpose} OTP to provider: ${why}`),
+  tokenExpired: () => new AuthError(403, 'otp_expired', 'Token has expired or is invalid'),
+  otpSignupsDisabled: () => new AuthError(422, 'otp_disabled', 'Signups not allowed for otp'),
+  mfaPhoneDisabled: (what: 'enroll' | 'verify') =>
+    new AuthError(
+      422,
+      `mfa_phone_${what}_not_enabled`,
+      what === 'enroll' ? 'MFA enroll is disabled for Phone' : 'MFA verification is disabled for Phone',
+    ),
+  mfaVerifiedPhoneExists: () =>
+    new AuthError(
+      422,
+      'mfa_verified_factor_exists',
+      'A verified phone factor already exists, unenroll the existing factor to continue',
+    ),
+  mfaPhoneCodeFailed: () => new AuthError(422, 'mfa_verification_failed', 'Invalid MFA Phone code entered'),
   unexpected: () => new AuthError(500, 'unexpected_failure', 'Unexpected failure, please check server logs'),
 };

@@ -72,3 +72,20 @@ export {
 export { linkMail } from './mail-templates.js';
 export type { UserJson, SessionJson } from './user-view.js';
 export { normalizeEmail } from './user-repository.js';
+export { formatPhone, validPhone, parseTestOtps } from './phone-number.js';
+export {
+  noSmsSender,
+  twilioSmsSender,
+  type SmsChannel,
+  type SmsMessage,
+  type SmsSender,
+  type TwilioSettings,
+} from './sms-sender.js';
+export { createPhoneCodes, type PhoneCodes, type PhoneCodeSettings } from './phone-codes.js';
+export {
+  createPhoneAuthService,
+  type PhoneAuthService,
+  type PhoneAuthSettings,
+  type PhoneVerifyType,
+} from './phone-auth-service.js';
+export { createPhoneFactors, type PhoneFactors, type PhoneFactorSettings } from './phone-factors.js';

@@ -9,6 +9,7 @@ import { subject } from './auth-service.js';
 import { authErrors } from './errors.js';
 import type { Claims } from './jwt.js';
 import type { SecretBox } from './mfa-secret-box.js';
+import { raiseToAal2 } from './mfa-session.js';
 import { validIp } from './session-store.js';
 import type { SessionJson } from './user-view.js';
 import * as users from './user-repository.js';
@@ -126,12 +127,7 @@ export function createMfaService(sql: postgres.Sql, auth: AuthService, box: Secr
           where id = ${factor.id} and last_step < ${step} returning id`;
         if (!used) return false;
         await tx`update auth.mfa_challenges set verified_at = now() where id = ${input.challenge_id as string}`;
-        const amr = [{ method: 'totp', timestamp: Math.floor(Date.now() / 1000) }];
-        await tx`
-          update auth.sessions set aal = 'aal2', amr = amr || ${tx.json(amr)}::jsonb, updated_at = now()
-          where id = ${sessionId}`;
-        // As GoTrue does: once a factor is verified, sessions that never passed it are ended.
-        await tx`delete from auth.sessions where user_id = ${user.id} and aal = 'aal1'`;
+        await raiseToAal2(tx, user.id, sessionId, 'totp');
         return true;
       });
       if (!accepted) throw authErrors.mfaVerificationFailed();

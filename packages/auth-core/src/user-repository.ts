@@ -27,7 +27,9 @@ export interface UserRow {
 export interface FactorJson {
   id: string;
   friendly_name?: string;
-  factor_type: 'totp';
+  factor_type: 'totp' | 'phone';
+  /** A phone factor's number. */
+  phone?: string | null;
   status: 'verified' | 'unverified';
   created_at: string;
   updated_at: string;
@@ -52,7 +54,8 @@ const USER_COLUMNS = `u.id, u.aud, u.role, u.email, u.encrypted_password, u.emai
   coalesce((select json_agg(i order by i.created_at) from auth.identities i where i.user_id = u.id), '[]')
     as identities,
   (select json_agg(json_build_object('id', f.id, 'friendly_name', f.friendly_name, 'factor_type', f.factor_type,
-     'status', f.status, 'created_at', f.created_at, 'updated_at', f.updated_at) order by f.created_at)
+     'status', f.status, 'created_at', f.created_at, 'updated_at', f.updated_at, 'phone', coalesce(f.phone, ''))
+     order by f.created_at)
    from auth.mfa_factors f where f.user_id = u.id) as factors`;
 
 export function normalizeEmail(email: string): string {

@@ -19,6 +19,7 @@ export function userJson(user: UserRow): UserJson {
     email: user.email ?? '',
     email_confirmed_at: iso(user.email_confirmed_at),
     phone: user.phone ?? '',
+    ...(user.phone_confirmed_at ? { phone_confirmed_at: iso(user.phone_confirmed_at) } : {}),
     confirmed_at: iso(user.email_confirmed_at ?? user.phone_confirmed_at),
     last_sign_in_at: iso(user.last_sign_in_at),
     app_metadata: user.raw_app_meta_data,

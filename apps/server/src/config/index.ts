@@ -8,6 +8,7 @@ import { storageSettings } from './storage.js';
 import { imageTransformSettings } from './image-transform.js';
 import { authSettings } from './auth.js';
 import { oauthSettings } from './oauth.js';
+import { phoneConfigProblem, phoneSettings } from './phone.js';
 import { webhooksSettings } from './webhooks.js';
 import { reportingSettings } from './reporting.js';
 import { limitsSettings } from './limits.js';
@@ -25,6 +26,7 @@ const schema = v.object({
   ...imageTransformSettings,
   ...authSettings,
   ...oauthSettings,
+  ...phoneSettings,
   ...webhooksSettings,
   ...reportingSettings,
   ...limitsSettings,
@@ -88,6 +90,8 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     throw new ConfigError(`invalid configuration: ${key}=${JSON.stringify(env[key] ?? '')} ${issue.message}`);
   }
   const out = result.output;
+  const phoneProblem = phoneConfigProblem(out);
+  if (phoneProblem) throw new ConfigError(`invalid configuration: ${phoneProblem}`);
   const concurrency = resolveConcurrency(out.WEB_CONCURRENCY, out.DB_POOL_SIZE, env);
   if (typeof concurrency === 'string')
     throw new ConfigError(

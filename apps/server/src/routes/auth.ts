@@ -19,11 +19,13 @@ import { oauthRoutes } from './auth/oauth-routes.js';
 import { oauthServerRoutes } from './auth/oauth-server-routes.js';
 import { disabledFeatureRoutes } from './auth/disabled-features.js';
 import { reauthenticateRoutes } from './auth/reauthenticate-routes.js';
+import { phoneRoutes } from './auth/phone-routes.js';
 
 export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<AppEnv> {
   const { config } = ctx;
   const { service, admin, mfa, otp, oauth, oauthServer, idToken, providers, limiter, limits, passwordPolicy, reauth } =
     services;
+  const { phone, phoneFactors, sms } = services;
   const deps: AuthDeps = {
     ctx,
     service,
@@ -37,6 +39,8 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
     limiter,
     limits,
     reauth,
+    phone,
+    phoneFactors,
   };
   const other = async (c: Parameters<typeof renderError>[0]) =>
     enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
@@ -54,6 +58,8 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
   // Before /admin and /user: the OAuth server's paths lie under both.
   if (oauthServer) app.route('/', oauthServerRoutes(deps, oauthServer));
   app.route('/', disabledFeatureRoutes(deps));
+  // Before the e-mail routes: takes the requests that name a phone number and hands the rest on.
+  app.route('/', phoneRoutes(deps));
   app.route('/', sessionRoutes(deps));
   app.route('/user', userRoutes(deps));
   app.route('/verify', verifyRoutes(deps));
@@ -68,14 +74,14 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
     return c.json({
       external: {
         email: true,
-        phone: false,
+        phone: config.AUTH_EXTERNAL_PHONE_ENABLED,
         anonymous_users: config.AUTH_ANONYMOUS_SIGN_INS,
         ...Object.fromEntries(OAUTH_PROVIDERS.map((name) => [name, providers.enabled(name)])),
       },
       disable_signup: config.AUTH_DISABLE_SIGNUP,
       mailer_autoconfirm: config.AUTH_AUTOCONFIRM,
-      phone_autoconfirm: false,
-      sms_provider: '',
+      phone_autoconfirm: config.AUTH_SMS_AUTOCONFIRM,
+      sms_provider: sms.provider === 'none' ? '' : sms.provider,
       saml_enabled: false,
       password_min_length: passwordPolicy.minLength,
     });

@@ -29,8 +29,9 @@ import {
 import type { ServerContext } from '../context.js';
 import type { AuthLimits } from '../routes/auth/auth-http.js';
 import { createOAuthServices } from './oauth-services.js';
+import { createPhoneServices, type PhoneServices } from './phone-services.js';
 
-export interface AuthServices {
+export interface AuthServices extends PhoneServices {
   service: AuthService;
   admin: AdminService;
   mfa: MfaService;
@@ -130,6 +131,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     reauth,
     otp,
     ...createOAuthServices(ctx, service),
+    ...createPhoneServices(ctx, service, limiter, passwordPolicy),
     limiter,
     limits,
     passwordPolicy,

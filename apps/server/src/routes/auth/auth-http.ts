@@ -23,13 +23,19 @@ export function renderError(c: AuthContext, error: AuthError): Response {
 // body-limit middleware does from Content-Length).
 export const MAX_AUTH_BODY_BYTES = 64 * 1024;
 
+// Bodies already read, by request: a route module that looks at a body and hands the request on (phone-routes.ts)
+// leaves it readable for the next one.
+const readBodies = new WeakMap<Request, Record<string, unknown>>();
+
 /** The JSON object body (auth-js always sends one): malformed is 400 bad_json, oversized 413. */
 export async function jsonBody(c: AuthContext): Promise<Record<string, unknown>> {
+  const read = readBodies.get(c.req.raw);
+  if (read) return read;
   const text = await readBoundedText(c.req.raw, MAX_AUTH_BODY_BYTES);
   if (text === null) throw authErrors.tooLarge();
-  if (!text.trim()) return {};
-  const body = parseJsonObject(text);
+  const body = text.trim() ? parseJsonObject(text) : {};
   if (!body) throw authErrors.badJson();
+  readBodies.set(c.req.raw, body);
   return body;
 }
 

@@ -7,6 +7,8 @@ import type {
   MfaService,
   OAuthServer,
   OAuthService,
+  PhoneAuthService,
+  PhoneFactors,
   ProviderRegistry,
   RateLimiter,
   Reauthentication,
@@ -28,4 +30,6 @@ export interface AuthDeps {
   limiter: RateLimiter;
   limits: AuthLimits;
   reauth: Reauthentication;
+  phone: PhoneAuthService;
+  phoneFactors: PhoneFactors;
 }

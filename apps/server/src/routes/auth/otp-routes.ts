@@ -1,7 +1,7 @@
 // E-mail one-time codes and magic links: POST /otp (signInWithOtp) and POST /resend. Each address may be sent
 // AUTH_RATE_LIMIT_RECOVER mails per window, as for password recovery; the answer is `{}` for any valid address.
 import { Hono } from 'hono';
-import { authErrors, pkceChallenge, validEmail } from '@auction-ops/auth-core';
+import { pkceChallenge, validEmail } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
 import { enforceLimit, jsonBody, perIpLimit, queryString } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
@@ -11,7 +11,6 @@ export function otpRoutes({ otp, limiter, limits }: AuthDeps): Hono<AppEnv> {
   app.use('*', perIpLimit(limiter, limits));
   app.post('/otp', async (c) => {
     const body = await jsonBody(c);
-    if (body.phone !== undefined) throw authErrors.validation('Phone sign-in is not supported');
     const email = validEmail(body.email);
     await enforceLimit(c, limiter, 'recover', email, limits.recover);
     await otp.signInWithOtp({

@@ -18,6 +18,8 @@ import {
   type IdTokenGrant,
   type OAuthService,
   type ProviderRegistry,
+  type PasskeyService,
+  type WebAuthnFactorService,
   memoryRateLimitStore,
   type PasswordPolicy,
   parseCharacterClasses,
@@ -27,6 +29,7 @@ import {
 import type { ServerContext } from '../context.js';
 import type { AuthLimits } from '../routes/auth/auth-http.js';
 import { createOAuthServices } from './oauth-services.js';
+import { createWebAuthnServices } from './webauthn-services.js';
 
 export interface AuthServices {
   service: AuthService;
@@ -37,6 +40,8 @@ export interface AuthServices {
   oauth: OAuthService;
   idToken: IdTokenGrant;
   providers: ProviderRegistry;
+  passkeys: PasskeyService;
+  webauthnFactors: WebAuthnFactorService;
   limiter: RateLimiter;
   limits: AuthLimits;
   passwordPolicy: PasswordPolicy;
@@ -112,6 +117,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     reauth,
     otp,
     ...createOAuthServices(ctx, service),
+    ...createWebAuthnServices(ctx, service),
     limiter,
     limits,
     passwordPolicy,

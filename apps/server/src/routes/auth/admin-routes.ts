@@ -7,7 +7,7 @@ import { enforceLimit, jsonBody } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
 
 /** The service role only, after the per-IP limit. */
-function adminOnly({ limiter, limits }: AuthDeps): MiddlewareHandler<AppEnv> {
+export function adminOnly({ limiter, limits }: AuthDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
     const failure = c.get('authError');

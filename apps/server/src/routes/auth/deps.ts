@@ -6,9 +6,11 @@ import type {
   IdTokenGrant,
   MfaService,
   OAuthService,
+  PasskeyService,
   ProviderRegistry,
   RateLimiter,
   Reauthentication,
+  WebAuthnFactorService,
 } from '@auction-ops/auth-core';
 import type { ServerContext } from '../../context.js';
 import type { AuthLimits } from './auth-http.js';
@@ -25,4 +27,6 @@ export interface AuthDeps {
   limiter: RateLimiter;
   limits: AuthLimits;
   reauth: Reauthentication;
+  passkeys: PasskeyService;
+  webauthnFactors: WebAuthnFactorService;
 }

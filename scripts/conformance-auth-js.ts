@@ -106,6 +106,13 @@ export async function main(): Promise<number> {
     AUTH_ANONYMOUS_SIGN_INS: 'true',
     AUTH_MIN_PASSWORD_LENGTH: '6',
     AUTH_REDIRECT_ALLOW_LIST: 'http://127.0.0.1:3000,https://127.0.0.1:3000,http://localhost:5173',
+    // [auth.passkey], [auth.mfa.web_authn] and [auth.webauthn] of config.toml.
+    AUTH_PASSKEYS_ENABLED: 'true',
+    AUTH_MFA_WEBAUTHN_ENROLL_ENABLED: 'true',
+    AUTH_MFA_WEBAUTHN_VERIFY_ENABLED: 'true',
+    AUTH_WEBAUTHN_RP_ID: 'localhost',
+    AUTH_WEBAUTHN_RP_ORIGINS: 'http://localhost:5173',
+    AUTH_WEBAUTHN_RP_DISPLAY_NAME: 'auth-js tests',
   });
   try {
     console.log(`conformance auth-js: CLI stack at ${cli.server.url}, suite at ${dir}`);

@@ -352,4 +352,11 @@ describe('switched off', () => {
     expect(signIn.error).toMatchObject({ status: 404, code: 'passkey_disabled' });
     expect((await sb.auth.passkey.list()).error).toMatchObject({ code: 'passkey_disabled' });
   });
+
+  it('WebAuthn factors answer GoTrue’s not-enabled errors; TOTP factors still work', async () => {
+    const { sb } = await signedUp(off);
+    const enroll = await sb.auth.mfa.webauthn.enroll({ friendlyName: 'key' });
+    expect(enroll.error).toMatchObject({ status: 422, code: 'mfa_webauthn_enroll_not_enabled' });
+    expect((await sb.auth.mfa.enroll({ factorType: 'totp' })).error).toBeNull();
+  });
 });

@@ -26,8 +26,19 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
   const { service, admin, mfa, otp, oauth, idToken, providers, limiter, limits, passwordPolicy, reauth } = services;
   const { passkeys, webauthnFactors } = services;
   const deps: AuthDeps = {
-    ...{ ctx, service, admin, mfa, otp, oauth, idToken, providers, limiter, limits, reauth },
-    ...{ passkeys, webauthnFactors },
+    ctx,
+    service,
+    admin,
+    mfa,
+    otp,
+    oauth,
+    idToken,
+    providers,
+    limiter,
+    limits,
+    reauth,
+    passkeys,
+    webauthnFactors,
   };
   const other = async (c: Parameters<typeof renderError>[0]) =>
     enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);

@@ -133,6 +133,13 @@ export async function main(): Promise<number> {
     AUTH_SMS_TEST_OTP: '1234567890:123456',
     AUTH_MFA_PHONE_ENABLED: 'true',
     AUTH_MFA_PHONE_MAX_FREQUENCY: '1s',
+    // [auth.passkey], [auth.mfa.web_authn] and [auth.webauthn] of config.toml.
+    AUTH_PASSKEYS_ENABLED: 'true',
+    AUTH_MFA_WEBAUTHN_ENROLL_ENABLED: 'true',
+    AUTH_MFA_WEBAUTHN_VERIFY_ENABLED: 'true',
+    AUTH_WEBAUTHN_RP_ID: 'localhost',
+    AUTH_WEBAUTHN_RP_ORIGINS: 'http://localhost:5173',
+    AUTH_WEBAUTHN_RP_DISPLAY_NAME: 'auth-js tests',
   });
   try {
     console.log(`conformance auth-js: CLI stack at ${cli.server.url}, suite at ${dir}`);

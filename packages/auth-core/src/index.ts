@@ -49,6 +49,14 @@ export { unlinkIdentity } from './identity-repository.js';
 export { createEmailOtpService, type EmailOtpService } from './email-otp-service.js';
 export { createMfaService, type MfaService, type MfaSettings } from './mfa-service.js';
 export { createSecretBox, type SecretBox } from './mfa-secret-box.js';
+export { createPasskeyService, type PasskeyService, type PasskeySettings } from './passkey-service.js';
+export {
+  createWebAuthnFactorService,
+  type WebAuthnFactorService,
+  type WebAuthnFactorSettings,
+} from './webauthn-factor-service.js';
+export type { RelyingParty } from './webauthn-ceremony.js';
+export { webauthnErrors } from './webauthn-errors.js';
 export {
   RateLimiter,
   memoryRateLimitStore,

@@ -1,9 +1,11 @@
 // Auth (/auth/v1): passwords, tokens, e-mail links, rate limits, mail providers.
 import * as v from 'valibot';
 import { bool, url, nonEmpty, positiveInt, wholeNumber } from './fields.js';
+import { webauthnSettings } from './webauthn.js';
 
 export const authSettings = {
   // Auth (/auth/v1): passwords, tokens, e-mail links, rate limits, mail providers.
+  ...webauthnSettings,
   AUTH_MIN_PASSWORD_LENGTH: v.optional(positiveInt, '8'),
   AUTH_MAX_PASSWORD_LENGTH: v.optional(positiveInt, '72'),
   AUTH_PASSWORD_REQUIRED_CHARACTERS: v.optional(

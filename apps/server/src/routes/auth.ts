@@ -20,12 +20,14 @@ import { oauthServerRoutes } from './auth/oauth-server-routes.js';
 import { disabledFeatureRoutes } from './auth/disabled-features.js';
 import { reauthenticateRoutes } from './auth/reauthenticate-routes.js';
 import { phoneRoutes } from './auth/phone-routes.js';
+import { adminPasskeyRoutes, passkeyRoutes } from './auth/passkey-routes.js';
+import { webauthnFactorRoutes } from './auth/webauthn-factor-routes.js';
 
 export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<AppEnv> {
   const { config } = ctx;
   const { service, admin, mfa, otp, oauth, oauthServer, idToken, providers, limiter, limits, passwordPolicy, reauth } =
     services;
-  const { phone, phoneFactors, sms } = services;
+  const { phone, phoneFactors, sms, passkeys, webauthnFactors } = services;
   const deps: AuthDeps = {
     ctx,
     service,
@@ -41,6 +43,8 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
     reauth,
     phone,
     phoneFactors,
+    passkeys,
+    webauthnFactors,
   };
   const other = async (c: Parameters<typeof renderError>[0]) =>
     enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
@@ -63,9 +67,12 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
   app.route('/', sessionRoutes(deps));
   app.route('/user', userRoutes(deps));
   app.route('/verify', verifyRoutes(deps));
+  app.route('/passkeys', passkeyRoutes(deps));
+  app.route('/admin/users', adminPasskeyRoutes(deps));
   app.route('/admin', adminRoutes(deps));
   app.route('/invite', inviteRoutes(deps));
   app.route('/reauthenticate', reauthenticateRoutes(deps));
+  app.route('/factors', webauthnFactorRoutes(deps));
   app.route('/factors', factorRoutes(deps));
   app.route('/', otpRoutes(deps));
   app.route('/', oauthRoutes(deps));

@@ -20,6 +20,8 @@ import {
   type IdTokenGrant,
   type OAuthService,
   type ProviderRegistry,
+  type PasskeyService,
+  type WebAuthnFactorService,
   memoryRateLimitStore,
   type PasswordPolicy,
   parseCharacterClasses,
@@ -30,6 +32,7 @@ import type { ServerContext } from '../context.js';
 import type { AuthLimits } from '../routes/auth/auth-http.js';
 import { createOAuthServices } from './oauth-services.js';
 import { createPhoneServices, type PhoneServices } from './phone-services.js';
+import { createWebAuthnServices } from './webauthn-services.js';
 
 export interface AuthServices extends PhoneServices {
   service: AuthService;
@@ -42,6 +45,8 @@ export interface AuthServices extends PhoneServices {
   providers: ProviderRegistry;
   /** The OAuth 2.1 authorization server; undefined while AUTH_OAUTH_SERVER_ENABLED is off. */
   oauthServer: OAuthServer | undefined;
+  passkeys: PasskeyService;
+  webauthnFactors: WebAuthnFactorService;
   limiter: RateLimiter;
   limits: AuthLimits;
   passwordPolicy: PasswordPolicy;
@@ -132,6 +137,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     otp,
     ...createOAuthServices(ctx, service),
     ...createPhoneServices(ctx, service, limiter, passwordPolicy),
+    ...createWebAuthnServices(ctx, service),
     limiter,
     limits,
     passwordPolicy,

@@ -9,9 +9,11 @@ import type {
   OAuthService,
   PhoneAuthService,
   PhoneFactors,
+  PasskeyService,
   ProviderRegistry,
   RateLimiter,
   Reauthentication,
+  WebAuthnFactorService,
 } from '@auction-ops/auth-core';
 import type { ServerContext } from '../../context.js';
 import type { AuthLimits } from './auth-http.js';
@@ -32,4 +34,6 @@ export interface AuthDeps {
   reauth: Reauthentication;
   phone: PhoneAuthService;
   phoneFactors: PhoneFactors;
+  passkeys: PasskeyService;
+  webauthnFactors: WebAuthnFactorService;
 }

@@ -3,14 +3,12 @@
 // else falls through. Unenrolling is the same for every type and stays there.
 import { Hono } from 'hono';
 import type { AppEnv } from '../../context.js';
-import { parseJsonObject, readBoundedText } from '../../http/read-body.js';
-import { type AuthContext, callerClaims, enforceLimit, jsonBody, MAX_AUTH_BODY_BYTES } from './auth-http.js';
+import { type AuthContext, callerClaims, enforceLimit, jsonBody } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
 
-/** The body's factor_type, read from a copy so the TOTP route can still read the body. */
+/** The body's factor_type; jsonBody keeps the body it read, so the routes after this one can still read it. */
 async function factorTypeOf(c: AuthContext): Promise<unknown> {
-  const text = await readBoundedText(c.req.raw.clone(), MAX_AUTH_BODY_BYTES);
-  return text ? parseJsonObject(text)?.factor_type : undefined;
+  return (await jsonBody(c)).factor_type;
 }
 
 export function webauthnFactorRoutes({ webauthnFactors, limiter, limits }: AuthDeps): Hono<AppEnv> {

@@ -22,6 +22,16 @@ const AUTH = /^\/auth\/v1\//;
 // A compact JWS: three base64url parts. Anything else in a key is storage's "Invalid Compact JWS".
 const COMPACT_JWS = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 
+/** Only storage and auth have paths reached without a key. */
+const MAY_BE_OPEN = /^\/(storage|auth)\//;
+
+/** The token of an `Authorization: Bearer <token>` header; the usual form is read without a regular expression. */
+function bearerOf(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (header.startsWith('Bearer ') && header.length > 7 && !/\s/.test(header.slice(7))) return header.slice(7);
+  return header.match(BEARER)?.[1];
+}
+
 /** Storage's own answer to a token that is not a JWT at all, in its error shape (storage-js matches the text). */
 function invalidCompactJws(c: Context<AppEnv>): Response {
   return c.json({ statusCode: '400', error: 'InvalidJWT', message: 'Invalid Compact JWS' }, 400);
@@ -38,10 +48,12 @@ export async function checkApiKey(
 ): Promise<Response | undefined> {
   const path = c.req.path;
   if (!GATED.test(path) || c.req.method === 'OPTIONS') return undefined;
-  const open = OPEN.some((re) => re.test(path)) || (c.req.method === 'PUT' && SIGNED_UPLOAD.test(path));
+  const open =
+    MAY_BE_OPEN.test(path) &&
+    (OPEN.some((re) => re.test(path)) || (c.req.method === 'PUT' && SIGNED_UPLOAD.test(path)));
   // WebSockets cannot send headers from browsers, so realtime takes the key as a query parameter.
   const key = requestHeader(c, 'apikey') ?? (path.startsWith('/realtime/') ? c.req.query('apikey') : undefined);
-  const bearer = requestHeader(c, 'authorization')?.match(BEARER)?.[1];
+  const bearer = bearerOf(requestHeader(c, 'authorization'));
   // Supabase's storage takes a standalone StorageClient's Authorization alone (the token is the key), and
   // answers a request with neither in its own words.
   if (!key && STORAGE.test(path) && !open) {

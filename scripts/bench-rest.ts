@@ -163,6 +163,7 @@ async function heapProfiled<T>(
     for (const c of n.children) walk(c);
   };
   walk(profile.head);
+  writeFileSync(join(tmpdir(), `bench-rest-${label.replace(/\W+/g, '-')}.heapprofile`), JSON.stringify(profile));
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   console.log(`\nheap profile ${label}: top allocating functions of ${(total / 1e6).toFixed(0)} MB sampled`);
   for (const [k, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40))

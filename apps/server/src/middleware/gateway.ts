@@ -55,8 +55,9 @@ export function gateway(options: GatewayOptions): MiddlewareHandler<AppEnv> {
     }
     offerGatewayHeaders(c, NAMES, idAndCorsValues(c, id));
     c.set('clientIp', clientIpOf(c, trustedProxies, anyTrusted));
-    const refused =
-      (database && databaseUnavailable(c, database)) ?? (await checkApiKey(c, verifier, options.authWithoutKey));
+    let refused = (database && databaseUnavailable(c, database)) ?? checkApiKey(c, verifier, options.authWithoutKey);
+    // A promise only when a token was not verified before: the common case awaits nothing here.
+    if (refused instanceof Promise) refused = await refused;
     const limited = refused ?? (afterGate && c.req.path.startsWith(afterGate.prefix) ? afterGate.check(c) : undefined);
     const answer = limited instanceof Promise ? await limited : limited;
     if (answer) {

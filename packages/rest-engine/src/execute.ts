@@ -245,17 +245,22 @@ export async function executePlan(
   const rollback = (env.txOverridable && plan.prefer.tx ? plan.prefer.tx : env.txDefault) === 'rollback';
   const mustDecide =
     !plan.readOnly && (plan.media === 'object' || plan.media === 'stripped-object' || plan.prefer.maxAffected !== null);
-  const decide: Decision = (r) => {
-    checkResult(plan, r);
-    return rollback ? 'rollback' : 'commit';
-  };
+  // The deciding function is built only for the writes that need it.
+  const end: ExecuteOptions['end'] = mustDecide
+    ? (r) => {
+        checkResult(plan, r);
+        return rollback ? 'rollback' : 'commit';
+      }
+    : rollback
+      ? 'rollback'
+      : 'commit';
   const { result } = await execute(env.sql, ctx, compiled.main, compiled.explain, {
     readOnly: plan.readOnly,
     poolTimeoutMs: env.poolTimeoutMs,
     statements: env.statements,
     planOutput: compiled.planOutput,
     preRequest: env.preRequest ?? null,
-    end: mustDecide ? decide : rollback ? 'rollback' : 'commit',
+    end,
   });
   if (!mustDecide) checkResult(plan, result);
   return result;

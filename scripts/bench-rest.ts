@@ -4,7 +4,8 @@
 //           adapter and the engine's parse/plan/compile/execute/respond;
 //   (a) a minimal Hono route sending the identical context and main statements;
 //   (b) the same statements from a Node loop with postgres.js (50 concurrent workers).
-// Plus a parse+plan+compile micro-benchmark. BENCH_SECONDS sets each run's length (default 10).
+// Plus a parse+plan+compile micro-benchmark. BENCH_SECONDS sets each run's length (default 10), BENCH_ROUNDS the
+// rounds of the three; BENCH_REST_ONLY=engine stops after them (observability|command: that comparison only).
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { ensureRoles, findFreePort, migrate, startEmbeddedPostgres } from '../packages/database/src/index.js';
 import {
   installedPgBouncer,
@@ -28,11 +29,14 @@ import { offerGatewayHeaders } from '../apps/server/src/middleware/response-head
 import { createLocalCertificates } from '../apps/server/src/tls/local-certificates.js';
 import { createRestEngine } from '../packages/rest-engine/src/index.js';
 import { compile } from '../packages/rest-engine/src/compile/statement-compiler.js';
-import { execute, StatementBudget } from '../packages/rest-engine/src/execute.js';
+import { CONTEXT_SQL, execute, StatementBudget, type TxContext } from '../packages/rest-engine/src/execute.js';
+import type { Statement } from '../packages/rest-engine/src/compile/sql-builder.js';
 import { parse } from '../packages/rest-engine/src/parse/request-parser.js';
 import { plan } from '../packages/rest-engine/src/plan/planner.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** Rounds of the engine, (a) and (b) per request (BENCH_ROUNDS, default 3). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
 const serverRequire = createRequire(new URL('../apps/server/package.json', import.meta.url));
 // The ESM builds, as the server itself loads them: a second (CommonJS) copy of @hono/node-server would replace the
@@ -95,12 +99,16 @@ async function wrk(url: string, headers: Record<string, string>): Promise<Figure
   };
 }
 
-/** BENCH_PROFILE=1: a CPU profile of this process around each engine run; prints the top self times. */
+/**
+ * BENCH_PROFILE=1: a CPU profile of this process around each engine and (a) run; prints the top self times.
+ * BENCH_PROFILE=heap: a sampling heap profile instead; prints the functions that allocated most.
+ */
 async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
   if (!process.env.BENCH_PROFILE) return run();
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
   session.connect();
+  if (process.env.BENCH_PROFILE === 'heap') return heapProfiled(session, label, run);
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
   await session.post('Profiler.start');
@@ -126,6 +134,97 @@ async function profiled<T>(label: string, run: () => Promise<T>): Promise<T> {
     console.log(`  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${k}`);
   writeFileSync(join(tmpdir(), `bench-rest-${label.replace(/\W+/g, '-')}.cpuprofile`), JSON.stringify(profile));
   return result;
+}
+
+type Frame = { functionName: string; url: string; lineNumber: number };
+const frameName = (f: Frame) =>
+  `${f.functionName || '(anon)'} ${f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/\/work\/[^/]+\/[^/]+\//, '')}:${f.lineNumber + 1}`;
+
+async function heapProfiled<T>(
+  session: import('node:inspector/promises').Session,
+  label: string,
+  run: () => Promise<T>,
+): Promise<T> {
+  await session.post('HeapProfiler.enable');
+  // Collected objects included: what matters here is what a request allocates, not what stays.
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as never);
+  const result = await run();
+  type Node = { callFrame: Frame; selfSize: number; children: Node[] };
+  const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: Node } };
+  session.disconnect();
+  const self = new Map<string, number>();
+  const walk = (n: Node) => {
+    const key = frameName(n.callFrame);
+    self.set(key, (self.get(key) ?? 0) + n.selfSize);
+    for (const c of n.children) walk(c);
+  };
+  walk(profile.head);
+  writeFileSync(join(tmpdir(), `bench-rest-${label.replace(/\W+/g, '-')}.heapprofile`), JSON.stringify(profile));
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  console.log(`\nheap profile ${label}: top allocating functions of ${(total / 1e6).toFixed(0)} MB sampled`);
+  for (const [k, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40))
+    console.log(`  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${k}`);
+  return result;
+}
+
+/**
+ * The statements (text and parameters, one JSON line each) sent on `sql` while `send` runs, through postgres.js's
+ * debug hook; nothing else may use the pool meanwhile.
+ */
+async function statementsSent(sql: { options: { debug: unknown } }, send: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  sql.options.debug = (_connection: number, text: string, params: unknown[]) =>
+    seen.push(JSON.stringify([text, params]));
+  try {
+    await send();
+  } finally {
+    sql.options.debug = false;
+  }
+  return seen;
+}
+
+/** One GET as wrk sends it (the request line, Host, the given headers, nothing else); resolves with the body. */
+function rawGet(base: string, target: string, headers: Record<string, string>): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let data = Buffer.alloc(0);
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      data = Buffer.concat([data, chunk]);
+      const head = data.indexOf('\r\n\r\n');
+      const length = /content-length: (\d+)/i.exec(data.subarray(0, head).toString());
+      if (head !== -1 && length && data.length >= head + 4 + Number(length[1])) {
+        socket.destroy();
+        const text = data.toString();
+        if (!text.startsWith('HTTP/1.1 200')) reject(new Error(`${target}: ${text.slice(0, 300)}`));
+        else resolve(text.slice(head + 4));
+      }
+    });
+    const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${lines.join('')}\r\n`);
+  });
+}
+
+interface Captured {
+  readonly sent: string[];
+  readonly ctx: TxContext;
+  readonly main: Statement;
+}
+
+/** The context and main statement of a read as the engine sent them (BEGIN, context, main, COMMIT). */
+function capturedRequest(sent: string[]): Captured {
+  const parsed = sent.map((s) => JSON.parse(s) as [string, (string | null)[]]);
+  const at = parsed.findIndex(([text]) => text === CONTEXT_SQL);
+  if (at === -1 || parsed.length !== at + 3) throw new Error(`unexpected statements:\n${sent.join('\n')}`);
+  const [searchPath, role, claims, method, path, headers, statementTimeout, timezone] = parsed[at][1];
+  const ctx = { searchPath, role, claims, method, path, headers, statementTimeout, timezone } as TxContext;
+  const [text, params] = parsed[at + 1];
+  return { sent, ctx, main: { sql: text, params } as Statement };
 }
 
 async function warm(url: string, headers: Record<string, string>): Promise<void> {
@@ -204,7 +303,6 @@ export async function main(): Promise<void> {
       new jose.SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(secret);
     const apiKey = server.ctx.anonKey;
     const userToken = await sign({ sub: 'user-7', role: 'authenticated' });
-    const claims = { sub: 'user-7', role: 'authenticated' };
 
     const requests = {
       'GET one row by primary key': { path: '/items', search: 'select=*&id=eq.1007' },
@@ -220,36 +318,28 @@ export async function main(): Promise<void> {
       search,
     });
 
-    // Baseline (a): the identical statements, precompiled, from a minimal route.
-    const compiled = Object.fromEntries(
-      Object.entries(requests).map(([name, r]) => {
-        const p = plan(parse({ method: 'GET', ...r, headers: {} }), engine.schemaCache, {
-          schemas: ['public'],
-          maxRows: 1000,
-          aggregatesEnabled: false,
-          allowUnfilteredWrites: false,
-          txOverridable: false,
-        });
-        return [name, compile(p, 1000).main];
-      }),
-    );
-    const ctxOf = (headers: Record<string, string>) => ({
-      searchPath: '"public"',
-      role: 'authenticated',
-      claims: JSON.stringify(claims),
-      method: 'GET',
-      path: '/items',
-      headers: JSON.stringify(headers),
-      statementTimeout: null,
-      timezone: null,
-    });
+    // Baselines (a) and (b) send the statements the engine sends, byte for byte: the context statement's parameters
+    // (claims, request headers, statement timeout ...) and the main statement are captured from one engine request
+    // shaped as wrk sends it, then checked against what (a) sends.
+    const engineUrl = server.url;
+    const captured = new Map<string, Captured>();
+    for (const [name, r] of Object.entries(requests)) {
+      const h = headersOf(r.search);
+      const sent = await statementsSent(sql, () =>
+        rawGet(engineUrl, `/rest/v1${r.path}?${r.search}`, { apikey: h.apikey, authorization: h.authorization }),
+      );
+      captured.set(name, capturedRequest(sent));
+    }
+    const executeAs = (c: Captured) =>
+      execute(sql, c.ctx, c.main, null, { readOnly: true, end: 'commit', statements, poolTimeoutMs: 10_000 });
     // Prepared like the engine's main statements.
     const statements = new StatementBudget(100);
     const baseline = new Hono();
-    Object.values(compiled).forEach((stmt, i) => {
-      baseline.get(`/b${i}`, async (c: any) => {
-        const { result } = await execute(sql, ctxOf({}), stmt, null, { readOnly: true, end: 'commit', statements });
-        return c.body(result.body, 200, { 'content-type': 'application/json; charset=utf-8' });
+    Object.keys(requests).forEach((name, i) => {
+      const c = captured.get(name)!;
+      baseline.get(`/b${i}`, async (ctx: any) => {
+        const { result } = await executeAs(c);
+        return ctx.body(result.body, 200, { 'content-type': 'application/json; charset=utf-8' });
       });
     });
     const listen = (fetch: (req: Request) => Response | Promise<Response>) =>
@@ -259,20 +349,22 @@ export async function main(): Promise<void> {
         );
         stops.push(() => new Promise((r) => s.close(r)));
       });
-    const engineUrl = server.url;
     const baseUrl = await listen(baseline.fetch);
 
-    // Sanity: both paths return the same body.
-    for (const [i, [, r]] of Object.entries(requests).entries()) {
+    // Sanity: (a) sends the engine's statements and both answer the same body.
+    for (const [i, [name, r]] of Object.entries(requests).entries()) {
       const h = headersOf(r.search);
-      const a = await (
-        await fetch(`${engineUrl}/rest/v1${r.path}?${r.search}`, {
-          headers: { apikey: h.apikey, authorization: h.authorization },
-        })
-      ).text();
+      const auth = { apikey: h.apikey, authorization: h.authorization };
+      const fromBaseline = await statementsSent(sql, () => rawGet(baseUrl, `/b${i}`, auth));
+      if (JSON.stringify(fromBaseline) !== JSON.stringify(captured.get(name)!.sent))
+        throw new Error(`baseline (a) sends other statements than the engine:\n${fromBaseline.join('\n')}`);
+      const a = await (await fetch(`${engineUrl}/rest/v1${r.path}?${r.search}`, { headers: auth })).text();
       const b = await (await fetch(`${baseUrl}/b${i}`)).text();
       if (a !== b) throw new Error(`engine and baseline differ:\n${a.slice(0, 200)}\n${b.slice(0, 200)}`);
     }
+    const first = captured.get(Object.keys(requests)[0])!.sent;
+    console.log(`\nstatements per request (engine and (a) alike): ${first.length}`);
+    for (const s of first) console.log(`  ${s.length > 150 ? `${s.slice(0, 150)}...` : s}`);
 
     console.log(`\nmicro-benchmark: parse+plan+compile (µs per request)`);
     for (const [name, r] of Object.entries(requests)) {
@@ -294,27 +386,48 @@ export async function main(): Promise<void> {
     // Warm-up (JIT, prepared statements on every pooled connection) so the first measured run is not penalised.
     for (const [i, [, r]] of Object.entries(requests).entries()) {
       const h = headersOf(r.search);
-      await warm(`${engineUrl}/rest/v1${r.path}?${r.search}`, { apikey: h.apikey, authorization: h.authorization });
-      await warm(`${baseUrl}/b${i}`, {});
+      const auth = { apikey: h.apikey, authorization: h.authorization };
+      await warm(`${engineUrl}/rest/v1${r.path}?${r.search}`, auth);
+      await warm(`${baseUrl}/b${i}`, auth);
     }
-    console.log(`\nload: ${CONNECTIONS} connections, ${SECONDS}s per run, wrk -t2`);
+    // Rounds of the three paths in rotated order, so that drift on a shared machine falls on all of them alike;
+    // ratios are of the means. wrk sends (a) the engine's headers too (API key and token), so both parse the same
+    // request; (a) does nothing with them.
+    console.log(`\nload: ${CONNECTIONS} connections, ${SECONDS}s per run, wrk -t2, ${ROUNDS} rounds`);
     for (const [i, [name, r]] of Object.entries(requests).entries()) {
       const h = headersOf(r.search);
-      const eng = await profiled(`engine ${i}`, () =>
-        wrk(`${engineUrl}/rest/v1${r.path}?${r.search}`, { apikey: h.apikey, authorization: h.authorization }),
-      );
-      const a = await profiled(`baseline ${i}`, () => wrk(`${baseUrl}/b${i}`, {}));
-      const b = await loop(() =>
-        execute(sql, ctxOf({}), compiled[name], null, { readOnly: true, end: 'commit', statements }),
-      );
+      const auth = { apikey: h.apikey, authorization: h.authorization };
+      const c = captured.get(name)!;
+      const paths = {
+        engine: (round: number) =>
+          profiled(`engine ${i} round ${round}`, () => wrk(`${engineUrl}/rest/v1${r.path}?${r.search}`, auth)),
+        a: (round: number) => profiled(`baseline ${i} round ${round}`, () => wrk(`${baseUrl}/b${i}`, auth)),
+        b: () => loop(() => executeAs(c)),
+      };
+      const order = Object.keys(paths) as (keyof typeof paths)[];
+      const runs: Record<keyof typeof paths, Figures[]> = { engine: [], a: [], b: [] };
+      const loads: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const path of [...order.slice(round % 3), ...order.slice(0, round % 3)])
+          runs[path].push(await paths[path](round));
+        loads.push(loadavg()[0]);
+      }
+      const mean = (fs: Figures[], key: 'rps' | 'cpuUs') => fs.reduce((s, f) => s + (f[key] ?? 0), 0) / fs.length;
       console.log(`\n${name}`);
-      console.log(`  engine (HTTP, API key, JWT) ${fmt(eng)}`);
-      console.log(`  (a) minimal Hono route      ${fmt(a)}`);
-      console.log(`  (b) postgres.js loop        ${fmt(b)}`);
+      for (const [label, path] of [
+        ['engine (HTTP, API key, JWT)', 'engine'],
+        ['(a) minimal Hono route     ', 'a'],
+        ['(b) postgres.js loop       ', 'b'],
+      ] as const)
+        for (const f of runs[path]) console.log(`  ${label} ${fmt(f)}`);
+      const [e, a, b] = [mean(runs.engine, 'rps'), mean(runs.a, 'rps'), mean(runs.b, 'rps')];
+      const [eCpu, aCpu] = [mean(runs.engine, 'cpuUs'), mean(runs.a, 'cpuUs')];
       console.log(
-        `  engine/(a) = ${(eng.rps / a.rps).toFixed(2)} (target 0.9)   ` +
-          `engine/(b) = ${(eng.rps / b.rps).toFixed(2)} (target 0.7)` +
-          `   node CPU per request engine/(a) = ${((eng.cpuUs ?? 0) / (a.cpuUs ?? 1)).toFixed(2)}`,
+        `  means: engine ${e.toFixed(0)} req/s ${eCpu.toFixed(0)} µs/req, (a) ${a.toFixed(0)} req/s ` +
+          `${aCpu.toFixed(0)} µs/req, (b) ${b.toFixed(0)} req/s\n` +
+          `  engine/(a) = ${(e / a).toFixed(2)} (target >= 0.95)   engine/(b) = ${(e / b).toFixed(2)} (target >= 0.8)   ` +
+          `node CPU per request engine/(a) = ${(eCpu / aCpu).toFixed(2)} (target <= 1.05)   ` +
+          `load average ${loads.map((l) => l.toFixed(1)).join(' ')}`,
       );
     }
     const pageHeaders = headersOf(requests['GET 25-row filtered ordered page + to-many embed'].search);

@@ -80,14 +80,14 @@ describe('CORS', () => {
 });
 
 describe('bearer tokens on /rest/v1', () => {
-  const call = (token?: string) =>
+  const call = (token?: string, scheme = 'Bearer ') =>
     fetch(`${server.url}/rest/v1/rpc/echo_request`, {
       method: 'POST',
       headers: {
         apikey: server.ctx.anonKey,
         'content-type': 'application/json',
         'x-client-info': 'supabase-js/2',
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(token ? { authorization: `${scheme}${token}` } : {}),
       },
       body: '{}',
     });
@@ -121,6 +121,18 @@ describe('bearer tokens on /rest/v1', () => {
     expect(seen.headers['x-client-info']).toBe('supabase-js/2');
     expect(seen.headers).not.toHaveProperty('authorization');
     expect(seen.headers).not.toHaveProperty('apikey');
+  });
+
+  it('reads the scheme in any case and spacing, and refuses a header that is not one token', async () => {
+    const token = await sign({ sub: 'user-2', role: 'authenticated', exp: Math.floor(Date.now() / 1000) + 60 });
+    for (const scheme of ['bearer ', 'BEARER   ', 'Bearer\t']) {
+      const res = await call(token, scheme);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as Seen).claims).toMatchObject({ sub: 'user-2' });
+    }
+    // Two words after the scheme are no Bearer token: the request runs with the API key's claims (anon).
+    const seen = (await (await call(`${token} extra`)).json()) as Seen;
+    expect(seen.role).toBe('anon');
   });
 
   it('runs as anon with the API key alone', async () => {

@@ -85,10 +85,15 @@ export interface RestEngineOptions {
   onPlanCacheLookup?: (hit: boolean) => void;
 }
 
+/** The request headers as a JSON object, the hidden ones left out; written directly, without a copy to serialize. */
 function sqlHeaders(headers: Record<string, string | undefined>, hidden: ReadonlySet<string>): string {
-  const visible: Record<string, string | undefined> = {};
-  for (const name in headers) if (!hidden.has(name)) visible[name] = headers[name];
-  return JSON.stringify(visible);
+  let json = '';
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || hidden.has(name)) continue;
+    json += `${json === '' ? '' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  }
+  return `{${json}}`;
 }
 
 export interface EngineRequest {
@@ -227,7 +232,8 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
 
   async function handle(input: EngineRequest): Promise<EngineResponse> {
     // Wrong arguments reject with a TypeError before anything runs (not an error answer blaming the client).
-    const req = await toRawRequest(input);
+    const raw = toRawRequest(input);
+    const req = raw instanceof Promise ? await raw : raw;
     const role = req.role ?? (typeof req.claims?.role === 'string' ? req.claims.role : anonRole);
     const timer = new StageTimer();
     try {

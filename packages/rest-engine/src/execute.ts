@@ -2,8 +2,12 @@
 // (and EXPLAIN for planned counts) and, when nothing must be decided from the result, COMMIT are pipelined:
 // written together and answered together, one round trip when the statements are already prepared.
 // postgres.js's `unsafe` does not prepare by default; an unprepared statement with parameters costs a Describe
-// round trip before its Bind (the pipeline stalls) and a parse in Postgres every time. So the context statement is
-// always prepared, and main statements while a bounded budget of distinct texts lasts (see StatementBudget).
+// round trip before its Bind (the pipeline stalls) and a parse in Postgres every time. So the context statement and
+// BEGIN/COMMIT/ROLLBACK are always prepared (an unnamed statement is parsed and described again on every use), and
+// main statements while a bounded budget of distinct texts lasts (see StatementBudget).
+// Fewer statements are not possible: the role must be set by a statement before the main one (privileges and
+// row-level security are fixed when a statement starts), and postgres.js ends every statement with Sync, so the
+// context and main statements share a transaction only inside BEGIN ... COMMIT.
 import type postgres from 'postgres';
 import type { Statement } from './compile/sql-builder.js';
 import type { CompiledRequest } from './compile/statement-compiler.js';
@@ -176,36 +180,41 @@ export async function execute(
   const mainText = opts.statements ? opts.statements.take(main.sql) : { text: main.sql, prepare: false };
   const conn = await reserveWithin(sql, opts.poolTimeoutMs ?? 10_000);
   try {
-    const queries = [
-      send(conn, opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'),
-      send(conn, CONTEXT_SQL, ctxParams, true),
-      ...(opts.preRequest ? [send(conn, opts.preRequest, [], true)] : []),
-      send(conn, mainText.text, mainParams, mainText.prepare),
-      ...(explain ? [send(conn, explain.sql, explainParams)] : []),
-      ...(typeof opts.end === 'string' ? [send(conn, opts.end === 'commit' ? 'COMMIT' : 'ROLLBACK')] : []),
-    ];
-    const settled = await Promise.allSettled(queries);
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) {
-      if (typeof opts.end !== 'string') await send(conn, 'ROLLBACK').catch(() => {});
-      // The first failure is the cause; the statements after it only report the aborted transaction.
-      throw failed.reason;
+    // Each statement's rejection is caught at once (the first one is the cause; those after it only report the
+    // aborted transaction), and every statement is awaited before the connection goes back to the pool.
+    let failure: { reason: unknown } | null = null;
+    const settle = (q: Promise<postgres.RowList<postgres.Row[]>>) =>
+      q.catch((reason) => {
+        failure ??= { reason };
+        return null;
+      });
+    const begin = settle(send(conn, opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN', [], true));
+    const context = settle(send(conn, CONTEXT_SQL, ctxParams, true));
+    const pre = opts.preRequest ? settle(send(conn, opts.preRequest, [], true)) : null;
+    const mainRows = settle(send(conn, mainText.text, mainParams, mainText.prepare));
+    const explainRows = explain ? settle(send(conn, explain.sql, explainParams)) : null;
+    const end =
+      typeof opts.end === 'string' ? settle(send(conn, opts.end === 'commit' ? 'COMMIT' : 'ROLLBACK', [], true)) : null;
+    await begin;
+    await context;
+    await pre;
+    const rows = await mainRows;
+    const plan = await explainRows;
+    await end;
+    if (failure !== null) {
+      if (typeof opts.end !== 'string') await send(conn, 'ROLLBACK', [], true).catch(() => {});
+      throw (failure as { reason: unknown }).reason;
     }
-    const at = opts.preRequest ? 3 : 2;
-    const result = toResult(
-      (settled[at] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value,
-      explain ? (settled[at + 1] as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value : null,
-      opts.planOutput ?? null,
-    );
+    const result = toResult(rows!, plan, opts.planOutput ?? null);
     if (typeof opts.end === 'string') return { result, ended: opts.end };
     let ended: 'commit' | 'rollback';
     try {
       ended = opts.end(result);
     } catch (e) {
-      await send(conn, 'ROLLBACK');
+      await send(conn, 'ROLLBACK', [], true);
       throw e;
     }
-    await send(conn, ended === 'commit' ? 'COMMIT' : 'ROLLBACK');
+    await send(conn, ended === 'commit' ? 'COMMIT' : 'ROLLBACK', [], true);
     return { result, ended };
   } finally {
     conn.release();
@@ -236,17 +245,22 @@ export async function executePlan(
   const rollback = (env.txOverridable && plan.prefer.tx ? plan.prefer.tx : env.txDefault) === 'rollback';
   const mustDecide =
     !plan.readOnly && (plan.media === 'object' || plan.media === 'stripped-object' || plan.prefer.maxAffected !== null);
-  const decide: Decision = (r) => {
-    checkResult(plan, r);
-    return rollback ? 'rollback' : 'commit';
-  };
+  // The deciding function is built only for the writes that need it.
+  const end: ExecuteOptions['end'] = mustDecide
+    ? (r) => {
+        checkResult(plan, r);
+        return rollback ? 'rollback' : 'commit';
+      }
+    : rollback
+      ? 'rollback'
+      : 'commit';
   const { result } = await execute(env.sql, ctx, compiled.main, compiled.explain, {
     readOnly: plan.readOnly,
     poolTimeoutMs: env.poolTimeoutMs,
     statements: env.statements,
     planOutput: compiled.planOutput,
     preRequest: env.preRequest ?? null,
-    end: mustDecide ? decide : rollback ? 'rollback' : 'commit',
+    end,
   });
   if (!mustDecide) checkResult(plan, result);
   return result;

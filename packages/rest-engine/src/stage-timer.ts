@@ -7,7 +7,8 @@ export const PARSE = 0,
   RESPOND = 4;
 type Stage = typeof PARSE | typeof PLAN | typeof COMPILE | typeof EXECUTE | typeof RESPOND;
 
-const ms = (d: number) => d.toFixed(2);
+// A skipped stage (parse, plan and compile on a cached plan) needs no number formatted.
+const ms = (d: number) => (d === 0 ? '0.00' : d.toFixed(2));
 
 export class StageTimer {
   private last = performance.now();

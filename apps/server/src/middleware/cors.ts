@@ -51,16 +51,19 @@ const EXPOSE_HEADERS = [
 ].join(',');
 
 /** The CORS headers of every non-preflight response, as parallel name and value lists (see gateway.ts). */
-export const CORS_NAMES = [
+export const CORS_NAMES: readonly string[] = [
   'access-control-allow-origin',
   'access-control-allow-credentials',
   'vary',
   'access-control-expose-headers',
-] as const;
+];
 
-/** Any origin may call (keys, not cookies, authorise requests); echoing it keeps credentialed fetches working. */
-export function corsValues(c: Context<AppEnv>): string[] {
-  return [requestHeader(c, 'origin') || '*', 'true', 'Origin', EXPOSE_HEADERS];
+/**
+ * The values of `names` (CORS_NAMES after the request id's name): any origin may call (keys, not cookies, authorise
+ * requests); echoing it keeps credentialed fetches working. One array per request.
+ */
+export function idAndCorsValues(c: Context<AppEnv>, id: string): string[] {
+  return [id, requestHeader(c, 'origin') || '*', 'true', 'Origin', EXPOSE_HEADERS];
 }
 
 /** The answer to a preflight, or undefined when the request is not one. */

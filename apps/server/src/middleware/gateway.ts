@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import { checkApiKey } from './api-key.js';
 import { databaseUnavailable } from './database-gate.js';
 import { clientIpOf, parseCidrs } from './client-ip.js';
-import { CORS_NAMES, corsValues, preflight } from './cors.js';
+import { CORS_NAMES, idAndCorsValues, preflight } from './cors.js';
 import { logRequest, requestIdOf } from './request-log.js';
 import { offerGatewayHeaders, settleGatewayHeaders } from './response-headers.js';
 
@@ -53,10 +53,11 @@ export function gateway(options: GatewayOptions): MiddlewareHandler<AppEnv> {
       finish(c, id, start, early.status);
       return early;
     }
-    offerGatewayHeaders(c, NAMES, [id, ...corsValues(c)]);
+    offerGatewayHeaders(c, NAMES, idAndCorsValues(c, id));
     c.set('clientIp', clientIpOf(c, trustedProxies, anyTrusted));
-    const refused =
-      (database && databaseUnavailable(c, database)) ?? (await checkApiKey(c, verifier, options.authWithoutKey));
+    let refused = (database && databaseUnavailable(c, database)) ?? checkApiKey(c, verifier, options.authWithoutKey);
+    // A promise only when a token was not verified before: the common case awaits nothing here.
+    if (refused instanceof Promise) refused = await refused;
     const limited = refused ?? (afterGate && c.req.path.startsWith(afterGate.prefix) ? afterGate.check(c) : undefined);
     const answer = limited instanceof Promise ? await limited : limited;
     if (answer) {

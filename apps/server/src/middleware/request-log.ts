@@ -14,7 +14,9 @@ export function requestIdOf(c: Context<AppEnv>): string {
   return incoming && SAFE_ID.test(incoming) ? incoming : randomUUID();
 }
 
+/** The request's log line; its fields are built only when info lines are written. */
 export function logRequest(log: Logger, c: Context<AppEnv>, id: string, start: number, status: number): void {
+  if (!log.enabled('info')) return;
   log.info('request', {
     id,
     method: c.req.method,

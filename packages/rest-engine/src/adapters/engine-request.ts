@@ -7,7 +7,8 @@ import { normalizeHeaders, readBody } from './request-input.js';
 export type NormalRequest = EngineRequest &
   RawRequest & { readonly headers: Readonly<Record<string, string | undefined>> };
 
-export async function toRawRequest(req: EngineRequest): Promise<NormalRequest> {
+/** A promise only when the body must be read (bytes, a stream or a JSON value): a GET costs no await. */
+export function toRawRequest(req: EngineRequest): NormalRequest | Promise<NormalRequest> {
   if (req === null || typeof req !== 'object') throw new TypeError('handle() takes a request object');
   if (typeof req.method !== 'string' || req.method === '') throw new TypeError('request.method must be a string');
   if (typeof req.path !== 'string' || !req.path.startsWith('/'))
@@ -19,6 +20,6 @@ export async function toRawRequest(req: EngineRequest): Promise<NormalRequest> {
   if (req.role !== undefined && typeof req.role !== 'string') throw new TypeError('request.role must be a string');
   const search = req.search === undefined ? '' : req.search.startsWith('?') ? req.search.slice(1) : req.search;
   const headers = normalizeHeaders(req.headers);
-  const body = typeof req.body === 'string' || req.body === undefined ? req.body : await readBody(req.body);
-  return { ...req, search, headers, body };
+  if (typeof req.body === 'string' || req.body === undefined) return { ...req, search, headers, body: req.body };
+  return readBody(req.body).then((body) => ({ ...req, search, headers, body }));
 }

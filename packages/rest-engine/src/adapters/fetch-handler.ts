@@ -30,9 +30,9 @@ export function createFetchHandler(engine: RestEngine, options: AdapterOptions =
         method: request.method,
         target,
         headers: context.headers ?? request.headers,
-        body: async (limit, headers) => {
-          if (Number(headers['content-length'] ?? 0) > limit) throw new BodyTooLargeError(limit);
-          return request.body === null ? undefined : readBody(request.body, limit);
+        body: (limit, headers) => {
+          if (Number(headers['content-length'] ?? 0) > limit) return Promise.reject(new BodyTooLargeError(limit));
+          return request.body === null ? Promise.resolve(undefined) : readBody(request.body, limit);
         },
         claims: context.claims,
       })) ?? outsideMount();

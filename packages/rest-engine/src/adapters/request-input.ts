@@ -73,9 +73,18 @@ export function isNormalHeaders(input: unknown): input is Record<string, string 
   if (proto !== Object.prototype && proto !== null) return false;
   for (const name in input as Record<string, unknown>) {
     const v = (input as Record<string, unknown>)[name];
-    if ((v !== undefined && typeof v !== 'string') || name !== name.toLowerCase()) return false;
+    if ((v !== undefined && typeof v !== 'string') || hasUpperCase(name)) return false;
   }
   return true;
+}
+
+/** Whether `name` would change in lower case, without building the lower-case copy. */
+function hasUpperCase(name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || c > 127) return name !== name.toLowerCase();
+  }
+  return false;
 }
 
 const decoder = new TextDecoder();

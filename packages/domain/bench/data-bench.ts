@@ -2,7 +2,9 @@
 // (BENCH_DATA_SCALES, default 10,100) into databases of one embedded cluster, then prints, for each contract read
 // (contract-reads.ts), the p50 of BENCH_RUNS (default 11) request-like transactions (role and JWT claims set as the
 // REST engine sets them) as a team member at each scale, the growth between the scales, the owner / service-role
-// ratio, and the same SQL run bare as the table owner (the floor, no row-level security). Then the write cost of
+// ratio, and the same SQL run bare as the table owner (the floor, no row-level security). The service role and the
+// bare run carry the owner's `sub` claim: RPCs that answer for the caller (unread counts) then compute the owner's
+// answer, so the ratio prices row-level security alone. Then the write cost of
 // create_lot_submission_with_entries, a message insert and a defect insert with the analytics rollup triggers
 // against the same writes with them disabled. Prints the load average: the machine is shared. Asserts nothing.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +22,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 11);
 const WRITES = Number(process.env.BENCH_WRITES ?? 40);
 const NOW = new Date();
 
-type Caller = { sub: string; role: 'authenticated' } | { role: 'service_role' } | null;
+/** The request's role and JWT claims; role null: no role switch (bare, as the table owner), claims only. */
+type Caller = { sub: string; role: 'authenticated' | 'service_role' | null };
 interface Measured {
   member: number;
   owner: number;
@@ -34,13 +37,15 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-/** One request-like transaction: role and claims for the transaction, then the statement. Null: bare, as owner. */
+/** One request-like transaction: role and claims for the transaction, then the statement. */
 async function timed(sql: postgres.Sql, caller: Caller, run: (tx: postgres.TransactionSql) => Promise<unknown>) {
   const started = performance.now();
   await sql.begin(async (tx) => {
-    if (caller) {
+    if (caller.role) {
       await tx`select set_config('role', ${caller.role}, true),
         set_config('request.jwt.claims', ${JSON.stringify(caller)}, true)`;
+    } else {
+      await tx`select set_config('request.jwt.claims', ${JSON.stringify({ sub: caller.sub })}, true)`;
     }
     await run(tx);
   });
@@ -95,8 +100,8 @@ async function measureReads(db: ScaleDb): Promise<Record<string, Measured>> {
     out[name] = {
       member: await p50Of(db.request, { sub: db.people.lot1!, role: 'authenticated' }, read),
       owner: await p50Of(db.request, { sub: db.people.owner!, role: 'authenticated' }, read),
-      service: await p50Of(db.request, { role: 'service_role' }, read),
-      bare: await p50Of(db.owner, null, read),
+      service: await p50Of(db.request, { sub: db.people.owner!, role: 'service_role' }, read),
+      bare: await p50Of(db.owner, { sub: db.people.owner!, role: null }, read),
     };
   }
   return out;

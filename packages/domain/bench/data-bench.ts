@@ -2,10 +2,12 @@
 // (BENCH_DATA_SCALES, default 10,100) into databases of one embedded cluster, then prints, for each contract read
 // (contract-reads.ts), the p50 of BENCH_RUNS (default 11) request-like transactions (role and JWT claims set as the
 // REST engine sets them) as a team member at each scale, the growth between the scales, the owner / service-role
-// ratio, and the same SQL run bare as the table owner (the floor, no row-level security). Then the write cost of
+// ratio, and the same SQL run bare as the table owner (the floor, no row-level security). The service role and the
+// bare run carry the owner's `sub` claim: RPCs that answer for the caller (unread counts) then compute the owner's
+// answer, so the ratio prices row-level security alone. Then the write cost of
 // create_lot_submission_with_entries, a message insert and a defect insert with the analytics rollup triggers
 // against the same writes with them disabled. Prints the load average: the machine is shared. Asserts nothing.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -20,12 +22,18 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 11);
 const WRITES = Number(process.env.BENCH_WRITES ?? 40);
 const NOW = new Date();
 
-type Caller = { sub: string; role: 'authenticated' } | { role: 'service_role' } | null;
+/** The request's role and JWT claims; role null: no role switch (bare, as the table owner), claims only. */
+type Caller = { sub: string; role: 'authenticated' | 'service_role' | null };
+/** p50 wall time and p50 CPU time of the request's backend, in ms. */
+interface Cost {
+  wall: number;
+  cpu: number;
+}
 interface Measured {
-  member: number;
-  owner: number;
-  service: number;
-  bare: number;
+  member: Cost;
+  owner: Cost;
+  service: Cost;
+  bare: Cost;
 }
 
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -34,23 +42,42 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-/** One request-like transaction: role and claims for the transaction, then the statement. Null: bare, as owner. */
-async function timed(sql: postgres.Sql, caller: Caller, run: (tx: postgres.TransactionSql) => Promise<unknown>) {
-  const started = performance.now();
-  await sql.begin(async (tx) => {
-    if (caller) {
-      await tx`select set_config('role', ${caller.role}, true),
-        set_config('request.jwt.claims', ${JSON.stringify(caller)}, true)`;
-    }
-    await run(tx);
-  });
-  return performance.now() - started;
+/** CPU time the backend process has used, in ms (Linux scheduler statistics, nanoseconds). */
+function backendCpu(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
 }
 
-async function p50Of(sql: postgres.Sql, caller: Caller, read: ContractRead): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) times.push(await timed(sql, caller, (tx) => tx.unsafe(read.sql, read.params)));
-  return p50(times);
+/**
+ * One request-like transaction: role and claims for the transaction, then the statement. Wall time of the whole
+ * transaction; CPU time of the backend during the statement, which the other processes on a loaded machine
+ * hardly move (the leader's only: parallel workers' time is not counted).
+ */
+async function timed(
+  sql: postgres.Sql,
+  caller: Caller,
+  run: (tx: postgres.TransactionSql) => Promise<unknown>,
+): Promise<Cost> {
+  const started = performance.now();
+  let cpu = 0;
+  await sql.begin(async (tx) => {
+    const [{ pid }] = caller.role
+      ? await tx`select pg_backend_pid() as pid, set_config('role', ${caller.role}, true),
+          set_config('request.jwt.claims', ${JSON.stringify(caller)}, true)`
+      : await tx`select pg_backend_pid() as pid,
+          set_config('request.jwt.claims', ${JSON.stringify({ sub: caller.sub })}, true)`;
+    const before = backendCpu(pid as number);
+    await run(tx);
+    cpu = backendCpu(pid as number) - before;
+  });
+  return { wall: performance.now() - started, cpu };
+}
+
+const p50Cost = (xs: Cost[]): Cost => ({ wall: p50(xs.map((x) => x.wall)), cpu: p50(xs.map((x) => x.cpu)) });
+
+async function p50Of(sql: postgres.Sql, caller: Caller, read: ContractRead): Promise<Cost> {
+  const costs: Cost[] = [];
+  for (let i = 0; i < RUNS; i++) costs.push(await timed(sql, caller, (tx) => tx.unsafe(read.sql, read.params)));
+  return p50Cost(costs);
 }
 
 interface ScaleDb {
@@ -95,8 +122,8 @@ async function measureReads(db: ScaleDb): Promise<Record<string, Measured>> {
     out[name] = {
       member: await p50Of(db.request, { sub: db.people.lot1!, role: 'authenticated' }, read),
       owner: await p50Of(db.request, { sub: db.people.owner!, role: 'authenticated' }, read),
-      service: await p50Of(db.request, { role: 'service_role' }, read),
-      bare: await p50Of(db.owner, null, read),
+      service: await p50Of(db.request, { sub: db.people.owner!, role: 'service_role' }, read),
+      bare: await p50Of(db.owner, { sub: db.people.owner!, role: null }, read),
     };
   }
   return out;
@@ -109,7 +136,7 @@ const ROLLUP_TRIGGERS: [string, string][] = [
 ];
 
 /** p50 of each write with the rollup triggers and without, alternating in rounds so that load drifts evenly. */
-async function measureWrites(db: ScaleDb): Promise<Record<string, [number, number]>> {
+async function measureWrites(db: ScaleDb): Promise<Record<string, [Cost, Cost]>> {
   const lot1 = { sub: db.people.lot1!, role: 'authenticated' as const };
   const owner = { sub: db.people.owner!, role: 'authenticated' as const };
   const t = await readTargets(db.owner, db.auctionId, db.people.lot1!, NOW);
@@ -134,7 +161,7 @@ async function measureWrites(db: ScaleDb): Promise<Record<string, [number, numbe
         ${category!.id})`,
     ],
   };
-  const times: Record<string, { with: number[]; without: number[] }> = {};
+  const times: Record<string, { with: Cost[]; without: Cost[] }> = {};
   for (const name of Object.keys(writes)) times[name] = { with: [], without: [] };
   const ROUNDS = 4;
   for (let round = 0; round < ROUNDS; round++) {
@@ -151,7 +178,7 @@ async function measureWrites(db: ScaleDb): Promise<Record<string, [number, numbe
   }
   for (const [table, trigger] of ROLLUP_TRIGGERS)
     await db.owner.unsafe(`alter table ${table} enable trigger ${trigger}`);
-  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, [p50(v.with), p50(v.without)]]));
+  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, [p50Cost(v.with), p50Cost(v.without)]]));
 }
 
 const ms = (x: number) => x.toFixed(1).padStart(7);
@@ -171,21 +198,28 @@ export async function main(): Promise<void> {
     const [lo, hi] = [SCALES[0]!, SCALES[SCALES.length - 1]!];
     const [a, b] = [results[0]!, results[results.length - 1]!];
     console.log(`\nreads, p50 of ${RUNS} in ms (team member unless named); load average ${load()}`);
-    console.log(
-      `${'read'.padEnd(42)} ${`@${lo}`.padStart(7)} ${`@${hi}`.padStart(7)} growth  owner@${hi} service@${hi} owner/svc bare@${hi}`,
-    );
-    for (const name of Object.keys(b)) {
-      const x = a[name]!;
-      const y = b[name]!;
+    for (const kind of ['wall', 'cpu'] as const) {
+      console.log(kind === 'wall' ? 'wall time' : "CPU time of the request's backend (parallel workers not counted)");
       console.log(
-        `${name.padEnd(42)} ${ms(x.member)} ${ms(y.member)} ${ratio(y.member, x.member)} ${ms(y.owner)}   ${ms(y.service)}  ${ratio(y.owner, y.service)}  ${ms(y.bare)}`,
+        `${'read'.padEnd(42)} ${`@${lo}`.padStart(7)} ${`@${hi}`.padStart(7)} growth  owner@${hi} service@${hi} owner/svc bare@${hi}`,
       );
+      for (const name of Object.keys(b)) {
+        const x = a[name]!;
+        const y = b[name]!;
+        console.log(
+          `${name.padEnd(42)} ${ms(x.member[kind])} ${ms(y.member[kind])} ${ratio(y.member[kind], x.member[kind])} ${ms(y.owner[kind])}   ${ms(y.service[kind])}  ${ratio(y.owner[kind], y.service[kind])}  ${ms(y.bare[kind])}`,
+        );
+      }
     }
     const writes = await measureWrites(dbs[dbs.length - 1]!);
     console.log(`\nwrites at scale ${hi}, p50 of ${WRITES} in ms; load average ${load()}`);
-    console.log(`${'write'.padEnd(42)} ${'rollups'.padStart(7)} ${'none'.padStart(7)}  ratio`);
+    console.log(
+      `${'write'.padEnd(42)} ${'rollups'.padStart(7)} ${'none'.padStart(7)}  ratio ${'cpu'.padStart(7)} ${'none'.padStart(7)}  ratio`,
+    );
     for (const [name, [withRollups, without]] of Object.entries(writes)) {
-      console.log(`${name.padEnd(42)} ${ms(withRollups)} ${ms(without)} ${ratio(withRollups, without)}`);
+      console.log(
+        `${name.padEnd(42)} ${ms(withRollups.wall)} ${ms(without.wall)} ${ratio(withRollups.wall, without.wall)} ${ms(withRollups.cpu)} ${ms(without.cpu)} ${ratio(withRollups.cpu, without.cpu)}`,
+      );
     }
   } finally {
     for (const db of dbs) await Promise.all([db.owner.end(), db.request.end()]);

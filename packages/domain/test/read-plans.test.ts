@@ -118,3 +118,29 @@ it('the check sees a whole-table read when there is one', async () => {
   );
   expect(reads).toEqual(['Seq Scan on lot_submissions']);
 });
+
+/** Every node type of a plan. */
+const nodeTypes = (plan: PlanNode): string[] => [plan['Node Type'], ...(plan.Plans ?? []).flatMap(nodeTypes)];
+
+it("a member's count=exact may run in parallel as the service role's does: the policies' helpers are parallel safe", async () => {
+  // Parallel plans made cheap, as they are on a large table; one parallel-unsafe function anywhere in the
+  // statement (a policy of the view's joined tables too) keeps it serial.
+  await sql`set parallel_setup_cost = 0`;
+  await sql`set parallel_tuple_cost = 0`;
+  await sql`set min_parallel_table_scan_size = 0`;
+  await sql`set min_parallel_index_scan_size = 0`;
+  try {
+    for (const user of [ids.lot1!, ids.owner!]) {
+      const notices = await plansOf(user, (tx) =>
+        tx.unsafe(READS['recent_submissions count=exact']!.sql, READS['recent_submissions count=exact']!.params),
+      );
+      const types = notices.flatMap((n) => nodeTypes(JSON.parse(n.slice(n.indexOf('{'))).Plan as PlanNode));
+      expect(types).toContain('Gather');
+    }
+  } finally {
+    await sql`reset parallel_setup_cost`;
+    await sql`reset parallel_tuple_cost`;
+    await sql`reset min_parallel_table_scan_size`;
+    await sql`reset min_parallel_index_scan_size`;
+  }
+});

@@ -51,6 +51,8 @@ export interface SuiteLayout {
   readonly harnessFailure?: (message: string) => boolean;
   /** Further URLs rewritten each to its own server (suites that talk to several servers at once). */
   readonly rewrites?: Readonly<Record<string, string>>;
+  /** Runs only the tests whose full name matches (Vitest's `-t`), to re-run a few failures. */
+  readonly testNamePattern?: string;
 }
 
 export async function runVitest(
@@ -73,6 +75,7 @@ export async function runVitest(
       resolveSnapshotPath: layout.resolveSnapshotPath,
       globals: true,
       include: layout.include ?? ['test/**/*.test.ts'],
+      testNamePattern: layout.testNamePattern,
       // The PostgREST 12 compatibility tests need their own PostgREST 12 set-up.
       exclude: ['test/v12/**', '**/node_modules/**'],
       setupFiles: [join(import.meta.dirname, 'conformance-jest-globals.ts')],

@@ -15,7 +15,10 @@ let stop: () => Promise<void>;
 let browser: Browser;
 
 beforeAll(async () => {
-  [{ t, stop }, browser] = await Promise.all([startServerWithProvider({ APP_URL: APP }), launchChromium()]);
+  [{ t, stop }, browser] = await Promise.all([
+    startServerWithProvider({ APP_URL: APP, AUTH_MANUAL_LINKING_ENABLED: 'true' }),
+    launchChromium(),
+  ]);
 });
 afterAll(async () => {
   await browser?.close();

@@ -90,6 +90,7 @@ export const authErrors = {
     new AuthError(400, 'bad_code_verifier', 'code challenge does not match previously saved code verifier'),
   identityAlreadyExists: () =>
     new AuthError(422, 'identity_already_exists', 'Identity is already linked to another user'),
+  manualLinkingDisabled: () => new AuthError(404, 'manual_linking_disabled', 'Manual linking is disabled'),
   identityNotFound: () => new AuthError(422, 'identity_not_found', "Identity doesn't exist"),
   singleIdentityNotDeletable: () =>
     new AuthError(422, 'single_identity_not_deletable', 'User must have at least 1 identity after unlinking'),

@@ -1,6 +1,7 @@
 // The id_token grant (`POST /token?grant_type=id_token`, supabase-js `signInWithIdToken`): an ID token a mobile or
 // web app got from a configured OpenID provider itself is checked against that provider's JWKS (signature, issuer,
-// expiry), audience = our client id, the hashed nonce and at_hash; then the callback's account rules sign it in.
+// expiry), audience = our client id, the hashed nonce and at_hash; then the callback's account rules sign it in,
+// or (link_identity) it joins the signed-in caller's account.
 import { createHash } from 'node:crypto';
 import * as jose from 'jose';
 import type postgres from 'postgres';
@@ -63,7 +64,8 @@ export function createIdTokenGrant(
   }
 
   return {
-    async signIn(input: IdTokenGrantInput, meta: RequestMeta): Promise<SessionJson> {
+    /** With `linkUserId` (link_identity), the identity joins that user instead, and the session is theirs. */
+    async signIn(input: IdTokenGrantInput, meta: RequestMeta, linkUserId?: string): Promise<SessionJson> {
       const idToken = text(input.id_token);
       if (!idToken) throw oauthGrantError('invalid request', 'id_token required');
       const name = text(input.provider).toLowerCase();
@@ -88,7 +90,7 @@ export function createIdTokenGrant(
       if (nonce && createHash('sha256').update(nonce).digest('hex') !== tokenNonce) {
         throw oauthGrantError('invalid nonce', 'Nonces mismatch');
       }
-      const user = await accountForProvider(sql, name, claims, { linkUserId: null, ...settings });
+      const user = await accountForProvider(sql, name, claims, { linkUserId: linkUserId ?? null, ...settings });
       return auth.signInAs(user, 'oauth', meta);
     },
   };

@@ -9,10 +9,11 @@ export {
   type Claims,
   type TokenVerifier,
   type TokenSigner,
+  type SigningKey,
 } from './jwt.js';
 export { createReauthentication, type Reauthentication } from './reauthentication.js';
-export { importTrustedKeys, trustKeys, type TrustedKey } from './trusted-keys.js';
-export { AuthError, authErrors, type WeakPasswordReason } from './errors.js';
+export { importConfiguredKeys, type ConfiguredKeys, type TrustedKey } from './trusted-keys.js';
+export { AuthError, authErrors, oauthGrantError, type WeakPasswordReason } from './errors.js';
 export { hashPassword, verifyPassword } from './password-hasher.js';
 export { checkPassword, parseCharacterClasses, type PasswordPolicy, type CharacterClass } from './password-policy.js';
 export {

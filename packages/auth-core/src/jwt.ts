@@ -1,5 +1,5 @@
-// Access tokens and API keys: issue and verify with jose. HS256 with JWT_SECRET by default; optionally ES256
-// with a `kid` published as JWKS. Verified tokens are cached until expiry, so verifying costs a map lookup.
+// Access tokens and API keys: issue and verify with jose. HS256 with JWT_SECRET by default; optionally ES256 or
+// RS256 with a `kid` published as JWKS. Verified tokens are cached until expiry, so verifying costs a map lookup.
 import {
   SignJWT,
   jwtVerify,
@@ -103,26 +103,56 @@ export async function signApiKey(secret: string, role: 'anon' | 'service_role'):
 }
 
 export interface TokenSigner {
-  alg: 'HS256' | 'ES256';
+  alg: 'HS256' | 'ES256' | 'RS256';
   kid?: string;
-  /** Public key of the ES256 signer (for TokenVerifier.trustPublicKey). */
+  /** Public key of an asymmetric signer (for TokenVerifier.trustPublicKey). */
   publicKey?: CryptoKey;
   sign(claims: Claims): Promise<string>;
-  /** The JWKS document: public keys only; empty for HS256 (a shared secret is never published). */
+  /** The JWKS document: public keys only (the signer's and `published`); a shared secret is never published. */
   jwks(): { keys: JWK[] };
 }
 
+/** A private key that signs, with its kid: the signing key of AUTH_JWT_KEYS (trusted-keys.ts). */
+export interface SigningKey {
+  kid: string;
+  alg: 'RS256' | 'ES256';
+  key: CryptoKey;
+}
+
 /**
- * Signs access tokens. With an ES256 private key (PKCS#8 PEM or a private JWK as JSON) tokens carry a `kid`
- * (the key's RFC 7638 thumbprint) so auth-js can verify them locally against /.well-known/jwks.json.
+ * Signs access tokens: HS256 with the secret by default; with an ES256 private key (PKCS#8 PEM or a private JWK as
+ * JSON) or a signing key of AUTH_JWT_KEYS, asymmetrically with a `kid` (for the ES256 key its RFC 7638 thumbprint)
+ * so auth-js can verify them locally against /.well-known/jwks.json. `published` are further public keys of the
+ * JWKS (AUTH_JWT_KEYS's, the signing key's among them).
  */
-export async function createTokenSigner(options: { secret: string; es256PrivateKey?: string }): Promise<TokenSigner> {
+export async function createTokenSigner(options: {
+  secret: string;
+  es256PrivateKey?: string;
+  signingKey?: SigningKey;
+  published?: JWK[];
+}): Promise<TokenSigner> {
+  const published = options.published ?? [];
+  if (options.es256PrivateKey && options.signingKey) {
+    throw new Error('set JWT_ES256_PRIVATE_KEY or a signing key in AUTH_JWT_KEYS, not both');
+  }
+  if (options.signingKey) {
+    const { kid, alg, key } = options.signingKey;
+    const publicJwk = published.find((k) => k.kid === kid);
+    if (!publicJwk) throw new Error(`the signing key ${kid} is not among the published keys`);
+    return {
+      alg,
+      kid,
+      publicKey: (await importJWK(publicJwk, alg)) as CryptoKey,
+      sign: (claims) => new SignJWT(claims).setProtectedHeader({ alg, typ: 'JWT', kid }).sign(key),
+      jwks: () => ({ keys: published }),
+    };
+  }
   if (!options.es256PrivateKey) {
     const key = await hmacKey(options.secret, 'sign');
     return {
       alg: 'HS256',
       sign: (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(key),
-      jwks: () => ({ keys: [] }),
+      jwks: () => ({ keys: published }),
     };
   }
   const text = options.es256PrivateKey.trim();
@@ -136,12 +166,13 @@ export async function createTokenSigner(options: { secret: string; es256PrivateK
   );
   const kid = await calculateJwkThumbprint(publicJwk);
   const publicKey = (await importJWK(publicJwk, 'ES256')) as CryptoKey;
-  const published: JWK = { ...publicJwk, kid, alg: 'ES256', use: 'sig', key_ops: ['verify'] };
+  const own: JWK = { ...publicJwk, kid, alg: 'ES256', use: 'sig', key_ops: ['verify'] };
+  const keys = [own, ...published.filter((k) => k.kid !== kid)];
   return {
     alg: 'ES256',
     kid,
     publicKey,
     sign: (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid }).sign(privateKey),
-    jwks: () => ({ keys: [published] }),
+    jwks: () => ({ keys }),
   };
 }

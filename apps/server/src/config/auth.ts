@@ -23,6 +23,8 @@ export const authSettings = {
   AUTH_ANONYMOUS_SIGN_INS: v.optional(bool, 'false'),
   // Off: /auth/v1 answers requests without an `apikey` as anon (a bare GoTrue does; Supabase's gateway does not).
   AUTH_REQUIRE_APIKEY: v.optional(bool, 'true'),
+  // GoTrue's GOTRUE_SECURITY_MANUAL_LINKING_ENABLED (the CLI's enable_manual_linking): linkIdentity, unlinkIdentity.
+  AUTH_MANUAL_LINKING_ENABLED: v.optional(bool, 'false'),
   // GoTrue's GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION (the CLI's secure_password_change).
   AUTH_SECURE_PASSWORD_CHANGE: v.optional(bool, 'false'),
   AUTH_ACCESS_TOKEN_SECONDS: v.optional(positiveInt, '3600'),

@@ -13,7 +13,7 @@ import {
   type OAuthServer,
   createReauthentication,
   type Reauthentication,
-  trustKeys,
+  importConfiguredKeys,
   type Mailer,
   type EmailOtpService,
   type MfaService,
@@ -55,10 +55,17 @@ export interface AuthServices extends PhoneServices {
 
 export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Promise<AuthServices> {
   const { config } = ctx;
-  const signer = await createTokenSigner({ secret: ctx.jwtSecret, es256PrivateKey: config.JWT_ES256_PRIVATE_KEY });
-  // The gateway verifies every request's token: teach it the asymmetric key when one signs access tokens.
+  // AUTH_JWT_KEYS: keys trusted and published by kid, and perhaps the one that signs access tokens (GoTrue's rule).
+  const keys = config.AUTH_JWT_KEYS ? await importConfiguredKeys(config.AUTH_JWT_KEYS) : { trusted: [] };
+  const signer = await createTokenSigner({
+    secret: ctx.jwtSecret,
+    es256PrivateKey: config.JWT_ES256_PRIVATE_KEY,
+    signingKey: keys.signing,
+    published: keys.trusted.map((k) => k.jwk),
+  });
+  // The gateway verifies every request's token: teach it the asymmetric keys, the signer's among them.
   if (signer.kid && signer.publicKey) ctx.verifier.trustPublicKey(signer.kid, signer.publicKey);
-  await trustKeys(ctx.verifier, config.AUTH_JWT_KEYS);
+  for (const k of keys.trusted) ctx.verifier.trustPublicKey(k.kid, k.key);
   const passwordPolicy = {
     minLength: config.AUTH_MIN_PASSWORD_LENGTH,
     maxLength: config.AUTH_MAX_PASSWORD_LENGTH,

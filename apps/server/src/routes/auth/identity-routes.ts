@@ -1,6 +1,7 @@
 // The signed-in user's identities: GET /user/identities/authorize (linkIdentity: the provider URL of a flow that
 // attaches the identity to this user) and DELETE /user/identities/{id} (unlinkIdentity). getUserIdentities reads
-// GET /user's identities.
+// GET /user's identities. Both are GoTrue's manual linking: off (AUTH_MANUAL_LINKING_ENABLED=false, its default)
+// they answer 404 manual_linking_disabled to a signed-in caller.
 import { Hono } from 'hono';
 import { authErrors, pkceChallenge, subject, unlinkIdentity } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
@@ -9,6 +10,11 @@ import type { AuthDeps } from './deps.js';
 
 export function identityRoutes({ ctx, service, oauth }: AuthDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use('*', async (c, next) => {
+    callerClaims(c); // a signed-in caller first, as GoTrue's authentication runs before its linking check
+    if (!ctx.config.AUTH_MANUAL_LINKING_ENABLED) throw authErrors.manualLinkingDisabled();
+    await next();
+  });
   app.get('/authorize', async (c) => {
     const claims = callerClaims(c);
     await service.getUser(claims); // a live session of an existing user

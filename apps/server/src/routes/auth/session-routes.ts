@@ -1,11 +1,30 @@
-// Sign-up, token grants (password, refresh_token), logout and password recovery.
+// Sign-up, token grants (password, refresh_token, pkce, id_token), logout and password recovery.
 import { Hono } from 'hono';
-import { authErrors, pkceChallenge, validEmail } from '@auction-ops/auth-core';
+import { authErrors, oauthGrantError, pkceChallenge, validEmail } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
-import { callerClaims, enforceLimit, jsonBody, queryString, requestMeta } from './auth-http.js';
+import { type AuthContext, callerClaims, enforceLimit, jsonBody, queryString, requestMeta } from './auth-http.js';
 import type { AuthDeps } from './deps.js';
 
-export function sessionRoutes({ service, idToken, limiter, limits }: AuthDeps): Hono<AppEnv> {
+/**
+ * linkIdentity({provider, token}): the id_token grant with `link_identity` attaches the identity to the caller of
+ * the Authorization token (GoTrue's rule), under manual linking as /user/identities is.
+ */
+async function idTokenLinkTarget(
+  c: AuthContext,
+  body: Record<string, unknown>,
+  { ctx, service }: Pick<AuthDeps, 'ctx' | 'service'>,
+): Promise<string | undefined> {
+  if (body.link_identity !== true) return undefined;
+  if (!c.req.header('authorization')) {
+    throw oauthGrantError('invalid request', 'Linking requires a valid user access token in Authorization');
+  }
+  const claims = callerClaims(c);
+  const user = await service.getUser(claims); // a live session of an existing user
+  if (!ctx.config.AUTH_MANUAL_LINKING_ENABLED) throw authErrors.manualLinkingDisabled();
+  return user.id;
+}
+
+export function sessionRoutes({ ctx, service, idToken, limiter, limits }: AuthDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.post('/signup', async (c) => {
@@ -55,7 +74,8 @@ export function sessionRoutes({ service, idToken, limiter, limits }: AuthDeps): 
     }
     if (grant === 'id_token') {
       await enforceLimit(c, limiter, 'signIn', c.get('clientIp'), limits.signIn);
-      return c.json(await idToken.signIn(await jsonBody(c), requestMeta(c)));
+      const body = await jsonBody(c);
+      return c.json(await idToken.signIn(body, requestMeta(c), await idTokenLinkTarget(c, body, { ctx, service })));
     }
     await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
     throw authErrors.validation('unsupported_grant_type: use password, refresh_token, pkce or id_token');

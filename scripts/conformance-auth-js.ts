@@ -145,6 +145,8 @@ async function runCli(dir: string): Promise<Counts> {
     AUTH_JWT_KEYS: signingKeys(dir),
     AUTH_AUTOCONFIRM: 'true',
     AUTH_ANONYMOUS_SIGN_INS: 'true',
+    // GoTrue's answer to signInWithOtp({shouldCreateUser: false}) for an unknown address (ours hides it by default).
+    AUTH_OTP_REVEAL_UNKNOWN_ADDRESSES: 'true',
     AUTH_MIN_PASSWORD_LENGTH: '6',
     // [auth.oauth_server] enabled = true, authorization_url_path = "/oauth/consent".
     AUTH_OAUTH_SERVER_ENABLED: 'true',

@@ -106,6 +106,24 @@ describe('signInWithOtp and verifyOtp', () => {
     expect(row!.n).toBe(0);
   });
 
+  it("AUTH_OTP_REVEAL_UNKNOWN_ADDRESSES: GoTrue's 422 otp_disabled for an unknown address without sign-up", async () => {
+    const revealing = await startTestServer({ WORKERS_ENABLED: 'false', AUTH_OTP_REVEAL_UNKNOWN_ADDRESSES: 'true' });
+    try {
+      const sb = () => createClient(revealing.server.url, revealing.server.ctx.anonKey, TEST_CLIENT_OPTIONS);
+      const unknown = email();
+      const refused = await sb().auth.signInWithOtp({ email: unknown, options: { shouldCreateUser: false } });
+      expect(refused.error).toMatchObject({ status: 422, code: 'otp_disabled', message: 'Signups not allowed for otp' });
+      const [row] = await revealing.db.sql`select count(*)::int as n from auth.users where email = ${unknown}`;
+      expect(row!.n).toBe(0);
+      // A known address and a sign-up are answered as before.
+      expect((await sb().auth.signInWithOtp({ email: unknown })).error).toBeNull();
+      const known = await sb().auth.signInWithOtp({ email: unknown, options: { shouldCreateUser: false } });
+      expect(known.error).toBeNull();
+    } finally {
+      await revealing.stop();
+    }
+  });
+
   it('limits mails per address like recovery', async () => {
     const address = email();
     const errors: Array<string | undefined> = [];

@@ -1,6 +1,7 @@
 // E-mail one-time codes and magic links: POST /otp (signInWithOtp) and POST /resend. One e-mail carries a link and
 // a six-digit code of the same token. Both answer alike whether or not the address is known, and do the lookup
-// and the mail after the answer, so neither reveals who has an account.
+// and the mail after the answer, so neither reveals who has an account; unless `revealUnknownAddresses` asks for
+// GoTrue's answer to a sign-in without sign-up for an address with no account (422 otp_disabled).
 import type postgres from 'postgres';
 import { validEmail, isObject, type AuthService, type AuthSettings } from './auth-service.js';
 import { authErrors } from './errors.js';
@@ -10,7 +11,7 @@ import * as users from './user-repository.js';
 export function createEmailOtpService(
   sql: postgres.Sql,
   auth: AuthService,
-  settings: Pick<AuthSettings, 'disableSignup'>,
+  settings: Pick<AuthSettings, 'disableSignup'> & { revealUnknownAddresses?: boolean },
 ) {
   return {
     /** signInWithOtp({email}): a magic link and code; with createUser, a new (unconfirmed) user first. */
@@ -23,9 +24,13 @@ export function createEmailOtpService(
     }) {
       const email = validEmail(input.email);
       const redirect = auth.redirectTarget(input.redirectTo);
+      const mayCreate = input.createUser && !settings.disableSignup;
+      if (settings.revealUnknownAddresses && !mayCreate && !(await users.findUserByEmail(sql, email))) {
+        throw authErrors.otpSignupsDisabled();
+      }
       auth.background('otp mail', async () => {
         let user = await users.findUserByEmail(sql, email);
-        if (!user && input.createUser && !settings.disableSignup) {
+        if (!user && mayCreate) {
           user = await users.insertUser(sql, {
             email,
             passwordHash: null,

@@ -21,6 +21,9 @@ export const authSettings = {
   AUTH_AUTOCONFIRM: v.optional(bool, 'true'),
   AUTH_DISABLE_SIGNUP: v.optional(bool, 'false'),
   AUTH_ANONYMOUS_SIGN_INS: v.optional(bool, 'false'),
+  // On: signInWithOtp without sign-up for an address with no account answers GoTrue's 422 otp_disabled, which tells
+  // the caller that the address has no account; off (ours), every address gets the same {}.
+  AUTH_OTP_REVEAL_UNKNOWN_ADDRESSES: v.optional(bool, 'false'),
   // Off: /auth/v1 answers requests without an `apikey` as anon (a bare GoTrue does; Supabase's gateway does not).
   AUTH_REQUIRE_APIKEY: v.optional(bool, 'true'),
   // GoTrue's GOTRUE_SECURITY_MANUAL_LINKING_ENABLED (the CLI's enable_manual_linking): linkIdentity, unlinkIdentity.

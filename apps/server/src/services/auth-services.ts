@@ -102,7 +102,10 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     maxFactors: 10,
     challengeSeconds: 300,
   });
-  const otp = createEmailOtpService(ctx.ownerSql, service, { disableSignup: config.AUTH_DISABLE_SIGNUP });
+  const otp = createEmailOtpService(ctx.ownerSql, service, {
+    disableSignup: config.AUTH_DISABLE_SIGNUP,
+    revealUnknownAddresses: config.AUTH_OTP_REVEAL_UNKNOWN_ADDRESSES,
+  });
   const limiter = new RateLimiter(
     config.AUTH_RATE_LIMIT_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerSql) : memoryRateLimitStore(),
   );

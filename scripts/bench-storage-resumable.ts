@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { loadavg } from 'node:os';
 import type { RunningServer } from '../apps/server/src/index.js';
 
 const MB = 1024 * 1024;
@@ -33,8 +34,12 @@ export async function benchResumable(server: RunningServer, userId: string, toke
   const best = (list: number[]) => Math.min(...list);
   const mbps = (s: number) => (SIZE / MB / s).toFixed(1);
   const ratio = best(seconds.plain) / best(seconds.tus);
-  console.log('\nresumable upload (TUS, 6 MB chunks) vs plain upload, 50 MB, best of 3, from another process');
+  const load = loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
   console.log(
-    `plain ${mbps(best(seconds.plain))} MB/s  resumable ${mbps(best(seconds.tus))} MB/s  ratio ${ratio.toFixed(2)} (target >= 0.80)`,
+    `50 MB resumable upload (TUS, 6 MB chunks) ${mbps(best(seconds.tus))} MB/s  vs plain upload ` +
+      `${mbps(best(seconds.plain))} MB/s  ratio ${ratio.toFixed(2)} (target >= 0.80: ${ratio >= 0.8 ? 'met' : 'NOT met'})` +
+      `  load average ${load}`,
   );
 }

@@ -9,6 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { link, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { BatchedFileWriter } from '../batched-file-writer.js';
 import { SNIFF_BYTES } from '../content-sniffer.js';
 import { errors } from '../storage-errors.js';
 
@@ -62,16 +63,21 @@ export class TusStaging {
     let interrupted = false;
     try {
       interrupted = await new Promise<boolean>((resolve, reject) => {
-        let writing = Promise.resolve();
         let settled = false;
         let idle: NodeJS.Timeout | undefined;
+        const writer = new BatchedFileWriter(
+          handle,
+          offset,
+          () => !settled && body.isPaused() && body.resume(),
+          (error) => finish(error, false),
+        );
         const finish = (error: unknown, early: boolean) => {
           if (settled) return;
           settled = true;
           clearTimeout(idle);
           body.off('data', onData).off('end', onEnd).off('error', onBroken).off('close', onBroken);
           // Whatever was handed to the disk is settled before the answer (an fsync follows).
-          writing.then(() => (error ? reject(error) : resolve(early)), reject);
+          writer.drained().then(() => (error ? reject(error) : resolve(early)), reject);
         };
         const stop = () => {
           finish(undefined, true);
@@ -88,18 +94,10 @@ export class TusStaging {
             return;
           }
           if (performance.now() > limits.deadline) return stop();
-          const at = offset + size;
           size += chunk.length;
           hash.update(chunk);
           armIdle();
-          // Backpressure: one write in flight at a time.
-          body.pause();
-          writing = writing
-            .then(() => handle.write(chunk, 0, chunk.length, at))
-            .then(() => {
-              if (!settled) body.resume();
-            });
-          writing.catch((error: unknown) => finish(error, false));
+          if (!writer.push(chunk)) body.pause();
         };
         const onEnd = () => finish(undefined, false);
         // A body destroyed without 'end' is a client gone: keep what arrived.

@@ -33,7 +33,7 @@ export class BatchedFileWriter {
 
   /** Resolves when everything pushed is written; rejects with a write's failure. */
   async drained(): Promise<void> {
-    while (this.writing) await this.writing;
+    while (this.writing !== undefined) await this.writing;
     if (this.failure) throw this.failure;
   }
 

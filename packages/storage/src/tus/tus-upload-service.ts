@@ -83,6 +83,13 @@ function composedEtag(md5s: readonly string[]): string {
   return `"${createHash('md5').update(joined).digest('hex')}-${md5s.length}"`;
 }
 
+/** A staged upload claimed by one chunk's request: `writer` holds it from `claimedAt` (performance.now()). */
+interface StagedClaim {
+  row: TusUploadRow;
+  writer: string;
+  claimedAt: number;
+}
+
 function stateOf(row: TusUploadRow): TusState {
   return { id: row.id, offset: row.upload_offset, length: row.upload_length, expiresAt: row.expires_at };
 }
@@ -149,11 +156,15 @@ export class TusUploadService {
    * commits the object before the answer; a refused completion (policy, type, size) ends the upload.
    */
   async append(caller: Caller, id: string, offset: number, body: Readable, declaredLength?: number): Promise<TusState> {
+    // Staged uploads are claimed straight away (one round trip fewer per chunk); a failed claim is explained below.
+    const claim = this.o.staging ? await this.claim(caller, id, offset) : undefined;
+    if (claim) return this.appendStaged(caller, claim, offset, body, declaredLength);
     const row = await this.live(caller, id);
     if (offset !== row.upload_offset) throw errors.offsetMismatch(row.upload_offset);
     const room = row.upload_length - offset;
     if (declaredLength !== undefined && declaredLength > room) throw errors.tooLarge();
-    if (row.staged) return this.appendStaged(caller, row, offset, body);
+    // Standing at this offset but not claimed: another request is writing it.
+    if (row.staged) throw errors.uploadBusy();
     const chunk = await spoolChunk(body, this.o.tmpDir, room);
     try {
       if (chunk.size === 0) return stateOf(row);
@@ -171,21 +182,36 @@ export class TusUploadService {
    * A chunk of a staged upload: claims the upload at `offset` (another writer at work is 423, a moved offset
    * 409), writes the body into the staging file, then records it, or commits the object when it is the last.
    */
-  private async appendStaged(caller: Caller, row: TusUploadRow, offset: number, body: Readable): Promise<TusState> {
+  /** Claims a staged upload standing at `offset` for a new writer; undefined when it cannot be claimed now. */
+  private async claim(caller: Caller, id: string, offset: number): Promise<StagedClaim | undefined> {
+    const ownerKey = ownerKeyOf(caller);
+    if (!ownerKey || !/^[0-9a-f-]{36}$/i.test(id)) return undefined;
     const writer = randomUUID();
+    const claimedAt = performance.now();
+    const row = await this.store.claim(id, ownerKey, offset, writer, LEASE_SECONDS);
+    return row && { row, writer, claimedAt };
+  }
+
+  /**
+   * A chunk of a claimed staged upload: writes the body into the staging file, then records it, or commits the
+   * object when it is the last. The claim is renewed while the body flows and released at the end.
+   */
+  private async appendStaged(
+    caller: Caller,
+    { row, writer, claimedAt }: StagedClaim,
+    offset: number,
+    body: Readable,
+    declaredLength: number | undefined,
+  ): Promise<TusState> {
     const leaseEnd = (from: number) => from + (LEASE_SECONDS - LEASE_MARGIN_SECONDS) * 1000;
     const limits: ChunkLimits = {
       room: row.upload_length - offset,
-      deadline: leaseEnd(performance.now()),
+      deadline: leaseEnd(claimedAt),
       idleMs: IDLE_MS,
     };
-    const claimed = await this.store.claim(row.id, row.owner_key, offset, writer, LEASE_SECONDS);
-    if (!claimed) {
-      body.resume();
-      const now = await this.store.find(row.id, row.owner_key);
-      if (!now) throw errors.uploadNotFound();
-      if (now.upload_offset !== offset) throw errors.offsetMismatch(now.upload_offset);
-      throw errors.uploadBusy();
+    if (declaredLength !== undefined && declaredLength > limits.room) {
+      await this.store.release(row.id, writer);
+      throw errors.tooLarge();
     }
     const renewal = setInterval(() => {
       const sent = performance.now();
@@ -200,15 +226,15 @@ export class TusUploadService {
       const chunk = await this.o.staging!.write(row.id, offset, body, limits);
       if (chunk.size === 0) {
         await this.store.release(row.id, writer);
-        return stateOf(claimed);
+        return stateOf(row);
       }
       if (chunk.interrupted || chunk.size < limits.room) {
         const advanced = await this.store.recordChunk(row.id, writer, offset, chunk.size, chunk.md5);
         if (!advanced) throw errors.offsetMismatch(undefined);
         return stateOf(advanced);
       }
-      await this.completeStaged(caller, claimed, offset, writer, chunk.md5);
-      return { ...stateOf(claimed), offset: row.upload_length };
+      await this.completeStaged(caller, row, offset, writer, chunk.md5);
+      return { ...stateOf(row), offset: row.upload_length };
     } catch (error) {
       // Let the next attempt in at once (a refused completion has removed the upload already).
       await this.store.release(row.id, writer).catch(() => {});

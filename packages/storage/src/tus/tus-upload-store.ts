@@ -1,6 +1,8 @@
 // The rows of storage.tus_uploads: an upload's state, read and advanced as service_role. Every change of the
 // offset is a compare-and-set on the offset the request started from, so two requests (or two instances)
-// racing on one upload cannot both append: the loser gets 409 and its part is removed.
+// racing on one upload cannot both append: the loser gets 409 and its part is removed. A staged upload is
+// first claimed by the request that writes its next chunk (a lease, renewed while the body flows): only that
+// request may record the chunk or complete the upload, and others get 423 meanwhile.
 import type postgres from 'postgres';
 import { asCaller, SERVICE } from '../caller-transaction.js';
 
@@ -88,7 +90,7 @@ export class TusUploadStore {
         update storage.tus_uploads
         set writer = ${writer}, writer_until = now() + make_interval(secs => ${leaseSeconds}),
           expires_at = now() + make_interval(secs => ${this.expirySeconds})
-        where id = ${id} and owner_key = ${ownerKey} and upload_offset = ${from} and expires_at > now()
+        where id = ${id} and owner_key = ${ownerKey} and staged and upload_offset = ${from} and expires_at > now()
           and (writer is null or writer_until <= now())
         returning ${tx.unsafe(COLUMNS)}`;
       return row;

@@ -76,6 +76,11 @@ async function startStaticServer(root: string): Promise<{ url: string; stop(): v
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
 
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
+
 const mbps = (bytes: number, seconds: number) => (bytes / MB / seconds).toFixed(1);
 const best = (list: number[]) => Math.min(...list);
 
@@ -107,24 +112,29 @@ export async function main(): Promise<void> {
     );
     for (const { label, size, count, uploadTarget, downloadTarget } of CASES) {
       const seconds = { upload: [] as number[], disk: [] as number[], download: [] as number[], file: [] as number[] };
+      // The server runs in this process, its clients in others: this process's CPU time is the server's.
+      const cpu = { upload: 0, download: 0 };
       for (let round = 0; round < ROUNDS; round++) {
         const prefix = `${userId}/${label.replace(' ', '')}-${round}`;
-        seconds.upload.push(
-          await client(
-            'plain',
-            server.url,
-            server.ctx.anonKey,
-            token,
-            'lot-images',
-            prefix,
-            String(size),
-            String(count),
-          ),
-        );
+        const upload = [
+          'plain',
+          server.url,
+          server.ctx.anonKey,
+          token,
+          'lot-images',
+          prefix,
+          String(size),
+          String(count),
+        ];
+        let since = process.cpuUsage();
+        seconds.upload.push(await client(...upload));
+        cpu.upload += cpuMs(since);
         seconds.disk.push(await client('disk', direct, prefix, String(size), String(count)));
         const names = (kind: string) => Array.from({ length: count }, (_, i) => `${prefix}/${kind}-${i}.jpg`);
         const publicUrl = `${server.url}/storage/v1/object/public/lot-images`;
+        since = process.cpuUsage();
         seconds.download.push(await client('get', publicUrl, String(size), ...names('plain')));
+        cpu.download += cpuMs(since);
         seconds.file.push(await client('get', files.url, String(size), ...names('disk')));
       }
       const bytes = size * count;
@@ -137,6 +147,10 @@ export async function main(): Promise<void> {
       console.log(
         `${label} download  ${mbps(bytes, best(seconds.download))} MB/s  vs static file server ` +
           `${mbps(bytes, best(seconds.file))} MB/s  ${verdict(down, downloadTarget)}  ${loadAverage()}`,
+      );
+      const perRequest = (ms: number) => (ms / ROUNDS / count).toFixed(1);
+      console.log(
+        `   server CPU per ${label} request: upload ${perRequest(cpu.upload)} ms, download ${perRequest(cpu.download)} ms`,
       );
     }
     await benchResumable(server, userId, token);

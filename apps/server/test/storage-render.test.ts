@@ -225,6 +225,10 @@ describe('image transformations', () => {
     expect(cached.status).toBe(200);
     expect(cached.headers.get('etag')).toBe(etag);
     expect(await shape(await cached.arrayBuffer())).toMatchObject({ width: 77 });
+    // A rendering not cached has nothing to be made from: 404, as a download of the object would be.
+    const missing = await fetch(publicUrl(path, { width: 78 }));
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: 'not_found' });
 
     await upload(PUBLIC, path, await stripes(300, 600, 'jpeg'), 'image/jpeg');
     const replaced = await fetch(url, { headers: { 'If-None-Match': etag } });

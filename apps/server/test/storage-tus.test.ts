@@ -1,7 +1,10 @@
 // Resumable uploads (TUS 1.0) with tus-js-client and users signed up through supabase-js: an upload cut off at
 // about half and resumed by a new client from the stored fingerprint, the checks at creation and completion,
 // termination and the expiry sweep. The object appears once, complete, and no part is left behind.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { request } from 'node:http';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Upload } from 'tus-js-client';
 import { eventually, imageBytes, storageConsistency } from './storage-fixtures.js';
@@ -56,9 +59,11 @@ describe('resumable uploads', () => {
     cacheControl: '3600',
   });
   const uploadsLeft = async () => (await server.db.sql`select id from storage.tus_uploads`).length;
+  // The bytes of uploads in progress: parts on the backend no object names, and staging files (filesystem).
   const partsLeft = async () => {
     const state = await storageConsistency({ db: server.db, dataDir: server.dataDir });
-    return state.stored.filter((key) => !state.rows.includes(key));
+    const staged = await readdir(join(server.dataDir, 'storage', 'tus')).catch(() => []);
+    return [...state.stored.filter((key) => !state.rows.includes(key)), ...staged];
   };
   const head = (target: TusTarget, url: string) => tusRequest(target, url, { method: 'HEAD' });
 
@@ -296,6 +301,104 @@ describe('resumable uploads', () => {
     expect(await partsLeft()).toEqual([]);
   });
 
+  it('keeps the bytes of a PATCH cut off by the client: HEAD answers where they end, and the rest completes it', async () => {
+    const bytes = imageBytes('image/png', 300_000);
+    const metadata = meta(alice, 'cut-off.png');
+    const url = await createUpload(asAlice, bytes.length, metadata);
+    const sent = 120_000;
+    // Declares the whole length, sends part of it, then drops the connection (a phone losing its network).
+    await new Promise<void>((resolve, reject) => {
+      const req = request(url, {
+        method: 'PATCH',
+        headers: {
+          authorization: `Bearer ${alice.token}`,
+          apikey: server.anonKey,
+          'Tus-Resumable': '1.0.0',
+          'Upload-Offset': '0',
+          'Content-Type': 'application/offset+octet-stream',
+          'Content-Length': String(bytes.length),
+        },
+      });
+      req.on('error', () => resolve());
+      req.write(bytes.subarray(0, sent), () => setTimeout(() => req.destroy(), 300));
+      req.on('close', resolve);
+      req.on('response', () => reject(new Error('answered before the body ended')));
+    });
+    await eventually(async () => {
+      expect((await head(asAlice, url)).headers.get('upload-offset')).toBe(String(sent));
+    });
+    expect((await patchChunk(asAlice, url, sent, bytes.subarray(sent))).status).toBe(204);
+    const got = await alice.client.storage.from(BUCKET).download(metadata.objectName);
+    expect(sha(Buffer.from(await got.data!.arrayBuffer()))).toBe(sha(bytes));
+    expect(await partsLeft()).toEqual([]);
+  });
+
+  it('lets one request write an upload at a time: a second PATCH while the first is in flight is 423', async () => {
+    const bytes = imageBytes('image/png', 200_000);
+    const metadata = meta(alice, 'one-writer.png');
+    const url = await createUpload(asAlice, bytes.length, metadata);
+    const first = request(url, {
+      method: 'PATCH',
+      headers: {
+        authorization: `Bearer ${alice.token}`,
+        apikey: server.anonKey,
+        'Tus-Resumable': '1.0.0',
+        'Upload-Offset': '0',
+        'Content-Type': 'application/offset+octet-stream',
+        'Content-Length': String(bytes.length),
+      },
+    });
+    const answered = new Promise<number>((resolve, reject) => {
+      first.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      first.on('error', reject);
+    });
+    first.write(bytes.subarray(0, 50_000));
+    // The first request holds the claim once its first bytes are on their way to disk.
+    await eventually(async () => {
+      const [row] = await server.db.sql`select writer from storage.tus_uploads where id = ${url.split('/').pop()!}`;
+      expect(row?.writer).not.toBeNull();
+    });
+    const second = await patchChunk(asAlice, url, 0, bytes);
+    expect(second.status).toBe(423);
+    first.end(bytes.subarray(50_000));
+    expect(await answered).toBe(204);
+    const got = await alice.client.storage.from(BUCKET).download(metadata.objectName);
+    expect(sha(Buffer.from(await got.data!.arrayBuffer()))).toBe(sha(bytes));
+    expect(await partsLeft()).toEqual([]);
+  });
+
+  it('refuses resumable uploads to anonymous callers, who share one key, even where the policy lets them write', async () => {
+    await server.db.sql.unsafe(`
+      insert into storage.buckets (id, name, public) values ('open-drop', 'open-drop', true);
+      create policy open_drop_anon on storage.objects for all to anon
+        using (bucket_id = 'open-drop') with check (bucket_id = 'open-drop');`);
+    const asAnon: TusTarget = { url: server.url, anonKey: server.anonKey, token: server.anonKey };
+    const anonClient = server.client();
+    const plain = await anonClient.storage.from('open-drop').upload('drop/plain.png', imageBytes('image/png', 100));
+    expect(plain.error).toBeNull();
+    const created = await tusRequest(asAnon, '', {
+      method: 'POST',
+      headers: {
+        'Upload-Length': '100',
+        'Upload-Metadata': encodeMetadata({ bucketName: 'open-drop', objectName: 'drop/resumable.png' }),
+      },
+    });
+    expect(created.status).toBe(403);
+    // An anonymous upload recorded before this rule (owner key 'anon'): no anonymous caller may go on with it.
+    const id = randomUUID();
+    await server.db.sql`
+      insert into storage.tus_uploads (id, bucket_id, name, owner_key, upload_length, upsert, cache_control, expires_at)
+      values (${id}, 'open-drop', 'drop/old.png', 'anon', 100, false, 'max-age=3600', now() + interval '1 hour')`;
+    const url = `${server.url}/storage/v1/upload/resumable/${id}`;
+    expect((await head(asAnon, url)).status).toBe(404);
+    expect((await patchChunk(asAnon, url, 0, imageBytes('image/png', 100))).status).toBe(404);
+    expect((await tusRequest(asAnon, url, { method: 'DELETE' })).status).toBe(404);
+    await server.db.sql`delete from storage.tus_uploads where id = ${id}`;
+  });
+
   it('sweeps abandoned uploads past their expiry, parts included', async () => {
     const url = await createUpload(asAlice, 3000, meta(alice, 'abandoned.png'));
     const created = await head(asAlice, url);
@@ -308,7 +411,8 @@ describe('resumable uploads', () => {
     expect((await head(asAlice, url)).status).toBe(404);
     await eventually(async () => {
       expect(await server.db.sql`select id from storage.tus_uploads where id = ${id}`).toHaveLength(0);
-      expect(await partsLeft()).toEqual([]);
+      // Only the live upload's staging file is left.
+      expect(await partsLeft()).toEqual([live.split('/').pop()]);
     });
     expect((await head(asAlice, live)).status).toBe(200);
     expect((await tusRequest(asAlice, live, { method: 'DELETE' })).status).toBe(204);

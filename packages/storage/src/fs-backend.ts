@@ -46,6 +46,9 @@ export function createFsBackend(root: string): StorageBackend {
       }
       return handle.createReadStream(range ? { start: range.start, end: range.end } : {}) as unknown as Readable;
     },
+    localPath(key) {
+      return pathOf(key);
+    },
     async copy(from, to) {
       await mkdir(tmpDir, { recursive: true });
       const temp = join(tmpDir, `${randomUUID()}.copy`);

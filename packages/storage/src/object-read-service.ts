@@ -141,6 +141,11 @@ export class ObjectReadService {
     return rows[0];
   }
 
+  /** The object's bytes as a file on this machine's disk (filesystem backend), else undefined. */
+  localPath(row: ObjectRow): string | undefined {
+    return this.backend.localPath?.(objectKey(row.bucket_id, row.version));
+  }
+
   openBytes(row: ObjectRow, range?: ByteRange): Promise<Readable> {
     return this.backend.get(objectKey(row.bucket_id, row.version), range);
   }

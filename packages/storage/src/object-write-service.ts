@@ -21,7 +21,7 @@ import { errors } from './storage-errors.js';
 import { normaliseMimeType, typeAllowed } from './content-sniffer.js';
 import type { UploadBody } from './upload-body.js';
 import { spoolUpload } from './upload-spool.js';
-import { precheckDeclaredType } from './content-type-policy.js';
+import { decideType, precheckDeclaredType } from './content-type-policy.js';
 
 export type UploadMode = 'create' | 'upsert' | 'update';
 
@@ -78,21 +78,8 @@ export class ObjectWriteService {
         contentCheck: bucket.content_check,
       });
       spoolFile = spooled.file;
-      const metadata: ObjectMetadata = {
-        eTag: `"${spooled.md5}"`,
-        size: spooled.size,
-        mimetype: spooled.mimetype,
-        cacheControl: body.cacheControl,
-        lastModified: new Date().toISOString(),
-        contentLength: spooled.size,
-        httpStatusCode: 200,
-      };
-      return await this.commitVersion(caller, ref, mode, async (tx, key, version) => {
-        await beforeWrite?.(tx);
-        const written = await this.writeRow(tx, caller, ref, version, metadata, body.userMetadata, mode);
-        await this.o.backend.put(key, spooled.file, { size: spooled.size, contentType: spooled.mimetype });
-        return written;
-      });
+      const bytes = { file: spooled.file, size: spooled.size, eTag: `"${spooled.md5}"`, mimetype: spooled.mimetype };
+      return await this.commitBytes(caller, ref, mode, bytes, body, beforeWrite);
     } catch (error) {
       // A refused body may still be arriving; make sure it is consumed or dropped, never left hanging.
       if (!body.source.readableEnded && !body.source.destroyed) body.source.resume();
@@ -100,6 +87,55 @@ export class ObjectWriteService {
     } finally {
       if (spoolFile) await rm(spoolFile, { force: true });
     }
+  }
+
+  /**
+   * Commits bytes already written, fsynced and hashed in a local file (a resumable upload staged in place): the
+   * bucket's size limit and types are checked again (the type from `head`, the file's first bytes), then the
+   * row is written under RLS and the file placed with `backend.put` in one transaction, as for an upload.
+   */
+  async commitFile(
+    caller: Caller,
+    ref: ObjectRef,
+    file: { path: string; size: number; head: Buffer; eTag: string },
+    body: Pick<UploadBody, 'declaredType' | 'cacheControl' | 'userMetadata'>,
+    mode: UploadMode,
+    beforeWrite?: (tx: postgres.TransactionSql) => Promise<void>,
+  ): Promise<{ Key: string; Id: string }> {
+    checkObjectName(ref.name);
+    const bucket = await this.o.reads.uploadLimits(ref.bucket);
+    const limit = Math.min(bucket.file_size_limit ?? this.o.fileSizeLimit, this.o.fileSizeLimit);
+    if (file.size > limit) throw errors.tooLarge();
+    precheckDeclaredType(body.declaredType, bucket.allowed_mime_types);
+    const mimetype = decideType(file.head, body.declaredType, bucket.allowed_mime_types, bucket.content_check);
+    const bytes = { file: file.path, size: file.size, eTag: file.eTag, mimetype };
+    return this.commitBytes(caller, ref, mode, bytes, body, beforeWrite);
+  }
+
+  /** The row and the bytes of a checked upload, committed together (see the top of this file). */
+  private commitBytes(
+    caller: Caller,
+    ref: ObjectRef,
+    mode: UploadMode,
+    bytes: { file: string; size: number; eTag: string; mimetype: string },
+    body: Pick<UploadBody, 'cacheControl' | 'userMetadata'>,
+    beforeWrite?: (tx: postgres.TransactionSql) => Promise<void>,
+  ): Promise<{ Key: string; Id: string }> {
+    const metadata: ObjectMetadata = {
+      eTag: bytes.eTag,
+      size: bytes.size,
+      mimetype: bytes.mimetype,
+      cacheControl: body.cacheControl,
+      lastModified: new Date().toISOString(),
+      contentLength: bytes.size,
+      httpStatusCode: 200,
+    };
+    return this.commitVersion(caller, ref, mode, async (tx, key, version) => {
+      await beforeWrite?.(tx);
+      const written = await this.writeRow(tx, caller, ref, version, metadata, body.userMetadata, mode);
+      await this.o.backend.put(key, bytes.file, { size: bytes.size, contentType: bytes.mimetype });
+      return written;
+    });
   }
 
   /** Writes the row of an upload under RLS; metadata null is a trial write (signed upload URLs, rolled back). */

@@ -16,6 +16,8 @@ export interface StorageBackend {
   /** The stored bytes (or a range of them); throws the storage 404 when the key holds nothing. */
   get(key: string, range?: ByteRange): Promise<Readable>;
   copy(from: string, to: string): Promise<void>;
+  /** Where the key's bytes are on this machine's disk, if they are (filesystem): a reader may open them itself. */
+  localPath?(key: string): string;
   /** Removes keys; missing keys are not an error (removal runs again after partial failures). */
   remove(keys: readonly string[]): Promise<void>;
   /** Every stored key with its last-modified time, a page at a time (the orphan sweep, tests). */

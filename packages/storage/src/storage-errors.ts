@@ -38,6 +38,8 @@ export const errors = {
       'Conflict',
       current === undefined ? 'The upload moved on; ask HEAD for its offset' : `Upload-Offset must be ${current}`,
     ),
+  // TUS: another request is writing this upload's bytes now (it releases the claim when its body ends).
+  uploadBusy: () => new StorageError(423, 'Locked', 'Another request is writing this upload; try again shortly'),
   notSupported: (what: string) => new StorageError(501, 'NotSupported', `${what} are not supported by this server`),
   internal: (cause: unknown) => new StorageError(500, 'internal', 'Internal server error', { cause }),
 };

@@ -12,6 +12,7 @@ import { SignedUploadService } from './signed-upload-service.js';
 import { createSignedUrlSigner, createUploadUrlSigner } from './signed-url-token.js';
 import type { StorageBackend } from './storage-backend.js';
 import { scheduleTusSweep, type TusSweepSchedule } from './tus/tus-expiry-sweep.js';
+import { TusStaging } from './tus/tus-staging.js';
 import { TusUploadService } from './tus/tus-upload-service.js';
 import { ImageRenderService, type ImageTransformSettings } from './transform/render-service.js';
 
@@ -86,6 +87,9 @@ export async function createStorageService(options: StorageServiceOptions): Prom
     fileSizeLimit: options.fileSizeLimit,
     expirySeconds: options.tus?.expirySeconds ?? 24 * 3600,
     log,
+    // On the filesystem, chunks are written in place into one staging file beside the objects (a rename
+    // places it); S3 keeps one part per chunk.
+    staging: backend.kind === 'fs' ? new TusStaging(join(options.root, 'tus')) : undefined,
   });
   const tusSweep = scheduleTusSweep(tus, options.tus?.sweepIntervalMs ?? 0, log);
   const sweep = scheduleSweep({

@@ -6,6 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { BatchedFileWriter } from './batched-file-writer.js';
 import { SNIFF_BYTES } from './content-sniffer.js';
 import { type ContentCheck, decideType } from './content-type-policy.js';
 import { errors, StorageError } from './storage-errors.js';
@@ -60,6 +61,8 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
         if (!source.destroyed) discard(source, options.limit * 2);
         reject(error);
       };
+      // Backpressure: past the writer's buffer, the source waits for the disk.
+      const writer = new BatchedFileWriter(handle, 0, () => !failed && source.isPaused() && source.resume(), fail);
       const onData = (chunk: Buffer) => {
         size += chunk.length;
         if (size > options.limit) return fail(errors.tooLarge());
@@ -74,9 +77,7 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
           }
         }
         hash.update(chunk);
-        // Backpressure: one chunk in flight to the disk at a time.
-        source.pause();
-        handle.write(chunk).then(() => !failed && source.resume(), fail);
+        if (!writer.push(chunk)) source.pause();
       };
       const onEnd = () => {
         if (failed) return;
@@ -87,7 +88,7 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
         }
         failed = true;
         detach();
-        resolve();
+        writer.drained().then(resolve, reject);
       };
       const aborted = () => new StorageError(400, 'InvalidRequest', 'The upload was interrupted');
       const onError = () => fail(aborted());

@@ -39,8 +39,9 @@ const SOURCE_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'heif']);
 const SOURCE_ERRORS =
   /unsupported image format|corrupt|premature end|invalid|bad seek|vipsjpeg|pngload|webpload|heifload|gifload|tiffload|read error|not a known|out of order/i;
 
+/** `input` is the image's bytes, or the path of a file holding them. */
 export async function renderImage(
-  input: Buffer,
+  input: Buffer | string,
   options: TransformOptions,
   target: FormatChoice,
   maxPixels: number,

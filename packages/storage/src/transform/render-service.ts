@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import type { ObjectRow } from '../object-row.js';
 import type { ObjectReadService } from '../object-read-service.js';
 import { type CachedImage, RenderCache } from './render-cache.js';
+import { errors } from '../storage-errors.js';
 import { renderErrors } from './render-errors.js';
 import { RenderQueue } from './render-queue.js';
 import { renderImage } from './image-renderer.js';
@@ -124,6 +125,15 @@ export class ImageRenderService {
     const limit = this.settings.maxInputBytes;
     if (row.metadata.size > limit) throw renderErrors.sourceTooLarge(limit);
     const image = await this.queue.run(async () => {
+      // On the filesystem libvips reads the file itself, in its worker thread: no copy of the source passes
+      // through the event loop (about 3 ms of CPU and its garbage per 12-megapixel photo). Versions are never
+      // rewritten, so the file is the size the row says, checked above.
+      const path = this.reads.localPath(row);
+      if (path) {
+        return renderImage(path, options, target, this.settings.maxInputPixels).catch((error: Error) => {
+          throw /input file is missing/i.test(error.message) ? errors.objectNotFound() : error;
+        });
+      }
       const input = await readBounded(await this.reads.openBytes(row), limit);
       return renderImage(input, options, target, this.settings.maxInputPixels);
     });

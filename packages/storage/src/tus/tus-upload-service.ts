@@ -1,15 +1,21 @@
 // Resumable uploads (TUS 1.0, as Supabase's storage speaks it): creation, offsets, chunks, termination and the
-// completion that turns the parts into an object.
+// completion that turns the chunks into an object. The state is a row in PostgreSQL, so any instance can take
+// the next chunk; the bytes are kept one of two ways:
 //
-// Each PATCH body is spooled, placed on the backend as a part of its own (a key like any object version) and
-// then recorded by a compare-and-set on the offset, so the state is in PostgreSQL and the bytes on the
-// backend, and any instance can take the next chunk. The chunk that reaches Upload-Length completes the upload:
-// the parts are streamed in order through the ordinary upload path (size, type and RLS checks again, one new
-// object version) and, in that same transaction, tus_complete removes the upload's row if it still stands where
-// that chunk started, so the object is committed exactly once even if two requests try, and the offset never
-// shows the full length without the object (a failed commit leaves the last chunk to be sent again). Parts are removed after the commit (the orphan sweep keeps
-// the parts of live uploads and takes any left behind).
-import { randomUUID } from 'node:crypto';
+// - Staged (filesystem backend): every chunk is written straight into the upload's one staging file at its byte
+//   range and fsynced (tus-staging.ts), under a claim on the row that lets one request write at a time. The
+//   completing chunk checks the type from the file's first bytes and places the file with a rename: every byte
+//   is written and fsynced once, as for a plain upload. The ETag is composed from the chunks' MD5s.
+// - Parts (S3): each chunk is spooled and placed on the backend as a part of its own, recorded by a
+//   compare-and-set on the offset; the completing chunk streams the parts in order through the ordinary upload
+//   path (a second write of every byte).
+//
+// Either way the committing transaction (size, type and RLS checks again, as the caller) first calls
+// tus_complete, which removes the upload's row only if it still stands where that chunk started (and, staged,
+// the chunk still holds the claim): the object is committed exactly once even if two requests try, and the
+// offset never shows the full length without the object (a failed commit leaves the last chunk to be sent
+// again). Parts and staging files are removed after the commit; the sweeps take any left behind.
+import { createHash, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type postgres from 'postgres';
@@ -22,6 +28,7 @@ import { objectKey, removeQuietly, type StorageBackend, type StorageLog } from '
 import { errors, toStorageError } from '../storage-errors.js';
 import { cacheControlOf, metadataOf } from '../upload-body.js';
 import { spoolChunk } from './tus-chunk-spool.js';
+import type { ChunkLimits, TusStaging } from './tus-staging.js';
 import { type TusUploadRow, TusUploadStore } from './tus-upload-store.js';
 
 export interface TusServiceOptions {
@@ -33,6 +40,8 @@ export interface TusServiceOptions {
   fileSizeLimit: number;
   expirySeconds: number;
   log: StorageLog;
+  /** Staging files for uploads written in place (the filesystem backend); without it, parts on the backend. */
+  staging?: TusStaging;
 }
 
 export interface TusCreate {
@@ -48,9 +57,37 @@ export interface TusState {
   expiresAt: Date;
 }
 
-/** Who may continue an upload: the user, or the role for callers without a user (service_role, anon). */
-function ownerKeyOf(caller: Caller): string {
-  return callerUserId(caller) ?? caller.role;
+// A writer's claim on a staged upload lasts LEASE_SECONDS and is renewed every RENEW_MS while its body flows.
+// The writer stops writing LEASE_MARGIN_SECONDS before its lease could run out, and a body silent for IDLE_MS is
+// taken as gone, so a claim is taken over only from a writer that no longer writes.
+const LEASE_SECONDS = 60;
+const LEASE_MARGIN_SECONDS = 20;
+const RENEW_MS = 10_000;
+const IDLE_MS = 30_000;
+/** Staging files without an upload (a crash between the two) are removed after this long. */
+const STAGING_GRACE_MS = 3600_000;
+
+/**
+ * Who may continue an upload: the user, or the service role. Callers without a user (anon, or a token with no
+ * user id) would all share one key, so any of them could continue another's upload: they are refused.
+ */
+function ownerKeyOf(caller: Caller): string | undefined {
+  return callerUserId(caller) ?? (caller.role === 'service_role' ? caller.role : undefined);
+}
+
+/** S3's multipart ETag: the MD5 of the parts' MD5s and their count; one chunk keeps its own MD5. */
+function composedEtag(md5s: readonly string[]): string {
+  if (md5s.length === 0) return `"${createHash('md5').digest('hex')}"`;
+  if (md5s.length === 1) return `"${md5s[0]}"`;
+  const joined = Buffer.concat(md5s.map((md5) => Buffer.from(md5, 'hex')));
+  return `"${createHash('md5').update(joined).digest('hex')}-${md5s.length}"`;
+}
+
+/** A staged upload claimed by one chunk's request: `writer` holds it from `claimedAt` (performance.now()). */
+interface StagedClaim {
+  row: TusUploadRow;
+  writer: string;
+  claimedAt: number;
 }
 
 function stateOf(row: TusUploadRow): TusState {
@@ -71,6 +108,10 @@ export class TusUploadService {
     if (!bucket || !name) throw errors.invalidRequest('Upload-Metadata must name bucketName and objectName');
     const ref: ObjectRef = { bucket, name };
     checkObjectName(name);
+    const ownerKey = ownerKeyOf(caller);
+    if (!ownerKey) {
+      throw errors.unauthorized('Resumable uploads need a signed-in user (anonymous uploads could not be told apart)');
+    }
     const limits = await this.o.reads.uploadLimits(bucket);
     if (request.length > Math.min(limits.file_size_limit ?? this.o.fileSizeLimit, this.o.fileSizeLimit)) {
       throw errors.tooLarge();
@@ -79,19 +120,29 @@ export class TusUploadService {
     precheckDeclaredType(contentType ?? undefined, limits.allowed_mime_types);
     await this.o.writes.checkWritable(caller, ref, request.upsert ? 'upsert' : 'create');
     const cacheControl = request.metadata.get('cacheControl');
-    const row = await this.store.insert({
-      id: randomUUID(),
-      bucket_id: bucket,
-      name,
-      owner_key: ownerKeyOf(caller),
-      upload_length: request.length,
-      upsert: request.upsert,
-      content_type: contentType,
-      cache_control: cacheControlOf(cacheControl),
-      user_metadata: metadataOf(request.metadata.get('metadata')),
-    });
+    const id = randomUUID();
+    const staging = this.o.staging;
+    await staging?.create(id);
+    const row = await this.store
+      .insert({
+        id,
+        bucket_id: bucket,
+        name,
+        owner_key: ownerKey,
+        upload_length: request.length,
+        upsert: request.upsert,
+        staged: staging !== undefined,
+        content_type: contentType,
+        cache_control: cacheControlOf(cacheControl),
+        user_metadata: metadataOf(request.metadata.get('metadata')),
+      })
+      .catch(async (error: unknown) => {
+        await staging?.remove(id);
+        throw error;
+      });
     // An empty upload is complete as created: clients send no PATCH for it.
-    if (row.upload_length === 0) await this.complete(caller, row, 0);
+    if (row.upload_length === 0)
+      await (row.staged ? this.completeStaged(caller, row, 0, null) : this.complete(caller, row, 0));
     return stateOf(row);
   }
 
@@ -105,10 +156,15 @@ export class TusUploadService {
    * commits the object before the answer; a refused completion (policy, type, size) ends the upload.
    */
   async append(caller: Caller, id: string, offset: number, body: Readable, declaredLength?: number): Promise<TusState> {
+    // Staged uploads are claimed straight away (one round trip fewer per chunk); a failed claim is explained below.
+    const claim = this.o.staging ? await this.claim(caller, id, offset) : undefined;
+    if (claim) return this.appendStaged(caller, claim, offset, body, declaredLength);
     const row = await this.live(caller, id);
     if (offset !== row.upload_offset) throw errors.offsetMismatch(row.upload_offset);
     const room = row.upload_length - offset;
     if (declaredLength !== undefined && declaredLength > room) throw errors.tooLarge();
+    // Standing at this offset but not claimed: another request is writing it.
+    if (row.staged) throw errors.uploadBusy();
     const chunk = await spoolChunk(body, this.o.tmpDir, room);
     try {
       if (chunk.size === 0) return stateOf(row);
@@ -122,11 +178,128 @@ export class TusUploadService {
     }
   }
 
-  /** DELETE: ends the upload and removes its parts. */
+  /**
+   * A chunk of a staged upload: claims the upload at `offset` (another writer at work is 423, a moved offset
+   * 409), writes the body into the staging file, then records it, or commits the object when it is the last.
+   */
+  /** Claims a staged upload standing at `offset` for a new writer; undefined when it cannot be claimed now. */
+  private async claim(caller: Caller, id: string, offset: number): Promise<StagedClaim | undefined> {
+    const ownerKey = ownerKeyOf(caller);
+    if (!ownerKey || !/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+    const writer = randomUUID();
+    const claimedAt = performance.now();
+    const row = await this.store.claim(id, ownerKey, offset, writer, LEASE_SECONDS);
+    return row && { row, writer, claimedAt };
+  }
+
+  /**
+   * A chunk of a claimed staged upload: writes the body into the staging file, then records it, or commits the
+   * object when it is the last. The claim is renewed while the body flows and released at the end.
+   */
+  private async appendStaged(
+    caller: Caller,
+    { row, writer, claimedAt }: StagedClaim,
+    offset: number,
+    body: Readable,
+    declaredLength: number | undefined,
+  ): Promise<TusState> {
+    const leaseEnd = (from: number) => from + (LEASE_SECONDS - LEASE_MARGIN_SECONDS) * 1000;
+    const limits: ChunkLimits = {
+      room: row.upload_length - offset,
+      deadline: leaseEnd(claimedAt),
+      idleMs: IDLE_MS,
+    };
+    if (declaredLength !== undefined && declaredLength > limits.room) {
+      await this.store.release(row.id, writer);
+      throw errors.tooLarge();
+    }
+    const renewal = setInterval(() => {
+      const sent = performance.now();
+      this.store.renew(row.id, writer, LEASE_SECONDS).then(
+        (held) => {
+          if (held) limits.deadline = leaseEnd(sent);
+        },
+        () => {},
+      );
+    }, RENEW_MS);
+    try {
+      const chunk = await this.o.staging!.write(row.id, offset, body, limits);
+      if (chunk.size === 0) {
+        await this.store.release(row.id, writer);
+        return stateOf(row);
+      }
+      if (chunk.interrupted || chunk.size < limits.room) {
+        const advanced = await this.store.recordChunk(row.id, writer, offset, chunk.size, chunk.md5);
+        if (!advanced) throw errors.offsetMismatch(undefined);
+        return stateOf(advanced);
+      }
+      await this.completeStaged(caller, row, offset, writer, chunk.md5);
+      return { ...stateOf(row), offset: row.upload_length };
+    } catch (error) {
+      // Let the next attempt in at once (a refused completion has removed the upload already).
+      await this.store.release(row.id, writer).catch(() => {});
+      throw error;
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  /**
+   * Commits a staged upload: its staging file, checked again as the caller, is placed as the object's bytes in
+   * the transaction that ends the upload (if it stands at `offset` and `writer` holds it; null: a new, empty one).
+   */
+  private async completeStaged(
+    caller: Caller,
+    row: TusUploadRow,
+    offset: number,
+    writer: string | null,
+    lastMd5?: string,
+  ): Promise<void> {
+    const staging = this.o.staging!;
+    const md5s = lastMd5 ? [...row.chunk_md5s, lastMd5] : row.chunk_md5s;
+    const head = await staging.head(row.id);
+    // The backend moves a second name of the file into place: a failed commit leaves the staging file as it was.
+    const path = await staging.linkForCommit(row.id);
+    try {
+      await this.o.writes.commitFile(
+        caller,
+        { bucket: row.bucket_id, name: row.name },
+        { path, size: row.upload_length, head, eTag: composedEtag(md5s) },
+        {
+          declaredType: row.content_type ?? undefined,
+          cacheControl: row.cache_control,
+          userMetadata: row.user_metadata,
+        },
+        row.upsert ? 'upsert' : 'create',
+        async (tx) => {
+          const [ended] = await tx<{ done: boolean }[]>`
+            select storage.tus_complete(${row.id}, ${row.owner_key}, ${offset}, ${writer}::uuid) as done`;
+          if (!ended?.done) throw errors.offsetMismatch(undefined);
+        },
+      );
+    } catch (error) {
+      await rm(path, { force: true });
+      await this.endOnRefusal(row, error);
+      throw error;
+    }
+    await staging.remove(row.id);
+  }
+
+  /** A refusal is final (the same bytes would be refused again): end the upload rather than leave it to expire. */
+  private async endOnRefusal(row: TusUploadRow, error: unknown): Promise<void> {
+    const failure = toStorageError(error);
+    if (failure.status < 500 && failure.status !== 404 && failure.error !== 'Conflict') {
+      const gone = await this.store.remove(row.id, row.owner_key);
+      if (gone) await this.removeBytes(gone);
+    }
+  }
+
+  /** DELETE: ends the upload and removes its bytes. */
   async terminate(caller: Caller, id: string): Promise<void> {
-    const row = await this.store.remove(id, ownerKeyOf(caller));
+    const ownerKey = ownerKeyOf(caller);
+    const row = ownerKey && /^[0-9a-f-]{36}$/i.test(id) ? await this.store.remove(id, ownerKey) : undefined;
     if (!row) throw errors.uploadNotFound();
-    await this.removeParts(row);
+    await this.removeBytes(row);
   }
 
   /** Removes uploads past their expiry with their parts; returns how many. */
@@ -135,14 +308,27 @@ export class TusUploadService {
     let removed = 0;
     for (;;) {
       const rows = await this.store.removeExpired(batch);
-      for (const row of rows) await this.removeParts(row);
+      for (const row of rows) await this.removeBytes(row);
       removed += rows.length;
-      if (rows.length < batch) return removed;
+      if (rows.length < batch) break;
     }
+    await this.sweepStaging();
+    return removed;
+  }
+
+  /** Staging files no upload names any more (a process died between removing the row and the file). */
+  private async sweepStaging(): Promise<void> {
+    if (!this.o.staging) return;
+    const stale = await this.o.staging.stale(STAGING_GRACE_MS);
+    if (stale.size === 0) return;
+    const live = await this.store.existing([...stale.keys()]);
+    for (const [id, files] of stale)
+      if (!live.has(id)) await Promise.all(files.map((file) => rm(file, { force: true })));
   }
 
   private async live(caller: Caller, id: string): Promise<TusUploadRow> {
-    const row = /^[0-9a-f-]{36}$/i.test(id) ? await this.store.find(id, ownerKeyOf(caller)) : undefined;
+    const ownerKey = ownerKeyOf(caller);
+    const row = ownerKey && /^[0-9a-f-]{36}$/i.test(id) ? await this.store.find(id, ownerKey) : undefined;
     if (!row) throw errors.uploadNotFound();
     return row;
   }
@@ -186,18 +372,13 @@ export class TusUploadService {
         row.upsert ? 'upsert' : 'create',
         async (tx) => {
           const [ended] = await tx<{ done: boolean }[]>`
-            select storage.tus_complete(${row.id}, ${ownerKey}, ${offset}) as done`;
+            select storage.tus_complete(${row.id}, ${ownerKey}, ${offset}, ${null}::uuid) as done`;
           if (!ended?.done) throw errors.offsetMismatch(undefined);
         },
       );
     } catch (error) {
       if (lastPart) await this.removeParts({ bucket_id: row.bucket_id, parts: [lastPart] });
-      // A refusal is final (the same bytes would be refused again): end the upload rather than leave it to expire.
-      const failure = toStorageError(error);
-      if (failure.status < 500 && failure.status !== 404 && failure.error !== 'Conflict') {
-        const gone = await this.store.remove(row.id, ownerKey);
-        if (gone) await this.removeParts(gone);
-      }
+      await this.endOnRefusal(row, error);
       throw error;
     }
     await this.removeParts(parts);
@@ -210,6 +391,12 @@ export class TusUploadService {
       // for-await destroys the part's stream when the consumer stops early (a refused upload).
       for await (const chunk of stream) yield chunk as Buffer;
     }
+  }
+
+  /** An ended upload's bytes: its parts, and its staging file. */
+  private async removeBytes(row: Pick<TusUploadRow, 'id' | 'bucket_id' | 'parts' | 'staged'>): Promise<void> {
+    await this.removeParts(row);
+    if (row.staged) await this.o.staging?.remove(row.id);
   }
 
   private removeParts(row: Pick<TusUploadRow, 'bucket_id' | 'parts'>): Promise<void> {

@@ -1,0 +1,49 @@
+import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BatchedFileWriter } from './batched-file-writer.js';
+
+describe('BatchedFileWriter', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'batched-writer-'));
+  });
+  afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  it('writes every chunk in order from its position, asks for a pause past its buffer, and drains', async () => {
+    const file = join(dir, 'f');
+    const handle = await open(file, 'w+');
+    await handle.write(Buffer.from('0123'));
+    let rooms = 0;
+    const writer = new BatchedFileWriter(
+      handle,
+      2,
+      () => rooms++,
+      () => {},
+      10,
+    );
+    const answers = ['ab', 'cd', 'efgh', 'ijklmn', 'op'].map((text) => writer.push(Buffer.from(text)));
+    // The first chunk leaves at once; the rest gather behind it until the buffer of 10 bytes is full.
+    expect(answers).toEqual([true, true, true, false, false]);
+    await writer.drained();
+    await handle.close();
+    expect(await readFile(file, 'utf8')).toBe('01abcdefghijklmnop');
+    expect(rooms).toBeGreaterThan(0);
+  });
+
+  it('reports a failed write once and rejects drained()', async () => {
+    const handle = await open(join(dir, 'g'), 'w');
+    await handle.close();
+    const failures: unknown[] = [];
+    const writer = new BatchedFileWriter(
+      handle,
+      0,
+      () => {},
+      (error) => failures.push(error),
+    );
+    writer.push(Buffer.from('x'));
+    await expect(writer.drained()).rejects.toThrow();
+    expect(failures).toHaveLength(1);
+  });
+});

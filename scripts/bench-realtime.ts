@@ -62,6 +62,12 @@ async function runSubscribers(): Promise<void> {
         sockets.push(
           ...(await Promise.all(m.subscribers!.slice(i, i + 250).map((s, n) => open(m.url!, m.apikey!, s, i + n)))),
         );
+      // As realtime-js does: a connection silent for 60 s is closed, and opening thousands can take that long.
+      const beat = setInterval(() => {
+        for (const ws of sockets)
+          ws.send(JSON.stringify({ topic: 'phoenix', event: 'heartbeat', ref: 'hb', payload: {} }));
+      }, 25_000);
+      beat.unref();
       process.send?.({ kind: 'joined' });
     } else if (m.kind === 'count') {
       process.send?.({ kind: 'count', count: report.latencies.length });
@@ -321,9 +327,9 @@ export async function main(): Promise<void> {
       rss = Math.max(rss, process.memoryUsage().rss);
     }, 250);
     const written = await write(insertsInto(used, rls ? 'messages' : 'bench_open'));
-    // Until all arrived, or nothing more for 5 s (late deliveries count; lost ones show as missing).
+    // Until all arrived, or nothing more for 15 s (late deliveries count; lost ones show as missing).
     const expected = written.committed * MEMBERS;
-    for (let count = 0, still = 0; count < expected && still < 5; ) {
+    for (let count = 0, still = 0; count < expected && still < 15; ) {
       await new Promise((r) => setTimeout(r, 1000));
       const now = (await ask<{ count: number }>(readers, { kind: 'count' }, 'count')).count;
       still = now === count ? still + 1 : 0;

@@ -39,7 +39,21 @@ beforeAll(async () => {
     alter table public.rt_probe replica identity full;
     create policy rt_probe_select on public.rt_probe for select to authenticated using (public.rt_probe_visible());
     grant select on public.rt_probe to authenticated;
-    alter publication auction_ops_realtime add table public.rt_probe;`);
+    alter publication auction_ops_realtime add table public.rt_probe;
+    -- A policy that raises for one user on one row only (note 'boom'): that user still sees the other rows.
+    create function public.rt_row_visible(note text) returns boolean language plpgsql stable as $$
+    begin
+      if note = 'boom' and auth.uid() = (select id from public.users where email like 'touchy-%') then
+        raise exception 'policy failure for this row and subscriber';
+      end if;
+      return true;
+    end $$;
+    create table public.rt_rows (id uuid primary key default gen_random_uuid(), note text not null);
+    alter table public.rt_rows enable row level security;
+    alter table public.rt_rows replica identity full;
+    create policy rt_rows_select on public.rt_rows for select to authenticated using (public.rt_row_visible(note));
+    grant select on public.rt_rows to authenticated;
+    alter publication auction_ops_realtime add table public.rt_rows;`);
   owner = await signUp(server, 'owner');
   member = await signUp(server, 'member');
   outsider = await signUp(server, 'outsider');
@@ -123,6 +137,61 @@ describe('row-level security per subscriber', () => {
     expect(healthy.map((r) => r.note)).toEqual(['one', 'two']);
     expect(broken).toEqual([]);
     await fragile.client.removeAllChannels();
+  });
+
+  it('a policy that raises on one row hides that row only, from that subscriber only', async () => {
+    const touchy = await signUp(server, 'touchy');
+    const toTouchy: Row[] = [];
+    const toOwner: Row[] = [];
+    const on = (u: RealtimeUser, into: Row[]) =>
+      subscribed(
+        u.client
+          .channel(`rows-${u.id}`)
+          .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_rows' }, (p) =>
+            into.push(p.new as Row),
+          ),
+      );
+    await Promise.all([on(touchy, toTouchy), on(owner, toOwner)]);
+    // One transaction: the three changes are checked in one call.
+    await server.db.sql`insert into public.rt_rows (note) values ('before'), ('boom'), ('after')`;
+    await until(() => toOwner.length === 3 && toTouchy.length === 2, 'both subscribers');
+    await sleep(300);
+    expect(toOwner.map((r) => r.note)).toEqual(['before', 'boom', 'after']);
+    expect(toTouchy.map((r) => r.note)).toEqual(['before', 'after']);
+    await touchy.client.removeAllChannels();
+  });
+
+  it('judges the row as committed: a message deleted right after its insert still reaches members', async () => {
+    const seen: { type: string; content: unknown }[] = [];
+    const seenByOutsider: Row[] = [];
+    await subscribed(
+      member.client
+        .channel('committed')
+        .on('postgres_changes', { event: '*', schema: 'public', table: 'messages' }, (p) =>
+          seen.push({ type: p.eventType, content: (p.new as Row).content }),
+        ),
+    );
+    await subscribed(
+      outsider.client
+        .channel('committed-x')
+        .on('postgres_changes', { event: '*', schema: 'public', table: 'messages' }, (p) =>
+          seenByOutsider.push(p.new as Row),
+        ),
+    );
+    // Inserted and deleted in one transaction: the row is never in the table when the change is checked, so only
+    // the image from the change stream can show it.
+    await server.db.sql.begin(async (tx) => {
+      await tx`insert into public.messages (auction_id, channel_id, user_id, content)
+               values (${auction.auctionId}, ${auction.channelId}, ${owner.id}, 'fleeting')`;
+      await tx`delete from public.messages where content = 'fleeting'`;
+    });
+    await until(() => seen.length === 2, 'the insert and the delete');
+    await sleep(300);
+    expect(seen).toEqual([
+      { type: 'INSERT', content: 'fleeting' },
+      { type: 'DELETE', content: undefined },
+    ]);
+    expect(seenByOutsider).toEqual([]);
   });
 
   it('a member removed from the auction stops receiving at once', async () => {

@@ -54,6 +54,7 @@ async function readUntilStopped(m: ChildRequest, stopped: Promise<void>): Promis
 /** The client, in its own process: streams the upload and reads the events, times queries, or reads REST. */
 async function runChild(): Promise<void> {
   let stop: () => void = () => {};
+  process.send?.({ ready: true });
   process.on('message', async (m: ChildRequest) => {
     const headers = { apikey: m.apikey, authorization: `Bearer ${m.token}` };
     if (m.kind === 'stop') stop();
@@ -155,6 +156,8 @@ export async function main(): Promise<void> {
     });
   const client = spawnChild();
   const reader = spawnChild();
+  // Both ready (their modules loaded) before anything is timed.
+  await Promise.all([client, reader].map((child) => new Promise((resolve) => child.once('message', resolve))));
   const ask = <T>(child: ReturnType<typeof fork>, m: ChildRequest) =>
     new Promise<T>((resolve) => {
       child.once('message', (r) => resolve(r as T));
@@ -197,11 +200,13 @@ export async function main(): Promise<void> {
       peak = Math.max(peak, process.memoryUsage.rss());
     }, 20);
     const rssBefore = process.memoryUsage.rss();
+    const cpuBefore = process.cpuUsage();
     const busyReads = ask<Reads>(reader, { ...base, kind: 'reads' });
     const imported = await ask<{ ms: number; data: { row_count?: number; dataset_id?: string; error?: string } }>(
       client,
       { ...base, kind: 'import', file },
     );
+    const cpu = process.cpuUsage(cpuBefore);
     reader.send({ kind: 'stop' });
     const busy = await busyReads;
     clearInterval(sampler);
@@ -220,6 +225,10 @@ export async function main(): Promise<void> {
         importLoad,
     );
     console.log(`  import/COPY = ${(importRate / copyRate).toFixed(2)} (target >= 0.5)  ${importLoad}`);
+    console.log(
+      `  server CPU for the import (all its threads): ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, ` +
+        `${(((cpu.user + cpu.system) / imported.data.row_count) * 1000).toFixed(0)} ns/row`,
+    );
     console.log(
       `  server RSS: ${mb(rssBefore)} before, peak ${mb(peak)} (+${mb(peak - rssBefore)}) (target < 300 MB)  ` +
         importLoad,

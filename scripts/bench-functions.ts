@@ -1,21 +1,24 @@
 // Reporting functions benchmark. import-csv: a generated 50 MB CSV uploaded as multipart by a child process to a
 // real server, rows/s and the server's peak RSS, against a postgres.js COPY of the same file into a table of the
-// same types in the same run. execute-query: per-request time uncached (a new statement each time), cached in the
-// answering process, and cached by another server process on the same database (the shared tier).
+// same types in the same run; and the p99 of a REST read (the dashboard polling its datasets) from another child
+// process during the import, against the same reads without one. execute-query: per-request time uncached (a new
+// statement each time), cached in the answering process, and cached by another server process on the same
+// database (the shared tier). Every figure is printed with the load average at its end.
 // Run with `pnpm bench functions`. Nothing here asserts timings.
 import { fork } from 'node:child_process';
 import { chmodSync, createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, startServer } from '../apps/server/src/index.js';
+import { percentile } from './support/bench-server.js';
 
 const TARGET_BYTES = 50 * 1024 * 1024;
 const QUERIES = 200;
 
 interface ChildRequest {
-  kind: 'import' | 'queries';
+  kind: 'import' | 'queries' | 'reads' | 'stop';
   url: string;
   apikey: string;
   token: string;
@@ -26,11 +29,44 @@ interface ChildRequest {
   otherUrl?: string;
 }
 
-/** The client, in its own process: streams the upload and reads the events, or times a run of queries. */
+/** The load average over the last minute, for the line of each figure. */
+const load = () => `load ${loadavg()[0].toFixed(1)}`;
+
+/** REST reads one after another until told to stop: the latencies, sorted. */
+async function readUntilStopped(m: ChildRequest, stopped: Promise<void>): Promise<number[]> {
+  let running = true;
+  void stopped.then(() => {
+    running = false;
+  });
+  const headers = { apikey: m.apikey, authorization: `Bearer ${m.token}` };
+  const url = `${m.url}/rest/v1/datasets?select=id,name,status,row_count&auction_id=eq.${m.auctionId}`;
+  const latencies: number[] = [];
+  while (running) {
+    const started = performance.now();
+    const res = await fetch(url, { headers });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`the REST read answered ${res.status}`);
+    latencies.push(performance.now() - started);
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+/** The client, in its own process: streams the upload and reads the events, times queries, or reads REST. */
 async function runChild(): Promise<void> {
+  let stop: () => void = () => {};
+  process.send?.({ ready: true });
   process.on('message', async (m: ChildRequest) => {
     const headers = { apikey: m.apikey, authorization: `Bearer ${m.token}` };
-    if (m.kind === 'import') {
+    if (m.kind === 'stop') stop();
+    else if (m.kind === 'reads') {
+      const latencies = await readUntilStopped(
+        m,
+        new Promise<void>((resolve) => {
+          stop = resolve;
+        }),
+      );
+      process.send?.({ count: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) });
+    } else if (m.kind === 'import') {
       const form = new FormData();
       form.append('options', JSON.stringify({ auction_id: m.auctionId, name: 'bench', batch_size: 5000 }));
       form.append('file', await (await import('node:fs')).openAsBlob(m.file as string), 'bench.csv');
@@ -111,18 +147,23 @@ export async function main(): Promise<void> {
     FUNCTION_RATE_LIMITS: `execute-query=${QUERIES * 8}/minute`,
   };
   const server = await startServer(loadConfig({ ...settings, DATA_DIR: join(dir, 'data') }));
-  const other = await startServer(
-    loadConfig({ ...settings, DATA_DIR: join(dir, 'other'), DATABASE_URL: server.ctx.ownerUrl }),
-  );
-  const child = fork(fileURLToPath(import.meta.url), ['--bench-functions-child'], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const ask = <T>(m: ChildRequest) =>
+  // The second server (execute-query's shared tier) starts after the import, so the RSS is one server's.
+  let other: Awaited<ReturnType<typeof startServer>> | undefined;
+  const spawnChild = () =>
+    fork(fileURLToPath(import.meta.url), ['--bench-functions-child'], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+  const client = spawnChild();
+  const reader = spawnChild();
+  // Both ready (their modules loaded) before anything is timed.
+  await Promise.all([client, reader].map((child) => new Promise((resolve) => child.once('message', resolve))));
+  const ask = <T>(child: ReturnType<typeof fork>, m: ChildRequest) =>
     new Promise<T>((resolve) => {
       child.once('message', (r) => resolve(r as T));
       child.send(m);
     });
+  type Reads = { count: number; p50: number; p99: number };
   const sql = server.ctx.ownerSql;
   try {
     const signup = await fetch(`${server.url}/auth/v1/signup`, {
@@ -136,57 +177,88 @@ export async function main(): Promise<void> {
     const [auction] = await sql`insert into public.auctions (name, slug) values ('Bench', 'bench-fn') returning id`;
     await sql`insert into public.auction_members (auction_id, user_id, role)
       values (${auction.id}, ${user.id}, 'owner')`;
-    const base = { url: server.url, apikey: server.ctx.anonKey, token };
+    const base = { url: server.url, apikey: server.ctx.anonKey, token, auctionId: auction.id };
 
     // Baseline: the same file straight into a table of the same types with COPY, from this process.
     await sql`create table public.bench_copy (lot bigint, price numeric, sold boolean, make text, sale_date date,
       registered_at timestamptz, miles bigint, notes text)`;
-    let started = performance.now();
+    const started = performance.now();
     const copy = await sql`copy public.bench_copy from stdin with (format csv, header)`.writable();
     await pipeline(createReadStream(file), copy);
     const copyMs = performance.now() - started;
+    const copyLoad = load();
+
+    // Baseline of the reads: the same client for as long as an import takes, without one.
+    const idleReads = ask<Reads>(reader, { ...base, kind: 'reads' });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(5000, copyMs)));
+    reader.send({ kind: 'stop' });
+    const idle = await idleReads;
+    const idleLoad = load();
 
     let peak = 0;
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage.rss());
     }, 20);
     const rssBefore = process.memoryUsage.rss();
-    started = performance.now();
-    const imported = await ask<{ ms: number; data: { row_count?: number; dataset_id?: string; error?: string } }>({
-      ...base,
-      kind: 'import',
-      file,
-      auctionId: auction.id,
-    });
+    const cpuBefore = process.cpuUsage();
+    const busyReads = ask<Reads>(reader, { ...base, kind: 'reads' });
+    const imported = await ask<{ ms: number; data: { row_count?: number; dataset_id?: string; error?: string } }>(
+      client,
+      { ...base, kind: 'import', file },
+    );
+    const cpu = process.cpuUsage(cpuBefore);
+    reader.send({ kind: 'stop' });
+    const busy = await busyReads;
     clearInterval(sampler);
+    const importLoad = load();
     if (!imported.data.row_count) throw new Error(`import failed: ${JSON.stringify(imported.data)}`);
     const importMs = imported.ms;
     const copyRate = rows / (copyMs / 1000);
     const importRate = imported.data.row_count / (importMs / 1000);
+    const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
     console.log(`import-csv: ${(size / 1024 / 1024).toFixed(1)} MB, ${rows} rows x 8 columns`);
-    console.log(`  postgres.js COPY (baseline)   ${(copyMs / 1000).toFixed(2)} s  ${Math.round(copyRate)} rows/s`);
-    console.log(`  import-csv over HTTP + SSE    ${(importMs / 1000).toFixed(2)} s  ${Math.round(importRate)} rows/s`);
-    console.log(`  import/COPY = ${(importRate / copyRate).toFixed(2)} (target >= 0.5); rows/s target >= 100000`);
     console.log(
-      `  server RSS: ${Math.round(rssBefore / 1048576)} MB before, ` +
-        `peak ${Math.round(peak / 1048576)} MB (target < 300 MB)`,
+      `  postgres.js COPY (baseline)   ${(copyMs / 1000).toFixed(2)} s  ${Math.round(copyRate)} rows/s  ${copyLoad}`,
     );
+    console.log(
+      `  import-csv over HTTP + SSE    ${(importMs / 1000).toFixed(2)} s  ${Math.round(importRate)} rows/s  ` +
+        importLoad,
+    );
+    console.log(`  import/COPY = ${(importRate / copyRate).toFixed(2)} (target >= 0.5)  ${importLoad}`);
+    console.log(
+      `  server CPU for the import (all its threads): ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, ` +
+        `${(((cpu.user + cpu.system) / imported.data.row_count) * 1000).toFixed(0)} ns/row`,
+    );
+    console.log(
+      `  server RSS: ${mb(rssBefore)} before, peak ${mb(peak)} (+${mb(peak - rssBefore)}) (target < 300 MB)  ` +
+        importLoad,
+    );
+    const reads = (r: Reads) => `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (n=${r.count})`;
+    console.log(`  REST read (GET /rest/v1/datasets, another process), one client:`);
+    console.log(`    without an import (baseline)  ${reads(idle)}  ${idleLoad}`);
+    console.log(`    during the import             ${reads(busy)}  ${importLoad}`);
+    console.log(`    p99 during/without = ${(busy.p99 / idle.p99).toFixed(2)}`);
 
-    const q = await ask<{ uncached: number; cached: number; shared: number }>({
+    other = await startServer(
+      loadConfig({ ...settings, DATA_DIR: join(dir, 'other'), DATABASE_URL: server.ctx.ownerUrl }),
+    );
+    const q = await ask<{ uncached: number; cached: number; shared: number }>(client, {
       ...base,
       kind: 'queries',
       datasetId: imported.data.dataset_id,
       otherUrl: other.url,
     });
-    console.log(`execute-query over ${rows} rows, ${QUERIES} requests each, one client:`);
-    console.log(`  uncached ${q.uncached.toFixed(2)} ms/request   cached ${q.cached.toFixed(2)} ms/request`);
-    console.log(`  cached in another process (shared tier) ${q.shared.toFixed(2)} ms/request`);
+    console.log(`execute-query over ${rows} rows, ${QUERIES} requests each, one client:  ${load()}`);
+    console.log(`  uncached (baseline) ${q.uncached.toFixed(2)} ms/request`);
+    console.log(`  cached in the answering process ${q.cached.toFixed(2)} ms/request`);
+    console.log(`  cached by another server, hit from the shared tier ${q.shared.toFixed(2)} ms/request`);
     console.log(
       `  cached/uncached = ${(q.cached / q.uncached).toFixed(3)}, shared/uncached = ${(q.shared / q.uncached).toFixed(3)}`,
     );
   } finally {
-    child.kill();
-    await other.close();
+    client.kill();
+    reader.kill();
+    await other?.close();
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -149,6 +149,93 @@ describe('execute-query', () => {
     }
   });
 
+  it("never serves a cached result to another tenant, nor a public report's result to a member's own SQL", async () => {
+    const env = { JWT_SECRET: 'n'.repeat(40), FUNCTION_RATE_LIMITS: 'execute-query=1000/minute' };
+    const other = await startTestServer(env, { db: h.db });
+    try {
+      const dataset = await importText(owner, auctionId, 'Tenant', 'make,price\nFord,10\nKia,20\n');
+      const sql = 'select sum(price) as total from dataset';
+      const first = await query(member, { dataset_id: dataset, sql });
+      expect([first.headers.get('x-cache'), first.body.rows]).toEqual(['MISS', [{ total: 30 }]]);
+      // Another auction's member asks the same of either server: the dataset is not theirs, whatever is cached.
+      for (const url of [h.url, other.url]) {
+        const stranger = await callFunction(url, h.server.ctx.anonKey, 'execute-query', {
+          bearer: outsider.token,
+          body: { dataset_id: dataset, sql },
+        });
+        expect([stranger.status, stranger.body.code, stranger.headers.get('x-cache')]).toEqual([
+          404,
+          'NOT_FOUND',
+          null,
+        ]);
+      }
+      // The same statement on their own dataset is their own result.
+      const own = await query(outsider, { dataset_id: otherDatasetId, sql: 'select count(*) as n from dataset' });
+      expect([own.headers.get('x-cache'), own.body.rows]).toEqual(['MISS', [{ n: 1 }]]);
+
+      // A public report runs as the service role: its entry is not the member's, though the statement is the same.
+      const [report] = await h.db.sql`insert into public.saved_reports (auction_id, dataset_id, name, sql, is_public)
+        values (${auctionId}, ${dataset}, 'public total', 'select count(*) as n from dataset', true) returning id`;
+      const pub = await callFunction(other.url, h.server.ctx.anonKey, 'execute-query', {
+        body: { report_id: report.id },
+      });
+      expect([pub.status, pub.headers.get('x-cache')]).toEqual([200, 'MISS']);
+      const mine = await query(member, { dataset_id: dataset, sql: 'select count(*) as n from dataset' });
+      expect([mine.headers.get('x-cache'), mine.body.rows]).toEqual(['MISS', [{ n: 2 }]]);
+      const [{ scopes }] = await h.db.sql<{ scopes: string[] }[]>`
+        select array_agg(split_part(key, '|', 3) order by split_part(key, '|', 3)) as scopes
+          from reporting_data.report_cache where dataset_id = ${dataset}`;
+      expect(scopes).toEqual(['authenticated', 'authenticated', 'service_role']);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('keeps the shared tier closed to every request role', async () => {
+    for (const role of ['anon', 'authenticated', 'service_role']) {
+      const read = h.db.sql.begin(async (tx) => {
+        await tx.unsafe(`set local role ${role}`);
+        return tx`select body from reporting_data.report_cache limit 1`;
+      });
+      await expect(read, role).rejects.toMatchObject({ code: '42501' });
+    }
+  });
+
+  it('evicts the oldest shared entries past QUERY_CACHE_SHARED_MAX_BYTES', async () => {
+    const maxBytes = 2000;
+    const env = {
+      JWT_SECRET: 'n'.repeat(40),
+      FUNCTION_RATE_LIMITS: 'execute-query=1000/minute',
+      QUERY_CACHE_SHARED_MAX_BYTES: String(maxBytes),
+    };
+    const bounded = await startTestServer(env, { db: h.db });
+    try {
+      const dataset = await importText(owner, auctionId, 'Bounded', 'make,price\nFord,10\nKia,20\n');
+      const keys: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const r = await callFunction(bounded.url, h.server.ctx.anonKey, 'execute-query', {
+          bearer: member.token,
+          body: { dataset_id: dataset, sql: `select make, price + ${i} as p from dataset order by make` },
+        });
+        expect(r.headers.get('x-cache')).toBe('MISS');
+        const [row] = await h.db.sql<{ key: string; total: number }[]>`
+          select key, (select sum(bytes)::int from reporting_data.report_cache) as total
+            from reporting_data.report_cache where dataset_id = ${dataset}
+           order by expires_at desc limit 1`;
+        expect(row.total).toBeLessThanOrEqual(maxBytes);
+        keys.push(row.key);
+      }
+      const kept = await h.db.sql<{ key: string }[]>`
+        select key from reporting_data.report_cache where dataset_id = ${dataset} order by expires_at`;
+      // The newest entries stay, in order, and the first ones are gone.
+      expect(kept.length).toBeGreaterThan(1);
+      expect(kept.length).toBeLessThan(keys.length);
+      expect(kept.map((k) => k.key)).toEqual(keys.slice(keys.length - kept.length));
+    } finally {
+      await bounded.stop();
+    }
+  });
+
   it('caps rows at the limit and says so', async () => {
     const r = await query(owner, { dataset_id: datasetId, sql: 'select * from dataset order by price', limit: 2 });
     expect([r.body.row_count, r.body.truncated]).toEqual([2, true]);

@@ -14,6 +14,8 @@ export const reportingSettings = {
   QUERY_CACHE_MAX_BYTES: v.optional(positiveInt, String(64 * 1024 * 1024)),
   // Results shared by every process and instance through PostgreSQL; false keeps them per process.
   QUERY_CACHE_SHARED: v.optional(bool, 'true'),
+  // Bytes the shared tier (an unlogged table) may hold before its oldest entries are evicted.
+  QUERY_CACHE_SHARED_MAX_BYTES: v.optional(positiveInt, String(256 * 1024 * 1024)),
   IMPORT_MAX_BYTES: v.optional(positiveInt, String(50 * 1024 * 1024)),
   // Per-function overrides of the per-user limits, e.g. `execute-query=60/minute,import-csv=20/hour`.
   FUNCTION_RATE_LIMITS: v.optional(

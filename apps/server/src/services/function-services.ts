@@ -33,7 +33,7 @@ export function createFunctionServices(ctx: ServerContext, mailer: Mailer): Func
     log: ctx.log,
     queryCache: new SharedQueryCache(
       new QueryCache({ maxBytes: c.QUERY_CACHE_MAX_BYTES }),
-      c.QUERY_CACHE_SHARED ? ctx.ownerSql : null,
+      c.QUERY_CACHE_SHARED ? { sql: ctx.ownerSql, maxBytes: c.QUERY_CACHE_SHARED_MAX_BYTES } : null,
     ),
     executeQueryTimeoutMs: c.EXECUTE_QUERY_TIMEOUT_MS,
     importMaxBytes: c.IMPORT_MAX_BYTES,

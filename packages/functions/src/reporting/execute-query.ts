@@ -91,9 +91,13 @@ async function runQuery(deps: ReportingDeps, q: QueryRequest): Promise<Response>
     throw functionErrors.validation(`dataset ${dataset.id} is not ready (status ${dataset.status})`, 'dataset_id');
   const validation = await validateReportSql(q.sql);
   if (!validation.ok) throw functionErrors.validation('the SQL statement was rejected', validation.reason);
+  // The caller may see the dataset (findDataset ran under their claims) before either cache tier is read; a
+  // dataset's rows are visible to every member of its auction alike, and the validator refuses anything that
+  // reads who is asking, so the role the statement runs as is the rest of the caller's visibility.
   const key = QueryCache.key({
     datasetId: dataset.id,
     version: new Date(dataset.updated_at).toISOString(),
+    scope: q.caller.role,
     fingerprint: validation.fingerprint,
     limit: q.limit,
     format: q.format,

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { QueryCache } from './query-cache.js';
 
 const body = { body: '[{"n":1}]', contentType: 'application/json', rowCount: 1 };
-const key = QueryCache.key({ datasetId: 'd1', version: 'v1', fingerprint: 'f', limit: 1000, format: 'json' });
+const key = QueryCache.key({
+  datasetId: 'd1',
+  version: 'v1',
+  scope: 'authenticated',
+  fingerprint: 'f',
+  limit: 1000,
+  format: 'json',
+});
 
 describe('QueryCache', () => {
   it("keeps a result for the contract's five minutes by default, and not a moment longer", () => {
@@ -17,7 +24,14 @@ describe('QueryCache', () => {
 
   it('drops every result of a dataset that was imported again, and stays within its bytes', () => {
     const cache = new QueryCache({ maxBytes: 100 });
-    const other = QueryCache.key({ datasetId: 'd2', version: 'v1', fingerprint: 'f', limit: 1000, format: 'json' });
+    const other = QueryCache.key({
+      datasetId: 'd2',
+      version: 'v1',
+      scope: 'authenticated',
+      fingerprint: 'f',
+      limit: 1000,
+      format: 'json',
+    });
     cache.set(key, body);
     cache.set(other, body);
     cache.dropDataset('d1');

@@ -1,5 +1,7 @@
 // Report results kept in memory for five minutes, bounded by bytes. Keys carry the dataset's last-import time,
-// so an import on any instance makes older entries unreachable; this instance also drops them at once.
+// so an import on any instance makes older entries unreachable; this instance also drops them at once. They also
+// carry the role the statement ran as (the row-level security it ran under): a public report run as the service
+// role is never served to a member's ad-hoc statement, nor the other way round.
 import { LRUCache } from 'lru-cache';
 
 export interface CachedBody {
@@ -34,8 +36,15 @@ export class QueryCache {
     });
   }
 
-  static key(parts: { datasetId: string; version: string; fingerprint: string; limit: number; format: string }) {
-    return `${parts.datasetId}|${parts.version}|${parts.fingerprint}|${parts.limit}|${parts.format}`;
+  static key(parts: {
+    datasetId: string;
+    version: string;
+    scope: string;
+    fingerprint: string;
+    limit: number;
+    format: string;
+  }) {
+    return `${parts.datasetId}|${parts.version}|${parts.scope}|${parts.fingerprint}|${parts.limit}|${parts.format}`;
   }
 
   get(key: string): CachedBody | undefined {

@@ -64,6 +64,8 @@ export async function loadCsv(
     failure ??= error;
     stop.abort();
   };
+  // A worker that dies (out of memory, a bug) fails this import with an error answer; never the process.
+  worker.on('error', fail);
   worker.once('exit', (code) => fail(new Error(`the import's parse worker stopped (exit code ${code})`)));
   let bytesSent = 0;
   let credits = CHUNKS_IN_FLIGHT;
@@ -105,7 +107,8 @@ export async function loadCsv(
         batches++;
         if (!copy) throw new Error('a batch came before the schema');
         if (copy.errored) throw copy.errored;
-        if (m.text.length > 0 && !copy.stream.write(m.text)) await once(copy.stream, 'drain');
+        const data = Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength);
+        if (data.length > 0 && !copy.stream.write(data)) await once(copy.stream, 'drain');
         post({ type: 'written' });
         imported += m.rows;
         for (let i = 0; i < m.errors.length; i += ERRORS_PER_EVENT)

@@ -1,12 +1,12 @@
 // An import's parse worker (a worker thread): reads the CSV bytes the main thread sends, plans the columns from a
-// sample, converts and validates every row and sends COPY text back one batch at a time, at most two ahead of what
-// COPY has taken. Conversion is the larger half of an import's CPU; here it no longer stalls other requests.
+// sample, converts and validates every row and sends COPY bytes back one batch at a time, at most two ahead of what
+// COPY has taken. Parsing and conversion are nearly all of an import's CPU; here they do not stall other requests.
 import { once } from 'node:events';
-import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { parentPort, workerData } from 'node:worker_threads';
-import Papa from 'papaparse';
 import { FunctionError } from '../../errors.js';
 import { type PlannedColumn, planColumns } from './column-plan.js';
+import { CsvRecords } from './csv-records.js';
 import type { FromWorker, RowError, ToWorker, WorkerSetup } from './csv-worker-protocol.js';
 import { convert, datePart } from './csv-types.js';
 
@@ -17,15 +17,11 @@ const BATCHES_AHEAD = 2;
 const port = parentPort;
 if (!port) throw new Error('csv-worker runs as a worker thread');
 const setup = workerData as WorkerSetup;
-const send = (message: FromWorker) => port.postMessage(message);
+const send = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
-// The bytes from the main thread, acknowledged as the parser takes them (its backpressure becomes the sender's).
-let owed = 0;
-const input = new Readable({
-  read() {
-    for (; owed > 0; owed--) send({ type: 'consumed' });
-  },
-});
+// The chunks from the main thread, in order; each is acknowledged when taken, so at most a few wait here.
+const inbox: Array<Uint8Array | null> = [];
+const arrived = new EventTarget();
 let started: () => void = () => {};
 const start = new Promise<void>((resolve) => {
   started = resolve;
@@ -33,16 +29,30 @@ const start = new Promise<void>((resolve) => {
 let ahead = 0;
 const written = new EventTarget();
 port.on('message', (m: ToWorker) => {
-  if (m.type === 'chunk') {
-    if (input.push(m.data)) send({ type: 'consumed' });
-    else owed++;
-  } else if (m.type === 'end') input.push(null);
-  else if (m.type === 'start') started();
+  if (m.type === 'chunk' || m.type === 'end') {
+    inbox.push(m.type === 'chunk' ? m.data : null);
+    arrived.dispatchEvent(new Event('arrived'));
+  } else if (m.type === 'start') started();
   else {
     ahead--;
     written.dispatchEvent(new Event('written'));
   }
 });
+
+/** The upload as text, chunk by chunk; a character split between two chunks is decoded whole. */
+async function* texts(): AsyncGenerator<{ text: string; final: boolean }> {
+  const decoder = new StringDecoder('utf8');
+  for (;;) {
+    while (inbox.length === 0) await once(arrived, 'arrived');
+    const data = inbox.shift() as Uint8Array | null;
+    if (data === null) {
+      yield { text: decoder.end(), final: true };
+      return;
+    }
+    send({ type: 'consumed' });
+    yield { text: decoder.write(data as Buffer), final: false };
+  }
+}
 
 run().then(
   (done) => send({ type: 'done', ...done }),
@@ -58,21 +68,11 @@ run().then(
 
 async function run(): Promise<{ rowsRead: number; failed: number }> {
   const { options } = setup;
-  const parser = Papa.parse(Papa.NODE_STREAM_INPUT, { delimiter: setup.delimiter, skipEmptyLines: true });
-  input.pipe(parser);
-  const records = parser[Symbol.asyncIterator]() as AsyncIterator<string[]>;
+  const records = new CsvRecords(setup.delimiter);
   let header: string[] | undefined;
   const sample: string[][] = [];
-  for (let next = await records.next(); !next.done; next = await records.next()) {
-    if (!header && options.hasHeader) header = stripBom(next.value);
-    else sample.push(next.value);
-    if (sample.length >= SAMPLE_ROWS) break;
-  }
-  if (!header) header = (sample[0] ?? []).map((_, i) => `column_${i + 1}`);
-  const width = header.length;
-  const columns = planColumns(header, sample, options, setup.existing);
-  send({ type: 'schema', columns });
-  await start;
+  let columns: PlannedColumn[] | undefined;
+  let width = 0;
 
   let rowsRead = 0;
   let failed = 0;
@@ -86,21 +86,46 @@ async function run(): Promise<{ rowsRead: number; failed: number }> {
       errors.push(error);
     }
   };
+  const encoder = new TextEncoder();
   const flush = async () => {
     while (ahead >= BATCHES_AHEAD) await once(written, 'written');
     ahead++;
-    send({ type: 'batch', text: lines.join(''), rows: lines.length, rowsRead, failed, errors });
+    // Encoded here and handed over, not copied: the main thread writes the bytes as they are.
+    const data = encoder.encode(lines.join(''));
+    send({ type: 'batch', data, rows: lines.length, rowsRead, failed, errors }, [data.buffer]);
     lines = [];
     errors = [];
   };
-  const take = async (record: string[]) => {
+  /** Converts one record; true when a batch is full. */
+  const take = (record: string[], plan: readonly PlannedColumn[]): boolean => {
     rowsRead++;
-    const line = toCopyLine(record, width, columns, rowsRead, reportError);
+    const line = toCopyLine(record, width, plan, rowsRead, reportError);
     if (line !== undefined) lines.push(line);
-    if (rowsRead % options.batchSize === 0) await flush();
+    return rowsRead % options.batchSize === 0;
   };
-  for (const record of sample) await take(record);
-  for (let next = await records.next(); !next.done; next = await records.next()) await take(next.value);
+  /** The columns from the header and the sample; the sample's rows are converted once the table exists. */
+  const plan = async (): Promise<PlannedColumn[]> => {
+    if (!header) header = (sample[0] ?? []).map((_, i) => `column_${i + 1}`);
+    width = header.length;
+    const planned = planColumns(header, sample, options, setup.existing);
+    send({ type: 'schema', columns: planned });
+    await start;
+    for (const record of sample) if (take(record, planned)) await flush();
+    return planned;
+  };
+
+  for await (const { text, final } of texts()) {
+    for (const record of records.push(text, final)) {
+      if (columns) {
+        if (take(record, columns)) await flush();
+      } else if (!header && options.hasHeader) header = stripBom(record);
+      else {
+        sample.push(record);
+        if (sample.length >= SAMPLE_ROWS) columns = await plan();
+      }
+    }
+  }
+  columns ??= await plan();
   if (lines.length > 0 || errors.length > 0 || rowsRead % options.batchSize !== 0 || rowsRead === 0) await flush();
   return { rowsRead, failed };
 }

@@ -112,7 +112,11 @@ describe('signInWithOtp and verifyOtp', () => {
       const sb = () => createClient(revealing.server.url, revealing.server.ctx.anonKey, TEST_CLIENT_OPTIONS);
       const unknown = email();
       const refused = await sb().auth.signInWithOtp({ email: unknown, options: { shouldCreateUser: false } });
-      expect(refused.error).toMatchObject({ status: 422, code: 'otp_disabled', message: 'Signups not allowed for otp' });
+      expect(refused.error).toMatchObject({
+        status: 422,
+        code: 'otp_disabled',
+        message: 'Signups not allowed for otp',
+      });
       const [row] = await revealing.db.sql`select count(*)::int as n from auth.users where email = ${unknown}`;
       expect(row!.n).toBe(0);
       // A known address and a sign-up are answered as before.

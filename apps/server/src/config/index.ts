@@ -9,6 +9,7 @@ import { imageTransformSettings } from './image-transform.js';
 import { authSettings } from './auth.js';
 import { oauthSettings } from './oauth.js';
 import { phoneConfigProblem, phoneSettings } from './phone.js';
+import { samlConfigProblem, samlSettings } from './saml.js';
 import { webhooksSettings } from './webhooks.js';
 import { reportingSettings } from './reporting.js';
 import { limitsSettings } from './limits.js';
@@ -27,6 +28,7 @@ const schema = v.object({
   ...authSettings,
   ...oauthSettings,
   ...phoneSettings,
+  ...samlSettings,
   ...webhooksSettings,
   ...reportingSettings,
   ...limitsSettings,
@@ -92,6 +94,8 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
   const out = result.output;
   const phoneProblem = phoneConfigProblem(out);
   if (phoneProblem) throw new ConfigError(`invalid configuration: ${phoneProblem}`);
+  const samlProblem = samlConfigProblem(out);
+  if (samlProblem) throw new ConfigError(`invalid configuration: ${samlProblem}`);
   const concurrency = resolveConcurrency(out.WEB_CONCURRENCY, out.DB_POOL_SIZE, env);
   if (typeof concurrency === 'string')
     throw new ConfigError(

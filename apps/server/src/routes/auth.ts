@@ -20,12 +20,13 @@ import { oauthServerRoutes } from './auth/oauth-server-routes.js';
 import { disabledFeatureRoutes } from './auth/disabled-features.js';
 import { reauthenticateRoutes } from './auth/reauthenticate-routes.js';
 import { phoneRoutes } from './auth/phone-routes.js';
+import { samlRoutes } from './auth/saml-routes.js';
 
 export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<AppEnv> {
   const { config } = ctx;
   const { service, admin, mfa, otp, oauth, oauthServer, idToken, providers, limiter, limits, passwordPolicy, reauth } =
     services;
-  const { phone, phoneFactors, sms } = services;
+  const { phone, phoneFactors, sms, sso } = services;
   const deps: AuthDeps = {
     ctx,
     service,
@@ -35,6 +36,7 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
     oauth,
     oauthServer,
     idToken,
+    sso,
     providers,
     limiter,
     limits,
@@ -57,6 +59,7 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
   );
   // Before /admin and /user: the OAuth server's paths lie under both.
   if (oauthServer) app.route('/', oauthServerRoutes(deps, oauthServer));
+  if (sso) app.route('/', samlRoutes(deps, sso));
   app.route('/', disabledFeatureRoutes(deps));
   // Before the e-mail routes: takes the requests that name a phone number and hands the rest on.
   app.route('/', phoneRoutes(deps));
@@ -82,7 +85,7 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
       mailer_autoconfirm: config.AUTH_AUTOCONFIRM,
       phone_autoconfirm: config.AUTH_SMS_AUTOCONFIRM,
       sms_provider: sms.provider === 'none' ? '' : sms.provider,
-      saml_enabled: false,
+      saml_enabled: sso !== undefined,
       password_min_length: passwordPolicy.minLength,
     });
   });

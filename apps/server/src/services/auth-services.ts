@@ -30,6 +30,7 @@ import type { ServerContext } from '../context.js';
 import type { AuthLimits } from '../routes/auth/auth-http.js';
 import { createOAuthServices } from './oauth-services.js';
 import { createPhoneServices, type PhoneServices } from './phone-services.js';
+import { createSamlServices, type SamlServices } from './saml-services.js';
 
 export interface AuthServices extends PhoneServices {
   service: AuthService;
@@ -42,6 +43,8 @@ export interface AuthServices extends PhoneServices {
   providers: ProviderRegistry;
   /** The OAuth 2.1 authorization server; undefined while AUTH_OAUTH_SERVER_ENABLED is off. */
   oauthServer: OAuthServer | undefined;
+  /** SAML SSO; undefined while AUTH_SAML_ENABLED is off. */
+  sso: SamlServices | undefined;
   limiter: RateLimiter;
   limits: AuthLimits;
   passwordPolicy: PasswordPolicy;
@@ -127,6 +130,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     service,
     admin,
     oauthServer,
+    sso: createSamlServices(ctx, service),
     mfa,
     reauth,
     otp,

@@ -41,6 +41,8 @@ const schema = v.object({
   ...observabilitySettings,
 });
 
+const SECRET_SETTINGS = new Set(['AUTH_SAML_PRIVATE_KEY']);
+
 export type Env = v.InferOutput<typeof schema>;
 export interface Config extends Env {
   PUBLIC_URL: string;
@@ -89,7 +91,9 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
   if (!result.success) {
     const issue = result.issues[0];
     const key = v.getDotPath(issue) ?? '?';
-    throw new ConfigError(`invalid configuration: ${key}=${JSON.stringify(env[key] ?? '')} ${issue.message}`);
+    // A private key is not repeated into logs, not even a malformed one.
+    const shown = SECRET_SETTINGS.has(key) ? '(value not shown)' : JSON.stringify(env[key] ?? '');
+    throw new ConfigError(`invalid configuration: ${key}=${shown} ${issue.message}`);
   }
   const out = result.output;
   const phoneProblem = phoneConfigProblem(out);

@@ -23,6 +23,7 @@ beforeAll(async () => {
     APP_URL: APP,
     AUTH_SAML_ENABLED: 'true',
     AUTH_SAML_PRIVATE_KEY: spKey.toString(),
+    AUTH_SAML_ALLOW_ENCRYPTED_ASSERTIONS: 'true',
     // Each sign-in here is two requests in the sign-in bucket (POST /sso and the ACS).
     AUTH_RATE_LIMIT_SIGN_IN: '1000',
   });
@@ -290,6 +291,28 @@ describe('the ACS', () => {
     expect(query.get('error_code')).toBe(code);
     if (message) expect(query.get('error_description')).toMatch(message);
   }
+
+  it('decrypts an assertion encrypted to the certificate of our metadata (AUTH_SAML_ALLOW_ENCRYPTED_ASSERTIONS)', async () => {
+    const metadata = await (await fetch(`${base}/sso/saml/metadata`)).text();
+    const encryption = /<KeyDescriptor use="encryption">[\s\S]*?<ds:X509Certificate>([^<]+)</.exec(metadata);
+    expect(encryption).not.toBeNull();
+    const spCert = `-----BEGIN CERTIFICATE-----\n${encryption![1]!.replace(/\s+/g, '')}\n-----END CERTIFICATE-----\n`;
+    const { request } = await startSso({ providerId });
+    const response = await idp.encryptedResponse(
+      {
+        inResponseTo: request.id,
+        acsUrl: acsUrl(),
+        audience: spEntityId(),
+        nameId: 'encrypted-user',
+        attributes: { mail: 'secret.agent@acme.example.com' },
+      },
+      spCert,
+    );
+    expect(Buffer.from(response, 'base64').toString()).not.toContain('secret.agent');
+    const { fragment } = await landing(await postToAcs(acsUrl(), response, request.relayState));
+    const { data } = await t.client().auth.getUser(fragment.get('access_token')!);
+    expect(data.user!.email).toBe('secret.agent@acme.example.com');
+  });
 
   it('refuses an unsigned response', async () => {
     const { request } = await startSso({ providerId });

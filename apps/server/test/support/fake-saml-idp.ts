@@ -1,12 +1,12 @@
 // A SAML 2.0 identity provider for tests: its metadata (entity id, SSO URL, signing certificate), the reading of
 // the AuthnRequest our server sends it (HTTP-Redirect binding: deflated, base64), and Responses it signs for real
-// with xml-crypto (RSA-SHA256, exclusive c14n), posted to the ACS as a browser would (HTTP-POST binding).
+// with xml-crypto (RSA-SHA256, exclusive c14n), or also encrypted (xml-encryption), posted to the ACS as a browser would (HTTP-POST binding).
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { inflateRawSync } from 'node:zlib';
 import { createLocalCertificates } from '../../src/tls/local-certificates.js';
 
-// Loaded with require: xml-crypto's declarations pull TypeScript's DOM library into the whole program.
+// Loaded with require: xml-crypto's (and xml-encryption's) declarations pull TypeScript's DOM library into the whole program.
 const require = createRequire(import.meta.url);
 interface SignedXmlInstance {
   addReference(ref: { xpath: string; digestAlgorithm: string; transforms: string[] }): void;
@@ -20,6 +20,13 @@ const { SignedXml } = require('xml-crypto') as {
     signatureAlgorithm: string;
     canonicalizationAlgorithm: string;
   }) => SignedXmlInstance;
+};
+const xmlenc = require('xml-encryption') as {
+  encrypt(
+    content: string,
+    options: { rsa_pub: string; pem: string; encryptionAlgorithm: string; keyEncryptionAlgorithm: string },
+    callback: (error: Error | null, result?: string) => void,
+  ): void;
 };
 
 export const NAMEID_PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
@@ -103,6 +110,31 @@ export class FakeSamlIdp {
 
   /** A SAML Response as the base64 a browser posts. */
   response(options: ResponseOptions): string {
+    const sign = options.sign ?? 'assertion';
+    const assertion = this.assertion(options);
+    const signer = options.signingKey ?? { key: this.key, cert: this.cert };
+    return this.wrap(options, sign === 'assertion' ? this.sign(assertion, 'Assertion', signer) : assertion);
+  }
+
+  /** A response whose signed assertion is encrypted to the service provider's certificate (AES-256-GCM, RSA-OAEP). */
+  async encryptedResponse(options: ResponseOptions, spCert: string): Promise<string> {
+    const signed = this.sign(this.assertion(options), 'Assertion', { key: this.key, cert: this.cert });
+    const encrypted = await new Promise<string>((resolve, reject) =>
+      xmlenc.encrypt(
+        signed,
+        {
+          rsa_pub: spCert,
+          pem: spCert,
+          encryptionAlgorithm: 'http://www.w3.org/2009/xmlenc11#aes256-gcm',
+          keyEncryptionAlgorithm: 'http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p',
+        },
+        (error, result) => (error ? reject(error) : resolve(result!)),
+      ),
+    );
+    return this.wrap({ ...options, sign: 'none' }, `<saml:EncryptedAssertion>${encrypted}</saml:EncryptedAssertion>`);
+  }
+
+  private assertion(options: ResponseOptions): string {
     const now = new Date();
     const notBefore = options.notBefore ?? new Date(now.getTime() - 60_000);
     const notOnOrAfter = options.notOnOrAfter ?? new Date(now.getTime() + 300_000);
@@ -117,12 +149,15 @@ export class FakeSamlIdp {
             .join('')}</saml:Attribute>`,
       )
       .join('');
-    const assertion = `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${assertionId}" Version="2.0" IssueInstant="${now.toISOString()}"><saml:Issuer>${issuer}</saml:Issuer><saml:Subject><saml:NameID Format="${options.nameIdFormat ?? NAMEID_PERSISTENT}">${xmlEscape(options.nameId)}</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData InResponseTo="${options.inResponseTo}" NotOnOrAfter="${notOnOrAfter.toISOString()}" Recipient="${xmlEscape(options.recipient ?? options.acsUrl)}"/></saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="${notBefore.toISOString()}" NotOnOrAfter="${notOnOrAfter.toISOString()}"><saml:AudienceRestriction><saml:Audience>${xmlEscape(options.audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions><saml:AuthnStatement AuthnInstant="${now.toISOString()}" SessionIndex="${assertionId}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>${attributes ? `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` : ''}</saml:Assertion>`;
-    const sign = options.sign ?? 'assertion';
+    return `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${assertionId}" Version="2.0" IssueInstant="${now.toISOString()}"><saml:Issuer>${issuer}</saml:Issuer><saml:Subject><saml:NameID Format="${options.nameIdFormat ?? NAMEID_PERSISTENT}">${xmlEscape(options.nameId)}</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData InResponseTo="${options.inResponseTo}" NotOnOrAfter="${notOnOrAfter.toISOString()}" Recipient="${xmlEscape(options.recipient ?? options.acsUrl)}"/></saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="${notBefore.toISOString()}" NotOnOrAfter="${notOnOrAfter.toISOString()}"><saml:AudienceRestriction><saml:Audience>${xmlEscape(options.audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions><saml:AuthnStatement AuthnInstant="${now.toISOString()}" SessionIndex="${assertionId}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>${attributes ? `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` : ''}</saml:Assertion>`;
+  }
+
+  /** The Response around an assertion (signed as a whole when asked), as base64. */
+  private wrap(options: ResponseOptions, assertion: string): string {
+    const issuer = xmlEscape(options.issuer ?? this.entityId);
+    const response = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${newId()}" Version="2.0" IssueInstant="${new Date().toISOString()}" Destination="${xmlEscape(options.acsUrl)}" InResponseTo="${options.inResponseTo}"><saml:Issuer>${issuer}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${assertion}</samlp:Response>`;
     const signer = options.signingKey ?? { key: this.key, cert: this.cert };
-    const signedAssertion = sign === 'assertion' ? this.sign(assertion, 'Assertion', signer) : assertion;
-    const response = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${newId()}" Version="2.0" IssueInstant="${now.toISOString()}" Destination="${xmlEscape(options.acsUrl)}" InResponseTo="${options.inResponseTo}"><saml:Issuer>${issuer}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${signedAssertion}</samlp:Response>`;
-    const signed = sign === 'response' ? this.sign(response, 'Response', signer) : response;
+    const signed = options.sign === 'response' ? this.sign(response, 'Response', signer) : response;
     return Buffer.from(signed).toString('base64');
   }
 

@@ -157,6 +157,13 @@ describe('admin API /admin/sso/providers', () => {
       expect(await res.json()).toMatchObject({ error_code: code });
     }
     expect((await admin('GET', '/admin/sso/providers/not-a-uuid')).status).toBe(404);
+    // An https metadata_url that does not answer: GoTrue's saml_metadata_fetch_failed.
+    const unreachable = await admin('POST', '/admin/sso/providers', {
+      type: 'saml',
+      metadata_url: 'https://127.0.0.1:1/metadata',
+    });
+    expect(unreachable.status).toBe(400);
+    expect(await unreachable.json()).toMatchObject({ error_code: 'saml_metadata_fetch_failed' });
   });
 });
 
@@ -368,6 +375,13 @@ describe('the ACS', () => {
     const first = await landing(await postToAcs(acsUrl(), response, request.relayState));
     expect(first.fragment.get('access_token')).toBeTruthy();
     await refused(await postToAcs(acsUrl(), response, request.relayState), 'saml_relay_state_not_found');
+  });
+
+  it('refuses an answer after AUTH_SAML_RELAY_STATE_VALIDITY_SECONDS (422 saml_relay_state_expired)', async () => {
+    const { request } = await startSso({ providerId });
+    await t.db.sql`update auth.saml_relay_states set created_at = now() - interval '121 seconds'
+      where id = ${request.relayState}`;
+    await refused(await postToAcs(acsUrl(), answer(request), request.relayState), 'saml_relay_state_expired');
   });
 
   it('refuses an answer to another request (InResponseTo) and an unknown or missing relay state', async () => {

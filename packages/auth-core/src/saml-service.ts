@@ -7,10 +7,10 @@ import type postgres from 'postgres';
 import type { AuthService, RequestMeta } from './auth-service.js';
 import { AuthError, authErrors } from './errors.js';
 import { createFlowState, issueAuthCode, type PkceChallenge } from './pkce-flow.js';
+import { checkAddressing, emailOf, mappedClaims, samlErrors, subjectOf } from './saml-assertion.js';
 import { parseIdpMetadata } from './saml-metadata.js';
 import { accountForSso } from './sso-account.js';
 import {
-  type AttributeMapping,
   fetchMetadata,
   findProviderByDomain,
   findProviderById,
@@ -19,18 +19,11 @@ import {
   ssoErrors,
 } from './sso-providers.js';
 import type { SessionJson } from './user-view.js';
-import {
-  type CacheProvider,
-  DOMParser,
-  SAML,
-  type SamlProfile as Profile,
-  type XmlNode,
-  xpath,
-} from './xml-libraries.js';
+import { type CacheProvider, SAML, type SamlProfile as Profile } from './xml-libraries.js';
 
 export interface SamlSettings {
   publicUrl: string;
-  /** The SP's RSA key (PKCS#8 PEM): signs AuthnRequests and, when allowed, decrypts assertions. */
+  /** The SP's RSA key (PEM): signs AuthnRequests and, when allowed, decrypts assertions. */
   privateKeyPem: string;
   /** A certificate of that key, published in our metadata. */
   certificatePem: string;
@@ -44,34 +37,8 @@ export type SamlOutcome = { session: SessionJson } | { authCode: string } | { er
 /** Clock difference tolerated between us and the identity provider on NotBefore / NotOnOrAfter. */
 const CLOCK_SKEW_MS = 30_000;
 const PERSISTENT = NAME_ID_FORMATS[0]!;
-const EMAIL_FORMAT = NAME_ID_FORMATS[1]!;
-const TRANSIENT = NAME_ID_FORMATS[2]!;
-const SUBJECT_ID_ATTRIBUTE = 'urn:oasis:names:tc:SAML:attribute:subject-id';
-const EMAIL_ATTRIBUTES = [
-  'urn:oid:0.9.2342.19200300.100.1.3',
-  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress',
-  'http://schemas.xmlsoap.org/claims/EmailAddress',
-  'mail',
-  'Mail',
-  'email',
-];
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const METADATA_REFRESH_MS = 24 * 3600 * 1000;
-
-export const samlErrors = {
-  relayStateNotFound: () =>
-    new AuthError(404, 'saml_relay_state_not_found', 'SAML RelayState does not exist, try logging in again?'),
-  relayStateExpired: () =>
-    new AuthError(422, 'saml_relay_state_expired', 'SAML RelayState has expired. Try logging in again?'),
-  invalidAssertion: (why: string) => authErrors.validation(`SAML Assertion is not valid: ${why}`),
-  noUserId: () =>
-    new AuthError(
-      400,
-      'saml_assertion_no_user_id',
-      'SAML Assertion did not contain a persistent Subject Identifier attribute or Subject NameID uniquely identifying this user',
-    ),
-  noEmail: () => new AuthError(400, 'saml_assertion_no_email', 'SAML Assertion does not contain an email address'),
-};
 
 /** The one request id the answer may respond to: node-saml's InResponseTo check looks it up here. */
 function singleRequestCache(requestId: string): CacheProvider {
@@ -92,58 +59,6 @@ interface RelayStateRow {
   redirect_to: string;
   flow_state_id: string | null;
   expired: boolean;
-}
-
-const attributeValues = (profile: Profile, name: string): string[] => {
-  const value = (profile.attributes as Record<string, unknown> | undefined)?.[name];
-  const list = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return list.filter((v): v is string => typeof v === 'string' && v !== '');
-};
-
-/** GoTrue's SAMLAssertion.UserID: the subject-id attribute, else a NameID that is not transient. */
-function subjectOf(profile: Profile): string {
-  const attribute = attributeValues(profile, SUBJECT_ID_ATTRIBUTE)[0];
-  if (attribute) return attribute;
-  if (!profile.nameID || profile.nameIDFormat === TRANSIENT) return '';
-  return profile.nameIDFormat === EMAIL_FORMAT ? profile.nameID.trim().toLowerCase() : profile.nameID;
-}
-
-/** GoTrue's SAMLAssertion.Process: claims named by the provider's attribute mapping. */
-function mappedClaims(profile: Profile, mapping: AttributeMapping): Record<string, unknown> {
-  const claims: Record<string, unknown> = {};
-  for (const [key, mapper] of Object.entries(mapping.keys ?? {})) {
-    const names = [mapper.name ?? '', ...(mapper.names ?? [])];
-    const found = names.map((n) => attributeValues(profile, n)).find((values) => values.length > 0);
-    if (found) claims[key] = mapper.array ? found : found[0];
-    else if (mapper.default !== undefined && mapper.default !== null) claims[key] = mapper.default;
-  }
-  return claims;
-}
-
-function emailOf(profile: Profile, claims: Record<string, unknown>): string {
-  if (typeof claims.email === 'string' && claims.email) return claims.email;
-  for (const name of EMAIL_ATTRIBUTES) {
-    const value = attributeValues(profile, name)[0];
-    if (value) return value;
-  }
-  return profile.nameIDFormat === EMAIL_FORMAT ? profile.nameID : '';
-}
-
-/**
- * What node-saml leaves to us: the (signed) assertion's Issuer must be the provider the relay state names, and the
- * Recipient of each bearer confirmation and the Destination of the response, where given, must be our ACS.
- */
-function checkAddressing(profile: Profile, acsUrl: string, idpEntityId: string): void {
-  if (profile.issuer !== idpEntityId) throw samlErrors.invalidAssertion('Issuer is not the identity provider');
-  const parse = (xml: string | undefined) => (xml ? new DOMParser().parseFromString(xml, 'text/xml') : undefined);
-  const assertion = parse(profile.getAssertionXml?.());
-  const recipients = assertion
-    ? (xpath.select("//*[local-name()='SubjectConfirmationData']/@Recipient", assertion) as XmlNode[])
-    : [];
-  if (recipients.some((r) => r.value !== acsUrl)) throw samlErrors.invalidAssertion('Recipient is not this service');
-  const response = parse(profile.getSamlResponseXml?.());
-  const destination = response?.documentElement?.getAttribute('Destination');
-  if (destination && destination !== acsUrl) throw samlErrors.invalidAssertion('Destination is not this service');
 }
 
 export function createSamlService(sql: postgres.Sql, auth: AuthService, settings: SamlSettings) {

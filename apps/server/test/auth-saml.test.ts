@@ -129,6 +129,12 @@ describe('admin API /admin/sso/providers', () => {
     expect(mismatch.status).toBe(400);
     expect(await mismatch.json()).toMatchObject({ error_code: 'saml_entity_id_mismatch' });
 
+    // GoTrue's resource_id: a key of the caller's, usable in the path as resource_<key>.
+    const keyed = await admin('PUT', `/admin/sso/providers/${provider.id}`, { resource_id: 'acme-other' });
+    expect(((await keyed.json()) as { resource_id?: string }).resource_id).toBe('acme-other');
+    const byKey = await admin('GET', '/admin/sso/providers/resource_acme-other');
+    expect(((await byKey.json()) as { id: string }).id).toBe(provider.id);
+
     const removed = await admin('DELETE', `/admin/sso/providers/${provider.id}`);
     expect(removed.status).toBe(200);
     expect(((await removed.json()) as { id: string }).id).toBe(provider.id);
@@ -219,6 +225,28 @@ describe('signInWithSSO', () => {
       body: '{}',
     });
     expect(neither.status).toBe(400);
+  });
+
+  it('a disabled provider is 404 sso_provider_disabled, at /sso and at the ACS', async () => {
+    const { request } = await startSso({ providerId });
+    expect((await admin('PUT', `/admin/sso/providers/${providerId}`, { disabled: true })).status).toBe(200);
+    try {
+      const { error } = await client().auth.signInWithSSO({ domain: 'acme.example.com' });
+      expect(error?.status).toBe(404);
+      expect(error?.code).toBe('sso_provider_disabled');
+      const response = idp.response({
+        inResponseTo: request.id,
+        acsUrl: acsUrl(),
+        audience: spEntityId(),
+        nameId: 'employee-4711',
+        attributes: { email: 'jane.doe@acme.example.com' },
+      });
+      const { query, fragment } = await landing(await postToAcs(acsUrl(), response, request.relayState));
+      expect(query.get('error_code')).toBe('sso_provider_disabled');
+      expect(fragment.get('access_token')).toBeNull();
+    } finally {
+      await admin('PUT', `/admin/sso/providers/${providerId}`, { disabled: false });
+    }
   });
 
   it('settings say SAML is on', async () => {

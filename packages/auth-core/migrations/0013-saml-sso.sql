@@ -10,6 +10,10 @@ create table auth.sso_providers (
   metadata_url text,
   attribute_mapping jsonb not null default '{}',
   name_id_format text,
+  -- GoTrue's caller-chosen key (admin paths accept `resource_<key>` for the id) and its switch that keeps a
+  -- registered provider from signing anyone in.
+  resource_id text unique,
+  disabled boolean,
   created_at timestamptz not null default now(),
   updated_at timestamptz not null default now()
 );

@@ -125,6 +125,7 @@ export function createSamlService(sql: postgres.Sql, auth: AuthService, settings
   async function finish(form: Record<string, string>, relay: RelayStateRow, meta: RequestMeta): Promise<SamlOutcome> {
     const provider = await findProviderById(sql, relay.sso_provider_id);
     if (!provider) throw ssoErrors.providerNotFound('Unable to find SSO Provider from SAML RelayState');
+    if (provider.disabled) throw ssoErrors.providerDisabled();
     const metadata = await currentMetadata(provider);
     if (!form.SAMLResponse) throw authErrors.validation('SAMLResponse is missing');
     const sp = serviceProvider(provider, {
@@ -173,10 +174,13 @@ export function createSamlService(sql: postgres.Sql, auth: AuthService, settings
       if (!hasId && !hasDomain) throw authErrors.validation('A provider_id or domain needs to be provided');
       if (hasDomain && typeof input.domain !== 'string') throw authErrors.validation('domain must be a string');
       const provider = hasId
-        ? await findProviderById(sql, input.providerId)
+        ? typeof input.providerId === 'string' && UUID_RE.test(input.providerId)
+          ? await findProviderById(sql, input.providerId)
+          : undefined
         : await findProviderByDomain(sql, input.domain as string);
       if (!provider)
         throw ssoErrors.providerNotFound(hasId ? 'No such SSO provider' : 'No SSO provider assigned for this domain');
+      if (provider.disabled) throw ssoErrors.providerDisabled();
       const metadata = await currentMetadata(provider);
       const redirectTo = auth.redirectTarget(input.redirectTo);
       const requestId = `_${randomBytes(20).toString('hex')}`;

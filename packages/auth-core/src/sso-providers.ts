@@ -24,6 +24,8 @@ export interface SsoProviderRow {
   metadata_url: string | null;
   attribute_mapping: AttributeMapping;
   name_id_format: string | null;
+  resource_id: string | null;
+  disabled: boolean | null;
   created_at: Date;
   updated_at: Date;
   domains: Array<{ id: string; domain: string; created_at: string; updated_at: string }>;
@@ -56,6 +58,8 @@ export const ssoErrors = {
       `SAML Metadata can be updated only if the EntityID matches for the provider; expected '${expected}' but got '${got}'`,
     ),
   metadataFetchFailed: (message: string) => new AuthError(400, 'saml_metadata_fetch_failed', message),
+  providerDisabled: () =>
+    new AuthError(404, 'sso_provider_disabled', 'SSO Provider assigned for this domain is currently disabled'),
 };
 
 const iso = (d: Date | string) => new Date(d).toISOString();
@@ -64,6 +68,8 @@ const iso = (d: Date | string) => new Date(d).toISOString();
 export function ssoProviderJson(row: SsoProviderRow, withMetadata = true) {
   return {
     id: row.id,
+    ...(row.resource_id !== null ? { resource_id: row.resource_id } : {}),
+    ...(row.disabled !== null ? { disabled: row.disabled } : {}),
     saml: {
       id: row.saml_id,
       entity_id: row.entity_id,
@@ -92,6 +98,8 @@ export interface ProviderParams {
   domains?: unknown;
   attribute_mapping?: unknown;
   name_id_format?: unknown;
+  resource_id?: unknown;
+  disabled?: unknown;
 }
 
 interface ValidParams {
@@ -100,6 +108,9 @@ interface ValidParams {
   domains?: string[];
   attributeMapping?: AttributeMapping;
   nameIdFormat?: string;
+  /** '' clears it. */
+  resourceId?: string;
+  disabled?: boolean;
 }
 
 const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
@@ -151,7 +162,13 @@ export function validateProviderParams(params: ProviderParams, forUpdate: boolea
       throw authErrors.validation('attribute_mapping must be an object of the form {"keys": {...}}');
     attributeMapping = keys ? { keys } : {};
   }
-  return { metadataUrl, metadataXml, domains, attributeMapping, nameIdFormat };
+  if (params.resource_id !== undefined && params.resource_id !== null && typeof params.resource_id !== 'string')
+    throw authErrors.validation('resource_id must be a string');
+  if (params.disabled !== undefined && params.disabled !== null && typeof params.disabled !== 'boolean')
+    throw authErrors.validation('disabled must be a boolean');
+  const resourceId = typeof params.resource_id === 'string' ? params.resource_id : undefined;
+  const disabled = typeof params.disabled === 'boolean' ? params.disabled : undefined;
+  return { metadataUrl, metadataXml, domains, attributeMapping, nameIdFormat, resourceId, disabled };
 }
 
 /** The metadata given inline, or fetched from its HTTPS URL (bounded in time and size). */
@@ -183,14 +200,23 @@ export async function fetchMetadata(url: string): Promise<string> {
 }
 
 const PROVIDER_SELECT = `p.id, p.saml_id, p.entity_id, p.metadata_xml, p.metadata_url, p.attribute_mapping,
-  p.name_id_format, p.created_at, p.updated_at,
+  p.name_id_format, p.resource_id, p.disabled, p.created_at, p.updated_at,
   coalesce((select json_agg(json_build_object('id', d.id, 'domain', d.domain, 'created_at', d.created_at,
     'updated_at', d.updated_at) order by d.domain) from auth.sso_domains d where d.sso_provider_id = p.id), '[]')
     as domains`;
 
+const RESOURCE_PREFIX = 'resource_';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** By id, or by resource id when the path says `resource_<key>` (GoTrue's admin paths). */
 export async function findProviderById(sql: Sql, id: unknown): Promise<SsoProviderRow | undefined> {
+  if (typeof id === 'string' && id.startsWith(RESOURCE_PREFIX)) {
+    const [row] = await sql.unsafe<SsoProviderRow[]>(
+      `select ${PROVIDER_SELECT} from auth.sso_providers p where p.resource_id = $1`,
+      [id.slice(RESOURCE_PREFIX.length)],
+    );
+    return row;
+  }
   if (typeof id !== 'string' || !UUID_RE.test(id)) return undefined;
   const [row] = await sql.unsafe<SsoProviderRow[]>(
     `select ${PROVIDER_SELECT} from auth.sso_providers p where p.id = $1`,
@@ -206,6 +232,13 @@ export async function findProviderByDomain(sql: Sql, domain: string): Promise<Ss
     [domain.trim()],
   );
   return row;
+}
+
+async function assertResourceIdFree(sql: Sql, resourceId: string | undefined, providerId: string | null) {
+  if (!resourceId) return;
+  const [taken] = await sql`select 1 from auth.sso_providers
+    where resource_id = ${resourceId} and id is distinct from ${providerId}::uuid`;
+  if (taken) throw new AuthError(422, 'conflict', `An SSO provider with resource_id '${resourceId}' already exists`);
 }
 
 async function assertDomainsFree(sql: Sql, domains: string[], providerId: string | null): Promise<void> {
@@ -240,10 +273,13 @@ export function createSsoProviders(sql: postgres.Sql) {
         const [exists] = await tx`select 1 from auth.sso_providers where entity_id = ${loaded.metadata.entityId}`;
         if (exists) throw ssoErrors.idpAlreadyExists(loaded.metadata.entityId);
         await assertDomainsFree(tx, valid.domains ?? [], null);
+        await assertResourceIdFree(tx, valid.resourceId, null);
         const [row] = await tx<Array<{ id: string }>>`
-          insert into auth.sso_providers (entity_id, metadata_xml, metadata_url, attribute_mapping, name_id_format)
+          insert into auth.sso_providers (entity_id, metadata_xml, metadata_url, attribute_mapping, name_id_format,
+            resource_id, disabled)
           values (${loaded.metadata.entityId}, ${loaded.xml}, ${valid.metadataUrl ?? null},
-            ${tx.json((valid.attributeMapping ?? {}) as postgres.JSONValue)}, ${valid.nameIdFormat ?? null})
+            ${tx.json((valid.attributeMapping ?? {}) as postgres.JSONValue)}, ${valid.nameIdFormat ?? null},
+            ${valid.resourceId || null}, ${valid.disabled ?? null})
           returning id`;
         for (const domain of valid.domains ?? []) {
           await tx`insert into auth.sso_domains (sso_provider_id, domain) values (${row!.id}, ${domain})`;
@@ -261,6 +297,7 @@ export function createSsoProviders(sql: postgres.Sql) {
       if (loaded && loaded.metadata.entityId !== current.entity_id)
         throw ssoErrors.entityIdMismatch(current.entity_id, loaded.metadata.entityId);
       await sql.begin(async (tx) => {
+        await assertResourceIdFree(tx, valid.resourceId, current.id);
         await tx`
           update auth.sso_providers set
             metadata_xml = coalesce(${loaded?.xml ?? null}, metadata_xml),
@@ -268,6 +305,9 @@ export function createSsoProviders(sql: postgres.Sql) {
             attribute_mapping = coalesce(${valid.attributeMapping ? tx.json(valid.attributeMapping as postgres.JSONValue) : null}, attribute_mapping),
             name_id_format = case when ${params.name_id_format !== undefined} then ${valid.nameIdFormat ?? null}
               else name_id_format end,
+            resource_id = case when ${valid.resourceId !== undefined} then ${valid.resourceId || null}
+              else resource_id end,
+            disabled = coalesce(${valid.disabled ?? null}, disabled),
             updated_at = now()
           where id = ${current.id}`;
         if (valid.domains) {

@@ -194,9 +194,25 @@ export async function fetchMetadata(url: string): Promise<string> {
     await res.body?.cancel();
     throw ssoErrors.metadataFetchFailed(`HTTP ${res.status} error fetching SAML Metadata from URL '${url}'`);
   }
-  const body = Buffer.from(await res.arrayBuffer());
-  if (body.length > MAX_METADATA_BYTES) throw ssoErrors.metadataFetchFailed('SAML Metadata is too large');
-  return body.toString('utf8');
+  return readBounded(res);
+}
+
+/** The body as text, refused (and the transfer cut) past MAX_METADATA_BYTES. */
+async function readBounded(res: Response): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_METADATA_BYTES) {
+      await reader.cancel();
+      throw ssoErrors.metadataFetchFailed('SAML Metadata is larger than 1 MB');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 const PROVIDER_SELECT = `p.id, p.saml_id, p.entity_id, p.metadata_xml, p.metadata_url, p.attribute_mapping,

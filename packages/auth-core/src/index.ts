@@ -98,3 +98,5 @@ export {
   type PhoneVerifyType,
 } from './phone-auth-service.js';
 export { createPhoneFactors, type PhoneFactors, type PhoneFactorSettings } from './phone-factors.js';
+export { createSamlService, type SamlService, type SamlSettings, type SamlOutcome } from './saml-service.js';
+export { createSsoProviders, type SsoProviders } from './sso-providers.js';

@@ -72,7 +72,7 @@ export async function consumeOneTimeCode(
   types: readonly OneTimeTokenType[],
 ): Promise<ConsumedToken | undefined> {
   const [user] = await sql<Array<{ id: string }>>`
-    select id from auth.users where lower(email) = ${email} and deleted_at is null`;
+    select id from auth.users where lower(email) = ${email} and deleted_at is null and not is_sso_user`;
   // An e-mail change's code goes to the new address: look the token up by the address it relates to as well.
   const [row] = await sql<ConsumedRow[]>`
     delete from auth.one_time_tokens t

@@ -14,6 +14,7 @@ export interface UserRow {
   raw_app_meta_data: Record<string, unknown>;
   raw_user_meta_data: Record<string, unknown>;
   is_anonymous: boolean;
+  is_sso_user: boolean;
   banned_until: Date | null;
   invited_at?: Date | null;
   deleted_at: Date | null;
@@ -50,7 +51,7 @@ type Sql = postgres.Sql | postgres.TransactionSql;
 
 const USER_COLUMNS = `u.id, u.aud, u.role, u.email, u.encrypted_password, u.email_confirmed_at, u.phone,
   u.phone_confirmed_at, u.last_sign_in_at, u.raw_app_meta_data, u.raw_user_meta_data, u.is_anonymous,
-  u.banned_until, u.invited_at, u.deleted_at, u.created_at, u.updated_at,
+  u.is_sso_user, u.banned_until, u.invited_at, u.deleted_at, u.created_at, u.updated_at,
   coalesce((select json_agg(i order by i.created_at) from auth.identities i where i.user_id = u.id), '[]')
     as identities,
   (select json_agg(json_build_object('id', f.id, 'friendly_name', f.friendly_name, 'factor_type', f.factor_type,
@@ -64,7 +65,7 @@ export function normalizeEmail(email: string): string {
 
 export async function findUserByEmail(sql: Sql, email: string): Promise<UserRow | undefined> {
   const [row] = await sql.unsafe<UserRow[]>(
-    `select ${USER_COLUMNS} from auth.users u where lower(u.email) = $1 and u.deleted_at is null`,
+    `select ${USER_COLUMNS} from auth.users u where lower(u.email) = $1 and u.deleted_at is null and not u.is_sso_user`,
     [normalizeEmail(email)],
   );
   return row;

@@ -38,6 +38,7 @@ export function userJson(user: UserRow): UserJson {
     created_at: iso(user.created_at)!,
     updated_at: iso(user.updated_at)!,
     is_anonymous: user.is_anonymous,
+    is_sso_user: user.is_sso_user,
     // GoTrue leaves the list out when there is none; auth-js's listFactors and AAL read it.
     ...(user.factors?.length ? { factors: user.factors } : {}),
     ...(user.banned_until ? { banned_until: iso(user.banned_until) } : {}),

@@ -9,6 +9,7 @@ import { imageTransformSettings } from './image-transform.js';
 import { authSettings } from './auth.js';
 import { oauthSettings } from './oauth.js';
 import { phoneConfigProblem, phoneSettings } from './phone.js';
+import { samlConfigProblem, samlSettings } from './saml.js';
 import { webhooksSettings } from './webhooks.js';
 import { reportingSettings } from './reporting.js';
 import { limitsSettings } from './limits.js';
@@ -27,6 +28,7 @@ const schema = v.object({
   ...authSettings,
   ...oauthSettings,
   ...phoneSettings,
+  ...samlSettings,
   ...webhooksSettings,
   ...reportingSettings,
   ...limitsSettings,
@@ -38,6 +40,8 @@ const schema = v.object({
   ...backupsSettings,
   ...observabilitySettings,
 });
+
+const SECRET_SETTINGS = new Set(['AUTH_SAML_PRIVATE_KEY']);
 
 export type Env = v.InferOutput<typeof schema>;
 export interface Config extends Env {
@@ -87,11 +91,15 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
   if (!result.success) {
     const issue = result.issues[0];
     const key = v.getDotPath(issue) ?? '?';
-    throw new ConfigError(`invalid configuration: ${key}=${JSON.stringify(env[key] ?? '')} ${issue.message}`);
+    // A private key is not repeated into logs, not even a malformed one.
+    const shown = SECRET_SETTINGS.has(key) ? '(value not shown)' : JSON.stringify(env[key] ?? '');
+    throw new ConfigError(`invalid configuration: ${key}=${shown} ${issue.message}`);
   }
   const out = result.output;
   const phoneProblem = phoneConfigProblem(out);
   if (phoneProblem) throw new ConfigError(`invalid configuration: ${phoneProblem}`);
+  const samlProblem = samlConfigProblem(out);
+  if (samlProblem) throw new ConfigError(`invalid configuration: ${samlProblem}`);
   const concurrency = resolveConcurrency(out.WEB_CONCURRENCY, out.DB_POOL_SIZE, env);
   if (typeof concurrency === 'string')
     throw new ConfigError(

@@ -6,13 +6,15 @@ import { requestHeader } from './response-headers.js';
 
 const GATED = /^\/(auth|rest|storage|functions|realtime)\/v1(\/|$)/;
 // Reached without a key: public objects and signed URLs (opened by browsers and <img>), the links in e-mails, and
-// the OAuth 2.1 server's endpoints for other tools' clients (which never hold our API key).
+// SAML's ACS and metadata, the OAuth 2.1 server's endpoints for other tools' clients (which never hold our API key).
 const OPEN = [
   /^\/storage\/v1\/object\/public\//,
   /^\/storage\/v1\/object\/sign\//,
   /^\/storage\/v1\/render\/image\/public\//,
   /^\/storage\/v1\/render\/image\/sign\//,
   /^\/auth\/v1\/(verify|callback|authorize)$/,
+  // SAML: the identity provider posts the browser to the ACS; providers read our metadata (Supabase's gateway too).
+  /^\/auth\/v1\/sso\/saml\/(acs|metadata)$/,
   /^\/auth\/v1\/\.well-known\/(jwks\.json|oauth-authorization-server)$/,
   /^\/auth\/v1\/oauth\/(authorize|token)$/,
 ];

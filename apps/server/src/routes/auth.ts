@@ -22,12 +22,13 @@ import { reauthenticateRoutes } from './auth/reauthenticate-routes.js';
 import { phoneRoutes } from './auth/phone-routes.js';
 import { adminPasskeyRoutes, passkeyRoutes } from './auth/passkey-routes.js';
 import { webauthnFactorRoutes } from './auth/webauthn-factor-routes.js';
+import { samlRoutes } from './auth/saml-routes.js';
 
 export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<AppEnv> {
   const { config } = ctx;
   const { service, admin, mfa, otp, oauth, oauthServer, idToken, providers, limiter, limits, passwordPolicy, reauth } =
     services;
-  const { phone, phoneFactors, sms, passkeys, webauthnFactors } = services;
+  const { phone, phoneFactors, sms, passkeys, webauthnFactors, sso } = services;
   const deps: AuthDeps = {
     ctx,
     service,
@@ -37,6 +38,7 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
     oauth,
     oauthServer,
     idToken,
+    sso,
     providers,
     limiter,
     limits,
@@ -61,6 +63,7 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
   );
   // Before /admin and /user: the OAuth server's paths lie under both.
   if (oauthServer) app.route('/', oauthServerRoutes(deps, oauthServer));
+  if (sso) app.route('/', samlRoutes(deps, sso));
   app.route('/', disabledFeatureRoutes(deps));
   // Before the e-mail routes: takes the requests that name a phone number and hands the rest on.
   app.route('/', phoneRoutes(deps));
@@ -89,7 +92,7 @@ export function authRoutes(ctx: ServerContext, services: AuthServices): Hono<App
       mailer_autoconfirm: config.AUTH_AUTOCONFIRM,
       phone_autoconfirm: config.AUTH_SMS_AUTOCONFIRM,
       sms_provider: sms.provider === 'none' ? '' : sms.provider,
-      saml_enabled: false,
+      saml_enabled: sso !== undefined,
       password_min_length: passwordPolicy.minLength,
     });
   });

@@ -33,6 +33,7 @@ import type { AuthLimits } from '../routes/auth/auth-http.js';
 import { createOAuthServices } from './oauth-services.js';
 import { createPhoneServices, type PhoneServices } from './phone-services.js';
 import { createWebAuthnServices } from './webauthn-services.js';
+import { createSamlServices, type SamlServices } from './saml-services.js';
 
 export interface AuthServices extends PhoneServices {
   service: AuthService;
@@ -47,6 +48,8 @@ export interface AuthServices extends PhoneServices {
   oauthServer: OAuthServer | undefined;
   passkeys: PasskeyService;
   webauthnFactors: WebAuthnFactorService;
+  /** SAML SSO; undefined while AUTH_SAML_ENABLED is off. */
+  sso: SamlServices | undefined;
   limiter: RateLimiter;
   limits: AuthLimits;
   passwordPolicy: PasswordPolicy;
@@ -142,6 +145,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     service,
     admin,
     oauthServer,
+    sso: createSamlServices(ctx, service),
     mfa,
     reauth,
     otp,

@@ -16,6 +16,7 @@ import type {
   WebAuthnFactorService,
 } from '@auction-ops/auth-core';
 import type { ServerContext } from '../../context.js';
+import type { SamlServices } from '../../services/saml-services.js';
 import type { AuthLimits } from './auth-http.js';
 
 export interface AuthDeps {
@@ -28,6 +29,8 @@ export interface AuthDeps {
   /** The OAuth 2.1 authorization server, when AUTH_OAUTH_SERVER_ENABLED is on. */
   oauthServer: OAuthServer | undefined;
   idToken: IdTokenGrant;
+  /** SAML SSO, when AUTH_SAML_ENABLED is on. */
+  sso: SamlServices | undefined;
   providers: ProviderRegistry;
   limiter: RateLimiter;
   limits: AuthLimits;

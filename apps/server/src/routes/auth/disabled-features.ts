@@ -1,6 +1,6 @@
 // GoTrue features this server does not offer, answered with GoTrue's own "disabled" errors so that auth-js reports
-// them as a GoTrue with the feature switched off would: SAML 2.0 SSO, web3 sign-in and, while AUTH_OAUTH_SERVER_ENABLED
-// is off, the OAuth 2.1 server.
+// them as a GoTrue with the feature switched off would: web3 sign-in and, while AUTH_SAML_ENABLED or
+// AUTH_OAUTH_SERVER_ENABLED is off, SAML 2.0 SSO or the OAuth 2.1 server.
 import { Hono } from 'hono';
 import { AuthError } from '@auction-ops/auth-core';
 import type { AppEnv } from '../../context.js';
@@ -11,13 +11,13 @@ const samlDisabled = () => new AuthError(404, 'saml_provider_disabled', 'SAML 2.
 const oauthServerDisabled = () => new AuthError(404, 'feature_disabled', 'OAuth server is disabled');
 const web3Disabled = () => new AuthError(422, 'web3_provider_disabled', 'Web3 provider is disabled');
 
-export function disabledFeatureRoutes({ limiter, limits, oauthServer }: AuthDeps): Hono<AppEnv> {
+export function disabledFeatureRoutes({ limiter, limits, oauthServer, sso }: AuthDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const refuse = (error: () => AuthError) => async (c: Parameters<typeof enforceLimit>[0]) => {
     await enforceLimit(c, limiter, 'other', c.get('clientIp'), limits.other);
     throw error();
   };
-  for (const path of ['/sso', '/sso/*', '/admin/sso/*']) app.all(path, refuse(samlDisabled));
+  if (!sso) for (const path of ['/sso', '/sso/*', '/admin/sso/*']) app.all(path, refuse(samlDisabled));
   const oauthPaths = ['/oauth/*', '/admin/oauth/*', '/user/oauth/*', '/.well-known/oauth-authorization-server'];
   if (!oauthServer) for (const path of oauthPaths) app.all(path, refuse(oauthServerDisabled));
   app.post('/token', async (c, next) => {

@@ -15,7 +15,8 @@ function oauthError(status: number, code: string): string {
   return 'server_error';
 }
 
-function redirectUrl(redirectTo: string, outcome: CallbackOutcome): string {
+/** The app URL with the session in the fragment, `?code=` (PKCE) or GoTrue's error parameters (SAML's ACS too). */
+export function redirectUrl(redirectTo: string, outcome: CallbackOutcome): string {
   const target = new URL(redirectTo);
   if ('authCode' in outcome) {
     target.searchParams.set('code', outcome.authCode);

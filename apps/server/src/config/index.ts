@@ -41,7 +41,9 @@ const schema = v.object({
   ...observabilitySettings,
 });
 
-const SECRET_SETTINGS = new Set(['AUTH_SAML_PRIVATE_KEY']);
+// Settings whose value may be or carry a secret (keys, passwords, tokens, database and mail URLs with credentials):
+// a refusal names them without their value, which would otherwise end up in the logs of whatever runs the server.
+const SECRET_SETTING = /SECRET|PASSWORD|TOKEN|PRIVATE|_KEYS?$|_SID$|DATABASE_|SMTP_URL/;
 
 export type Env = v.InferOutput<typeof schema>;
 export interface Config extends Env {
@@ -92,7 +94,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     const issue = result.issues[0];
     const key = v.getDotPath(issue) ?? '?';
     // A private key is not repeated into logs, not even a malformed one.
-    const shown = SECRET_SETTINGS.has(key) ? '(value not shown)' : JSON.stringify(env[key] ?? '');
+    const shown = SECRET_SETTING.test(key) ? '(value not shown)' : JSON.stringify(env[key] ?? '');
     throw new ConfigError(`invalid configuration: ${key}=${shown} ${issue.message}`);
   }
   const out = result.output;

@@ -24,7 +24,7 @@ describe('metrics and tracing settings', () => {
   });
 
   it.each([
-    ['METRICS_TOKEN', 'short', /METRICS_TOKEN="short" must be at least 16 characters/],
+    ['METRICS_TOKEN', 'short', /METRICS_TOKEN=\(value not shown\) must be at least 16 characters/],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector', /must be a URL/],
     ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc', /must be http\/protobuf or http\/json/],
     ['OTEL_TRACES_SAMPLER', 'sometimes', /must be one of the standard samplers/],

@@ -64,10 +64,16 @@ describe('gen types typescript on a schema of our own', () => {
     expect(member('public.Tables.cars', 'Insert')).toBe('{"id"?:number;"lot_id":number;"vin":string}');
   });
 
-  it("treats a partition's identity column, drawn from its root's sequence, as optional like the root's", () => {
+  it("treats a partition's identity column (PostgreSQL 17+), drawn from its root's sequence, as the root's", async () => {
     const insert = '{"at":string;"id"?:number;"kind"?:string|null}';
     expect(member('public.Tables.events', 'Insert')).toBe(insert);
-    expect(member('public.Tables.events_2026', 'Insert')).toBe(insert);
+    // Before PostgreSQL 17 a partition's column has no identity of its own: a direct insert must give it.
+    const [{ version }] = await db.sql<
+      { version: number }[]
+    >`select current_setting('server_version_num')::int as version`;
+    expect(member('public.Tables.events_2026', 'Insert')).toBe(
+      version >= 170000 ? insert : '{"at":string;"id":number;"kind"?:string|null}',
+    );
   });
 
   it('prints relationships, views, enums, composite types and function arguments', () => {

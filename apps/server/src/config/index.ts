@@ -93,7 +93,6 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
   if (!result.success) {
     const issue = result.issues[0];
     const key = v.getDotPath(issue) ?? '?';
-    // A private key is not repeated into logs, not even a malformed one.
     const shown = SECRET_SETTING.test(key) ? '(value not shown)' : JSON.stringify(env[key] ?? '');
     throw new ConfigError(`invalid configuration: ${key}=${shown} ${issue.message}`);
   }

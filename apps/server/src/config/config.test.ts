@@ -22,7 +22,11 @@ describe('loadConfig', () => {
     ['JWT_SECRET', 'short', /JWT_SECRET=\(value not shown\) must be at least 32 characters/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL="loud" must be/],
     ['DATABASE_READ_URLS', 'postgres://a/db,mysql://b', /DATABASE_READ_URLS=\(value not shown\) must be comma-sep/],
-    ['DATABASE_POOLER_URL', 'http://u:pw@pooler', /DATABASE_POOLER_URL=\(value not shown\) must be a postgres:\/\/ URL/],
+    [
+      'DATABASE_POOLER_URL',
+      'http://u:pw@pooler',
+      /DATABASE_POOLER_URL=\(value not shown\) must be a postgres:\/\/ URL/,
+    ],
     ['DB_PREPARE', 'no', /DB_PREPARE="no" must be true or false/],
     ['DB_READ_CHECK_INTERVAL_MS', '0', /DB_READ_CHECK_INTERVAL_MS="0" must be at least 1/],
     ['BACKUP_SCHEDULE', 'nightly', /BACKUP_SCHEDULE="nightly" must be a cron pattern/],

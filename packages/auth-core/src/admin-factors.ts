@@ -1,14 +1,13 @@
 // The admin API's multi-factor endpoints (GoTrue's /admin/users/{id}/factors): list a user's factors and delete one,
 // which also brings the user's aal2 sessions back to aal1, as GoTrue does.
+import { isUuid } from './auth-service.js';
 import type postgres from 'postgres';
 import { authErrors } from './errors.js';
 import * as users from './user-repository.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function createAdminFactors(sql: postgres.Sql) {
   async function userOf(userId: string): Promise<users.UserRow> {
-    const user = UUID.test(userId) ? await users.findUserById(sql, userId) : undefined;
+    const user = isUuid(userId) ? await users.findUserById(sql, userId) : undefined;
     if (!user) throw authErrors.userNotFound();
     return user;
   }

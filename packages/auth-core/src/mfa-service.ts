@@ -5,14 +5,13 @@ import type postgres from 'postgres';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import type { AuthService } from './auth-service.js';
-import { subject } from './auth-service.js';
 import { authErrors } from './errors.js';
 import type { Claims } from './jwt.js';
 import type { SecretBox } from './mfa-secret-box.js';
 import { raiseToAal2 } from './mfa-session.js';
 import { validIp } from './session-store.js';
 import type { SessionJson } from './user-view.js';
-import * as users from './user-repository.js';
+import { sessionCaller } from './session-caller.js';
 
 export interface MfaSettings {
   /** The issuer shown in authenticator apps when the client names none (the public host). */
@@ -37,14 +36,6 @@ function totpFor(secret: string, issuer = '', label = ''): TOTP {
 }
 
 export function createMfaService(sql: postgres.Sql, auth: AuthService, box: SecretBox, settings: MfaSettings) {
-  async function caller(claims: Claims): Promise<{ user: users.UserRow; sessionId: string }> {
-    const { userId, sessionId } = subject(claims);
-    const { user, sessionExists } = await users.findUserBySession(sql, userId, sessionId);
-    if (!user) throw authErrors.userNotFound();
-    if (!sessionId || !sessionExists) throw authErrors.sessionNotFound();
-    return { user, sessionId };
-  }
-
   async function factorOf(userId: string, factorId: string): Promise<FactorRow> {
     if (!/^[0-9a-f-]{36}$/i.test(factorId)) throw authErrors.mfaFactorNotFound();
     const [row] = await sql<FactorRow[]>`
@@ -56,7 +47,7 @@ export function createMfaService(sql: postgres.Sql, auth: AuthService, box: Secr
 
   return {
     async enroll(claims: Claims, input: { factor_type?: unknown; friendly_name?: unknown; issuer?: unknown }) {
-      const { user } = await caller(claims);
+      const { user } = await sessionCaller(sql, claims);
       if (input.factor_type !== 'totp') throw authErrors.validation('factor_type needs to be totp');
       const name = typeof input.friendly_name === 'string' ? input.friendly_name.slice(0, 255) : '';
       const issuer =
@@ -88,7 +79,7 @@ export function createMfaService(sql: postgres.Sql, auth: AuthService, box: Secr
     },
 
     async challenge(claims: Claims, factorId: string, ip: string | undefined) {
-      const { user } = await caller(claims);
+      const { user } = await sessionCaller(sql, claims);
       const factor = await factorOf(user.id, factorId);
       const [row] = await sql<Array<{ id: string; expires_at: number }>>`
         insert into auth.mfa_challenges (factor_id, ip) values (${factor.id}, ${validIp(ip)})
@@ -102,7 +93,7 @@ export function createMfaService(sql: postgres.Sql, auth: AuthService, box: Secr
       input: { challenge_id?: unknown; code?: unknown },
       ip: string | undefined,
     ): Promise<SessionJson> {
-      const { user, sessionId } = await caller(claims);
+      const { user, sessionId } = await sessionCaller(sql, claims);
       const factor = await factorOf(user.id, factorId);
       if (typeof input.challenge_id !== 'string' || !/^[0-9a-f-]{36}$/i.test(input.challenge_id)) {
         throw authErrors.validation('challenge_id is required');
@@ -135,7 +126,7 @@ export function createMfaService(sql: postgres.Sql, auth: AuthService, box: Secr
     },
 
     async unenroll(claims: Claims, factorId: string): Promise<{ id: string }> {
-      const { user } = await caller(claims);
+      const { user } = await sessionCaller(sql, claims);
       const factor = await factorOf(user.id, factorId);
       if (factor.status === 'verified' && claims.aal !== 'aal2') {
         throw authErrors.insufficientAal(422, 'AAL2 required to unenroll verified factor');

@@ -4,7 +4,8 @@
 import type postgres from 'postgres';
 import { authErrors } from './errors.js';
 import { hashToken, randomToken } from './opaque-token.js';
-import { type OAuthClientRegistry, type OAuthClientRow, isUuid, parseScopes } from './oauth-clients.js';
+import { isUuid } from './auth-service.js';
+import { type OAuthClientRegistry, type OAuthClientRow, parseScopes } from './oauth-clients.js';
 
 export interface OAuthServerSettings {
   /** The consent page: {appUrl}{authorizationPath}?authorization_id=... (GoTrue's SITE_URL + authorization path). */

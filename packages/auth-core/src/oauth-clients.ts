@@ -3,6 +3,7 @@
 // A confidential client's secret is 256 random bits shown once; only its SHA-256 is stored.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type postgres from 'postgres';
+import { isUuid } from './auth-service.js';
 import { authErrors } from './errors.js';
 import { randomToken } from './opaque-token.js';
 
@@ -46,9 +47,6 @@ export interface OAuthClientJson {
 export const SUPPORTED_SCOPES = ['email', 'profile', 'phone', 'offline_access'] as const;
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
 const AUTH_METHODS: TokenEndpointAuthMethod[] = ['none', 'client_secret_basic', 'client_secret_post'];
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const isUuid = (value: string) => UUID_RE.test(value);
 
 export function clientJson(row: OAuthClientRow, secret?: string): OAuthClientJson {
   return {

@@ -3,7 +3,7 @@
 // session at aal1 with amr `passkey`, as GoTrue issues it. Credentials of MFA factors are not passkeys and never
 // sign anyone in here.
 import type postgres from 'postgres';
-import type { AuthService, RequestMeta } from './auth-service.js';
+import { isUuid, isObject, type AuthService, type RequestMeta } from './auth-service.js';
 import { authErrors } from './errors.js';
 import type { Claims } from './jwt.js';
 import { hasVerifiedFactor, sessionCaller } from './session-caller.js';
@@ -28,12 +28,6 @@ export interface PasskeySettings {
   maxPerUser: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function createPasskeyService(sql: postgres.Sql, auth: AuthService, settings: PasskeySettings) {
   const rp = settings.relyingParty;
   const challenges = createChallengeStore(sql, rp.challengeSeconds);
@@ -47,13 +41,13 @@ export function createPasskeyService(sql: postgres.Sql, auth: AuthService, setti
   }
 
   async function ownPasskey(userId: string, passkeyId: string): Promise<credentials.CredentialRow> {
-    const row = UUID.test(passkeyId) ? await credentials.findPasskey(sql, userId, passkeyId) : undefined;
+    const row = isUuid(passkeyId) ? await credentials.findPasskey(sql, userId, passkeyId) : undefined;
     if (!row) throw webauthnErrors.passkeyNotFound();
     return row;
   }
 
   async function userOf(userId: string): Promise<users.UserRow> {
-    const user = UUID.test(userId) ? await users.findUserById(sql, userId) : undefined;
+    const user = isUuid(userId) ? await users.findUserById(sql, userId) : undefined;
     if (!user) throw authErrors.userNotFound();
     return user;
   }

@@ -3,7 +3,7 @@
 // session to aal2 with amr `mfa/phone`. Same rules as TOTP factors for names, counts and aal2 (mfa-service.ts).
 import { randomInt } from 'node:crypto';
 import type postgres from 'postgres';
-import { subject, type AuthService } from './auth-service.js';
+import type { AuthService } from './auth-service.js';
 import { authErrors } from './errors.js';
 import type { Claims } from './jwt.js';
 import { raiseToAal2 } from './mfa-session.js';
@@ -13,7 +13,7 @@ import { validPhone } from './phone-number.js';
 import { validIp } from './session-store.js';
 import type { SmsChannel, SmsSender } from './sms-sender.js';
 import type { SessionJson } from './user-view.js';
-import * as users from './user-repository.js';
+import { sessionCaller } from './session-caller.js';
 
 export interface PhoneFactorSettings {
   /** GoTrue's GOTRUE_MFA_PHONE_ENROLL_ENABLED and _VERIFY_ENABLED together. */
@@ -32,14 +32,6 @@ export function createPhoneFactors(
   sender: SmsSender,
   settings: PhoneFactorSettings,
 ) {
-  async function caller(claims: Claims): Promise<{ user: users.UserRow; sessionId: string }> {
-    const { userId, sessionId } = subject(claims);
-    const { user, sessionExists } = await users.findUserBySession(sql, userId, sessionId);
-    if (!user) throw authErrors.userNotFound();
-    if (!sessionId || !sessionExists) throw authErrors.sessionNotFound();
-    return { user, sessionId };
-  }
-
   return {
     /** Whether the factor is one of this user's phone factors (the routes hand others to mfa-service.ts). */
     async isPhoneFactor(userId: string, factorId: string): Promise<boolean> {
@@ -51,7 +43,7 @@ export function createPhoneFactors(
 
     async enroll(claims: Claims, input: { phone?: unknown; friendly_name?: unknown }) {
       if (!settings.enabled) throw authErrors.mfaPhoneDisabled('enroll');
-      const { user } = await caller(claims);
+      const { user } = await sessionCaller(sql, claims);
       if (input.phone === undefined || input.phone === '') {
         throw authErrors.validation('Phone number required to enroll Phone factor');
       }
@@ -81,7 +73,7 @@ export function createPhoneFactors(
     /** Sends a code to the factor's number; at most one per AUTH_MFA_PHONE_MAX_FREQUENCY. */
     async challenge(claims: Claims, factorId: string, channel: SmsChannel, ip: string | undefined) {
       if (!settings.enabled) throw authErrors.mfaPhoneDisabled('verify');
-      const { user } = await caller(claims);
+      const { user } = await sessionCaller(sql, claims);
       const id = crypto.randomUUID();
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       return sql.begin(async (tx) => {
@@ -113,7 +105,7 @@ export function createPhoneFactors(
       ip: string | undefined,
     ): Promise<SessionJson> {
       if (!settings.enabled) throw authErrors.mfaPhoneDisabled('verify');
-      const { user, sessionId } = await caller(claims);
+      const { user, sessionId } = await sessionCaller(sql, claims);
       if (typeof input.challenge_id !== 'string' || !/^[0-9a-f-]{36}$/i.test(input.challenge_id)) {
         throw authErrors.validation('challenge_id is required');
       }

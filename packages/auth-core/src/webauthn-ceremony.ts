@@ -2,6 +2,7 @@
 // and verification of what its authenticator answered (attestation at registration, assertion at sign-in). Any
 // failure of a response (wrong challenge, origin, RP ID, signature, counter, malformed JSON) is one error to the
 // client, 400 webauthn_verification_failed, as GoTrue answers.
+import { isObject } from './auth-service.js';
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
@@ -33,10 +34,6 @@ export function userHandle(userId: string): Uint8Array<ArrayBuffer> {
 
 function descriptors(credentials: CredentialRow[]) {
   return credentials.map((c) => ({ id: c.credential_id, transports: c.transports }));
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Options for navigator.credentials.create(): `residentKey` required for passkeys, discouraged for MFA keys. */

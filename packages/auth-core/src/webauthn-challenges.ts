@@ -1,6 +1,7 @@
 // Single-use WebAuthn challenges. Options handed to a browser carry a random challenge, stored here with its purpose,
 // its owner and an expiry; the first verification that names it deletes it, whether or not the credential then
 // verifies, so a challenge never signs twice (a replayed assertion finds nothing).
+import { isUuid } from './auth-service.js';
 import type postgres from 'postgres';
 import { authErrors } from './errors.js';
 import { validIp } from './session-store.js';
@@ -23,12 +24,10 @@ export interface ConsumedChallenge {
   expired: boolean;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The `challenge_id` of a verification body, as GoTrue checks it: present, then a UUID. */
 export function challengeIdOf(value: unknown): string {
   if (value === undefined || value === null || value === '') throw authErrors.validation('challenge_id is required');
-  if (typeof value !== 'string' || !UUID.test(value)) throw authErrors.validation('challenge_id must be a valid UUID');
+  if (!isUuid(value)) throw authErrors.validation('challenge_id must be a valid UUID');
   return value;
 }
 

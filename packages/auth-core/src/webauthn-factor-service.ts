@@ -5,7 +5,7 @@
 // mfa-service.ts for TOTP). GoTrue takes rpId/rpOrigins from the client here; this server uses its configured relying
 // party only, so a page elsewhere cannot choose which domain a factor's key answers for.
 import type postgres from 'postgres';
-import type { AuthService } from './auth-service.js';
+import { isUuid, isObject, type AuthService } from './auth-service.js';
 import { authErrors } from './errors.js';
 import type { Claims } from './jwt.js';
 import { sessionCaller } from './session-caller.js';
@@ -35,18 +35,12 @@ interface FactorRow {
   status: 'verified' | 'unverified';
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function createWebAuthnFactorService(sql: postgres.Sql, auth: AuthService, settings: WebAuthnFactorSettings) {
   const rp = settings.relyingParty;
   const challenges = createChallengeStore(sql, rp.challengeSeconds);
 
   async function factorOf(userId: string, factorId: string): Promise<FactorRow> {
-    const [row] = UUID.test(factorId)
+    const [row] = isUuid(factorId)
       ? await sql<FactorRow[]>`
           select id, user_id, status from auth.mfa_factors
           where id = ${factorId} and user_id = ${userId} and factor_type = 'webauthn'`
@@ -58,7 +52,7 @@ export function createWebAuthnFactorService(sql: postgres.Sql, auth: AuthService
   return {
     /** Whether `factorId` names a WebAuthn factor (of anyone): the factor routes send those here. */
     async isWebAuthnFactor(factorId: string): Promise<boolean> {
-      if (!UUID.test(factorId)) return false;
+      if (!isUuid(factorId)) return false;
       const rows = await sql`select 1 from auth.mfa_factors where id = ${factorId} and factor_type = 'webauthn'`;
       return rows.length > 0;
     },

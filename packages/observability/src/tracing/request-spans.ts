@@ -29,7 +29,7 @@ const webHeaders: TextMapGetter<Headers> = {
  * The Server-Timing value a route hands to tracing through the context (`c.set(SERVER_TIMING, value)`): reading it
  * back from the finished response would make node-server turn that response's plain header object into Headers.
  */
-export const SERVER_TIMING = 'serverTiming';
+const SERVER_TIMING = 'serverTiming';
 
 const STAGE = /([a-z]+);dur=([\d.]+)/g;
 

@@ -45,6 +45,26 @@ describe('with a Twilio provider and confirmations on', () => {
     await twilio?.close();
   });
 
+  it("answers a sign-up for a taken number with GoTrue's look-alike user: no second account, no SMS", async () => {
+    const phone = newPhone();
+    const first = await client().auth.signUp({ phone: `+${phone}`, password: TEST_PASSWORD });
+    expect(first.error).toBeNull();
+    const verified = await client().auth.verifyOtp({ phone, token: twilio.codeFor(phone)!, type: 'sms' });
+    expect(verified.error).toBeNull();
+    await pastInterval(phone);
+    const calls = twilio.calls.length;
+    const again = await client().auth.signUp({ phone: `+${phone}`, password: 'another-password-1' });
+    expect(again.error).toBeNull();
+    expect(again.data.session).toBeNull();
+    // Shaped like the first answer, but a user that exists nowhere: a new id and no identities.
+    expect(again.data.user).toMatchObject({ phone, app_metadata: { provider: 'phone' }, identities: [] });
+    expect(Object.keys(again.data.user!)).toEqual(expect.arrayContaining(['is_sso_user', 'confirmation_sent_at']));
+    expect(again.data.user!.id).not.toBe(first.data.user!.id);
+    expect(twilio.calls.length).toBe(calls);
+    const [row] = await t.db.sql`select count(*)::int as n from auth.users where phone = ${phone}`;
+    expect(row!.n).toBe(1);
+  });
+
   it('signs up by number: a code goes out through Twilio, verifying it confirms the number and signs in', async () => {
     const phone = newPhone();
     const sb = client();

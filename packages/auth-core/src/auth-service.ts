@@ -16,7 +16,7 @@ import {
 } from './one-time-tokens.js';
 import { consumeAuthCode, issueAuthCode, type PkceChallenge } from './pkce-flow.js';
 import * as users from './user-repository.js';
-import { userJson, type SessionJson, type UserJson } from './user-view.js';
+import { lookAlikeUser, userJson, type SessionJson, type UserJson } from './user-view.js';
 import type { Mailer } from './mailer.js';
 import { linkMail, type LinkMailKind } from './mail-templates.js';
 
@@ -235,23 +235,7 @@ export function createAuthService(
       if (!created) {
         if (settings.autoconfirm) throw authErrors.userAlreadyExists();
         // With confirmation on, GoTrue's answer for a taken address: a look-alike user and no e-mail.
-        const now = new Date().toISOString();
-        return {
-          user: {
-            id: crypto.randomUUID(),
-            aud: 'authenticated',
-            role: 'authenticated',
-            email,
-            phone: '',
-            confirmation_sent_at: now,
-            app_metadata: { provider: 'email', providers: ['email'] },
-            user_metadata: metadata,
-            identities: [],
-            created_at: now,
-            updated_at: now,
-            is_anonymous: false,
-          },
-        };
+        return { user: lookAlikeUser({ email, phone: '' }, 'email', metadata) };
       }
       if (settings.autoconfirm) {
         const session = await startSession(created, 'password', meta);

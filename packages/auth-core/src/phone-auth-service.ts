@@ -13,7 +13,7 @@ import { formatPhone, validPhone } from './phone-number.js';
 import { findUserByPhone, insertPhoneUser, setPhone } from './phone-repository.js';
 import type { SmsChannel } from './sms-sender.js';
 import * as users from './user-repository.js';
-import { userJson, type SessionJson, type UserJson } from './user-view.js';
+import { lookAlikeUser, userJson, type SessionJson, type UserJson } from './user-view.js';
 
 export interface PhoneAuthSettings {
   /** GoTrue's GOTRUE_EXTERNAL_PHONE_ENABLED. */
@@ -99,23 +99,7 @@ export function createPhoneAuthService(
       if ('taken' in outcome) {
         if (settings.autoconfirm) throw authErrors.userAlreadyExists();
         // With confirmation on, GoTrue's answer for a taken number: a look-alike user and no SMS.
-        const now = new Date().toISOString();
-        return {
-          user: {
-            id: crypto.randomUUID(),
-            aud: 'authenticated',
-            role: 'authenticated',
-            email: '',
-            phone,
-            confirmation_sent_at: now,
-            app_metadata: { provider: 'phone', providers: ['phone'] },
-            user_metadata: metadata,
-            identities: [],
-            created_at: now,
-            updated_at: now,
-            is_anonymous: false,
-          },
-        };
+        return { user: lookAlikeUser({ email: '', phone }, 'phone', metadata) };
       }
       if (settings.autoconfirm) {
         const session = await auth.signInAs(outcome.user, 'password', meta);

@@ -46,6 +46,32 @@ export function userJson(user: UserRow): UserJson {
   };
 }
 
+/**
+ * GoTrue's answer to a sign-up for an address or number that already has an account while confirmations are on:
+ * a new-looking, unconfirmed user that exists nowhere, so the answer does not tell who has an account.
+ */
+export function lookAlikeUser(
+  contact: { email: string; phone: string },
+  provider: 'email' | 'phone',
+  metadata: Record<string, unknown>,
+): UserJson {
+  const now = new Date().toISOString();
+  return {
+    id: crypto.randomUUID(),
+    aud: 'authenticated',
+    role: 'authenticated',
+    ...contact,
+    confirmation_sent_at: now,
+    app_metadata: { provider, providers: [provider] },
+    user_metadata: metadata,
+    identities: [],
+    created_at: now,
+    updated_at: now,
+    is_anonymous: false,
+    is_sso_user: false,
+  };
+}
+
 export interface SessionJson {
   access_token: string;
   token_type: 'bearer';

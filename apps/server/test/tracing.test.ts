@@ -20,6 +20,8 @@ describe('over OTLP/HTTP JSON', () => {
   const traceId = randomBytes(16).toString('hex');
   const callerSpan = randomBytes(8).toString('hex');
   const secret = randomUUID();
+  // A caller that did not sample its trace: the default sampler (parentbased_always_on) follows it.
+  const unsampledTraceId = randomBytes(16).toString('hex');
 
   beforeAll(async () => {
     const t = await startTestServer({
@@ -33,6 +35,10 @@ describe('over OTLP/HTTP JSON', () => {
       });
       expect(res.status).toBe(200);
       await res.arrayBuffer();
+      const unsampled = await fetch(`${t.url}/rest/v1/auctions?select=id&id=eq.${secret}`, {
+        headers: { apikey: t.serviceRoleKey, traceparent: `00-${unsampledTraceId}-${callerSpan}-00` },
+      });
+      await unsampled.arrayBuffer();
       const write = await fetch(`${t.url}/rest/v1/auctions`, {
         method: 'POST',
         headers: { apikey: t.serviceRoleKey, 'content-type': 'application/json' },
@@ -76,6 +82,12 @@ describe('over OTLP/HTTP JSON', () => {
     // The read's statement, with its filter value as a placeholder.
     expect(texts.some((text) => /"auctions"/.test(text) && /\$\d/.test(text))).toBe(true);
     expect(statements.every((s) => attributeOf(s, 'db.system.name') === 'postgresql')).toBe(true);
+    // Transaction control is pipelined with these statements and has no spans of its own.
+    expect(names.filter((name) => /^db (BEGIN|COMMIT|ROLLBACK)$/.test(name))).toEqual([]);
+  });
+
+  it('makes no span at all for a request whose caller did not sample it', () => {
+    expect(collector.spans().filter((s) => s.traceId === unsampledTraceId)).toEqual([]);
   });
 
   it('puts no parameter value in any span', () => {

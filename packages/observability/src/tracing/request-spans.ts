@@ -60,7 +60,7 @@ export function requestTracing(tracer: Tracer, run: <T>(context: Context, fn: ()
       span.setAttributes({ 'http.route': route, 'http.response.status_code': status });
       if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       const timing = c.get(SERVER_TIMING as never) as string | undefined;
-      if (timing) stageSpans(tracer, trace.setSpan(parent, span), stagesOf(timing));
+      if (timing && span.isRecording()) stageSpans(tracer, trace.setSpan(parent, span), stagesOf(timing));
       span.end();
     }
   };

@@ -32,7 +32,14 @@ const OPERATION = /^\s*(?:with\b[\s\S]*?\)\s*)?([a-z]+)/i;
 interface Described {
   name: string;
   attributes: Record<string, string>;
+  /** False for transaction control, sent in one pipeline with the statements it brackets (see below). */
+  traced: boolean;
 }
+
+// BEGIN, COMMIT, ROLLBACK and savepoints get no span: the engine sends them in one pipeline with the statements
+// they bracket, so their spans would repeat their neighbours' timing, and at a quarter of a request's spans they
+// were a quarter of tracing's cost. A COMMIT that fails (a deferred constraint) answers the request with its error, which the server span records.
+const TRANSACTION_CONTROL = new Set(['BEGIN', 'START', 'COMMIT', 'END', 'ROLLBACK', 'SAVEPOINT', 'RELEASE']);
 // A tagged template's strings array is one object per call site, and the engine repeats the same text: described
 // once, a statement's span shares its name and attributes instead of rebuilding them (and their garbage) per call.
 const byTemplate = new WeakMap<readonly string[], Described>();
@@ -48,6 +55,7 @@ function describe(q: QueryLike): Described {
   const described = {
     name: `db ${operation}`,
     attributes: { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': text },
+    traced: !TRANSACTION_CONTROL.has(operation),
   };
   if (typeof strings !== 'string') byTemplate.set(strings, described);
   else if (byText.size < MAX_TEXTS) byText.set(strings, described);
@@ -57,8 +65,10 @@ function describe(q: QueryLike): Described {
 function startStatementSpan(a: Active, q: QueryLike): Span | undefined {
   const parent = a.activeContext();
   // Statements outside a traced request or job (pool upkeep, LISTEN) are not traced: they would each be a trace.
-  if (!trace.getSpan(parent)) return undefined;
-  const { name, attributes } = describe(q);
+  // Nor are those of a request the sampler left out: their spans would be dropped anyway.
+  if (!trace.getSpan(parent)?.isRecording()) return undefined;
+  const { name, attributes, traced } = describe(q);
+  if (!traced) return undefined;
   return a.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
 }
 

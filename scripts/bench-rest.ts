@@ -5,7 +5,7 @@
 //   (a) a minimal Hono route sending the identical context and main statements;
 //   (b) the same statements from a Node loop with postgres.js (50 concurrent workers).
 // Plus a parse+plan+compile micro-benchmark. BENCH_SECONDS sets each run's length (default 10), BENCH_ROUNDS the
-// rounds of the three; BENCH_REST_ONLY=engine stops after them (observability|command: that comparison only).
+// rounds of the three; BENCH_REST_ONLY=engine stops after them (observability|command: that comparison only, without them).
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -393,8 +393,12 @@ export async function main(): Promise<void> {
     // Rounds of the three paths in rotated order, so that drift on a shared machine falls on all of them alike;
     // ratios are of the means. wrk sends (a) the engine's headers too (API key and token), so both parse the same
     // request; (a) does nothing with them.
-    console.log(`\nload: ${CONNECTIONS} connections, ${SECONDS}s per run, wrk -t2, ${ROUNDS} rounds`);
-    for (const [i, [name, r]] of Object.entries(requests).entries()) {
+    // BENCH_REST_ONLY=observability|command runs only that comparison; =engine stops after the engine runs.
+    const only = process.env.BENCH_REST_ONLY;
+    const engineRuns = !only || only === 'engine' ? Object.entries(requests) : [];
+    if (engineRuns.length > 0)
+      console.log(`\nload: ${CONNECTIONS} connections, ${SECONDS}s per run, wrk -t2, ${ROUNDS} rounds`);
+    for (const [i, [name, r]] of engineRuns.entries()) {
       const h = headersOf(r.search);
       const auth = { apikey: h.apikey, authorization: h.authorization };
       const c = captured.get(name)!;
@@ -431,8 +435,6 @@ export async function main(): Promise<void> {
       );
     }
     const pageHeaders = headersOf(requests['GET 25-row filtered ordered page + to-many embed'].search);
-    // BENCH_REST_ONLY=observability|command runs only that comparison (after the engine runs above).
-    const only = process.env.BENCH_REST_ONLY;
     if (!only) {
       await limitsAndHttpsRuns(server, sign, stops);
       await preparingAndPoolerRuns(server, userToken, stops);

@@ -1,10 +1,12 @@
 // Watches each request body on the socket: a body that sends nothing for BODY_IDLE_TIMEOUT_MS while the server
 // waits for it (a slow drip) is closed, and a client that closes mid-body is logged at info as a closed request
 // (method, path, bytes read), not as an error. Closing the request makes the body stream fail, so whatever reads
-// it (an import, an upload) fails and cleans up.
+// it (an import, an upload) fails and cleans up. An answer sent before the body was read closes its connection
+// without a reset (lingering-close.ts).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import { countFault } from '../process-faults.js';
+import { lingerOnEarlyClose } from './lingering-close.js';
 
 export class BodyIdleError extends Error {
   override name = 'BodyIdleError';
@@ -14,6 +16,7 @@ export function watchRequestBodies(server: Server, options: { idleMs: number; lo
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (req.method === 'GET' || req.method === 'HEAD' || req.complete) return;
     watch(req, res, options);
+    lingerOnEarlyClose(req);
   });
 }
 

@@ -31,11 +31,19 @@ const webHeaders: TextMapGetter<Headers> = {
  */
 const SERVER_TIMING = 'serverTiming';
 
-const STAGE = /([a-z]+);dur=([\d.]+)/g;
-
-/** Stage name and milliseconds from `parse;dur=0.01, plan;dur=0.02, ...`. */
+/** Stage name and milliseconds from `parse;dur=0.01, plan;dur=0.02, ...` (read with indexOf: once per request). */
 export function stagesOf(serverTiming: string): Array<[string, number]> {
-  return [...serverTiming.matchAll(STAGE)].map((m) => [m[1], Number(m[2])] as [string, number]);
+  const stages: Array<[string, number]> = [];
+  let at = 0;
+  for (;;) {
+    const dur = serverTiming.indexOf(';dur=', at);
+    if (dur === -1) return stages;
+    const end = serverTiming.indexOf(',', dur);
+    const name = serverTiming.slice(at, dur).trim();
+    stages.push([name, Number(serverTiming.slice(dur + 5, end === -1 ? undefined : end))]);
+    if (end === -1) return stages;
+    at = end + 1;
+  }
 }
 
 export function requestTracing(tracer: Tracer, run: <T>(context: Context, fn: () => T) => T): MiddlewareHandler {

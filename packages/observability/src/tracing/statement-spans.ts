@@ -48,7 +48,10 @@ const MAX_TEXTS = 1000;
 
 function describe(q: QueryLike): Described {
   const strings = q.strings;
-  const known = typeof strings === 'string' ? byText.get(strings) : byTemplate.get(strings);
+  // `sql.unsafe(text)` wraps its text in a new one-element array on every call: keyed by the text, not the array
+  // (which would miss every time and fill the WeakMap with garbage for the collector).
+  const single = typeof strings === 'string' ? strings : strings.length === 1 ? strings[0] : undefined;
+  const known = single !== undefined ? byText.get(single) : byTemplate.get(strings as readonly string[]);
   if (known) return known;
   const text = statementText(q);
   const operation = OPERATION.exec(text)?.[1]?.toUpperCase() ?? 'SQL';
@@ -57,8 +60,8 @@ function describe(q: QueryLike): Described {
     attributes: { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': text },
     traced: !TRANSACTION_CONTROL.has(operation),
   };
-  if (typeof strings !== 'string') byTemplate.set(strings, described);
-  else if (byText.size < MAX_TEXTS) byText.set(strings, described);
+  if (single === undefined) byTemplate.set(strings as readonly string[], described);
+  else if (byText.size < MAX_TEXTS) byText.set(single, described);
   return described;
 }
 

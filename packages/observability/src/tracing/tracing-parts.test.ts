@@ -17,6 +17,8 @@ describe('tracing parts', () => {
       ['execute', 3.5],
       ['respond', 0.02],
     ]);
+    expect(stagesOf('execute;dur=12.25')).toEqual([['execute', 12.25]]);
+    expect(stagesOf('')).toEqual([]);
   });
 
   it('builds the traces URL as the OTLP specification says', () => {

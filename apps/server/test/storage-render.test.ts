@@ -5,7 +5,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import sharp from 'sharp';
 import type { SupabaseClient } from '@supabase/supabase-js';
 import type { StorageHarness, TestUser } from './storage-fixtures.js';
@@ -155,10 +155,14 @@ describe('image transformations', () => {
   });
 
   it('refuses bad options, oversized sources, decompression bombs and non-images with clear 4xx', async () => {
+    // Each refusal on both paths: keeping the source's format (its header read first) and converting to WebP
+    // (the header checked as the decoder opens it).
     const err = async (url: string, status: number, error: string) => {
-      const res = await fetch(url);
-      expect(res.status).toBe(status);
-      expect(await res.json()).toMatchObject({ statusCode: String(status), error });
+      for (const accept of ['*/*', 'image/webp']) {
+        const res = await fetch(url, { headers: { Accept: accept } });
+        expect(res.status).toBe(status);
+        expect(await res.json()).toMatchObject({ statusCode: String(status), error });
+      }
     };
     await err(publicUrl(jpegPath, { width: 1001 }), 400, 'InvalidParameter');
     await err(publicUrl(jpegPath, { width: 100, quality: 5 }), 400, 'InvalidParameter');
@@ -185,11 +189,13 @@ describe('image transformations', () => {
     const drawing =
       '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>';
     await upload(PRIVATE, svg, Buffer.from(drawing), 'image/svg+xml');
-    const svgOut = await fetch(`${h.server.url}/storage/v1/render/image/authenticated/${PRIVATE}/${svg}?width=5`, {
-      headers: { apikey: h.server.ctx.anonKey, Authorization: `Bearer ${alice.token}` },
-    });
-    expect(svgOut.status).toBe(400);
-    expect(await svgOut.json()).toMatchObject({ error: 'InvalidImage' });
+    for (const accept of ['*/*', 'image/webp']) {
+      const svgOut = await fetch(`${h.server.url}/storage/v1/render/image/authenticated/${PRIVATE}/${svg}?width=5`, {
+        headers: { apikey: h.server.ctx.anonKey, Authorization: `Bearer ${alice.token}`, Accept: accept },
+      });
+      expect(svgOut.status).toBe(400);
+      expect(await svgOut.json()).toMatchObject({ error: 'InvalidImage' });
+    }
     // PNG's signature over garbage: recognised as PNG on upload, refused when decoded.
     const broken = appUploadPath(alice.id, 'png');
     await upload(
@@ -211,8 +217,11 @@ describe('image transformations', () => {
     const etag = first.headers.get('etag')!;
     expect(etag).toMatch(/^"[0-9a-f]{40}"$/);
     await first.arrayBuffer();
+    // The cache file is written behind the answer: wait for it to appear.
     const cacheDir = join(h.dataDir, 'storage', 'render-cache');
-    expect((await readdir(cacheDir)).length).toBeGreaterThan(0);
+    await vi.waitFor(async () =>
+      expect((await readdir(cacheDir)).some((f) => /^[0-9a-f]{64}\.jpeg$/.test(f))).toBe(true),
+    );
 
     const revalidated = await fetch(url, { headers: { 'If-None-Match': etag } });
     expect(revalidated.status).toBe(304);

@@ -38,3 +38,45 @@ export function asCaller<T>(
 ): Promise<T> {
   return inRequestTransaction(sql, caller.role, caller.claims, work);
 }
+
+type Settled<T> = { ok: true; value: T } | { ok: false; reason: unknown };
+
+function settle<T>(query: PromiseLike<T>): Promise<Settled<T>> {
+  return Promise.resolve(query).then(
+    (value) => ({ ok: true as const, value }),
+    (reason: unknown) => ({ ok: false as const, reason }),
+  );
+}
+
+/**
+ * One read-only statement under the caller's role and claims in one round trip: BEGIN READ ONLY, the context,
+ * the statement and COMMIT are written to one connection together and answered together (postgres.js sends a
+ * statement as soon as it is asked for), where asCaller waits for each of its four. The role is still set by a
+ * statement of its own before the read, as row-level security needs (privileges and policies are fixed when a
+ * statement starts). The rows are answered only if all four succeeded: a failed BEGIN or context statement
+ * never lets the read's rows out.
+ */
+export async function readAsCaller<T extends readonly postgres.Row[]>(
+  sql: postgres.Sql,
+  caller: Caller,
+  read: (conn: postgres.ReservedSql) => postgres.PendingQuery<T>,
+): Promise<T> {
+  if (!ROLES.has(caller.role)) throw new Error(`not a request role: ${String(caller.role)}`);
+  const conn = await sql.reserve();
+  try {
+    const begin = settle(conn`begin read only`);
+    const context = settle(
+      conn`select set_config('role', ${caller.role}, true), set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true)`,
+    );
+    const rows = settle(read(conn));
+    const commit = settle(conn`commit`);
+    const results = [await begin, await context, await rows, await commit];
+    const failed = results.find((result) => !result.ok);
+    if (failed && !failed.ok) throw failed.reason;
+    const answer = await rows;
+    if (!answer.ok) throw answer.reason;
+    return answer.value;
+  } finally {
+    conn.release();
+  }
+}

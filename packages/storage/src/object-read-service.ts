@@ -2,7 +2,7 @@
 // Supabase-style folder listings, and signed download URLs.
 import type postgres from 'postgres';
 import type { Readable } from 'node:stream';
-import { ANON, asCaller, SERVICE, type Caller } from './caller-transaction.js';
+import { ANON, asCaller, readAsCaller, SERVICE, type Caller } from './caller-transaction.js';
 import { OBJECT_COLUMNS, type ObjectRow } from './object-row.js';
 import { checkObjectName, checkObjectNames, escapeLike, type ObjectRef } from './object-path.js';
 import { listV2, type ListV2Result } from './object-list-v2.js';
@@ -107,21 +107,21 @@ export class ObjectReadService {
   async findObject(access: ObjectAccess, ref: ObjectRef): Promise<ObjectRow> {
     checkObjectName(ref.name);
     let rows: ObjectRow[];
+    // One round trip each (readAsCaller): on a render or a download this lookup is all the database work.
     if (access.kind === 'caller') {
-      rows = await asCaller(
+      rows = await readAsCaller(
         this.sql,
         access.caller,
-        (tx) =>
-          tx<ObjectRow[]>`select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${ref.bucket}
-            and name = ${ref.name}`,
+        (conn) => conn<ObjectRow[]>`select ${conn.unsafe(OBJECT_COLUMNS)} from storage.objects
+          where bucket_id = ${ref.bucket} and name = ${ref.name}`,
       );
     } else if (access.kind === 'public') {
       // Public URLs need a public bucket whatever the policies say, and are read as anon.
-      rows = await asCaller(
+      rows = await readAsCaller(
         this.sql,
         ANON,
-        (tx) => tx<ObjectRow[]>`
-        select ${tx.unsafe(OBJECT_COLUMNS.replace(/(^|, )/g, '$1o.'))} from storage.objects o join storage.buckets b
+        (conn) => conn<ObjectRow[]>`
+        select ${conn.unsafe(OBJECT_COLUMNS.replace(/(^|, )/g, '$1o.'))} from storage.objects o join storage.buckets b
           on b.id = o.bucket_id
         where b.public and o.bucket_id = ${ref.bucket} and o.name = ${ref.name}`,
       );
@@ -129,12 +129,11 @@ export class ObjectReadService {
       if (this.signer.verify(access.token) !== `${ref.bucket}/${ref.name}`)
         throw errors.invalidRequest('Invalid signature');
       // The signature is the authorization: it was issued to a caller who could read the object.
-      rows = await asCaller(
+      rows = await readAsCaller(
         this.sql,
         SERVICE,
-        (tx) =>
-          tx<ObjectRow[]>`select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${ref.bucket}
-            and name = ${ref.name}`,
+        (conn) => conn<ObjectRow[]>`select ${conn.unsafe(OBJECT_COLUMNS)} from storage.objects
+          where bucket_id = ${ref.bucket} and name = ${ref.name}`,
       );
     }
     if (!rows[0]) throw errors.objectNotFound();

@@ -35,6 +35,20 @@ function encode(pipeline: Sharp, format: OutputFormat, quality: number): Sharp {
 
 const SOURCE_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'heif']);
 
+// Photographs only: libvips's other loaders (SVG with its XML and references, TIFF, FITS, PDF, ...) are attack
+// surface that no phone picture needs, so they are blocked in libvips itself, for every sharp call in this process
+// (only this module uses sharp on stored bytes). A blocked format fails as "unsupported image format".
+sharp.block({ operation: ['VipsForeignLoad'] });
+sharp.unblock({
+  operation: [
+    'VipsForeignLoadJpeg',
+    'VipsForeignLoadPng',
+    'VipsForeignLoadWebp',
+    'VipsForeignLoadNsgif',
+    'VipsForeignLoadHeif',
+  ],
+});
+
 // sharp's messages for input it cannot or will not decode; anything else is our fault and stays a 500.
 const SOURCE_ERRORS =
   /unsupported image format|corrupt|premature end|invalid|bad seek|vipsjpeg|pngload|webpload|heifload|gifload|tiffload|read error|not a known|out of order/i;
@@ -47,14 +61,9 @@ export async function renderImage(
   maxPixels: number,
 ): Promise<RenderedImage> {
   try {
-    // The header alone gives the size: refuse a bomb before a single pixel is decoded.
-    const meta = await sharp(input, { limitInputPixels: false }).metadata();
-    // Photographs only: libvips's other loaders (SVG with its XML and references, TIFF, FITS, ...) are attack
-    // surface that no phone picture needs.
-    if (!meta.width || !meta.height || !SOURCE_FORMATS.has(meta.format ?? '')) throw renderErrors.invalidSource();
-    if (meta.width * meta.height > maxPixels) throw renderErrors.resolutionTooLarge(maxPixels);
-    const format = target === 'origin' ? originFormat(meta.format, meta.hasAlpha === true) : target;
-    // limitInputPixels again as the decoder's own guard; failOn 'error' refuses truncated data.
+    const format = target === 'origin' ? await sourceFormat(input, maxPixels) : target;
+    // limitInputPixels refuses a bomb from the header, before a single pixel is decoded (sharp checks it as it
+    // opens the input); failOn 'error' refuses truncated data.
     let pipeline = sharp(input, { limitInputPixels: maxPixels, failOn: 'error' }).rotate();
     if (options.width || options.height) {
       pipeline = pipeline.resize({
@@ -74,4 +83,12 @@ export async function renderImage(
     if (error instanceof Error && SOURCE_ERRORS.test(error.message)) throw renderErrors.invalidSource();
     throw error;
   }
+}
+
+/** The output format that keeps the source's: read from its header (no pixel decoded), refusing a bomb as well. */
+async function sourceFormat(input: Buffer | string, maxPixels: number): Promise<OutputFormat> {
+  const meta = await sharp(input, { limitInputPixels: false }).metadata();
+  if (!meta.width || !meta.height || !SOURCE_FORMATS.has(meta.format ?? '')) throw renderErrors.invalidSource();
+  if (meta.width * meta.height > maxPixels) throw renderErrors.resolutionTooLarge(maxPixels);
+  return originFormat(meta.format, meta.hasAlpha === true);
 }

@@ -114,13 +114,29 @@ export class ImageRenderService {
     if (cached) return { ...cached, etag };
     let job = this.inFlight.get(key);
     if (!job) {
-      job = this.renderFresh(request, target, key).finally(() => this.inFlight.delete(key));
+      job = this.renderFresh(request, target);
       this.inFlight.set(key, job);
+      // The rendering is answered as soon as it exists; the cache file is written behind the answer (a few ms
+      // of disk that a waiting client need not wait for). Until it is written the job stays in flight, so the
+      // same request meanwhile shares it instead of rendering again.
+      job
+        .then(
+          (image) => this.writeCache(key, image),
+          () => {},
+        )
+        .finally(() => this.inFlight.delete(key));
     }
     return { ...(await job), etag };
   }
 
-  private async renderFresh(request: RenderRequest, target: FormatChoice, key: string): Promise<CachedImage> {
+  private async writeCache(key: string, image: CachedImage): Promise<void> {
+    // A cache that cannot be written (full disk, another process's sweep) costs a render, not the request.
+    await this.cache.put(key, image).catch((error: Error) => {
+      this.log('image render cache write failed', { error: error.message });
+    });
+  }
+
+  private async renderFresh(request: RenderRequest, target: FormatChoice): Promise<CachedImage> {
     const { row, options } = request;
     const limit = this.settings.maxInputBytes;
     if (row.metadata.size > limit) throw renderErrors.sourceTooLarge(limit);
@@ -137,11 +153,6 @@ export class ImageRenderService {
       const input = await readBounded(await this.reads.openBytes(row), limit);
       return renderImage(input, options, target, this.settings.maxInputPixels);
     });
-    const result = { bytes: image.bytes, contentType: image.contentType };
-    // A cache that cannot be written (full disk, another process's sweep) costs a render, not the request.
-    await this.cache.put(key, result).catch((error: Error) => {
-      this.log('image render cache write failed', { error: error.message });
-    });
-    return result;
+    return { bytes: image.bytes, contentType: image.contentType };
   }
 }

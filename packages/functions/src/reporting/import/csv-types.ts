@@ -113,7 +113,7 @@ export function convert(raw: string, type: ColumnType, order: DateOrder): string
   }
 }
 
-function validDay(y: number, m: number, d: number): boolean {
+export function validDay(y: number, m: number, d: number): boolean {
   if (y < 1 || m < 1 || m > 12 || d < 1 || d > DAYS_IN_MONTH[m - 1]) return false;
   return m !== 2 || d < 29 || (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0));
 }

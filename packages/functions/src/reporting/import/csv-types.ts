@@ -4,6 +4,9 @@ import type { ColumnType } from '../dataset-access.js';
 
 export type DateOrder = 'DMY' | 'MDY' | 'YMD';
 
+/** A column name as a dataset's table takes it (mapped targets, calculated fields, planned names). */
+export const COLUMN_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
 const BOOLEAN = /^(true|false|yes|no|t|f|y|n)$/i;
 const INTEGER = /^[+-]?\d{1,18}$/;
 const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?$/;

@@ -4,7 +4,7 @@
 // process during the import, against the same reads without one. execute-query: per-request time uncached (a new
 // statement each time), cached in the answering process, and cached by another server process on the same
 // database (the shared tier). Every figure is printed with the load average at its end.
-// Run with `pnpm bench functions`. Nothing here asserts timings.
+// Run with `pnpm bench functions` (`--import-only` for the import part). Nothing here asserts timings.
 import { fork } from 'node:child_process';
 import { chmodSync, createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -72,10 +72,20 @@ async function runChild(): Promise<void> {
       form.append('file', await (await import('node:fs')).openAsBlob(m.file as string), 'bench.csv');
       const started = performance.now();
       const res = await fetch(`${m.url}/functions/v1/import-csv`, { method: 'POST', headers, body: form });
-      const text = await res.text();
+      // Read as it comes, to time the phases: up to the schema (worker start, sample), the rows, the publish.
+      let text = '';
+      let schemaMs = 0;
+      let lastProgressMs = 0;
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+        const part = decoder.decode(chunk, { stream: true });
+        text += part;
+        if (!schemaMs && text.includes('event: schema')) schemaMs = performance.now() - started;
+        if (part.includes('event: progress')) lastProgressMs = performance.now() - started;
+      }
       const complete = text.split('\n\n').find((b) => b.includes('event: complete'));
       const data = complete ? JSON.parse(complete.split('data: ')[1]) : { error: text.slice(-500) };
-      process.send?.({ ms: performance.now() - started, data });
+      process.send?.({ ms: performance.now() - started, schemaMs, lastProgressMs, data });
     } else {
       const run = async (url: string, sql: string) => {
         const res = await fetch(`${url}/functions/v1/execute-query`, {
@@ -131,6 +141,8 @@ async function writeCsv(path: string): Promise<number> {
 }
 
 export async function main(): Promise<void> {
+  // `pnpm bench functions --import-only`: the import and the reads during it, without execute-query.
+  const importOnly = process.argv.includes('--import-only');
   const dir = mkdtempSync(join(tmpdir(), 'auction-ops-bench-functions-'));
   chmodSync(dir, 0o755); // the embedded cluster runs as its own user under DATA_DIR inside it
   const file = join(dir, 'bench.csv');
@@ -202,10 +214,12 @@ export async function main(): Promise<void> {
     const rssBefore = process.memoryUsage.rss();
     const cpuBefore = process.cpuUsage();
     const busyReads = ask<Reads>(reader, { ...base, kind: 'reads' });
-    const imported = await ask<{ ms: number; data: { row_count?: number; dataset_id?: string; error?: string } }>(
-      client,
-      { ...base, kind: 'import', file },
-    );
+    const imported = await ask<{
+      ms: number;
+      schemaMs: number;
+      lastProgressMs: number;
+      data: { row_count?: number; dataset_id?: string; error?: string };
+    }>(client, { ...base, kind: 'import', file });
     const cpu = process.cpuUsage(cpuBefore);
     reader.send({ kind: 'stop' });
     const busy = await busyReads;
@@ -226,6 +240,11 @@ export async function main(): Promise<void> {
     );
     console.log(`  import/COPY = ${(importRate / copyRate).toFixed(2)} (target >= 0.5)  ${importLoad}`);
     console.log(
+      `  phases: to the schema event ${imported.schemaMs.toFixed(0)} ms, rows until the last progress event ` +
+        `${(imported.lastProgressMs - imported.schemaMs).toFixed(0)} ms, then to complete ` +
+        `${(importMs - imported.lastProgressMs).toFixed(0)} ms`,
+    );
+    console.log(
       `  server CPU for the import (all its threads): ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, ` +
         `${(((cpu.user + cpu.system) / imported.data.row_count) * 1000).toFixed(0)} ns/row`,
     );
@@ -239,6 +258,7 @@ export async function main(): Promise<void> {
     console.log(`    during the import             ${reads(busy)}  ${importLoad}`);
     console.log(`    p99 during/without = ${(busy.p99 / idle.p99).toFixed(2)}`);
 
+    if (importOnly) return;
     other = await startServer(
       loadConfig({ ...settings, DATA_DIR: join(dir, 'other'), DATABASE_URL: server.ctx.ownerUrl }),
     );

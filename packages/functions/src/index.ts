@@ -14,3 +14,4 @@ export { allFunctions, type FunctionDeps } from './registry.js';
 export { QueryCache } from './reporting/query-cache.js';
 export { SharedQueryCache } from './reporting/shared-query-cache.js';
 export { recoverAbandonedImports } from './reporting/import/dataset-import.js';
+export { prepareParseWorker } from './reporting/import/parse-worker.js';

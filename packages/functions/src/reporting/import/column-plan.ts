@@ -2,8 +2,8 @@
 // unless mapped), types (detected unless mapped), calculated date parts, and the date order of each column.
 import { functionErrors } from '../../errors.js';
 import type { DatasetColumn } from '../dataset-access.js';
-import { ColumnEvidence, type DateOrder, type DatePart } from './csv-types.js';
-import { COLUMN_NAME, type ImportOptions } from './import-options.js';
+import { COLUMN_NAME, ColumnEvidence, type DateOrder, type DatePart } from './csv-types.js';
+import type { ImportOptions } from './import-options.js';
 
 export interface PlannedColumn extends DatasetColumn {
   /** Index of the CSV field it comes from (for a calculated field: of its source column). */

@@ -1,12 +1,11 @@
-// Loads a CSV into the staging table: the bytes go to a parse worker (csv-worker.ts: parse with papaparse, plan the
-// columns from a sample, convert and validate each row) and the COPY text it sends back goes into one COPY, batch by
-// batch with backpressure at every step, reporting progress and row errors as it goes. This thread only moves bytes,
+// Loads a CSV into the staging table: the bytes go to a parse worker (csv-worker.ts: parse, plan the columns from a
+// sample, convert and validate each row; started by parse-worker.ts) and the COPY text it sends back goes into one
+// COPY, batch by batch with backpressure at every step, reporting progress and row errors as it goes. This thread only moves bytes,
 // so other requests stay responsive and parsing overlaps the database's work. Memory holds a few chunks and
 // batches, whatever the file's size.
 import { on, once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { Worker } from 'node:worker_threads';
 import type postgres from 'postgres';
 import { FunctionError, type FunctionErrorCode } from '../../errors.js';
 import { quoteIdent } from '../dataset-access.js';
@@ -15,13 +14,13 @@ import type { FromWorker, RowError, ToWorker, WorkerSetup } from './csv-worker-p
 import { type ClaimedDataset, createStagingTable } from './dataset-import.js';
 import { detectDelimiter } from './csv-types.js';
 import type { ImportOptions } from './import-options.js';
+import { startParseWorker } from './parse-worker.js';
 
 export type { RowError } from './csv-worker-protocol.js';
 
 const ERRORS_PER_EVENT = 100;
 /** Chunks sent to the worker and not yet taken by its parser. */
 const CHUNKS_IN_FLIGHT = 4;
-const WORKER_ENTRY = new URL('./csv-worker-start.mjs', import.meta.url);
 
 export interface LoadEvents {
   schema(columns: readonly PlannedColumn[]): void;
@@ -55,7 +54,7 @@ export async function loadCsv(
     options,
     existing: dataset.columns,
   };
-  const worker = new Worker(WORKER_ENTRY, { workerData: setup });
+  const worker = await startParseWorker(setup);
   const post = (m: ToWorker) => worker.postMessage(m);
   // Ends the message loop below when the upload fails (size limit, client gone) or the worker dies.
   const stop = new AbortController();

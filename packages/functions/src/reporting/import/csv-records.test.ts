@@ -1,16 +1,17 @@
-import { StringDecoder } from 'node:string_decoder';
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
 import { CsvRecords } from './csv-records.js';
 
-/** The records of `bytes` fed in pieces of `size` bytes, decoded as the worker decodes them. */
+/** The records of `bytes` fed in pieces of `size` bytes, every block read by papaparse. */
 function recordsOf(bytes: Buffer, size: number, delimiter = ','): string[][] {
   const records = new CsvRecords(delimiter);
-  const decoder = new StringDecoder('utf8');
   const out: string[][] = [];
-  for (let at = 0; at < bytes.length; at += size)
-    out.push(...records.push(decoder.write(bytes.subarray(at, at + size)), false));
-  out.push(...records.push(decoder.end(), true));
+  const push = (chunk: Uint8Array, final: boolean) => {
+    const block = records.block(chunk, final);
+    if (block) out.push(...records.parse(block, 0, final));
+  };
+  for (let at = 0; at < bytes.length; at += size) push(bytes.subarray(at, at + size), false);
+  push(new Uint8Array(0), true);
   return out;
 }
 
@@ -52,10 +53,14 @@ describe('CsvRecords', () => {
 
   it('completes a long line only when it ends, and an unterminated quote at the end of the input', () => {
     const records = new CsvRecords(',');
-    expect(records.push('id,note\n1,', false)).toEqual([['id', 'note']]);
-    for (let i = 0; i < 100; i++) expect(records.push('y'.repeat(1000), false)).toEqual([]);
-    expect(records.push('\n2,"open', false)).toEqual([['1', 'y'.repeat(100_000)]]);
-    expect(records.push(' quote\n3,x', true)).toEqual(whole('2,"open quote\n3,x'));
+    const push = (text: string, final = false) => {
+      const block = records.block(Buffer.from(text), final);
+      return block ? records.parse(block, 0, final) : [];
+    };
+    expect(push('id,note\n1,')).toEqual([['id', 'note']]);
+    for (let i = 0; i < 100; i++) expect(records.block(Buffer.from('y'.repeat(1000)), false)).toBeUndefined();
+    expect(push('\n2,"open')).toEqual([['1', 'y'.repeat(100_000)]]);
+    expect(push(' quote\n3,x', true)).toEqual(whole('2,"open quote\n3,x'));
   });
 
   it('has nothing for an empty input', () => {

@@ -4,6 +4,9 @@ import type { ColumnType } from '../dataset-access.js';
 
 export type DateOrder = 'DMY' | 'MDY' | 'YMD';
 
+/** A column name as a dataset's table takes it (mapped targets, calculated fields, planned names). */
+export const COLUMN_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
 const BOOLEAN = /^(true|false|yes|no|t|f|y|n)$/i;
 const INTEGER = /^[+-]?\d{1,18}$/;
 const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?$/;
@@ -113,7 +116,7 @@ export function convert(raw: string, type: ColumnType, order: DateOrder): string
   }
 }
 
-function validDay(y: number, m: number, d: number): boolean {
+export function validDay(y: number, m: number, d: number): boolean {
   if (y < 1 || m < 1 || m > 12 || d < 1 || d > DAYS_IN_MONTH[m - 1]) return false;
   return m !== 2 || d < 29 || (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0));
 }

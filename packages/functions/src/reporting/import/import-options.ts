@@ -3,7 +3,7 @@
 import { functionErrors } from '../../errors.js';
 import type { ColumnType } from '../dataset-access.js';
 import { requireUuid } from '../dataset-access.js';
-import { DATE_PARTS, type DatePart, type DateOrder } from './csv-types.js';
+import { COLUMN_NAME, DATE_PARTS, type DatePart, type DateOrder } from './csv-types.js';
 
 export interface ColumnMapping {
   source: string;
@@ -33,7 +33,6 @@ export interface ImportOptions {
 }
 
 const TYPES: readonly ColumnType[] = ['text', 'integer', 'numeric', 'boolean', 'date', 'timestamp'];
-export const COLUMN_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 export function parseImportOptions(raw: unknown): ImportOptions {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw))

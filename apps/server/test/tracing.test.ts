@@ -2,7 +2,7 @@
 // route and continuing the caller's traceparent, child spans for the REST engine's stages and for each database
 // statement (the text with placeholders, never the values), in JSON and in protobuf.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer } from './support/test-server.js';
 import { attributeOf, startFakeCollector } from './support/fake-otlp-collector.js';
 import { startLoopbackServer } from './support/loopback.js';
@@ -123,6 +123,27 @@ describe('over OTLP/HTTP protobuf (the default protocol)', () => {
     expect(sent[0].contentType).toBe('application/x-protobuf');
     // Protobuf keeps strings as UTF-8 bytes: the span's name is there as written.
     expect(Buffer.concat(sent.map((e) => e.body)).includes('GET /rest/v1/*')).toBe(true);
+  });
+
+  it('exports on the schedule of OTEL_BSP_SCHEDULE_DELAY, before any flush at stop', async () => {
+    const before = collector.exports.length;
+    const t = await startTestServer({
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/scheduled/traces`,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    });
+    try {
+      const res = await fetch(`${t.url}/rest/v1/auctions?id=eq.${randomUUID()}`, {
+        headers: { apikey: t.serviceRoleKey },
+      });
+      await res.arrayBuffer();
+      // The default (5 s) would hold the spans far longer than this wait.
+      await vi.waitFor(
+        () => expect(collector.exports.slice(before).some((e) => e.path === '/scheduled/traces')).toBe(true),
+        { timeout: 2000, interval: 20 },
+      );
+    } finally {
+      await t.stop();
+    }
   });
 });
 

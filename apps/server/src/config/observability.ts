@@ -1,7 +1,7 @@
 // Metrics and traces (docs/observability.md): the token Prometheus may scrape /metrics with besides the
 // service_role key, and the standard OpenTelemetry variables; tracing is off while no OTLP endpoint is set.
 import * as v from 'valibot';
-import { bool, nonEmpty, url } from './fields.js';
+import { bool, nonEmpty, positiveInt, url } from './fields.js';
 
 const ratio = v.pipe(
   v.string(),
@@ -39,4 +39,9 @@ export const observabilitySettings = {
     'parentbased_always_on',
   ),
   OTEL_TRACES_SAMPLER_ARG: v.optional(ratio),
+  // The batch span processor's standard variables (the SDK no longer reads them itself).
+  OTEL_BSP_SCHEDULE_DELAY: v.optional(positiveInt, '5000'),
+  OTEL_BSP_EXPORT_TIMEOUT: v.optional(positiveInt, '30000'),
+  OTEL_BSP_MAX_QUEUE_SIZE: v.optional(positiveInt, '2048'),
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: v.optional(positiveInt, '512'),
 };

@@ -47,6 +47,14 @@ export function createTracerProvider(s: TracingSettings): TracerProvider {
   return new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': s.OTEL_SERVICE_NAME }),
     sampler: samplerOf(s.OTEL_TRACES_SAMPLER, s.OTEL_TRACES_SAMPLER_ARG),
-    spanProcessors: [new BatchSpanProcessor({ exporter })],
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter,
+        scheduledDelayMillis: s.OTEL_BSP_SCHEDULE_DELAY,
+        exportTimeoutMillis: s.OTEL_BSP_EXPORT_TIMEOUT,
+        maxQueueSize: s.OTEL_BSP_MAX_QUEUE_SIZE,
+        maxExportBatchSize: s.OTEL_BSP_MAX_EXPORT_BATCH_SIZE,
+      }),
+    ],
   });
 }

@@ -49,6 +49,12 @@ interface Routed {
   targets: Map<ChangeTarget, number[]>;
 }
 
+interface Checked {
+  batch: Routed[];
+  /** Per batch index, the identity keys that may see the change. */
+  visible: Map<number, Set<string>>;
+}
+
 export interface ChangeRouterOptions {
   /** Pool logging in as the authenticator, which may assume the request roles. */
   sql: postgres.Sql;
@@ -130,22 +136,36 @@ export class ChangeRouter {
     return targets;
   }
 
+  /**
+   * Checks batches one after another and delivers them in order. The next batch's check is sent before the current
+   * one is delivered, so Postgres judges it while this process writes to the sockets, and its changes do not wait
+   * for that delivery to start their check.
+   */
   private async pump(): Promise<void> {
     this.pumping = true;
     try {
-      while (this.queue.length) {
-        const wait = this.lastCheck + CHECK_INTERVAL_MS - Date.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        const batch = this.queue;
-        this.queue = [];
-        const visible = await this.authorize(batch);
+      let checking = this.checkNext();
+      for (;;) {
+        const { batch, visible } = await checking;
+        const more = this.queue.length > 0 && !this.stopped;
+        if (more) checking = this.checkNext();
         batch.forEach((routed, index) => {
           this.deliver(routed, visible, index);
         });
+        if (!more) break;
       }
     } finally {
       this.pumping = false;
     }
+  }
+
+  /** Takes what is queued, once the interval since the last call that evaluated policies has passed, and checks it. */
+  private async checkNext(): Promise<Checked> {
+    const wait = this.lastCheck + CHECK_INTERVAL_MS - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const batch = this.queue;
+    this.queue = [];
+    return { batch, visible: await this.authorize(batch) };
   }
 
   /** For each batch entry, the identity keys that may see it. */

@@ -85,6 +85,36 @@ describe('postgres_changes', () => {
     expect(got).toEqual([expect.objectContaining({ content: 'for you' })]);
   });
 
+  it('channels without a filter that join or leave between changes get the changes of their time only', async () => {
+    const insert = (content: string) =>
+      server.db.sql`insert into public.messages (auction_id, channel_id, user_id, content)
+        values (${auction.auctionId}, ${auction.channelId}, ${owner.id}, ${content})`;
+    const unfiltered = (name: string, into: string[]) =>
+      owner.client
+        .channel(name)
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'messages' }, (p) =>
+          into.push(String((p.new as Row).content)),
+        );
+    const first: string[] = [];
+    const second: string[] = [];
+    const early = unfiltered('unfiltered-1', first);
+    await subscribed(early);
+    await insert('shared 1');
+    await until(() => first.includes('shared 1'), 'the first change');
+    const late = unfiltered('unfiltered-2', second);
+    await subscribed(late);
+    await insert('shared 2');
+    await until(() => first.includes('shared 2') && second.includes('shared 2'), 'the second change on both');
+    await owner.client.removeChannel(early);
+    await insert('shared 3');
+    await until(() => second.includes('shared 3'), 'the third change');
+    await sleep(200);
+    const ours = (got: string[]) => got.filter((c) => c.startsWith('shared '));
+    expect(ours(first)).toEqual(['shared 1', 'shared 2']);
+    expect(ours(second)).toEqual(['shared 2', 'shared 3']);
+    await owner.client.removeChannel(late);
+  });
+
   it('delivers 1,000 inserts made right after SUBSCRIBED, none missing, in commit order', async () => {
     const seen: number[] = [];
     const ch = owner.client

@@ -46,7 +46,14 @@ export interface Binding {
 
 interface Routed {
   change: Change;
-  targets: Map<ChangeTarget, number[]>;
+  /** Per target, the ids of its bindings the change matched; shared by changes when no filter decided it. */
+  targets: ReadonlyMap<ChangeTarget, readonly number[]>;
+}
+
+interface Checked {
+  batch: Routed[];
+  /** Per batch index, the identity keys that may see the change. */
+  visible: Map<number, Set<string>>;
 }
 
 export interface ChangeRouterOptions {
@@ -57,6 +64,11 @@ export interface ChangeRouterOptions {
 
 export class ChangeRouter {
   private readonly bindings = new Map<string, Set<Binding>>();
+  /**
+   * Per table and event, what a change matches when none of the bindings it could match has a filter (then every
+   * such change matches the same): built once and shared until the bindings change, instead of once per change.
+   */
+  private readonly unfiltered = new Map<string, ReadonlyMap<ChangeTarget, readonly number[]>>();
   private queue: Routed[] = [];
   private pumping = false;
   /** When the last call that evaluated policies started (ms). */
@@ -82,6 +94,7 @@ export class ChangeRouter {
   add(binding: Binding): void {
     const key = `${binding.schema}.${binding.table}`;
     entry(this.bindings, key, () => new Set()).add(binding);
+    this.unfiltered.clear();
     if (binding.table !== '*') this.access.warm(binding.schema, binding.table, binding.target.identity);
   }
 
@@ -89,6 +102,7 @@ export class ChangeRouter {
     const key = `${binding.schema}.${binding.table}`;
     const set = this.bindings.get(key);
     set?.delete(binding);
+    this.unfiltered.clear();
     if (set?.size === 0) this.bindings.delete(key);
   }
 
@@ -113,39 +127,59 @@ export class ChangeRouter {
     this.queue = [];
   }
 
-  private match(change: Change): Map<ChangeTarget, number[]> {
-    const targets = new Map<ChangeTarget, number[]>();
+  private match(change: Change): ReadonlyMap<ChangeTarget, readonly number[]> {
     const { schema, table } = change.table;
+    const shareKey = `${schema}.${table}|${change.type}`;
+    const shared = this.unfiltered.get(shareKey);
+    if (shared) return shared;
+    const targets = new Map<ChangeTarget, number[]>();
+    let filtered = false;
     // A DELETE is matched against the old row: the row is gone, and its old image is what the filter meant.
     const row = change.type === 'DELETE' ? change.old : change.record;
     for (const key of [`${schema}.${table}`, `${schema}.*`, `*.*`]) {
       for (const b of this.bindings.get(key) ?? []) {
         if (b.event !== '*' && b.event !== change.type) continue;
+        filtered ||= b.filter !== undefined;
         if (b.filter && (!row || !matchesFilter(b.filter, row))) continue;
         const ids = targets.get(b.target);
         if (ids) ids.push(b.id);
         else targets.set(b.target, [b.id]);
       }
     }
+    if (!filtered) this.unfiltered.set(shareKey, targets);
     return targets;
   }
 
+  /**
+   * Checks batches one after another and delivers them in order. The next batch's check is sent before the current
+   * one is delivered, so Postgres judges it while this process writes to the sockets, and its changes do not wait
+   * for that delivery to start their check.
+   */
   private async pump(): Promise<void> {
     this.pumping = true;
     try {
-      while (this.queue.length) {
-        const wait = this.lastCheck + CHECK_INTERVAL_MS - Date.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        const batch = this.queue;
-        this.queue = [];
-        const visible = await this.authorize(batch);
+      let checking = this.checkNext();
+      for (;;) {
+        const { batch, visible } = await checking;
+        const more = this.queue.length > 0 && !this.stopped;
+        if (more) checking = this.checkNext();
         batch.forEach((routed, index) => {
           this.deliver(routed, visible, index);
         });
+        if (!more) break;
       }
     } finally {
       this.pumping = false;
     }
+  }
+
+  /** Takes what is queued, once the interval since the last call that evaluated policies has passed, and checks it. */
+  private async checkNext(): Promise<Checked> {
+    const wait = this.lastCheck + CHECK_INTERVAL_MS - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const batch = this.queue;
+    this.queue = [];
+    return { batch, visible: await this.authorize(batch) };
   }
 
   /** For each batch entry, the identity keys that may see it. */
@@ -158,8 +192,13 @@ export class ChangeRouter {
     await Promise.all(
       [...byTable].map(async ([table, indexes]) => {
         const identities = new Map<string, Identity>();
-        for (const i of indexes)
-          for (const target of batch[i]!.targets.keys()) identities.set(target.identity.key, target.identity);
+        const seen = new Set<Routed['targets']>();
+        for (const i of indexes) {
+          const { targets } = batch[i]!;
+          if (seen.has(targets)) continue;
+          seen.add(targets);
+          for (const target of targets.keys()) identities.set(target.identity.key, target.identity);
+        }
         const idents = [...identities.values()];
         const changes = indexes.map((i) => probeOf(batch[i]!.change));
         const [rows] = await Promise.all([

@@ -22,6 +22,11 @@ export interface TracingSettings {
   OTEL_SERVICE_NAME: string;
   OTEL_TRACES_SAMPLER: string;
   OTEL_TRACES_SAMPLER_ARG?: number;
+  /** The batch span processor's: milliseconds between exports, an export's timeout, spans queued, spans per export. */
+  OTEL_BSP_SCHEDULE_DELAY?: number;
+  OTEL_BSP_EXPORT_TIMEOUT?: number;
+  OTEL_BSP_MAX_QUEUE_SIZE?: number;
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE?: number;
 }
 
 export function samplerOf(name: string, ratio = 1): Sampler {

@@ -7,6 +7,9 @@
 // answer, so the ratio prices row-level security alone. Then the write cost of
 // create_lot_submission_with_entries, a message insert and a defect insert with the analytics rollup triggers
 // against the same writes with them disabled. Prints the load average: the machine is shared. Asserts nothing.
+// BENCH_DATA_DIR keeps the cluster in that directory and reuses its seeded databases on the next run (pending
+// migrations applied, then vacuumed and analyzed): a scale-100 seed takes minutes. BENCH_DATA_READS (names, comma-
+// separated, matched as substrings) picks reads; BENCH_WRITES=0 skips the writes.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +23,8 @@ import { contractReads, readTargets, type ContractRead } from './contract-reads.
 const SCALES = (process.env.BENCH_DATA_SCALES ?? '10,100').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 11);
 const WRITES = Number(process.env.BENCH_WRITES ?? 40);
-const NOW = new Date();
+const KEEP_DIR = process.env.BENCH_DATA_DIR;
+const READS = process.env.BENCH_DATA_READS?.split(',').filter(Boolean);
 
 /** The request's role and JWT claims; role null: no role switch (bare, as the table owner), claims only. */
 type Caller = { sub: string; role: 'authenticated' | 'service_role' | null };
@@ -85,39 +89,64 @@ interface ScaleDb {
   request: postgres.Sql;
   people: Record<string, string>;
   auctionId: string;
+  /** The seed's "now": the end of its history, which the reads' periods end at. */
+  now: Date;
 }
 
+/** What a run needs of a seed; kept as the database's comment, whose presence also says the seed finished. */
+interface SeedFacts {
+  now: string;
+  auctionId: string;
+  people: Record<string, string>;
+}
+
+/** Seeds the demo at `scale` into database bench_<scale>, or reuses it when a kept cluster already has it. */
 async function seedScale(clusterUrl: string, password: string, scale: number): Promise<ScaleDb> {
+  const name = `bench_${scale}`;
   const admin = postgres(clusterUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database bench_${scale}`);
+  const [existing] = await admin`select shobj_description(oid, 'pg_database') as facts from pg_database
+    where datname = ${name}`;
+  let facts = existing?.facts ? (JSON.parse(existing.facts as string) as SeedFacts) : undefined;
+  if (existing && !facts) await admin.unsafe(`drop database ${name}`); // a seed that did not finish
+  if (!facts) await admin.unsafe(`create database ${name}`);
   await admin.end();
   const url = new URL(clusterUrl);
-  url.pathname = `/bench_${scale}`;
+  url.pathname = `/${name}`;
   await migrate(url.toString(), [authMigrations, domainMigrations]);
   const owner = postgres(url.toString(), { max: 2, onnotice: () => {} });
-  const started = performance.now();
-  const seeded = await seedDemo(owner, {
-    scale,
-    now: NOW,
-    hashPassword: async (p) => p,
-    onProgress: (done, total, label) => process.stderr.write(`  seed ${scale}: ${done}/${total} ${label}\n`),
-  });
-  console.log(`seed scale ${scale}: ${((performance.now() - started) / 1000).toFixed(1)} s`, seeded.counts);
+  if (facts) {
+    console.log(`scale ${scale}: reusing the seed of ${facts.now}`);
+  } else {
+    const now = new Date();
+    const started = performance.now();
+    const seeded = await seedDemo(owner, {
+      scale,
+      now,
+      hashPassword: async (p) => p,
+      onProgress: (done, total, label) => process.stderr.write(`  seed ${scale}: ${done}/${total} ${label}\n`),
+    });
+    console.log(`seed scale ${scale}: ${((performance.now() - started) / 1000).toFixed(1)} s`, seeded.counts);
+    const people: Record<string, string> = {};
+    for (const u of seeded.users) {
+      const [row] = await owner`select id from auth.users where email = ${u.email}`;
+      people[u.email.split('@')[0]!] = row!.id as string;
+    }
+    facts = { now: now.toISOString(), auctionId: seeded.auctions[0]!.id, people };
+    await owner.unsafe(`comment on database ${name} is ${quoteLiteral(JSON.stringify(facts))}`);
+  }
   // As after autovacuum settles: visibility maps set (index-only scans), statistics current.
   await owner`vacuum analyze`;
-  const people: Record<string, string> = {};
-  for (const u of seeded.users) {
-    const [row] = await owner`select id from auth.users where email = ${u.email}`;
-    people[u.email.split('@')[0]!] = row!.id as string;
-  }
   const request = postgres(authenticatorUrl(url.toString(), password), { max: 2, onnotice: () => {} });
-  return { owner, request, people, auctionId: seeded.auctions[0]!.id };
+  return { owner, request, people: facts.people, auctionId: facts.auctionId, now: new Date(facts.now) };
 }
 
+const quoteLiteral = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
 async function measureReads(db: ScaleDb): Promise<Record<string, Measured>> {
-  const reads = contractReads(await readTargets(db.owner, db.auctionId, db.people.lot1!, NOW));
+  const reads = contractReads(await readTargets(db.owner, db.auctionId, db.people.lot1!, db.now));
   const out: Record<string, Measured> = {};
   for (const [name, read] of Object.entries(reads)) {
+    if (READS && !READS.some((r) => name.includes(r))) continue;
     await p50Of(db.request, { sub: db.people.lot1!, role: 'authenticated' }, read); // warm the caches
     out[name] = {
       member: await p50Of(db.request, { sub: db.people.lot1!, role: 'authenticated' }, read),
@@ -139,7 +168,7 @@ const ROLLUP_TRIGGERS: [string, string][] = [
 async function measureWrites(db: ScaleDb): Promise<Record<string, [Cost, Cost]>> {
   const lot1 = { sub: db.people.lot1!, role: 'authenticated' as const };
   const owner = { sub: db.people.owner!, role: 'authenticated' as const };
-  const t = await readTargets(db.owner, db.auctionId, db.people.lot1!, NOW);
+  const t = await readTargets(db.owner, db.auctionId, db.people.lot1!, db.now);
   const types = await db.owner`select submission_type_id as id from public.location_submission_types
     where location_id = ${t.locationId}`;
   const entries = types.map((x, i) => ({ submission_type_id: x.id, car_count: i + 2 }));
@@ -185,7 +214,7 @@ const ms = (x: number) => x.toFixed(1).padStart(7);
 const ratio = (a: number, b: number) => (a / b).toFixed(2).padStart(6);
 
 export async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'auction-ops-bench-data-'));
+  const dir = KEEP_DIR ?? mkdtempSync(join(tmpdir(), 'auction-ops-bench-data-'));
   const cluster = await startEmbeddedPostgres({ dir, settings: { fsync: 'off', synchronous_commit: 'off' } });
   const password = randomBytes(12).toString('hex');
   const dbs: ScaleDb[] = [];
@@ -211,6 +240,7 @@ export async function main(): Promise<void> {
         );
       }
     }
+    if (WRITES === 0) return;
     const writes = await measureWrites(dbs[dbs.length - 1]!);
     console.log(`\nwrites at scale ${hi}, p50 of ${WRITES} in ms; load average ${load()}`);
     console.log(
@@ -224,7 +254,7 @@ export async function main(): Promise<void> {
   } finally {
     for (const db of dbs) await Promise.all([db.owner.end(), db.request.end()]);
     await cluster.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (!KEEP_DIR) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -24,6 +24,23 @@ it('anonymize_user scrubs the person, keeps their records, shown as "Deleted use
     values (${w.a.member}, 'email', ${w.a.member})`;
   await db.sql`insert into public.user_push_tokens (user_id, token, platform)
     values (${w.a.member}, 'ExponentPushToken[m]', 'android')`;
+  // Every kind of credential and pending sign-in step the account can have.
+  const [factor] = await db.sql`insert into auth.mfa_factors (user_id, factor_type, status, secret)
+    values (${w.a.member}, 'totp', 'verified', 'ciphertext') returning id`;
+  await db.sql`insert into auth.mfa_challenges (factor_id) values (${factor!.id})`;
+  await db.sql`insert into auth.webauthn_credentials (user_id, credential_id, public_key)
+    values (${w.a.member}, 'passkey-of-the-member', '\\x01')`;
+  await db.sql`insert into auth.webauthn_challenges (purpose, user_id, challenge, expires_at)
+    values ('registration', ${w.a.member}, 'challenge', now() + interval '5 minutes')`;
+  await db.sql`insert into auth.phone_codes (user_id, purpose, phone, code_hash, expires_at)
+    values (${w.a.member}, 'confirmation', '15550001111', 'hash', now() + interval '5 minutes')`;
+  await db.sql`insert into auth.flow_state (user_id, code_challenge_method, code_challenge, authentication_method)
+    values (${w.a.member}, 's256', 'challenge', 'magiclink')`;
+  const [client] = await db.sql`insert into auth.oauth_clients
+      (redirect_uris, grant_types, client_type, token_endpoint_auth_method)
+    values ('{https://app.example/cb}', '{authorization_code}', 'public', 'none') returning id`;
+  await db.sql`insert into auth.oauth_consents (user_id, client_id, scopes) values (${w.a.member}, ${client!.id}, 'email')`;
+  await db.sql`update auth.users set reauthentication_token = 'pending' where id = ${w.a.member}`;
   const [r] = await as(w.a.member, (tx) => tx`select public.anonymize_user() r`);
   expect(r!.r.user_id).toBe(w.a.member);
   const [u] = await db.sql`select email, encrypted_password, raw_user_meta_data, deleted_at,
@@ -41,6 +58,25 @@ it('anonymize_user scrubs the person, keeps their records, shown as "Deleted use
   expect(p).toEqual({ email: null, full_name: 'Deleted user' });
   const [{ n }] = await db.sql`select count(*)::int n from public.user_push_tokens where user_id = ${w.a.member}`;
   expect(n).toBe(0);
+  const [left] = await db.sql`select
+      (select count(*)::int from auth.mfa_factors where user_id = ${w.a.member}) factors,
+      (select count(*)::int from auth.mfa_challenges where factor_id = ${factor!.id}) challenges,
+      (select count(*)::int from auth.webauthn_credentials where user_id = ${w.a.member}) passkeys,
+      (select count(*)::int from auth.webauthn_challenges where user_id = ${w.a.member}) webauthn_challenges,
+      (select count(*)::int from auth.phone_codes where user_id = ${w.a.member}) phone_codes,
+      (select count(*)::int from auth.flow_state where user_id = ${w.a.member}) flows,
+      (select count(*)::int from auth.oauth_consents where user_id = ${w.a.member}) consents,
+      (select reauthentication_token from auth.users where id = ${w.a.member}) reauthentication_token`;
+  expect(left).toEqual({
+    factors: 0,
+    challenges: 0,
+    passkeys: 0,
+    webauthn_challenges: 0,
+    phone_codes: 0,
+    flows: 0,
+    consents: 0,
+    reauthentication_token: null,
+  });
   const [sub] = await as(
     w.a.admin,
     (tx) => tx`select submitted_by from public.recent_submissions where id = ${w.ids.submission}`,

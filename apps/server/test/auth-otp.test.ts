@@ -1,6 +1,6 @@
 // End to end: e-mail one-time codes and magic links through supabase-js (signInWithOtp, verifyOtp, resend):
 // one e-mail carries a link and a six-digit code of the same token, either spends both; no enumeration.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import type { TestDatabase } from '@auction-ops/database/testing';
 import type { RunningServer } from '@auction-ops/server';
@@ -121,6 +121,11 @@ describe('signInWithOtp and verifyOtp', () => {
       expect(row!.n).toBe(0);
       // A known address and a sign-up are answered as before.
       expect((await sb().auth.signInWithOtp({ email: unknown })).error).toBeNull();
+      // The sign-up creates the user after answering (so the answer reveals nothing): wait for it.
+      await vi.waitFor(async () => {
+        const [created] = await revealing.db.sql`select count(*)::int as n from auth.users where email = ${unknown}`;
+        expect(created!.n).toBe(1);
+      });
       const known = await sb().auth.signInWithOtp({ email: unknown, options: { shouldCreateUser: false } });
       expect(known.error).toBeNull();
     } finally {

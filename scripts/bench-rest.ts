@@ -469,6 +469,9 @@ async function limitsMicroBenchmark(ctx: ServerContext, userId: string): Promise
   const vars: Record<string, unknown> = { claims: { sub: userId, role: 'authenticated' }, clientIp: '' };
   const c = {
     get: (k: string) => vars[k],
+    set: (k: string, v: unknown) => {
+      vars[k] = v;
+    },
     env: { incoming: { url: '/rest/v1/items?select=id,title&limit=25' } },
     req: { path: '/rest/v1/items' },
   } as unknown as Context;

@@ -51,6 +51,8 @@ export interface AppEnv {
     clientIp: string;
     /** The REST engine's Server-Timing value, for the request's trace (observability's SERVER_TIMING key). */
     serverTiming?: string;
+    /** The gateway's response headers (request id, CORS) until a route or the gateway adds them (response-headers.ts). */
+    gatewayHeaders?: import('./middleware/response-headers.js').GatewayHeaders;
   };
 }
 

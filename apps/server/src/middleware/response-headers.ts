@@ -21,7 +21,7 @@ function outgoingOf(c: Context<AppEnv>): Outgoing | undefined {
   return outgoing && !outgoing.headersSent ? outgoing : undefined;
 }
 
-interface GatewayHeaders {
+export interface GatewayHeaders {
   readonly names: readonly string[];
   readonly values: readonly string[];
   /** Added by a middleware after the gateway (rate-limit counters). */
@@ -30,16 +30,17 @@ interface GatewayHeaders {
   taken: boolean;
 }
 
-const pending = new WeakMap<Context<AppEnv>, GatewayHeaders>();
+// Kept in the request's context variables, not in a WeakMap keyed by the context: a new key per request fills the
+// map's table with entries only the garbage collector removes.
 
 /** Called by the gateway before the route runs. */
 export function offerGatewayHeaders(c: Context<AppEnv>, names: readonly string[], values: readonly string[]): void {
-  pending.set(c, { names, values, taken: false });
+  c.set('gatewayHeaders', { names, values, taken: false });
 }
 
 /** Adds headers to the gateway's (rate-limit counters, from a middleware after it); they travel with the rest. */
 export function addGatewayHeaders(c: Context<AppEnv>, names: readonly string[], values: readonly string[]): void {
-  const offered = pending.get(c);
+  const offered = c.get('gatewayHeaders');
   if (!offered || offered.taken) return;
   offered.moreNames = names;
   offered.moreValues = values;
@@ -50,7 +51,7 @@ export function addGatewayHeaders(c: Context<AppEnv>, names: readonly string[], 
  * object (a route's own header of the same name wins) so the gateway does not add them afterwards.
  */
 export function takeGatewayHeaders(c: Context<AppEnv>, into: Record<string, string>): void {
-  const offered = pending.get(c);
+  const offered = c.get('gatewayHeaders');
   if (!offered || offered.taken) return;
   offered.taken = true;
   for (let i = 0; i < offered.names.length; i++) into[offered.names[i]] ??= offered.values[i];
@@ -60,7 +61,7 @@ export function takeGatewayHeaders(c: Context<AppEnv>, into: Record<string, stri
 
 /** After the route: adds the gateway's headers to `res` unless the route took them. */
 export function settleGatewayHeaders(c: Context<AppEnv>, res: Response): void {
-  const offered = pending.get(c);
+  const offered = c.get('gatewayHeaders');
   if (!offered || offered.taken) return;
   offered.taken = true;
   const outgoing = outgoingOf(c);

@@ -20,6 +20,10 @@ export function toRawRequest(req: EngineRequest): NormalRequest | Promise<Normal
   if (req.role !== undefined && typeof req.role !== 'string') throw new TypeError('request.role must be a string');
   const search = req.search === undefined ? '' : req.search.startsWith('?') ? req.search.slice(1) : req.search;
   const headers = normalizeHeaders(req.headers);
-  if (typeof req.body === 'string' || req.body === undefined) return { ...req, search, headers, body: req.body };
+  if (typeof req.body === 'string' || req.body === undefined) {
+    // Already in that form (as the adapters build it): used as it is, not copied (the engine never writes to it).
+    if (search === req.search && headers === req.headers) return req as NormalRequest;
+    return { ...req, search, headers, body: req.body };
+  }
   return readBody(req.body).then((body) => ({ ...req, search, headers, body }));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { familyOf, methodLabel } from './request-labels.js';
+import { type Family, familyOf, labelSetIndex, methodLabel } from './request-labels.js';
 
 describe('request labels', () => {
   it.each([
@@ -11,6 +11,10 @@ describe('request labels', () => {
     ['/realtime/v1/websocket', 'realtime'],
     ['/rest/v2/auctions', 'other'],
     ['/restx/v1/a', 'other'],
+    ['/rest/v1x', 'other'],
+    ['rest/v1/a', 'other'],
+    ['//rest/v1', 'other'],
+    ['/realtime/v1/', 'realtime'],
     ['/metrics', 'other'],
     ['/', 'other'],
   ])('%s is family %s', (path, family) => {
@@ -21,5 +25,16 @@ describe('request labels', () => {
     expect(methodLabel('GET')).toBe('GET');
     expect(methodLabel('PURGE')).toBe('OTHER');
     expect(methodLabel('get')).toBe('OTHER');
+  });
+
+  it('names each label set by its own number, the same for methods that share the OTHER label', () => {
+    const families: Family[] = ['auth', 'rest', 'storage', 'functions', 'realtime', 'other'];
+    const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'OTHER'];
+    const seen = new Set<number>();
+    for (const f of families)
+      for (const m of methods) for (const s of [100, 200, 404, 599, 999]) seen.add(labelSetIndex(f, m, s));
+    expect(seen.size).toBe(families.length * methods.length * 5);
+    expect(labelSetIndex('rest', 'PURGE', 200)).toBe(labelSetIndex('rest', 'OTHER', 200));
+    expect(labelSetIndex('rest', 'get', 200)).toBe(labelSetIndex('rest', 'OTHER', 200));
   });
 });

@@ -1,7 +1,7 @@
 // One process's metric registry: request counts and latencies by family, method and status, the process and
 // event-loop metrics of prom-client, and gauges read at scrape time from the parts that own the numbers.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { familyOf, methodLabel } from './request-labels.js';
+import { familyOf, labelSetIndex, methodLabel } from './request-labels.js';
 
 /** Seconds; from a cached plan's sub-millisecond read to a slow import or upload. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -17,11 +17,18 @@ export interface ServerMetrics {
 export function createServerMetrics(): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
+  // Requests and plan-cache lookups are counted here and handed to prom-client when scraped: its counters hash their
+  // label object on every increment, children included.
+  const counts = new Map<number, RequestSeries>();
+  new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by path family, method and status',
     labelNames: ['family', 'method', 'status'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const series of counts.values()) this.inc(series.labels, series.count);
+    },
   });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
@@ -30,33 +37,45 @@ export function createServerMetrics(): ServerMetrics {
     buckets: DURATION_BUCKETS,
     registers: [registry],
   });
-  const planCache = new Counter({
+  const lookups = { hit: 0, miss: 0 };
+  new Counter({
     name: 'rest_plan_cache_lookups_total',
     help: 'REST reads looked up in the plan cache, by result (hit skips parse, plan and compile)',
     labelNames: ['result'] as const,
     registers: [registry],
+    collect() {
+      this.reset();
+      if (lookups.hit > 0) this.inc({ result: 'hit' }, lookups.hit);
+      if (lookups.miss > 0) this.inc({ result: 'miss' }, lookups.miss);
+    },
   });
-  const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
-  const hits = planCache.labels('hit');
-  const misses = planCache.labels('miss');
   return {
     registry,
-    planCacheLookup: (hit) => (hit ? hits : misses).inc(),
+    planCacheLookup: (hit) => {
+      if (hit) lookups.hit++;
+      else lookups.miss++;
+    },
     observeRequest(method, path, status, seconds) {
       const family = familyOf(path);
-      const key = `${family} ${method} ${status}`;
-      // The children by label set, kept: prom-client hashes the label object on every call otherwise.
-      let child = children.get(key);
-      if (child === undefined) {
+      // Bounded: six families, eight method labels (a made-up method is OTHER), three-digit statuses.
+      const index = labelSetIndex(family, method, status);
+      let series = counts.get(index);
+      if (series === undefined) {
         const labels = { family, method: methodLabel(method), status: String(status) };
-        child = { count: requests.labels(labels), time: duration.labels(labels) };
-        // Bounded by the labels' values; a client's made-up method maps to OTHER but would still add keys here.
-        if (children.size < 1000) children.set(key, child);
+        series = { labels, count: 0, time: duration.labels(labels) };
+        counts.set(index, series);
       }
-      child.count.inc();
-      child.time.observe(seconds);
+      series.count++;
+      series.time.observe(seconds);
     },
   };
+}
+
+interface RequestSeries {
+  readonly labels: { family: string; method: string; status: string };
+  count: number;
+  /** prom-client's child (it still hashes the labels per observation; a histogram cannot be handed counts). */
+  readonly time: { observe(v: number): void };
 }
 
 /** A gauge whose samples are read when scraped: `read` returns the value, or per-label values. */

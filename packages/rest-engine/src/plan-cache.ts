@@ -32,20 +32,29 @@ export function planKey(req: PlanKeyInput): string | null {
 /** Least recently used eviction: a Map keeps insertion order, and a hit moves its key to the end. */
 export class PlanCache {
   private readonly entries = new Map<string, CachedPlan>();
+  /** The most recently used key: a hit on it is already in place (a client polling one read moves nothing). */
+  private newest: string | undefined;
   constructor(private readonly limit: number) {}
 
   get(key: string): CachedPlan | undefined {
     const hit = this.entries.get(key);
-    if (hit !== undefined) {
+    if (hit !== undefined && key !== this.newest) {
       this.entries.delete(key);
       this.entries.set(key, hit);
+      this.newest = key;
     }
     return hit;
   }
 
   set(key: string, value: CachedPlan): void {
     if (this.limit <= 0) return;
-    if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value!);
+    if (this.entries.size >= this.limit) {
+      const oldest = this.entries.keys().next().value!;
+      this.entries.delete(oldest);
+      if (oldest === this.newest) this.newest = undefined;
+    }
+    // A key set again keeps its place in the Map; only a new one is the newest.
+    if (!this.entries.has(key)) this.newest = key;
     this.entries.set(key, value);
   }
 

@@ -38,7 +38,8 @@ interface Described {
 
 // BEGIN, COMMIT, ROLLBACK and savepoints get no span: the engine sends them in one pipeline with the statements
 // they bracket, so their spans would repeat their neighbours' timing, and at a quarter of a request's spans they
-// were a quarter of tracing's cost. A COMMIT that fails (a deferred constraint) answers the request with its error, which the server span records.
+// were a quarter of tracing's cost. A COMMIT that fails (a deferred constraint) answers the request with its error,
+// which the server span records.
 const TRANSACTION_CONTROL = new Set(['BEGIN', 'START', 'COMMIT', 'END', 'ROLLBACK', 'SAVEPOINT', 'RELEASE']);
 // A tagged template's strings array is one object per call site, and the engine repeats the same text: described
 // once, a statement's span shares its name and attributes instead of rebuilding them (and their garbage) per call.

@@ -1,4 +1,6 @@
--- get_defect_trends as PL/pgSQL, same statement as 0023's. A SQL function with a SET clause (its search_path) is
+-- get_defect_trends as PL/pgSQL, and summed per day and category before the categories are joined (under row-level
+-- security the planner's estimates of the summed rows are small, and it joined the categories to every rollup row
+-- in a nested loop); otherwise 0020's statement. A SQL function with a SET clause (its search_path) is
 -- neither inlined nor keeps its plan: every call planned the statement again, and under row-level security the
 -- planning costs more (the read policy of every table it joins is expanded and planned with it: categories,
 -- auctions, locations, the rollups, inspections, defects). PL/pgSQL keeps the plan for the session, as for the

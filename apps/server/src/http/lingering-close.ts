@@ -8,16 +8,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 
-export interface LingerLimits {
-  /** The longest a closing connection keeps reading, in all. */
-  maxMs: number;
-  /** The longest it waits for the next bytes. */
-  idleMs: number;
-  /** The most bytes it reads and drops. */
-  maxBytes: number;
-}
-
-export const LINGER_LIMITS: LingerLimits = { maxMs: 5_000, idleMs: 1_000, maxBytes: 64 * 1024 * 1024 };
+/** A closing connection keeps reading for at most this long in all, this long without bytes, this many bytes. */
+const LINGER = { maxMs: 5_000, idleMs: 1_000, maxBytes: 64 * 1024 * 1024 };
 
 const CHECK_MS = 100;
 /** The request each wrapped socket serves now (HTTP/1 serves one at a time). */
@@ -28,7 +20,7 @@ const current = new WeakMap<Socket, IncomingMessage>();
  * HTTP/1 server ends a connection that will not be kept alive with `socket.destroySoon()`; it is wrapped once per
  * socket.
  */
-export function lingerOnEarlyClose(req: IncomingMessage, limits: LingerLimits = LINGER_LIMITS): void {
+export function lingerOnEarlyClose(req: IncomingMessage): void {
   const socket = req.socket as Socket & { destroySoon?: () => void };
   // HTTP/2 requests share their session's socket: their streams end on their own.
   if (req.httpVersionMajor !== 1 || typeof socket.destroySoon !== 'function') return;
@@ -51,7 +43,7 @@ export function lingerOnEarlyClose(req: IncomingMessage, limits: LingerLimits = 
         seen = socket.bytesRead;
         lastProgress = now;
       }
-      if (now - start > limits.maxMs || now - lastProgress > limits.idleMs || seen - startBytes > limits.maxBytes) {
+      if (now - start > LINGER.maxMs || now - lastProgress > LINGER.idleMs || seen - startBytes > LINGER.maxBytes) {
         clearInterval(check);
         socket.destroy();
       }

@@ -275,11 +275,12 @@ describe('image transformations', () => {
   });
 
   it('refuses renders past the queue with 503 and Retry-After, and serves the rest', async () => {
-    const path = appUploadPath(alice.id, 'jpg');
-    await upload(PUBLIC, path, await stripes(1000, 1000, 'jpeg'), 'image/jpeg');
-    // Concurrency 1 and one waiting place: of six distinct renders at once, at most two are taken.
+    // A PNG (no shrink-on-load: each render decodes every pixel), so a render outlasts the requests' arrival.
+    const path = appUploadPath(alice.id, 'png');
+    await upload(PUBLIC, path, await stripes(2000, 2000, 'png'), 'image/png');
+    // Concurrency 1 and one waiting place: of twelve distinct renders at once, at most two are taken.
     const answers = await Promise.all(
-      [11, 12, 13, 14, 15, 16].map(async (width) => {
+      [11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22].map(async (width) => {
         const res = await fetch(publicUrl(path, { width }), { headers: { Accept: 'image/avif' } });
         return { status: res.status, retry: res.headers.get('retry-after'), body: await res.arrayBuffer() };
       }),

@@ -19,6 +19,7 @@ export { generateTypeScriptTypes, type TypeGenOptions } from './typegen/typescri
 // HTTP adapters and authentication, for hosts that serve the engine.
 export { createFetchHandler, type FetchContext, type FetchHandler } from './adapters/fetch-handler.js';
 export { createNodeHandler, type NodeHandler } from './adapters/node-handler.js';
+export { lingerOnEarlyClose } from './adapters/lingering-close.js';
 export type { AdapterOptions, Authenticate, Claims, Identity } from './adapters/adapter-options.js';
 export { BodyTooLargeError, type BodyInput, type HeadersInput, normalizeHeaders } from './adapters/request-input.js';
 export { createJwtAuthenticator, type JwtOptions } from './auth/jwt-authenticator.js';

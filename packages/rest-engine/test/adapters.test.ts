@@ -2,7 +2,7 @@
 // as the client: base paths, header and body forms, TypeErrors at the boundary, PostgREST's JWT error codes, the
 // role allow-list and the start-up check of the anonymous role.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { PostgrestClient } from '@supabase/postgrest-js';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
@@ -82,6 +82,34 @@ describe('node handler', () => {
     const big = await fetch(`${url}/tasks`, { method: 'POST', body: JSON.stringify({ title: 'x'.repeat(100) }) });
     expect(big.status).toBe(413);
     expect(((await big.json()) as { code: string }).code).toBe('PGRST413');
+  });
+
+  it('answers 413 to a client that sends its whole oversized body before reading, not a reset', async () => {
+    const handle = createNodeHandler(h.engine, { maxBodyBytes: 1000, authenticate: async () => ({ role: 'anon' }) });
+    const { port } = new URL(await listen((req, res) => void handle(req, res)));
+    const size = 4 * 1024 * 1024;
+    for (let i = 0; i < 3; i++) {
+      const answer = await new Promise<string>((resolve) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        const received: Buffer[] = [];
+        socket.pause();
+        socket.on('data', (d) => received.push(d));
+        socket.on('error', () => {});
+        socket.on('close', () => resolve(Buffer.concat(received).toString('utf8')));
+        socket.once('connect', async () => {
+          const write = (bytes: Buffer | string) => new Promise((done) => socket.write(bytes, done));
+          await write(`POST /tasks HTTP/1.1\r\nhost: x\r\ncontent-length: ${size}\r\n\r\n`);
+          // In pieces with small pauses, so the answer and the close come while the body is on its way.
+          for (let sent = 0; sent < size && !socket.destroyed; sent += 64 * 1024) {
+            await write(Buffer.alloc(64 * 1024, 0x7b));
+            await new Promise((r) => setTimeout(r, 2));
+          }
+          socket.resume();
+        });
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(answer).toContain('PGRST413');
+    }
   });
 });
 

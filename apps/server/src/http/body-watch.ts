@@ -2,11 +2,11 @@
 // waits for it (a slow drip) is closed, and a client that closes mid-body is logged at info as a closed request
 // (method, path, bytes read), not as an error. Closing the request makes the body stream fail, so whatever reads
 // it (an import, an upload) fails and cleans up. An answer sent before the body was read closes its connection
-// without a reset (lingering-close.ts).
+// without a reset (rest-engine's lingering close, which its node adapter uses too).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { lingerOnEarlyClose } from '@auction-ops/rest-engine';
 import type { Logger } from '../logger.js';
 import { countFault } from '../process-faults.js';
-import { lingerOnEarlyClose } from './lingering-close.js';
 
 export class BodyIdleError extends Error {
   override name = 'BodyIdleError';

@@ -1,8 +1,10 @@
 // The engine as a node:http request listener and Express/Connect middleware. A body that a body parser has
-// already read (`req.body`) is used as it is; otherwise the stream is read up to the limit.
+// already read (`req.body`) is used as it is; otherwise the stream is read up to the limit, and an answer given
+// before all of it arrived closes the connection without a reset (lingering-close.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RestEngine } from '../engine.js';
 import { type AdapterOptions, answer, type Claims, outsideMount, resolveAdapterOptions } from './adapter-options.js';
+import { lingerOnEarlyClose } from './lingering-close.js';
 import { BodyTooLargeError, type BodyInput, readBody } from './request-input.js';
 
 type NodeRequest = IncomingMessage & { body?: BodyInput; originalUrl?: string; claims?: Claims };
@@ -14,6 +16,7 @@ export function createNodeHandler(engine: RestEngine, options: AdapterOptions = 
   const adapter = resolveAdapterOptions(engine, options);
   return async (incoming, res, next) => {
     const req = incoming as NodeRequest;
+    if (!req.complete) lingerOnEarlyClose(req);
     try {
       const found = await answer(engine, adapter, {
         method: req.method ?? 'GET',

@@ -16,9 +16,11 @@ const CHECK_MS = 100;
 const current = new WeakMap<Socket, IncomingMessage>();
 
 /**
- * Makes the close that follows this request's answer linger while the request's body is still arriving. Node's
- * HTTP/1 server ends a connection that will not be kept alive with `socket.destroySoon()`; it is wrapped once per
- * socket.
+ * Makes the close that follows this request's answer linger while the request's body is still arriving, so that a
+ * client sending its whole body before reading gets the answer (a 413, any early refusal) instead of a reset. The
+ * node handler calls it for every request with a body; a node:http host of its own can call it on any request.
+ * Node's HTTP/1 server ends a connection that will not be kept alive with `socket.destroySoon()`; that is wrapped
+ * once per socket.
  */
 export function lingerOnEarlyClose(req: IncomingMessage): void {
   const socket = req.socket as Socket & { destroySoon?: () => void };

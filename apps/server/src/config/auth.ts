@@ -22,7 +22,8 @@ export const authSettings = {
   AUTH_DISABLE_SIGNUP: v.optional(bool, 'false'),
   AUTH_ANONYMOUS_SIGN_INS: v.optional(bool, 'false'),
   // On: signInWithOtp without sign-up for an address with no account answers GoTrue's 422 otp_disabled, which tells
-  // the caller that the address has no account; off (ours), every address gets the same {}.
+  // the caller that the address has no account; off (ours), every address gets the same {}. E-mail only: phone
+  // answers carry the SMS provider's message id, as GoTrue's do, so they differ anyway (docs/auth.md).
   AUTH_OTP_REVEAL_UNKNOWN_ADDRESSES: v.optional(bool, 'false'),
   // Off: /auth/v1 answers requests without an `apikey` as anon (a bare GoTrue does; Supabase's gateway does not).
   AUTH_REQUIRE_APIKEY: v.optional(bool, 'true'),

@@ -3,7 +3,8 @@
 // arrived while the previous call ran (however many subscribers and changes), and delivers in commit order.
 import type postgres from 'postgres';
 import type { Change, Column, TableInfo } from './change-capture.js';
-import { matchesFilter, type RowFilter } from './filters.js';
+import { BindingIndex } from './binding-index.js';
+import type { RowFilter } from './filters.js';
 import { AccessGroups, relName } from './access-groups.js';
 import { entry } from './map-entry.js';
 import type { TupleValues } from './pgoutput.js';
@@ -63,7 +64,7 @@ export interface ChangeRouterOptions {
 }
 
 export class ChangeRouter {
-  private readonly bindings = new Map<string, Set<Binding>>();
+  private readonly bindings = new Map<string, BindingIndex<Binding>>();
   /**
    * Per table and event, what a change matches when none of the bindings it could match has a filter (then every
    * such change matches the same): built once and shared until the bindings change, instead of once per change.
@@ -93,17 +94,17 @@ export class ChangeRouter {
 
   add(binding: Binding): void {
     const key = `${binding.schema}.${binding.table}`;
-    entry(this.bindings, key, () => new Set()).add(binding);
+    entry(this.bindings, key, () => new BindingIndex<Binding>()).add(binding);
     this.unfiltered.clear();
     if (binding.table !== '*') this.access.warm(binding.schema, binding.table, binding.target.identity);
   }
 
   remove(binding: Binding): void {
     const key = `${binding.schema}.${binding.table}`;
-    const set = this.bindings.get(key);
-    set?.delete(binding);
+    const index = this.bindings.get(key);
+    index?.delete(binding);
     this.unfiltered.clear();
-    if (set?.size === 0) this.bindings.delete(key);
+    if (index?.size === 0) this.bindings.delete(key);
   }
 
   /** Change capture lost changes: the schema may have changed too, so column grants are read again. */
@@ -136,15 +137,16 @@ export class ChangeRouter {
     let filtered = false;
     // A DELETE is matched against the old row: the row is gone, and its old image is what the filter meant.
     const row = change.type === 'DELETE' ? change.old : change.record;
+    const found = (b: Binding) => {
+      const ids = targets.get(b.target);
+      if (ids) ids.push(b.id);
+      else targets.set(b.target, [b.id]);
+    };
     for (const key of [`${schema}.${table}`, `${schema}.*`, `*.*`]) {
-      for (const b of this.bindings.get(key) ?? []) {
-        if (b.event !== '*' && b.event !== change.type) continue;
-        filtered ||= b.filter !== undefined;
-        if (b.filter && (!row || !matchesFilter(b.filter, row))) continue;
-        const ids = targets.get(b.target);
-        if (ids) ids.push(b.id);
-        else targets.set(b.target, [b.id]);
-      }
+      const index = this.bindings.get(key);
+      if (!index) continue;
+      filtered ||= index.filtersEvent(change.type);
+      index.forEachMatch(change.type, row ?? undefined, found);
     }
     if (!filtered) this.unfiltered.set(shareKey, targets);
     return targets;

@@ -4,6 +4,7 @@
 // thousand subscribers filter on other values. Bindings without a filter, or with any other operator, are checked
 // one by one, as before.
 import { matchesFilter, type RowFilter } from './filters.js';
+import { entry } from './map-entry.js';
 import type { TupleValues } from './pgoutput.js';
 
 export interface IndexedBinding {
@@ -29,11 +30,8 @@ export class BindingIndex<B extends IndexedBinding> {
       this.scanned.add(binding);
       return;
     }
-    let values = this.byValue.get(binding.filter!.column);
-    if (!values) this.byValue.set(binding.filter!.column, (values = new Map()));
-    let set = values.get(key);
-    if (!set) values.set(key, (set = new Set()));
-    set.add(binding);
+    const values = entry(this.byValue, binding.filter!.column, () => new Map<string | number, Set<B>>());
+    entry(values, key, () => new Set<B>()).add(binding);
   }
 
   delete(binding: B): void {
@@ -97,7 +95,7 @@ export class BindingIndex<B extends IndexedBinding> {
  * compares as text and is scanned, to stay exactly as filters.ts decides.
  */
 function indexKey(filter: RowFilter | undefined): string | number | undefined {
-  if (!filter || filter.op !== 'eq') return undefined;
+  if (filter?.op !== 'eq') return undefined;
   const value = filter.values[0]!;
   if (!filter.numeric) return value;
   const n = Number(value);

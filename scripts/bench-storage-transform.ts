@@ -4,9 +4,9 @@
 // files of the same bytes: as the server's libvips reads the stored file itself, the direct calls read a file too
 // (each call its own copy, so libvips's cache of opened files answers neither side). The HTTP load comes from a
 // child process, so the client's work is not counted against the server's event loop. Rounds alternate the two
-// sides and each side's best round counts; the CPU time per transformation (this process's, where both the
-// server and the direct calls run) is printed too, as it depends far less on the machine's other load than the
-// rate does.
+// sides and each side's best round counts (the median of round-by-round ratios is printed beside it); the CPU time
+// per transformation (this process's, where both the server and the direct calls run) is printed too, as it depends
+// far less on the machine's other load than the rate does.
 // Target: uncached >= 0.8 of direct sharp. Run: node --import tsx scripts/bench-storage-transform.ts
 import { spawn } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';

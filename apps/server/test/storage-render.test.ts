@@ -71,7 +71,10 @@ describe('image transformations', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/jpeg');
     expect(res.headers.get('cache-control')).toBe('max-age=3600');
-    expect(res.headers.get('vary')).toBe('Accept');
+    expect(res.headers.get('vary')).toBe('Accept, Origin');
+    // The gateway's headers travel in the route's own header object.
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
     expect(res.headers.get('x-transformations')).toBe('height:200,width:300,resizing_type:fill');
     expect(await shape(await res.arrayBuffer())).toEqual({ format: 'jpeg', width: 300, height: 200 });
   });
@@ -161,6 +164,8 @@ describe('image transformations', () => {
       for (const accept of ['*/*', 'image/webp']) {
         const res = await fetch(url, { headers: { Accept: accept } });
         expect(res.status).toBe(status);
+        // A refusal from inside the render still carries the gateway's headers.
+        expect(res.headers.get('access-control-allow-origin')).toBe('*');
         expect(await res.json()).toMatchObject({ statusCode: String(status), error });
       }
     };
@@ -225,6 +230,7 @@ describe('image transformations', () => {
 
     const revalidated = await fetch(url, { headers: { 'If-None-Match': etag } });
     expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get('access-control-allow-origin')).toBe('*');
     expect(revalidated.headers.get('etag')).toBe(etag);
 
     // With the source bytes gone from disk, only the cache can still answer.

@@ -39,6 +39,13 @@ export interface RenderRequest {
   accept: string | undefined;
 }
 
+export interface RenderDescription {
+  target: FormatChoice;
+  /** The cache key: sha-256 of the object version, the options and the target format. */
+  key: string;
+  etag: string;
+}
+
 export interface Rendering extends CachedImage {
   etag: string;
 }
@@ -102,14 +109,15 @@ export class ImageRenderService {
   }
 
   /** The target format and the rendering's ETag, without rendering. */
-  describe(request: RenderRequest): { target: FormatChoice; etag: string; key: string } {
+  describe(request: RenderRequest): RenderDescription {
     const target = chooseFormat(request.options.format, request.accept);
     const key = this.keyOf(request.row, request.options, target);
     return { target, key, etag: `"${key.slice(0, 40)}"` };
   }
 
-  async render(request: RenderRequest): Promise<Rendering> {
-    const { target, key, etag } = this.describe(request);
+  /** `described`: what describe() answered for this request, when the caller already asked. */
+  async render(request: RenderRequest, described = this.describe(request)): Promise<Rendering> {
+    const { target, key, etag } = described;
     const cached = await this.cache.get(key);
     if (cached) return { ...cached, etag };
     let job = this.inFlight.get(key);

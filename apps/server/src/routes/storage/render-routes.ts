@@ -10,6 +10,7 @@ import {
   type TransformOptions,
 } from '@auction-ops/storage';
 import type { AppEnv } from '../../context.js';
+import { takeGatewayHeaders } from '../../middleware/response-headers.js';
 import { attachment, etagMatches } from './download-response.js';
 import { callerOf, objectRefAfter } from './storage-request.js';
 
@@ -20,25 +21,32 @@ async function renderResponse(
   options: TransformOptions,
 ): Promise<Response> {
   const request = { row, options, accept: c.req.header('accept') };
-  const { etag } = service.images.describe(request);
-  const headers = new Headers({
-    'Cache-Control': row.metadata.cacheControl,
-    ETag: etag,
-    'Last-Modified': new Date(row.metadata.lastModified).toUTCString(),
-    // With no format asked for, the Accept header picks the output: shared caches must key on it.
-    Vary: 'Accept',
-    'X-Content-Type-Options': 'nosniff',
-    'X-Transformations': service.images.transformationsHeader(options),
-  });
+  const described = service.images.describe(request);
+  // A plain header object keeps node-server on its fast path (no Headers object built and copied per render).
+  const headers: Record<string, string> = {
+    'cache-control': row.metadata.cacheControl,
+    etag: described.etag,
+    'last-modified': new Date(row.metadata.lastModified).toUTCString(),
+    // With no format asked for, the Accept header picks the output: shared caches must key on it, and on Origin,
+    // which the gateway's CORS headers echo.
+    vary: 'Accept, Origin',
+    'x-content-type-options': 'nosniff',
+    'x-transformations': service.images.transformationsHeader(options),
+  };
   const download = c.req.query('download');
-  if (download !== undefined) headers.set('Content-Disposition', attachment(download || row.name.split('/').pop()!));
+  if (download !== undefined) headers['content-disposition'] = attachment(download || row.name.split('/').pop()!);
+  // The gateway's headers (request id, CORS) join only an answer: an error thrown below gets them from the gateway.
+  const answer = (status: number, body: Buffer | null) => {
+    takeGatewayHeaders(c, headers);
+    return new Response(body, { status, headers });
+  };
   const ifNoneMatch = c.req.header('if-none-match');
-  if (ifNoneMatch && etagMatches(ifNoneMatch, etag)) return new Response(null, { status: 304, headers });
+  if (ifNoneMatch && etagMatches(ifNoneMatch, described.etag)) return answer(304, null);
   try {
-    const rendered = await service.images.render(request);
-    headers.set('Content-Type', rendered.contentType);
-    headers.set('Content-Length', String(rendered.bytes.length));
-    return new Response(c.req.method === 'HEAD' ? null : new Uint8Array(rendered.bytes), { status: 200, headers });
+    const rendered = await service.images.render(request, described);
+    headers['content-type'] = rendered.contentType;
+    headers['content-length'] = String(rendered.bytes.length);
+    return answer(200, c.req.method === 'HEAD' ? null : rendered.bytes);
   } catch (error) {
     if (error instanceof RenderBusyError) c.header('Retry-After', String(error.retryAfterSeconds));
     throw error;

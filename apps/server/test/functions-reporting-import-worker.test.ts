@@ -105,6 +105,9 @@ describe('import-csv parse worker', () => {
     lines.push(...edgeRows(3001));
     // An offset Postgres refuses: a row error, where the text COPY failed the whole import.
     lines.push('4000,1,1,2024-01-01,2024-03-01T10:00+16,x', '4001,1,1,2024-01-01,2024-03-01T10:00:00+15:60,x');
+    // More digits before the point than numeric holds (131,072): a row error, not a number cut short.
+    const huge = `1${'0'.repeat(140_000)}`;
+    lines.push(`4002,${huge},1,2024-01-01,2024-03-01T10:00Z,x`);
     const mapping = [
       ['k', 'integer'],
       ['n', 'numeric'],
@@ -117,7 +120,7 @@ describe('import-csv parse worker', () => {
       { name: 'edges', column_mapping: mapping.map(([source, type]) => ({ source, target: source, type })) },
       `${lines.join('\n')}\n`,
     );
-    expect(last(events)).toMatchObject({ event: 'complete', data: { row_count: 2000 + 2 * edges, rows_failed: 2 } });
+    expect(last(events)).toMatchObject({ event: 'complete', data: { row_count: 2000 + 2 * edges, rows_failed: 3 } });
     const errors = events.filter((e) => e.event === 'row_errors').flatMap((e) => e.data.errors);
     expect(errors).toEqual([
       {
@@ -131,6 +134,12 @@ describe('import-csv parse worker', () => {
         column: 'ts',
         value: '2024-03-01T10:00:00+15:60',
         message: '"2024-03-01T10:00:00+15:60" has a time zone offset out of range',
+      },
+      {
+        row: 2000 + 2 * edges + 3,
+        column: 'n',
+        value: huge,
+        message: `"${huge}" is out of the range of a number`,
       },
     ]);
     const table = await tableOf(last(events).data.dataset_id as string);

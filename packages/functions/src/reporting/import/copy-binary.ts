@@ -88,11 +88,16 @@ export function writeNumeric(b: Uint8Array, start: number, end: number, out: Cop
   const integerLength = integerDigits + exponent;
   const pad = (((4 - (integerLength % 4)) % 4) + 4) % 4;
   const count = Math.ceil((pad + integerDigits + fractionDigits) / 4);
+  const weight = (pad + integerLength) / 4 - 1;
+  const scale = Math.max(0, fractionDigits - exponent);
+  // Postgres' own limits (131,072 digits before the point, 16,383 after), which its text input enforces too.
+  if (weight > 0x7fff || weight < -0x8000 || count > 0x7fff || scale > 0x3fff)
+    throw new Error('is out of the range of a number');
   out.reserve(8 + 2 * count);
   out.int16(count);
-  out.int16((pad + integerLength) / 4 - 1);
+  out.int16(weight);
   out.int16(negative ? 0x4000 : 0);
-  out.int16(Math.max(0, fractionDigits - exponent));
+  out.int16(scale);
   let group = 0;
   let inGroup = pad;
   for (let i = start; i < mantissaEnd; i++) {

@@ -229,7 +229,8 @@ function writeValue(kind: Kind, b: Uint8Array, start: number, end: number, flag:
       writeInt8(b, start, end, out);
       return WRITTEN;
     case Kind.Numeric:
-      if (!isNumeric(b, start, end)) return UNKNOWN;
+      // A number of more than a thousand characters may be beyond Postgres' range: the exact path words it.
+      if (end - start > 1000 || !isNumeric(b, start, end)) return UNKNOWN;
       writeNumeric(b, start, end, out);
       return WRITTEN;
     case Kind.Boolean: {

@@ -232,7 +232,7 @@ export async function main(): Promise<void> {
     const idleLoad = load();
 
     const { pid, postmasterPid } = server;
-    const rssBefore = residentSet(pid).now;
+    const before = residentSet(pid);
     const threadsBefore = threadCpu(pid);
     const processBefore = processCpu(pid);
     const postgresBefore = backendCpu(postmasterPid);
@@ -285,8 +285,9 @@ export async function main(): Promise<void> {
         `the rest ${(processSeconds - main - (busiest?.[1] ?? 0)).toFixed(2)} s`,
     );
     console.log(
-      `  server RSS (its own process): ${mb(rssBefore)} before, peak ${mb(rss.peak)} (VmHWM) ` +
-        `(target < 300 MB)  ${importLoad}`,
+      `  server RSS (its own process): ${mb(before.now)} before (its peak so far ${mb(before.peak)}), ` +
+        `peak ${mb(rss.peak)} (VmHWM) (target < 300 MB), the import's share +${mb(rss.peak - before.now)}  ` +
+        importLoad,
     );
     const reads = (r: Reads) => `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (n=${r.count})`;
     console.log(`  REST read (GET /rest/v1/datasets, another process), one client:`);

@@ -1,18 +1,39 @@
-// Reporting functions benchmark. import-csv: a generated 50 MB CSV uploaded as multipart by a child process to a
-// real server, rows/s and the server's peak RSS, against a postgres.js COPY of the same file into a table of the
-// same types in the same run; and the p99 of a REST read (the dashboard polling its datasets) from another child
+// Reporting functions benchmark. import-csv: a generated 50 MB CSV uploaded as multipart by a child process to the
+// server in a process of its own (as `pnpm start` runs it, one process), rows/s, the server process's peak RSS (VmHWM)
+// and where the CPU went (its main thread, its other threads, Postgres), against a postgres.js COPY of the same file
+// into a table of the same types from this process in the same run; and the p99 of a REST read (the dashboard polling its datasets) from another child
 // process during the import, against the same reads without one. execute-query: per-request time uncached (a new
 // statement each time), cached in the answering process, and cached by another server process on the same
 // database (the shared tier). Every figure is printed with the load average at its end.
 // Run with `pnpm bench functions` (`--import-only` for the import part). Nothing here asserts timings.
 import { fork } from 'node:child_process';
 import { chmodSync, createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
-import { loadConfig, startServer } from '../apps/server/src/index.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadConfig, type RunningServer, startServer } from '../apps/server/src/index.js';
 import { percentile } from './support/bench-server.js';
+import {
+  backendCpu,
+  cpuDelta,
+  processCpu,
+  residentSet,
+  type ServerProcess,
+  startServerProcess,
+  threadCpu,
+} from './support/server-process.js';
+
+type Sql = RunningServer['ctx']['ownerSql'];
+/** postgres.js as the server resolves it (the root package does not depend on it). */
+const connect = async (url: string): Promise<Sql> => {
+  const path = createRequire(new URL('../apps/server/package.json', import.meta.url)).resolve('postgres');
+  const { default: postgres } = (await import(pathToFileURL(path).href)) as {
+    default: (url: string, options: object) => Sql;
+  };
+  return postgres(url, { max: 2, onnotice: () => {} });
+};
 
 const TARGET_BYTES = 50 * 1024 * 1024;
 const QUERIES = 200;
@@ -149,8 +170,6 @@ export async function main(): Promise<void> {
   const rows = await writeCsv(file);
   const size = statSync(file).size;
   const settings = {
-    PORT: '0',
-    LOG_LEVEL: 'warn',
     JWT_SECRET: 'bench-secret-'.padEnd(40, 'x'),
     RATE_LIMITS_ENABLED: 'false',
     WEBHOOK_DISPATCHER_ENABLED: 'false',
@@ -158,9 +177,10 @@ export async function main(): Promise<void> {
     IMPORT_MAX_BYTES: String(size + 1024),
     FUNCTION_RATE_LIMITS: `execute-query=${QUERIES * 8}/minute`,
   };
-  const server = await startServer(loadConfig({ ...settings, DATA_DIR: join(dir, 'data') }));
-  // The second server (execute-query's shared tier) starts after the import, so the RSS is one server's.
-  let other: Awaited<ReturnType<typeof startServer>> | undefined;
+  let server: ServerProcess | undefined;
+  let sql: Sql | undefined;
+  // The second server (execute-query's shared tier) starts after the import, in this process.
+  let other: RunningServer | undefined;
   const spawnChild = () =>
     fork(fileURLToPath(import.meta.url), ['--bench-functions-child'], {
       execArgv: ['--import', 'tsx'],
@@ -168,19 +188,21 @@ export async function main(): Promise<void> {
     });
   const client = spawnChild();
   const reader = spawnChild();
-  // Both ready (their modules loaded) before anything is timed.
-  await Promise.all([client, reader].map((child) => new Promise((resolve) => child.once('message', resolve))));
   const ask = <T>(child: ReturnType<typeof fork>, m: ChildRequest) =>
     new Promise<T>((resolve) => {
       child.once('message', (r) => resolve(r as T));
       child.send(m);
     });
   type Reads = { count: number; p50: number; p99: number };
-  const sql = server.ctx.ownerSql;
   try {
+    // One process, as a single-core deployment runs it: the import and the reads meet in the same server.
+    server = await startServerProcess({ ...settings, DATA_DIR: join(dir, 'data'), WEB_CONCURRENCY: '1' });
+    sql = await connect(server.ownerUrl);
+    // Both ready (their modules loaded) before anything is timed.
+    await Promise.all([client, reader].map((child) => new Promise((resolve) => child.once('message', resolve))));
     const signup = await fetch(`${server.url}/auth/v1/signup`, {
       method: 'POST',
-      headers: { apikey: server.ctx.anonKey, 'content-type': 'application/json' },
+      headers: { apikey: server.anonKey, 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'bench@functions.test', password: 'bench-password-123' }),
     });
     const session = (await signup.json()) as { access_token: string; user: { id: string } };
@@ -189,15 +211,17 @@ export async function main(): Promise<void> {
     const [auction] = await sql`insert into public.auctions (name, slug) values ('Bench', 'bench-fn') returning id`;
     await sql`insert into public.auction_members (auction_id, user_id, role)
       values (${auction.id}, ${user.id}, 'owner')`;
-    const base = { url: server.url, apikey: server.ctx.anonKey, token, auctionId: auction.id };
+    const base = { url: server.url, apikey: server.anonKey, token, auctionId: auction.id };
 
     // Baseline: the same file straight into a table of the same types with COPY, from this process.
     await sql`create table public.bench_copy (lot bigint, price numeric, sold boolean, make text, sale_date date,
       registered_at timestamptz, miles bigint, notes text)`;
+    const copyPostgres = backendCpu(server.postmasterPid);
     const started = performance.now();
     const copy = await sql`copy public.bench_copy from stdin with (format csv, header)`.writable();
     await pipeline(createReadStream(file), copy);
     const copyMs = performance.now() - started;
+    const copyPostgresSeconds = sum(cpuDelta(copyPostgres, backendCpu(server.postmasterPid)));
     const copyLoad = load();
 
     // Baseline of the reads: the same client for as long as an import takes, without one.
@@ -207,12 +231,16 @@ export async function main(): Promise<void> {
     const idle = await idleReads;
     const idleLoad = load();
 
-    let peak = 0;
+    const { pid, postmasterPid } = server;
+    const before = residentSet(pid);
+    const threadsBefore = threadCpu(pid);
+    const processBefore = processCpu(pid);
+    const postgresBefore = backendCpu(postmasterPid);
+    // Threads end with the import (its parse worker): their last reading is kept.
+    const threadsSeen = new Map(threadsBefore);
     const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage.rss());
-    }, 20);
-    const rssBefore = process.memoryUsage.rss();
-    const cpuBefore = process.cpuUsage();
+      for (const [tid, seconds] of threadCpu(pid)) threadsSeen.set(tid, seconds);
+    }, 100);
     const busyReads = ask<Reads>(reader, { ...base, kind: 'reads' });
     const imported = await ask<{
       ms: number;
@@ -220,10 +248,13 @@ export async function main(): Promise<void> {
       lastProgressMs: number;
       data: { row_count?: number; dataset_id?: string; error?: string };
     }>(client, { ...base, kind: 'import', file });
-    const cpu = process.cpuUsage(cpuBefore);
+    clearInterval(sampler);
+    const threads = cpuDelta(threadsBefore, threadsSeen);
+    const processSeconds = processCpu(pid) - processBefore;
+    const postgresSeconds = sum(cpuDelta(postgresBefore, backendCpu(postmasterPid)));
+    const rss = residentSet(pid);
     reader.send({ kind: 'stop' });
     const busy = await busyReads;
-    clearInterval(sampler);
     const importLoad = load();
     if (!imported.data.row_count) throw new Error(`import failed: ${JSON.stringify(imported.data)}`);
     const importMs = imported.ms;
@@ -232,11 +263,12 @@ export async function main(): Promise<void> {
     const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
     console.log(`import-csv: ${(size / 1024 / 1024).toFixed(1)} MB, ${rows} rows x 8 columns`);
     console.log(
-      `  postgres.js COPY (baseline)   ${(copyMs / 1000).toFixed(2)} s  ${Math.round(copyRate)} rows/s  ${copyLoad}`,
+      `  postgres.js COPY (baseline)   ${(copyMs / 1000).toFixed(2)} s  ${Math.round(copyRate)} rows/s  ` +
+        `Postgres CPU ${copyPostgresSeconds.toFixed(2)} s  ${copyLoad}`,
     );
     console.log(
       `  import-csv over HTTP + SSE    ${(importMs / 1000).toFixed(2)} s  ${Math.round(importRate)} rows/s  ` +
-        importLoad,
+        `Postgres CPU ${postgresSeconds.toFixed(2)} s  ${importLoad}`,
     );
     console.log(`  import/COPY = ${(importRate / copyRate).toFixed(2)} (target >= 0.5)  ${importLoad}`);
     console.log(
@@ -244,12 +276,17 @@ export async function main(): Promise<void> {
         `${(imported.lastProgressMs - imported.schemaMs).toFixed(0)} ms, then to complete ` +
         `${(importMs - imported.lastProgressMs).toFixed(0)} ms`,
     );
+    const main = threads.get(pid) ?? 0;
+    const [busiest] = [...threads].filter(([tid]) => tid !== pid).sort((a, b) => b[1] - a[1]);
     console.log(
-      `  server CPU for the import (all its threads): ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, ` +
-        `${(((cpu.user + cpu.system) / imported.data.row_count) * 1000).toFixed(0)} ns/row`,
+      `  server CPU for the import: ${processSeconds.toFixed(2)} s, ` +
+        `${((processSeconds / imported.data.row_count) * 1e9).toFixed(0)} ns/row; main thread ${main.toFixed(2)} s, ` +
+        `busiest other thread (the parse worker) ${(busiest?.[1] ?? 0).toFixed(2)} s, ` +
+        `the rest ${(processSeconds - main - (busiest?.[1] ?? 0)).toFixed(2)} s`,
     );
     console.log(
-      `  server RSS: ${mb(rssBefore)} before, peak ${mb(peak)} (+${mb(peak - rssBefore)}) (target < 300 MB)  ` +
+      `  server RSS (its own process): ${mb(before.now)} before (its peak so far ${mb(before.peak)}), ` +
+        `peak ${mb(rss.peak)} (VmHWM) (target < 300 MB), the import's share +${mb(rss.peak - before.now)}  ` +
         importLoad,
     );
     const reads = (r: Reads) => `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (n=${r.count})`;
@@ -260,7 +297,13 @@ export async function main(): Promise<void> {
 
     if (importOnly) return;
     other = await startServer(
-      loadConfig({ ...settings, DATA_DIR: join(dir, 'other'), DATABASE_URL: server.ctx.ownerUrl }),
+      loadConfig({
+        ...settings,
+        PORT: '0',
+        LOG_LEVEL: 'warn',
+        DATA_DIR: join(dir, 'other'),
+        DATABASE_URL: server.ownerUrl,
+      }),
     );
     const q = await ask<{ uncached: number; cached: number; shared: number }>(client, {
       ...base,
@@ -279,9 +322,12 @@ export async function main(): Promise<void> {
     client.kill();
     reader.kill();
     await other?.close();
-    await server.close();
+    await sql?.end();
+    await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+const sum = (seconds: Map<number, number>) => [...seconds.values()].reduce((a, b) => a + b, 0);
 
 if (process.argv.includes('--bench-functions-child')) void runChild();

@@ -1,7 +1,10 @@
 // Our patch of postgres.js (patches/postgres@3.4.9.patch; upstream porsager/postgres#1208): a query on a reserved
 // connection whose server went away used to throw from a setImmediate (uncaught: the whole process went down, as a
 // server worker did when PostgreSQL was killed under load), and its release put the dead connection back as open, so
-// later queries failed with CONNECTION_CLOSED for good. Patched, the query rejects and the pool reconnects.
+// later queries failed with CONNECTION_CLOSED for good. Patched, the query rejects and the pool reconnects. And a
+// COPY FROM that the server refuses after the stream's end() (import-csv's last batch) never finished, until the next
+// command on the connection made it finish as if it had succeeded; patched, it fails with the server's error.
+import { finished } from 'node:stream/promises';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, startTcpRelay, type TestDatabase } from '../src/testing/index.js';
@@ -38,5 +41,23 @@ it('a query on a reserved connection whose server is gone rejects instead of cra
     process.off('uncaughtException', onUncaught);
     await sql.end({ timeout: 0 });
     await relay.close();
+  }
+});
+
+it('a COPY FROM refused after its end() fails its stream with the error, and the connection goes on', async () => {
+  await db.sql`create table copy_checked (n int check (n < 100))`;
+  const sql = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    const reserved = await sql.reserve();
+    const stream = await reserved`copy copy_checked from stdin with (format csv)`.writable();
+    const done = finished(stream);
+    stream.write('1\n2\n');
+    // The refused row is in the last write: the server reads it after the client has ended the stream.
+    stream.end('300\n');
+    await expect(done).rejects.toMatchObject({ code: '23514' });
+    expect(await reserved`select count(*)::int as n from copy_checked`).toEqual([{ n: 0 }]);
+    reserved.release();
+  } finally {
+    await sql.end({ timeout: 0 });
   }
 });

@@ -1,5 +1,5 @@
-// The COPY text of one batch as UTF-8 bytes, written in place into a buffer that grows as needed and is handed
-// over whole (transferred to the main thread), so no row becomes a string of its own on the way.
+// The COPY data of one batch (binary format: copy-binary.ts), written in place into a buffer that grows as needed and
+// is handed over whole (transferred to the main thread), so no row becomes a string of its own on the way.
 const MIN_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
 
@@ -30,6 +30,32 @@ export class CopyBuffer {
       at += end - start;
     } else for (let i = start; i < end; i++) bytes[at++] = from[i];
     this.length = at;
+  }
+
+  /** Big-endian integers, as COPY's binary format has them; room reserved by the caller. */
+  int16(v: number): void {
+    this.bytes[this.length++] = (v >>> 8) & 0xff;
+    this.bytes[this.length++] = v & 0xff;
+  }
+
+  int32(v: number): void {
+    this.int32At(this.length, v);
+    this.length += 4;
+  }
+
+  int32At(at: number, v: number): void {
+    const bytes = this.bytes;
+    bytes[at] = v >>> 24;
+    bytes[at + 1] = (v >>> 16) & 0xff;
+    bytes[at + 2] = (v >>> 8) & 0xff;
+    bytes[at + 3] = v & 0xff;
+  }
+
+  /** A whole number of at most 2^53 in magnitude as 8 bytes, two's complement. */
+  int64(v: number): void {
+    const high = Math.floor(v / 0x1_0000_0000);
+    this.int32(high | 0);
+    this.int32(v - high * 0x1_0000_0000);
   }
 
   text(value: string): void {

@@ -1,7 +1,9 @@
-// The exact conversion of a CSV record (as strings) to a COPY line: what every value must come out as, the row
-// errors and their messages. The byte path (fast-rows.ts) handles the common values itself and sends everything
+// The exact conversion of a CSV record (as strings) to a binary COPY row: what every value must come out as, the
+// row errors and their messages. The byte path (fast-rows.ts) handles the common values itself and sends everything
 // else here, so both agree by construction.
 import type { PlannedColumn } from './column-plan.js';
+import { writeField } from './copy-binary.js';
+import type { CopyBuffer } from './copy-buffer.js';
 import type { RowError } from './csv-worker-protocol.js';
 import { convert, datePart } from './csv-types.js';
 
@@ -22,35 +24,31 @@ export function widthError(row: number, fields: number, width: number): RowError
   return { row, column: null, value: null, message: `has ${fields} fields, the header has ${width}` };
 }
 
-/** One CSV line for COPY, or undefined after reporting why the record cannot be loaded. */
-export function toCopyLine(
+/** One binary COPY row written to `out`, or false after reporting why the record cannot be loaded. */
+export function toCopyRow(
   record: readonly string[],
   width: number,
   columns: readonly PlannedColumn[],
   row: number,
   reportError: (e: RowError) => void,
-): string | undefined {
+  out: CopyBuffer,
+): boolean {
   if (record.length !== width) {
     reportError(widthError(row, record.length, width));
-    return undefined;
+    return false;
   }
-  const out: string[] = [];
+  const rowStart = out.length;
+  out.reserve(2);
+  out.int16(columns.length);
   for (const column of columns) {
     const raw = record[column.index] ?? '';
-    let value: string | null;
     try {
-      value = convertField(raw, column, columns);
+      writeField(column.type, convertField(raw, column, columns), out);
     } catch (error) {
       reportError(valueError(row, column, raw, error));
-      return undefined;
+      out.length = rowStart;
+      return false;
     }
-    out.push(value === null ? '' : copyField(value));
   }
-  return `${out.join(',')}\n`;
+  return true;
 }
-
-/** A CSV field for COPY: quoted only when it must be (empty text, a quote, the delimiter, a line break, `\.`). */
-export function copyField(value: string): string {
-  return value === '' || NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-const NEEDS_QUOTES = /[",\r\n\\]/;

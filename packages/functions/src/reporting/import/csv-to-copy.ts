@@ -1,11 +1,12 @@
-// An import's conversion, from the upload's bytes to batches of COPY bytes: the header, a sample that plans the
+// An import's conversion, from the upload's bytes to batches of binary COPY rows (the main thread frames them with
+// the format's header and trailer): the header, a sample that plans the
 // columns, then every record converted and validated, with the row errors and the counts of the contract. Blocks
 // after the sample take the byte path (fast-rows.ts); the header, the sample, blocks that are not valid UTF-8 and
 // records the byte path cannot tokenize are read by papaparse and converted as strings (copy-line.ts).
 import { isUtf8 } from 'node:buffer';
 import { type PlannedColumn, planColumns } from './column-plan.js';
 import { CopyBuffer } from './copy-buffer.js';
-import { toCopyLine } from './copy-line.js';
+import { toCopyRow } from './copy-line.js';
 import { CsvRecords } from './csv-records.js';
 import type { RowError, WorkerSetup } from './csv-worker-protocol.js';
 import { FastRows, INCOMPLETE, IRREGULAR } from './fast-rows.js';
@@ -14,7 +15,7 @@ const SAMPLE_ROWS = 2000;
 const MAX_LISTED_ERRORS = 1000;
 
 export interface CopyBatch {
-  /** The batch's COPY lines as UTF-8. */
+  /** The batch's rows in COPY's binary format. */
   data: Uint8Array;
   rows: number;
   rowsRead: number;
@@ -111,11 +112,7 @@ export class CsvToCopy {
 
   private async convert(record: string[]): Promise<void> {
     this.rowsRead++;
-    const line = toCopyLine(record, this.width, this.columns ?? [], this.rowsRead, this.reportError);
-    if (line !== undefined) {
-      this.out.text(line);
-      this.batchRows++;
-    }
+    if (toCopyRow(record, this.width, this.columns ?? [], this.rowsRead, this.reportError, this.out)) this.batchRows++;
     if (this.rowsRead % this.setup.options.batchSize === 0) await this.flush();
   }
 

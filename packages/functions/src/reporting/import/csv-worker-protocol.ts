@@ -30,7 +30,7 @@ export type FromWorker =
   /** A chunk went into the parser: the main thread may send another. */
   | { type: 'consumed' }
   | { type: 'schema'; columns: PlannedColumn[] }
-  /** `data`: the batch's COPY lines as UTF-8, transferred (not copied) to the main thread. */
+  /** `data`: the batch's rows in COPY's binary format, transferred (not copied) to the main thread. */
   | { type: 'batch'; data: Uint8Array; rows: number; rowsRead: number; failed: number; errors: RowError[] }
   | { type: 'done'; rowsRead: number; failed: number }
   /** A FunctionError (a column mapping that does not fit the file) or another failure, by its fields. */

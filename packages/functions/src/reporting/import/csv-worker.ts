@@ -1,5 +1,5 @@
 // An import's parse worker (a worker thread): reads the CSV bytes the main thread sends, converts them
-// (csv-to-copy.ts) and sends COPY bytes back one batch at a time, at most two ahead of what COPY has taken.
+// (csv-to-copy.ts) and sends binary COPY rows back one batch at a time, at most four ahead of what COPY has taken.
 // Parsing and conversion are nearly all of an import's CPU; here they do not stall other requests.
 import { once } from 'node:events';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -7,7 +7,8 @@ import { FunctionError } from '../../errors.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './csv-worker-protocol.js';
 import { CsvToCopy } from './csv-to-copy.js';
 
-const BATCHES_AHEAD = 2;
+/** Batches converted and not yet written to COPY (csv-loader.ts says why four). */
+const BATCHES_AHEAD = 4;
 
 const port = parentPort;
 if (!port) throw new Error('csv-worker runs as a worker thread');

@@ -1,10 +1,11 @@
 // The byte path of an import: CSV records tokenized straight from the upload's UTF-8 bytes and converted into
-// COPY bytes, with no string per field or row. It takes what papaparse reads the same way (plain and quoted
+// binary COPY rows (copy-binary.ts), with no string per field or row. It takes what papaparse reads the same way (plain and quoted
 // fields, doubled quotes, the file's line break) and the common values (ISO dates and timestamps, plain numbers,
 // booleans, text); a record it cannot tokenize goes to papaparse, a value it does not recognise to the exact
 // conversion (copy-line.ts), which also words every row error.
 import type { PlannedColumn } from './column-plan.js';
-import { convertField, copyField, valueError, widthError } from './copy-line.js';
+import { isoDays, writeField, writeInt8, writeNumeric, writeTimestamptz } from './copy-binary.js';
+import { convertField, valueError, widthError } from './copy-line.js';
 import type { CopyBuffer } from './copy-buffer.js';
 import type { RowError } from './csv-worker-protocol.js';
 import { validDay } from './csv-types.js';
@@ -14,9 +15,6 @@ export const INCOMPLETE = -1;
 export const IRREGULAR = -2;
 
 const QUOTE = 0x22;
-const COMMA = 0x2c;
-const BACKSLASH = 0x5c;
-const CR = 0x0d;
 const LF = 0x0a;
 const PLUS = 0x2b;
 const MINUS = 0x2d;
@@ -166,7 +164,7 @@ export class FastRows {
   }
 
   /**
-   * Writes the COPY line of the last record tokenized (of `fields` fields); false, with nothing written and the
+   * Writes the COPY row of the last record tokenized (of `fields` fields); false, with nothing written and the
    * reason reported, when it cannot be loaded.
    */
   convert(b: Uint8Array, fields: number, row: number, reportError: (e: RowError) => void): boolean {
@@ -175,31 +173,34 @@ export class FastRows {
       reportError(widthError(row, fields, this.width));
       return false;
     }
-    const lineStart = out.length;
+    const rowStart = out.length;
     const columns = this.columns;
+    out.reserve(2);
+    out.int16(columns.length);
     for (let i = 0; i < columns.length; i++) {
       const index = columns[i].index;
       const start = this.starts[index];
       const end = this.ends[index];
       const flag = this.flags[index];
-      out.reserve(2 * (end - start) + 8);
-      if (i > 0) out.bytes[out.length++] = COMMA;
-      const fieldStart = out.length;
-      if (writeValue(this.kinds[i], b, start, end, flag, out)) continue;
+      out.reserve(end - start + 24);
+      const lengthAt = out.length;
+      out.length += 4;
+      const written = writeValue(this.kinds[i], b, start, end, flag, out);
+      if (written !== UNKNOWN) {
+        out.int32At(lengthAt, written === NULL ? -1 : out.length - lengthAt - 4);
+        continue;
+      }
       // Not a value this path knows: the exact conversion decides, and words the error.
-      out.length = fieldStart;
+      out.length = lengthAt;
       const raw = fieldText(b, start, end, flag);
-      let value: string | null;
       try {
-        value = convertField(raw, columns[i], columns);
+        writeField(columns[i].type, convertField(raw, columns[i], columns), out);
       } catch (error) {
         reportError(valueError(row, columns[i], raw, error));
-        out.length = lineStart;
+        out.length = rowStart;
         return false;
       }
-      if (value !== null) out.text(copyField(value));
     }
-    out.byte(LF);
     return true;
   }
 }
@@ -209,78 +210,86 @@ function fieldText(b: Uint8Array, start: number, end: number, flag: number): str
   return flag === ESCAPED ? text.replaceAll('""', '"') : text;
 }
 
-/** Writes the value of `b[start, end)` as COPY reads it for its kind; false when the exact path must decide. */
-function writeValue(kind: Kind, b: Uint8Array, start: number, end: number, flag: number, out: CopyBuffer): boolean {
+/** What writeValue did: wrote the value, found an empty cell (null), or left it to the exact path. */
+const WRITTEN = 1;
+const NULL = 0;
+const UNKNOWN = -1;
+
+/** Writes the value of `b[start, end)` as COPY's binary format has it for its kind. */
+function writeValue(kind: Kind, b: Uint8Array, start: number, end: number, flag: number, out: CopyBuffer): number {
   if (kind === Kind.Text) return writeText(b, start, end, flag, out);
-  if (kind === Kind.Exact || flag === ESCAPED) return false;
+  if (kind === Kind.Exact || flag === ESCAPED) return UNKNOWN;
   // JavaScript's trim() over ASCII; other whitespace is non-ASCII, which no check below accepts.
   while (start < end && isSpace(b[start])) start++;
   while (end > start && isSpace(b[end - 1])) end--;
-  if (start === end) return true; // an empty cell: null
+  if (start === end) return NULL;
   switch (kind) {
     case Kind.Integer:
-      return writeInteger(b, start, end, out);
+      if (!isInteger(b, start, end)) return UNKNOWN;
+      writeInt8(b, start, end, out);
+      return WRITTEN;
     case Kind.Numeric:
-      return writeNumeric(b, start, end, out);
-    case Kind.Boolean:
-      return writeBoolean(b, start, end, out);
+      // A number of more than a thousand characters may be beyond Postgres' range: the exact path words it.
+      if (end - start > 1000 || !isNumeric(b, start, end)) return UNKNOWN;
+      writeNumeric(b, start, end, out);
+      return WRITTEN;
+    case Kind.Boolean: {
+      if (end - start > 5) return UNKNOWN;
+      const value = BOOLEANS.get(packWord(b, start, end));
+      if (value === undefined) return UNKNOWN;
+      out.byte(value ? 1 : 0);
+      return WRITTEN;
+    }
     case Kind.Date:
-      if (end - start !== 10 || !isoDate(b, start)) return false;
-      out.copy(b, start, end);
-      return true;
+      if (end - start !== 10 || !isoDate(b, start)) return UNKNOWN;
+      out.int32(isoDays(b, start));
+      return WRITTEN;
     default:
-      return writeTimestamp(b, start, end, out);
+      return isTimestamp(b, start, end) && writeTimestamptz(b, start, end, out) ? WRITTEN : UNKNOWN;
   }
 }
 
 const isSpace = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d);
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
-/** Text as it is; quoted when COPY needs it (a quote, a comma, a line break, a backslash). */
-function writeText(b: Uint8Array, start: number, end: number, flag: number, out: CopyBuffer): boolean {
+/** Text as it is, its doubled quotes made single; an all-blank cell is null. */
+function writeText(b: Uint8Array, start: number, end: number, flag: number, out: CopyBuffer): number {
   let visible = false;
-  let special = flag === ESCAPED;
   for (let i = start; i < end; i++) {
     const c = b[i];
-    if (c === 0) return false;
-    if (c >= 0x80) continue;
-    if (!isSpace(c)) visible = true;
-    if (c === QUOTE || c === COMMA || c === BACKSLASH || c === CR || c === LF) special = true;
+    if (c === 0) return UNKNOWN;
+    if (c < 0x80 && !isSpace(c)) visible = true;
   }
   if (!visible) {
     // All ASCII whitespace (or nothing): trim() leaves nothing, a null. With other bytes, trim() decides.
-    for (let i = start; i < end; i++) if (b[i] >= 0x80) return false;
-    return true;
+    for (let i = start; i < end; i++) if (b[i] >= 0x80) return UNKNOWN;
+    return NULL;
   }
-  if (!special) {
+  if (flag !== ESCAPED) {
     out.copy(b, start, end);
-    return true;
+    return WRITTEN;
   }
-  out.bytes[out.length++] = QUOTE;
-  if (flag === ESCAPED)
-    out.copy(b, start, end); // its quotes are doubled already
-  else
-    for (let i = start; i < end; i++) {
-      const c = b[i];
-      if (c === QUOTE) out.bytes[out.length++] = QUOTE;
-      out.bytes[out.length++] = c;
-    }
-  out.bytes[out.length++] = QUOTE;
-  return true;
+  const bytes = out.bytes;
+  let at = out.length;
+  for (let i = start; i < end; i++) {
+    bytes[at++] = b[i];
+    if (b[i] === QUOTE) i++;
+  }
+  out.length = at;
+  return WRITTEN;
 }
 
-/** `[+-]?\d{1,18}`, written without a plus. */
-function writeInteger(b: Uint8Array, start: number, end: number, out: CopyBuffer): boolean {
+/** `[+-]?\d{1,18}`. */
+function isInteger(b: Uint8Array, start: number, end: number): boolean {
   const sign = b[start] === PLUS || b[start] === MINUS ? 1 : 0;
   const digits = end - start - sign;
   if (digits < 1 || digits > 18) return false;
   for (let i = start + sign; i < end; i++) if (!isDigit(b[i])) return false;
-  out.copy(b, b[start] === PLUS ? start + 1 : start, end);
   return true;
 }
 
-/** `[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?`, written without a leading plus. */
-function writeNumeric(b: Uint8Array, start: number, end: number, out: CopyBuffer): boolean {
+/** `[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?`. */
+function isNumeric(b: Uint8Array, start: number, end: number): boolean {
   let i = start;
   if (b[i] === PLUS || b[i] === MINUS) i++;
   let digits = 0;
@@ -303,13 +312,8 @@ function writeNumeric(b: Uint8Array, start: number, end: number, out: CopyBuffer
     while (i < end && isDigit(b[i])) i++;
     if (i - from < 1 || i - from > 3) return false;
   }
-  if (i !== end) return false;
-  out.copy(b, b[start] === PLUS ? start + 1 : start, end);
-  return true;
+  return i === end;
 }
-
-const TRUE = new TextEncoder().encode('true');
-const FALSE = new TextEncoder().encode('false');
 
 /** A word of up to five letters as a number, in any case: five bits a letter. */
 function packWord(b: ArrayLike<number>, start: number, end: number): number {
@@ -321,21 +325,12 @@ function packWord(b: ArrayLike<number>, start: number, end: number): number {
   }
   return word;
 }
+/** `true false yes no t f y n` in any case. */
 const BOOLEANS = new Map(
   Object.entries({ true: true, yes: true, t: true, y: true, false: false, no: false, f: false, n: false }).map(
     ([word, value]) => [packWord(new TextEncoder().encode(word), 0, word.length), value],
   ),
 );
-
-/** `true false yes no t f y n` in any case, written as true or false. */
-function writeBoolean(b: Uint8Array, start: number, end: number, out: CopyBuffer): boolean {
-  if (end - start > 5) return false;
-  const value = BOOLEANS.get(packWord(b, start, end));
-  if (value === undefined) return false;
-  const bytes = value ? TRUE : FALSE;
-  out.copy(bytes, 0, bytes.length);
-  return true;
-}
 
 /** `\d{4}-\d{2}-\d{2}` naming a day of the calendar. */
 function isoDate(b: Uint8Array, at: number): boolean {
@@ -357,13 +352,8 @@ function digits(b: Uint8Array, at: number, count: number): number {
   return n;
 }
 
-const UTC = new TextEncoder().encode('+00');
-
-/**
- * ISO 8601 as Postgres reads it: `yyyy-mm-dd[T ]hh:mm[:ss[.f{1,6}]][Z|±hh[[:]mm]]` (T and Z in any case),
- * written as it is, with +00 added when it has no offset (UTC).
- */
-function writeTimestamp(b: Uint8Array, start: number, end: number, out: CopyBuffer): boolean {
+/** ISO 8601 as Postgres reads it: `yyyy-mm-dd[T ]hh:mm[:ss[.f{1,6}]][Z|±hh[[:]mm]]` (T and Z in any case). */
+function isTimestamp(b: Uint8Array, start: number, end: number): boolean {
   if (end - start < 16 || !isoDate(b, start)) return false;
   const t = b[start + 10];
   if (t !== 0x20 && (t | 0x20) !== 0x74) return false;
@@ -379,11 +369,8 @@ function writeTimestamp(b: Uint8Array, start: number, end: number, out: CopyBuff
       if (i - from < 1 || i - from > 6) return false;
     }
   }
-  let zoned = false;
-  if (i < end && (b[i] | 0x20) === 0x7a) {
-    i++;
-    zoned = true;
-  } else if (i < end && (b[i] === PLUS || b[i] === MINUS)) {
+  if (i < end && (b[i] | 0x20) === 0x7a) i++;
+  else if (i < end && (b[i] === PLUS || b[i] === MINUS)) {
     if (i + 3 > end || digits(b, i + 1, 2) < 0) return false;
     i += 3;
     if (i < end) {
@@ -391,12 +378,8 @@ function writeTimestamp(b: Uint8Array, start: number, end: number, out: CopyBuff
       if (i + 2 > end || digits(b, i, 2) < 0) return false;
       i += 2;
     }
-    zoned = true;
   }
-  if (i !== end) return false;
-  out.copy(b, start, end);
-  if (!zoned) out.copy(UTC, 0, UTC.length);
-  return true;
+  return i === end;
 }
 
 /** `[0-5]\d` at `at`. */

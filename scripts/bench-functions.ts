@@ -8,13 +8,13 @@
 // Run with `pnpm bench functions` (`--import-only` for the import part). Nothing here asserts timings.
 import { fork } from 'node:child_process';
 import { chmodSync, createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { loadConfig, type RunningServer, startServer } from '../apps/server/src/index.js';
 import { percentile } from './support/bench-server.js';
+import { loadPostgres } from './support/postgres-client.js';
 import {
   backendCpu,
   cpuDelta,
@@ -26,14 +26,7 @@ import {
 } from './support/server-process.js';
 
 type Sql = RunningServer['ctx']['ownerSql'];
-/** postgres.js as the server resolves it (the root package does not depend on it). */
-const connect = async (url: string): Promise<Sql> => {
-  const path = createRequire(new URL('../apps/server/package.json', import.meta.url)).resolve('postgres');
-  const { default: postgres } = (await import(pathToFileURL(path).href)) as {
-    default: (url: string, options: object) => Sql;
-  };
-  return postgres(url, { max: 2, onnotice: () => {} });
-};
+const connect = async (url: string): Promise<Sql> => (await loadPostgres<Sql>())(url, { max: 2, onnotice: () => {} });
 
 const TARGET_BYTES = 50 * 1024 * 1024;
 const QUERIES = 200;

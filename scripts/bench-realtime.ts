@@ -6,22 +6,14 @@
 // server's memory). Run with `pnpm bench realtime`. Nothing here asserts timings.
 import { fork, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { createTokenSigner } from '../packages/auth-core/src/index.js';
 import { BENCH_JWT_SECRET, percentile, startBenchServer } from './support/bench-server.js';
+import { loadPostgres } from './support/postgres-client.js';
 
 type Sql = Awaited<ReturnType<typeof startBenchServer>>['server']['ctx']['ownerSql'];
-// postgres.js as the realtime package depends on it (the root package does not).
-const realtimeRequire = createRequire(new URL('../packages/realtime/package.json', import.meta.url));
-const loadPostgres = async () =>
-  (
-    (await import(pathToFileURL(realtimeRequire.resolve('postgres')).href)) as {
-      default: (url: string, o: object) => Sql;
-    }
-  ).default;
 
 const MEMBERS = 100;
 const RATE = 200;
@@ -125,7 +117,7 @@ async function runSubscribers(): Promise<void> {
 /** The writer's child: RATE inserts per second for SECONDS, on a pool of its own; reports when it started. */
 async function runWriter(): Promise<void> {
   process.once('message', async (m: { url: string; inserts: Insert[] }) => {
-    const sql = (await loadPostgres())(m.url, { max: 8, onnotice: () => {} });
+    const sql = (await loadPostgres<Sql>())(m.url, { max: 8, onnotice: () => {} });
     const started = Date.now();
     const pending: Promise<unknown>[] = [];
     for (const [i, row] of m.inserts.entries()) {

@@ -9,8 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import {
   createJwtAuthenticator,
   createNodeHandler,
@@ -21,17 +20,10 @@ import {
 import { startPostgis } from './conformance-postgres.js';
 import { runVitest } from './conformance-vitest.js';
 import { howToGet, stageUpstream, type Upstream } from './conformance-upstream.js';
+import { loadPostgres } from './support/postgres-client.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 type Sql = RestEngineOptions['sql'];
-// postgres.js as rest-engine depends on it (the root package does not).
-const engineRequire = createRequire(join(HERE, '../packages/rest-engine/package.json'));
-const loadPostgres = async () =>
-  (
-    (await import(pathToFileURL(engineRequire.resolve('postgres')).href)) as {
-      default: (url: string, o: object) => Sql;
-    }
-  ).default;
 const CONFORMANCE = join(HERE, '../packages/rest-engine/conformance');
 
 interface Suite {
@@ -141,7 +133,7 @@ export async function main(name = process.argv[2] ?? 'postgrest-js', given = pro
       suite.user === 'postgres'
         ? cluster.url
         : cluster.url.replace('postgres:conformance@', 'authenticator:conformance@');
-    const postgres = await loadPostgres();
+    const postgres = await loadPostgres<Sql>();
     sql = postgres(url, { max: 10, onnotice: () => {} });
     engine = await createRestEngine({ sql, ...suite.engine, listen: false });
     server = await serve(engine, suite.engine.anonRole ?? 'anon');

@@ -1,8 +1,8 @@
 // Loads a CSV into the staging table: the bytes go to a parse worker (csv-worker.ts: parse, plan the columns from a
 // sample, convert and validate each row; started by parse-worker.ts) and the binary COPY rows it sends back go into one
-// COPY, batch by batch with backpressure at every step, reporting progress and row errors as it goes. This thread only moves bytes,
-// so other requests stay responsive and parsing overlaps the database's work. Memory holds a few chunks and
-// batches, whatever the file's size.
+// COPY, batch by batch with backpressure at every step, reporting progress and row errors as it goes. This thread only
+// moves bytes, so other requests stay responsive and parsing overlaps the database's work. Memory holds a few chunks
+// and batches, whatever the file's size.
 import { on, once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';

@@ -1,8 +1,8 @@
-// An import's conversion, from the upload's bytes to batches of binary COPY rows (the main thread frames them with
-// the format's header and trailer): the header, a sample that plans the
-// columns, then every record converted and validated, with the row errors and the counts of the contract. Blocks
-// after the sample take the byte path (fast-rows.ts); the header, the sample, blocks that are not valid UTF-8 and
-// records the byte path cannot tokenize are read by papaparse and converted as strings (copy-line.ts).
+// An import's conversion, from the upload's bytes to batches of binary COPY rows (the main thread frames them with the
+// format's header and trailer): the header, a sample that plans the columns, then every record converted and validated,
+// with the row errors and the counts of the contract. Blocks after the sample take the byte path (fast-rows.ts); the
+// header, the sample, blocks that are not valid UTF-8 and records the byte path cannot tokenize are read by papaparse
+// and converted as strings (copy-line.ts).
 import { isUtf8 } from 'node:buffer';
 import { type PlannedColumn, planColumns } from './column-plan.js';
 import { CopyBuffer } from './copy-buffer.js';

@@ -1,8 +1,8 @@
-// The byte path of an import: CSV records tokenized straight from the upload's UTF-8 bytes and converted into
-// binary COPY rows (copy-binary.ts), with no string per field or row. It takes what papaparse reads the same way (plain and quoted
-// fields, doubled quotes, the file's line break) and the common values (ISO dates and timestamps, plain numbers,
-// booleans, text); a record it cannot tokenize goes to papaparse, a value it does not recognise to the exact
-// conversion (copy-line.ts), which also words every row error.
+// The byte path of an import: CSV records tokenized straight from the upload's UTF-8 bytes and converted into binary
+// COPY rows (copy-binary.ts), with no string per field or row. It takes what papaparse reads the same way (plain and
+// quoted fields, doubled quotes, the file's line break) and the common values (ISO dates and timestamps, plain numbers,
+// booleans, text); a record it cannot tokenize goes to papaparse, a value it does not recognise to the exact conversion
+// (copy-line.ts), which also words every row error.
 import type { PlannedColumn } from './column-plan.js';
 import { isoDays, writeField, writeInt8, writeNumeric, writeTimestamptz } from './copy-binary.js';
 import { convertField, valueError, widthError } from './copy-line.js';

@@ -1,9 +1,10 @@
 // End to end through supabase-js's admin API, as GoTrue answers it: inviteUserByEmail (verifyOtp type invite),
-// generate_link's e-mail-change types, users newest first with page/per_page validated, factors listed and deleted.
+// generate_link's e-mail-change types, users newest first with page/per_page validated, factors listed and deleted,
+// and a soft delete that leaves the account no credential.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { TOTP } from 'otpauth';
-import { startTestServer, type TestServer, TEST_CLIENT_OPTIONS } from './support/test-server.js';
+import { startTestServer, type TestServer, TEST_CLIENT_OPTIONS, TEST_PASSWORD } from './support/test-server.js';
 import { mailTo } from './support/mail-outbox.js';
 
 let t: TestServer;
@@ -146,5 +147,59 @@ describe('mfa admin', () => {
     const del = await admin.mfa.deleteFactor({ userId: user.id, id: missing });
     expect(del.error?.status).toBe(404);
     expect(del.error?.code).toBe('mfa_factor_not_found');
+  });
+});
+
+describe('deleteUser, softly', () => {
+  const credentials = (id: string) => t.db.sql<Array<Record<string, number>>>`select
+      (select count(*)::int from auth.sessions where user_id = ${id}) sessions,
+      (select count(*)::int from auth.identities where user_id = ${id}) identities,
+      (select count(*)::int from auth.one_time_tokens where user_id = ${id}) one_time_tokens,
+      (select count(*)::int from auth.mfa_factors where user_id = ${id}) factors,
+      (select count(*)::int from auth.users where id = ${id} and encrypted_password is not null) passwords`;
+
+  it('keeps the row but no credential: sessions, identities, links, factors and the password are gone', async () => {
+    const user = await t.signUp(address());
+    const enrolled = await user.client.auth.mfa.enroll({ factorType: 'totp' });
+    expect(enrolled.error).toBeNull();
+    expect((await anon().auth.resetPasswordForEmail(user.email)).error).toBeNull();
+    // The recovery link is made after the answer (it reveals nothing): wait for it, so the check below means something.
+    await expect
+      .poll(async () => (await credentials(user.id))[0]!.one_time_tokens, { timeout: 10_000 })
+      .toBeGreaterThan(0);
+    const before = (await credentials(user.id))[0]!;
+    expect(before).toMatchObject({ sessions: 1, identities: 1, factors: 1, passwords: 1 });
+
+    const { error } = await admin.deleteUser(user.id, true);
+    expect(error).toBeNull();
+    expect((await credentials(user.id))[0]).toEqual({
+      sessions: 0,
+      identities: 0,
+      one_time_tokens: 0,
+      factors: 0,
+      passwords: 0,
+    });
+    const [row] = await t.db.sql`select deleted_at from auth.users where id = ${user.id}`;
+    expect(row?.deleted_at).toBeInstanceOf(Date);
+    const signIn = await anon().auth.signInWithPassword({ email: user.email, password: TEST_PASSWORD });
+    expect(signIn.error?.status).toBe(400);
+    // Deleted already: not found, as for an unknown id.
+    expect((await admin.deleteUser(user.id, true)).error?.status).toBe(404);
+  });
+
+  it('is for the service role only: a user cannot delete another, and nothing changes', async () => {
+    const [victim, other] = [await t.signUp(address()), await t.signUp(address())];
+    const { data } = await other.client.auth.getSession();
+    const res = await fetch(`${t.url}/auth/v1/admin/users/${victim.id}`, {
+      method: 'DELETE',
+      headers: {
+        apikey: t.anonKey,
+        authorization: `Bearer ${data.session!.access_token}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ should_soft_delete: true }),
+    });
+    expect(res.status).toBe(403);
+    expect((await credentials(victim.id))[0]).toMatchObject({ sessions: 1, identities: 1, passwords: 1 });
   });
 });

@@ -194,13 +194,14 @@ export async function listUsers(sql: Sql, page: number, perPage: number): Promis
   return { users: [...users], total };
 }
 
-/** Hard delete (sessions, tokens, identities and the public profile cascade); soft delete scrubs and keeps the row. */
+/**
+ * Hard delete (sessions, tokens, identities and the public profile cascade); soft delete keeps the row, and setting
+ * its deleted_at removes every credential (auth.forget_deleted_account, auth-core migration 0014).
+ */
 export async function deleteUser(sql: Sql, id: string, soft: boolean): Promise<boolean> {
   if (soft) {
     const rows = await sql`
-      update auth.users set deleted_at = now(), encrypted_password = null, updated_at = now()
-      where id = ${id} and deleted_at is null returning id`;
-    await sql`delete from auth.sessions where user_id = ${id}`;
+      update auth.users set deleted_at = now(), updated_at = now() where id = ${id} and deleted_at is null returning id`;
     return rows.length > 0;
   }
   const rows = await sql`delete from auth.users where id = ${id} returning id`;

@@ -372,6 +372,14 @@ describe('storage upload with a Content-Length smaller than the body', () => {
       });
       expect(answer.status).toBe(400);
     }
+    // Each upload goes on after its connection closed (its declared bytes all arrived); wait for all 20 to end
+    // (the gateway logs a request once its handler is done) before reading the state they leave.
+    const ended = () =>
+      server
+        .output()
+        .split('\n')
+        .filter((l) => l.includes(`"msg":"request","id"`) && l.includes(`"path":"${path}"`));
+    await until(() => ended().length === 20, 'all 20 uploads to end', 10_000);
     await until(async () => (await storageConsistency({ db, dataDir })).spool.length === 0, 'no spool files', 3000);
     const state = await storageConsistency({ db, dataDir });
     expect(state.stored).toEqual(state.rows);

@@ -16,8 +16,8 @@ export class BatchedFileWriter {
     private readonly handle: FileHandle,
     /** Where the first byte goes; the writes follow one another from there. */
     private position: number,
-    /** Called when a write finished and there is room again (resume a paused source). */
-    private readonly onRoom: () => void,
+    /** Called when a write finished, with where the file's written bytes now end, and there is room again. */
+    private readonly onRoom: (writtenTo: number) => void,
     /** Called once if a write fails. */
     private readonly onError: (error: unknown) => void,
     private readonly maxBuffered = DEFAULT_MAX_BUFFERED,
@@ -49,7 +49,7 @@ export class BatchedFileWriter {
         if (bytesWritten !== bytes) throw new Error(`short write: ${bytesWritten} of ${bytes} bytes`);
         this.writing = undefined;
         if (this.pending.length > 0) this.writeBatch();
-        this.onRoom();
+        this.onRoom(at + bytes);
       },
       (error: unknown) => {
         this.writing = undefined;

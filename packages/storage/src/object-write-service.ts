@@ -2,8 +2,8 @@
 //
 // The protocol (both backends): the body is spooled to a temp file and validated (size, type) with no
 // transaction open; then one transaction under the caller's role writes the row (RLS decides) with a fresh
-// version, places the bytes under `<bucket>/<version>` (rename or PutObject), and commits. A row is therefore
-// never committed without its bytes. If anything fails, the transaction rolls back and the new version's
+// version while the spool file's fsync finishes, places the fsynced bytes under `<bucket>/<version>` (rename or
+// PutObject), and commits. A row is therefore never committed without its bytes. If anything fails, the transaction rolls back and the new version's
 // bytes and the spool file are removed. Bytes replaced by an upsert, or of deleted rows, are removed only
 // after the commit, so a rollback never loses the bytes a committed row still points at. The one window left
 // is a crash between placing bytes and commit (or before post-commit removal): that leaves unreferenced
@@ -78,7 +78,8 @@ export class ObjectWriteService {
         contentCheck: bucket.content_check,
       });
       spoolFile = spooled.file;
-      const bytes = { file: spooled.file, size: spooled.size, eTag: `"${spooled.md5}"`, mimetype: spooled.mimetype };
+      const { file, size, md5, mimetype, durable } = spooled;
+      const bytes = { file, size, eTag: `"${md5}"`, mimetype, durable };
       return await this.commitBytes(caller, ref, mode, bytes, body, beforeWrite);
     } catch (error) {
       // A refused body may still be arriving; make sure it is consumed or dropped, never left hanging.
@@ -117,7 +118,8 @@ export class ObjectWriteService {
     caller: Caller,
     ref: ObjectRef,
     mode: UploadMode,
-    bytes: { file: string; size: number; eTag: string; mimetype: string },
+    /** `durable` (a spooled upload still being fsynced) is awaited after the row is written, before placing. */
+    bytes: { file: string; size: number; eTag: string; mimetype: string; durable?: Promise<void> },
     body: Pick<UploadBody, 'cacheControl' | 'userMetadata'>,
     beforeWrite?: (tx: postgres.TransactionSql) => Promise<void>,
   ): Promise<{ Key: string; Id: string }> {
@@ -133,6 +135,7 @@ export class ObjectWriteService {
     return this.commitVersion(caller, ref, mode, async (tx, key, version) => {
       await beforeWrite?.(tx);
       const written = await this.writeRow(tx, caller, ref, version, metadata, body.userMetadata, mode);
+      await bytes.durable;
       await this.o.backend.put(key, bytes.file, { size: bytes.size, contentType: bytes.mimetype });
       return written;
     });

@@ -2,11 +2,12 @@
 // over it) and the image type recognised from the first bytes. Memory use is one chunk at a time.
 // On failure the spool file is removed and the rest of the request body is discarded (up to a cap) so the
 // client still gets the error response instead of a reset connection.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BatchedFileWriter } from './batched-file-writer.js';
+import { FileMd5 } from './file-md5.js';
 import { SNIFF_BYTES } from './content-sniffer.js';
 import { type ContentCheck, decideType } from './content-type-policy.js';
 import { errors, StorageError } from './storage-errors.js';
@@ -27,6 +28,8 @@ export interface Spooled {
   size: number;
   md5: string;
   mimetype: string;
+  /** Settles when the file is fsynced and closed: its bytes may be placed once it resolves. */
+  durable: Promise<void>;
 }
 
 /** Reads and drops the rest of a refused body; past `cap` bytes the connection is not worth keeping. */
@@ -44,7 +47,8 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
   await mkdir(options.tmpDir, { recursive: true });
   const file = join(options.tmpDir, `${randomUUID()}.part`);
   const handle = await open(file, 'wx');
-  const hash = createHash('md5');
+  // Hashed off the event loop, behind the writes (file-md5.ts).
+  const hash = new FileMd5(file, 0);
   let size = 0;
   let head = Buffer.alloc(0);
   let mimetype: string | undefined;
@@ -62,7 +66,11 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
         reject(error);
       };
       // Backpressure: past the writer's buffer, the source waits for the disk.
-      const writer = new BatchedFileWriter(handle, 0, () => !failed && source.isPaused() && source.resume(), fail);
+      const onWritten = (writtenTo: number) => {
+        hash.written(writtenTo);
+        if (!failed && source.isPaused()) source.resume();
+      };
+      const writer = new BatchedFileWriter(handle, 0, onWritten, fail);
       const onData = (chunk: Buffer) => {
         size += chunk.length;
         if (size > options.limit) return fail(errors.tooLarge());
@@ -76,7 +84,6 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
             }
           }
         }
-        hash.update(chunk);
         if (!writer.push(chunk)) source.pause();
       };
       const onEnd = () => {
@@ -99,10 +106,19 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
       if (source.destroyed && !source.readableEnded) return fail(aborted());
       source.resume();
     });
-    await handle.sync();
-    await handle.close();
-    return { file, size, md5: hash.digest('hex'), mimetype: mimetype! };
+    // The fsync goes on while the caller opens its transaction and writes the row (the thread hashes the last
+    // batch meanwhile); the bytes are placed only once it is done. Handled here so an upload refused before it
+    // waits for durability leaves no unhandled rejection.
+    const durable = handle.sync().finally(() => handle.close());
+    durable.catch(() => {});
+    try {
+      return { file, size, md5: await hash.digest(size), mimetype: mimetype!, durable };
+    } catch (error) {
+      await durable.catch(() => {});
+      throw error;
+    }
   } catch (error) {
+    hash.abort();
     await handle.close().catch(() => {});
     await rm(file, { force: true });
     throw error;

@@ -1,16 +1,17 @@
 // The staging files of resumable uploads written in place (filesystem backend): one file per upload under
 // DATA_DIR/storage/tus, on the same filesystem as the objects, so completion places it with a rename. Each chunk
-// is written straight into its byte range and fsynced: every byte is written once, hashed as it arrives.
+// is written straight into its byte range and fsynced: every byte is written once, and hashed behind the writes.
 //
 // A chunk is written only by the holder of the upload's claim (tus-upload-store.ts), and stops at `deadline`
 // (well before the claim's lease runs out) or when no byte came for `idleMs`, keeping what it wrote: so a claim
 // taken over from a stalled writer is never written by two at once.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { link, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BatchedFileWriter } from '../batched-file-writer.js';
 import { SNIFF_BYTES } from '../content-sniffer.js';
+import { FileMd5 } from '../file-md5.js';
 import { errors } from '../storage-errors.js';
 
 export interface WrittenChunk {
@@ -58,7 +59,7 @@ export class TusStaging {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw errors.uploadNotFound();
       throw error;
     }
-    const hash = createHash('md5');
+    const hash = new FileMd5(this.fileOf(id), offset);
     let size = 0;
     let interrupted = false;
     try {
@@ -68,7 +69,10 @@ export class TusStaging {
         const writer = new BatchedFileWriter(
           handle,
           offset,
-          () => !settled && body.isPaused() && body.resume(),
+          (writtenTo) => {
+            hash.written(writtenTo);
+            if (!settled && body.isPaused()) body.resume();
+          },
           (error) => finish(error, false),
         );
         const finish = (error: unknown, early: boolean) => {
@@ -95,7 +99,6 @@ export class TusStaging {
           }
           if (performance.now() > limits.deadline) return stop();
           size += chunk.length;
-          hash.update(chunk);
           armIdle();
           if (!writer.push(chunk)) body.pause();
         };
@@ -107,8 +110,11 @@ export class TusStaging {
         armIdle();
         body.resume();
       });
-      if (size > 0) await handle.sync();
-      return { size, md5: hash.digest('hex'), interrupted };
+      const [md5] = await Promise.all([hash.digest(offset + size), size > 0 && handle.sync()]);
+      return { size, md5, interrupted };
+    } catch (error) {
+      hash.abort();
+      throw error;
     } finally {
       await handle.close();
     }

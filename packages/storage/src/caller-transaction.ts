@@ -49,26 +49,27 @@ function settle<T>(query: PromiseLike<T>): Promise<Settled<T>> {
 }
 
 /**
- * One read-only statement under the caller's role and claims in one round trip: BEGIN READ ONLY, the context,
- * the statement and COMMIT are written to one connection together and answered together (postgres.js sends a
- * statement as soon as it is asked for), where asCaller waits for each of its four. The role is still set by a
- * statement of its own before the read, as row-level security needs (privileges and policies are fixed when a
- * statement starts). The rows are answered only if all four succeeded: a failed BEGIN or context statement
- * never lets the read's rows out.
+ * One statement under the caller's role and claims in one round trip: BEGIN, the context, the statement and
+ * COMMIT are written to one connection together and answered together (postgres.js sends a statement as soon as
+ * it is asked for), where asCaller waits for each of its four. The role is still set by a statement of its own
+ * before the work, as row-level security needs (privileges and policies are fixed when a statement starts). The
+ * rows are answered only if all four succeeded: a failed BEGIN or context statement never lets them out, and a
+ * failed statement aborts the transaction, whose COMMIT then rolls back.
  */
-export async function readAsCaller<T extends readonly postgres.Row[]>(
+async function inOneRoundTrip<T extends readonly postgres.Row[]>(
   sql: postgres.Sql,
   caller: Caller,
-  read: (conn: postgres.ReservedSql) => postgres.PendingQuery<T>,
+  readOnly: boolean,
+  statement: (conn: postgres.ReservedSql) => postgres.PendingQuery<T>,
 ): Promise<T> {
   if (!ROLES.has(caller.role)) throw new Error(`not a request role: ${String(caller.role)}`);
   const conn = await sql.reserve();
   try {
-    const begin = settle(conn`begin read only`);
+    const begin = settle(readOnly ? conn`begin read only` : conn`begin`);
     const context = settle(
       conn`select set_config('role', ${caller.role}, true), set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true)`,
     );
-    const rows = settle(read(conn));
+    const rows = settle(statement(conn));
     const commit = settle(conn`commit`);
     const results = [await begin, await context, await rows, await commit];
     const failed = results.find((result) => !result.ok);
@@ -79,4 +80,22 @@ export async function readAsCaller<T extends readonly postgres.Row[]>(
   } finally {
     conn.release();
   }
+}
+
+/** One read-only statement as the caller, in one round trip (see inOneRoundTrip). */
+export function readAsCaller<T extends readonly postgres.Row[]>(
+  sql: postgres.Sql,
+  caller: Caller,
+  read: (conn: postgres.ReservedSql) => postgres.PendingQuery<T>,
+): Promise<T> {
+  return inOneRoundTrip(sql, caller, true, read);
+}
+
+/** One statement that may write, as the caller, in one round trip (see inOneRoundTrip). */
+export function writeAsCaller<T extends readonly postgres.Row[]>(
+  sql: postgres.Sql,
+  caller: Caller,
+  write: (conn: postgres.ReservedSql) => postgres.PendingQuery<T>,
+): Promise<T> {
+  return inOneRoundTrip(sql, caller, false, write);
 }

@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '@auction-ops/database/tes
 import { authMigrations } from '@auction-ops/auth-core';
 import { domainMigrations, domainStorageMigrations } from '@auction-ops/domain';
 import { storageMigrations } from '../src/index.js';
-import { asCaller, type Caller } from '../src/caller-transaction.js';
+import { asCaller, type Caller, readAsCaller, writeAsCaller } from '../src/caller-transaction.js';
 
 type Who = 'anon' | 'alice' | 'bob' | 'admin' | 'service';
 type Action = 'read' | 'insert' | 'update' | 'delete';
@@ -76,28 +76,35 @@ describe('storage.objects row-level security', () => {
     expect(row).toEqual({ f: ['a', 'b'], n: 'c.png', e: 'gz', none: '' });
   });
 
-  it.each(CASES)('%s %s on %s bucket, %s folder -> %s', async (who, action, bucketKind, folder, outcome) => {
+  // Each case runs as the server's transactions do, and as one round trip (readAsCaller, writeAsCaller).
+  const RUNS = CASES.flatMap((c) => [[...c, 'asCaller'] as const, [...c, 'in one round trip'] as const]);
+
+  it.each(RUNS)('%s %s on %s bucket, %s folder -> %s (%s)', async (who, action, bucketKind, folder, outcome, how) => {
     const bucket = bucketOf[bucketKind];
     const name = `${ids[folder]}/${randomUUID()}.png`;
     if (action !== 'insert') {
       await db.sql`insert into storage.objects (bucket_id, name, owner_id, version)
         values (${bucket}, ${name}, ${ids[folder]}, ${randomUUID()})`;
     }
-    const run = () =>
-      asCaller(request, callerOf(who), async (tx) => {
-        switch (action) {
-          case 'read':
-            return tx`select id from storage.objects where bucket_id = ${bucket} and name = ${name}`;
-          case 'insert':
-            return tx`insert into storage.objects (bucket_id, name, version)
-              values (${bucket}, ${name}, ${randomUUID()}) returning id`;
-          case 'update':
-            return tx`update storage.objects set updated_at = now() where bucket_id = ${bucket} and name = ${name}
-              returning id`;
-          case 'delete':
-            return tx`delete from storage.objects where bucket_id = ${bucket} and name = ${name} returning id`;
-        }
-      });
+    const statement = (tx: postgres.TransactionSql | postgres.ReservedSql) => {
+      switch (action) {
+        case 'read':
+          return tx`select id from storage.objects where bucket_id = ${bucket} and name = ${name}`;
+        case 'insert':
+          return tx`insert into storage.objects (bucket_id, name, version)
+            values (${bucket}, ${name}, ${randomUUID()}) returning id`;
+        case 'update':
+          return tx`update storage.objects set updated_at = now() where bucket_id = ${bucket} and name = ${name}
+            returning id`;
+        case 'delete':
+          return tx`delete from storage.objects where bucket_id = ${bucket} and name = ${name} returning id`;
+      }
+    };
+    const caller = callerOf(who);
+    const run = () => {
+      if (how === 'asCaller') return asCaller(request, caller, async (tx) => statement(tx));
+      return (action === 'read' ? readAsCaller : writeAsCaller)(request, caller, statement);
+    };
     if (outcome === 'denied') {
       await expect(run()).rejects.toMatchObject({ code: '42501', message: expect.stringContaining('row-level') });
     } else {
@@ -109,6 +116,36 @@ describe('storage.objects row-level security', () => {
       if (action === 'insert') expect(rows).toHaveLength(0);
       else expect(rows[0]?.updated_at).toEqual(rows[0]?.created_at);
     }
+  });
+
+  it('in one round trip: a failed statement is its own error, rolls back, and leaves the connection usable', async () => {
+    const alice = callerOf('alice');
+    const name = `${ids.alice}/${randomUUID()}.png`;
+    // The insert succeeds, the division fails: the statement's error, and nothing of it is committed.
+    await expect(
+      writeAsCaller(
+        request,
+        alice,
+        (tx) => tx`with made as (insert into storage.objects (bucket_id, name, version)
+          values ('lot-images', ${name}, ${randomUUID()}) returning id) select id, 1 / 0 as boom from made`,
+      ),
+    ).rejects.toMatchObject({ code: '22012' });
+    expect(await db.sql`select 1 from storage.objects where name = ${name}`).toHaveLength(0);
+    await expect(
+      readAsCaller(request, alice, (tx) => tx`delete from storage.objects where name = ${name} returning id`),
+    ).rejects.toMatchObject({ code: '25006' });
+    // Both connections of the pool answer again, under the role asked for.
+    for (let i = 0; i < 4; i++) {
+      const [who] = await readAsCaller(request, alice, (tx) => tx`select current_user as role`);
+      expect(who).toEqual({ role: 'authenticated' });
+    }
+    const [made] = await writeAsCaller(
+      request,
+      alice,
+      (tx) => tx`insert into storage.objects (bucket_id, name, version)
+        values ('lot-images', ${name}, ${randomUUID()}) returning owner_id`,
+    );
+    expect(made).toEqual({ owner_id: ids.alice });
   });
 
   it('lets only super admins and the service role change buckets', async () => {

@@ -4,7 +4,7 @@
 // first claimed by the request that writes its next chunk (a lease, renewed while the body flows): only that
 // request may record the chunk or complete the upload, and others get 423 meanwhile.
 import type postgres from 'postgres';
-import { asCaller, SERVICE } from '../caller-transaction.js';
+import { SERVICE, writeAsCaller } from '../caller-transaction.js';
 
 export interface TusUploadRow {
   id: string;
@@ -38,46 +38,49 @@ export class TusUploadStore {
     private readonly expirySeconds: number,
   ) {}
 
-  private run<T>(work: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
-    return asCaller(this.sql, SERVICE, work);
+  // Each operation is one statement, sent with its transaction in one round trip (a chunk costs two of them).
+  private run<T extends readonly postgres.Row[]>(statement: (sql: postgres.ReservedSql) => postgres.PendingQuery<T>) {
+    return writeAsCaller(this.sql, SERVICE, statement);
   }
 
-  insert(upload: NewTusUpload): Promise<TusUploadRow> {
-    return this.run(async (tx) => {
+  private async first<T extends postgres.Row>(statement: (sql: postgres.ReservedSql) => postgres.PendingQuery<T[]>) {
+    const [row] = await this.run(statement);
+    return row as T | undefined;
+  }
+
+  async insert(upload: NewTusUpload): Promise<TusUploadRow> {
+    const row = await this.first((tx) => {
       const meta = upload.user_metadata === null ? null : tx.json(upload.user_metadata as postgres.JSONValue);
-      const [row] = await tx<TusUploadRow[]>`
+      return tx<TusUploadRow[]>`
         insert into storage.tus_uploads (id, bucket_id, name, owner_key, upload_length, upsert, staged,
           content_type, cache_control, user_metadata, expires_at)
         values (${upload.id}, ${upload.bucket_id}, ${upload.name}, ${upload.owner_key}, ${upload.upload_length},
           ${upload.upsert}, ${upload.staged}, ${upload.content_type}, ${upload.cache_control}, ${meta},
           now() + make_interval(secs => ${this.expirySeconds}))
         returning ${tx.unsafe(COLUMNS)}`;
-      return row!;
     });
+    return row!;
   }
 
-  /** The live upload of that id and owner; expired ones are as gone as terminated ones. */
   find(id: string, ownerKey: string): Promise<TusUploadRow | undefined> {
-    return this.run(async (tx) => {
-      const [row] = await tx<TusUploadRow[]>`
-        select ${tx.unsafe(COLUMNS)} from storage.tus_uploads
-        where id = ${id} and owner_key = ${ownerKey} and expires_at > now()`;
-      return row;
-    });
+    return this.first(
+      (tx) => tx<TusUploadRow[]>`
+      select ${tx.unsafe(COLUMNS)} from storage.tus_uploads
+      where id = ${id} and owner_key = ${ownerKey} and expires_at > now()`,
+    );
   }
 
   /** Appends a stored part if the offset is still `from`; undefined when it moved on or the upload is gone. */
   append(id: string, from: number, size: number, part: string): Promise<TusUploadRow | undefined> {
-    return this.run(async (tx) => {
-      const [row] = await tx<TusUploadRow[]>`
-        update storage.tus_uploads
-        set upload_offset = upload_offset + ${size}, parts = array_append(parts, ${part}::uuid),
-          expires_at = now() + make_interval(secs => ${this.expirySeconds})
-        where id = ${id} and upload_offset = ${from} and upload_offset + ${size} <= upload_length
-          and expires_at > now()
-        returning ${tx.unsafe(COLUMNS)}`;
-      return row;
-    });
+    return this.first(
+      (tx) => tx<TusUploadRow[]>`
+      update storage.tus_uploads
+      set upload_offset = upload_offset + ${size}, parts = array_append(parts, ${part}::uuid),
+        expires_at = now() + make_interval(secs => ${this.expirySeconds})
+      where id = ${id} and upload_offset = ${from} and upload_offset + ${size} <= upload_length
+        and expires_at > now()
+      returning ${tx.unsafe(COLUMNS)}`,
+    );
   }
 
   /**
@@ -85,40 +88,38 @@ export class TusUploadStore {
    * is gone, or another writer's lease is still running (the caller tells these apart with find).
    */
   claim(id: string, ownerKey: string, from: number, writer: string, leaseSeconds: number) {
-    return this.run(async (tx) => {
-      const [row] = await tx<TusUploadRow[]>`
-        update storage.tus_uploads
-        set writer = ${writer}, writer_until = now() + make_interval(secs => ${leaseSeconds}),
-          expires_at = now() + make_interval(secs => ${this.expirySeconds})
-        where id = ${id} and owner_key = ${ownerKey} and staged and upload_offset = ${from} and expires_at > now()
-          and (writer is null or writer_until <= now())
-        returning ${tx.unsafe(COLUMNS)}`;
-      return row;
-    });
+    return this.first(
+      (tx) => tx<TusUploadRow[]>`
+      update storage.tus_uploads
+      set writer = ${writer}, writer_until = now() + make_interval(secs => ${leaseSeconds}),
+        expires_at = now() + make_interval(secs => ${this.expirySeconds})
+      where id = ${id} and owner_key = ${ownerKey} and staged and upload_offset = ${from} and expires_at > now()
+        and (writer is null or writer_until <= now())
+      returning ${tx.unsafe(COLUMNS)}`,
+    );
   }
 
   /** Extends a running lease; false when it ran out or was released. */
-  renew(id: string, writer: string, leaseSeconds: number): Promise<boolean> {
-    return this.run(async (tx) => {
-      const rows = await tx`
+  async renew(id: string, writer: string, leaseSeconds: number): Promise<boolean> {
+    const rows = await this.run(
+      (tx) => tx`
         update storage.tus_uploads set writer_until = now() + make_interval(secs => ${leaseSeconds})
-        where id = ${id} and writer = ${writer} and writer_until > now() returning 1`;
-      return rows.length > 0;
-    });
+        where id = ${id} and writer = ${writer} and writer_until > now() returning 1`,
+    );
+    return rows.length > 0;
   }
 
   /** Records a written chunk of a staged upload and releases the claim, if `writer` still holds it. */
   recordChunk(id: string, writer: string, from: number, size: number, md5: string) {
-    return this.run(async (tx) => {
-      const [row] = await tx<TusUploadRow[]>`
-        update storage.tus_uploads
-        set upload_offset = upload_offset + ${size}, chunk_md5s = array_append(chunk_md5s, ${md5}),
-          writer = null, writer_until = null, expires_at = now() + make_interval(secs => ${this.expirySeconds})
-        where id = ${id} and writer = ${writer} and writer_until > now() and upload_offset = ${from}
-          and upload_offset + ${size} <= upload_length
-        returning ${tx.unsafe(COLUMNS)}`;
-      return row;
-    });
+    return this.first(
+      (tx) => tx<TusUploadRow[]>`
+      update storage.tus_uploads
+      set upload_offset = upload_offset + ${size}, chunk_md5s = array_append(chunk_md5s, ${md5}),
+        writer = null, writer_until = null, expires_at = now() + make_interval(secs => ${this.expirySeconds})
+      where id = ${id} and writer = ${writer} and writer_until > now() and upload_offset = ${from}
+        and upload_offset + ${size} <= upload_length
+      returning ${tx.unsafe(COLUMNS)}`,
+    );
   }
 
   /** Lets go of a claim (a chunk that wrote nothing, or failed). */
@@ -130,21 +131,20 @@ export class TusUploadStore {
   }
 
   /** Which of these ids are uploads still recorded (the staging sweep keeps their files). */
-  existing(ids: string[]): Promise<Set<string>> {
-    return this.run(async (tx) => {
-      const rows = await tx<{ id: string }[]>`select id from storage.tus_uploads where id = any(${ids}::uuid[])`;
-      return new Set(rows.map((r) => r.id));
-    });
+  async existing(ids: string[]): Promise<Set<string>> {
+    const rows = await this.run(
+      (tx) => tx<{ id: string }[]>`select id from storage.tus_uploads where id = any(${ids}::uuid[])`,
+    );
+    return new Set(rows.map((r) => r.id));
   }
 
   /** Removes an upload (termination, a refused completion); its parts are the caller's to remove. */
   remove(id: string, ownerKey: string): Promise<TusUploadRow | undefined> {
-    return this.run(async (tx) => {
-      const [row] = await tx<TusUploadRow[]>`
-        delete from storage.tus_uploads where id = ${id} and owner_key = ${ownerKey}
-        returning ${tx.unsafe(COLUMNS)}`;
-      return row;
-    });
+    return this.first(
+      (tx) => tx<TusUploadRow[]>`
+      delete from storage.tus_uploads where id = ${id} and owner_key = ${ownerKey}
+      returning ${tx.unsafe(COLUMNS)}`,
+    );
   }
 
   /** Removes up to `limit` expired uploads; SKIP LOCKED lets several instances sweep at once. */

@@ -74,7 +74,7 @@ describe('storage as storage-js expects it', () => {
       expect(refused.error?.message, name).toBe('Invalid bucket name');
     }
     // The table holds every route of /object that takes a bucket after its name.
-    const routeNames = objectRoutes({} as never)
+    const routeNames = objectRoutes({} as never, {} as never)
       .routes.map((r) => r.path.split('/')[1]!)
       .filter((first) => first !== '*');
     expect(new Set(routeNames)).toEqual(new Set(OBJECT_ROUTE_NAMES));

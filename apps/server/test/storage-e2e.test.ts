@@ -1,7 +1,9 @@
 // /storage/v1 end to end with the real storage-js client (through supabase-js) against a real server, once
 // with the filesystem backend and once with the S3-compatible one (s3rver on loopback).
 import { createHash } from 'node:crypto';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import type { StorageHarness, TestUser } from './storage-fixtures.js';
@@ -264,6 +266,52 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     expect((await fetch(publicUrl, { headers: { 'If-None-Match': etag } })).status).toBe(304);
     const dl = await fetch(`${publicUrl}?download=lot.png`);
     expect(dl.headers.get('content-disposition')).toContain('filename="lot.png"');
+    // Every answer carries the gateway's headers, the piped ones (200, 206) as the others (304, 416).
+    const origin = { Origin: 'https://yard.example' };
+    for (const [status, extra] of [
+      [200, {}],
+      [206, { Range: 'bytes=0-9' }],
+      [304, { 'If-None-Match': etag }],
+      [416, { Range: 'bytes=5000-' }],
+    ] as const) {
+      const res = await fetch(publicUrl, { headers: { ...origin, ...extra } });
+      expect(res.status).toBe(status);
+      expect(res.headers.get('access-control-allow-origin'), String(status)).toBe('https://yard.example');
+      expect(res.headers.get('vary'), String(status)).toContain('Origin');
+      expect(res.headers.get('x-request-id'), String(status)).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers.get('x-content-type-options'), String(status)).toBe('nosniff');
+      await res.arrayBuffer();
+    }
+  });
+
+  it('a download the client abandons midway closes its file and leaves the server serving', async () => {
+    const path = appUploadPath(alice.id);
+    const bytes = imageBytes('image/png', 1000 * 1000);
+    expect((await asAlice.storage.from(BUCKET).upload(path, bytes, { contentType: 'image/png' })).error).toBeNull();
+    const publicUrl = `${url}/storage/v1/object/public/${BUCKET}/${path}`;
+    const openObjects = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).includes(join(h.dataDir, 'storage', 'objects'));
+        } catch {
+          return false; // closed meanwhile
+        }
+      });
+    for (let i = 0; i < 5; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const req = request(publicUrl, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', (error) => (req.destroyed ? resolve() : reject(error)));
+        req.end();
+      });
+    }
+    if (backend === 'fs') await eventually(async () => expect(openObjects()).toEqual([]));
+    const whole = await fetch(publicUrl);
+    expect(Buffer.from(await whole.arrayBuffer()).equals(bytes)).toBe(true);
   });
 
   it('lists folders like Supabase, with limit, offset, sortBy and search', async () => {

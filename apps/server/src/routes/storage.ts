@@ -12,7 +12,7 @@ import { renderRoutes } from './storage/render-routes.js';
 export function storageRoutes(ctx: ServerContext, service: StorageService): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.route('/bucket', bucketRoutes(service));
-  app.route('/object', objectRoutes(service));
+  app.route('/object', objectRoutes(service, ctx.log));
   app.route('/upload/resumable', tusRoutes(ctx, service));
   app.route('/render/image', renderRoutes(service));
   // storage-js's vectors and analytics clients: out of scope, answered plainly rather than as a missing route.

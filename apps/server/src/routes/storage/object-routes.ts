@@ -10,10 +10,11 @@ import {
   type UploadMode,
 } from '@auction-ops/storage';
 import type { AppEnv } from '../../context.js';
+import type { Logger } from '../../logger.js';
 import { objectResponse } from './download-response.js';
 import { callerOf, jsonBody, objectRefAfter, rawPath, requestBody, stringField } from './storage-request.js';
 
-export function objectRoutes(service: StorageService): Hono<AppEnv> {
+export function objectRoutes(service: StorageService, log: Logger): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { reads, writes } = service;
 
@@ -64,15 +65,15 @@ export function objectRoutes(service: StorageService): Hono<AppEnv> {
     const ref = objectRefAfter(c, '/object/sign/');
     const token = c.req.query('token');
     if (!token) throw storageErrors.invalidRequest('Missing token');
-    return objectResponse(c, service, await reads.findObject({ kind: 'signed', token }, ref));
+    return objectResponse(c, service, await reads.findObject({ kind: 'signed', token }, ref), log);
   });
   app.on(['GET', 'HEAD'], '/public/*', async (c) => {
     const ref = objectRefAfter(c, '/object/public/');
-    return objectResponse(c, service, await reads.findObject({ kind: 'public' }, ref));
+    return objectResponse(c, service, await reads.findObject({ kind: 'public' }, ref), log);
   });
   app.on(['GET', 'HEAD'], '/authenticated/*', async (c) => {
     const ref = objectRefAfter(c, '/object/authenticated/');
-    return objectResponse(c, service, await reads.findObject({ kind: 'caller', caller: callerOf(c) }, ref));
+    return objectResponse(c, service, await reads.findObject({ kind: 'caller', caller: callerOf(c) }, ref), log);
   });
 
   app.get('/info/*', async (c) => {
@@ -122,7 +123,7 @@ export function objectRoutes(service: StorageService): Hono<AppEnv> {
 
   app.on(['GET', 'HEAD'], '/*', async (c) => {
     const ref = objectRefAfter(c, '/object/');
-    return objectResponse(c, service, await reads.findObject({ kind: 'caller', caller: callerOf(c) }, ref));
+    return objectResponse(c, service, await reads.findObject({ kind: 'caller', caller: callerOf(c) }, ref), log);
   });
 
   app.delete('/*', async (c) => {

@@ -1,6 +1,7 @@
 // End to end through supabase-js's admin API, as GoTrue answers it: inviteUserByEmail (verifyOtp type invite),
 // generate_link's e-mail-change types, users newest first with page/per_page validated, factors listed and deleted,
 // and a soft delete that leaves the account no credential.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { TOTP } from 'otpauth';
@@ -185,6 +186,35 @@ describe('deleteUser, softly', () => {
     expect(signIn.error?.status).toBe(400);
     // Deleted already: not found, as for an unknown id.
     expect((await admin.deleteUser(user.id, true)).error?.status).toBe(404);
+  });
+
+  it('keeps no address or profile: e-mail and phone become digests as in GoTrue, and the address can sign up again', async () => {
+    const user = await t.signUp(address(), 'Pat Yard');
+    const phone = '15550104477';
+    await t.db
+      .sql`update auth.users set phone = ${phone}, raw_user_meta_data = raw_user_meta_data || '{"avatar_url": "https://a.example/p.png"}'
+      where id = ${user.id}`;
+    const [profile] = await t.db.sql`select full_name, avatar_url from public.users where id = ${user.id}`;
+    expect(profile).toEqual({ full_name: 'Pat Yard', avatar_url: 'https://a.example/p.png' });
+
+    expect((await admin.deleteUser(user.id, true)).error).toBeNull();
+    const digest = (value: string) =>
+      createHash('sha256')
+        .update(user.id + value)
+        .digest('base64url');
+    const [row] = await t.db.sql`select email, phone, raw_user_meta_data, raw_app_meta_data from auth.users
+      where id = ${user.id}`;
+    expect(row).toEqual({
+      email: digest(user.email),
+      phone: digest(phone).slice(0, 15),
+      raw_user_meta_data: {},
+      raw_app_meta_data: {},
+    });
+    const [after] = await t.db.sql`select email, full_name, avatar_url from public.users where id = ${user.id}`;
+    expect(after).toEqual({ email: digest(user.email), full_name: null, avatar_url: null });
+    // The address belongs to no account now: it signs up afresh.
+    const again = await t.signUp(user.email);
+    expect(again.id).not.toBe(user.id);
   });
 
   it('is for the service role only: a user cannot delete another, and nothing changes', async () => {

@@ -3,11 +3,12 @@
 // The protocol (both backends): the body is spooled to a temp file and validated (size, type) with no
 // transaction open; then one transaction under the caller's role writes the row (RLS decides) with a fresh
 // version while the spool file's fsync finishes, places the fsynced bytes under `<bucket>/<version>` (rename or
-// PutObject), and commits. A row is therefore never committed without its bytes. If anything fails, the transaction rolls back and the new version's
-// bytes and the spool file are removed. Bytes replaced by an upsert, or of deleted rows, are removed only
-// after the commit, so a rollback never loses the bytes a committed row still points at. The one window left
-// is a crash between placing bytes and commit (or before post-commit removal): that leaves unreferenced
-// bytes, never a row without bytes; keys are versions, so the orphan sweep (orphan-sweep.ts) finds them.
+// PutObject), and commits. A row is therefore never committed without its bytes. If anything fails, the
+// transaction rolls back and the new version's bytes and the spool file are removed. Bytes replaced by an
+// upsert, or of deleted rows, are removed only after the commit, so a rollback never loses the bytes a committed
+// row still points at. The one window left is a crash between placing bytes and commit (or before post-commit
+// removal): that leaves unreferenced bytes, never a row without bytes; keys are versions, so the orphan sweep
+// (orphan-sweep.ts) finds them.
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type postgres from 'postgres';

@@ -106,9 +106,9 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
       if (source.destroyed && !source.readableEnded) return fail(aborted());
       source.resume();
     });
-    // The fsync goes on while the caller opens its transaction and writes the row (the thread hashes the last
-    // batch meanwhile); the bytes are placed only once it is done. Handled here so an upload refused before it
-    // waits for durability leaves no unhandled rejection.
+    // The fsync goes on while the hashing thread finishes and the caller opens its transaction and writes the row;
+    // the bytes are placed only once it is done. Handled here too, so an upload refused before it waits for
+    // durability leaves no unhandled rejection.
     const durable = handle.sync().finally(() => handle.close());
     durable.catch(() => {});
     try {

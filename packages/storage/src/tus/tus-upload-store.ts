@@ -62,6 +62,7 @@ export class TusUploadStore {
     return row!;
   }
 
+  /** The live upload of that id and owner; expired ones are as gone as terminated ones. */
   find(id: string, ownerKey: string): Promise<TusUploadRow | undefined> {
     return this.first(
       (tx) => tx<TusUploadRow[]>`

@@ -83,12 +83,16 @@ export type { UserJson, SessionJson } from './user-view.js';
 export { normalizeEmail } from './user-repository.js';
 export { formatPhone, validPhone, parseTestOtps } from './phone-number.js';
 export {
+  messagebirdSmsSender,
   noSmsSender,
   twilioSmsSender,
+  vonageSmsSender,
+  type MessagebirdSettings,
   type SmsChannel,
   type SmsMessage,
   type SmsSender,
   type TwilioSettings,
+  type VonageSettings,
 } from './sms-sender.js';
 export { createPhoneCodes, type PhoneCodes, type PhoneCodeSettings } from './phone-codes.js';
 export {

@@ -1,7 +1,10 @@
-// Outgoing SMS behind one small interface. The provider is Twilio's Messages API (GoTrue's `twilio` provider: the
-// same form fields, Basic auth with the account SID and auth token, the message service SID as sender) at a
-// configurable base URL, so tests point it at a fake on loopback. Without a provider every send fails: numbers of
-// AUTH_SMS_TEST_OTP still work, which is what development needs.
+// Outgoing SMS behind one small interface, through one of GoTrue's providers at a configurable base URL (tests
+// point it at a fake on loopback):
+// - twilio: the Messages API, its form fields, Basic auth with the account SID and auth token, the message
+//   service SID as sender; SMS and WhatsApp;
+// - vonage: the SMS API (/sms/json), key and secret in the form, `type=unicode` for text beyond ASCII;
+// - messagebird: the Messages API (/messages), `Authorization: AccessKey`, unicode data coding.
+// Without a provider every send fails: numbers of AUTH_SMS_TEST_OTP still work, which is what development needs.
 export type SmsChannel = 'sms' | 'whatsapp';
 
 export interface SmsMessage {
@@ -12,7 +15,7 @@ export interface SmsMessage {
 }
 
 export interface SmsSender {
-  readonly provider: 'twilio' | 'none';
+  readonly provider: 'twilio' | 'vonage' | 'messagebird' | 'none';
   /** Sends the message; returns the provider's message id, or throws with the provider's reason. */
   send(message: SmsMessage): Promise<string>;
 }
@@ -80,6 +83,104 @@ export function twilioSmsSender(settings: TwilioSettings): SmsSender {
       }
       if (!answer.sid) throw new Error('Twilio answered without a message sid');
       return answer.sid;
+    },
+  };
+}
+
+export interface VonageSettings {
+  apiKey: string;
+  apiSecret: string;
+  /** The sender shown on the phone: a number or an alphanumeric name. */
+  from: string;
+  /** https://rest.nexmo.com, or a fake's URL. */
+  apiUrl: string;
+  timeoutMs?: number;
+}
+
+interface VonageAnswer {
+  messages?: Array<{ status?: string; 'message-id'?: string; 'error-text'?: string }>;
+}
+
+export function vonageSmsSender(settings: VonageSettings): SmsSender {
+  const endpoint = `${settings.apiUrl.replace(/\/$/, '')}/sms/json`;
+  return {
+    provider: 'vonage',
+    async send({ to, body, channel }) {
+      if (channel !== 'sms') throw new Error(`channel type "${channel}" is not supported for Vonage`);
+      const form = new URLSearchParams({
+        from: settings.from,
+        to,
+        text: body,
+        api_key: settings.apiKey,
+        api_secret: settings.apiSecret,
+      });
+      // Without it, characters beyond ASCII arrive as question marks (only ASCII is one UTF-8 byte per character).
+      if (Buffer.byteLength(body) !== body.length) form.set('type', 'unicode');
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: form.toString(),
+        signal: AbortSignal.timeout(settings.timeoutMs ?? 10_000),
+      });
+      const answer = (await response.json().catch(() => ({}))) as VonageAnswer;
+      const message = answer.messages?.[0];
+      if (!message) throw new Error(`vonage error: Internal Error (HTTP ${response.status})`);
+      // Status "0" is success; any other is Vonage's reason, in error-text.
+      if (message.status !== '0') {
+        throw new Error(
+          `vonage error: ${message['error-text']} (status: ${message.status}) for message ${message['message-id'] ?? ''}`,
+        );
+      }
+      if (!message['message-id']) throw new Error('Vonage answered without a message id');
+      return message['message-id'];
+    },
+  };
+}
+
+export interface MessagebirdSettings {
+  accessKey: string;
+  /** The sender shown on the phone: a number or an alphanumeric name. */
+  originator: string;
+  /** https://rest.messagebird.com, or a fake's URL. */
+  apiUrl: string;
+  timeoutMs?: number;
+}
+
+interface MessagebirdAnswer {
+  id?: string;
+  recipients?: { totalSentCount?: number };
+  errors?: Array<{ code?: number; description?: string }>;
+}
+
+export function messagebirdSmsSender(settings: MessagebirdSettings): SmsSender {
+  const endpoint = `${settings.apiUrl.replace(/\/$/, '')}/messages`;
+  return {
+    provider: 'messagebird',
+    async send({ to, body, channel }) {
+      if (channel !== 'sms') throw new Error(`channel type "${channel}" is not supported for Messagebird`);
+      const form = new URLSearchParams({
+        originator: settings.originator,
+        body,
+        recipients: to,
+        type: 'sms',
+        datacoding: 'unicode',
+      });
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: {
+          authorization: `AccessKey ${settings.accessKey}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: form.toString(),
+        signal: AbortSignal.timeout(settings.timeoutMs ?? 10_000),
+      });
+      const answer = (await response.json().catch(() => ({}))) as MessagebirdAnswer;
+      if (!response.ok) {
+        throw new Error(answer.errors?.[0]?.description ?? `Messagebird answered ${response.status}`);
+      }
+      if (!answer.recipients?.totalSentCount) throw new Error('messagebird error: total sent count is 0');
+      if (!answer.id) throw new Error('Messagebird answered without a message id');
+      return answer.id;
     },
   };
 }

@@ -38,6 +38,27 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [key]: value })).toThrow(message);
   });
 
+  it('refuses an SMS provider without its settings, naming the first one missing', () => {
+    expect(() => loadConfig({ AUTH_SMS_PROVIDER: 'carrier-pigeon' })).toThrow(/must be twilio, vonage or messagebird/);
+    expect(() => loadConfig({ AUTH_SMS_PROVIDER: 'vonage', AUTH_SMS_VONAGE_API_KEY: 'k' })).toThrow(
+      'AUTH_SMS_VONAGE_API_SECRET must be set when AUTH_SMS_PROVIDER=vonage',
+    );
+    expect(() => loadConfig({ AUTH_SMS_PROVIDER: 'messagebird', AUTH_SMS_MESSAGEBIRD_ACCESS_KEY: 'k' })).toThrow(
+      'AUTH_SMS_MESSAGEBIRD_ORIGINATOR must be set when AUTH_SMS_PROVIDER=messagebird',
+    );
+    expect(() => loadConfig({ AUTH_SMS_PROVIDER: 'twilio' })).toThrow(
+      'AUTH_SMS_TWILIO_ACCOUNT_SID must be set when AUTH_SMS_PROVIDER=twilio',
+    );
+    const vonage = {
+      AUTH_SMS_VONAGE_API_KEY: 'key',
+      AUTH_SMS_VONAGE_API_SECRET: 'secret',
+      AUTH_SMS_VONAGE_FROM: 'Yard',
+    };
+    expect(loadConfig({ AUTH_SMS_PROVIDER: 'vonage', ...vonage }).AUTH_SMS_VONAGE_API_URL).toBe(
+      'https://rest.nexmo.com',
+    );
+  });
+
   it("takes Supabase's names for the public URL and the API keys, and refuses two values for one setting", () => {
     const config = loadConfig({
       SUPABASE_URL: 'https://ops.example.com',

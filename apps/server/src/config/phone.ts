@@ -31,12 +31,21 @@ const testOtps = v.pipe(
 export const phoneSettings = {
   AUTH_EXTERNAL_PHONE_ENABLED: v.optional(bool, 'false'),
   AUTH_SMS_AUTOCONFIRM: v.optional(bool, 'false'),
-  AUTH_SMS_PROVIDER: v.optional(v.picklist(['twilio'], 'must be twilio (or unset: no provider)')),
+  AUTH_SMS_PROVIDER: v.optional(
+    v.picklist(['twilio', 'vonage', 'messagebird'], 'must be twilio, vonage or messagebird (or unset: no provider)'),
+  ),
   AUTH_SMS_TWILIO_ACCOUNT_SID: v.optional(nonEmpty),
   AUTH_SMS_TWILIO_AUTH_TOKEN: v.optional(nonEmpty),
   AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID: v.optional(nonEmpty),
-  // Twilio's API base; tests point it at a fake on loopback.
+  // Each provider's API base; tests point it at a fake on loopback.
   AUTH_SMS_TWILIO_API_URL: v.optional(url, 'https://api.twilio.com'),
+  AUTH_SMS_VONAGE_API_KEY: v.optional(nonEmpty),
+  AUTH_SMS_VONAGE_API_SECRET: v.optional(nonEmpty),
+  AUTH_SMS_VONAGE_FROM: v.optional(nonEmpty),
+  AUTH_SMS_VONAGE_API_URL: v.optional(url, 'https://rest.nexmo.com'),
+  AUTH_SMS_MESSAGEBIRD_ACCESS_KEY: v.optional(nonEmpty),
+  AUTH_SMS_MESSAGEBIRD_ORIGINATOR: v.optional(nonEmpty),
+  AUTH_SMS_MESSAGEBIRD_API_URL: v.optional(url, 'https://rest.messagebird.com'),
   AUTH_SMS_OTP_EXP: v.optional(positiveInt, '60'),
   AUTH_SMS_MAX_FREQUENCY: v.optional(durationSeconds, '60'),
   AUTH_SMS_TEMPLATE: v.optional(nonEmpty, 'Your code is {{ .Code }}'),
@@ -46,20 +55,19 @@ export const phoneSettings = {
   AUTH_MFA_PHONE_MAX_FREQUENCY: v.optional(durationSeconds, '60'),
 };
 
+/** What each provider needs (GoTrue's GOTRUE_SMS_<PROVIDER>_* settings under our names). */
+const REQUIRED = {
+  twilio: ['AUTH_SMS_TWILIO_ACCOUNT_SID', 'AUTH_SMS_TWILIO_AUTH_TOKEN', 'AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID'],
+  vonage: ['AUTH_SMS_VONAGE_API_KEY', 'AUTH_SMS_VONAGE_API_SECRET', 'AUTH_SMS_VONAGE_FROM'],
+  messagebird: ['AUTH_SMS_MESSAGEBIRD_ACCESS_KEY', 'AUTH_SMS_MESSAGEBIRD_ORIGINATOR'],
+} as const;
+
 /** A setting the provider needs but lacks, as the start's one-line error; undefined when all is there. */
-export function phoneConfigProblem(config: {
-  AUTH_SMS_PROVIDER?: string;
-  AUTH_SMS_TWILIO_ACCOUNT_SID?: string;
-  AUTH_SMS_TWILIO_AUTH_TOKEN?: string;
-  AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID?: string;
-}): string | undefined {
-  if (config.AUTH_SMS_PROVIDER !== 'twilio') return undefined;
-  for (const name of [
-    'AUTH_SMS_TWILIO_ACCOUNT_SID',
-    'AUTH_SMS_TWILIO_AUTH_TOKEN',
-    'AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID',
-  ] as const) {
-    if (!config[name]) return `${name} must be set when AUTH_SMS_PROVIDER=twilio`;
-  }
-  return undefined;
+export function phoneConfigProblem(
+  config: Record<string, unknown> & { AUTH_SMS_PROVIDER?: string },
+): string | undefined {
+  const provider = config.AUTH_SMS_PROVIDER as keyof typeof REQUIRED | undefined;
+  if (!provider) return undefined;
+  const missing = REQUIRED[provider].find((name) => !config[name]);
+  return missing && `${missing} must be set when AUTH_SMS_PROVIDER=${provider}`;
 }

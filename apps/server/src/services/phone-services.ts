@@ -1,10 +1,11 @@
-// The phone family's services from configuration: the SMS sender (Twilio's API, or none), the codes with their
-// resend interval and per-number limit, phone sign-in, and phone factors.
+// The phone family's services from configuration: the SMS sender (Twilio's, Vonage's or Messagebird's API, or
+// none), the codes with their resend interval and per-number limit, phone sign-in, and phone factors.
 import {
   type AuthService,
   createPhoneAuthService,
   createPhoneCodes,
   createPhoneFactors,
+  messagebirdSmsSender,
   noSmsSender,
   type PasswordPolicy,
   type PhoneAuthService,
@@ -12,7 +13,9 @@ import {
   type RateLimiter,
   type SmsSender,
   twilioSmsSender,
+  vonageSmsSender,
 } from '@auction-ops/auth-core';
+import type { Config } from '../config/index.js';
 import type { ServerContext } from '../context.js';
 
 export interface PhoneServices {
@@ -28,16 +31,7 @@ export function createPhoneServices(
   passwordPolicy: PasswordPolicy,
 ): PhoneServices {
   const { config } = ctx;
-  const sms =
-    config.AUTH_SMS_PROVIDER === 'twilio'
-      ? twilioSmsSender({
-          // loadConfig refuses twilio without the three (phoneConfigProblem).
-          accountSid: config.AUTH_SMS_TWILIO_ACCOUNT_SID!,
-          authToken: config.AUTH_SMS_TWILIO_AUTH_TOKEN!,
-          messageServiceSid: config.AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID!,
-          apiUrl: config.AUTH_SMS_TWILIO_API_URL,
-        })
-      : noSmsSender();
+  const sms = smsSenderOf(config);
   const codes = createPhoneCodes(sms, limiter, {
     otpSeconds: config.AUTH_SMS_OTP_EXP,
     maxFrequencySeconds: config.AUTH_SMS_MAX_FREQUENCY,
@@ -59,4 +53,32 @@ export function createPhoneServices(
     template: config.AUTH_SMS_TEMPLATE,
   });
   return { phone, phoneFactors, sms };
+}
+
+/** The configured provider's sender; loadConfig has refused a provider without its settings (phoneConfigProblem). */
+function smsSenderOf(config: Config): SmsSender {
+  switch (config.AUTH_SMS_PROVIDER) {
+    case 'twilio':
+      return twilioSmsSender({
+        accountSid: config.AUTH_SMS_TWILIO_ACCOUNT_SID!,
+        authToken: config.AUTH_SMS_TWILIO_AUTH_TOKEN!,
+        messageServiceSid: config.AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID!,
+        apiUrl: config.AUTH_SMS_TWILIO_API_URL,
+      });
+    case 'vonage':
+      return vonageSmsSender({
+        apiKey: config.AUTH_SMS_VONAGE_API_KEY!,
+        apiSecret: config.AUTH_SMS_VONAGE_API_SECRET!,
+        from: config.AUTH_SMS_VONAGE_FROM!,
+        apiUrl: config.AUTH_SMS_VONAGE_API_URL,
+      });
+    case 'messagebird':
+      return messagebirdSmsSender({
+        accessKey: config.AUTH_SMS_MESSAGEBIRD_ACCESS_KEY!,
+        originator: config.AUTH_SMS_MESSAGEBIRD_ORIGINATOR!,
+        apiUrl: config.AUTH_SMS_MESSAGEBIRD_API_URL,
+      });
+    default:
+      return noSmsSender();
+  }
 }

@@ -1,10 +1,15 @@
-// Phone codes through GoTrue's other SMS providers, Vonage and Messagebird, each a fake on loopback: the form and
+// Phone codes through GoTrue's other SMS providers, Vonage, Messagebird and Textlocal, each a fake on loopback: the form and
 // authentication each provider is sent, sign-in with the code through supabase-js, a provider's refusal answered
 // as sms_send_failed with its reason, and WhatsApp refused (Twilio's alone).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '@supabase/supabase-js';
 import { startTestServer, type TestServer, TEST_CLIENT_OPTIONS } from './support/test-server.js';
-import { type FakeSmsProvider, startFakeMessagebird, startFakeVonage } from './support/fake-sms-providers.js';
+import {
+  type FakeSmsProvider,
+  startFakeMessagebird,
+  startFakeTextlocal,
+  startFakeVonage,
+} from './support/fake-sms-providers.js';
 
 let n = 0;
 const newPhone = () => `1555${String(Date.now() % 1e4).padStart(4, '0')}${String(++n).padStart(3, '0')}`;
@@ -46,6 +51,23 @@ const PROVIDERS = [
     }),
     authorization: 'AccessKey bird-key',
     reason: 'no (correct) recipients found',
+  },
+  {
+    name: 'textlocal',
+    start: startFakeTextlocal,
+    env: (url: string) => ({
+      AUTH_SMS_TEXTLOCAL_API_KEY: 'textlocal-key',
+      AUTH_SMS_TEXTLOCAL_SENDER: 'YARDOP',
+      AUTH_SMS_TEXTLOCAL_API_URL: url,
+    }),
+    sent: (phone: string, text: string) => ({
+      sender: 'YARDOP',
+      apikey: 'textlocal-key',
+      message: text,
+      numbers: phone,
+    }),
+    authorization: undefined,
+    reason: 'textlocal error: No valid numbers specified (code: 51)',
   },
 ] as const;
 

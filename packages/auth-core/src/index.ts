@@ -85,12 +85,14 @@ export { formatPhone, validPhone, parseTestOtps } from './phone-number.js';
 export {
   messagebirdSmsSender,
   noSmsSender,
+  textlocalSmsSender,
   twilioSmsSender,
   vonageSmsSender,
   type MessagebirdSettings,
   type SmsChannel,
   type SmsMessage,
   type SmsSender,
+  type TextlocalSettings,
   type TwilioSettings,
   type VonageSettings,
 } from './sms-sender.js';

@@ -3,7 +3,8 @@
 // - twilio: the Messages API, its form fields, Basic auth with the account SID and auth token, the message
 //   service SID as sender; SMS and WhatsApp;
 // - vonage: the SMS API (/sms/json), key and secret in the form, `type=unicode` for text beyond ASCII;
-// - messagebird: the Messages API (/messages), `Authorization: AccessKey`, unicode data coding.
+// - messagebird: the Messages API (/messages), `Authorization: AccessKey`, unicode data coding;
+// - textlocal: the send API (/send), the API key in the form.
 // Without a provider every send fails: numbers of AUTH_SMS_TEST_OTP still work, which is what development needs.
 export type SmsChannel = 'sms' | 'whatsapp';
 
@@ -15,7 +16,7 @@ export interface SmsMessage {
 }
 
 export interface SmsSender {
-  readonly provider: 'twilio' | 'vonage' | 'messagebird' | 'none';
+  readonly provider: 'twilio' | 'vonage' | 'messagebird' | 'textlocal' | 'none';
   /** Sends the message; returns the provider's message id, or throws with the provider's reason. */
   send(message: SmsMessage): Promise<string>;
 }
@@ -27,6 +28,22 @@ export interface TwilioSettings {
   /** https://api.twilio.com, or a fake's URL. */
   apiUrl: string;
   timeoutMs?: number;
+}
+
+/** POSTs a form as the providers take it, and reads their JSON answer (`{}` when the body is not JSON). */
+async function postForm<T>(
+  url: string,
+  form: URLSearchParams,
+  timeoutMs = 10_000,
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: form.toString(),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return { response, answer: (await response.json().catch(() => ({}))) as T };
 }
 
 export function noSmsSender(): SmsSender {
@@ -66,13 +83,12 @@ export function twilioSmsSender(settings: TwilioSettings): SmsSender {
               Body: body,
             }
           : { To: `+${to}`, Channel: channel, From: sender, Body: body };
-      const response = await fetch(endpoint, {
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(form).toString(),
-        signal: AbortSignal.timeout(settings.timeoutMs ?? 10_000),
-      });
-      const answer = (await response.json().catch(() => ({}))) as TwilioAnswer;
+      const { response, answer } = await postForm<TwilioAnswer>(
+        endpoint,
+        new URLSearchParams(form),
+        settings.timeoutMs,
+        { authorization },
+      );
       if (response.status !== 200 && response.status !== 201) {
         throw new Error(
           `${answer.message ?? `Twilio answered ${response.status}`} More information: ${answer.more_info ?? ''}`,
@@ -116,13 +132,7 @@ export function vonageSmsSender(settings: VonageSettings): SmsSender {
       });
       // Without it, characters beyond ASCII arrive as question marks (only ASCII is one UTF-8 byte per character).
       if (Buffer.byteLength(body) !== body.length) form.set('type', 'unicode');
-      const response = await fetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: form.toString(),
-        signal: AbortSignal.timeout(settings.timeoutMs ?? 10_000),
-      });
-      const answer = (await response.json().catch(() => ({}))) as VonageAnswer;
+      const { response, answer } = await postForm<VonageAnswer>(endpoint, form, settings.timeoutMs);
       const message = answer.messages?.[0];
       if (!message) throw new Error(`vonage error: Internal Error (HTTP ${response.status})`);
       // Status "0" is success; any other is Vonage's reason, in error-text.
@@ -165,22 +175,58 @@ export function messagebirdSmsSender(settings: MessagebirdSettings): SmsSender {
         type: 'sms',
         datacoding: 'unicode',
       });
-      const response = await fetch(endpoint, {
-        method: 'POST',
-        headers: {
-          authorization: `AccessKey ${settings.accessKey}`,
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body: form.toString(),
-        signal: AbortSignal.timeout(settings.timeoutMs ?? 10_000),
+      const { response, answer } = await postForm<MessagebirdAnswer>(endpoint, form, settings.timeoutMs, {
+        authorization: `AccessKey ${settings.accessKey}`,
       });
-      const answer = (await response.json().catch(() => ({}))) as MessagebirdAnswer;
       if (!response.ok) {
         throw new Error(answer.errors?.[0]?.description ?? `Messagebird answered ${response.status}`);
       }
       if (!answer.recipients?.totalSentCount) throw new Error('messagebird error: total sent count is 0');
       if (!answer.id) throw new Error('Messagebird answered without a message id');
       return answer.id;
+    },
+  };
+}
+
+export interface TextlocalSettings {
+  apiKey: string;
+  /** The sender name shown on the phone. */
+  sender: string;
+  /** https://api.textlocal.in, or a fake's URL. */
+  apiUrl: string;
+  timeoutMs?: number;
+}
+
+interface TextlocalAnswer {
+  status?: string;
+  messages?: Array<{ id?: string | number }>;
+  errors?: Array<{ code?: number; message?: string }>;
+}
+
+export function textlocalSmsSender(settings: TextlocalSettings): SmsSender {
+  const endpoint = `${settings.apiUrl.replace(/\/$/, '')}/send`;
+  return {
+    provider: 'textlocal',
+    async send({ to, body, channel }) {
+      if (channel !== 'sms') throw new Error(`channel type "${channel}" is not supported for Textlocal`);
+      const form = new URLSearchParams({
+        sender: settings.sender,
+        apikey: settings.apiKey,
+        message: body,
+        numbers: to,
+      });
+      const { response, answer } = await postForm<TextlocalAnswer>(endpoint, form, settings.timeoutMs);
+      const id = answer.messages?.[0]?.id;
+      if (answer.status !== 'success') {
+        const error = answer.errors?.[0];
+        throw new Error(
+          error
+            ? `textlocal error: ${error.message} (code: ${error.code})`
+            : `Textlocal answered ${response.status} without success`,
+        );
+      }
+      if (id === undefined) throw new Error('Textlocal answered without a message id');
+      return String(id);
     },
   };
 }

@@ -39,7 +39,9 @@ describe('loadConfig', () => {
   });
 
   it('refuses an SMS provider without its settings, naming the first one missing', () => {
-    expect(() => loadConfig({ AUTH_SMS_PROVIDER: 'carrier-pigeon' })).toThrow(/must be twilio, vonage or messagebird/);
+    expect(() => loadConfig({ AUTH_SMS_PROVIDER: 'carrier-pigeon' })).toThrow(
+      /must be twilio, vonage, messagebird or textlocal/,
+    );
     expect(() => loadConfig({ AUTH_SMS_PROVIDER: 'vonage', AUTH_SMS_VONAGE_API_KEY: 'k' })).toThrow(
       'AUTH_SMS_VONAGE_API_SECRET must be set when AUTH_SMS_PROVIDER=vonage',
     );

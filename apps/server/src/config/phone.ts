@@ -32,7 +32,10 @@ export const phoneSettings = {
   AUTH_EXTERNAL_PHONE_ENABLED: v.optional(bool, 'false'),
   AUTH_SMS_AUTOCONFIRM: v.optional(bool, 'false'),
   AUTH_SMS_PROVIDER: v.optional(
-    v.picklist(['twilio', 'vonage', 'messagebird'], 'must be twilio, vonage or messagebird (or unset: no provider)'),
+    v.picklist(
+      ['twilio', 'vonage', 'messagebird', 'textlocal'],
+      'must be twilio, vonage, messagebird or textlocal (or unset: no provider)',
+    ),
   ),
   AUTH_SMS_TWILIO_ACCOUNT_SID: v.optional(nonEmpty),
   AUTH_SMS_TWILIO_AUTH_TOKEN: v.optional(nonEmpty),
@@ -46,6 +49,9 @@ export const phoneSettings = {
   AUTH_SMS_MESSAGEBIRD_ACCESS_KEY: v.optional(nonEmpty),
   AUTH_SMS_MESSAGEBIRD_ORIGINATOR: v.optional(nonEmpty),
   AUTH_SMS_MESSAGEBIRD_API_URL: v.optional(url, 'https://rest.messagebird.com'),
+  AUTH_SMS_TEXTLOCAL_API_KEY: v.optional(nonEmpty),
+  AUTH_SMS_TEXTLOCAL_SENDER: v.optional(nonEmpty),
+  AUTH_SMS_TEXTLOCAL_API_URL: v.optional(url, 'https://api.textlocal.in'),
   AUTH_SMS_OTP_EXP: v.optional(positiveInt, '60'),
   AUTH_SMS_MAX_FREQUENCY: v.optional(durationSeconds, '60'),
   AUTH_SMS_TEMPLATE: v.optional(nonEmpty, 'Your code is {{ .Code }}'),
@@ -60,6 +66,7 @@ const REQUIRED = {
   twilio: ['AUTH_SMS_TWILIO_ACCOUNT_SID', 'AUTH_SMS_TWILIO_AUTH_TOKEN', 'AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID'],
   vonage: ['AUTH_SMS_VONAGE_API_KEY', 'AUTH_SMS_VONAGE_API_SECRET', 'AUTH_SMS_VONAGE_FROM'],
   messagebird: ['AUTH_SMS_MESSAGEBIRD_ACCESS_KEY', 'AUTH_SMS_MESSAGEBIRD_ORIGINATOR'],
+  textlocal: ['AUTH_SMS_TEXTLOCAL_API_KEY', 'AUTH_SMS_TEXTLOCAL_SENDER'],
 } as const;
 
 /** A setting the provider needs but lacks, as the start's one-line error; undefined when all is there. */

@@ -1,5 +1,6 @@
-// The phone family's services from configuration: the SMS sender (Twilio's, Vonage's or Messagebird's API, or
-// none), the codes with their resend interval and per-number limit, phone sign-in, and phone factors.
+// The phone family's services from configuration: the SMS sender (Twilio's, Vonage's, Messagebird's or
+// Textlocal's API, or none), the codes with their resend interval and per-number limit, phone sign-in, and phone
+// factors.
 import {
   type AuthService,
   createPhoneAuthService,
@@ -7,6 +8,7 @@ import {
   createPhoneFactors,
   messagebirdSmsSender,
   noSmsSender,
+  textlocalSmsSender,
   type PasswordPolicy,
   type PhoneAuthService,
   type PhoneFactors,
@@ -77,6 +79,12 @@ function smsSenderOf(config: Config): SmsSender {
         accessKey: config.AUTH_SMS_MESSAGEBIRD_ACCESS_KEY!,
         originator: config.AUTH_SMS_MESSAGEBIRD_ORIGINATOR!,
         apiUrl: config.AUTH_SMS_MESSAGEBIRD_API_URL,
+      });
+    case 'textlocal':
+      return textlocalSmsSender({
+        apiKey: config.AUTH_SMS_TEXTLOCAL_API_KEY!,
+        sender: config.AUTH_SMS_TEXTLOCAL_SENDER!,
+        apiUrl: config.AUTH_SMS_TEXTLOCAL_API_URL,
       });
     default:
       return noSmsSender();

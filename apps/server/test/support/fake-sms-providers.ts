@@ -1,5 +1,5 @@
-// Fakes of Vonage's SMS API (POST /sms/json) and Messagebird's Messages API (POST /messages) on loopback, for the
-// phone tests: each records the form it was sent (and the Authorization header) and answers as the provider does
+// Fakes of Vonage's SMS API (POST /sms/json), Messagebird's Messages API (POST /messages) and Textlocal's send API
+// (POST /send) on loopback, for the phone tests: each records the form it was sent (and the Authorization header) and answers as the provider does
 // for a sent message, or with the provider's refusal on demand.
 import { startLoopbackServer } from './loopback.js';
 
@@ -71,5 +71,18 @@ export function startFakeMessagebird(): Promise<FakeSmsProvider> {
     const recipient = { recipient: Number(call.form.recipients), status: 'sent' };
     const recipients = { totalCount: 1, totalSentCount: 1, items: [recipient] };
     return { status: 201, body: { id: `mb${String(fake.calls.length).padStart(30, '0')}`, recipients } };
+  });
+}
+
+/** Textlocal answers 200 either way; its status says whether the message went, its errors why not. */
+export function startFakeTextlocal(): Promise<FakeSmsProvider> {
+  return startFake('/send', 'numbers', 'message', (fake) => {
+    if (fake.mode === 'refused') {
+      return {
+        status: 200,
+        body: { status: 'failure', errors: [{ code: 51, message: 'No valid numbers specified' }] },
+      };
+    }
+    return { status: 200, body: { status: 'success', messages: [{ id: 1000 + fake.calls.length }], num_messages: 1 } };
   });
 }

@@ -126,6 +126,22 @@ describe.each(PROVIDERS)('with the $name provider', (provider) => {
     expect(row!.n).toBe(0);
   });
 
+  it('answers sms_send_failed when the provider is unreachable behind a failing gateway (no JSON), and creates no user', async () => {
+    const phone = newPhone();
+    fake.mode = 'broken';
+    try {
+      const broken = await client().auth.signInWithOtp({ phone });
+      expect(broken.error).toMatchObject({ status: 422, code: 'sms_send_failed' });
+      expect(broken.error!.message).toContain('502');
+    } finally {
+      fake.mode = 'ok';
+    }
+    const [row] = await t.db.sql<
+      Array<{ n: number }>
+    >`select count(*)::int as n from auth.users where phone = ${phone}`;
+    expect(row!.n).toBe(0);
+  });
+
   it('refuses WhatsApp, which only Twilio sends, without calling the provider', async () => {
     const calls = fake.calls.length;
     const { error } = await client().auth.signInWithOtp({ phone: newPhone(), options: { channel: 'whatsapp' } });

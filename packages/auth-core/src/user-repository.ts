@@ -196,7 +196,7 @@ export async function listUsers(sql: Sql, page: number, perPage: number): Promis
 
 /**
  * Hard delete (sessions, tokens, identities and the public profile cascade); soft delete keeps the row, and setting
- * its deleted_at removes every credential and the address (auth.forget_deleted_account, auth-core 0014 and 0015).
+ * its deleted_at removes every credential and the address (auth.forget_deleted_account, auth-core 0014).
  */
 export async function deleteUser(sql: Sql, id: string, soft: boolean): Promise<boolean> {
   if (soft) {

@@ -1,6 +1,6 @@
 // Fakes of Vonage's SMS API (POST /sms/json), Messagebird's Messages API (POST /messages) and Textlocal's send API
 // (POST /send) on loopback, for the phone tests: each records the form it was sent (and the Authorization header) and answers as the provider does
-// for a sent message, or with the provider's refusal on demand.
+// for a sent message, or with the provider's refusal, or as a gateway in front of it failing, on demand.
 import { startLoopbackServer } from './loopback.js';
 
 export interface SmsCall {
@@ -11,8 +11,8 @@ export interface SmsCall {
 export interface FakeSmsProvider {
   url: string;
   calls: SmsCall[];
-  /** `ok`: the message is sent; `refused`: the provider's error answer. */
-  mode: 'ok' | 'refused';
+  /** `ok`: the message is sent; `refused`: the provider's error answer; `broken`: a 502 page, not JSON. */
+  mode: 'ok' | 'refused' | 'broken';
   /** The code in the newest message to this number (E.164 digits, without "+"). */
   codeFor(phone: string): string | undefined;
   close(): Promise<void>;
@@ -39,6 +39,8 @@ async function startFake(
     if (req.method !== 'POST' || req.url !== path) return void res.writeHead(404).end();
     const call = { authorization: req.headers.authorization, form: Object.fromEntries(new URLSearchParams(raw)) };
     fake.calls.push(call);
+    if (fake.mode === 'broken')
+      return void res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1>');
     const { status, body } = answer(fake, call);
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });

@@ -1,15 +1,18 @@
--- A deleted account keeps no address either. The admin API's soft delete left the e-mail address, the phone number
--- and the metadata the person gave (name, avatar) in auth.users, and the name and avatar in public.users. As GoTrue
--- does, the address and the number give way to a digest of the account's id and themselves (base64url of SHA-256;
--- for the number, its first 15 characters), which reaches no one. The unique indexes skip deleted rows, so the
--- address can sign up again. anonymize_user (domain 0026) nulls both in the same update, which this leaves null.
+-- An account marked deleted keeps no way in and nothing of its person, whichever path sets deleted_at (the admin
+-- API's soft delete, DELETE /admin/users/{id} with should_soft_delete, or anonymize_user). The soft delete used to
+-- end the sessions and drop the password hash only: second factors and their secrets, passkeys, identities,
+-- one-time links and codes, PKCE flows and OAuth grants outlived the account, and so did the e-mail address, the
+-- phone number and the name and avatar the person gave. As GoTrue does, the address and the number give way to a
+-- digest of the account's id and themselves (base64url of SHA-256; for the number, its first 15 characters), which
+-- reaches no one; the unique indexes skip deleted rows, so the address can sign up again. anonymize_user (domain
+-- 0026) nulls both in the same update, which this leaves null.
 create function auth.obfuscated(account uuid, value text) returns text
 language sql immutable set search_path = '' as $$
   select rtrim(translate(encode(sha256(convert_to(account::text || value, 'UTF8')), 'base64'), '+/', '-_'), '=')
 $$;
 revoke all on function auth.obfuscated(uuid, text) from public;
 
-create or replace function auth.forget_deleted_account() returns trigger
+create function auth.forget_deleted_account() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
   delete from auth.sessions where user_id = new.id;
@@ -35,3 +38,7 @@ begin
   where id = new.id;
   return new;
 end $$;
+
+create trigger forget_deleted_account before update of deleted_at on auth.users
+  for each row when (old.deleted_at is null and new.deleted_at is not null)
+  execute function auth.forget_deleted_account();

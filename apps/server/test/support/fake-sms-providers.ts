@@ -1,6 +1,7 @@
 // Fakes of Vonage's SMS API (POST /sms/json), Messagebird's Messages API (POST /messages) and Textlocal's send API
-// (POST /send) on loopback, for the phone tests: each records the form it was sent (and the Authorization header) and answers as the provider does
-// for a sent message, or with the provider's refusal, or as a gateway in front of it failing, on demand.
+// (POST /send) on loopback, for the phone tests: each records the form it was sent (and the Authorization header)
+// and answers as the provider does for a sent message, or with the provider's refusal, or as a failing gateway in
+// front of it, on demand.
 import { startLoopbackServer } from './loopback.js';
 
 export interface SmsCall {

@@ -1,6 +1,7 @@
 // rest-engine benchmark (`pnpm bench rest` or `node --import tsx scripts/bench-rest.ts`). Nothing here asserts timings.
 // A 100k-row table under RLS with a to-many child, queried with a user JWT by wrk (50 connections) through:
-//   engine: the real server (startServer): request log, CORS, API-key gate, JWT verification (cached), the /rest/v1
+//   engine: the real server (startServer, from the production build `pnpm start` runs): request log, CORS, API-key
+//           gate, JWT verification (cached), the /rest/v1
 //           adapter and the engine's parse/plan/compile/execute/respond;
 //   (a) a minimal Hono route sending the identical context and main statements;
 //   (b) the same statements from a Node loop with postgres.js (50 concurrent workers).
@@ -21,7 +22,8 @@ import {
   startPgBouncer,
   startPgCluster,
 } from '../packages/database/src/testing/pg-cluster.js';
-import { startServer, loadConfig, type Config, type RunningServer } from '../apps/server/src/index.js';
+import type { Config, RunningServer } from '../apps/server/src/index.js';
+import { buildServer } from '../apps/server/build/server-build.mjs';
 import type { ServerContext } from '../apps/server/src/context.js';
 import { restRateLimitCheck } from '../apps/server/src/middleware/rate-limit.js';
 import { createRestRateLimits } from '../apps/server/src/services/rate-limit-services.js';
@@ -29,10 +31,36 @@ import { offerGatewayHeaders } from '../apps/server/src/middleware/response-head
 import { createLocalCertificates } from '../apps/server/src/tls/local-certificates.js';
 import { createRestEngine } from '../packages/rest-engine/src/index.js';
 import { compile } from '../packages/rest-engine/src/compile/statement-compiler.js';
-import { CONTEXT_SQL, execute, StatementBudget, type TxContext } from '../packages/rest-engine/src/execute.js';
+import { CONTEXT_SQL, type TxContext } from '../packages/rest-engine/src/execute.js';
 import type { Statement } from '../packages/rest-engine/src/compile/sql-builder.js';
 import { parse } from '../packages/rest-engine/src/parse/request-parser.js';
 import { plan } from '../packages/rest-engine/src/plan/planner.js';
+
+type ServerModule = typeof import('../apps/server/src/index.js');
+type ExecuteModule = typeof import('../packages/rest-engine/src/execute.js');
+/** startServer and loadConfig from the production build (as `pnpm start` runs them): set by main(). */
+let startServer: ServerModule['startServer'];
+let loadConfig: ServerModule['loadConfig'];
+
+/**
+ * Baseline (a)'s execute() as plain JavaScript, compiled by esbuild like the server's build: loaded through tsx it
+ * would pay tsx's `__name` wrapper on each closure, which the built engine does not.
+ */
+async function plainExecute(dir: string): Promise<ExecuteModule> {
+  const { build } = await load<any>('esbuild');
+  const outfile = join(dir, 'execute.mjs');
+  await build({
+    entryPoints: [new URL('../packages/rest-engine/src/execute.ts', import.meta.url).pathname],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    outfile,
+    logLevel: 'error',
+  });
+  return import(pathToFileURL(outfile).href);
+}
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** Rounds of the engine, (a) and (b) per request (BENCH_ROUNDS, default 3). */
@@ -266,7 +294,11 @@ export async function main(): Promise<void> {
   const { serve } = await load<any>('@hono/node-server');
   const jose = await load<any>('jose');
 
+  ({ startServer, loadConfig } = (await import(
+    pathToFileURL(join(await buildServer(), 'index.mjs')).href
+  )) as ServerModule);
   const dir = mkdtempSync(join(tmpdir(), 'bench-rest-'));
+  const { execute, StatementBudget } = await plainExecute(dir);
   const cluster = await startEmbeddedPostgres({ dir, settings: { max_connections: 200 } });
   const stops: (() => Promise<unknown>)[] = [];
   try {
@@ -678,8 +710,8 @@ async function startServerProcess(
   env: Record<string, string>,
 ): Promise<{ url: string; pids: () => number[]; stop(): Promise<void> }> {
   const port = await findFreePort();
-  const main = new URL('../apps/server/src/main.ts', import.meta.url).pathname;
-  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+  const start = new URL('../apps/server/bin/start.mjs', import.meta.url).pathname;
+  const child = spawn(process.execPath, [start], {
     env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

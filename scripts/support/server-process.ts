@@ -1,4 +1,4 @@
-// The server as `pnpm start` runs it (apps/server/src/main.ts under tsx), in a process of its own with its embedded
+// The server as `pnpm start` runs it (apps/server/bin/start.mjs: the production build), in a process of its own with its embedded
 // Postgres, for benchmarks whose figures must be the server's alone: its memory (peak RSS from /proc), its CPU by
 // thread, and Postgres' CPU, with the load (and the baseline) coming from the benchmark's process.
 import { spawn } from 'node:child_process';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runningClusterUrl } from '../../packages/database/src/index.js';
 
-const MAIN = fileURLToPath(new URL('../../apps/server/src/main.ts', import.meta.url));
+const START = fileURLToPath(new URL('../../apps/server/bin/start.mjs', import.meta.url));
 
 export interface ServerProcess {
   url: string;
@@ -22,7 +22,7 @@ export interface ServerProcess {
 
 /** Starts the server with `env` (PORT=0; DATA_DIR required) and waits for the address and keys it prints. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, [START], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

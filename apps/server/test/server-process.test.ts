@@ -11,7 +11,7 @@ import { SignJWT } from 'jose';
 import { findFreePort, runningClusterUrl, startEmbeddedPostgres } from '@auction-ops/database';
 import { postgresProcessesFor } from './support/test-server.js';
 
-const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const start = fileURLToPath(new URL('../bin/start.mjs', import.meta.url));
 const secret = 'test-secret-'.padEnd(40, 'x');
 
 function startProcess(env: Record<string, string>): {
@@ -19,7 +19,7 @@ function startProcess(env: Record<string, string>): {
   output: () => string;
   exited: Promise<number | null>;
 } {
-  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+  const child = spawn(process.execPath, [start], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -149,14 +149,15 @@ export function processEnv(state: ProcessState, env: Record<string, string> = {}
 }
 
 /**
- * The server as a child process (for tests that kill it): `start()` spawns `src/main.ts` on `port` with `env`
- * over the test's own environment (see processEnv), `healthy()` says whether GET /health answers 200.
+ * The server as a child process (for tests that kill it), as `pnpm start` runs it: `start()` spawns `bin/start.mjs`
+ * (the production build) on `port` with `env` over the test's own environment (see processEnv), `healthy()` says
+ * whether GET /health answers 200.
  */
 export function serverProcess(env: Record<string, string>, port: number) {
-  const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+  const start = fileURLToPath(new URL('../../bin/start.mjs', import.meta.url));
   return {
     start(): ServerProcess {
-      const child = spawn(process.execPath, ['--import', 'tsx', main], {
+      const child = spawn(process.execPath, [start], {
         env: { ...process.env, ...env, PORT: String(port) },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
@@ -194,7 +195,7 @@ export function postgresProcessesFor(dir: string): string[] {
   return out.split('\n').filter((line) => line.includes('postgres') && line.includes(dir) && line.includes(' -D '));
 }
 
-/** Node processes whose parent is `pid`: the cluster's workers (Postgres and tsx's esbuild are not named node). */
+/** Node processes whose parent is `pid`: the cluster's workers (Postgres and esbuild are not named node). */
 export function workerPids(pid: number): number[] {
   const out: number[] = [];
   for (const name of readdirSync('/proc')) {

@@ -1,0 +1,72 @@
+// The production build (build/server-build.mjs), which `pnpm start` runs: built once per content, nothing loaded
+// lazily pulled in at start, and the files found beside the sources still found. The server-process tests start it.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServer } from '../build/server-build.mjs';
+
+const OWN_SOURCES = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The relative imports (static ones only) of a built module, and theirs, as absolute paths. */
+function staticGraph(entry: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(entry)) return seen;
+  seen.add(entry);
+  for (const [, spec] of readFileSync(entry, 'utf8').matchAll(/^import\s[^;]*?from\s*"([^"]+)";/gms))
+    if (spec.startsWith('.')) staticGraph(join(dirname(entry), spec), seen);
+    else seen.add(spec);
+  return seen;
+}
+
+describe('production build', () => {
+  let out: string;
+  let dir: string;
+  beforeAll(async () => {
+    out = mkdtempSync(join(tmpdir(), 'server-build-'));
+    dir = await buildServer(out);
+  });
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('is written once per content: the same sources give the same directory, left as it was', async () => {
+    const written = statSync(join(dir, 'main.mjs')).mtimeMs;
+    expect(await buildServer(out)).toBe(dir);
+    expect(statSync(join(dir, 'main.mjs')).mtimeMs).toBe(written);
+    expect(readdirSync(out).filter((name) => name.startsWith('build-'))).toEqual([dir.slice(out.length + 1)]);
+  });
+
+  it('loads tracing only when configured: OpenTelemetry is not in what main.mjs imports at start', () => {
+    const graph = [...staticGraph(join(dir, 'main.mjs'))];
+    expect(graph.some((spec) => spec.includes('/node_modules/.pnpm/hono@'))).toBe(true);
+    expect(graph.filter((spec) => spec.includes('@opentelemetry'))).toEqual([]);
+    const chunks = readdirSync(join(dir, 'chunks'));
+    expect(chunks.some((name) => /^tracing-.*\.mjs$/.test(name))).toBe(true);
+  });
+
+  it("keeps each source's own import.meta.url, so files beside the sources are found", async () => {
+    const code = readdirSync(join(dir, 'chunks'))
+      .filter((name) => name.endsWith('.mjs'))
+      .map((name) => readFileSync(join(dir, 'chunks', name), 'utf8'))
+      .join('\n');
+    expect(code).not.toContain('import.meta.url');
+    expect(code).toContain(JSON.stringify(`file://${OWN_SOURCES}packages/auth-core/src/migrations.ts`));
+    // Imported, the build names every migration set's directory under the sources, where the SQL files are.
+    const script = `const m = await import(${JSON.stringify(join(dir, 'index.mjs'))});
+      console.log(JSON.stringify(m.migrationSets.map((set) => set.dir)))`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let printed = '';
+    child.stdout.on('data', (d) => {
+      printed += d;
+    });
+    expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
+    const dirs: string[] = JSON.parse(printed);
+    expect(dirs).toHaveLength(9);
+    for (const migrations of dirs) {
+      expect(migrations.startsWith(OWN_SOURCES)).toBe(true);
+      expect(readdirSync(migrations).some((name) => name.endsWith('.sql'))).toBe(true);
+    }
+  });
+});

@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, loadConfig } from '../apps/server/src/index.js';
 import { createBackup, resolveTarget, restoreBackup } from '../packages/backups/src/index.js';
+import { builtServer } from './support/bench-server.js';
 
 const MB = 1024 * 1024;
 const SIZE_MB = Number(process.env.BENCH_BACKUP_MB ?? 1024);
@@ -41,6 +41,7 @@ export async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'auction-ops-bench-backup-'));
   const dataDir = join(root, 'data');
   const target = resolveTarget(join(root, 'target'));
+  const { startServer, loadConfig } = await builtServer();
   const server = await startServer(
     loadConfig({
       DATA_DIR: dataDir,

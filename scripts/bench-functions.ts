@@ -12,8 +12,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, type RunningServer, startServer } from '../apps/server/src/index.js';
-import { percentile } from './support/bench-server.js';
+import type { RunningServer } from '../apps/server/src/index.js';
+import { builtServer, percentile } from './support/bench-server.js';
 import { loadPostgres } from './support/postgres-client.js';
 import {
   backendCpu,
@@ -289,6 +289,7 @@ export async function main(): Promise<void> {
     console.log(`    p99 during/without = ${(busy.p99 / idle.p99).toFixed(2)}`);
 
     if (importOnly) return;
+    const { startServer, loadConfig } = await builtServer();
     other = await startServer(
       loadConfig({
         ...settings,

@@ -23,7 +23,7 @@ import {
   startPgCluster,
 } from '../packages/database/src/testing/pg-cluster.js';
 import type { Config, RunningServer } from '../apps/server/src/index.js';
-import { buildServer } from '../apps/server/build/server-build.mjs';
+import { builtServer } from './support/bench-server.js';
 import type { ServerContext } from '../apps/server/src/context.js';
 import { restRateLimitCheck } from '../apps/server/src/middleware/rate-limit.js';
 import { createRestRateLimits } from '../apps/server/src/services/rate-limit-services.js';
@@ -36,11 +36,10 @@ import type { Statement } from '../packages/rest-engine/src/compile/sql-builder.
 import { parse } from '../packages/rest-engine/src/parse/request-parser.js';
 import { plan } from '../packages/rest-engine/src/plan/planner.js';
 
-type ServerModule = typeof import('../apps/server/src/index.js');
 type ExecuteModule = typeof import('../packages/rest-engine/src/execute.js');
 /** startServer and loadConfig from the production build (as `pnpm start` runs them): set by main(). */
-let startServer: ServerModule['startServer'];
-let loadConfig: ServerModule['loadConfig'];
+let startServer: Awaited<ReturnType<typeof builtServer>>['startServer'];
+let loadConfig: Awaited<ReturnType<typeof builtServer>>['loadConfig'];
 
 /**
  * Baseline (a)'s execute() as plain JavaScript, compiled by esbuild like the server's build: loaded through tsx it
@@ -294,9 +293,7 @@ export async function main(): Promise<void> {
   const { serve } = await load<any>('@hono/node-server');
   const jose = await load<any>('jose');
 
-  ({ startServer, loadConfig } = (await import(
-    pathToFileURL(join(await buildServer(), 'index.mjs')).href
-  )) as ServerModule);
+  ({ startServer, loadConfig } = await builtServer());
   const dir = mkdtempSync(join(tmpdir(), 'bench-rest-'));
   const { execute, StatementBudget } = await plainExecute(dir);
   const cluster = await startEmbeddedPostgres({ dir, settings: { max_connections: 200 } });

@@ -1,9 +1,24 @@
-// What the benchmarks share: the real server on a fresh embedded cluster in a temporary data directory (quiet logs,
-// a fixed JWT secret), removed again by stop(), and the percentile of a sorted sample.
+// What the benchmarks share: the real server, from the production build `pnpm start` runs, on a fresh embedded
+// cluster in a temporary data directory (quiet logs, a fixed JWT secret), removed again by stop(), and the
+// percentile of a sorted sample.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type RunningServer, startServer } from '../../apps/server/src/index.js';
+import { pathToFileURL } from 'node:url';
+import type { RunningServer } from '../../apps/server/src/index.js';
+import { buildServer } from '../../apps/server/build/server-build.mjs';
+
+type ServerModule = typeof import('../../apps/server/src/index.js');
+let built: Promise<ServerModule> | undefined;
+
+/**
+ * The server's module from its production build (built on first use): the benchmarks measure the JavaScript
+ * production runs, not the sources under tsx (whose `__name` wrapper on every closure production does not pay).
+ */
+export function builtServer(): Promise<ServerModule> {
+  built ??= buildServer().then((dir) => import(pathToFileURL(join(dir, 'index.mjs')).href) as Promise<ServerModule>);
+  return built;
+}
 
 export const BENCH_JWT_SECRET = 'bench-secret-'.padEnd(40, 'x');
 
@@ -27,6 +42,7 @@ export async function startBenchServer(
   const dir = mkdtempSync(join(tmpdir(), `auction-ops-bench-${name}-`));
   try {
     await options.beforeStart?.(dir);
+    const { startServer, loadConfig } = await builtServer();
     const server = await startServer(
       loadConfig({
         PORT: '0',

@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 
 // Plain JavaScript: a new thread has no TypeScript loader. Per upload: an open descriptor, the hash and how far
-// it has read. Messages arrive in order; a read error is answered at the end, and the rest ignored until then.
+// it has read; its first message names the file and start offset. Messages arrive in order; a read error is answered at the end, and the rest ignored until then.
 const THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { openSync, readSync, closeSync } = require('node:fs');
@@ -74,6 +74,7 @@ export class FileMd5 {
   private readonly id = nextId++;
   private readonly thread = hashingThread();
   private done = false;
+  private introduced = false;
 
   constructor(
     private readonly path: string,
@@ -112,8 +113,12 @@ export class FileMd5 {
     return thread === this.thread && this.thread.open.has(this.id);
   }
 
+  /** The thread needs the path and start offset only with an upload's first message. */
   private post(message: { upTo?: number; end?: boolean; abort?: boolean }): void {
-    if (this.live()) this.thread.worker.postMessage({ id: this.id, path: this.path, from: this.from, ...message });
+    if (!this.live()) return;
+    if (this.introduced) this.thread.worker.postMessage({ id: this.id, ...message });
+    else this.thread.worker.postMessage({ id: this.id, path: this.path, from: this.from, ...message });
+    this.introduced = true;
   }
 
   private close(): void {

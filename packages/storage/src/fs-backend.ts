@@ -26,8 +26,12 @@ export function createFsBackend(root: string): StorageBackend {
   };
   const place = async (file: string, key: string) => {
     const target = pathOf(key);
-    await mkdir(dirname(target), { recursive: true });
-    await rename(file, target);
+    // The directory (one of 256 per bucket) nearly always exists: made only when the rename says it is missing.
+    await rename(file, target).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      await mkdir(dirname(target), { recursive: true });
+      await rename(file, target);
+    });
     await fsyncDir(dirname(target));
   };
 

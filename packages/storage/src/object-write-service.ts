@@ -10,7 +10,7 @@
 // removal): that leaves unreferenced bytes, never a row without bytes; keys are versions, so the orphan sweep
 // (orphan-sweep.ts) finds them.
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import type postgres from 'postgres';
 import { asCaller, callerUserId, type Caller } from './caller-transaction.js';
 import type { ObjectMetadata, ObjectRow } from './object-row.js';
@@ -44,6 +44,10 @@ export interface Transfer {
 }
 
 const MAX_REMOVE = 1000;
+
+const ignoreMissing = (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'ENOENT') throw error;
+};
 
 class RolledBack {}
 
@@ -87,7 +91,8 @@ export class ObjectWriteService {
       if (!body.source.readableEnded && !body.source.destroyed) body.source.resume();
       throw error;
     } finally {
-      if (spoolFile) await rm(spoolFile, { force: true });
+      // Gone already when the backend renamed it into place; unlink is one syscall where rm is two.
+      if (spoolFile) await unlink(spoolFile).catch(ignoreMissing);
     }
   }
 

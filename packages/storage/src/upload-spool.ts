@@ -43,10 +43,20 @@ function discard(source: Readable, cap: number): void {
   source.resume();
 }
 
+/** Creates `file`, and its directory only when missing: a mkdir per upload cost a syscall on every one. */
+async function openCreating(file: string, dir: string) {
+  try {
+    return await open(file, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(dir, { recursive: true });
+    return open(file, 'wx');
+  }
+}
+
 export async function spoolUpload(source: Readable, options: SpoolOptions): Promise<Spooled> {
-  await mkdir(options.tmpDir, { recursive: true });
   const file = join(options.tmpDir, `${randomUUID()}.part`);
-  const handle = await open(file, 'wx');
+  const handle = await openCreating(file, options.tmpDir);
   // Hashed off the event loop, behind the writes (file-md5.ts).
   const hash = new FileMd5(file, 0);
   let size = 0;

@@ -1,4 +1,6 @@
-/** The directory of the default builds: apps/server/dist. */
-export const DEFAULT_OUT_DIR: string;
+/** Where builds go, in order of preference: apps/server/dist, then a directory in the system's temp dir. */
+export const OUT_DIRS: readonly string[];
+/** The first of `dirs` that exists or can be made, and can be written to. */
+export function firstWritable(dirs: readonly string[]): string;
 /** Bundles the server into `<outDir>/build-<content hash>/` (main.mjs, index.mjs) and returns that directory. */
 export function buildServer(outDir?: string): Promise<string>;

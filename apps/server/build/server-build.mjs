@@ -3,14 +3,33 @@
 // (its compiler thread and the transformed sources) and every closure paid for a `__name` wrapper.
 // Plain JavaScript itself, since it runs before anything can load TypeScript.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, stop } from 'esbuild';
 
 const SERVER_SRC = fileURLToPath(new URL('../src/', import.meta.url));
-export const DEFAULT_OUT_DIR = fileURLToPath(new URL('../dist/', import.meta.url));
+/**
+ * Where builds go: apps/server/dist, or, from a checkout the server may not write to (a read-only image), a
+ * directory of this checkout's own in the system's temporary directory.
+ */
+export const OUT_DIRS = [
+  fileURLToPath(new URL('../dist/', import.meta.url)),
+  join(tmpdir(), `auction-ops-server-${createHash('sha256').update(SERVER_SRC).digest('hex').slice(0, 12)}`),
+];
 /** Builds kept beside the newest: a server started from one of them may still restart a cluster worker from it. */
 const KEPT_BUILDS = 4;
 
@@ -26,7 +45,7 @@ const KEPT_BUILDS = 4;
  *   them (pnpm gives every package its own dependencies), which also makes a build belong to this checkout;
  * - a dynamic import (tracing, loaded only when configured) stays a chunk of its own, loaded only then.
  */
-export async function buildServer(outDir = DEFAULT_OUT_DIR) {
+export async function buildServer(outDir = firstWritable(OUT_DIRS)) {
   const result = await build({
     entryPoints: { main: join(SERVER_SRC, 'main.ts'), index: join(SERVER_SRC, 'index.ts') },
     bundle: true,
@@ -65,6 +84,20 @@ export async function buildServer(outDir = DEFAULT_OUT_DIR) {
   }
   pruneOldBuilds(outDir, dir);
   return dir;
+}
+
+/** The first of `dirs` that exists or can be made, and can be written to. */
+export function firstWritable(dirs) {
+  for (const dir of dirs) {
+    try {
+      mkdirSync(dir, { recursive: true });
+      accessSync(dir, constants.W_OK);
+      return dir;
+    } catch {
+      // read-only, not a directory, not ours: the next one
+    }
+  }
+  throw new Error(`the server cannot be built: none of ${dirs.join(', ')} can be written to`);
 }
 
 /** Bare imports outside the workspace: left to Node, by the absolute URL esbuild resolves from the importer. */

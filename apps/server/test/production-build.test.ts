@@ -1,12 +1,12 @@
 // The production build (build/server-build.mjs), which `pnpm start` runs: built once per content, nothing loaded
 // lazily pulled in at start, and the files found beside the sources still found. The server-process tests start it.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer } from '../build/server-build.mjs';
+import { buildServer, firstWritable } from '../build/server-build.mjs';
 
 const OWN_SOURCES = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -34,6 +34,15 @@ describe('production build', () => {
     expect(await buildServer(out)).toBe(dir);
     expect(statSync(join(dir, 'main.mjs')).mtimeMs).toBe(written);
     expect(readdirSync(out).filter((name) => name.startsWith('build-'))).toEqual([dir.slice(out.length + 1)]);
+  });
+
+  it('is built elsewhere when its first place cannot be written to (a read-only checkout)', () => {
+    const file = join(out, 'a-file');
+    writeFileSync(file, '');
+    const fallback = join(out, 'fallback');
+    expect(firstWritable([join(file, 'dist'), fallback])).toBe(fallback);
+    expect(statSync(fallback).isDirectory()).toBe(true);
+    expect(() => firstWritable([join(file, 'dist')])).toThrow(/none of .* can be written to/);
   });
 
   it('loads tracing only when configured: OpenTelemetry is not in what main.mjs imports at start', () => {

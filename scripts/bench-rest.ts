@@ -1,8 +1,8 @@
 // rest-engine benchmark (`pnpm bench rest` or `node --import tsx scripts/bench-rest.ts`). Nothing here asserts timings.
 // A 100k-row table under RLS with a to-many child, queried with a user JWT by wrk (50 connections) through:
-//   engine: the real server (startServer, from the production build `pnpm start` runs): request log, CORS, API-key
-//           gate, JWT verification (cached), the /rest/v1
-//           adapter and the engine's parse/plan/compile/execute/respond;
+//   engine: the real server (startServer, from the production build `pnpm start` runs): request log, CORS,
+//           API-key gate, JWT verification (cached), the /rest/v1 adapter and the engine's
+//           parse/plan/compile/execute/respond;
 //   (a) a minimal Hono route sending the identical context and main statements;
 //   (b) the same statements from a Node loop with postgres.js (50 concurrent workers).
 // Plus a parse+plan+compile micro-benchmark. BENCH_SECONDS sets each run's length (default 10), BENCH_ROUNDS the

@@ -1,6 +1,6 @@
-// The server as `pnpm start` runs it (apps/server/bin/start.mjs: the production build), in a process of its own with its embedded
-// Postgres, for benchmarks whose figures must be the server's alone: its memory (peak RSS from /proc), its CPU by
-// thread, and Postgres' CPU, with the load (and the baseline) coming from the benchmark's process.
+// The server as `pnpm start` runs it (apps/server/bin/start.mjs: the production build), in a process of its own
+// with its embedded Postgres, for benchmarks whose figures must be the server's alone: its memory (peak RSS from
+// /proc), its CPU by thread, and Postgres' CPU, with the load (and the baseline) coming from the benchmark's process.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -35,7 +35,7 @@ const KEPT_BUILDS = 4;
 
 /**
  * Bundles src/main.ts (what `pnpm start` runs) and src/index.ts (startServer, for benchmarks) into
- * `<outDir>/<content hash>/`, and returns that directory. The same sources give the same directory, written once;
+ * `<outDir>/build-<content hash>/`, and returns that directory. The same sources give the same directory, written once;
  * a build is written under a temporary name and renamed into place, so a reader never sees half of one.
  *
  * What the bundle must keep from running the sources in place:

@@ -25,8 +25,8 @@ export async function inRequestTransaction<T>(
     const begin = conn`begin`.then(() => {
       begun = true;
     });
-    const context = conn`select set_config('role', ${role}, true), set_config('request.jwt.claims', ${JSON.stringify(claims)},
-      true)`;
+    const context = conn`select set_config('role', ${role}, true),
+      set_config('request.jwt.claims', ${JSON.stringify(claims)}, true)`;
     await Promise.all([begin, context]);
     const result = await work(conn as unknown as postgres.TransactionSql);
     // COMMIT ends the transaction whether it succeeds or fails: nothing to roll back after it.

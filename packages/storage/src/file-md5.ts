@@ -6,7 +6,8 @@
 import { Worker } from 'node:worker_threads';
 
 // Plain JavaScript: a new thread has no TypeScript loader. Per upload: an open descriptor, the hash and how far
-// it has read; its first message names the file and start offset. Messages arrive in order; a read error is answered at the end, and the rest ignored until then.
+// it has read; its first message names the file and start offset. Messages arrive in order; a read error is
+// answered at the end, and the rest ignored until then.
 const THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { openSync, readSync, closeSync } = require('node:fs');

@@ -90,7 +90,8 @@ function verdict(ratio: number, target: number | undefined): string {
 }
 
 export async function main(): Promise<void> {
-  // The environment passes through: STORAGE_BACKEND=s3 and the S3_* settings measure the S3 backend.
+  // The environment passes through: STORAGE_BACKEND=s3 and the S3_* settings measure the S3 backend,
+  // STORAGE_FILE_ETAG_ALGORITHM=mtime uploads without hashing.
   const bench = await startBenchServer('storage', {
     // Room for the 50 MB resumable case (bench-storage-resumable.ts); the smaller cases stay under any limit.
     STORAGE_FILE_SIZE_LIMIT: String(60 * MB),
@@ -107,7 +108,8 @@ export async function main(): Promise<void> {
     await server.ctx.ownerSql`insert into auth.users (id, email) values (${userId}, ${`${userId}@bench.test`})`;
     const token = accessToken(server.ctx.jwtSecret, userId);
     console.log(
-      `storage benchmark (${server.ctx.config.STORAGE_BACKEND} backend), MB/s, best of ${ROUNDS}, ` +
+      `storage benchmark (${server.ctx.config.STORAGE_BACKEND} backend, ` +
+        `${server.ctx.config.STORAGE_FILE_ETAG_ALGORITHM} ETags), MB/s, best of ${ROUNDS}, ` +
         'every side driven from a process of its own',
     );
     for (const { label, size, count, uploadTarget, downloadTarget } of CASES) {

@@ -23,6 +23,7 @@ import { normaliseMimeType, typeAllowed } from './content-sniffer.js';
 import type { UploadBody } from './upload-body.js';
 import { spoolUpload } from './upload-spool.js';
 import { decideType, precheckDeclaredType } from './content-type-policy.js';
+import { type EtagAlgorithm, mtimeEtag } from './etag-algorithm.js';
 
 export type UploadMode = 'create' | 'upsert' | 'update';
 
@@ -33,6 +34,8 @@ export interface WriteServiceOptions {
   tmpDir: string;
   fileSizeLimit: number;
   log: StorageLog;
+  /** How ETags are made (etag-algorithm.ts); md5 unless given. */
+  etagAlgorithm?: EtagAlgorithm;
 }
 
 /** A move or copy: from one bucket and name to another (the same bucket unless destinationBucket is given). */
@@ -81,10 +84,11 @@ export class ObjectWriteService {
         declaredType: body.declaredType,
         allowedTypes: bucket.allowed_mime_types,
         contentCheck: bucket.content_check,
+        md5: this.o.etagAlgorithm !== 'mtime',
       });
       spoolFile = spooled.file;
       const { file, size, md5, mimetype, durable } = spooled;
-      const bytes = { file, size, eTag: `"${md5}"`, mimetype, durable };
+      const bytes = { file, size, eTag: md5 === undefined ? undefined : `"${md5}"`, mimetype, durable };
       return await this.commitBytes(caller, ref, mode, bytes, body, beforeWrite);
     } catch (error) {
       // A refused body may still be arriving; make sure it is consumed or dropped, never left hanging.
@@ -104,7 +108,7 @@ export class ObjectWriteService {
   async commitFile(
     caller: Caller,
     ref: ObjectRef,
-    file: { path: string; size: number; head: Buffer; eTag: string },
+    file: { path: string; size: number; head: Buffer; eTag?: string },
     body: Pick<UploadBody, 'declaredType' | 'cacheControl' | 'userMetadata'>,
     mode: UploadMode,
     beforeWrite?: (tx: postgres.TransactionSql) => Promise<void>,
@@ -124,17 +128,21 @@ export class ObjectWriteService {
     caller: Caller,
     ref: ObjectRef,
     mode: UploadMode,
-    /** `durable` (a spooled upload still being fsynced) is awaited after the row is written, before placing. */
-    bytes: { file: string; size: number; eTag: string; mimetype: string; durable?: Promise<void> },
+    /**
+     * `durable` (a spooled upload still being fsynced) is awaited after the row is written, before placing. Without
+     * an `eTag` (STORAGE_FILE_ETAG_ALGORITHM=mtime) it is made from the time of writing and the size.
+     */
+    bytes: { file: string; size: number; eTag?: string; mimetype: string; durable?: Promise<void> },
     body: Pick<UploadBody, 'cacheControl' | 'userMetadata'>,
     beforeWrite?: (tx: postgres.TransactionSql) => Promise<void>,
   ): Promise<{ Key: string; Id: string }> {
+    const writtenAt = Date.now();
     const metadata: ObjectMetadata = {
-      eTag: bytes.eTag,
+      eTag: bytes.eTag ?? mtimeEtag(writtenAt, bytes.size),
       size: bytes.size,
       mimetype: bytes.mimetype,
       cacheControl: body.cacheControl,
-      lastModified: new Date().toISOString(),
+      lastModified: new Date(writtenAt).toISOString(),
       contentLength: bytes.size,
       httpStatusCode: 200,
     };

@@ -15,6 +15,7 @@ import { scheduleTusSweep, type TusSweepSchedule } from './tus/tus-expiry-sweep.
 import { TusStaging } from './tus/tus-staging.js';
 import { TusUploadService } from './tus/tus-upload-service.js';
 import { ImageRenderService, type ImageTransformSettings } from './transform/render-service.js';
+import type { EtagAlgorithm } from './etag-algorithm.js';
 
 export interface StorageServiceOptions {
   sql: postgres.Sql;
@@ -32,6 +33,8 @@ export interface StorageServiceOptions {
   wrapBackend?: (backend: StorageBackend) => StorageBackend;
   /** Image transformations (/render/image): limits, cache and concurrency. */
   images: ImageTransformSettings;
+  /** How ETags are made (etag-algorithm.ts); md5 unless given. */
+  etagAlgorithm?: EtagAlgorithm;
 }
 
 export interface StorageService {
@@ -75,6 +78,7 @@ export async function createStorageService(options: StorageServiceOptions): Prom
     tmpDir,
     fileSizeLimit: options.fileSizeLimit,
     log,
+    etagAlgorithm: options.etagAlgorithm,
   });
   const buckets = new BucketService(options.sql, backend, reads, log);
   const signedUploads = new SignedUploadService(writes, createUploadUrlSigner(options.jwtSecret));
@@ -89,7 +93,8 @@ export async function createStorageService(options: StorageServiceOptions): Prom
     log,
     // On the filesystem, chunks are written in place into one staging file beside the objects (a rename
     // places it); S3 keeps one part per chunk.
-    staging: backend.kind === 'fs' ? new TusStaging(join(options.root, 'tus')) : undefined,
+    staging:
+      backend.kind === 'fs' ? new TusStaging(join(options.root, 'tus'), options.etagAlgorithm !== 'mtime') : undefined,
   });
   const tusSweep = scheduleTusSweep(tus, options.tus?.sweepIntervalMs ?? 0, log);
   const sweep = scheduleSweep({

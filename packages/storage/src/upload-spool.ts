@@ -21,12 +21,15 @@ export interface SpoolOptions {
   allowedTypes: readonly string[] | null;
   /** The bucket's rule for declared types (content-type-policy.ts); strict unless given. */
   contentCheck?: ContentCheck;
+  /** MD5 the bytes for the ETag (etag-algorithm.ts); unless false. */
+  md5?: boolean;
 }
 
 export interface Spooled {
   file: string;
   size: number;
-  md5: string;
+  /** Undefined when not asked for. */
+  md5: string | undefined;
   mimetype: string;
   /** Settles when the file is fsynced and closed: its bytes may be placed once it resolves. */
   durable: Promise<void>;
@@ -58,7 +61,7 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
   const file = join(options.tmpDir, `${randomUUID()}.part`);
   const handle = await openCreating(file, options.tmpDir);
   // Hashed off the event loop, behind the writes (file-md5.ts).
-  const hash = new FileMd5(file, 0);
+  const hash = options.md5 === false ? undefined : new FileMd5(file, 0);
   let size = 0;
   let head = Buffer.alloc(0);
   let mimetype: string | undefined;
@@ -77,7 +80,7 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
       };
       // Backpressure: past the writer's buffer, the source waits for the disk.
       const onWritten = (writtenTo: number) => {
-        hash.written(writtenTo);
+        hash?.written(writtenTo);
         if (!failed && source.isPaused()) source.resume();
       };
       const writer = new BatchedFileWriter(handle, 0, onWritten, fail);
@@ -122,13 +125,13 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
     const durable = handle.sync().finally(() => handle.close());
     durable.catch(() => {});
     try {
-      return { file, size, md5: await hash.digest(size), mimetype: mimetype!, durable };
+      return { file, size, md5: await hash?.digest(size), mimetype: mimetype!, durable };
     } catch (error) {
       await durable.catch(() => {});
       throw error;
     }
   } catch (error) {
-    hash.abort();
+    hash?.abort();
     await handle.close().catch(() => {});
     await rm(file, { force: true });
     throw error;

@@ -5,6 +5,9 @@ import { bool, url, nonEmpty, positiveInt, wholeNumber } from './fields.js';
 export const storageSettings = {
   STORAGE_BACKEND: v.optional(v.picklist(['fs', 's3'], 'must be fs or s3'), 'fs'),
   STORAGE_FILE_SIZE_LIMIT: v.optional(positiveInt, String(10 * 1024 * 1024)),
+  // ETags: the MD5 of the bytes (as S3 gives them), or, saving the hashing, the time of writing and the size
+  // (Supabase's storage has the same setting for its file backend; here it applies to either backend).
+  STORAGE_FILE_ETAG_ALGORITHM: v.optional(v.picklist(['md5', 'mtime'], 'must be md5 or mtime'), 'md5'),
   // Orphaned bytes (a crash between placing an upload and its commit): swept at start and every N seconds
   // (0: never), only keys older than the grace period, which must exceed any write transaction.
   STORAGE_ORPHAN_SWEEP_SECONDS: v.optional(wholeNumber, '3600'),

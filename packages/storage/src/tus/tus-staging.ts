@@ -16,7 +16,8 @@ import { errors } from '../storage-errors.js';
 
 export interface WrittenChunk {
   size: number;
-  md5: string;
+  /** Undefined when the staging does not hash (STORAGE_FILE_ETAG_ALGORITHM=mtime). */
+  md5: string | undefined;
   /** The body ended early (client gone, idle, or the deadline): the bytes before the break are written. */
   interrupted: boolean;
 }
@@ -31,7 +32,11 @@ export interface ChunkLimits {
 }
 
 export class TusStaging {
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    /** Whether each chunk is hashed for the composed MD5 ETag (etag-algorithm.ts). */
+    readonly md5 = true,
+  ) {}
 
   fileOf(id: string): string {
     if (!/^[0-9a-f-]{36}$/.test(id)) throw new Error(`refusing staging id ${JSON.stringify(id)}`);
@@ -59,7 +64,7 @@ export class TusStaging {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw errors.uploadNotFound();
       throw error;
     }
-    const hash = new FileMd5(this.fileOf(id), offset);
+    const hash = this.md5 ? new FileMd5(this.fileOf(id), offset) : undefined;
     let size = 0;
     let interrupted = false;
     try {
@@ -70,7 +75,7 @@ export class TusStaging {
           handle,
           offset,
           (writtenTo) => {
-            hash.written(writtenTo);
+            hash?.written(writtenTo);
             if (!settled && body.isPaused()) body.resume();
           },
           (error) => finish(error, false),
@@ -110,10 +115,10 @@ export class TusStaging {
         armIdle();
         body.resume();
       });
-      const [md5] = await Promise.all([hash.digest(offset + size), size > 0 && handle.sync()]);
+      const [md5] = await Promise.all([hash?.digest(offset + size), size > 0 && handle.sync()]);
       return { size, md5, interrupted };
     } catch (error) {
-      hash.abort();
+      hash?.abort();
       throw error;
     } finally {
       await handle.close();

@@ -75,8 +75,15 @@ function ownerKeyOf(caller: Caller): string | undefined {
   return callerUserId(caller) ?? (caller.role === 'service_role' ? caller.role : undefined);
 }
 
-/** S3's multipart ETag: the MD5 of the parts' MD5s and their count; one chunk keeps its own MD5. */
-function composedEtag(md5s: readonly string[]): string {
+/** What a chunk written without hashing (STORAGE_FILE_ETAG_ALGORITHM=mtime) records as its MD5. */
+const UNHASHED = '';
+
+/**
+ * S3's multipart ETag: the MD5 of the parts' MD5s and their count; one chunk keeps its own MD5. Undefined (an
+ * mtime ETag, made at the commit) when any chunk was written without its MD5.
+ */
+function composedEtag(md5s: readonly string[]): string | undefined {
+  if (md5s.includes(UNHASHED)) return undefined;
   if (md5s.length === 0) return `"${createHash('md5').digest('hex')}"`;
   if (md5s.length === 1) return `"${md5s[0]}"`;
   const joined = Buffer.concat(md5s.map((md5) => Buffer.from(md5, 'hex')));
@@ -229,11 +236,11 @@ export class TusUploadService {
         return stateOf(row);
       }
       if (chunk.interrupted || chunk.size < limits.room) {
-        const advanced = await this.store.recordChunk(row.id, writer, offset, chunk.size, chunk.md5);
+        const advanced = await this.store.recordChunk(row.id, writer, offset, chunk.size, chunk.md5 ?? UNHASHED);
         if (!advanced) throw errors.offsetMismatch(undefined);
         return stateOf(advanced);
       }
-      await this.completeStaged(caller, row, offset, writer, chunk.md5);
+      await this.completeStaged(caller, row, offset, writer, chunk.md5 ?? UNHASHED);
       return { ...stateOf(row), offset: row.upload_length };
     } catch (error) {
       // Let the next attempt in at once (a refused completion has removed the upload already).
@@ -256,7 +263,9 @@ export class TusUploadService {
     lastMd5?: string,
   ): Promise<void> {
     const staging = this.o.staging!;
-    const md5s = lastMd5 ? [...row.chunk_md5s, lastMd5] : row.chunk_md5s;
+    const md5s = lastMd5 === undefined ? row.chunk_md5s : [...row.chunk_md5s, lastMd5];
+    // Without hashing, the commit makes an mtime ETag (etag-algorithm.ts).
+    const eTag = staging.md5 ? composedEtag(md5s) : undefined;
     const head = await staging.head(row.id);
     // The backend moves a second name of the file into place: a failed commit leaves the staging file as it was.
     const path = await staging.linkForCommit(row.id);
@@ -264,7 +273,7 @@ export class TusUploadService {
       await this.o.writes.commitFile(
         caller,
         { bucket: row.bucket_id, name: row.name },
-        { path, size: row.upload_length, head, eTag: composedEtag(md5s) },
+        { path, size: row.upload_length, head, eTag },
         {
           declaredType: row.content_type ?? undefined,
           cacheControl: row.cache_control,

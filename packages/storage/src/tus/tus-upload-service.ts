@@ -5,7 +5,8 @@
 // - Staged (filesystem backend): every chunk is written straight into the upload's one staging file at its byte
 //   range and fsynced (tus-staging.ts), under a claim on the row that lets one request write at a time. The
 //   completing chunk checks the type from the file's first bytes and places the file with a rename: every byte
-//   is written and fsynced once, as for a plain upload. The ETag is composed from the chunks' MD5s.
+//   is written and fsynced once, as for a plain upload. The ETag is composed from the chunks' MD5s (or, with
+//   mtime ETags, made at the commit: etag-algorithm.ts).
 // - Parts (S3): each chunk is spooled and placed on the backend as a part of its own, recorded by a
 //   compare-and-set on the offset; the completing chunk streams the parts in order through the ordinary upload
 //   path (a second write of every byte).

@@ -41,7 +41,7 @@ function userOf(role: Role): string | null {
   ];
 }
 
-async function outcome(role: Role, run: (tx: postgres.TransactionSql) => Promise<readonly unknown[]>) {
+async function outcome(role: Role, run: (tx: postgres.ReservedSql) => Promise<readonly unknown[]>) {
   try {
     const rows = await probeAsUser(db.requestUrl, claimsFor(userOf(role)), run);
     return rows.length > 0 ? 'rows' : 'none';
@@ -51,9 +51,9 @@ async function outcome(role: Role, run: (tx: postgres.TransactionSql) => Promise
   }
 }
 
-const read = (topic: string) => (tx: postgres.TransactionSql) =>
+const read = (topic: string) => (tx: postgres.ReservedSql) =>
   tx`select id from realtime.messages where topic = ${topic} and extension = 'broadcast'`;
-const write = (topic: string) => (tx: postgres.TransactionSql) =>
+const write = (topic: string) => (tx: postgres.ReservedSql) =>
   tx`insert into realtime.messages (topic, extension, event, payload, private)
      values (${topic}, 'broadcast', 'probe', '{}', true) returning id`;
 

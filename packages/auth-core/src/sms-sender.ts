@@ -64,10 +64,21 @@ interface TwilioAnswer {
   more_info?: string;
 }
 
+/** A provider's API base (without a trailing slash) and path. */
+function endpointOf(apiUrl: string, path: string): string {
+  return `${apiUrl.replace(/\/$/, '')}${path}`;
+}
+
+/** Only Twilio carries WhatsApp, as in GoTrue: the others refuse it before anything is sent. */
+function smsOnly(provider: string, channel: string): void {
+  if (channel !== 'sms') throw new Error(`channel type "${channel}" is not supported for ${provider}`);
+}
+
 export function twilioSmsSender(settings: TwilioSettings): SmsSender {
-  const endpoint =
-    `${settings.apiUrl.replace(/\/$/, '')}/2010-04-01/Accounts/${encodeURIComponent(settings.accountSid)}` +
-    '/Messages.json';
+  const endpoint = endpointOf(
+    settings.apiUrl,
+    `/2010-04-01/Accounts/${encodeURIComponent(settings.accountSid)}/Messages.json`,
+  );
   const authorization = `Basic ${Buffer.from(`${settings.accountSid}:${settings.authToken}`).toString('base64')}`;
   return {
     provider: 'twilio',
@@ -118,11 +129,11 @@ interface VonageAnswer {
 }
 
 export function vonageSmsSender(settings: VonageSettings): SmsSender {
-  const endpoint = `${settings.apiUrl.replace(/\/$/, '')}/sms/json`;
+  const endpoint = endpointOf(settings.apiUrl, '/sms/json');
   return {
     provider: 'vonage',
     async send({ to, body, channel }) {
-      if (channel !== 'sms') throw new Error(`channel type "${channel}" is not supported for Vonage`);
+      smsOnly('Vonage', channel);
       const form = new URLSearchParams({
         from: settings.from,
         to,
@@ -137,9 +148,8 @@ export function vonageSmsSender(settings: VonageSettings): SmsSender {
       if (!message) throw new Error(`vonage error: Internal Error (HTTP ${response.status})`);
       // Status "0" is success; any other is Vonage's reason, in error-text.
       if (message.status !== '0') {
-        throw new Error(
-          `vonage error: ${message['error-text']} (status: ${message.status}) for message ${message['message-id'] ?? ''}`,
-        );
+        const id = message['message-id'] ?? '';
+        throw new Error(`vonage error: ${message['error-text']} (status: ${message.status}) for message ${id}`);
       }
       if (!message['message-id']) throw new Error('Vonage answered without a message id');
       return message['message-id'];
@@ -163,11 +173,11 @@ interface MessagebirdAnswer {
 }
 
 export function messagebirdSmsSender(settings: MessagebirdSettings): SmsSender {
-  const endpoint = `${settings.apiUrl.replace(/\/$/, '')}/messages`;
+  const endpoint = endpointOf(settings.apiUrl, '/messages');
   return {
     provider: 'messagebird',
     async send({ to, body, channel }) {
-      if (channel !== 'sms') throw new Error(`channel type "${channel}" is not supported for Messagebird`);
+      smsOnly('Messagebird', channel);
       const form = new URLSearchParams({
         originator: settings.originator,
         body,
@@ -204,11 +214,11 @@ interface TextlocalAnswer {
 }
 
 export function textlocalSmsSender(settings: TextlocalSettings): SmsSender {
-  const endpoint = `${settings.apiUrl.replace(/\/$/, '')}/send`;
+  const endpoint = endpointOf(settings.apiUrl, '/send');
   return {
     provider: 'textlocal',
     async send({ to, body, channel }) {
-      if (channel !== 'sms') throw new Error(`channel type "${channel}" is not supported for Textlocal`);
+      smsOnly('Textlocal', channel);
       const form = new URLSearchParams({
         sender: settings.sender,
         apikey: settings.apiKey,

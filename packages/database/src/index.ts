@@ -14,7 +14,7 @@ export {
   AUTHENTICATOR,
   type RequestRole,
 } from './roles.js';
-export { inRequestTransaction } from './request-transaction.js';
+export { checkRequestRole, inRequestTransaction, requestContext } from './request-transaction.js';
 export {
   createReplicaSet,
   describeUrl,

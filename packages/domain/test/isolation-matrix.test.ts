@@ -11,7 +11,7 @@ import { buildWorld, type World } from './support/world.js';
 
 type Outcome = 'rows' | 'none' | 'deny' | string;
 const ROLES = ['owner', 'admin', 'member', 'other', 'anon', 'super'] as const;
-type Probe = (tx: postgres.TransactionSql, w: World) => Promise<readonly unknown[]>;
+type Probe = (tx: postgres.ReservedSql, w: World) => Promise<readonly unknown[]>;
 interface Case {
   name: string;
   run: Probe;
@@ -573,7 +573,7 @@ const mfaCases: Case[] = [
 // Switching the setting on takes a session at aal2 (0017); probed while A still has it off (each probe rolls back).
 describe('turning on require_mfa_for_admins', () => {
   it('is refused to an owner or admin at aal1', async () => {
-    const on = (tx: postgres.TransactionSql, w: World) =>
+    const on = (tx: postgres.ReservedSql, w: World) =>
       tx`update public.auctions set settings = settings || '{"require_mfa_for_admins": true}'
         where id = ${A(w)} returning id`;
     const actual: string[] = [];

@@ -150,13 +150,13 @@ export class BucketService {
   }
 
   /** Bucket rows are readable by everyone, so a change that touched nothing is either 404 or refused. */
-  private async refuse(tx: postgres.TransactionSql, id: string): Promise<never> {
+  private async refuse(tx: postgres.ReservedSql, id: string): Promise<never> {
     const [seen] = await tx`select 1 from storage.buckets where id = ${id}`;
     throw seen ? errors.unauthorized('You may not manage buckets') : errors.bucketNotFound();
   }
 
   /** RLS decides who manages a bucket: an update that changes nothing still needs the update policy. */
-  private async mayManage(tx: postgres.TransactionSql, id: string): Promise<void> {
+  private async mayManage(tx: postgres.ReservedSql, id: string): Promise<void> {
     const [row] = await tx`update storage.buckets set id = id where id = ${id} returning id`;
     if (!row) await this.refuse(tx, id);
   }

@@ -1,7 +1,13 @@
 // Every metadata statement runs in one transaction under the caller's role and claims, as PostgREST does,
 // so row-level security on storage.objects decides what the caller may see and change.
 import type postgres from 'postgres';
-import { inRequestTransaction, REQUEST_ROLES, type RequestRole } from '@auction-ops/database';
+import {
+  checkRequestRole,
+  inRequestTransaction,
+  REQUEST_ROLES,
+  type RequestRole,
+  requestContext,
+} from '@auction-ops/database';
 import { errors } from './storage-errors.js';
 
 export type { RequestRole };
@@ -34,7 +40,7 @@ export function callerUserId(caller: Caller): string | null {
 export function asCaller<T>(
   sql: postgres.Sql,
   caller: Caller,
-  work: (tx: postgres.TransactionSql) => Promise<T>,
+  work: (tx: postgres.ReservedSql) => Promise<T>,
 ): Promise<T> {
   return inRequestTransaction(sql, caller.role, caller.claims, work);
 }
@@ -49,12 +55,12 @@ function settle<T>(query: PromiseLike<T>): Promise<Settled<T>> {
 }
 
 /**
- * One statement under the caller's role and claims in one round trip: BEGIN, the context, the statement and
- * COMMIT are written to one connection together and answered together (postgres.js sends a statement as soon as
- * it is asked for), where asCaller waits for each of its four. The role is still set by a statement of its own
- * before the work, as row-level security needs (privileges and policies are fixed when a statement starts). The
- * rows are answered only if all four succeeded: a failed BEGIN or context statement never lets them out, and a
- * failed statement aborts the transaction, whose COMMIT then rolls back.
+ * One statement under the caller's role and claims in one round trip: BEGIN, the context, the statement and COMMIT are
+ * written to one connection together and answered together (postgres.js sends a statement as soon as it is asked for),
+ * where asCaller answers BEGIN and the context first, then runs the work, then COMMIT. The role is still set by a
+ * statement of its own before the work, as row-level security needs (privileges and policies are fixed when a statement
+ * starts). The rows are answered only if all four succeeded: a failed BEGIN or context statement never lets them out,
+ * and a failed statement aborts the transaction, whose COMMIT then rolls back.
  */
 async function inOneRoundTrip<T extends readonly postgres.Row[]>(
   sql: postgres.Sql,
@@ -62,13 +68,11 @@ async function inOneRoundTrip<T extends readonly postgres.Row[]>(
   readOnly: boolean,
   statement: (conn: postgres.ReservedSql) => postgres.PendingQuery<T>,
 ): Promise<T> {
-  if (!ROLES.has(caller.role)) throw new Error(`not a request role: ${String(caller.role)}`);
+  checkRequestRole(caller.role);
   const conn = await sql.reserve();
   try {
     const begin = settle(readOnly ? conn`begin read only` : conn`begin`);
-    const context = settle(
-      conn`select set_config('role', ${caller.role}, true), set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true)`,
-    );
+    const context = settle(requestContext(conn, caller.role, caller.claims));
     const rows = settle(statement(conn));
     const commit = settle(conn`commit`);
     const results = [await begin, await context, await rows, await commit];

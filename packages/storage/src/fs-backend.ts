@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { allKeys, checkKey, isKey, type StorageBackend, type StoredKey } from './storage-backend.js';
 import { errors } from './storage-errors.js';
+import { inDirectory } from './directory-on-demand.js';
 
 async function fsyncDir(dir: string): Promise<void> {
   const handle = await open(dir, constants.O_RDONLY);
@@ -26,12 +27,7 @@ export function createFsBackend(root: string): StorageBackend {
   };
   const place = async (file: string, key: string) => {
     const target = pathOf(key);
-    // The directory (one of 256 per bucket) nearly always exists: made only when the rename says it is missing.
-    await rename(file, target).catch(async (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-      await mkdir(dirname(target), { recursive: true });
-      await rename(file, target);
-    });
+    await inDirectory(dirname(target), () => rename(file, target));
     await fsyncDir(dirname(target));
   };
 

@@ -69,7 +69,7 @@ export class ObjectWriteService {
     body: UploadBody,
     mode: UploadMode,
     /** Runs first in the committing transaction (a resumable upload ends itself there, see tus/). */
-    beforeWrite?: (tx: postgres.TransactionSql) => Promise<void>,
+    beforeWrite?: (tx: postgres.ReservedSql) => Promise<void>,
   ): Promise<{ Key: string; Id: string }> {
     let spoolFile: string | undefined;
     try {
@@ -111,7 +111,7 @@ export class ObjectWriteService {
     file: { path: string; size: number; head: Buffer; eTag?: string },
     body: Pick<UploadBody, 'declaredType' | 'cacheControl' | 'userMetadata'>,
     mode: UploadMode,
-    beforeWrite?: (tx: postgres.TransactionSql) => Promise<void>,
+    beforeWrite?: (tx: postgres.ReservedSql) => Promise<void>,
   ): Promise<{ Key: string; Id: string }> {
     checkObjectName(ref.name);
     const bucket = await this.o.reads.uploadLimits(ref.bucket);
@@ -130,15 +130,14 @@ export class ObjectWriteService {
     mode: UploadMode,
     /**
      * `durable` (a spooled upload still being fsynced) is awaited after the row is written, before placing. Without
-     * an `eTag` (STORAGE_FILE_ETAG_ALGORITHM=mtime) it is made from the time of writing and the size.
+     * an `eTag` (STORAGE_FILE_ETAG_ALGORITHM=mtime) it is made from the time of writing, the size and the version.
      */
     bytes: { file: string; size: number; eTag?: string; mimetype: string; durable?: Promise<void> },
     body: Pick<UploadBody, 'cacheControl' | 'userMetadata'>,
-    beforeWrite?: (tx: postgres.TransactionSql) => Promise<void>,
+    beforeWrite?: (tx: postgres.ReservedSql) => Promise<void>,
   ): Promise<{ Key: string; Id: string }> {
     const writtenAt = Date.now();
-    const metadata: ObjectMetadata = {
-      eTag: bytes.eTag ?? mtimeEtag(writtenAt, bytes.size),
+    const metadata: Omit<ObjectMetadata, 'eTag'> = {
       size: bytes.size,
       mimetype: bytes.mimetype,
       cacheControl: body.cacheControl,
@@ -148,7 +147,8 @@ export class ObjectWriteService {
     };
     return this.commitVersion(caller, ref, mode, async (tx, key, version) => {
       await beforeWrite?.(tx);
-      const written = await this.writeRow(tx, caller, ref, version, metadata, body.userMetadata, mode);
+      const eTag = bytes.eTag ?? mtimeEtag(writtenAt, bytes.size, version);
+      const written = await this.writeRow(tx, caller, ref, version, { ...metadata, eTag }, body.userMetadata, mode);
       await bytes.durable;
       await this.o.backend.put(key, bytes.file, { size: bytes.size, contentType: bytes.mimetype });
       return written;
@@ -157,7 +157,7 @@ export class ObjectWriteService {
 
   /** Writes the row of an upload under RLS; metadata null is a trial write (signed upload URLs, rolled back). */
   async writeRow(
-    tx: postgres.TransactionSql,
+    tx: postgres.ReservedSql,
     caller: Caller,
     ref: ObjectRef,
     version: string,
@@ -326,7 +326,7 @@ export class ObjectWriteService {
     caller: Caller,
     target: ObjectRef,
     mode: UploadMode,
-    place: (tx: postgres.TransactionSql, key: string, version: string) => Promise<WrittenRow>,
+    place: (tx: postgres.ReservedSql, key: string, version: string) => Promise<WrittenRow>,
   ): Promise<{ Key: string; Id: string }> {
     const version = randomUUID();
     const key = objectKey(target.bucket, version);
@@ -342,7 +342,7 @@ export class ObjectWriteService {
   }
 
   /** The source of a move or copy as the caller sees it (RLS read), or undefined when hidden or missing. */
-  private async readSource(tx: postgres.TransactionSql, t: Transfer, lock = false): Promise<ObjectRow | undefined> {
+  private async readSource(tx: postgres.ReservedSql, t: Transfer, lock = false): Promise<ObjectRow | undefined> {
     // A copy needs only read access to the source; a move locks it (and so needs the update policy).
     const [source] = await tx<ObjectRow[]>`
       select ${tx.unsafe(OBJECT_COLUMNS)} from storage.objects where bucket_id = ${t.fromBucket} and name = ${t.from}
@@ -360,7 +360,7 @@ export class ObjectWriteService {
   }
 
   /** Nothing changed: 403 when the caller can see the object (RLS refused the write), else 404. */
-  private async refuse(tx: postgres.TransactionSql, bucket: string, name: string, verb: string): Promise<never> {
+  private async refuse(tx: postgres.ReservedSql, bucket: string, name: string, verb: string): Promise<never> {
     const [seen] = await tx`select 1 from storage.objects where bucket_id = ${bucket} and name = ${name}`;
     throw seen ? errors.unauthorized(`You may not ${verb} this object`) : errors.objectNotFound();
   }

@@ -3,10 +3,11 @@
 // On failure the spool file is removed and the rest of the request body is discarded (up to a cap) so the
 // client still gets the error response instead of a reset connection.
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BatchedFileWriter } from './batched-file-writer.js';
+import { inDirectory } from './directory-on-demand.js';
 import { FileMd5 } from './file-md5.js';
 import { SNIFF_BYTES } from './content-sniffer.js';
 import { type ContentCheck, decideType } from './content-type-policy.js';
@@ -46,20 +47,9 @@ function discard(source: Readable, cap: number): void {
   source.resume();
 }
 
-/** Creates `file`, and its directory only when missing: a mkdir per upload cost a syscall on every one. */
-async function openCreating(file: string, dir: string) {
-  try {
-    return await open(file, 'wx');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    await mkdir(dir, { recursive: true });
-    return open(file, 'wx');
-  }
-}
-
 export async function spoolUpload(source: Readable, options: SpoolOptions): Promise<Spooled> {
   const file = join(options.tmpDir, `${randomUUID()}.part`);
-  const handle = await openCreating(file, options.tmpDir);
+  const handle = await inDirectory(options.tmpDir, () => open(file, 'wx'));
   // Hashed off the event loop, behind the writes (file-md5.ts).
   const hash = options.md5 === false ? undefined : new FileMd5(file, 0);
   let size = 0;

@@ -86,7 +86,7 @@ describe('storage.objects row-level security', () => {
       await db.sql`insert into storage.objects (bucket_id, name, owner_id, version)
         values (${bucket}, ${name}, ${ids[folder]}, ${randomUUID()})`;
     }
-    const statement = (tx: postgres.TransactionSql | postgres.ReservedSql) => {
+    const statement = (tx: postgres.ReservedSql) => {
       switch (action) {
         case 'read':
           return tx`select id from storage.objects where bucket_id = ${bucket} and name = ${name}`;

@@ -38,7 +38,7 @@ export function asRole<T>(
   requestSql: postgres.Sql,
   role: 'authenticated' | 'service_role' | 'anon',
   userId: string | null,
-  fn: (tx: postgres.TransactionSql) => Promise<T>,
+  fn: (tx: postgres.ReservedSql) => Promise<T>,
 ): Promise<T> {
   const claims = { role, ...(userId ? { sub: userId } : {}) };
   return inRequestTransaction(requestSql, role, claims, fn);

@@ -11,6 +11,7 @@ describe('loadConfig', () => {
     expect(config.APP_URL).toBe(config.PUBLIC_URL);
     expect(config.DATA_DIR).toMatch(/\.data$/);
     expect(config.BACKUP_ARCHIVE_TIMEOUT_SECONDS).toBe(60);
+    expect(config.STORAGE_FILE_ETAG_ALGORITHM).toBe('md5');
     expect(loadConfig({ BACKUP_SCHEDULE: '0 3 * * *' }).BACKUP_SCHEDULE).toBe('0 3 * * *');
   });
 
@@ -33,6 +34,7 @@ describe('loadConfig', () => {
     ['BACKUP_KEEP', '0', /BACKUP_KEEP="0" must be at least 1/],
     ['BACKUP_ARCHIVE_TIMEOUT_SECONDS', 'soon', /BACKUP_ARCHIVE_TIMEOUT_SECONDS="soon" must be a whole number/],
     ['REALTIME_PUBLIC_CHANNELS', 'everyone', /REALTIME_PUBLIC_CHANNELS="everyone" must be signed-in, anyone or off/],
+    ['STORAGE_FILE_ETAG_ALGORITHM', 'sha1', /STORAGE_FILE_ETAG_ALGORITHM="sha1" must be md5 or mtime/],
   ])('names %s when it is %s', (key, value, message) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [key]: value })).toThrow(message);

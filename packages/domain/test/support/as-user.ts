@@ -29,7 +29,7 @@ export function claimsFor(userId: string | null): Claims {
 export async function asUser<T>(
   requestUrl: string,
   claims: Claims,
-  fn: (tx: postgres.TransactionSql) => Promise<T>,
+  fn: (tx: postgres.ReservedSql) => Promise<T>,
 ): Promise<T> {
   return inRequestTransaction(client(requestUrl), claims.role, claims, fn);
 }
@@ -54,7 +54,7 @@ class Rollback extends Error {
 export async function probeAsUser<T>(
   requestUrl: string,
   claims: Claims,
-  fn: (tx: postgres.TransactionSql) => Promise<T>,
+  fn: (tx: postgres.ReservedSql) => Promise<T>,
 ): Promise<T> {
   try {
     await asUser(requestUrl, claims, async (tx) => {

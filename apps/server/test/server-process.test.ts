@@ -51,6 +51,19 @@ async function waitForHealth(url: string, exited: Promise<unknown>): Promise<voi
   }
 }
 
+async function waitForOutput(proc: { output: () => string; exited: Promise<unknown> }, pattern: RegExp) {
+  let done = false;
+  void proc.exited.then(() => {
+    done = true;
+  });
+  for (;;) {
+    const found = proc.output().match(pattern)?.[1];
+    if (found) return found;
+    if (done) throw new Error(`server exited without printing ${pattern}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('server process', () => {
   let dataDir: string;
   let port: number;
@@ -88,10 +101,10 @@ describe('server process', () => {
     const good = await fetch(`${url}/rest/v1/`, { headers: { apikey: await key('anon') } });
     expect(good.status).toBe(200);
 
-    // The API keys printed at start are valid keys.
-    const printed = first.output().match(/anon key:\s+(\S+)/)?.[1];
-    expect(printed).toBeTruthy();
-    expect((await fetch(`${url}/rest/v1/`, { headers: { apikey: printed! } })).status).toBe(200);
+    // The API keys printed at start are valid keys. They are printed once every worker listens, which can be after
+    // the first worker already answers /health.
+    const printed = await waitForOutput(first, /anon key:\s+(\S+)/);
+    expect((await fetch(`${url}/rest/v1/`, { headers: { apikey: printed } })).status).toBe(200);
 
     // A second server on the same DATA_DIR refuses to start, naming the reason.
     const second = startProcess({ ...env, PORT: String(await findFreePort()) });

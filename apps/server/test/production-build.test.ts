@@ -53,6 +53,17 @@ describe('production build', () => {
     expect(chunks.some((name) => /^tracing-.*\.mjs$/.test(name))).toBe(true);
   });
 
+  it('loads sharp and the SQL parser at their first use, not at start (their native code and memory)', () => {
+    const graph = [...staticGraph(join(dir, 'main.mjs'))];
+    expect(graph.filter((spec) => /\/node_modules\/(sharp|libpg-query)\//.test(spec))).toEqual([]);
+    const code = readdirSync(join(dir, 'chunks'))
+      .filter((name) => name.endsWith('.mjs'))
+      .map((name) => readFileSync(join(dir, 'chunks', name), 'utf8'))
+      .join('\n');
+    expect(code).toMatch(/import\("file:[^"]*\/node_modules\/sharp\//);
+    expect(code).toMatch(/import\("file:[^"]*\/node_modules\/libpg-query\//);
+  });
+
   it("keeps each source's own import.meta.url, so files beside the sources are found", async () => {
     const code = readdirSync(join(dir, 'chunks'))
       .filter((name) => name.endsWith('.mjs'))

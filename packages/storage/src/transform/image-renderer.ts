@@ -1,6 +1,6 @@
 // The sharp (libvips) pipeline: decode with a pixel limit, honour EXIF orientation, resize, encode. sharp's
 // async API runs the work on libuv's worker threads, so the event loop only hands buffers over.
-import sharp, { type FitEnum, type Sharp } from 'sharp';
+import type { FitEnum, Sharp, SharpConstructor } from 'sharp';
 import { DEFAULT_QUALITY, type ResizeMode, type TransformOptions } from './transform-options.js';
 import { contentTypeOf, type FormatChoice, type OutputFormat, originFormat } from './output-format.js';
 import { StorageError } from '../storage-errors.js';
@@ -35,19 +35,31 @@ function encode(pipeline: Sharp, format: OutputFormat, quality: number): Sharp {
 
 const SOURCE_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'heif']);
 
-// Photographs only: libvips's other loaders (SVG with its XML and references, TIFF, FITS, PDF, ...) are attack
-// surface that no phone picture needs, so they are blocked in libvips itself, for every sharp call in this process
-// (only this module uses sharp on stored bytes). A blocked format fails as "unsupported image format".
-sharp.block({ operation: ['VipsForeignLoad'] });
-sharp.unblock({
-  operation: [
-    'VipsForeignLoadJpeg',
-    'VipsForeignLoadPng',
-    'VipsForeignLoadWebp',
-    'VipsForeignLoadNsgif',
-    'VipsForeignLoadHeif',
-  ],
-});
+let loading: Promise<SharpConstructor> | undefined;
+
+/**
+ * sharp, loaded at the first transformation: libvips adds about 27 MB to a process's memory, which every server
+ * process (one per core) would otherwise carry without ever rendering an image.
+ */
+function loadSharp(): Promise<SharpConstructor> {
+  loading ??= import('sharp').then(({ default: sharp }) => {
+    // Photographs only: libvips's other loaders (SVG with its XML and references, TIFF, FITS, PDF, ...) are attack
+    // surface that no phone picture needs, so they are blocked in libvips itself, for every sharp call in this
+    // process (only this module uses sharp on stored bytes). A blocked format fails as "unsupported image format".
+    sharp.block({ operation: ['VipsForeignLoad'] });
+    sharp.unblock({
+      operation: [
+        'VipsForeignLoadJpeg',
+        'VipsForeignLoadPng',
+        'VipsForeignLoadWebp',
+        'VipsForeignLoadNsgif',
+        'VipsForeignLoadHeif',
+      ],
+    });
+    return sharp;
+  });
+  return loading;
+}
 
 // sharp's messages for input it cannot or will not decode; anything else is our fault and stays a 500.
 const SOURCE_ERRORS =
@@ -60,8 +72,9 @@ export async function renderImage(
   target: FormatChoice,
   maxPixels: number,
 ): Promise<RenderedImage> {
+  const sharp = await loadSharp();
   try {
-    const format = target === 'origin' ? await sourceFormat(input, maxPixels) : target;
+    const format = target === 'origin' ? await sourceFormat(sharp, input, maxPixels) : target;
     // limitInputPixels refuses a bomb from the header, before a single pixel is decoded (sharp checks it as it
     // opens the input); failOn 'error' refuses truncated data.
     let pipeline = sharp(input, { limitInputPixels: maxPixels, failOn: 'error' }).rotate();
@@ -86,7 +99,7 @@ export async function renderImage(
 }
 
 /** The output format that keeps the source's: read from its header (no pixel decoded), refusing a bomb as well. */
-async function sourceFormat(input: Buffer | string, maxPixels: number): Promise<OutputFormat> {
+async function sourceFormat(sharp: SharpConstructor, input: Buffer | string, maxPixels: number): Promise<OutputFormat> {
   const meta = await sharp(input, { limitInputPixels: false }).metadata();
   if (!meta.width || !meta.height || !SOURCE_FORMATS.has(meta.format ?? '')) throw renderErrors.invalidSource();
   if (meta.width * meta.height > maxPixels) throw renderErrors.resolutionTooLarge(maxPixels);

@@ -1,7 +1,7 @@
 // Outgoing e-mail behind one small interface, with three providers chosen by configuration: Resend over
 // HTTP, SMTP (nodemailer), and the local outbox (default) that stores every message in auth.mail_outbox.
 import type postgres from 'postgres';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface MailMessage {
   to: string;
@@ -65,15 +65,19 @@ export function resendMailer(apiKey: string, baseUrl: string, from: string): Mai
 }
 
 export function smtpMailer(url: string, from: string): Mailer {
-  const transport = nodemailer.createTransport(url);
+  // nodemailer is loaded with the first message: most servers send none by SMTP, and it adds 4 MB to each process.
+  let transport: Promise<Transporter> | undefined;
+  const connected = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(url)));
   return {
     provider: 'smtp',
     async send(m) {
-      const info = await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html });
+      const sender = await connected();
+      const info = await sender.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html });
       return String(info.messageId);
     },
     async close() {
-      transport.close();
+      (await transport)?.close();
     },
   };
 }

@@ -3,19 +3,20 @@
 // failure of a response (wrong challenge, origin, RP ID, signature, counter, malformed JSON) is one error to the
 // client, 400 webauthn_verification_failed, as GoTrue answers.
 import { isObject } from './auth-service.js';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { UserRow } from './user-repository.js';
 import type { CredentialRow, NewCredential } from './webauthn-credentials.js';
 import { webauthnErrors } from './webauthn-errors.js';
+
+// @simplewebauthn/server and its ASN.1 and COSE libraries add about 13 MB to a process: loaded at the first ceremony,
+// not by every server process at start.
+let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const simpleWebAuthn = () => (library ??= import('@simplewebauthn/server'));
 
 export interface RelyingParty {
   /** The RP ID: the domain credentials are scoped to (the app's host or a parent domain of it). */
@@ -37,7 +38,7 @@ function descriptors(credentials: CredentialRow[]) {
 }
 
 /** Options for navigator.credentials.create(): `residentKey` required for passkeys, discouraged for MFA keys. */
-export function creationOptions(
+export async function creationOptions(
   rp: RelyingParty,
   user: UserRow,
   exclude: CredentialRow[],
@@ -45,6 +46,7 @@ export function creationOptions(
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const name = user.email || user.phone || user.id;
   const displayName = typeof user.raw_user_meta_data?.name === 'string' ? user.raw_user_meta_data.name : name;
+  const { generateRegistrationOptions } = await simpleWebAuthn();
   return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -63,10 +65,11 @@ export function creationOptions(
 }
 
 /** Options for navigator.credentials.get(): empty `allow` for a discoverable (passkey) sign-in. */
-export function requestOptions(
+export async function requestOptions(
   rp: RelyingParty,
   allow: CredentialRow[],
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const { generateAuthenticationOptions } = await simpleWebAuthn();
   return generateAuthenticationOptions({
     rpID: rp.id,
     allowCredentials: descriptors(allow),
@@ -82,6 +85,7 @@ export async function verifyCreation(
   expectedChallenge: string,
 ): Promise<Omit<NewCredential, 'userId' | 'factorId' | 'friendlyName'>> {
   if (!isObject(response)) throw webauthnErrors.verificationFailed('Invalid credential response');
+  const { verifyRegistrationResponse } = await simpleWebAuthn();
   const result = await verifyRegistrationResponse({
     response: response as unknown as RegistrationResponseJSON,
     expectedChallenge,
@@ -124,6 +128,7 @@ export async function verifyAssertion(
   expectedChallenge: string,
   stored: CredentialRow,
 ): Promise<number> {
+  const { verifyAuthenticationResponse } = await simpleWebAuthn();
   const result = await verifyAuthenticationResponse({
     response: response as AuthenticationResponseJSON,
     expectedChallenge,

@@ -5,16 +5,10 @@ import { mkdtempSync, rmSync, statSync, createReadStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { BackupStore, StoredEntry } from './backup-store.js';
 import { copyWithChecksum, streamToFile } from './checksum.js';
-import { createS3Client, type S3BackendOptions } from '@auction-ops/storage';
+import type { S3BackendOptions } from '@auction-ops/storage';
 
 export type S3Settings = Omit<S3BackendOptions, 'bucket'>;
 
@@ -34,11 +28,18 @@ export function createS3Store(spec: string, settings: S3Settings): BackupStore {
   const Bucket = url.hostname;
   const base = url.pathname.replace(/^\/+|\/+$/g, '');
   const keyOf = (key: string) => (base ? `${base}/${key}` : key);
-  const client = createS3Client(settings);
+  // The AWS SDK (about 10 MB of a process) is loaded at the store's first request, so a server that only names
+  // the target (the console, the archive settings) does not carry it.
+  let loaded: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); client: S3Client }> | undefined;
+  const s3 = () =>
+    (loaded ??= Promise.all([import('@aws-sdk/client-s3'), import('@auction-ops/storage/s3')]).then(
+      ([sdk, storage]) => ({ sdk, client: storage.createS3Client(settings) }),
+    ));
   const spool = () => mkdtempSync(join(tmpdir(), 'auction-ops-backup-spool-'));
   const upload = async (key: string, file: string) => {
+    const { sdk, client } = await s3();
     await client.send(
-      new PutObjectCommand({
+      new sdk.PutObjectCommand({
         Bucket,
         Key: keyOf(key),
         Body: createReadStream(file),
@@ -57,19 +58,21 @@ export function createS3Store(spec: string, settings: S3Settings): BackupStore {
     }
   };
   const get = async (key: string) => {
+    const { sdk, client } = await s3();
     try {
-      return (await client.send(new GetObjectCommand({ Bucket, Key: keyOf(key) }))).Body as Readable;
+      return (await client.send(new sdk.GetObjectCommand({ Bucket, Key: keyOf(key) }))).Body as Readable;
     } catch (error) {
-      if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return undefined;
+      if (error instanceof sdk.S3ServiceException && error.$metadata.httpStatusCode === 404) return undefined;
       throw error;
     }
   };
   const entries = async (prefix: string) => {
+    const { sdk, client } = await s3();
     const keys: StoredEntry[] = [];
     let ContinuationToken: string | undefined;
     do {
       const page = await client.send(
-        new ListObjectsV2Command({ Bucket, Prefix: `${keyOf(prefix)}/`, ContinuationToken }),
+        new sdk.ListObjectsV2Command({ Bucket, Prefix: `${keyOf(prefix)}/`, ContinuationToken }),
       );
       for (const item of page.Contents ?? [])
         if (item.Key)
@@ -84,7 +87,8 @@ export function createS3Store(spec: string, settings: S3Settings): BackupStore {
     putFile: (key, from) => viaSpool(key, (file) => copyWithChecksum(from, file)),
     putStream: (key, from) => viaSpool(key, (file) => streamToFile(from, file)),
     putText: async (key, text) => {
-      await client.send(new PutObjectCommand({ Bucket, Key: keyOf(key), Body: text }));
+      const { sdk, client } = await s3();
+      await client.send(new sdk.PutObjectCommand({ Bucket, Key: keyOf(key), Body: text }));
     },
     async getFile(key, to) {
       const body = await get(key);
@@ -101,11 +105,17 @@ export function createS3Store(spec: string, settings: S3Settings): BackupStore {
     entries,
     async removePrefix(prefix) {
       const keys = await list(prefix);
+      const { sdk, client } = await s3();
       for (let i = 0; i < keys.length; i += 1000) {
         const Objects = keys.slice(i, i + 1000).map((key) => ({ Key: keyOf(`${prefix}/${key}`) }));
-        await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects } }));
+        await client.send(new sdk.DeleteObjectsCommand({ Bucket, Delete: { Objects } }));
       }
     },
-    close: () => client.destroy(),
+    close: () => {
+      void loaded?.then(
+        ({ client }) => client.destroy(),
+        () => {},
+      );
+    },
   };
 }

@@ -13,7 +13,8 @@ export type { ListV2Result } from './object-list-v2.js';
 export type { StorageBackend } from './storage-backend.js';
 export type { BucketListOptions } from './bucket-service.js';
 export { createFsBackend } from './fs-backend.js';
-export { createS3Backend, createS3Client, type S3BackendOptions } from './s3-backend.js';
+// The S3 backend is '@auction-ops/storage/s3': the AWS SDK it loads adds about 10 MB to a process that stores files.
+export type { S3BackendOptions } from './s3-backend.js';
 export { createUploadUrlSigner, type UploadGrant } from './signed-url-token.js';
 export {
   sweepOrphans,

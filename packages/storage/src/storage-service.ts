@@ -6,7 +6,7 @@ import { BucketService } from './bucket-service.js';
 import { createFsBackend } from './fs-backend.js';
 import { ObjectReadService } from './object-read-service.js';
 import { ObjectWriteService } from './object-write-service.js';
-import { createS3Backend, type S3BackendOptions } from './s3-backend.js';
+import type { S3BackendOptions } from './s3-backend.js';
 import { scheduleSweep, type SweepSchedule } from './orphan-sweep.js';
 import { SignedUploadService } from './signed-upload-service.js';
 import { createSignedUrlSigner, createUploadUrlSigner } from './signed-url-token.js';
@@ -67,7 +67,11 @@ async function sweepStaleSpools(tmpDir: string): Promise<void> {
 export async function createStorageService(options: StorageServiceOptions): Promise<StorageService> {
   const tmpDir = join(options.root, 'tmp');
   await sweepStaleSpools(tmpDir);
-  const base = options.backend.kind === 's3' ? createS3Backend(options.backend) : createFsBackend(options.root);
+  // Loaded only when chosen (the AWS SDK).
+  const base =
+    options.backend.kind === 's3'
+      ? (await import('./s3-backend.js')).createS3Backend(options.backend)
+      : createFsBackend(options.root);
   const backend = options.wrapBackend ? options.wrapBackend(base) : base;
   const reads = new ObjectReadService(options.sql, backend, createSignedUrlSigner(options.jwtSecret));
   const log = options.log ?? (() => {});

@@ -13,10 +13,9 @@ import type { UserRow } from './user-repository.js';
 import type { CredentialRow, NewCredential } from './webauthn-credentials.js';
 import { webauthnErrors } from './webauthn-errors.js';
 
-// @simplewebauthn/server and its ASN.1 and COSE libraries add about 13 MB to a process: loaded at the first ceremony,
-// not by every server process at start.
-let library: Promise<typeof import('@simplewebauthn/server')> | undefined;
-const simpleWebAuthn = () => (library ??= import('@simplewebauthn/server'));
+// @simplewebauthn/server and its ASN.1 and COSE libraries add about 13 MB to a process: imported by each ceremony
+// (Node keeps the module once loaded), not by every server process at start.
+const simpleWebAuthn = () => import('@simplewebauthn/server');
 
 export interface RelyingParty {
   /** The RP ID: the domain credentials are scoped to (the app's host or a parent domain of it). */

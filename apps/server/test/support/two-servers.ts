@@ -1,7 +1,7 @@
 // Two servers on one database, deployed as docs/scaling.md describes several instances: one DATABASE_URL (the test
 // harness's database), one JWT_SECRET, S3 storage (a fake S3 on loopback), the Postgres rate-limit stores, and every
 // background worker running in both. Tests of cross-instance behaviour start here and address the servers as `a`
-// and `b`; `env` adds settings to both.
+// and `b`; `env` adds settings to both, `each` settings to one of them (instances configured differently).
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { type FakeS3, startFakeS3 } from '@auction-ops/storage/testing';
@@ -20,7 +20,10 @@ export interface TwoServers {
   stop(): Promise<void>;
 }
 
-export async function startTwoServers(env: Record<string, string> = {}): Promise<TwoServers> {
+export async function startTwoServers(
+  env: Record<string, string> = {},
+  each: { a?: Record<string, string>; b?: Record<string, string> } = {},
+): Promise<TwoServers> {
   const jwtSecret = randomBytes(32).toString('base64url');
   const db = await createTestDatabase(migrationSets);
   const [s3, expo] = await Promise.all([startFakeS3(), startFakeExpo()]);
@@ -47,7 +50,7 @@ export async function startTwoServers(env: Record<string, string> = {}): Promise
     ...env,
   };
   try {
-    for (let i = 0; i < 2; i++) servers.push(await startTestServer(shared, { db }));
+    for (const own of [each.a, each.b]) servers.push(await startTestServer({ ...shared, ...own }, { db }));
   } catch (error) {
     await stop();
     throw error;

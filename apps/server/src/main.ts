@@ -6,6 +6,8 @@ import { createLogger } from './logger.js';
 import { installLastGuard } from './http/last-guard.js';
 import { startServer } from './server.js';
 import { type RunningCluster, runClusterWorker, startCluster, workerEnvironment } from './cluster.js';
+import { startedByPackageManager, watchParent } from './parent-watch.js';
+import { version } from './version.js';
 
 if (cluster.isWorker) await runClusterWorker();
 else await runPrimary();
@@ -52,17 +54,19 @@ async function runPrimary(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  if (startedByPackageManager()) watchParent(() => void stop('the package manager that started the server exited'));
 
   try {
     const server = await starting;
     log.info('listening', {
+      version,
       url: server.url,
       public_url: server.publicUrl,
       data_dir: config.DATA_DIR,
       processes: config.WEB_CONCURRENCY,
     });
     process.stdout.write(
-      `\nauction-ops is running at ${server.url}\n  anon key:         ${server.anonKey}\n` +
+      `\nauction-ops ${version} is running at ${server.url}\n  anon key:         ${server.anonKey}\n` +
         `  service_role key: ${server.serviceRoleKey}\n\n`,
     );
   } catch (error) {

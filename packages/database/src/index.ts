@@ -26,6 +26,8 @@ export {
 export {
   migrate,
   migrationStatus,
+  releaseStatus,
+  checkDatabaseRelease,
   loadMigrations,
   orderMigrationSets,
   migrationsFingerprint,
@@ -33,7 +35,9 @@ export {
   type MigrationSet,
   type Migration,
   type MigrationStatus,
+  type ReleaseStatus,
 } from './migrations.js';
+export { NewerReleaseError, compareVersions } from './release-ledger.js';
 export { startSupervisedPostgres, type RestartPolicy, type SupervisorOptions } from './postgres-supervisor.js';
 export {
   startAvailabilityMonitor,

@@ -5,7 +5,7 @@ import { startEmbeddedPostgres, runningClusterUrl, type EmbeddedCluster } from '
 import { startSupervisedPostgres, type RestartPolicy } from './postgres-supervisor.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { ensureRoles, authenticatorUrl } from './roles.js';
-import { migrate, type MigrationSet } from './migrations.js';
+import { checkDatabaseRelease, migrate, type MigrationSet } from './migrations.js';
 
 export interface PrepareOptions {
   /** External database; when absent an embedded cluster runs in `${dataDir}/postgres`. */
@@ -14,6 +14,11 @@ export interface PrepareOptions {
   /** Overrides the authenticator password kept in the database (DB_AUTHENTICATOR_PASSWORD). */
   authenticatorPassword?: string;
   migrationSets: readonly MigrationSet[];
+  /**
+   * The release these sets make up in full (the server's version). With it, applying migrations first refuses a
+   * database a newer release migrated, before roles or migrations touch it, and records the release in the ledger.
+   */
+  release?: string;
   /** Apply pending migrations (the server does; `status` does not). */
   applyMigrations?: boolean;
   /** For the CLI: when a server already runs the embedded cluster, connect to it instead of failing. */
@@ -67,8 +72,10 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
   };
   let password: string;
   try {
+    const applying = options.applyMigrations !== false;
+    if (applying && options.release) await checkDatabaseRelease(ownerUrl, options.migrationSets, options.release);
     password = await ensureRoles(ownerUrl, options.authenticatorPassword);
-    if (options.applyMigrations !== false) await migrate(ownerUrl, options.migrationSets, log);
+    if (applying) await migrate(ownerUrl, options.migrationSets, log, options.release);
   } catch (error) {
     await close();
     throw error;

@@ -171,16 +171,18 @@ describe('upgrade in place from 0.1.0', () => {
       [arranged.bob, arranged.alice],
     ]) {
       const own = client(server!.url, keys.anon, (await signIn(server!.url, keys.anon, me.email)).access_token);
-      const locations = (await own.from('locations').select('id, auction_id')).data ?? [];
-      expect(locations).toEqual([{ id: me.locationId, auction_id: me.auctionId }]);
-      const submissions = (await own.from('lot_submissions').select('id').order('created_at')).data ?? [];
-      expect(submissions.map((s) => s.id).sort()).toEqual([...me.submissionIds].sort());
+      const locations = await own.from('locations').select('id, auction_id');
+      expect(locations.data).toEqual([{ id: me.locationId, auction_id: me.auctionId }]);
+      const submissions = await own.from('lot_submissions').select('id');
+      expect(submissions.data?.map((s) => s.id).sort()).toEqual([...me.submissionIds].sort());
       const foreign = await own.from('lot_submissions').select('id').eq('auction_id', other.auctionId);
       expect(foreign.data).toEqual([]);
     }
     const anon = client(server!.url, keys.anon);
-    for (const table of ['auctions', 'locations', 'lot_submissions', 'auction_members'])
-      expect((await anon.from(table).select('*')).data ?? [], table).toEqual([]);
+    for (const table of ['auctions', 'locations', 'lot_submissions', 'auction_members']) {
+      const read = await anon.from(table).select('*');
+      expect({ error: read.error, data: read.data }, table).toEqual({ error: null, data: [] });
+    }
   });
 
   it('delivers the delivery queued before the upgrade, signed', async () => {

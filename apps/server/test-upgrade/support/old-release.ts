@@ -2,7 +2,7 @@
 // commit with its own node_modules, so its server runs exactly as that release shipped (its own build, its own
 // migrations). Removed with `git worktree remove --force`, which also forgets it in the repository.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,8 @@ export interface OldRelease {
 export async function checkOutRelease(commit: string): Promise<OldRelease> {
   const started = performance.now();
   const parent = mkdtempSync(join(tmpdir(), 'auction-ops-old-release-'));
+  // Run as root, the embedded PostgreSQL runs as the postgres user, which must reach the checkout's binaries.
+  chmodSync(parent, 0o755);
   const dir = join(parent, 'checkout');
   const remove = async () => {
     await run('git', ['worktree', 'remove', '--force', dir], { cwd: REPO }).catch(() => {});

@@ -13,7 +13,7 @@ import { findFreePort, loadMigrations, runningClusterUrl } from '@auction-ops/da
 import { migrationSets } from '../src/migration-sets.js';
 import { version } from '../src/version.js';
 import { checkOutRelease, type OldRelease } from './support/old-release.js';
-import { type ReleaseProcess, runCli, startRelease } from './support/release-process.js';
+import { type ReleaseProcess, runCli, startRelease } from '../test/support/release-process.js';
 import { startSignedReceiver, type SignedReceiver } from './support/signed-receiver.js';
 import { type Arranged, arrange, client, type Keys, sha256Of, signIn, submit } from './support/upgrade-fixture.js';
 

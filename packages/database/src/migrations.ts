@@ -5,7 +5,13 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { lastRelease, RELEASE_LEDGER, recordReleaseStart, refuseNewerDatabase } from './release-ledger.js';
+import {
+  compareVersions,
+  lastRelease,
+  RELEASE_LEDGER,
+  recordReleaseStart,
+  refuseNewerDatabase,
+} from './release-ledger.js';
 
 /** A package's migrations: `dir` holds files named NNNN-kebab-name.sql; `dependsOn` names sets that run first. */
 export interface MigrationSet {
@@ -197,7 +203,9 @@ export async function migrate(
     if (newlyApplied.length > 0) await sql`notify pgrst, 'reload schema'`;
     if (release) {
       const previous = await recordReleaseStart(sql, release);
-      log(`release ${release} started; the release that ran here last: ${previous ?? 'none recorded'}`);
+      // Allowed (it brought no migration this release lacks), but worth a line: its features are gone meanwhile.
+      const newer = previous && compareVersions(previous, release) > 0 ? ', a newer release' : '';
+      log(`release ${release} started; the release that ran here last: ${previous ?? 'none recorded'}${newer}`);
     }
     return newlyApplied;
   } finally {

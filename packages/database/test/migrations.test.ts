@@ -122,6 +122,11 @@ describe('releases in the ledger', () => {
     const releases = await db.sql`select version from auction_ops.releases order by first_started_at, version`;
     expect(releases.map((r) => r.version)).toEqual(['0.2.0', '0.3.0']);
     expect((await releaseStatus(db.ownerUrl, more, '0.3.0')).last?.version).toBe('0.3.0');
+    // 0.3.1 brought no migration: 0.3.0 may run after it, and says so.
+    await migrate(db.ownerUrl, more, () => {}, '0.3.1');
+    await migrate(db.ownerUrl, more, (m) => logged.push(m), '0.3.0');
+    expect(logged.at(-1)).toBe('release 0.3.0 started; the release that ran here last: 0.3.1, a newer release');
+    await db.sql`delete from auction_ops.releases where version = '0.3.1'`;
 
     // 0.2.0 again: 0002-b.sql is 0.3.0's; refused before anything changes, by migrate and by prepareDatabase.
     const before = { ledger: await ledger(), releases: await db.sql`select * from auction_ops.releases` };

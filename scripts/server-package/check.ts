@@ -2,7 +2,8 @@
 // installs the tarball with plain npm into an empty project, and runs there `auction-ops --version` and
 // `auction-ops start` (two cluster workers, PORT=0, a temporary DATA_DIR): /health, supabase-js sign-up and reads
 // under row-level security, the console's prebuilt client, then SIGTERM: port closed, PostgreSQL stopped. Then the
-// same from a global install (`npm install -g --prefix`), started from a working directory with the default ./.data.
+// same from a global install (`npm install -g --prefix`): `seed --demo`, then start in a working directory with the
+// default ./.data.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +103,9 @@ async function globalInstall(work: string, tarball: string, version: string): Pr
   mkdirSync(cwd);
   const env = serverEnv({});
   delete env.DATA_DIR;
+  // A command besides start: the demo data reads its reports from the mirrored tree, and migrates first.
+  const seeded = await run(bin, ['seed', '--demo'], cwd, env);
+  check('auction-ops seed --demo prints the demo users', /@riverside\.example\.com/.test(seeded), seeded);
   const server = await timed('start (global install, 1 process)', () => startServer(bin, ['start'], cwd, env));
   check('the default DATA_DIR is ./.data of the working directory', existsSync(join(cwd, '.data/postgres')));
   await probeAndStop('auction-ops start (global)', server, join(cwd, '.data'), version, false);

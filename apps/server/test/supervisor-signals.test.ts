@@ -21,6 +21,7 @@ const ON_EMBEDDED_RUN = !process.env.TEST_DATABASE_URL;
 const COMMANDS: Record<string, [string, string[]]> = {
   'node apps/server/bin/start.mjs': [process.execPath, ['apps/server/bin/start.mjs']],
   'npx -y pnpm@10 start': ['npx', ['-y', 'pnpm@10', 'start']],
+  'auction-ops start': [process.execPath, ['apps/cli/bin/auction-ops.js', 'start']],
 };
 
 interface Started {

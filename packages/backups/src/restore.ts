@@ -105,11 +105,11 @@ function keepLog(error: RecoveryFailedError, dataDir: string): RecoveryFailedErr
 export async function restoreBackup(options: RestoreOptions) {
   const { target, dataDir } = options;
   const existed = checkEmpty(dataDir);
+  const manifest = await chooseBackup(target, options.id);
+  const toTime = checkTime(manifest, options.toTime);
   // As root, PostgreSQL replays as its own user: it must reach the directory (checked before anything is copied).
   const owner = systemUser();
   if (owner) assertReachable(dirname(resolve(dataDir)), owner, 'The restored PostgreSQL');
-  const manifest = await chooseBackup(target, options.id);
-  const toTime = checkTime(manifest, options.toTime);
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     await copyBackup(manifest, target, dataDir);

@@ -64,18 +64,18 @@ export function startServer(cmd: string, args: string[], cwd: string, env: NodeJ
 }
 
 /**
- * Sends SIGTERM (to the process group when `group`, as a terminal's Ctrl-C or systemd's stop reaches npx and the
- * server it runs: npx itself passes no signal on) and resolves with the exit code, or the signal that ended it.
+ * Sends `signal` to the started process alone, as supervisors do, and resolves with its exit code, or the signal
+ * that ended it.
  */
-export async function stopServer(server: StartedServer, group: boolean): Promise<number | string> {
+export async function stopServer(server: StartedServer, signal: NodeJS.Signals): Promise<number | string> {
   const { child } = server;
   if (child.exitCode !== null) return child.exitCode;
   const exited = new Promise<number | string>((resolve) =>
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
   );
-  process.kill(group ? -child.pid! : child.pid!, 'SIGTERM');
+  child.kill(signal);
   const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error(`no exit within 60 s of SIGTERM:\n${server.output()}`)), 60_000).unref(),
+    setTimeout(() => reject(new Error(`no exit within 60 s of ${signal}:\n${server.output()}`)), 60_000).unref(),
   );
   return Promise.race([exited, timeout]);
 }

@@ -1,9 +1,9 @@
 // `pnpm check:server-package` (CI): the `auction-ops` npm package as an operator gets it. Packs it (pack:server),
 // installs the tarball with plain npm into an empty project, and runs there `auction-ops --version` and
 // `auction-ops start` (two cluster workers, PORT=0, a temporary DATA_DIR): /health, supabase-js sign-up and reads
-// under row-level security, the console's prebuilt client, then SIGTERM: port closed, PostgreSQL stopped. Then the
-// same from a global install (`npm install -g --prefix`): `seed --demo`, then start in a working directory with the
-// default ./.data.
+// under row-level security, the console's prebuilt client, then SIGTERM to npx: port closed, PostgreSQL stopped.
+// Then the same from a global install (`npm install -g --prefix`): `seed --demo`, then start in a working directory
+// with the default ./.data, stopped by SIGTERM, and started again and stopped by SIGINT.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,15 +39,26 @@ async function timed<T>(what: string, work: () => Promise<T>): Promise<T> {
 const serverEnv = (extra: Record<string, string>) =>
   plainEnv({ PORT: '0', LOG_LEVEL: 'warn', AUTH_AUTOCONFIRM: 'true', RATE_LIMITS_ENABLED: 'false', ...extra });
 
-/** /health, then stops with SIGTERM and checks that the port and the embedded PostgreSQL are gone. */
-async function probeAndStop(label: string, server: StartedServer, dataDir: string, version: string, group: boolean) {
+/**
+ * /health, then `signal` to the started process alone (as a supervisor sends it) and checks that the port and the
+ * embedded PostgreSQL are gone.
+ */
+async function probeAndStop(
+  label: string,
+  server: StartedServer,
+  dataDir: string,
+  version: string,
+  signal: NodeJS.Signals,
+) {
   const health = await fetch(`${server.url}/health`);
   const body = (await health.json()) as { version?: string };
   check(`${label}: GET /health answers 200 with ${version}`, health.status === 200 && body.version === version);
   check(`${label}: the embedded PostgreSQL runs in its DATA_DIR`, postmasterAlive(dataDir), dataDir);
-  const code = await stopServer(server, group);
-  // Under npx the child is npx, which SIGTERM ends; the server's own status shows with the global command.
-  if (!group) check(`${label}: SIGTERM stops it with status 0`, code === 0, `status ${code}\n${server.output()}`);
+  const code = await stopServer(server, signal);
+  // Under npx the started process is npx, which SIGTERM ends: its shell child dies with it and the server, started
+  // by a package manager, stops once orphaned. The server's own status shows with the global command.
+  const npx = label.startsWith('npx');
+  if (!npx) check(`${label}: ${signal} stops it with status 0`, code === 0, `status ${code}\n${server.output()}`);
   await waitFor(`${label}: the port to close`, async () => !(await portOpen(server.url)), 30_000);
   check(`${label}: the port is closed`, true);
   // PostgreSQL runs in a process group of its own: the signal did not reach it, the server stopped it.
@@ -85,7 +96,7 @@ async function localInstall(work: string, tarball: string, version: string): Pro
     const asset = script ? await fetch(`${server.url}${script}`) : undefined;
     check('the console serves its prebuilt client', page.status === 200 && asset?.status === 200, html.slice(0, 500));
   } finally {
-    await probeAndStop('npx auction-ops start', server, dataDir, version, true);
+    await probeAndStop('npx auction-ops start', server, dataDir, version, 'SIGTERM');
   }
   check('nothing was written into node_modules/auction-ops', listFiles(installed).length === shipped);
 }
@@ -108,7 +119,9 @@ async function globalInstall(work: string, tarball: string, version: string): Pr
   check('auction-ops seed --demo prints the demo users', /@riverside\.example\.com/.test(seeded), seeded);
   const server = await timed('start (global install, 1 process)', () => startServer(bin, ['start'], cwd, env));
   check('the default DATA_DIR is ./.data of the working directory', existsSync(join(cwd, '.data/postgres')));
-  await probeAndStop('auction-ops start (global)', server, join(cwd, '.data'), version, false);
+  await probeAndStop('auction-ops start (global)', server, join(cwd, '.data'), version, 'SIGTERM');
+  const again = await startServer(bin, ['start'], cwd, env);
+  await probeAndStop('auction-ops start (global), again', again, join(cwd, '.data'), version, 'SIGINT');
 }
 
 async function main(): Promise<number> {

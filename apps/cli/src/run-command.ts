@@ -39,7 +39,8 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   status: () => statusCommand(),
   keys: () => keysCommand(),
   'super-admin': superAdminCommand,
-  seed: (args) => withDatabase((db) => seedCommand(args, db)), // seeding applies pending migrations first
+  // Seeding applies pending migrations first: like migrate, it may make the database.
+  seed: (args) => withDatabase((db) => seedCommand(args, db), { create: true }),
   mail: (args) => withDatabase((db) => mailCommand(args, db)),
   cert: (args) => import('./commands/cert.js').then((m) => m.certCommand(args)),
   push: (args) => withDatabase((db) => pushCommand(args, db)),

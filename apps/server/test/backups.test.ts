@@ -3,7 +3,8 @@
 // killed with SIGKILL and its DATA_DIR deleted; restores to the end of the archive and to an instant between two
 // writes, each served again by a server on the restored directory with the same keys and passwords.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,9 +92,10 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'auction-ops-backups-e2e-'));
   target = join(root, 'target');
   const dataDir = join(root, 'data');
-  // A first start generates the secrets; the keys are derived from them (and must survive a restore).
-  await cli({ DATA_DIR: dataDir, BACKUP_TARGET: target }, 'keys');
-  const { jwtSecret } = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
+  // The server keeps the secret a DATA_DIR holds; the keys are derived from it (and must survive a restore).
+  const jwtSecret = randomBytes(32).toString('base64url');
+  mkdirSync(dataDir);
+  writeFileSync(join(dataDir, 'secrets.json'), JSON.stringify({ jwtSecret }));
   anonKey = await signApiKey(jwtSecret, 'anon');
   serviceKey = await signApiKey(jwtSecret, 'service_role');
   const server = await serve(dataDir);

@@ -44,7 +44,7 @@ export {
   type AvailabilityMonitor,
   type AvailabilityOptions,
 } from './availability-monitor.js';
-export { prepareDatabase, type PrepareOptions, type PreparedDatabase } from './prepare.js';
+export { prepareDatabase, NoClusterError, type PrepareOptions, type PreparedDatabase } from './prepare.js';
 export { findFreePort } from './ports.js';
 export { reconnectBackoff } from './reconnect-backoff.js';
 export { createWakeableSleep, type WakeableSleep } from './wakeable-sleep.js';

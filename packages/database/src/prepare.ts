@@ -1,5 +1,6 @@
 // Brings a database to the state a server needs: running (embedded, or external by URL), roles present,
 // migrations applied. The server and the CLI both start here.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmbeddedPostgres, runningClusterUrl, type EmbeddedCluster } from './embedded-postgres.js';
 import { startSupervisedPostgres, type RestartPolicy } from './postgres-supervisor.js';
@@ -21,6 +22,11 @@ export interface PrepareOptions {
   release?: string;
   /** Apply pending migrations (the server does; `status` does not). */
   applyMigrations?: boolean;
+  /**
+   * Whether an embedded cluster may be made when `${dataDir}/postgres` holds none (default: yes). The server's start
+   * and `migrate` make one; every other command refuses, so that a mistyped DATA_DIR does not become a new database.
+   */
+  createCluster?: boolean;
   /** For the CLI: when a server already runs the embedded cluster, connect to it instead of failing. */
   attachToRunning?: boolean;
   log?: (message: string) => void;
@@ -53,6 +59,7 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
   let ownerUrl = options.databaseUrl;
   if (!ownerUrl && options.attachToRunning) ownerUrl = runningClusterUrl(join(options.dataDir, 'postgres'));
   if (!ownerUrl) {
+    if (options.createCluster === false) assertClusterIn(options.dataDir);
     lock = lockDataDir(options.dataDir);
     try {
       const dir = join(options.dataDir, 'postgres');
@@ -86,4 +93,17 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
     embedded: Boolean(cluster),
     close,
   };
+}
+
+export class NoClusterError extends Error {
+  override name = 'NoClusterError';
+}
+
+/** Refuses a DATA_DIR without an embedded cluster (before anything, the directory itself included, is made). */
+function assertClusterIn(dataDir: string): void {
+  if (existsSync(join(dataDir, 'postgres', 'data', 'PG_VERSION'))) return;
+  throw new NoClusterError(
+    `DATA_DIR ${dataDir} holds no database (no PostgreSQL cluster in ${join(dataDir, 'postgres', 'data')}): ` +
+      "check DATA_DIR or DATABASE_URL; only the server's start and `auction-ops migrate` make a new one",
+  );
 }

@@ -5,10 +5,13 @@ import { version } from '@auction-ops/server/version';
 import { withDatabase } from '../database.js';
 
 export function migrateCommand(): Promise<void> {
-  return withDatabase(async (db) => {
-    const applied = await migrate(db.ownerUrl, migrationSets, (m) => console.log(m), version);
-    console.log(applied.length === 0 ? 'database is up to date' : `applied ${applied.length} migration(s)`);
-  });
+  return withDatabase(
+    async (db) => {
+      const applied = await migrate(db.ownerUrl, migrationSets, (m) => console.log(m), version);
+      console.log(applied.length === 0 ? 'database is up to date' : `applied ${applied.length} migration(s)`);
+    },
+    { create: true },
+  );
 }
 
 export function statusCommand(): Promise<void> {

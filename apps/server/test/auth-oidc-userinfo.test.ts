@@ -48,7 +48,8 @@ async function signInThroughProvider(t: TestServer, login: string): Promise<URL>
     expect(res.status, await res.text()).toBe(200);
     expect(new URL(url).pathname).toMatch(/^\/interaction\//);
     // The development interactions: a login form first, then the consent form, both posted to the same URL.
-    const form = interactions++ === 0 ? { prompt: 'login', login, password: 'any' } : { prompt: 'consent' };
+    const form: Record<string, string> =
+      interactions++ === 0 ? { prompt: 'login', login, password: 'any' } : { prompt: 'consent' };
     init = {
       method: 'POST',
       body: new URLSearchParams(form).toString(),

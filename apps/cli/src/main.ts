@@ -5,8 +5,13 @@ if (name === 'start') {
   // In a checkout: apps/server/bin/start.mjs, the same build and process as `pnpm start` (signals reach the server
   // in this process). The npm package bundles the server's main in its place (scripts/server-package).
   await import('@auction-ops/server/start');
-} else if (name === '--version' || name === '-v') {
-  console.log((await import('@auction-ops/server/version')).version);
 } else {
-  await (await import('./run-command.js')).runCommand(name, args);
+  // A reader that stops early (`auction-ops status | head -1`) is not an error of a command. (Not for `start`: the
+  // server must stop in order, whatever becomes of its output.)
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+  if (name === '--version' || name === '-v') console.log((await import('@auction-ops/server/version')).version);
+  else await (await import('./run-command.js')).runCommand(name, args);
 }

@@ -1,6 +1,7 @@
 // The auction-ops commands but `start` and `--version` (main.ts): a thin dispatcher over the packages.
 import { ConfigError } from '@auction-ops/server/config';
-import { migrateCommand, statusCommand } from './commands/migrate.js';
+import { migrateCommand } from './commands/migrate.js';
+import { statusCommand } from './commands/status.js';
 import { keysCommand } from './commands/keys.js';
 import { superAdminCommand, UsageError } from './commands/super-admin.js';
 import { mailCommand } from './commands/mail.js';
@@ -17,7 +18,7 @@ const HELP = `usage: auction-ops <command>
   start                      the server (as \`pnpm start\`: HTTP, background workers, WEB_CONCURRENCY processes)
   --version, -v              print the release
   migrate                    apply pending migrations
-  status                     database state and pending migrations
+  status                     the server, the database, archiving, the release and pending migrations
   keys                       print the anon and service_role API keys
   super-admin grant <email>  make a user a system-wide administrator (also: revoke <email>, list)
   seed --demo [--scale N] [--days D]
@@ -34,10 +35,18 @@ const HELP = `usage: auction-ops <command>
 
 Configuration comes from the environment (see README): DATA_DIR, DATABASE_URL, JWT_SECRET, ...`;
 
+/** A command that takes no arguments refuses any, naming the first: `status --bogus` is a mistake, not a status. */
+const withoutArguments =
+  (name: string, run: () => Promise<void>) =>
+  (args: string[]): Promise<void> => {
+    if (args.length > 0) throw new UsageError(`auction-ops ${name}: unknown argument "${args[0]}" (it takes none)`);
+    return run();
+  };
+
 const commands: Record<string, (args: string[]) => Promise<void>> = {
-  migrate: () => migrateCommand(),
-  status: () => statusCommand(),
-  keys: () => keysCommand(),
+  migrate: withoutArguments('migrate', migrateCommand),
+  status: withoutArguments('status', statusCommand),
+  keys: withoutArguments('keys', keysCommand),
   'super-admin': superAdminCommand,
   // Seeding applies pending migrations first: like migrate, it may make the database.
   seed: (args) => withDatabase((db) => seedCommand(args, db), { create: true }),
@@ -53,10 +62,14 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
 };
 
 export async function runCommand(name: string | undefined, args: string[]): Promise<void> {
-  const command = name ? commands[name] : undefined;
-  if (!command) {
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
     console.log(HELP);
-    process.exit(name && name !== 'help' && name !== '--help' ? 2 : 0);
+    process.exit(0);
+  }
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!command) {
+    console.error(`auction-ops: unknown command "${name}"\n\n${HELP}`);
+    process.exit(2);
   }
   try {
     await command(args);

@@ -34,13 +34,13 @@ const running: ServerProcess[] = [];
 
 async function cli(env: Record<string, string>, ...args: string[]) {
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [cliBin, ...args], {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cliBin, ...args], {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     });
-    return { code: 0, out: stdout };
+    return { code: 0, out: stdout, err: stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
+    return { code: e.code, out: e.stdout + e.stderr, err: e.stderr };
   }
 }
 
@@ -113,6 +113,10 @@ beforeAll(async () => {
   await writer;
   expect(created.code, created.out).toBe(0);
   backupId = JSON.parse(created.out).id;
+  // What an operator checks first: the server on this DATA_DIR, and that archiving runs.
+  const status = await cli({ DATA_DIR: dataDir, BACKUP_TARGET: target }, 'status');
+  expect(status.out).toContain(`server: running at ${server.url} (pid `);
+  expect(status.out).toContain(`archiving: on, to ${target} (`);
 
   await sleep(1100);
   await signUp(server, 'first@example.com');
@@ -160,6 +164,10 @@ describe('restore after SIGKILL and a deleted DATA_DIR', () => {
     const dir = join(root, 'latest');
     const restored = await cli({ BACKUP_TARGET: target }, 'backup', 'restore', 'latest', '--data-dir', dir);
     expect(restored.code, restored.out).toBe(0);
+    // Progress on stderr, step by step, instead of seconds of silence.
+    expect(restored.err).toMatch(/copying backup \S+: \d+ files, [\d.]+ MB, each checked/);
+    expect(restored.err).toContain('PostgreSQL replays the WAL to the end of the archive');
+    expect(restored.err).toContain('replayed and promoted');
     const server = await serve(dir);
     for (const email of ['before@example.com', 'first@example.com', 'second@example.com', 'during-0@example.com'])
       expect(await canSignIn(server, email), email).toBe(true);

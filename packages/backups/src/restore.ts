@@ -110,12 +110,23 @@ export async function restoreBackup(options: RestoreOptions) {
   // As root, PostgreSQL replays as its own user: it must reach the directory (checked before anything is copied).
   const owner = systemUser();
   if (owner) assertReachable(dirname(resolve(dataDir)), owner, 'The restored PostgreSQL');
+  // Each step says what it is about to do: a restore is seconds to minutes of copying and replaying.
+  const log = options.log ?? (() => {});
+  const started = Date.now();
+  const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const megabytes = (manifest.bytes / 1024 / 1024).toFixed(1);
+    log(`copying backup ${manifest.id}: ${manifest.files.length} files, ${megabytes} MB, each checked`);
     await copyBackup(manifest, target, dataDir);
+    log(`fetching and checking the archived WAL since ${manifest.start_wal} (${elapsed()})`);
     await fetchWal(manifest, target, dataDir);
+    log(`restoring the stored objects (${elapsed()})`);
     await restoreObjects(target, dataDir, manifest.id);
-    await replayArchive({ manifest, dataDir, toTime, startCluster: startEmbeddedPostgres, log: options.log });
+    const until = toTime ? `up to ${toTime.toISOString()}` : 'to the end of the archive';
+    log(`PostgreSQL replays the WAL ${until} (${elapsed()})`);
+    await replayArchive({ manifest, dataDir, toTime, startCluster: startEmbeddedPostgres, log });
+    log(`replayed and promoted (${elapsed()})`);
   } catch (caught) {
     const error = caught instanceof RecoveryFailedError ? keepLog(caught, dataDir) : caught;
     // Nothing left behind but that log: a directory we created goes, one that was empty is emptied again.

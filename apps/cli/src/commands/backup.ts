@@ -75,7 +75,9 @@ export async function backupCommand(args: string[]): Promise<void> {
     print(backups, backups.length ? backups.map(line).join('\n') : `no backups in ${target.spec}`);
   } else if (action === 'restore' && id && values['data-dir'] && extra.length === 0) {
     const dataDir = resolve(values['data-dir']);
-    const restored = await restoreBackup({ target, id, dataDir, toTime: values['to-time'] });
+    // Progress on stderr: stdout keeps the result alone (--json).
+    const log = (message: string) => console.error(message);
+    const restored = await restoreBackup({ target, id, dataDir, toTime: values['to-time'], log });
     const as = restored.to_time ? ` as of ${restored.to_time}` : ' with every archived change';
     print(
       restored,

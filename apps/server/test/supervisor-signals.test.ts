@@ -160,6 +160,7 @@ async function expectNothingLeft(server: Started): Promise<void> {
   expect(await portClosed(server.url)).toBe(true);
   expect(existsSync(join(server.dataDir, 'postgres', 'data', 'postmaster.pid'))).toBe(false);
   expect(existsSync(join(server.dataDir, 'server.pid'))).toBe(false);
+  expect(existsSync(join(server.dataDir, 'server.json'))).toBe(false);
 }
 
 describe.runIf(ON_EMBEDDED_RUN).each(Object.keys(COMMANDS))('%s under a supervisor', (command) => {

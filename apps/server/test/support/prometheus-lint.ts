@@ -7,7 +7,9 @@
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
-const VALUE = /^(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?Inf|NaN)$/;
+// As Go's ParseFloat reads it (the format's rule): special values in any case. prom-client writes `Nan` for the
+// event-loop lag of a process that has not been sampled yet.
+const VALUE = /^(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?inf(?:inity)?|nan)$/i;
 
 interface Sample {
   name: string;
@@ -52,7 +54,7 @@ function parseSample(line: string): Sample | string {
     return 'expected one space, a value and an optional timestamp';
   if (!VALUE.test(rest[1] as string)) return `invalid value "${rest[1]}"`;
   if (rest[2] !== undefined && !/^-?\d+$/.test(rest[2])) return `invalid timestamp "${rest[2]}"`;
-  return { name, labels, value: Number((rest[1] as string).replace(/^([+-]?)Inf$/, '$1Infinity')) };
+  return { name, labels, value: Number((rest[1] as string).replace(/^([+-]?)inf(?:inity)?$/i, '$1Infinity')) };
 }
 
 /** The family a sample belongs to: its own name, or a histogram's or summary's name without the suffix. */

@@ -32,6 +32,7 @@ export {
   type MigrationSet,
   type Migration,
   type MigrationStatus,
+  type MigrateOptions,
 } from './migrations.js';
 export { startSupervisedPostgres, type RestartPolicy, type SupervisorOptions } from './postgres-supervisor.js';
 export {
@@ -43,3 +44,16 @@ export { prepareDatabase, type PrepareOptions, type PreparedDatabase } from './p
 export { findFreePort } from './ports.js';
 export { reconnectBackoff } from './reconnect-backoff.js';
 export { createWakeableSleep, type WakeableSleep } from './wakeable-sleep.js';
+export {
+  upgradeCluster,
+  type MajorUpgradeOptions,
+  type MajorUpgradeResult,
+} from './major-upgrade/upgrade-cluster.js';
+export {
+  clusterMajor,
+  binariesMajor,
+  checkServerVersion,
+  MIN_EXTERNAL_MAJOR,
+} from './major-upgrade/cluster-version.js';
+export { PostgresVersionError, MajorUpgradeError } from './major-upgrade/upgrade-errors.js';
+export { fetchOldBinaries, OLD_BUILDS } from './major-upgrade/old-binaries.js';

@@ -118,11 +118,20 @@ export async function migrationStatus(ownerUrl: string, sets: readonly Migration
   }
 }
 
+export interface MigrateOptions {
+  /**
+   * Apply only these (`set/name`), still in order: `db upgrade` rebuilds exactly the schema an old cluster's ledger
+   * lists, not the newer one this release would make.
+   */
+  only?: ReadonlySet<string>;
+}
+
 /** Applies pending migrations; concurrent callers wait on an advisory lock, so none is applied twice. */
 export async function migrate(
   ownerUrl: string,
   sets: readonly MigrationSet[],
   log: (message: string) => void = () => {},
+  options: MigrateOptions = {},
 ): Promise<string[]> {
   const migrations = loadMigrations(sets);
   const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
@@ -135,6 +144,7 @@ export async function migrate(
     const newlyApplied: string[] = [];
     for (const m of migrations) {
       if (done.has(`${m.set}/${m.name}`)) continue;
+      if (options.only && !options.only.has(`${m.set}/${m.name}`)) continue;
       try {
         await sql.begin(async (tx) => {
           await tx.unsafe(m.sql);

@@ -55,5 +55,5 @@ export {
   checkServerVersion,
   MIN_EXTERNAL_MAJOR,
 } from './major-upgrade/cluster-version.js';
-export { PostgresVersionError, MajorUpgradeError } from './major-upgrade/upgrade-errors.js';
+export { PostgresVersionError, MajorUpgradeError, upgradeErrors } from './major-upgrade/upgrade-errors.js';
 export { fetchOldBinaries, OLD_BUILDS } from './major-upgrade/old-binaries.js';

@@ -31,7 +31,7 @@ const QUERIES: readonly string[] = [
       and ${NOT_EXTENSION('pg_class', 'c.oid')}`,
   `select 'column ' || c.oid::regclass::text || '.' || quote_ident(a.attname) as key, concat_ws(' ',
        row_number() over (partition by c.oid order by a.attnum), format_type(a.atttypid, a.atttypmod),
-       'notnull=' || a.attnotnull, 'generated=' || a.attgenerated, 'identity=' || a.attidentity,
+       'notnull=' || a.attnotnull, 'generated=' || a.attgenerated::text, 'identity=' || a.attidentity::text,
        'default=' || pg_get_expr(d.adbin, d.adrelid), ${ACL('a.attacl')}) as def
      from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
      left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
@@ -54,7 +54,7 @@ const QUERIES: readonly string[] = [
      from pg_proc p join pg_namespace n on n.oid = p.pronamespace
     where ${USER_SCHEMA('n.nspname')} and ${NOT_EXTENSION('pg_proc', 'p.oid')}`,
   `select 'trigger ' || t.tgrelid::regclass::text || ' ' || quote_ident(t.tgname) as key,
-       pg_get_triggerdef(t.oid) || ' enabled=' || t.tgenabled as def
+       pg_get_triggerdef(t.oid) || ' enabled=' || t.tgenabled::text as def
      from pg_trigger t where not t.tgisinternal`,
   `select 'type ' || t.oid::regtype::text as key, concat_ws(' ', t.typtype, pg_get_userbyid(t.typowner),
        (select string_agg(e.enumlabel, ',' order by e.enumsortorder) from pg_enum e where e.enumtypid = t.oid)) as def

@@ -20,7 +20,7 @@ const PARALLEL_TABLES = 4;
  * ledger, which the old cluster's rows replace), then copies. `newSql` must be a replica-mode pool.
  */
 export async function copyRows(
-  oldSql: postgres.Sql,
+  openSource: () => postgres.Sql,
   newSql: postgres.Sql,
   tables: readonly CopiedTable[],
   onTable: (progress: CopyProgress) => void,
@@ -29,17 +29,29 @@ export async function copyRows(
   let next = 0;
   let done = 0;
   let total = 0;
+  // Each worker holds one connection on the new side: a pool would pipeline the next query onto one still in COPY.
+  // The old side gets a connection per table, closed after it: postgres.js 3.4.9 leaves a connection's socket paused
+  // when a COPY TO's last data overflowed the stream's buffer in the chunk that also ended it, and the connection's
+  // next query then never completes.
   const worker = async () => {
-    while (next < tables.length) {
-      const table = tables[next++]!;
-      const source = await oldSql.unsafe(`copy ${table.target} (${table.columns}) to stdout`).readable();
-      const sink = await newSql.unsafe(`copy ${table.target} (${table.columns}) from stdin`).writable();
-      await pipeline(source, sink);
-      const [{ rows }] = await newSql.unsafe<{ rows: number }[]>(
-        `select count(*)::float8 as rows from ${table.target}`,
-      );
-      total += rows;
-      onTable({ table: table.target, rows, done: ++done, total: tables.length });
+    const to = await newSql.reserve();
+    try {
+      while (next < tables.length) {
+        const table = tables[next++]!;
+        const from = openSource();
+        try {
+          const sink = await to.unsafe(`copy ${table.target} (${table.columns}) from stdin`).writable();
+          const source = await from.unsafe(`copy ${table.target} (${table.columns}) to stdout`).readable();
+          await pipeline(source, sink);
+        } finally {
+          await from.end({ timeout: 1 });
+        }
+        const [{ rows }] = await to.unsafe<{ rows: number }[]>(`select count(*)::float8 as rows from ${table.target}`);
+        total += rows;
+        onTable({ table: table.target, rows, done: ++done, total: tables.length });
+      }
+    } finally {
+      to.release();
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_TABLES, tables.length) }, worker));

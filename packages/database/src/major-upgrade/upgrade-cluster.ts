@@ -43,9 +43,9 @@ export interface MajorUpgradeResult {
 const UPGRADING = 'data.upgrading';
 
 /** Sessions that print values alike on both sides (row digests) and deparse with every name qualified. */
-const connect = (url: string, replica: boolean) =>
+const connect = (url: string, replica: boolean, max = 5) =>
   postgres(url, {
-    max: 5,
+    max,
     onnotice: () => {},
     connection: {
       search_path: '',
@@ -110,8 +110,12 @@ export async function upgradeCluster(options: MajorUpgradeOptions): Promise<Majo
 
     const tables = await leafTables(oldSql);
     const copyStarted = performance.now();
-    const rows = await copyRows(oldSql, newSql, tables, (p) =>
-      log(`copied ${p.table}: ${p.rows} rows (${p.done}/${p.total})`),
+    const oldUrl = oldCluster.url;
+    const rows = await copyRows(
+      () => connect(oldUrl, false, 1),
+      newSql,
+      tables,
+      (p) => log(`copied ${p.table}: ${p.rows} rows (${p.done}/${p.total})`),
     );
     const sequences = await sequenceValues(oldSql);
     await setSequences(newSql, sequences);

@@ -3,7 +3,7 @@
 import postgres from 'postgres';
 
 export async function tableDigests(url: string): Promise<Map<string, string>> {
-  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { TimeZone: 'UTC', search_path: '' } });
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { TimeZone: 'UTC', search_path: 'pg_catalog' } });
   try {
     const tables = await sql<{ name: string }[]>`
       select c.oid::regclass::text as name from pg_class c join pg_namespace n on n.oid = c.relnamespace

@@ -48,7 +48,9 @@ const connect = (url: string, replica: boolean, max = 5) =>
     max,
     onnotice: () => {},
     connection: {
-      search_path: '',
+      // Only pg_catalog (always searched): every other name prints schema-qualified. An empty value would be
+      // dropped from the startup packet, leaving the default path.
+      search_path: 'pg_catalog',
       TimeZone: 'UTC',
       application_name: 'auction-ops db upgrade',
       ...(replica ? { session_replication_role: 'replica' } : {}),
@@ -105,7 +107,7 @@ export async function upgradeCluster(options: MajorUpgradeOptions): Promise<Majo
     await recreateTables(oldSql, newSql, runtime);
     if (runtime.length > 0) log(`recreated ${runtime.length} tables made at run time (dataset imports)`);
     const catalogs = compareCatalogs(await catalogSnapshot(oldSql), await catalogSnapshot(newSql));
-    if (catalogs.missing.length > 0) throw upgradeErrors.uncarried(catalogs.missing);
+    if (catalogs.missing.length > 0) throw upgradeErrors.uncarried(withoutParts(catalogs.missing));
     if (catalogs.different.length > 0) throw upgradeErrors.mismatch(catalogs.different);
 
     const tables = await leafTables(oldSql);
@@ -153,6 +155,12 @@ async function authenticatorPassword(sql: postgres.Sql): Promise<string | undefi
   const [row] = await sql<{ value: string }[]>`
     select value from auction_ops.settings where key = 'authenticator_password'`;
   return row?.value;
+}
+
+/** A relation's columns are named with it, not each on its own. */
+function withoutParts(missing: string[]): string[] {
+  const relations = missing.filter((key) => key.startsWith('relation ')).map((key) => key.slice('relation '.length));
+  return missing.filter((key) => !relations.some((r) => key.startsWith(`column ${r}.`)));
 }
 
 const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(1);

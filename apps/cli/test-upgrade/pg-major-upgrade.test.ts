@@ -178,7 +178,8 @@ describe('PostgreSQL major upgrade of the embedded cluster', () => {
 
   it('upgrades to 17 with every row, password, refresh token, object and policy as before', async () => {
     const began = performance.now();
-    const upgraded = await cli(['db', 'upgrade'], env);
+    const backupTarget = join(newDataDir(), 'backups-pg17');
+    const upgraded = await cli(['db', 'upgrade', '--backup-target', backupTarget], env);
     const seconds = (performance.now() - began) / 1000;
     expect(upgraded.code, upgraded.stderr + upgraded.stdout).toBe(0);
     console.log(
@@ -191,6 +192,14 @@ describe('PostgreSQL major upgrade of the embedded cluster', () => {
     expect(kept).toHaveLength(1);
     expect(readFileSync(join(postgresDir, kept[0]!, 'PG_VERSION'), 'utf8').trim()).toBe('16');
     expect(existsSync(join(postgresDir, 'data.upgrading'))).toBe(false);
+    // The upgraded cluster's first base backup, in a target of its own; the kept old cluster is not part of it.
+    expect(upgraded.stdout).toMatch(/base backup \S+ \([\d.]+ MB\) in /);
+    const listed = await cli(['backup', 'list', '--target', backupTarget, '--json'], env);
+    const [backup] = JSON.parse(listed.stdout);
+    expect(backup.id).toBeTruthy();
+    const manifest = readFileSync(join(backupTarget, 'backups', backup.id, 'manifest.json'), 'utf8');
+    expect(manifest).toContain('postgres/data/PG_VERSION');
+    expect(manifest).not.toContain('data.pg16-');
 
     // Rows before the server writes anything of its own (sessions, worker state).
     const cluster17 = await start({ dir: postgresDir });

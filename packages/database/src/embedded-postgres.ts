@@ -73,7 +73,7 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
 }
 
 /** A postgres left running by a server that crashed: stop it cleanly (SIGINT = fast shutdown) before reuse. */
-async function stopOrphan(pgdata: string): Promise<void> {
+export async function stopOrphan(pgdata: string): Promise<void> {
   const pidFile = join(pgdata, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);

@@ -4,7 +4,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { binaries, startEmbeddedPostgres, type EmbeddedCluster } from '../embedded-postgres.js';
+import { binaries, startEmbeddedPostgres, stopOrphan, type EmbeddedCluster } from '../embedded-postgres.js';
 import { lockDataDir } from '../data-dir-lock.js';
 import { ensureRoles } from '../roles.js';
 import { migrate, type MigrationSet } from '../migrations.js';
@@ -77,9 +77,11 @@ export async function upgradeCluster(options: MajorUpgradeOptions): Promise<Majo
     await Promise.all([oldCluster?.stop(), newCluster?.stop()]);
   };
   try {
-    // Under the lock nobody else upgrades: a directory left here is a killed run's, and never the live cluster.
+    // Under the lock nobody else upgrades: a directory left here is a killed run's, and never the live cluster. Its
+    // PostgreSQL may still run (own process group, so it outlives a killed command): stopped before the removal.
     if (existsSync(upgrading)) {
       log(`removing ${upgrading}, left by an upgrade that did not finish`);
+      await stopOrphan(upgrading);
       rmSync(upgrading, { recursive: true, force: true });
     }
     const oldBin = options.oldBinDir ?? fetchOldBinaries(oldMajor, log);
@@ -127,6 +129,8 @@ export async function upgradeCluster(options: MajorUpgradeOptions): Promise<Majo
     const differences = compareDigests(before, after);
     if (differences.length > 0) throw upgradeErrors.mismatch(differences);
     log('every table has the same rows (count and digest) and every sequence the same position');
+    // Planner statistics are not carried by a copy: without them the first queries would plan on guesses.
+    await newSql`analyze`;
 
     await stopAll();
     const kept = keptDirName(oldMajor);

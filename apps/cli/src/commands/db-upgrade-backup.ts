@@ -29,9 +29,10 @@ export async function newBackupTarget(
       `BACKUP_TARGET is set: pass --backup-target NEW, an empty target for the upgraded cluster (its WAL cannot ` +
         `share ${config.BACKUP_TARGET} with the old one), or --no-backup`,
     );
-  if (config.BACKUP_TARGET && resolveTarget(spec).spec === resolveTarget(config.BACKUP_TARGET).spec)
-    throw new UsageError(`--backup-target must differ from BACKUP_TARGET (${config.BACKUP_TARGET})`);
   const target = resolveTarget(spec);
+  const where = (t: BackupTarget) => t.dir ?? t.spec.replace(/\/+$/, '');
+  if (config.BACKUP_TARGET && where(target) === where(resolveTarget(config.BACKUP_TARGET)))
+    throw new UsageError(`--backup-target must differ from BACKUP_TARGET (${config.BACKUP_TARGET})`);
   await ensureWritable(target);
   const walFiles = await target.store.list('wal');
   if ((await listBackups(target)).length > 0 || walFiles.length > 0)

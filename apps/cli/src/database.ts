@@ -11,9 +11,14 @@ export interface CliDatabase {
   close(): Promise<void>;
 }
 
-export async function openDatabase(): Promise<CliDatabase> {
+/**
+ * `create`: whether this command may make the embedded cluster when DATA_DIR holds none (`migrate` and `seed`, which
+ * set a database up); every other command refuses such a DATA_DIR, naming it.
+ */
+export async function openDatabase(options: { create?: boolean } = {}): Promise<CliDatabase> {
   const config = loadConfig();
   const db = await prepareDatabase({
+    createCluster: options.create ?? false,
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     authenticatorPassword: config.DB_AUTHENTICATOR_PASSWORD,
@@ -27,8 +32,11 @@ export async function openDatabase(): Promise<CliDatabase> {
 }
 
 /** Runs a command against the database and closes it afterwards. */
-export async function withDatabase(run: (db: CliDatabase) => Promise<void>): Promise<void> {
-  const db = await openDatabase();
+export async function withDatabase(
+  run: (db: CliDatabase) => Promise<void>,
+  options: { create?: boolean } = {},
+): Promise<void> {
+  const db = await openDatabase(options);
   try {
     await run(db);
   } finally {

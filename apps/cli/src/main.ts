@@ -1,77 +1,17 @@
-// The auction-ops command line: a thin dispatcher over the packages.
-import { ConfigError } from '@auction-ops/server/config';
-import { migrateCommand, statusCommand } from './commands/migrate.js';
-import { keysCommand } from './commands/keys.js';
-import { superAdminCommand, UsageError } from './commands/super-admin.js';
-import { mailCommand } from './commands/mail.js';
-import { pushCommand } from './commands/push.js';
-import { seedCommand } from './commands/seed.js';
-import { analyticsCommand } from './commands/analytics.js';
-import { backupCommand } from './commands/backup.js';
-import { genCommand } from './commands/gen-types.js';
-import { dbCommand } from './commands/db-upgrade.js';
-import { BackupError } from '@auction-ops/backups';
-import { MajorUpgradeError, PostgresVersionError } from '@auction-ops/database';
-import { withDatabase } from './database.js';
-
-const HELP = `usage: auction-ops <command>
-
-  migrate                    apply pending migrations
-  status                     database state and pending migrations
-  keys                       print the anon and service_role API keys
-  super-admin grant <email>  make a user a system-wide administrator (also: revoke <email>, list)
-  seed --demo [--scale N] [--days D]
-                             create a realistic demo auction (migrates first); prints the users' passwords
-  analytics verify|rebuild   compare the analytics rollups with their rows (exit 1 on a difference); recompute
-  mail [list|show <id>]      the local mail outbox (used when neither RESEND_API_KEY nor SMTP_URL is set)
-  cert [--dir D] [--host H]  a local CA and an HTTPS certificate signed by it (see docs/https.md)
-  push [list] [--token T]    the local push outbox (PUSH_PROVIDER=outbox)
-  backup create|list         online base backups to BACKUP_TARGET or --target T (see docs/backups.md)
-  backup restore <id|latest> --data-dir DIR [--to-time ISO-8601]
-                             a new DATA_DIR from a backup and the WAL archive (point-in-time with --to-time)
-  db upgrade [--old-bin-dir DIR] [--backup-target T | --no-backup]
-                             carry the embedded cluster of an older PostgreSQL major to this release's;
-                             keeps the old one (see docs/operations.md, "PostgreSQL major versions")
-  gen types typescript [--schema a,b] [--db-url URL]
-                             the Database type for createClient<Database>() (see docs/rest.md)
-
-Configuration comes from the environment (see README): DATA_DIR, DATABASE_URL, JWT_SECRET, ...`;
-
-const commands: Record<string, (args: string[]) => Promise<void>> = {
-  migrate: () => migrateCommand(),
-  status: () => statusCommand(),
-  keys: () => keysCommand(),
-  'super-admin': superAdminCommand,
-  seed: (args) => withDatabase((db) => seedCommand(args, db)), // seeding applies pending migrations first
-  mail: (args) => withDatabase((db) => mailCommand(args, db)),
-  cert: (args) => import('./commands/cert.js').then((m) => m.certCommand(args)),
-  push: (args) => withDatabase((db) => pushCommand(args, db)),
-  backup: backupCommand,
-  gen: genCommand,
-  db: dbCommand,
-  analytics: (args) =>
-    withDatabase(async (db) => {
-      process.exitCode = await analyticsCommand(args, db);
-    }),
-};
-
+// The auction-ops command line. `start` and `--version` are answered before the other commands' modules load: a
+// cluster's workers run this same command line, and each should hold the server alone.
 const [name, ...args] = process.argv.slice(2);
-const command = name ? commands[name] : undefined;
-if (!command) {
-  console.log(HELP);
-  process.exit(name && name !== 'help' && name !== '--help' ? 2 : 0);
-}
-try {
-  await command(args);
-} catch (error) {
-  if (error instanceof UsageError || error instanceof ConfigError) {
-    console.error(error.message);
-    process.exit(2);
-  }
-  if (error instanceof BackupError || error instanceof MajorUpgradeError || error instanceof PostgresVersionError) {
-    console.error(`auction-ops ${name}: ${error.message}`);
-    process.exit(1);
-  }
-  console.error(`auction-ops ${name}: ${(error as Error).message}`);
-  process.exit(1);
+if (name === 'start') {
+  // In a checkout: apps/server/bin/start.mjs, the same build and process as `pnpm start` (signals reach the server
+  // in this process). The npm package bundles the server's main in its place (scripts/server-package).
+  await import('@auction-ops/server/start');
+} else {
+  // A reader that stops early (`auction-ops status | head -1`) is not an error of a command. (Not for `start`: the
+  // server must stop in order, whatever becomes of its output.)
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+  if (name === '--version' || name === '-v') console.log((await import('@auction-ops/server/version')).version);
+  else await (await import('./run-command.js')).runCommand(name, args);
 }

@@ -1,6 +1,6 @@
 // `auction-ops backup` refusals as an operator meets them: exit status and one clear message, nothing changed.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 
 const bin = fileURLToPath(new URL('../bin/auction-ops.js', import.meta.url));
 let root: string;
+/** An empty directory target beside DATA_DIR (root/data): a target holding DATA_DIR is refused. */
+let target: string;
 
 async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string }> {
   const base: Record<string, string | undefined> = {
@@ -31,11 +33,13 @@ async function cli(env: Record<string, string>, ...args: string[]): Promise<{ co
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'auction-ops-cli-backup-'));
+  target = join(root, 'target');
+  mkdirSync(target);
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 it('with DATABASE_URL, says the database is the operator’s and points to docs/backups.md', async () => {
-  const result = await cli({ DATABASE_URL: 'postgres://db.example/app', BACKUP_TARGET: root }, 'backup', 'create');
+  const result = await cli({ DATABASE_URL: 'postgres://db.example/app', BACKUP_TARGET: target }, 'backup', 'create');
   expect(result.code).toBe(1);
   expect(result.out).toContain('DATABASE_URL is set');
   expect(result.out).toContain('docs/backups.md');
@@ -57,16 +61,16 @@ it('refuses a target that cannot be written before starting anything', async () 
 });
 
 it('refuses an unknown id by name, and a restore without --data-dir with the usage', async () => {
-  const unknown = await cli({ BACKUP_TARGET: root }, 'backup', 'restore', 'nope', '--data-dir', join(root, 'out'));
+  const unknown = await cli({ BACKUP_TARGET: target }, 'backup', 'restore', 'nope', '--data-dir', join(root, 'out'));
   expect(unknown.code).toBe(1);
   expect(unknown.out).toContain('no backup with id "nope"');
   expect(existsSync(join(root, 'out'))).toBe(false);
-  const usage = await cli({ BACKUP_TARGET: root }, 'backup', 'restore', 'latest');
+  const usage = await cli({ BACKUP_TARGET: target }, 'backup', 'restore', 'latest');
   expect(usage.code).toBe(2);
   expect(usage.out).toContain('usage: auction-ops backup');
 });
 
 it('lists an empty target, as text and as a JSON array', async () => {
-  expect((await cli({}, 'backup', 'list', '--target', root)).out).toContain(`no backups in ${root}`);
-  expect(JSON.parse((await cli({}, 'backup', 'list', '--target', root, '--json')).out)).toEqual([]);
+  expect((await cli({}, 'backup', 'list', '--target', target)).out).toContain(`no backups in ${target}`);
+  expect(JSON.parse((await cli({}, 'backup', 'list', '--target', target, '--json')).out)).toEqual([]);
 });

@@ -51,6 +51,25 @@ it(
   MIGRATING,
 );
 
+it('names an unknown command or argument and exits 2', async () => {
+  const unknown = await cli('stauts');
+  expect(unknown.code).toBe(2);
+  expect(unknown.out).toContain('auction-ops: unknown command "stauts"');
+  const bogus = await cli('status', '--bogus');
+  expect(bogus.code).toBe(2);
+  expect(bogus.out).toContain('auction-ops status: unknown argument "--bogus" (it takes none)');
+  const help = await cli('--help');
+  expect(help.code).toBe(0);
+  expect(help.out).toContain('usage: auction-ops <command>');
+});
+
+it('status says whether a server runs on DATA_DIR and who archives the database', async () => {
+  const { code, out } = await cli('status');
+  expect(code).toBe(0);
+  expect(out).toContain('server: not running on this DATA_DIR');
+  expect(out).toContain('archiving: not managed here (DATABASE_URL');
+});
+
 it('prints API keys that carry the anon and service_role roles', async () => {
   const { code, out } = await cli('keys');
   expect(code).toBe(0);

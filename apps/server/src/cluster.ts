@@ -7,7 +7,7 @@ import { ConfigError, type Config, loadConfig } from './config/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { installLastGuard } from './http/last-guard.js';
 import { countFault } from './process-faults.js';
-import { primaryMetrics } from '@auction-ops/observability';
+import { primaryMetrics, registerStartTime } from '@auction-ops/observability';
 import { Registry } from 'prom-client';
 import { registerFaultCounters } from './observability.js';
 import { type PreparedServer, type ProcessRole, prepareServer, type RunningServer, serveOn } from './server.js';
@@ -85,6 +85,7 @@ export async function startCluster(
   // GET /metrics in any worker answers for all: the primary gathers every serving worker's samples and its own.
   const primaryRegistry = new Registry();
   registerFaultCounters(primaryRegistry);
+  registerStartTime(primaryRegistry);
   const metrics = primaryMetrics(primaryRegistry, () => serving);
   let onFirstFailure: (error: Error) => void = () => {};
 

@@ -4,3 +4,4 @@ export { createLogger, type Logger } from './logger.js';
 export type { ServerContext, AppEnv, Worker } from './context.js';
 export { migrationSets } from './migration-sets.js';
 export { loadSecrets, type Secrets } from './secrets.js';
+export { runningServerInfo, type ServerInfo } from './server-info.js';

@@ -6,6 +6,9 @@ import { createLogger } from './logger.js';
 import { installLastGuard } from './http/last-guard.js';
 import { startServer } from './server.js';
 import { type RunningCluster, runClusterWorker, startCluster, workerEnvironment } from './cluster.js';
+import { startedByPackageManager, watchParent } from './parent-watch.js';
+import { version } from './version.js';
+import { writeServerInfo } from './server-info.js';
 
 if (cluster.isWorker) await runClusterWorker();
 else await runPrimary();
@@ -41,28 +44,39 @@ async function runPrimary(): Promise<void> {
   // Installed before start-up finishes: a signal during start-up (migrations, workers) waits for it, then stops
   // everything in order instead of killing the process with Postgres still running.
   let stopping = false;
+  let forgetServer = () => {};
   const stop = async (reason: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     log[code === 0 ? 'info' : 'error']('shutting down', { reason });
     const server = await starting.catch(() => undefined);
     await server?.close();
+    forgetServer();
     log.info('stopped');
     process.exit(code);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+  if (startedByPackageManager()) watchParent(() => void stop('the package manager that started the server exited'));
 
   try {
     const server = await starting;
+    forgetServer = writeServerInfo(config.DATA_DIR, {
+      pid: process.pid,
+      url: server.url,
+      version,
+      processes: config.WEB_CONCURRENCY,
+      started_at: new Date().toISOString(),
+    });
     log.info('listening', {
+      version,
       url: server.url,
       public_url: server.publicUrl,
       data_dir: config.DATA_DIR,
       processes: config.WEB_CONCURRENCY,
     });
     process.stdout.write(
-      `\nauction-ops is running at ${server.url}\n  anon key:         ${server.anonKey}\n` +
+      `\nauction-ops ${version} is running at ${server.url}\n  anon key:         ${server.anonKey}\n` +
         `  service_role key: ${server.serviceRoleKey}\n\n`,
     );
   } catch (error) {

@@ -20,7 +20,7 @@ import type { ServerContext } from './context.js';
 import { processFaults, type ProcessFaults } from './process-faults.js';
 import { metricsRoutes } from './routes/metrics.js';
 
-const FAULTS: Record<keyof ProcessFaults, [name: string, help: string]> = {
+const FAULTS: Record<keyof ProcessFaults, [name: `${string}_total`, help: string]> = {
   escapedErrors: [
     'process_escaped_errors_total',
     'Errors that escaped every handler and were caught by the last guard',

@@ -19,6 +19,7 @@ import type { ServerContext } from './context.js';
 import { createLogger, type Logger } from './logger.js';
 import { loadSecrets } from './secrets.js';
 import { migrationSets } from './migration-sets.js';
+import { version } from './version.js';
 import { createApp } from './app.js';
 import { createFamilies } from './families.js';
 import { createServices } from './services/index.js';
@@ -81,6 +82,7 @@ export async function prepareServer(
     dataDir: config.DATA_DIR,
     authenticatorPassword: config.DB_AUTHENTICATOR_PASSWORD,
     migrationSets,
+    release: version,
     log: (message) => log.info(message),
     supervise: {
       restart: { maxFailures: config.DB_RESTART_MAX_FAILURES, windowMs: config.DB_RESTART_WINDOW_SECONDS * 1000 },

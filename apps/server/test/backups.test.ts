@@ -3,7 +3,8 @@
 // killed with SIGKILL and its DATA_DIR deleted; restores to the end of the archive and to an instant between two
 // writes, each served again by a server on the restored directory with the same keys and passwords.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,13 +34,13 @@ const running: ServerProcess[] = [];
 
 async function cli(env: Record<string, string>, ...args: string[]) {
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [cliBin, ...args], {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cliBin, ...args], {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     });
-    return { code: 0, out: stdout };
+    return { code: 0, out: stdout, err: stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
+    return { code: e.code, out: e.stdout + e.stderr, err: e.stderr };
   }
 }
 
@@ -91,9 +92,10 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'auction-ops-backups-e2e-'));
   target = join(root, 'target');
   const dataDir = join(root, 'data');
-  // A first start generates the secrets; the keys are derived from them (and must survive a restore).
-  await cli({ DATA_DIR: dataDir, BACKUP_TARGET: target }, 'keys');
-  const { jwtSecret } = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8'));
+  // The server keeps the secret a DATA_DIR holds; the keys are derived from it (and must survive a restore).
+  const jwtSecret = randomBytes(32).toString('base64url');
+  mkdirSync(dataDir);
+  writeFileSync(join(dataDir, 'secrets.json'), JSON.stringify({ jwtSecret }));
   anonKey = await signApiKey(jwtSecret, 'anon');
   serviceKey = await signApiKey(jwtSecret, 'service_role');
   const server = await serve(dataDir);
@@ -111,6 +113,10 @@ beforeAll(async () => {
   await writer;
   expect(created.code, created.out).toBe(0);
   backupId = JSON.parse(created.out).id;
+  // What an operator checks first: the server on this DATA_DIR, and that archiving runs.
+  const status = await cli({ DATA_DIR: dataDir, BACKUP_TARGET: target }, 'status');
+  expect(status.out).toContain(`server: running at ${server.url} (pid `);
+  expect(status.out).toContain(`archiving: on, to ${target} (`);
 
   await sleep(1100);
   await signUp(server, 'first@example.com');
@@ -158,6 +164,10 @@ describe('restore after SIGKILL and a deleted DATA_DIR', () => {
     const dir = join(root, 'latest');
     const restored = await cli({ BACKUP_TARGET: target }, 'backup', 'restore', 'latest', '--data-dir', dir);
     expect(restored.code, restored.out).toBe(0);
+    // Progress on stderr, step by step, instead of seconds of silence.
+    expect(restored.err).toMatch(/copying backup \S+: \d+ files, [\d.]+ MB, each checked/);
+    expect(restored.err).toContain('PostgreSQL replays the WAL to the end of the archive');
+    expect(restored.err).toContain('replayed and promoted');
     const server = await serve(dir);
     for (const email of ['before@example.com', 'first@example.com', 'second@example.com', 'during-0@example.com'])
       expect(await canSignIn(server, email), email).toBe(true);

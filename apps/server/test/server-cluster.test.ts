@@ -12,6 +12,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort, runningClusterUrl } from '@auction-ops/database';
 import { createLocalCertificates } from '../src/tls/local-certificates.js';
+import { version } from '../src/version.js';
 import { postgresProcessesFor, serverProcess, workerPids } from './support/test-server.js';
 
 const secret = 'cluster-test-secret-'.padEnd(40, 'x');
@@ -60,7 +61,7 @@ describe('WEB_CONCURRENCY=2', () => {
     try {
       // The start-up banner is printed once, by the primary, with keys that work.
       await until(server.output, (out) => out.includes('service_role key:'));
-      expect(server.output().match(/auction-ops is running at/g)).toEqual(['auction-ops is running at']);
+      expect(server.output().match(/auction-ops \S+ is running at/g)).toEqual([`auction-ops ${version} is running at`]);
       const serviceKey = /service_role key:\s+(\S+)/.exec(server.output())![1];
 
       const workers = workerPids(primary);
@@ -104,7 +105,7 @@ describe('WEB_CONCURRENCY=2', () => {
         },
         (pids) => pids.length === 2 && pids.every((p) => replaced.includes(p)),
       );
-      expect(server.output().match(/auction-ops is running at/g)).toHaveLength(1);
+      expect(server.output().match(/is running at/g)).toHaveLength(1);
     } catch (error) {
       // Whatever failed, the server and its Postgres must not outlive the test.
       if (!exited) server.child.kill('SIGTERM');
@@ -166,7 +167,7 @@ describe('WEB_CONCURRENCY=2', () => {
       const outputEnded = new Promise((r) => server.child.stdout!.once('end', r));
       expect(await server.exited).toBe(1);
       await outputEnded;
-      expect(server.output()).not.toContain('auction-ops is running at');
+      expect(server.output()).not.toContain('is running at');
       // The primary's word names the worker's reason. (Worker and primary share stdout, so the worker's own line
       // may land after the primary's.)
       const lines = server

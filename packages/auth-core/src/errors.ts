@@ -100,6 +100,11 @@ export const authErrors = {
     new AuthError(400, 'provider_disabled', `Provider (issuer "${issuer}") is not enabled`),
   badOAuthState: (why: string) => new AuthError(400, 'bad_oauth_state', why),
   badOAuthCallback: (why: string) => new AuthError(400, 'bad_oauth_callback', why),
+  // GoTrue's answers (500, unexpected_failure) when the provider's profile cannot be read or has no address.
+  providerProfileUnreadable: () =>
+    new AuthError(500, 'unexpected_failure', 'Error getting user profile from external provider'),
+  providerEmailMissing: () =>
+    new AuthError(500, 'unexpected_failure', 'Error getting user email from external provider'),
   providerEmailNeedsVerification: (provider: string) =>
     new AuthError(
       422,

@@ -54,6 +54,8 @@ export async function accountForProvider(
       await attachIdentity(tx, sameAddress.id, provider, claims.sub, data);
       return findUserById(tx, sameAddress.id);
     }
+    // An account is never made without the provider's address: GoTrue refuses the sign-in the same way.
+    if (!email) throw authErrors.providerEmailMissing();
     if (options.disableSignup) throw authErrors.signupDisabled();
     if (email && !verified && !options.autoconfirm) throw authErrors.providerEmailNeedsVerification(provider);
     // An unverified address someone else holds is not taken over: the new account goes without an address.

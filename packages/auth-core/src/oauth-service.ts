@@ -7,6 +7,7 @@ import type { AuthService, RequestMeta } from './auth-service.js';
 import { AuthError, authErrors } from './errors.js';
 import { accountForProvider, type ProviderClaims } from './oauth-account.js';
 import type { ProviderRegistry } from './oauth-providers.js';
+import { completeFromUserInfo } from './oidc-userinfo.js';
 import { hashToken, randomToken } from './opaque-token.js';
 import { FLOW_STATE_SECONDS, issueAuthCode, type PkceChallenge } from './pkce-flow.js';
 import type { SessionJson } from './user-view.js';
@@ -60,19 +61,20 @@ export function createOAuthService(
       const description = callback.searchParams.get('error_description') ?? providerError;
       return { error: new AuthError(400, 'bad_oauth_callback', description), oauthError: providerError };
     }
-    let claims: ProviderClaims;
+    const configuration = await provider.configuration();
+    let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
     try {
-      const tokens = await oidc.authorizationCodeGrant(await provider.configuration(), callback, {
+      tokens = await oidc.authorizationCodeGrant(configuration, callback, {
         pkceCodeVerifier: flow.provider_code_verifier,
         expectedState: state,
         expectedNonce: flow.nonce,
         idTokenExpected: true,
       });
-      claims = tokens.claims() as ProviderClaims;
     } catch (error) {
       // A refused code, a forged or replayed ID token, a nonce that does not match: the provider's answer is void.
       throw authErrors.badOAuthCallback(`OAuth callback failed: ${(error as Error).message}`);
     }
+    const claims = await completeFromUserInfo(configuration, tokens.access_token, tokens.claims() as ProviderClaims);
     const user = await accountForProvider(sql, flow.provider_type, claims, {
       linkUserId: flow.link_user_id,
       disableSignup: settings.disableSignup,

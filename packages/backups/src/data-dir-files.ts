@@ -13,6 +13,7 @@ const EMPTIED = new Set(
 );
 const SKIPPED_FILES = new Set([
   'server.pid',
+  'server.json',
   'postgres/postgres.log',
   ...['postmaster.pid', 'postmaster.opts', 'backup_label', 'tablespace_map', 'recovery.signal', 'standby.signal'].map(
     (file) => `${PGDATA}/${file}`,

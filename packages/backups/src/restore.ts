@@ -1,13 +1,13 @@
 // Restores a backup into a new DATA_DIR: copies and verifies its files and the archived WAL it may replay, then
 // lets PostgreSQL replay that WAL (to a time, or to the end) and promote, ready for `DATA_DIR=DIR pnpm start`.
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { startEmbeddedPostgres } from '@auction-ops/database';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { assertReachable, startEmbeddedPostgres, systemUser } from '@auction-ops/database';
 import { errors } from './backup-errors.js';
 import { type BackupManifest, listBackups, readManifest, summaryOf } from './backup-manifest.js';
 import type { BackupTarget } from './backup-target.js';
 import { CLUSTER_DIR } from './data-dir-files.js';
-import { replayArchive, RESTORE_WAL_DIR } from './wal-replay.js';
+import { RecoveryFailedError, replayArchive, RESTORE_WAL_DIR } from './wal-replay.js';
 import { restoreObjects } from './object-archive.js';
 
 export interface RestoreOptions {
@@ -88,19 +88,48 @@ function checkEmpty(dataDir: string): boolean {
   return true;
 }
 
+/**
+ * The log of a replay that failed, kept beside the data directory that is removed with it (`<dir>.restore-failed.log`)
+ * so that the error's "see <log>" names a file that is there.
+ */
+function keepLog(error: RecoveryFailedError, dataDir: string): RecoveryFailedError {
+  const kept = `${resolve(dataDir)}.restore-failed.log`;
+  try {
+    copyFileSync(error.logFile, kept);
+  } catch {
+    return error; // no log was written, or nowhere to keep it: the reasons still say what happened
+  }
+  return new RecoveryFailedError(error.reasons, kept);
+}
+
 export async function restoreBackup(options: RestoreOptions) {
   const { target, dataDir } = options;
   const existed = checkEmpty(dataDir);
   const manifest = await chooseBackup(target, options.id);
   const toTime = checkTime(manifest, options.toTime);
+  // As root, PostgreSQL replays as its own user: it must reach the directory (checked before anything is copied).
+  const owner = systemUser();
+  if (owner) assertReachable(dirname(resolve(dataDir)), owner, 'The restored PostgreSQL');
+  // Each step says what it is about to do: a restore is seconds to minutes of copying and replaying.
+  const log = options.log ?? (() => {});
+  const started = Date.now();
+  const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const megabytes = (manifest.bytes / 1024 / 1024).toFixed(1);
+    log(`copying backup ${manifest.id}: ${manifest.files.length} files, ${megabytes} MB, each checked`);
     await copyBackup(manifest, target, dataDir);
+    log(`fetching and checking the archived WAL since ${manifest.start_wal} (${elapsed()})`);
     await fetchWal(manifest, target, dataDir);
+    log(`restoring the stored objects (${elapsed()})`);
     await restoreObjects(target, dataDir, manifest.id);
-    await replayArchive({ manifest, dataDir, toTime, startCluster: startEmbeddedPostgres, log: options.log });
-  } catch (error) {
-    // Nothing left behind: a directory we created goes, one that was empty is emptied again.
+    const until = toTime ? `up to ${toTime.toISOString()}` : 'to the end of the archive';
+    log(`PostgreSQL replays the WAL ${until} (${elapsed()})`);
+    await replayArchive({ manifest, dataDir, toTime, startCluster: startEmbeddedPostgres, log });
+    log(`replayed and promoted (${elapsed()})`);
+  } catch (caught) {
+    const error = caught instanceof RecoveryFailedError ? keepLog(caught, dataDir) : caught;
+    // Nothing left behind but that log: a directory we created goes, one that was empty is emptied again.
     if (existed)
       for (const entry of readdirSync(dataDir)) rmSync(join(dataDir, entry), { recursive: true, force: true });
     else rmSync(dataDir, { recursive: true, force: true });

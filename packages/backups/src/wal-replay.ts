@@ -40,6 +40,17 @@ function setRecoverySettings(pgdata: string, settings: string[] | undefined): vo
   writeFileSync(file, settings ? `${kept}${BEGIN}\n${settings.join('\n')}\n${END}\n` : kept);
 }
 
+/** PostgreSQL stopped during the replay: why, from its log, and where that log is. */
+export class RecoveryFailedError extends Error {
+  override name = 'RecoveryFailedError';
+  constructor(
+    readonly reasons: string,
+    readonly logFile: string,
+  ) {
+    super(`recovery failed: ${reasons} (see ${logFile})`);
+  }
+}
+
 /** Why the postmaster stopped, from the last FATAL line of its log. */
 function failure(logFile: string, toTime: Date | undefined): Error {
   const log = readFileSync(logFile, 'utf8');
@@ -50,7 +61,7 @@ function failure(logFile: string, toTime: Date | undefined): Error {
     .split('\n')
     .filter((line) => /ERROR|FATAL|PANIC|invalid value/.test(line))
     .slice(-3);
-  return new Error(`recovery failed: ${reasons.join('; ') || 'postgres exited'} (see ${logFile})`);
+  return new RecoveryFailedError(reasons.join('; ') || 'postgres exited', logFile);
 }
 
 export async function replayArchive(options: ReplayOptions): Promise<void> {

@@ -22,6 +22,7 @@ import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { findFreePort } from './ports.js';
 import { isAlive } from './process-alive.js';
+import { assertReachable } from './reachable.js';
 import { binariesMajor, checkClusterMajor } from './major-upgrade/cluster-version.js';
 
 export interface EmbeddedCluster {
@@ -132,6 +133,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     chownSync(dir, owner.uid, owner.gid);
     // The postgres user must be able to reach its directory through ours.
     chmodSync(dirname(dir), statSync(dirname(dir)).mode | 0o011);
+    assertReachable(dir, owner);
   }
   const passwordFile = join(dir, 'superuser-password');
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {

@@ -6,6 +6,7 @@ export {
   type EmbeddedOptions,
 } from './embedded-postgres.js';
 export { lockDataDir, DataDirInUseError } from './data-dir-lock.js';
+export { assertReachable, untraversableAncestor, UnreachableDirectoryError } from './reachable.js';
 export {
   ensureRoles,
   recordAuthenticatorPassword,
@@ -25,6 +26,8 @@ export {
 export {
   migrate,
   migrationStatus,
+  releaseStatus,
+  checkDatabaseRelease,
   loadMigrations,
   orderMigrationSets,
   migrationsFingerprint,
@@ -32,15 +35,17 @@ export {
   type MigrationSet,
   type Migration,
   type MigrationStatus,
+  type ReleaseStatus,
   type MigrateOptions,
 } from './migrations.js';
+export { NewerReleaseError, compareVersions } from './release-ledger.js';
 export { startSupervisedPostgres, type RestartPolicy, type SupervisorOptions } from './postgres-supervisor.js';
 export {
   startAvailabilityMonitor,
   type AvailabilityMonitor,
   type AvailabilityOptions,
 } from './availability-monitor.js';
-export { prepareDatabase, type PrepareOptions, type PreparedDatabase } from './prepare.js';
+export { prepareDatabase, NoClusterError, type PrepareOptions, type PreparedDatabase } from './prepare.js';
 export { findFreePort } from './ports.js';
 export { reconnectBackoff } from './reconnect-backoff.js';
 export { createWakeableSleep, type WakeableSleep } from './wakeable-sleep.js';

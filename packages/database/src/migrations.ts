@@ -5,6 +5,13 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import {
+  compareVersions,
+  lastRelease,
+  RELEASE_LEDGER,
+  recordReleaseStart,
+  refuseNewerDatabase,
+} from './release-ledger.js';
 
 /** A package's migrations: `dir` holds files named NNNN-kebab-name.sql; `dependsOn` names sets that run first. */
 export interface MigrationSet {
@@ -76,7 +83,8 @@ const LEDGER = `
     checksum text not null,
     applied_at timestamptz not null default now(),
     primary key (package, name)
-  );`;
+  );
+  ${RELEASE_LEDGER}`;
 
 interface Applied {
   package: string;
@@ -126,17 +134,62 @@ export interface MigrateOptions {
   only?: ReadonlySet<string>;
 }
 
-/** Applies pending migrations; concurrent callers wait on an advisory lock, so none is applied twice. */
+const keysOf = (migrations: readonly Migration[]) => new Set(migrations.map((m) => `${m.set}/${m.name}`));
+
+export interface ReleaseStatus {
+  /** The release that started on the database last, and when. */
+  last?: { version: string; at: Date };
+  /** Why `release` may not run on this database (a newer release migrated it); absent when it may. */
+  refusal?: string;
+}
+
+/** For `auction-ops status`: what release ran last, and whether `release` (made of `sets`) may run here. */
+export async function releaseStatus(ownerUrl: string, sets: readonly MigrationSet[], release: string) {
+  const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    const status: ReleaseStatus = {};
+    const last = await lastRelease(sql);
+    if (last) status.last = { version: last.version, at: last.lastStartedAt };
+    await refuseNewerDatabase(sql, keysOf(loadMigrations(sets)), release).catch((error: Error) => {
+      status.refusal = error.message;
+    });
+    return status;
+  } finally {
+    await sql.end();
+  }
+}
+
+/**
+ * Refuses (NewerReleaseError) a database whose ledger lists migrations that `sets`, every set of `release`, lack:
+ * a newer release migrated it. Reads only, so a refused database is left exactly as it was.
+ */
+export async function checkDatabaseRelease(ownerUrl: string, sets: readonly MigrationSet[], release: string) {
+  const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    await refuseNewerDatabase(sql, keysOf(loadMigrations(sets)), release);
+  } finally {
+    await sql.end();
+  }
+}
+
+/**
+ * Applies pending migrations; concurrent callers wait on an advisory lock, so none is applied twice. With `release`
+ * (the version whose migrations `sets` are, all of them), a database a newer release migrated is refused before the
+ * ledger is touched, each migration applied records the release, and the release's start is recorded.
+ */
 export async function migrate(
   ownerUrl: string,
   sets: readonly MigrationSet[],
   log: (message: string) => void = () => {},
+  release?: string,
   options: MigrateOptions = {},
 ): Promise<string[]> {
   const migrations = loadMigrations(sets);
   const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
   try {
     await sql`select pg_advisory_lock(hashtext('auction-ops migrations'))`;
+    // Under the lock: a newer release that started meanwhile is seen too.
+    if (release) await refuseNewerDatabase(sql, keysOf(migrations), release);
     await sql.unsafe(LEDGER);
     const applied = await sql<Applied[]>`select package, name, checksum from auction_ops.migrations`;
     checkEdited(migrations, applied);
@@ -148,8 +201,8 @@ export async function migrate(
       try {
         await sql.begin(async (tx) => {
           await tx.unsafe(m.sql);
-          await tx`insert into auction_ops.migrations (package, name, checksum)
-            values (${m.set}, ${m.name}, ${m.checksum})`;
+          await tx`insert into auction_ops.migrations (package, name, checksum, release)
+            values (${m.set}, ${m.name}, ${m.checksum}, ${release ?? null})`;
         });
       } catch (error) {
         throw new MigrationError(`migration ${m.set}/${m.name} failed: ${(error as Error).message}`);
@@ -158,6 +211,12 @@ export async function migrate(
       newlyApplied.push(`${m.set}/${m.name}`);
     }
     if (newlyApplied.length > 0) await sql`notify pgrst, 'reload schema'`;
+    if (release) {
+      const previous = await recordReleaseStart(sql, release);
+      // Allowed (it brought no migration this release lacks), but worth a line: its features are gone meanwhile.
+      const newer = previous && compareVersions(previous, release) > 0 ? ', a newer release' : '';
+      log(`release ${release} started; the release that ran here last: ${previous ?? 'none recorded'}${newer}`);
+    }
     return newlyApplied;
   } finally {
     await sql`select pg_advisory_unlock_all()`.catch(() => {});

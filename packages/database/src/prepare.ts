@@ -1,11 +1,12 @@
 // Brings a database to the state a server needs: running (embedded, or external by URL), roles present,
 // migrations applied. The server and the CLI both start here.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmbeddedPostgres, runningClusterUrl, type EmbeddedCluster } from './embedded-postgres.js';
 import { startSupervisedPostgres, type RestartPolicy } from './postgres-supervisor.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { ensureRoles, authenticatorUrl } from './roles.js';
-import { migrate, type MigrationSet } from './migrations.js';
+import { checkDatabaseRelease, migrate, type MigrationSet } from './migrations.js';
 import { checkExternalServer } from './major-upgrade/cluster-version.js';
 
 export interface PrepareOptions {
@@ -15,8 +16,18 @@ export interface PrepareOptions {
   /** Overrides the authenticator password kept in the database (DB_AUTHENTICATOR_PASSWORD). */
   authenticatorPassword?: string;
   migrationSets: readonly MigrationSet[];
+  /**
+   * The release these sets make up in full (the server's version). With it, applying migrations first refuses a
+   * database a newer release migrated, before roles or migrations touch it, and records the release in the ledger.
+   */
+  release?: string;
   /** Apply pending migrations (the server does; `status` does not). */
   applyMigrations?: boolean;
+  /**
+   * Whether an embedded cluster may be made when `${dataDir}/postgres` holds none (default: yes). The server's start
+   * and `migrate` make one; every other command refuses, so that a mistyped DATA_DIR does not become a new database.
+   */
+  createCluster?: boolean;
   /** For the CLI: when a server already runs the embedded cluster, connect to it instead of failing. */
   attachToRunning?: boolean;
   log?: (message: string) => void;
@@ -51,6 +62,7 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
   if (ownerUrl) await checkExternalServer(ownerUrl);
   if (!ownerUrl && options.attachToRunning) ownerUrl = runningClusterUrl(join(options.dataDir, 'postgres'));
   if (!ownerUrl) {
+    if (options.createCluster === false) assertClusterIn(options.dataDir);
     lock = lockDataDir(options.dataDir);
     try {
       const dir = join(options.dataDir, 'postgres');
@@ -70,8 +82,10 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
   };
   let password: string;
   try {
+    const applying = options.applyMigrations !== false;
+    if (applying && options.release) await checkDatabaseRelease(ownerUrl, options.migrationSets, options.release);
     password = await ensureRoles(ownerUrl, options.authenticatorPassword);
-    if (options.applyMigrations !== false) await migrate(ownerUrl, options.migrationSets, log);
+    if (applying) await migrate(ownerUrl, options.migrationSets, log, options.release);
   } catch (error) {
     await close();
     throw error;
@@ -82,4 +96,17 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
     embedded: Boolean(cluster),
     close,
   };
+}
+
+export class NoClusterError extends Error {
+  override name = 'NoClusterError';
+}
+
+/** Refuses a DATA_DIR without an embedded cluster (before anything, the directory itself included, is made). */
+function assertClusterIn(dataDir: string): void {
+  if (existsSync(join(dataDir, 'postgres', 'data', 'PG_VERSION'))) return;
+  throw new NoClusterError(
+    `DATA_DIR ${dataDir} holds no database (no PostgreSQL cluster in ${join(dataDir, 'postgres', 'data')}): ` +
+      "check DATA_DIR or DATABASE_URL; only the server's start and `auction-ops migrate` make a new one",
+  );
 }

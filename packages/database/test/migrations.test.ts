@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
 import { createTestDatabase, type TestDatabase } from '../src/testing/index.js';
-import { migrate, migrationStatus, MigrationError, orderMigrationSets } from '../src/index.js';
+import {
+  compareVersions,
+  migrate,
+  migrationStatus,
+  MigrationError,
+  NewerReleaseError,
+  orderMigrationSets,
+  prepareDatabase,
+  releaseStatus,
+} from '../src/index.js';
 
 function setDir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
@@ -86,6 +95,74 @@ describe('migrations', () => {
     } finally {
       await request.end();
     }
+  });
+});
+
+describe('releases in the ledger', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase([]);
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+  const ledger = () => db.sql`select package, name, checksum, release from auction_ops.migrations order by 1, 2`;
+
+  it('records the release that applied each migration and each release that started', async () => {
+    const sets = [{ name: 'rel', dir: setDir({ '0001-a.sql': 'create table rel_a (id int);' }) }];
+    await migrate(db.ownerUrl, sets, () => {}, '0.2.0');
+    const more = [{ name: 'rel', dir: setDir({ '0001-a.sql': 'create table rel_a (id int);', '0002-b.sql': '' }) }];
+    const logged: string[] = [];
+    await migrate(db.ownerUrl, more, (m) => logged.push(m), '0.3.0');
+    expect((await ledger()).map((r) => [r.name, r.release])).toEqual([
+      ['0001-a.sql', '0.2.0'],
+      ['0002-b.sql', '0.3.0'],
+    ]);
+    expect(logged.at(-1)).toBe('release 0.3.0 started; the release that ran here last: 0.2.0');
+    const releases = await db.sql`select version from auction_ops.releases order by first_started_at, version`;
+    expect(releases.map((r) => r.version)).toEqual(['0.2.0', '0.3.0']);
+    expect((await releaseStatus(db.ownerUrl, more, '0.3.0')).last?.version).toBe('0.3.0');
+    // 0.3.1 brought no migration: 0.3.0 may run after it, and says so.
+    await migrate(db.ownerUrl, more, () => {}, '0.3.1');
+    await migrate(db.ownerUrl, more, (m) => logged.push(m), '0.3.0');
+    expect(logged.at(-1)).toBe('release 0.3.0 started; the release that ran here last: 0.3.1, a newer release');
+    await db.sql`delete from auction_ops.releases where version = '0.3.1'`;
+
+    // 0.2.0 again: 0002-b.sql is 0.3.0's; refused before anything changes, by migrate and by prepareDatabase.
+    const before = { ledger: await ledger(), releases: await db.sql`select * from auction_ops.releases` };
+    const expected =
+      'this database was migrated by auction-ops 0.3.0 (rel/0002-b.sql is unknown to 0.2.0); ' +
+      'run 0.3.0 or newer, or restore a backup taken before that upgrade';
+    await expect(migrate(db.ownerUrl, sets, () => {}, '0.2.0')).rejects.toThrow(new NewerReleaseError(expected));
+    const prepared = prepareDatabase({
+      databaseUrl: db.ownerUrl,
+      dataDir: '/nonexistent',
+      migrationSets: sets,
+      release: '0.2.0',
+    });
+    await expect(prepared).rejects.toThrow(expected);
+    expect((await releaseStatus(db.ownerUrl, sets, '0.2.0')).refusal).toBe(expected);
+    expect({ ledger: await ledger(), releases: await db.sql`select * from auction_ops.releases` }).toEqual(before);
+  });
+
+  it('names "a newer release" for rows applied without a release, and needs a release to check at all', async () => {
+    const dir = setDir({ '0001-x.sql': 'select 1;', '0002-y.sql': 'select 1;' });
+    await migrate(db.ownerUrl, [{ name: 'anon', dir }]);
+    const only = [{ name: 'anon', dir: setDir({ '0001-x.sql': 'select 1;' }) }];
+    await expect(migrate(db.ownerUrl, only, () => {}, '0.1.0')).rejects.toThrow(
+      /^this database was migrated by a newer release of auction-ops \(rel\/0001-a.sql and 2 more are unknown to 0.1.0\); run that release or newer/,
+    );
+    // Without a release the caller does not claim its sets are all there are (tests, benchmarks): no check.
+    expect(await migrate(db.ownerUrl, only)).toEqual([]);
+  });
+
+  it('orders versions by number', () => {
+    expect(['0.10.0', '0.9.1', '1.0.0-rc.1', '0.9.0'].sort(compareVersions)).toEqual([
+      '0.9.0',
+      '0.9.1',
+      '0.10.0',
+      '1.0.0-rc.1',
+    ]);
   });
 });
 

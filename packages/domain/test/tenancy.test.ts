@@ -155,3 +155,23 @@ describe('tenant keys', () => {
     for (const statement of refused) expect(await sqlState(statement)).toBe('23503');
   });
 });
+
+describe('anonymous users', () => {
+  it('every table anon may not read refuses anonymous sign-ins by its restrictive policy', async () => {
+    expect(await db.sql`select domain.tables_open_to_anonymous_users()::text as t`).toEqual([]);
+  });
+
+  it('a table added without domain.refuse_anonymous is listed', async () => {
+    await db.sql`create table public.forgotten_guard (id int primary key)`;
+    await db.sql`alter table public.forgotten_guard enable row level security`;
+    try {
+      expect(await db.sql`select domain.tables_open_to_anonymous_users()::text as t`).toEqual([
+        { t: 'forgotten_guard' },
+      ]);
+      await db.sql`select domain.refuse_anonymous('public.forgotten_guard')`;
+      expect(await db.sql`select domain.tables_open_to_anonymous_users()::text as t`).toEqual([]);
+    } finally {
+      await db.sql`drop table public.forgotten_guard`;
+    }
+  });
+});

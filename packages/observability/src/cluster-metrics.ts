@@ -40,8 +40,10 @@ export function primaryMetrics(registry: Registry, workers: () => Iterable<Clust
       if (!worker.send({ type: 'metrics:collect', id })) waiting.get(id)?.([]);
     });
   const scrape = async (): Promise<string> => {
-    const all = await Promise.all([registry.getMetricsAsJSON(), ...[...workers()].map(collect)]);
-    return AggregatorRegistry.aggregate(all).metrics();
+    const [own, ...others] = await Promise.all([registry.getMetricsAsJSON(), ...[...workers()].map(collect)]);
+    // Workers' start times cannot be summed (prom-client omits them): the primary's own stands for the server.
+    const served = others.map((samples) => samples.filter((m) => m.name !== 'process_start_time_seconds'));
+    return AggregatorRegistry.aggregate([own, ...served]).metrics();
   };
   return {
     scrape,

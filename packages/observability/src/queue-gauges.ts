@@ -1,9 +1,9 @@
-// Gauges of the work waiting in PostgreSQL, read when scraped by one process only (they describe the whole server,
-// so several processes reporting them would count each row several times). Each query reads a partial index or a
-// system view; a statement timeout keeps a scrape from waiting on a busy database.
+// Gauges of the work waiting in PostgreSQL (and the WAL archiver's counter), read when scraped by one process only
+// (they describe the whole server, so several processes reporting them would count each row several times). Each
+// query reads a partial index or a system view; a statement timeout keeps a scrape from waiting on a busy database.
 import type postgres from 'postgres';
 import type { Registry } from 'prom-client';
-import { gaugeOnScrape } from './server-metrics.js';
+import { counterOnScrape, gaugeOnScrape } from './server-metrics.js';
 
 /** One round trip for every queue: the values, in the order of QUEUES. */
 const QUEUE_SQL = `
@@ -21,6 +21,7 @@ select
   (select count(*) from realtime.connections)::float8 as realtime_connections,
   coalesce((select max(pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)) from pg_replication_slots
     where slot_name like 'auction_ops_rt_%'), 0)::float8 as capture_lag,
+  -- null (no sample) until the first segment is archived: an age of 0 would read as "archived just now".
   (select extract(epoch from now() - last_archived_time) from pg_stat_archiver)::float8 as archive_age,
   (select failed_count from pg_stat_archiver)::float8 as archive_failed`;
 
@@ -37,7 +38,6 @@ const QUEUES: Array<[column: string, name: string, help: string]> = [
   ['realtime_connections', 'realtime_connections', 'Open realtime WebSocket connections of every process'],
   ['capture_lag', 'realtime_change_capture_lag_bytes', 'WAL not yet confirmed by the furthest-behind capture slot'],
   ['archive_age', 'backup_archive_last_success_age_seconds', 'Seconds since the last WAL segment was archived'],
-  ['archive_failed', 'backup_archive_failures', 'WAL archiving failures since statistics were reset'],
 ];
 
 export function registerQueueGauges(registry: Registry, sql: postgres.Sql): void {
@@ -55,11 +55,18 @@ export function registerQueueGauges(registry: Registry, sql: postgres.Sql): void
       .finally(() => setImmediate(() => (current = undefined)));
     return current;
   };
-  for (const [column, name, help] of QUEUES)
-    gaugeOnScrape(registry, { name, help }, async () => {
-      const value = (await read())[column];
-      return value === null || value === undefined ? [] : [[{}, Number(value)]];
-    });
+  const columnValue = async (column: string) => {
+    const value = (await read())[column];
+    return value === null || value === undefined ? undefined : Number(value);
+  };
+  for (const [column, name, help] of QUEUES) gaugeOnScrape(registry, { name, help }, () => columnValue(column));
+  // PostgreSQL's own cumulative count (it restarts from 0 only when its statistics are reset, which rate() reads as
+  // a counter reset).
+  counterOnScrape(
+    registry,
+    { name: 'backup_archive_failures_total', help: 'WAL archiving failures since statistics were reset' },
+    () => columnValue('archive_failed'),
+  );
 }
 
 const POOL_SQL = `

@@ -78,15 +78,30 @@ interface RequestSeries {
   readonly time: { observe(v: number): void };
 }
 
-/** A gauge whose samples are read when scraped: `read` returns the value, or per-label values. */
+/**
+ * Empties a metric. prom-client's reset() puts a 0 sample back into a metric without labels; a value that is
+ * unknown (archiving never succeeded, the read failed) must be absent instead, so that absent() alerts fire and a
+ * counter does not seem to restart from 0.
+ */
+function clear(metric: Gauge<string> | Counter<string>, labelled: boolean): void {
+  metric.reset();
+  if (!labelled) metric.remove({});
+}
+
+/**
+ * A gauge whose samples are read when scraped: `read` returns the value, per-label values, or undefined when the
+ * value is unknown (then the gauge has no sample in this scrape).
+ */
 export function gaugeOnScrape<L extends string>(
   registry: Registry,
   spec: { name: string; help: string; labelNames?: readonly L[] },
   read: () =>
     | number
+    | undefined
     | Array<[Partial<Record<L, string>>, number]>
-    | Promise<Array<[Partial<Record<L, string>>, number]>>,
+    | Promise<number | undefined | Array<[Partial<Record<L, string>>, number]>>,
 ): void {
+  const labelled = (spec.labelNames ?? []).length > 0;
   new Gauge<L>({
     name: spec.name,
     help: spec.help,
@@ -94,25 +109,43 @@ export function gaugeOnScrape<L extends string>(
     registers: [registry],
     async collect() {
       const value = await read();
-      if (typeof value === 'number') {
-        this.set(value);
-        return;
-      }
-      this.reset();
-      for (const [labels, n] of value) this.set(labels, n);
+      clear(this, labelled);
+      if (typeof value === 'number') this.set(value);
+      else for (const [labels, n] of value ?? []) this.set(labels, n);
     },
   });
 }
 
-/** A counter kept elsewhere as a plain number (e.g. the process fault counters), exported when scraped. */
-export function counterOnScrape(registry: Registry, spec: { name: string; help: string }, read: () => number): void {
+/**
+ * A count kept elsewhere (the process fault counters, PostgreSQL's statistics), exported when scraped as a counter;
+ * `undefined` leaves it out of the scrape. Prometheus naming: the name ends in `_total`.
+ */
+export function counterOnScrape(
+  registry: Registry,
+  spec: { name: `${string}_total`; help: string },
+  read: () => number | undefined | Promise<number | undefined>,
+): void {
   new Counter({
     name: spec.name,
     help: spec.help,
     registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(read());
+    async collect() {
+      const value = await read();
+      clear(this, false);
+      if (value !== undefined) this.inc(value);
     },
   });
+}
+
+/**
+ * The time this process started. In a cluster the primary reports its own (the server's start): prom-client's
+ * default one is left out of aggregation ('omit'), as the workers' start times cannot be summed.
+ */
+export function registerStartTime(registry: Registry, startedAt = Date.now() / 1000 - process.uptime()): void {
+  new Gauge({
+    name: 'process_start_time_seconds',
+    help: 'Start time of the process since unix epoch in seconds.',
+    registers: [registry],
+    aggregator: 'first',
+  }).set(Math.round(startedAt));
 }

@@ -12,6 +12,7 @@ import {
   summaryOf,
   type BackupSummary,
 } from '@auction-ops/backups';
+import { targetOverlap } from '@auction-ops/backups/target-overlap';
 import { loadConfig } from '@auction-ops/server/config';
 import { openDatabase } from '../database.js';
 import { UsageError } from './super-admin.js';
@@ -46,6 +47,12 @@ export async function backupCommand(args: string[]): Promise<void> {
   const config = loadConfig();
   if (config.DATABASE_URL) throw backupErrors.externalDatabase();
   const target = resolveTarget(values.target ?? config.BACKUP_TARGET);
+  // The configured pair is checked at loadConfig; --target and --data-dir are checked here.
+  const overlap =
+    action === 'restore'
+      ? values['data-dir'] && targetOverlap(values['data-dir'], target.spec, '--data-dir')
+      : targetOverlap(config.DATA_DIR, target.spec);
+  if (overlap) throw new UsageError(`${overlap}; keep them apart`);
   const print = (json: unknown, human: string) => console.log(values.json ? JSON.stringify(json, null, 2) : human);
   if (action === 'create' && !id) {
     await ensureWritable(target); // before a cluster is started for nothing
@@ -68,7 +75,9 @@ export async function backupCommand(args: string[]): Promise<void> {
     print(backups, backups.length ? backups.map(line).join('\n') : `no backups in ${target.spec}`);
   } else if (action === 'restore' && id && values['data-dir'] && extra.length === 0) {
     const dataDir = resolve(values['data-dir']);
-    const restored = await restoreBackup({ target, id, dataDir, toTime: values['to-time'] });
+    // Progress on stderr: stdout keeps the result alone (--json).
+    const log = (message: string) => console.error(message);
+    const restored = await restoreBackup({ target, id, dataDir, toTime: values['to-time'], log });
     const as = restored.to_time ? ` as of ${restored.to_time}` : ' with every archived change';
     print(
       restored,

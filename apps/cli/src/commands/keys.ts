@@ -5,7 +5,7 @@ import { loadSecrets } from '@auction-ops/server';
 
 export async function keysCommand(): Promise<void> {
   const config = loadConfig();
-  const { jwtSecret } = loadSecrets(config.DATA_DIR, config.JWT_SECRET);
+  const { jwtSecret } = loadSecrets(config.DATA_DIR, config.JWT_SECRET, { create: false });
   console.log(`anon:         ${config.ANON_KEY ?? (await signApiKey(jwtSecret, 'anon'))}`);
   console.log(`service_role: ${config.SERVICE_ROLE_KEY ?? (await signApiKey(jwtSecret, 'service_role'))}`);
 }

@@ -5,6 +5,7 @@ import { hashPassword } from '@auction-ops/auth-core';
 import { migrate } from '@auction-ops/database';
 import { seedDemo, type SeedResult } from '@auction-ops/domain';
 import { migrationSets } from '@auction-ops/server';
+import { version } from '@auction-ops/server/version';
 import { UsageError } from './super-admin.js';
 
 const USAGE = `usage: auction-ops seed --demo [--scale N] [--days D]
@@ -63,7 +64,7 @@ export function formatSeedResult(result: SeedResult, ms: number): string {
 
 export async function seedCommand(args: string[], ctx: { ownerUrl: string }): Promise<void> {
   const { scale, days } = parseSeedArgs(args);
-  await migrate(ctx.ownerUrl, migrationSets);
+  await migrate(ctx.ownerUrl, migrationSets, () => {}, version);
   const sql = postgres(ctx.ownerUrl, { max: 1, onnotice: () => {} });
   try {
     const started = performance.now();

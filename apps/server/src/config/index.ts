@@ -18,6 +18,7 @@ import { notificationsSettings } from './notifications.js';
 import { databaseSettings } from './database.js';
 import { realtimeSettings } from './realtime.js';
 import { clusterSettings, resolveConcurrency } from './cluster.js';
+import { targetOverlap } from '@auction-ops/backups/target-overlap';
 import { backupsSettings } from './backups.js';
 import { observabilitySettings } from './observability.js';
 
@@ -106,6 +107,8 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     throw new ConfigError(
       `invalid configuration: WEB_CONCURRENCY=${JSON.stringify(env.WEB_CONCURRENCY)} ${concurrency}`,
     );
+  const overlap = out.BACKUP_TARGET && targetOverlap(out.DATA_DIR, out.BACKUP_TARGET);
+  if (overlap) throw new ConfigError(`invalid configuration: ${overlap}; keep them apart`);
   const config = {
     ...out,
     DATA_DIR: resolve(out.DATA_DIR),

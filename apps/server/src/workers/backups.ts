@@ -1,5 +1,6 @@
 // While BACKUP_TARGET is set on the embedded cluster: watches the WAL archiver (a failing archive is logged as an
-// error every check, with the pending segments), and takes the BACKUP_SCHEDULE backups, pruned to BACKUP_KEEP.
+// error every check, with the pending segments), and takes the BACKUP_SCHEDULE backups, pruned to BACKUP_KEEP; the
+// newest base backup's time is a metric.
 import {
   archiverState,
   createBackup,
@@ -9,6 +10,7 @@ import {
   type BackupTarget,
 } from '@auction-ops/backups';
 import type { ServerContext, Worker } from '../context.js';
+import { baseBackupGauge, watchBaseBackups } from './backup-metrics.js';
 
 const CHECK_MS = 30_000;
 
@@ -34,21 +36,25 @@ function watchArchiver(ctx: ServerContext, target: BackupTarget): () => void {
 
 export async function startBackupWorker(ctx: ServerContext): Promise<Worker | undefined> {
   const { config } = ctx;
+  const gauge = baseBackupGauge(ctx);
   if (!config.BACKUP_TARGET || config.DATABASE_URL) return undefined;
   const target = resolveTarget(config.BACKUP_TARGET);
   const stopWatching = watchArchiver(ctx, target);
+  const baseBackups = watchBaseBackups(ctx, target, gauge);
   const schedule = config.BACKUP_SCHEDULE
     ? scheduleBackups({
         pattern: config.BACKUP_SCHEDULE,
         keep: config.BACKUP_KEEP,
         target,
         backup: () => createBackup({ ownerUrl: ctx.ownerUrl, dataDir: config.DATA_DIR, target }),
-        onDone: (manifest, pruned) =>
+        onDone: (manifest, pruned) => {
+          baseBackups.refresh();
           ctx.log.info('backup: scheduled backup taken', {
             id: manifest.id,
             bytes: manifest.bytes,
             pruned: pruned?.backups,
-          }),
+          });
+        },
         onError: (error) =>
           ctx.log.error('backup: scheduled backup failed', { target: target.spec, error: error.message }),
       })
@@ -57,6 +63,7 @@ export async function startBackupWorker(ctx: ServerContext): Promise<Worker | un
     name: 'backups',
     async stop() {
       stopWatching();
+      baseBackups.stop();
       await schedule?.stop();
       target.store.close();
     },

@@ -1,7 +1,9 @@
 // A real OpenID provider on loopback for the OAuth tests: the `oidc-provider` package with its development login
 // page (any login, any password). The login name is the account: its e-mail is `<login>@idp.example.test`, marked
-// verified unless the login starts with `unverified`; `login` may also be a full address. Its signing key is ours,
-// so a test can mint the ID token an app would get from it (signInWithIdToken) without a browser.
+// verified unless the login starts with `unverified`; `login` may also be a full address; a login that starts with
+// `noemail` has a name and no address. Its signing key is ours, so a test can mint the ID token an app would get
+// from it (signInWithIdToken) without a browser. By default the profile and e-mail are in the ID token; with
+// `claimsInIdToken: false` (node-oidc-provider's own default) the ID token has only `sub` and userinfo has the rest.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
@@ -22,11 +24,12 @@ export interface FakeOidcProvider {
 }
 
 function accountClaims(login: string) {
+  if (login.startsWith('noemail')) return { sub: login, name: `Name of ${login}` };
   const email = login.includes('@') ? login : `${login}@idp.example.test`;
   return { sub: login, email, email_verified: !login.startsWith('unverified'), name: `Name of ${login}` };
 }
 
-export async function startOidcProvider(): Promise<FakeOidcProvider> {
+export async function startOidcProvider(options: { claimsInIdToken?: boolean } = {}): Promise<FakeOidcProvider> {
   let handler: ((req: never, res: never) => void) | undefined;
   const server: Server = createServer((req, res) => {
     if (handler) handler(req as never, res as never);
@@ -59,8 +62,9 @@ export async function startOidcProvider(): Promise<FakeOidcProvider> {
         claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
         findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => accountClaims(id) }),
         pkce: { required: () => true },
-        // Put the profile and e-mail in the ID token, as Google, Microsoft and Keycloak do.
-        conformIdTokenClaims: false,
+        // false puts the profile and e-mail in the ID token, as Google, Microsoft and Keycloak do; true keeps them
+        // for userinfo, as OpenID Core 5.4 reads scopes.
+        conformIdTokenClaims: options.claimsInIdToken === false,
       });
       handler = provider.callback() as never;
     },
@@ -74,8 +78,9 @@ export async function startOidcProvider(): Promise<FakeOidcProvider> {
 /** A test server with the provider configured as keycloak (discovered from its issuer), both stopped together. */
 export async function startServerWithProvider(
   env: Record<string, string> = {},
+  options: { claimsInIdToken?: boolean } = {},
 ): Promise<{ t: TestServer; idp: FakeOidcProvider; stop(): Promise<void> }> {
-  const idp = await startOidcProvider();
+  const idp = await startOidcProvider(options);
   const t = await startTestServer({
     WORKERS_ENABLED: 'false',
     AUTH_EXTERNAL_KEYCLOAK_CLIENT_ID: OIDC_CLIENT_ID,

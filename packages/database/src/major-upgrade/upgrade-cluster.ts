@@ -103,7 +103,7 @@ export async function upgradeCluster(options: MajorUpgradeOptions): Promise<Majo
     const newSql = connect(newCluster.url, true);
     pools.push(newSql);
     await ensureRoles(newCluster.url, password);
-    await migrate(newCluster.url, options.migrationSets, () => {}, { only });
+    await migrate(newCluster.url, options.migrationSets, () => {}, undefined, { only });
     log(`applied the ${only.size} migrations the old cluster lists`);
     const runtime = await missingTables(oldSql, newSql);
     await recreateTables(oldSql, newSql, runtime);

@@ -1,0 +1,2 @@
+// bin/start.mjs runs the server when imported; it exports nothing.
+export {};

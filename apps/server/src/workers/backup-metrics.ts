@@ -1,0 +1,47 @@
+// The newest complete base backup in BACKUP_TARGET, for backup_base_last_success_timestamp_seconds. Listing the
+// target reads every manifest (S3 requests), so it is read at start, after each scheduled backup, and every few
+// minutes (for backups taken with the `auction-ops backup` command), never per scrape. The gauge is declared even
+// without BACKUP_TARGET (then it has no sample), so dashboards and absent() alerts find a declared metric.
+import { type BackupTarget, listBackups } from '@auction-ops/backups';
+import { gaugeOnScrape } from '@auction-ops/observability';
+import type { ServerContext } from '../context.js';
+
+const REFRESH_MS = 5 * 60_000;
+
+/** The gauge, in the process that runs the background work; `set` gives it the newest backup's end (seconds). */
+export function baseBackupGauge(ctx: ServerContext): { set(seconds: number | undefined): void } {
+  let newest: number | undefined;
+  if (ctx.metrics)
+    gaugeOnScrape(
+      ctx.metrics.registry,
+      {
+        name: 'backup_base_last_success_timestamp_seconds',
+        help: 'When the newest complete base backup in BACKUP_TARGET finished (unix seconds)',
+      },
+      () => newest,
+    );
+  return {
+    set(seconds) {
+      newest = seconds;
+    },
+  };
+}
+
+export function watchBaseBackups(
+  ctx: ServerContext,
+  target: BackupTarget,
+  gauge: { set(seconds: number | undefined): void },
+): { refresh(): void; stop(): void } {
+  const refresh = () =>
+    void listBackups(target).then(
+      (backups) => {
+        const last = backups.at(-1);
+        gauge.set(last ? Date.parse(last.finished_at) / 1000 : undefined);
+      },
+      (error) => ctx.log.warn('backup: listing the base backups failed', { error: String(error) }),
+    );
+  refresh();
+  const timer = setInterval(refresh, REFRESH_MS);
+  timer.unref();
+  return { refresh, stop: () => clearInterval(timer) };
+}

@@ -36,14 +36,23 @@ export async function dbCommand(args: string[]): Promise<void> {
   const config = loadConfig();
   if (config.DATABASE_URL) throw upgradeErrors.external();
   const target = await newBackupTarget(config, values['backup-target'], values['no-backup']);
+  // Ctrl-C stops the upgrade in order (clusters stopped, data.upgrading removed); a second one kills at once.
+  const interrupted = new AbortController();
+  const onSigint = () => {
+    console.log('interrupted: stopping both clusters and removing the new one; DATA_DIR stays as it was');
+    process.off('SIGINT', onSigint);
+    interrupted.abort(upgradeErrors.interrupted());
+  };
+  process.on('SIGINT', onSigint);
   const result = await upgradeCluster({
+    signal: interrupted.signal,
     dataDir: config.DATA_DIR,
     migrationSets,
     oldBinDir: values['old-bin-dir'] && resolve(values['old-bin-dir']),
     // The old cluster archives while it runs, as any cluster a command starts: its last segments reach the archive.
     oldSettings: continuousArchiving(config),
     log: (line) => console.log(line),
-  });
+  }).finally(() => process.off('SIGINT', onSigint));
   console.log(
     `upgraded PostgreSQL ${result.oldMajor} -> ${result.newMajor}: ${result.tables} tables, ${result.rows} rows ` +
       `in ${result.seconds} s\nthe old cluster is kept in ${result.keptDir}: delete it once the server runs well ` +

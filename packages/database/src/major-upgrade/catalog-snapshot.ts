@@ -97,7 +97,15 @@ export interface CatalogDifference {
   different: string[];
 }
 
-export function compareCatalogs(oldCatalog: Map<string, string>, newCatalog: Map<string, string>): CatalogDifference {
+/**
+ * `newOnlyAllowed`: objects the new cluster may have alone, those code (not a migration) adds to a ledger that an
+ * older release made without them.
+ */
+export function compareCatalogs(
+  oldCatalog: Map<string, string>,
+  newCatalog: Map<string, string>,
+  newOnlyAllowed: (key: string) => boolean = () => false,
+): CatalogDifference {
   const missing: string[] = [];
   const different: string[] = [];
   for (const [key, def] of oldCatalog) {
@@ -105,6 +113,7 @@ export function compareCatalogs(oldCatalog: Map<string, string>, newCatalog: Map
     if (other === undefined) missing.push(key);
     else if (other !== def) different.push(`${key}: ${def} (old) vs ${other} (new)`);
   }
-  for (const key of newCatalog.keys()) if (!oldCatalog.has(key)) different.push(`${key} (new only)`);
+  for (const key of newCatalog.keys())
+    if (!oldCatalog.has(key) && !newOnlyAllowed(key)) different.push(`${key} (new only)`);
   return { missing: missing.sort(), different: different.sort() };
 }

@@ -6,14 +6,17 @@ import type { CopiedTable, SequenceValue } from './table-list.js';
 
 const HALF = (from: number) => `coalesce(sum(('x' || substr(h, ${from}, 16))::bit(64)::bigint::numeric), 0)::text`;
 
-/** table -> "rows/digest"; the sessions must agree on TimeZone and the other output settings. */
+/**
+ * table -> "rows/digest" over the columns COPY carried (the old cluster's; a column the new one adds on its own,
+ * such as the ledger's, is not part of the evidence). The sessions must agree on TimeZone and the output settings.
+ */
 export async function rowDigests(sql: postgres.Sql, tables: readonly CopiedTable[]): Promise<Map<string, string>> {
   const digests = new Map<string, string>();
   await Promise.all(
     tables.map(async (t) => {
       const [row] = await sql.unsafe<{ digest: string }[]>(
         `select count(*)::text || '/' || ${HALF(1)} || '/' || ${HALF(17)} as digest
-           from (select md5(t::text) as h from ${t.target} t) s`,
+           from (select md5(row(${t.columns})::text) as h from ${t.target}) s`,
       );
       digests.set(t.target, row!.digest);
     }),

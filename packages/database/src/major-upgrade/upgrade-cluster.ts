@@ -28,6 +28,8 @@ export interface MajorUpgradeOptions {
   /** Settings of the old cluster while it runs (WAL archiving, so its last segments still reach the archive). */
   oldSettings?: Record<string, string | number>;
   log?: (line: string) => void;
+  /** Aborts the upgrade between steps and tables (Ctrl-C): it then cleans up as after any failure. */
+  signal?: AbortSignal;
 }
 
 export interface MajorUpgradeResult {
@@ -58,7 +60,11 @@ const connect = (url: string, replica: boolean, max = 5) =>
   });
 
 export async function upgradeCluster(options: MajorUpgradeOptions): Promise<MajorUpgradeResult> {
-  const log = options.log ?? (() => {});
+  // Every progress line is also a point where an abort is honoured, before the next step or table starts.
+  const log = (line: string) => {
+    options.signal?.throwIfAborted();
+    options.log?.(line);
+  };
   const started = performance.now();
   const postgresDir = join(options.dataDir, 'postgres');
   const pgdata = join(postgresDir, 'data');
@@ -108,7 +114,7 @@ export async function upgradeCluster(options: MajorUpgradeOptions): Promise<Majo
     const runtime = await missingTables(oldSql, newSql);
     await recreateTables(oldSql, newSql, runtime);
     if (runtime.length > 0) log(`recreated ${runtime.length} tables made at run time (dataset imports)`);
-    const catalogs = compareCatalogs(await catalogSnapshot(oldSql), await catalogSnapshot(newSql));
+    const catalogs = compareCatalogs(await catalogSnapshot(oldSql), await catalogSnapshot(newSql), isLedgerAddition);
     if (catalogs.missing.length > 0) throw upgradeErrors.uncarried(withoutParts(catalogs.missing));
     if (catalogs.different.length > 0) throw upgradeErrors.mismatch(catalogs.different);
 
@@ -133,6 +139,7 @@ export async function upgradeCluster(options: MajorUpgradeOptions): Promise<Majo
     await newSql`analyze`;
 
     await stopAll();
+    options.signal?.throwIfAborted();
     const kept = keptDirName(oldMajor);
     swapDataDirs(postgresDir, UPGRADING, kept);
     return {
@@ -160,6 +167,16 @@ async function authenticatorPassword(sql: postgres.Sql): Promise<string | undefi
     select value from auction_ops.settings where key = 'authenticator_password'`;
   return row?.value;
 }
+
+/**
+ * The release ledger (migrations.ts LEDGER: a `release` column and a `releases` table) is made by the migration
+ * runner, not by a migration, so an old cluster from before it lacks it while the new one has it. Rows carry over
+ * without it (COPY names the old columns), as the new release's first start would have added it to the old ledger.
+ */
+const isLedgerAddition = (key: string) =>
+  /^(relation auction_ops\.releases|(column|constraint|index) auction_ops\.releases[._ ].*|column auction_ops\.migrations\.release)$/.test(
+    key,
+  );
 
 /** A relation's columns are named with it, not each on its own. */
 function withoutParts(missing: string[]): string[] {

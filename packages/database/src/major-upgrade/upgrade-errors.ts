@@ -42,8 +42,7 @@ export const upgradeErrors = {
     new MajorUpgradeError(`could not fetch ${pkg} (${why.trim().split('\n')[0]}); pass --old-bin-dir instead`),
   wrongOldBinaries: (dir: string, found: number, wanted: number) =>
     new MajorUpgradeError(`--old-bin-dir ${dir} holds PostgreSQL ${found} binaries; the cluster is ${wanted}`),
-  leftover: (dir: string) =>
-    new MajorUpgradeError(`${dir} exists (an upgrade running, or one killed midway): remove it and run again`),
+  interrupted: () => new MajorUpgradeError('interrupted before the swap: DATA_DIR/postgres/data is as it was'),
   newerLedger: (names: string[]) =>
     new MajorUpgradeError(
       `the cluster was migrated by a newer release (unknown migrations: ${names.join(', ')}); run that release`,

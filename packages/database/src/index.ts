@@ -36,6 +36,7 @@ export {
   type Migration,
   type MigrationStatus,
   type ReleaseStatus,
+  type MigrateOptions,
 } from './migrations.js';
 export { NewerReleaseError, compareVersions } from './release-ledger.js';
 export { startSupervisedPostgres, type RestartPolicy, type SupervisorOptions } from './postgres-supervisor.js';
@@ -48,3 +49,16 @@ export { prepareDatabase, NoClusterError, type PrepareOptions, type PreparedData
 export { findFreePort } from './ports.js';
 export { reconnectBackoff } from './reconnect-backoff.js';
 export { createWakeableSleep, type WakeableSleep } from './wakeable-sleep.js';
+export {
+  upgradeCluster,
+  type MajorUpgradeOptions,
+  type MajorUpgradeResult,
+} from './major-upgrade/upgrade-cluster.js';
+export {
+  clusterMajor,
+  binariesMajor,
+  checkServerVersion,
+  MIN_EXTERNAL_MAJOR,
+} from './major-upgrade/cluster-version.js';
+export { PostgresVersionError, MajorUpgradeError, upgradeErrors } from './major-upgrade/upgrade-errors.js';
+export { fetchOldBinaries, OLD_BUILDS } from './major-upgrade/old-binaries.js';

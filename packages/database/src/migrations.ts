@@ -126,6 +126,14 @@ export async function migrationStatus(ownerUrl: string, sets: readonly Migration
   }
 }
 
+export interface MigrateOptions {
+  /**
+   * Apply only these (`set/name`), still in order: `db upgrade` rebuilds exactly the schema an old cluster's ledger
+   * lists, not the newer one this release would make.
+   */
+  only?: ReadonlySet<string>;
+}
+
 const keysOf = (migrations: readonly Migration[]) => new Set(migrations.map((m) => `${m.set}/${m.name}`));
 
 export interface ReleaseStatus {
@@ -174,6 +182,7 @@ export async function migrate(
   sets: readonly MigrationSet[],
   log: (message: string) => void = () => {},
   release?: string,
+  options: MigrateOptions = {},
 ): Promise<string[]> {
   const migrations = loadMigrations(sets);
   const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
@@ -188,6 +197,7 @@ export async function migrate(
     const newlyApplied: string[] = [];
     for (const m of migrations) {
       if (done.has(`${m.set}/${m.name}`)) continue;
+      if (options.only && !options.only.has(`${m.set}/${m.name}`)) continue;
       try {
         await sql.begin(async (tx) => {
           await tx.unsafe(m.sql);

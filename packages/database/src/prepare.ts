@@ -7,6 +7,7 @@ import { startSupervisedPostgres, type RestartPolicy } from './postgres-supervis
 import { lockDataDir } from './data-dir-lock.js';
 import { ensureRoles, authenticatorUrl } from './roles.js';
 import { checkDatabaseRelease, migrate, type MigrationSet } from './migrations.js';
+import { checkExternalServer } from './major-upgrade/cluster-version.js';
 
 export interface PrepareOptions {
   /** External database; when absent an embedded cluster runs in `${dataDir}/postgres`. */
@@ -57,6 +58,8 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
   let cluster: EmbeddedCluster | undefined;
   let lock: { release(): void } | undefined;
   let ownerUrl = options.databaseUrl;
+  // Before roles or migrations touch it: the SQL of this release needs PostgreSQL 15 or newer.
+  if (ownerUrl) await checkExternalServer(ownerUrl);
   if (!ownerUrl && options.attachToRunning) ownerUrl = runningClusterUrl(join(options.dataDir, 'postgres'));
   if (!ownerUrl) {
     if (options.createCluster === false) assertClusterIn(options.dataDir);

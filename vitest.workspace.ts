@@ -14,6 +14,7 @@ export const testDirs = [
   'packages/realtime',
   'packages/backups',
   'packages/observability',
+  'packages/console',
   'apps/server',
   'apps/cli',
 ];

@@ -1,7 +1,25 @@
 // The admin console over HTTP without a browser: the page and its hashed assets are served from this origin with
-// the caching and security headers they need, and GET /console/api/status is for super admins only.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type SignedUpUser, startTestServer, type TestServer } from './support/test-server.js';
+// the caching and security headers they need, and GET /console/api/status is for super admins only. Its states:
+// webhook backlog and disabled endpoints, disk and backups here (external database); WAL archiving on, with a base
+// backup, and failing, on a server process with its own embedded cluster and BACKUP_TARGET.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findFreePort, runningClusterUrl } from '@auction-ops/database';
+import { until } from './support/loopback.js';
+import {
+  type ServerProcess,
+  type SignedUpUser,
+  serverProcess,
+  startTestServer,
+  TEST_PASSWORD,
+  type TestServer,
+  testClient,
+} from './support/test-server.js';
 
 let server: TestServer;
 let root: SignedUpUser;
@@ -68,4 +86,159 @@ it('backups: super admins only; a server without BACKUP_TARGET (here an external
   const created = await backups(root.token, 'POST');
   expect(created.status).toBe(409);
   expect(await created.json()).toMatchObject({ message: expect.stringMatching(/BACKUP_TARGET/) });
+});
+
+/** The JSON answer (any: checked field by field). */
+const statusJson = async (token: string, url = server.url): Promise<any> => {
+  const answer = await fetch(`${url}/console/api/status`, { headers: { authorization: `Bearer ${token}` } });
+  expect(answer.status).toBe(200);
+  return answer.json();
+};
+
+it('states: backups off without BACKUP_TARGET, the disk of DATA_DIR with its numbers, each part with a reason', async () => {
+  const body = await statusJson(root.token);
+  expect(['ok', 'warning', 'failing']).toContain(body.state);
+  expect(body.checks.database).toMatchObject({
+    state: 'ok',
+    reason: expect.stringMatching(/^up, \d+ of \d+ connections$/),
+  });
+  expect(body.checks.backups).toEqual({
+    state: 'off',
+    reason: 'off: BACKUP_TARGET is not set, so no backups are taken',
+  });
+  expect(body.checks.replicas).toEqual({ state: 'off', reason: 'none configured' });
+  const disk = body.checks.disk;
+  expect(['ok', 'warning', 'failing']).toContain(disk.state);
+  expect(disk.free_bytes).toBeGreaterThan(0);
+  expect(disk.total_bytes).toBeGreaterThanOrEqual(disk.free_bytes);
+  expect(disk.reason).toMatch(/ free of .* \(\d+\.\d %\)/);
+  expect(typeof disk.path).toBe('string');
+});
+
+it('states: the webhook backlog (due, the oldest one’s wait) and a disabled endpoint, named', async () => {
+  const [{ id: auction }] = await server.db.sql`
+    insert into public.auctions (name, slug) values ('Status Motors', 'status-motors') returning id`;
+  const [{ id: live }] = await server.db.sql`
+    insert into public.webhook_endpoints (auction_id, url, events, secret)
+    values (${auction}, 'https://live.invalid/hook', ${['member.joined']}, 'a-signing-secret-of-some-length')
+    returning id`;
+  await server.db.sql`
+    insert into public.webhook_endpoints (auction_id, url, events, secret, is_active, disabled_reason)
+    values (${auction}, 'https://gone.invalid/hook', ${['member.joined']}, 'a-signing-secret-of-some-length', false,
+      'receiver gone')`;
+  // Due for ten minutes and leased by a dispatcher elsewhere (so this server's dispatcher leaves it alone).
+  await server.db.sql`
+    insert into public.webhook_deliveries (endpoint_id, auction_id, event_type, payload, next_attempt_at, created_at,
+      locked_by, locked_until)
+    values (${live}, ${auction}, 'member.joined', ${server.db.sql.json({})}, now() - interval '10 minutes',
+      now() - interval '10 minutes', 'another-process', now() + interval '1 hour')`;
+  const { webhooks } = (await statusJson(root.token)).checks;
+  expect(webhooks).toMatchObject({
+    state: 'warning',
+    due: 1,
+    disabled_endpoints: 1,
+    disabled: [{ url: 'https://gone.invalid/hook', auction: 'Status Motors', reason: 'receiver gone' }],
+  });
+  expect(webhooks.oldest_due_seconds).toBeGreaterThanOrEqual(600);
+  expect(webhooks.reason).toMatch(/^1 delivery due, the oldest for 10 min( \d+ s)?; 1 endpoint disabled$/);
+});
+
+describe('on its own embedded cluster with BACKUP_TARGET', () => {
+  const CLI = fileURLToPath(new URL('../../cli/bin/auction-ops.js', import.meta.url));
+  let dir: string;
+  let dataDir: string;
+  let target: string;
+  let url: string;
+  let proc: ServerProcess;
+  let owner: postgres.Sql;
+  let token: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'auction-ops-console-status-'));
+    target = join(dir, 'target');
+    dataDir = join(dir, 'data');
+    const port = await findFreePort();
+    const launcher = serverProcess(
+      { DATA_DIR: dataDir, BACKUP_TARGET: target, BACKUP_ARCHIVE_TIMEOUT_SECONDS: '1', RATE_LIMITS_ENABLED: 'false' },
+      port,
+    );
+    proc = launcher.start();
+    await until(
+      async () => {
+        if (proc.child.exitCode !== null) throw new Error(`no server: ${proc.output()}`);
+        return launcher.healthy();
+      },
+      'the server to start',
+      90_000,
+    );
+    url = `http://127.0.0.1:${port}`;
+    const anonKey = /anon key:\s+(\S+)/.exec(proc.output())?.[1];
+    expect(anonKey).toBeDefined();
+    const { data, error } = await testClient(url, anonKey!).auth.signUp({
+      email: 'rita@status.test',
+      password: TEST_PASSWORD,
+    });
+    if (error) throw error;
+    token = data.session!.access_token;
+    const granted = spawnSync(process.execPath, [CLI, 'super-admin', 'grant', 'rita@status.test'], {
+      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+    });
+    expect(granted.status, `${granted.stdout}${granted.stderr}`).toBe(0);
+    owner = postgres(runningClusterUrl(join(dataDir, 'postgres'))!, { max: 1, onnotice: () => {} });
+  }, 120_000);
+
+  afterAll(async () => {
+    await owner?.end();
+    if (proc?.child.exitCode === null) proc.child.kill('SIGTERM');
+    await proc?.exited;
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('archiving on: a warning until the first base backup, ok after it; failing once archive_command fails', async () => {
+    await owner`select pg_switch_wal()`;
+    await until(
+      async () => (await statusJson(token, url)).checks.backups.archiving.last_archived_at !== null,
+      'a segment archived',
+    );
+    const before = (await statusJson(token, url)).checks.backups;
+    expect(before.state).toBe('warning');
+    expect(before.reason).toMatch(
+      /^no base backup yet: the WAL archive alone cannot be restored; last segment archived/,
+    );
+    expect(before.base_backup).toEqual({ state: 'warning', reason: expect.stringMatching(/^no base backup yet/) });
+
+    const made = await fetch(`${url}/console/api/backups`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(made.status).toBe(201);
+    const { id } = (await made.json()) as { id: string };
+    const after = (await statusJson(token, url)).checks.backups;
+    expect(after).toMatchObject({ state: 'ok', base_backup: { state: 'ok', id } });
+    expect(after.archiving).toMatchObject({ state: 'ok', failed_count: 0, timeout_seconds: 1 });
+
+    // The archive's directory becomes a file: archive_command cannot store the next segment.
+    rmSync(join(target, 'wal'), { recursive: true, force: true });
+    writeFileSync(join(target, 'wal'), 'not a directory');
+    try {
+      await owner`create table if not exists public.status_probe (n int)`;
+      await owner`insert into public.status_probe values (1)`;
+      await owner`select pg_switch_wal()`;
+      await until(
+        async () => (await statusJson(token, url)).checks.backups.state === 'failing',
+        'archiving to fail',
+        60_000,
+      );
+      const failing = (await statusJson(token, url)).checks.backups;
+      expect(failing.reason).toMatch(/^archiving [0-9A-F]{24} fails \(\d+ failures\); \d+ segments? waiting in pg_wal/);
+      expect(failing.archiving.failed_count).toBeGreaterThan(0);
+      expect(failing.archiving.pending_segments).toBeGreaterThan(0);
+      expect((await statusJson(token, url)).state).toBe('failing');
+    } finally {
+      // Archiving catches up again, so the server stops without a backlog.
+      rmSync(join(target, 'wal'), { force: true });
+      mkdirSync(join(target, 'wal'));
+    }
+  });
 });

@@ -3,3 +3,16 @@ export { consoleRoutes, type ConsoleOptions } from './console-routes.js';
 export type { ConsoleAccess } from './operator-guard.js';
 export type { ServerStatus } from './status-route.js';
 export type { Backups, BackupSummary } from './backups-route.js';
+export {
+  archiveCheck,
+  backupsCheck,
+  baseBackupCheck,
+  databaseCheck,
+  diskCheck,
+  replicaCheck,
+  replicasCheck,
+  webhookCheck,
+  worstState,
+  type Check,
+  type CheckState,
+} from './status-checks.js';

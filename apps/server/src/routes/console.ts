@@ -2,13 +2,14 @@
 // database judges under the token's claims) and what the status holds. Replica addresses stay out: they may carry
 // passwords.
 import { createBackup, listBackups, resolveTarget, summaryOf } from '@auction-ops/backups';
-import type { Backups, ConsoleAccess, ServerStatus } from '@auction-ops/console';
-import { consoleRoutes } from '@auction-ops/console';
+import type { Backups, Check, ConsoleAccess, ServerStatus } from '@auction-ops/console';
+import { consoleRoutes, databaseCheck, worstState } from '@auction-ops/console';
 import { inRequestTransaction } from '@auction-ops/database';
 import type { RealtimeStats } from '@auction-ops/realtime';
 import type { Hono } from 'hono';
 import type { ServerContext } from '../context.js';
 import { version } from '../version.js';
+import { backupsStatusOf, diskStatusOf, replicasStatusOf, webhooksStatusOf } from './console-checks.js';
 
 async function accessOf(ctx: ServerContext, token: string): Promise<ConsoleAccess> {
   let claims: Awaited<ReturnType<ServerContext['verifier']['verify']>>;
@@ -36,15 +37,38 @@ function realtimeOf(stats: RealtimeStats) {
   };
 }
 
-async function statusOf(ctx: ServerContext, realtime: () => RealtimeStats): Promise<ServerStatus> {
+async function statusOf(
+  ctx: ServerContext,
+  realtime: () => RealtimeStats,
+  backups: () => Promise<Check & Record<string, unknown>>,
+): Promise<ServerStatus> {
   const { config } = ctx;
   const up = await ctx.database.check();
   const [db] = up
     ? await ctx.ownerSql`select current_setting('server_version') as server_version,
         pg_database_size(current_database())::bigint as size_bytes,
-        (select count(*)::int from pg_stat_activity where datname = current_database()) as connections`
+        (select count(*)::int from pg_stat_activity where datname = current_database()) as connections,
+        current_setting('max_connections')::int as max_connections`
     : [];
+  const database = databaseCheck({ up, connections: db?.connections, maxConnections: db?.max_connections });
+  const replicas = replicasStatusOf(ctx);
+  const unknown = (error: unknown): Check => ({ state: 'failing', reason: `could not be read: ${String(error)}` });
+  const noDatabase: Check = { state: 'failing', reason: 'unknown: the database does not answer' };
+  const [backupsNow, webhooks, disk] = await Promise.all([
+    up ? backups().catch(unknown) : noDatabase,
+    up ? webhooksStatusOf(ctx).catch(unknown) : noDatabase,
+    diskStatusOf(config.DATA_DIR).catch(unknown),
+  ]);
   return {
+    // The worst state of the parts below, and each part's state with a one-line reason (docs/console.md).
+    state: worstState([database.state, backupsNow.state, webhooks.state, disk.state, replicas.check.state]),
+    checks: {
+      database,
+      backups: backupsNow,
+      webhooks,
+      disk,
+      replicas: replicas.check,
+    },
     version,
     node: process.version,
     uptime_seconds: Math.round(process.uptime()),
@@ -55,11 +79,12 @@ async function statusOf(ctx: ServerContext, realtime: () => RealtimeStats): Prom
           server_version: db.server_version,
           size_bytes: Number(db.size_bytes),
           connections: db.connections,
+          max_connections: db.max_connections,
         }
       : { status: 'down' },
     // This process's own counts: with WEB_CONCURRENCY above 1, each worker counts the sockets it holds.
     realtime: realtimeOf(realtime()),
-    replicas: ctx.replicas.status().map((r, i) => ({ replica: i + 1, healthy: r.healthy, lag_ms: r.lagMs })),
+    replicas: replicas.replicas,
     limits: {
       db_pool_size: config.DB_POOL_SIZE,
       rest_max_rows: config.REST_MAX_ROWS,
@@ -72,7 +97,7 @@ async function statusOf(ctx: ServerContext, realtime: () => RealtimeStats): Prom
 }
 
 /** The backups of BACKUP_TARGET, newest first, and a new one, as `backup list` and `backup create` take them. */
-function backupsOf(ctx: ServerContext): Backups | undefined {
+function backupsOf(ctx: ServerContext, changed: () => void): Backups | undefined {
   const { config } = ctx;
   // As the backup worker: only the embedded cluster is backed up (docs/backups.md).
   if (!config.BACKUP_TARGET || config.DATABASE_URL) return undefined;
@@ -80,17 +105,20 @@ function backupsOf(ctx: ServerContext): Backups | undefined {
   return {
     // Spread: a plain object type, as the console's JSON answer takes it.
     list: async () => (await listBackups(target)).map((b) => ({ ...summaryOf(b) })).reverse(),
-    create: async () => ({
-      ...summaryOf(await createBackup({ ownerUrl: ctx.ownerUrl, dataDir: config.DATA_DIR, target })),
-    }),
+    create: async () => {
+      const made = await createBackup({ ownerUrl: ctx.ownerUrl, dataDir: config.DATA_DIR, target });
+      changed();
+      return { ...summaryOf(made) };
+    },
   };
 }
 
 export function consoleFamily(ctx: ServerContext, realtime: () => RealtimeStats): Hono {
+  const backupsStatus = backupsStatusOf(ctx);
   return consoleRoutes({
     anonKey: ctx.anonKey,
     access: (token) => accessOf(ctx, token),
-    status: () => statusOf(ctx, realtime),
-    backups: backupsOf(ctx),
+    status: () => statusOf(ctx, realtime, backupsStatus.read),
+    backups: backupsOf(ctx, backupsStatus.changed),
   });
 }

@@ -17,18 +17,14 @@ const idOf = (title: string) => `status-${title.toLowerCase().replace(/\W+/g, '-
 /** A titled section of name/value pairs (a description list). */
 export function list(title: string, entries: Entries, ...before: HTMLElement[]): HTMLElement {
   const id = idOf(title);
+  const shown = Object.entries(entries).filter(([, value]) => value !== undefined);
   return h(
     'section',
     { 'aria-labelledby': id },
     h('h2', { id }, title),
     ...before,
-    h(
-      'dl',
-      {},
-      ...Object.entries(entries)
-        .filter(([, value]) => value !== undefined)
-        .flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, String(value ?? '—'))]),
-    ),
+    shown.length > 0 &&
+      h('dl', {}, ...shown.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, String(value ?? '—'))])),
   );
 }
 
@@ -90,7 +86,7 @@ function webhooksSection(check: Check | undefined): HTMLElement {
                 'li',
                 {},
                 h('span', { class: 'url' }, e.url),
-                ` (${e.auction}): ${e.reason ?? 'disabled'}, ${formatAgo(e.disabled_at)}`,
+                ` (${e.auction}): ${e.reason ?? 'no reason given'}, disabled ${formatAgo(e.disabled_at)}`,
               ),
             ),
           ),
@@ -166,7 +162,15 @@ export async function renderStatus(main: HTMLElement): Promise<void> {
     webhooksSection(checks.webhooks),
     diskSection(checks.disk),
     replicasSection(checks.replicas, replicas),
-    list('Limits', status.limits as Entries),
+    list(
+      'Limits',
+      Object.fromEntries(
+        Object.entries((status.limits as Entries) ?? {}).map(([name, value]) => [
+          name,
+          name.endsWith('_bytes') && typeof value === 'number' ? formatBytes(value) : value,
+        ]),
+      ),
+    ),
   );
   markReady('status');
 }

@@ -92,6 +92,17 @@ it('shows each part with its state and reason, numbers for people, and no reques
   );
   expect(await page.getByRole('region', { name: 'Database' }).locator('dl').textContent()).toMatch(/size\d+\.\d MB/);
   expect(notFound).toEqual([]);
+  // Headless Chromium asks for no favicon, so a missing one would not show above: the page names its own, and it
+  // loads under the page's Content-Security-Policy (a browser with tabs then asks for no /favicon.ico).
+  const icon = await page.locator('link[rel="icon"]').getAttribute('href', { timeout: 2000 });
+  expect(icon).toBeTruthy();
+  const loads = `new Promise((done) => {
+    const image = new Image();
+    image.onload = () => done(true);
+    image.onerror = () => done(false);
+    image.src = ${JSON.stringify(icon)};
+  })`;
+  expect(await page.evaluate<boolean>(loads)).toBe(true);
   if (process.env.CONSOLE_SCREENSHOTS_DIR)
     await page.screenshot({ path: `${process.env.CONSOLE_SCREENSHOTS_DIR}/status.png`, fullPage: true });
 });

@@ -60,6 +60,13 @@ it('refuses a target that cannot be written before starting anything', async () 
   expect(existsSync(join(root, 'data'))).toBe(false);
 });
 
+it('refuses a target under a file system that takes no directories, at once instead of spinning', async () => {
+  const result = await cli({}, 'backup', 'create', '--target', '/proc/sys/auction-ops-backups');
+  expect(result.code).toBe(1);
+  expect(result.out).toContain('backup target /proc/sys/auction-ops-backups cannot be written');
+  expect(existsSync(join(root, 'data'))).toBe(false);
+});
+
 it('refuses an unknown id by name, and a restore without --data-dir with the usage', async () => {
   const unknown = await cli({ BACKUP_TARGET: target }, 'backup', 'restore', 'nope', '--data-dir', join(root, 'out'));
   expect(unknown.code).toBe(1);

@@ -63,6 +63,8 @@ afterAll(async () => {
 beforeEach(async () => {
   await page?.close();
   page = await browser.newPage();
+  // Fail within the test's time with the action that waited, not as a timeout of the whole test.
+  page.setDefaultTimeout(10_000);
   await consoleSignIn(page, server.url, root.email, TEST_PASSWORD);
   await page.waitForSelector('body[data-ready="status"]');
 });

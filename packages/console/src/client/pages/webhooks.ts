@@ -65,20 +65,25 @@ interface View {
   selected: string | null;
 }
 
-/** Runs a repair, shows its outcome (done or the server's error) and reads the page's data again. */
+/**
+ * Runs a repair, reads the page's data again, then shows the outcome (done or the server's error): only once the
+ * page is redrawn, so what the outcome describes is on screen and a form is not replaced under the operator's typing.
+ */
 async function act(view: View, repair: () => Promise<Outcome>): Promise<void> {
+  view.feedback.replaceChildren(notice('Working…'));
   let result: Outcome;
   try {
     result = await repair();
   } catch (error) {
     result = { ok: false, text: (error as Error).message };
   }
-  view.feedback.replaceChildren(notice(result.text, result.ok ? 'status' : 'alert'));
+  let reread: HTMLElement | null = null;
   try {
     await draw(view);
   } catch (error) {
-    view.feedback.append(notice(`Could not read the endpoints again: ${(error as Error).message}`, 'alert'));
+    reread = notice(`Could not read the endpoints again: ${(error as Error).message}`, 'alert');
   }
+  view.feedback.replaceChildren(notice(result.text, result.ok ? 'status' : 'alert'), ...(reread ? [reread] : []));
   view.feedback.scrollIntoView({ block: 'nearest' });
 }
 

@@ -2451,6 +2451,10 @@ export type Database = {
         Args: { delivery_id: string }
         Returns: Json
       }
+      retry_webhook_delivery_now: {
+        Args: { delivery_id: string }
+        Returns: Json
+      }
       set_updated_at: {
         Args: never
         Returns: unknown

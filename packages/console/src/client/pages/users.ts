@@ -129,7 +129,8 @@ async function renderDetails(user: UserRow, into: HTMLElement, outcome?: HTMLEle
           ),
         ),
     factorRows.length === 0
-      ? notice(`${name} has no second factors.`)
+      ? // A description, not an outcome: the page's live regions stay for what an action did.
+        h('p', { class: 'notice' }, `${name} has no second factors.`)
       : stacked(
           dataTable(
             `Second factors of ${name}`,
@@ -144,7 +145,8 @@ async function renderDetails(user: UserRow, into: HTMLElement, outcome?: HTMLEle
                 `Remove factor ${f.friendly_name || f.factor_type} of ${name}`,
                 () =>
                   act(
-                    () => `Factor ${f.friendly_name || f.factor_type} of ${name} removed; they now sign in with one factor.`,
+                    () =>
+                      `Factor ${f.friendly_name || f.factor_type} of ${name} removed; they now sign in with one factor.`,
                     () => rpc('admin_delete_user_factor', { p_user_id: user.id, p_factor_id: f.id }),
                   ),
                 true,

@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -18,7 +19,21 @@ import {
 import { createStagingTable } from '../../../packages/functions/src/reporting/import/dataset-import.js';
 import type { DatasetColumn } from '../../../packages/functions/src/reporting/dataset-access.js';
 import { tableDigests } from './support/cluster-evidence.js';
-import { cli, serverUntilExit, startServer, type RunningServer } from './support/processes.js';
+import {
+  runCli,
+  runRefusedRelease,
+  startRelease,
+  type ReleaseProcess as RunningServer,
+} from '../../server/test/support/release-process.js';
+
+const CLI = fileURLToPath(new URL('../bin/auction-ops.js', import.meta.url));
+const START = fileURLToPath(new URL('../../server/bin/start.mjs', import.meta.url));
+/** `auction-ops <args>` to its end. */
+const cli = (args: string[], env: Record<string, string>) => runCli(CLI, env, ...args);
+/** The server started and left to exit on its own (a refusal at start). */
+const serverUntilExit = (env: Record<string, string>) => runRefusedRelease(START, { ...env, PORT: '0' });
+/** The server, once it prints its address and keys and answers /health. */
+const startServer = (env: Record<string, string>) => startRelease(START, { ...env, PORT: '0' });
 
 const JWT_SECRET = 'upgrade-test-secret-'.padEnd(40, 'x');
 const REFUSAL = /holds a PostgreSQL 16 cluster; this release runs PostgreSQL 17: run 'auction-ops db upgrade'/;
@@ -64,8 +79,8 @@ async function visibleLocations(server: RunningServer, token: string): Promise<{
 
 const objectUrl = (server: RunningServer, name: string) => `${server.url}/storage/v1/object/upgrade-test/${name}`;
 const serviceHeaders = (server: RunningServer) => ({
-  apikey: server.serviceKey,
-  authorization: `Bearer ${server.serviceKey}`,
+  apikey: server.serviceRoleKey,
+  authorization: `Bearer ${server.serviceRoleKey}`,
 });
 
 describe('PostgreSQL major upgrade of the embedded cluster', () => {

@@ -1,35 +1,16 @@
 // `auction-ops backup` refusals as an operator meets them: exit status and one clear message, nothing changed.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runCli } from './support/run-cli.js';
 
-const bin = fileURLToPath(new URL('../bin/auction-ops.js', import.meta.url));
 let root: string;
 /** An empty directory target beside DATA_DIR (root/data): a target holding DATA_DIR is refused. */
 let target: string;
 
-async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string }> {
-  const base: Record<string, string | undefined> = {
-    ...process.env,
-    DATA_DIR: join(root, 'data'),
-    JWT_SECRET: 'c'.repeat(40),
-  };
-  delete base.DATABASE_URL;
-  delete base.BACKUP_TARGET;
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], {
-      env: { ...base, ...env },
-    });
-    return { code: 0, out: stdout + stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
-  }
-}
+const cli = (env: Record<string, string>, ...args: string[]) =>
+  runCli({ DATA_DIR: join(root, 'data'), JWT_SECRET: 'c'.repeat(40), ...env }, ...args);
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'auction-ops-cli-backup-'));
@@ -57,6 +38,13 @@ it('refuses a target that cannot be written before starting anything', async () 
   const result = await cli({}, 'backup', 'create', '--target', join(file, 'backups'));
   expect(result.code).toBe(1);
   expect(result.out).toContain(`backup target ${join(file, 'backups')} cannot be written`);
+  expect(existsSync(join(root, 'data'))).toBe(false);
+});
+
+it('refuses a target under a file system that takes no directories, at once instead of spinning', async () => {
+  const result = await cli({}, 'backup', 'create', '--target', '/proc/sys/auction-ops-backups');
+  expect(result.code).toBe(1);
+  expect(result.out).toContain('backup target /proc/sys/auction-ops-backups cannot be written');
   expect(existsSync(join(root, 'data'))).toBe(false);
 });
 

@@ -1,27 +1,16 @@
 // The auction-ops command as a user runs it (a child process), against a database given by DATABASE_URL.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { runCli } from './support/run-cli.js';
 
-const bin = fileURLToPath(new URL('../bin/auction-ops.js', import.meta.url));
 let db: TestDatabase;
 let dataDir: string;
 
-async function cli(...args: string[]): Promise<{ code: number; out: string }> {
-  const env = { ...process.env, DATABASE_URL: db.ownerUrl, DATA_DIR: dataDir, JWT_SECRET: 'c'.repeat(40) };
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], { env });
-    return { code: 0, out: stdout + stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
-  }
-}
+const cli = (...args: string[]) =>
+  runCli({ DATABASE_URL: db.ownerUrl, DATA_DIR: dataDir, JWT_SECRET: 'c'.repeat(40) }, ...args);
 
 beforeAll(async () => {
   db = await createTestDatabase([]);
@@ -89,7 +78,7 @@ it(
     expect((await cli('super-admin', 'revoke', 'boss@cli.test')).out).toContain('no longer a super admin');
     expect((await cli('super-admin', 'list')).out).toContain('no super admins');
     const unknown = await cli('super-admin', 'grant', 'nobody@cli.test');
-    expect(unknown).toEqual({ code: 2, out: expect.stringContaining('no user with e-mail nobody@cli.test') });
+    expect(unknown).toMatchObject({ code: 2, out: expect.stringContaining('no user with e-mail nobody@cli.test') });
   },
   MIGRATING,
 );

@@ -1,30 +1,14 @@
 // A mistyped DATA_DIR must not become a new database: only the server's start and `migrate` (with `seed`, which
 // migrates first) make a cluster; every other command refuses a directory without one, naming it, and writes
 // nothing there. A data directory and a backup target never hold one another.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/run-cli.js';
 
-const bin = fileURLToPath(new URL('../bin/auction-ops.js', import.meta.url));
 let root: string;
-
-async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; out: string }> {
-  const base: Record<string, string | undefined> = { ...process.env };
-  for (const name of ['DATABASE_URL', 'BACKUP_TARGET', 'JWT_SECRET', 'DATA_DIR']) delete base[name];
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], {
-      env: { ...base, ...env },
-    });
-    return { code: 0, out: stdout + stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
-  }
-}
+const cli = runCli;
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'auction-ops-cli-datadir-'));

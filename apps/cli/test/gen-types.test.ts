@@ -1,28 +1,17 @@
 // `auction-ops gen types typescript` as a user runs it: the domain's committed types file must be what the command
 // prints for the migrated schema (regenerate with `pnpm gen:types` when a migration changes the schema).
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { migrationSets } from '@auction-ops/server';
+import { runCli } from './support/run-cli.js';
 
-const bin = fileURLToPath(new URL('../bin/auction-ops.js', import.meta.url));
 const committed = fileURLToPath(new URL('../../../packages/domain/types/database.ts', import.meta.url));
 let db: TestDatabase;
 
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], {
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { code: 0, out: stdout, err: stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout, err: e.stderr };
-  }
-}
+const cli = (...args: string[]) =>
+  runCli({}, ...args).then(({ code, stdout, stderr }) => ({ code, out: stdout, err: stderr }));
 
 beforeAll(async () => {
   db = await createTestDatabase(migrationSets);

@@ -119,6 +119,7 @@ it('a ban takes effect: the banned user cannot sign in nor refresh; unbanned, th
   await page.waitForSelector('body[data-ready="status"]');
   await openConsolePage(page, server.url, 'users', '?q=bert');
   await page.getByRole('button', { name: 'Ban bert@console.test' }).click();
+  await page.getByRole('button', { name: 'Confirm ban of bert@console.test' }).click();
   await expect
     .poll(() => page.getByRole('status').first().textContent())
     .toBe('bert@console.test banned; their sessions ended.');
@@ -140,6 +141,7 @@ it('a super admin cannot ban themselves', async () => {
   await page.waitForSelector('body[data-ready="status"]');
   await openConsolePage(page, server.url, 'users', '?q=root');
   await page.getByRole('button', { name: 'Ban root@console.test' }).click();
+  await page.getByRole('button', { name: 'Confirm ban of root@console.test' }).click();
   await expect.poll(() => page.getByRole('alert').textContent()).toBe('a super admin cannot ban themselves');
 });
 

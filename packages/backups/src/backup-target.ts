@@ -2,13 +2,14 @@
 //   backups/<id>/manifest.json, backups/<id>/files/<path under DATA_DIR>, backups/<id>/wal/<segment>
 //   wal/<segment> (+ .sha256)         the continuous WAL archive, written by PostgreSQL's archive_command
 //   objects/<bucket>/<version> (+ .sha256)   stored objects, archived as they are written
-import { chmodSync, chownSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { systemUser } from '@auction-ops/database';
 import { errors } from './backup-errors.js';
 import type { BackupStore } from './backup-store.js';
 import { createDirStore } from './dir-store.js';
 import { createS3Store, s3SettingsFromEnv } from './s3-store.js';
+import { makeDirsSync } from './target-dirs.js';
 
 export interface BackupTarget {
   /** As the operator named it (shown in messages and in the --json output). */
@@ -29,13 +30,27 @@ export function resolveTarget(spec: string | undefined, env = process.env): Back
   return { spec, dir, store: createDirStore(spec, dir) };
 }
 
+/** How long the write probe may take: a target that does not answer (a hung mount) is an error, not a wait. */
+const PROBE_TIMEOUT_MS = 30_000;
+
 /** Proves the target can be written before any work starts. */
-export async function ensureWritable(target: BackupTarget): Promise<void> {
+export async function ensureWritable(target: BackupTarget, timeoutMs = PROBE_TIMEOUT_MS): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+  });
   try {
-    await target.store.putText(`.write-probe/${process.pid}`, '');
-    await target.store.removePrefix('.write-probe');
+    await Promise.race([
+      (async () => {
+        await target.store.putText(`.write-probe/${process.pid}`, '');
+        await target.store.removePrefix('.write-probe');
+      })(),
+      timeout,
+    ]);
   } catch (error) {
     throw errors.targetNotWritable(target.spec, (error as Error).message);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -47,7 +62,7 @@ export function prepareArchiveDir(target: BackupTarget): void {
   if (!target.dir) return;
   const walDir = join(target.dir, 'wal');
   try {
-    mkdirSync(walDir, { recursive: true });
+    makeDirsSync(walDir);
   } catch (error) {
     throw errors.targetNotWritable(target.spec, (error as Error).message);
   }

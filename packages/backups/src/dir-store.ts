@@ -1,14 +1,15 @@
 // A backup target in a local (or mounted) directory. Files appear under their final name only when complete.
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import type { BackupStore } from './backup-store.js';
 import { copyWithChecksum, streamToFile } from './checksum.js';
+import { makeDirs } from './target-dirs.js';
 
 export function createDirStore(spec: string, root: string): BackupStore {
   const pathOf = (key: string) => join(root, key);
   const placed = async <T>(key: string, write: (temp: string) => Promise<T>): Promise<T> => {
-    await mkdir(dirname(pathOf(key)), { recursive: true });
+    await makeDirs(dirname(pathOf(key)));
     const temp = `${pathOf(key)}.partial`;
     const result = await write(temp);
     await rename(temp, pathOf(key));

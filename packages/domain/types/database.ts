@@ -2078,6 +2078,14 @@ export type Database = {
           subscription_tier: string
         }[]
       }
+      admin_confirm_user_email: {
+        Args: { p_user_id: string }
+        Returns: Json
+      }
+      admin_delete_user_factor: {
+        Args: { p_factor_id: string; p_user_id: string }
+        Returns: Json
+      }
       admin_mail_outbox: {
         Args: { p_limit?: number }
         Returns: {
@@ -2110,14 +2118,21 @@ export type Database = {
         Args: never
         Returns: undefined
       }
+      admin_revoke_user_sessions: {
+        Args: { p_session_id?: string; p_user_id: string }
+        Returns: number
+      }
       admin_search_users: {
         Args: { p_limit?: number; p_query?: string }
         Returns: {
           banned_until: string
           created_at: string
           email: string
+          email_confirmed_at: string
+          factor_count: number
           full_name: string
           id: string
+          invited_at: string
           last_sign_in_at: string
           session_count: number
         }[]
@@ -2125,6 +2140,16 @@ export type Database = {
       admin_set_user_banned: {
         Args: { p_banned: boolean; p_user_id: string }
         Returns: Json
+      }
+      admin_user_factors: {
+        Args: { p_user_id: string }
+        Returns: {
+          created_at: string
+          factor_type: string
+          friendly_name: string
+          id: string
+          status: string
+        }[]
       }
       admin_user_sessions: {
         Args: { p_user_id: string }
@@ -2448,6 +2473,10 @@ export type Database = {
         Returns: Json
       }
       replay_webhook_delivery: {
+        Args: { delivery_id: string }
+        Returns: Json
+      }
+      retry_webhook_delivery_now: {
         Args: { delivery_id: string }
         Returns: Json
       }

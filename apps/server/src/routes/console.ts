@@ -52,12 +52,12 @@ async function statusOf(
     : [];
   const database = databaseCheck({ up, connections: db?.connections, maxConnections: db?.max_connections });
   const replicas = replicasStatusOf(ctx);
-  const unknown = (error: unknown): Check => ({ state: 'failing', reason: `could not be read: ${String(error)}` });
+  const unreadable = (error: unknown): Check => ({ state: 'failing', reason: `could not be read: ${String(error)}` });
   const noDatabase: Check = { state: 'failing', reason: 'unknown: the database does not answer' };
   const [backupsNow, webhooks, disk] = await Promise.all([
-    up ? backups().catch(unknown) : noDatabase,
-    up ? webhooksStatusOf(ctx).catch(unknown) : noDatabase,
-    diskStatusOf(config.DATA_DIR).catch(unknown),
+    up ? backups().catch(unreadable) : noDatabase,
+    up ? webhooksStatusOf(ctx).catch(unreadable) : noDatabase,
+    diskStatusOf(config.DATA_DIR).catch(unreadable),
   ]);
   return {
     // The worst state of the parts below, and each part's state with a one-line reason (docs/console.md).

@@ -143,6 +143,22 @@ it('states: the webhook backlog (due, the oldest one’s wait) and a disabled en
   expect(webhooks.reason).toMatch(/^1 delivery due, the oldest for 10 min( \d+ s)?; 1 endpoint disabled$/);
 });
 
+it('states: backups with BACKUP_TARGET on an external database are not managed here', async () => {
+  const target = mkdtempSync(join(tmpdir(), 'auction-ops-console-status-external-'));
+  const external = await startTestServer({ BACKUP_TARGET: target });
+  try {
+    const admin = await external.signUp('root@external-status.test');
+    await external.db.sql`insert into public.super_admins (user_id) values (${admin.id})`;
+    expect((await statusJson(admin.token, external.url)).checks.backups).toEqual({
+      state: 'off',
+      reason: 'not managed here: the database is external (DATABASE_URL); back it up where it runs',
+    });
+  } finally {
+    await external.stop();
+    rmSync(target, { recursive: true, force: true });
+  }
+});
+
 describe('on its own embedded cluster with BACKUP_TARGET', () => {
   const CLI = fileURLToPath(new URL('../../cli/bin/auction-ops.js', import.meta.url));
   let dir: string;
@@ -166,7 +182,8 @@ describe('on its own embedded cluster with BACKUP_TARGET', () => {
     await until(
       async () => {
         if (proc.child.exitCode !== null) throw new Error(`no server: ${proc.output()}`);
-        return launcher.healthy();
+        // The banner (with the anon key) is printed once it listens, possibly just after /health answers.
+        return proc.output().includes('anon key:') && (await launcher.healthy());
       },
       'the server to start',
       90_000,

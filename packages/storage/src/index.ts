@@ -23,7 +23,8 @@ export {
   type SweepResult,
   type SweepSchedule,
 } from './orphan-sweep.js';
-export { TusUploadService, type TusState, type TusCreate } from './tus/tus-upload-service.js';
+export { TusUploadService, type TusCreate } from './tus/tus-upload-service.js';
+export type { TusState } from './tus/tus-upload-bytes.js';
 export { parseUploadMetadata, parseTusInteger, checkTusResumable, TUS_VERSION } from './tus/tus-headers.js';
 export {
   ImageRenderService,

@@ -3,27 +3,22 @@
 // schedules retries. It wakes on NOTIFY webhook_deliveries (sent at commit by the fan-out trigger) and polls as a
 // fallback; a watchdog restarts the loop when it stops making progress. Several dispatchers (processes) may run
 // against one database: the lease and the attempt number keep them from making the same attempt twice.
+// This module is the loop, the slots and the lifecycle; what an attempt sends is delivery-request.ts, how its
+// outcome is written outcome-recorder.ts, and the pruning of old logs log-pruning.ts.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type postgres from 'postgres';
 import { createWakeableSleep } from '@auction-ops/database';
-import { createDeliveryStore, type ClaimedDelivery, type FailureNext } from './delivery-store.js';
+import { type ClaimedDelivery, createDeliveryStore } from './delivery-store.js';
+import { deliveryRequest } from './delivery-request.js';
+import type { DispatcherLog } from './dispatcher-log.js';
 import { createHttpSender, type SendResult } from './http-sender.js';
-import { recordWithinLease } from './record-within-lease.js';
-import { nextRetry, parseRetryAfter, type RetryPolicy } from './retry-policy.js';
-import { signRequest } from './signer.js';
+import { type LogPruning, startLogPruning } from './log-pruning.js';
+import { createOutcomeRecorder } from './outcome-recorder.js';
+import type { RetryPolicy } from './retry-policy.js';
 import { createAddressGuard, type Cidr } from './ssrf-guard.js';
-
-export const USER_AGENT = 'auction-ops-Webhook/1.0';
 export const NOTIFY_CHANNEL = 'webhook_deliveries';
 const CLAIM_COALESCE_MS = 3;
-
-export interface DispatcherLog {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
 
 export interface DispatcherOptions {
   /** Owner connection pool (the dispatcher is service work, not a request). */
@@ -105,7 +100,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let loopDone: Promise<void> = Promise.resolve();
   const timers: NodeJS.Timeout[] = [];
   const work = new Set<Promise<void>>();
-  const successes = createGroupWriter(store.recordSuccesses);
+  let pruning: LogPruning | undefined;
+  const outcomes = createOutcomeRecorder({
+    store,
+    log,
+    policy: options.policy,
+    leaseMs,
+    disableAfterFailures: options.disableAfterFailures,
+    killed: () => killed,
+  });
 
   const wake = waker.wake;
   const sleep = waker.sleep;
@@ -178,53 +181,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     stats.inFlight = inflight.size;
   }
 
-  /** Writes an outcome, again and again while the database is away, as long as the lease lasts. */
-  function record(entry: InFlight, write: () => Promise<void>): Promise<void> {
-    return recordWithinLease(write, {
-      // A margin before the lease lapses: the statement itself takes time.
-      deadline: entry.startedAt + leaseMs - 2_000,
-      retryMs: 500,
-      stopped: () => killed,
-      onRetry: (error) =>
-        log.warn('webhook outcome not recorded yet; retrying', {
-          delivery_id: entry.delivery.id,
-          error: String(error),
-        }),
-    });
-  }
-
   async function deliver(entry: InFlight): Promise<void> {
     const { delivery: d, abort } = entry;
-    const p = d.payload;
-    // The body's field order (docs/events.md); the stored jsonb does not keep key order.
-    const body = JSON.stringify({
-      event: p.event,
-      timestamp: p.timestamp,
-      webhook_id: p.webhook_id,
-      auction_id: p.auction_id,
-      data: p.data,
-    });
-    const timestamp = Math.floor(Date.now() / 1000);
-    const signatures = signRequest(d.secrets, d.id, timestamp, body);
     let result: SendResult;
     try {
-      result = await sender.send({
-        url: d.url,
-        body,
-        timeoutMs: options.timeoutMs,
-        signal: abort.signal,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          'x-webhook-id': d.id,
-          'x-webhook-timestamp': String(timestamp),
-          'x-webhook-event': d.event_type,
-          'x-webhook-signature': signatures['x-webhook-signature'],
-          'webhook-id': d.id,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatures['webhook-signature'],
-        },
-      });
+      result = await sender.send(deliveryRequest(d, options.timeoutMs, abort.signal));
     } finally {
       // The slot is free once the receiver answered; the lease keeps the delivery ours until the outcome is written.
       release(d);
@@ -233,25 +194,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (killed) return;
     if (result.ok) {
       stats.delivered++;
-      await record(entry, () => successes.record(d, result));
+      await outcomes.success(entry, result);
       return;
     }
     stats.failedAttempts++;
-    let next: FailureNext;
-    if (abort.signal.aborted) next = { kind: 'retry', delayMs: 0 };
-    else if (result.status === 410) next = { kind: 'gone' };
-    else {
-      const decision = nextRetry(options.policy, d.attempt_in_round, parseRetryAfter(result.retryAfter));
-      next = decision.retry ? { kind: 'retry', delayMs: decision.delayMs } : { kind: 'final' };
-    }
-    log.debug('webhook attempt failed', {
-      delivery_id: d.id,
-      attempt: d.attempt,
-      status: result.status,
-      error: result.error,
-      next: next.kind,
-    });
-    await record(entry, () => store.recordFailure(d, result, next, options.disableAfterFailures));
+    await outcomes.failure(entry, result, abort.signal.aborted);
   }
 
   /** The self-check: a loop that has not turned for stallAfterMs is replaced; stuck attempts free their slots. */
@@ -281,19 +228,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     loopDone = loop(gen).catch((error) => log.error('webhook dispatcher loop crashed', { error: String(error) }));
   }
 
-  async function prune() {
-    try {
-      const removed = await store.prune(options.logRetentionDays);
-      if (removed.attempts > 0 || removed.deliveries > 0) log.info('pruned webhook logs', removed);
-    } catch (error) {
-      log.warn('webhook log pruning failed', { error: String(error) });
-    }
-  }
-
   async function halt(graceful: boolean) {
     if (!running) return;
     running = false;
     for (const t of timers.splice(0)) clearInterval(t);
+    pruning?.stop();
     wake();
     await unlisten?.().catch(() => {});
     const graceMs = options.stopGraceMs ?? 5000;
@@ -321,8 +260,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       unlisten = sub.unlisten;
       startLoop();
       timers.push(setInterval(watchdog, Math.min(5000, stallAfterMs / 2)).unref());
-      timers.push(setInterval(() => void prune(), 3_600_000).unref());
-      void prune();
+      pruning = startLogPruning(store, options.logRetentionDays, log);
       log.info('webhook dispatcher started', { worker: workerId, concurrency: options.concurrency });
     },
     stop: () => halt(true),
@@ -332,36 +270,5 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     },
     stats: () => ({ ...stats }),
     wake,
-  };
-}
-
-/**
- * Group commit: while one batch is being written, outcomes that arrive wait and go together in the next statement.
- * At low load each outcome is written at once; under load one statement carries many.
- */
-function createGroupWriter<T, R>(write: (batch: Array<{ d: T; outcome: R }>) => Promise<void>, maxBatch = 200) {
-  let pending: Array<{ d: T; outcome: R; done: (error?: unknown) => void }> = [];
-  let writing = false;
-  async function drain() {
-    writing = true;
-    while (pending.length > 0) {
-      const batch = pending.slice(0, maxBatch);
-      pending = pending.slice(batch.length);
-      try {
-        await write(batch);
-        for (const x of batch) x.done();
-      } catch (error) {
-        for (const x of batch) x.done(error);
-      }
-    }
-    writing = false;
-  }
-  return {
-    record(d: T, outcome: R): Promise<void> {
-      return new Promise((resolve, reject) => {
-        pending.push({ d, outcome, done: (error) => (error === undefined ? resolve() : reject(error)) });
-        if (!writing) void drain();
-      });
-    },
   };
 }

@@ -2,13 +2,13 @@
 export { webhookMigrations } from './migrations.js';
 export {
   createDispatcher,
-  USER_AGENT,
   NOTIFY_CHANNEL,
   type Dispatcher,
   type DispatcherOptions,
-  type DispatcherLog,
   type DispatcherStats,
 } from './dispatcher.js';
+export type { DispatcherLog } from './dispatcher-log.js';
+export { USER_AGENT } from './delivery-request.js';
 export {
   parseRetrySchedule,
   parseRetryAfter,

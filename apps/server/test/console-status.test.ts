@@ -3,7 +3,7 @@
 // webhook backlog and disabled endpoints, disk and backups here (external database); WAL archiving on, with a base
 // backup, and failing, on a server process with its own embedded cluster and BACKUP_TARGET.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -235,8 +235,9 @@ describe('on its own embedded cluster with BACKUP_TARGET', () => {
     expect(after).toMatchObject({ state: 'ok', base_backup: { state: 'ok', id } });
     expect(after.archiving).toMatchObject({ state: 'ok', failed_count: 0, timeout_seconds: 1 });
 
-    // The archive's directory becomes a file: archive_command cannot store the next segment.
-    rmSync(join(target, 'wal'), { recursive: true, force: true });
+    // The archive's directory becomes a file: archive_command cannot store the next segment. (Moved aside in one
+    // step: removing it could race a segment the archiver is writing into it at that moment.)
+    renameSync(join(target, 'wal'), join(target, 'wal.aside'));
     writeFileSync(join(target, 'wal'), 'not a directory');
     try {
       await owner`create table if not exists public.status_probe (n int)`;
@@ -253,9 +254,10 @@ describe('on its own embedded cluster with BACKUP_TARGET', () => {
       expect(failing.archiving.pending_segments).toBeGreaterThan(0);
       expect((await statusJson(token, url)).state).toBe('failing');
     } finally {
-      // Archiving catches up again, so the server stops without a backlog.
+      // Archiving catches up again (into the directory as it was, owned by the user PostgreSQL runs as), so the
+      // server stops without a backlog.
       rmSync(join(target, 'wal'), { force: true });
-      mkdirSync(join(target, 'wal'));
+      renameSync(join(target, 'wal.aside'), join(target, 'wal'));
     }
   });
 });

@@ -19,7 +19,7 @@ export const testDirs = [
   'apps/cli',
 ];
 
-export default testDirs.map((dir) =>
+const packageProjects = testDirs.map((dir) =>
   defineProject({
     resolve: sourceAlias,
     test: {
@@ -39,3 +39,10 @@ export default testDirs.map((dir) =>
     },
   }),
 );
+
+// Tests of the repository's own scripts (the import-circle check): no database, run with the rest.
+const scriptsProject = defineProject({
+  test: { name: 'scripts', root: 'scripts', include: ['**/*.test.ts'], pool: 'forks' },
+});
+
+export default [...packageProjects, scriptsProject];

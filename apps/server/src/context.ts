@@ -52,7 +52,7 @@ export interface AppEnv {
     /** The REST engine's Server-Timing value, for the request's trace (observability's SERVER_TIMING key). */
     serverTiming?: string;
     /** The gateway's response headers (request id, CORS) until a route or the gateway adds them (response-headers.ts). */
-    gatewayHeaders?: import('./middleware/response-headers.js').GatewayHeaders;
+    gatewayHeaders?: import('./middleware/gateway-headers.js').GatewayHeaders;
   };
 }
 

@@ -5,7 +5,7 @@
 import type postgres from 'postgres';
 import { inRequestTransaction } from '@auction-ops/database';
 import type { Change, TableInfo } from './change-capture.js';
-import type { Identity } from './change-router.js';
+import type { Identity } from './subscriber-identity.js';
 import { entry } from './map-entry.js';
 
 // How long a role's "reads the table without RLS" answer is trusted (policies can be created at any time).

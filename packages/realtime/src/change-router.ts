@@ -7,6 +7,7 @@ import { BindingIndex } from './binding-index.js';
 import type { RowFilter } from './filters.js';
 import { AccessGroups, relName } from './access-groups.js';
 import { entry } from './map-entry.js';
+import type { Identity } from './subscriber-identity.js';
 import type { TupleValues } from './pgoutput.js';
 
 const GRANTS_TTL_MS = 5_000;
@@ -16,17 +17,6 @@ const GRANTS_TTL_MS = 5_000;
 const CHECK_INTERVAL_MS = 25;
 
 export type ChangeEvent = '*' | 'INSERT' | 'UPDATE' | 'DELETE';
-
-/** Who a subscriber is to Postgres: the role and claims row-level security sees. */
-export interface Identity {
-  role: 'anon' | 'authenticated' | 'service_role';
-  /** The claims as JSON, as request.jwt.claims. */
-  claims: string;
-  /** Equal for subscribers that RLS cannot tell apart (same role and claims but for token times). */
-  key: string;
-  /** The user the claims name (`sub`); empty when none. */
-  sub: string;
-}
 
 export interface ChangeTarget {
   readonly identity: Identity;

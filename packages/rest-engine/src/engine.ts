@@ -14,8 +14,8 @@ import { PlanCache, planKey, type CachedPlan } from './plan-cache.js';
 import type { Plan } from './plan/types.js';
 import { respond, type EngineResponse } from './respond.js';
 import { checkAnonRole } from './role-check.js';
-import { toRawRequest } from './adapters/engine-request.js';
-import type { BodyInput, HeadersInput } from './adapters/request-input.js';
+import type { EngineRequest } from './engine-request.js';
+import { toRawRequest } from './request-normalizer.js';
 import { loadSchemaCache } from './schema-cache/schema-loader.js';
 import type { SchemaCache } from './schema-cache/types.js';
 
@@ -94,27 +94,6 @@ function sqlHeaders(headers: Record<string, string | undefined>, hidden: Readonl
     json += `${json === '' ? '' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`;
   }
   return `{${json}}`;
-}
-
-export interface EngineRequest {
-  method: string;
-  /** Path relative to the mount: '/todos', '/rpc/fn' or '/'. */
-  path: string;
-  /** Raw query string without '?' (default ''). */
-  search?: string;
-  /** Header names in any case: a record, node's IncomingHttpHeaders, a fetch Headers or [name, value] pairs. */
-  headers?: HeadersInput;
-  /** Text, bytes, a stream or an already parsed JSON value. */
-  body?: BodyInput;
-  /** Verified JWT claims; undefined means anonymous. */
-  claims?: Record<string, unknown>;
-  /** Defaults to claims.role, else the anonymous role. */
-  role?: string;
-  /**
-   * The pool this request runs on (a read replica for a read), logged in as the same role as `options.sql`;
-   * default `options.sql`. The schema cache always comes from `options.sql`.
-   */
-  sql?: postgres.Sql;
 }
 
 export interface RestEngine {

@@ -1,5 +1,6 @@
 // Public surface of @auction-ops/rest-engine.
-export { createRestEngine, type RestEngine, type RestEngineOptions, type EngineRequest, type TxEnd } from './engine.js';
+export { createRestEngine, type RestEngine, type RestEngineOptions, type TxEnd } from './engine.js';
+export type { EngineRequest } from './engine-request.js';
 export type { EngineResponse } from './respond.js';
 export { RestError, errors, sqlStateToStatus } from './errors.js';
 export { quoteIdent } from './ident.js';
@@ -21,5 +22,5 @@ export { createFetchHandler, type FetchContext, type FetchHandler } from './adap
 export { createNodeHandler, type NodeHandler } from './adapters/node-handler.js';
 export { lingerOnEarlyClose } from './adapters/lingering-close.js';
 export type { AdapterOptions, Authenticate, Claims, Identity } from './adapters/adapter-options.js';
-export { BodyTooLargeError, type BodyInput, type HeadersInput, normalizeHeaders } from './adapters/request-input.js';
+export { BodyTooLargeError, type BodyInput, type HeadersInput, normalizeHeaders } from './request-input.js';
 export { createJwtAuthenticator, type JwtOptions } from './auth/jwt-authenticator.js';

@@ -21,15 +21,6 @@ function outgoingOf(c: Context<AppEnv>): Outgoing | undefined {
   return outgoing && !outgoing.headersSent ? outgoing : undefined;
 }
 
-export interface GatewayHeaders {
-  readonly names: readonly string[];
-  readonly values: readonly string[];
-  /** Added by a middleware after the gateway (rate-limit counters). */
-  moreNames?: readonly string[];
-  moreValues?: readonly string[];
-  taken: boolean;
-}
-
 // Kept in the request's context variables, not in a WeakMap keyed by the context: a new key per request fills the
 // map's table with entries only the garbage collector removes.
 

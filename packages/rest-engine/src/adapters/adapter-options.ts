@@ -4,7 +4,7 @@ import type { RestEngine } from '../engine.js';
 import { errorResponse } from '../engine.js';
 import { RestError } from '../errors.js';
 import type { EngineResponse } from '../respond.js';
-import { BodyTooLargeError, type BodyInput, normalizeHeaders, type HeadersInput } from './request-input.js';
+import { BodyTooLargeError, type BodyInput, normalizeHeaders, type HeadersInput } from '../request-input.js';
 
 export type Claims = Record<string, unknown>;
 

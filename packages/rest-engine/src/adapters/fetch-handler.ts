@@ -2,7 +2,7 @@
 // fetch API's Request and Response.
 import type { RestEngine } from '../engine.js';
 import { type AdapterOptions, answer, type Claims, outsideMount, resolveAdapterOptions } from './adapter-options.js';
-import { BodyTooLargeError, readBody, type HeadersInput } from './request-input.js';
+import { BodyTooLargeError, readBody, type HeadersInput } from '../request-input.js';
 
 /** Per-request help from a host that has done part of the work (a gateway that verified the token). */
 export interface FetchContext {

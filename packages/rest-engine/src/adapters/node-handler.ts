@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RestEngine } from '../engine.js';
 import { type AdapterOptions, answer, type Claims, outsideMount, resolveAdapterOptions } from './adapter-options.js';
 import { lingerOnEarlyClose } from './lingering-close.js';
-import { BodyTooLargeError, type BodyInput, readBody } from './request-input.js';
+import { BodyTooLargeError, type BodyInput, readBody } from '../request-input.js';
 
 type NodeRequest = IncomingMessage & { body?: BodyInput; originalUrl?: string; claims?: Claims };
 type Next = (error?: unknown) => void;

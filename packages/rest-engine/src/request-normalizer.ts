@@ -1,7 +1,7 @@
 // Checks an EngineRequest at the API boundary and brings it to the parse stage's form (RawRequest): TypeErrors for
 // arguments of the wrong kind, header names in any case, bodies of any supported kind read to text.
-import type { RawRequest } from '../parse/request-parser.js';
-import type { EngineRequest } from '../engine.js';
+import type { EngineRequest } from './engine-request.js';
+import type { RawRequest } from './parse/request-parser.js';
 import { normalizeHeaders, readBody } from './request-input.js';
 
 export type NormalRequest = EngineRequest &

@@ -3,7 +3,7 @@
 // webhook backlog and disabled endpoints, disk and backups here (external database); WAL archiving on, with a base
 // backup, and failing, on a server process with its own embedded cluster and BACKUP_TARGET.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
+import { BARE_IMPORT, resolveNpmImport } from '../../apps/server/build/server-build.mjs';
 import { checkFilesBeside, MIRROR } from './assets.js';
 
 export const ROOT = join(import.meta.dirname, '../..');
@@ -105,14 +106,9 @@ function npmPackages(need: (name: string, file: string) => void): Plugin {
   return {
     name: 'npm-packages',
     setup(b) {
-      b.onResolve({ filter: /^[^./]/ }, async (args) => {
-        if (args.pluginData?.resolving || isBuiltin(args.path) || args.path.startsWith('@auction-ops/')) return;
-        const found = await b.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: args.resolveDir,
-          importer: args.importer,
-          pluginData: { resolving: true },
-        });
+      b.onResolve({ filter: BARE_IMPORT }, async (args) => {
+        const found = await resolveNpmImport(b, args);
+        if (!found) return;
         if (found.errors.length > 0) return { errors: found.errors };
         const name = packageName(args.path);
         if (BUNDLED_FROM_NPM.has(name)) return { path: found.path };

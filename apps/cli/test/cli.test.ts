@@ -47,9 +47,22 @@ it('names an unknown command or argument and exits 2', async () => {
   const bogus = await cli('status', '--bogus');
   expect(bogus.code).toBe(2);
   expect(bogus.out).toContain('auction-ops status: unknown argument "--bogus" (it takes none)');
+  const option = await cli('backup', 'list', '--bogus');
+  expect(option.code).toBe(2);
+  expect(option.out).toContain("Unknown option '--bogus'");
+  expect(option.out).toContain('usage: auction-ops backup');
+  const action = await cli('db', 'downgrade');
+  expect(action.code).toBe(2);
+  expect(action.out).toContain('usage: auction-ops db upgrade');
   const help = await cli('--help');
   expect(help.code).toBe(0);
   expect(help.out).toContain('usage: auction-ops <command>');
+});
+
+it('db upgrade refuses an external database: its majors are its operator’s', async () => {
+  const { code, out } = await cli('db', 'upgrade');
+  expect(code).toBe(1);
+  expect(out).toContain("DATABASE_URL is set: 'db upgrade' upgrades the embedded cluster only");
 });
 
 it('status says whether a server runs on DATA_DIR and who archives the database', async () => {

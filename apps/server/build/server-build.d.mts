@@ -4,3 +4,10 @@ export const OUT_DIRS: readonly string[];
 export function firstWritable(dirs: readonly string[]): string;
 /** Bundles the server into `<outDir>/build-<content hash>/` (main.mjs, index.mjs) and returns that directory. */
 export function buildServer(outDir?: string): Promise<string>;
+/** An import by package name (not a relative path). */
+export const BARE_IMPORT: RegExp;
+/** For the import of an npm package by name: what esbuild resolves it to; undefined for any other import. */
+export function resolveNpmImport(
+  b: import('esbuild').PluginBuild,
+  args: import('esbuild').OnResolveArgs,
+): Promise<import('esbuild').ResolveResult | undefined>;

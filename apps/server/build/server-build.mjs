@@ -100,18 +100,31 @@ export function firstWritable(dirs) {
   throw new Error(`the server cannot be built: none of ${dirs.join(', ')} can be written to`);
 }
 
+/** An import by package name (not a relative path). */
+export const BARE_IMPORT = /^[^./]/;
+
+/**
+ * For the import of an npm package (by name, neither a Node builtin nor a workspace package): what esbuild resolves
+ * it to from its importer; undefined for any other import. Shared with the npm package's bundle
+ * (scripts/server-package/bundle.ts), which decides differently what to do with it.
+ */
+export async function resolveNpmImport(b, args) {
+  if (args.pluginData?.resolving || isBuiltin(args.path) || args.path.startsWith('@auction-ops/')) return undefined;
+  return b.resolve(args.path, {
+    kind: args.kind,
+    resolveDir: args.resolveDir,
+    importer: args.importer,
+    pluginData: { resolving: true },
+  });
+}
+
 /** Bare imports outside the workspace: left to Node, by the absolute URL esbuild resolves from the importer. */
 const externalPackages = {
   name: 'external-packages',
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, async (args) => {
-      if (args.pluginData?.resolving || isBuiltin(args.path) || args.path.startsWith('@auction-ops/')) return;
-      const found = await b.resolve(args.path, {
-        kind: args.kind,
-        resolveDir: args.resolveDir,
-        importer: args.importer,
-        pluginData: { resolving: true },
-      });
+    b.onResolve({ filter: BARE_IMPORT }, async (args) => {
+      const found = await resolveNpmImport(b, args);
+      if (!found) return;
       if (found.errors.length > 0) return { errors: found.errors };
       return { path: pathToFileURL(found.path).href, external: true };
     });

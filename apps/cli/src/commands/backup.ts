@@ -1,5 +1,4 @@
 // `auction-ops backup create|list|restore`: thin over @auction-ops/backups (docs/backups.md).
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import {
   backupErrors,
@@ -15,34 +14,25 @@ import {
 import { targetOverlap } from '@auction-ops/backups/target-overlap';
 import { loadConfig } from '@auction-ops/server/config';
 import { openDatabase } from '../database.js';
+import { parseCommandArgs } from '../command-args.js';
 import { UsageError } from './super-admin.js';
 
 const USAGE = `usage: auction-ops backup create [--target T] [--json]
        auction-ops backup list [--target T] [--json]
        auction-ops backup restore <id|latest> --data-dir DIR [--to-time ISO-8601] [--target T] [--json]`;
 
-function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        target: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        'data-dir': { type: 'string' },
-        'to-time': { type: 'string' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
-  }
-}
+const OPTIONS = {
+  target: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  'data-dir': { type: 'string' },
+  'to-time': { type: 'string' },
+} as const;
 
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const line = (b: BackupSummary) => `${b.id}\t${b.finished_at}\t${megabytes(b.bytes)}`;
 
 export async function backupCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parse(args);
+  const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE);
   const [action, id, ...extra] = positionals;
   const config = loadConfig();
   if (config.DATABASE_URL) throw backupErrors.externalDatabase();

@@ -1,12 +1,12 @@
 // `auction-ops db upgrade [--old-bin-dir DIR] [--backup-target T | --no-backup]`: carries the embedded cluster of an
 // older PostgreSQL major to this release's (@auction-ops/database upgradeCluster), keeping the old directory.
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { continuousArchiving } from '@auction-ops/backups';
 import { upgradeCluster, upgradeErrors } from '@auction-ops/database';
 import { migrationSets } from '@auction-ops/server';
 import { loadConfig } from '@auction-ops/server/config';
 import { firstBackup, newBackupTarget } from './db-upgrade-backup.js';
+import { parseCommandArgs } from '../command-args.js';
 import { UsageError } from './super-admin.js';
 
 const USAGE = `usage: auction-ops db upgrade [--old-bin-dir DIR] [--backup-target T | --no-backup]
@@ -14,24 +14,14 @@ const USAGE = `usage: auction-ops db upgrade [--old-bin-dir DIR] [--backup-targe
   --backup-target T    an empty backup target for the upgraded cluster (needed when BACKUP_TARGET is set)
   --no-backup          take no base backup after the upgrade`;
 
-function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        'old-bin-dir': { type: 'string' },
-        'backup-target': { type: 'string' },
-        'no-backup': { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
-  }
-}
+const OPTIONS = {
+  'old-bin-dir': { type: 'string' },
+  'backup-target': { type: 'string' },
+  'no-backup': { type: 'boolean', default: false },
+} as const;
 
 export async function dbCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parse(args);
+  const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE);
   if (positionals.length !== 1 || positionals[0] !== 'upgrade') throw new UsageError(USAGE);
   const config = loadConfig();
   if (config.DATABASE_URL) throw upgradeErrors.external();

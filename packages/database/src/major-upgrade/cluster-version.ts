@@ -16,11 +16,19 @@ export function clusterMajor(pgdata: string): number | undefined {
   return Number.parseInt(readFileSync(file, 'utf8').trim(), 10);
 }
 
-/** The major of a postgres binary, from `postgres --version` (allowed as root: no server starts). */
+const majors = new Map<string, number>();
+
+/**
+ * The major of a postgres binary, from `postgres --version` (allowed as root: no server starts), asked once per
+ * process: every start of the embedded cluster checks it, the supervisor's restarts included.
+ */
 export function binariesMajor(postgresBinary: string): number {
+  const known = majors.get(postgresBinary);
+  if (known !== undefined) return known;
   const out = execFileSync(postgresBinary, ['--version'], { encoding: 'utf8' });
   const match = /\(PostgreSQL\)\s+(\d+)/.exec(out);
   if (!match) throw new Error(`cannot read the PostgreSQL version of ${postgresBinary}: ${out.trim()}`);
+  majors.set(postgresBinary, Number(match[1]));
   return Number(match[1]);
 }
 

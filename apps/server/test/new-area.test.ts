@@ -28,8 +28,9 @@ grant all on public.gate_checkins to service_role;
 select domain.create_tenant_policies('public.gate_checkins', 'member', 'checked_in_by');
 select domain.refuse_anonymous('public.gate_checkins');
 
-insert into public.event_types (name, area, emitted_when, data_fields, sample, since_version) values
-  ('checkin.created', 'gates', 'a car checked in at the gate', 'id, plate, checked_in_by {id,name}, checked_in_at',
+insert into public.event_types (name, area, emitted_when, fields, sample, since_version) values
+  ('checkin.created', 'gates', 'a car checked in at the gate',
+   '{"id": "uuid", "plate": "text", "checked_in_by": "user?", "checked_in_at": "timestamp"}',
    '{"id": "00000000-0000-4000-8000-000000000001", "plate": "KA-1234",
      "checked_in_by": {"id": "00000000-0000-4000-8000-000000000002", "name": "Sample Member"},
      "checked_in_at": "2026-03-01T14:05:09.123+00:00"}', '1.1');

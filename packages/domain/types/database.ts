@@ -515,14 +515,16 @@ export type Database = {
           area: string
           data_fields: string
           emitted_when: string
+          fields: Json
           name: string
           sample: Json
           since_version: string
         }
         Insert: {
           area: string
-          data_fields: string
+          data_fields?: string
           emitted_when: string
+          fields: Json
           name: string
           sample: Json
           since_version?: string
@@ -531,6 +533,7 @@ export type Database = {
           area?: string
           data_fields?: string
           emitted_when?: string
+          fields?: Json
           name?: string
           sample?: Json
           since_version?: string

@@ -485,9 +485,10 @@ describe('the event catalogue (public.event_types)', () => {
       lines: [{ n: 3 }],
     };
     const check = async (data: object) =>
-      (await db.sql<{ m: string[] }[]>`
-        select domain.event_data_mismatches(${db.sql.json(data as never)}, ${db.sql.json(declared as never)}) as m`)[0]
-        .m;
+      (
+        await db.sql<{ m: string[] }[]>`
+        select domain.event_data_mismatches(${db.sql.json(data as never)}, ${db.sql.json(declared as never)}) as m`
+      )[0].m;
     expect(await check(ok)).toEqual([]);
     expect(await check({ ...ok, extra: 1 })).toEqual(['extra: not declared']);
     const { at: _dropped, ...withoutAt } = ok;

@@ -56,7 +56,7 @@ export async function main(): Promise<void> {
     }
 
     // Warm-up: connections, JIT, keep-alive sockets.
-    await sql`select public.emit_event(${a.id}, 'message.created', '{}') from generate_series(1, 50)`;
+    await sql`select domain.emit_event(${a.id}, 'message.created', '{}') from generate_series(1, 50)`;
     await waitForCount(50 * ENDPOINTS);
 
     // Throughput: a backlog committed in batches of 100 events while the dispatcher drains it.
@@ -65,7 +65,7 @@ export async function main(): Promise<void> {
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     for (let i = 0; i < BACKLOG_EVENTS; i += 100) {
-      await sql`select public.emit_event(${a.id}, 'message.created', jsonb_build_object('n', g))
+      await sql`select domain.emit_event(${a.id}, 'message.created', jsonb_build_object('n', g))
         from generate_series(1, 100) g`;
     }
     await waitForCount(before + total);
@@ -121,7 +121,7 @@ export async function main(): Promise<void> {
       const due = started + i * interval;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      await sql`select public.emit_event(${a.id}, 'member.joined', ${sql.json({ seq: i })})`;
+      await sql`select domain.emit_event(${a.id}, 'member.joined', ${sql.json({ seq: i })})`;
       committed.set(String(i), performance.now());
     }
     await waitForCount(latencyStart + LATENCY_EVENTS);

@@ -76,7 +76,7 @@ async function openEndpoint(): Promise<void> {
 }
 
 async function emit(): Promise<void> {
-  await server.db.sql`select public.emit_event(${auctionId}, 'message.created', '{}'::jsonb)`;
+  await server.db.sql`select domain.emit_event(${auctionId}, 'message.created', '{}'::jsonb)`;
 }
 
 async function deliveries() {

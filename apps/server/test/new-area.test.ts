@@ -35,15 +35,15 @@ insert into public.event_types (name, area, emitted_when, fields, sample, since_
      "checked_in_by": {"id": "00000000-0000-4000-8000-000000000002", "name": "Sample Member"},
      "checked_in_at": "2026-03-01T14:05:09.123+00:00"}', '1.1');
 
-create function public.gate_checkin_events() returns trigger
+create function domain.gate_checkin_events() returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
-  perform public.emit_event(new.auction_id, 'checkin.created', jsonb_build_object('id', new.id, 'plate', new.plate,
+  perform domain.emit_event(new.auction_id, 'checkin.created', jsonb_build_object('id', new.id, 'plate', new.plate,
     'checked_in_by', public.user_ref(new.checked_in_by), 'checked_in_at', new.checked_in_at));
   return new;
 end $$;
 create trigger gate_checkin_events after insert on public.gate_checkins
-  for each row execute function public.gate_checkin_events();
+  for each row execute function domain.gate_checkin_events();
 `;
 
 const AREA_REALTIME = `select realtime.expose('public.gate_checkins', classed => true);`;

@@ -102,7 +102,7 @@ describe('background work runs once', () => {
       const [auction] = await db.sql`insert into public.auctions (name, slug) values ('Hooks', 'hooks') returning id`;
       await db.sql`insert into public.webhook_endpoints (auction_id, url, events, secret)
         values (${auction.id}, ${url}, ${['message.created']}, 'two-servers-secret-0123456789')`;
-      await db.sql`select public.emit_event(${auction.id}, 'message.created', jsonb_build_object('n', g))
+      await db.sql`select domain.emit_event(${auction.id}, 'message.created', jsonb_build_object('n', g))
                      from generate_series(1, 40) g`;
       const delivered = async () =>
         (await db.sql`select count(*)::int as n from public.webhook_deliveries where status = 'delivered'`)[0].n;

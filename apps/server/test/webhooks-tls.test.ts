@@ -46,7 +46,7 @@ it('delivers over HTTPS to a receiver whose certificate the configured CA signed
   const [a] = await db.sql`insert into public.auctions (name, slug) values ('TLS Auction', 'tls-auction') returning id`;
   await db.sql`insert into public.webhook_endpoints (auction_id, url, events, secret)
     values (${a.id}, ${url}, ${['message.created']}, 'tls-secret-0123456789')`;
-  await db.sql`select public.emit_event(${a.id}, 'message.created', '{}')`;
+  await db.sql`select domain.emit_event(${a.id}, 'message.created', '{}')`;
   // The outcome is recorded after the receiver answered: wait for the record, not only for the request.
   const recorded = async () =>
     (await db.sql`select status from public.webhook_deliveries`)[0]?.status !== 'queued' && received.length > 0;

@@ -69,7 +69,7 @@ describe('webhooks in the server', () => {
     try {
       await until(health, 'first server');
       const auctionId = await arrange(r.url);
-      await db.sql`select public.emit_event(${auctionId}, 'message.created', jsonb_build_object('n', g))
+      await db.sql`select domain.emit_event(${auctionId}, 'message.created', jsonb_build_object('n', g))
         from generate_series(1, 10) g`;
       await until(() => r.ids.length >= 3, 'requests in flight');
       first.child.kill('SIGKILL');
@@ -116,7 +116,7 @@ describe('webhooks in the server', () => {
       const [s] = await db.sql`select allow_http from webhooks.settings`;
       expect(s.allow_http).toBe(true);
       const auctionId = await arrange(r.url);
-      await db.sql`select public.emit_event(${auctionId}, 'message.created', '{}')`;
+      await db.sql`select domain.emit_event(${auctionId}, 'message.created', '{}')`;
       await new Promise((res) => setTimeout(res, 800));
       expect(r.ids).toHaveLength(0);
     } finally {
@@ -140,7 +140,7 @@ describe('webhooks in the server', () => {
     const failing = await startLoopbackServer((_req, _body, res) => res.writeHead(500).end());
     try {
       const auctionId = await arrange(`${failing.url}/hook`);
-      await db.sql`select public.emit_event(${auctionId}, 'message.created', jsonb_build_object('n', g))
+      await db.sql`select domain.emit_event(${auctionId}, 'message.created', jsonb_build_object('n', g))
         from generate_series(1, 5) g`;
       const delays = async () =>
         db.sql<{ ms: number }[]>`

@@ -502,7 +502,7 @@ describe('the event catalogue (public.event_types)', () => {
   });
 
   it('refuses an event the catalogue does not name, with the change that emitted it', async () => {
-    await expect(db.sql`select public.emit_event(${w.a.auctionId}, 'gate.opened', '{}')`).rejects.toMatchObject({
+    await expect(db.sql`select domain.emit_event(${w.a.auctionId}, 'gate.opened', '{}')`).rejects.toMatchObject({
       code: '23503',
     });
     expect(await events()).toEqual([]);

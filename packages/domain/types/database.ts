@@ -2174,35 +2174,7 @@ export type Database = {
         Args: { p_zone: string }
         Returns: undefined
       }
-      auction_members_events: {
-        Args: never
-        Returns: unknown
-      }
-      auction_members_keep_owner: {
-        Args: never
-        Returns: unknown
-      }
       auction_timezone: {
-        Args: { p_auction_id: string }
-        Returns: string
-      }
-      auctions_add_owner: {
-        Args: never
-        Returns: unknown
-      }
-      auctions_before_insert: {
-        Args: never
-        Returns: unknown
-      }
-      auctions_before_update: {
-        Args: never
-        Returns: unknown
-      }
-      auctions_mfa_setting_guard: {
-        Args: never
-        Returns: unknown
-      }
-      caller_role: {
         Args: { p_auction_id: string }
         Returns: string
       }
@@ -2238,22 +2210,6 @@ export type Database = {
         Args: { p_channel_id: string }
         Returns: boolean
       }
-      channels_check: {
-        Args: never
-        Returns: unknown
-      }
-      chat_children_fill: {
-        Args: never
-        Returns: unknown
-      }
-      chat_events: {
-        Args: never
-        Returns: unknown
-      }
-      children_follow_location: {
-        Args: never
-        Returns: unknown
-      }
       create_lot_submission_with_entries: {
         Args: { p_entries: Json; p_image_url?: string; p_location_id: string; p_notes?: string }
         Returns: Json
@@ -2280,14 +2236,6 @@ export type Database = {
       }
       display_name: {
         Args: { p_email: string; p_full_name: string }
-        Returns: string
-      }
-      emit_event: {
-        Args: { p_auction_id: string; p_data: Json; p_event_type: string }
-        Returns: string
-      }
-      extensions_random_bytes: {
-        Args: never
         Returns: string
       }
       get_all_locations_stats: {
@@ -2355,10 +2303,6 @@ export type Database = {
         Args: { p_auction_id: string }
         Returns: string
       }
-      inspection_event_data: {
-        Args: { p_inspection_id: string }
-        Returns: Json
-      }
       invite_user_to_auction: {
         Args: { p_auction_id: string; p_email: string; p_role?: string }
         Returns: Json
@@ -2383,37 +2327,13 @@ export type Database = {
         Args: never
         Returns: boolean
       }
-      location_assignments_fill: {
-        Args: never
-        Returns: unknown
-      }
       location_recipients: {
         Args: { p_location_id: string }
         Returns: string[]
       }
-      location_submission_types_fill: {
-        Args: never
-        Returns: unknown
-      }
       log_email: {
         Args: { p_error?: string; p_provider_id?: string; p_status: string; p_template: string; p_to_email: string }
         Returns: string
-      }
-      lot_submission_entries_fill: {
-        Args: never
-        Returns: unknown
-      }
-      lot_submissions_created_event: {
-        Args: never
-        Returns: unknown
-      }
-      lot_submissions_fill: {
-        Args: never
-        Returns: unknown
-      }
-      lot_submissions_updated_event: {
-        Args: never
-        Returns: unknown
       }
       mark_channel_as_read: {
         Args: { p_channel_id: string }
@@ -2426,46 +2346,6 @@ export type Database = {
       members_can_create_channels: {
         Args: { p_auction_id: string }
         Returns: boolean
-      }
-      messages_check: {
-        Args: never
-        Returns: unknown
-      }
-      problem_actions_completed_event: {
-        Args: never
-        Returns: unknown
-      }
-      problem_children_fill: {
-        Args: never
-        Returns: unknown
-      }
-      problem_event_data: {
-        Args: { p_problem_id: string }
-        Returns: Json
-      }
-      problem_reports_check: {
-        Args: never
-        Returns: unknown
-      }
-      problem_reports_events: {
-        Args: never
-        Returns: unknown
-      }
-      quality_defects_added_event: {
-        Args: never
-        Returns: unknown
-      }
-      quality_defects_fill: {
-        Args: never
-        Returns: unknown
-      }
-      quality_inspections_created_event: {
-        Args: never
-        Returns: unknown
-      }
-      quality_inspections_fill: {
-        Args: never
-        Returns: unknown
       }
       remove_auction_member: {
         Args: { p_auction_id: string; p_user_id: string }
@@ -2481,14 +2361,6 @@ export type Database = {
       }
       retry_webhook_delivery_now: {
         Args: { delivery_id: string }
-        Returns: Json
-      }
-      set_updated_at: {
-        Args: never
-        Returns: unknown
-      }
-      submission_event_data: {
-        Args: { p_submission_id: string }
         Returns: Json
       }
       test_webhook: {

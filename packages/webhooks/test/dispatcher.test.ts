@@ -445,7 +445,7 @@ describe('isolation and durability', () => {
     const one = dispatcher({ perEndpointConcurrency: 4 });
     const two = dispatcher({ perEndpointConcurrency: 4 });
     await Promise.all([one.start(), two.start()]);
-    await db.sql`select public.emit_event(${a.id}, 'message.created', jsonb_build_object('n', g))
+    await db.sql`select domain.emit_event(${a.id}, 'message.created', jsonb_build_object('n', g))
       from generate_series(1, 150) g`;
     await r.waitFor(300);
     await waitUntil(

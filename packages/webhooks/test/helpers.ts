@@ -63,7 +63,7 @@ export async function emit(
   data: object = { n: 1 },
 ): Promise<string> {
   const [row] =
-    await sql`select public.emit_event(${auctionId}, ${type}, ${sql.json(data as postgres.JSONValue)}) as id`;
+    await sql`select domain.emit_event(${auctionId}, ${type}, ${sql.json(data as postgres.JSONValue)}) as id`;
   return row.id as string;
 }
 

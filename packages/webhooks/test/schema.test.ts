@@ -62,7 +62,7 @@ describe('fan-out', () => {
     const before = await db.sql`select count(*)::int as n from public.webhook_deliveries`;
     await db.sql
       .begin(async (tx) => {
-        await tx`select public.emit_event(${a.id}, 'problem.created', '{}')`;
+        await tx`select domain.emit_event(${a.id}, 'problem.created', '{}')`;
         await tx`select 1/0`;
       })
       .catch(() => {});

@@ -13,7 +13,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const publicFunctions = (where: string) => db.sql.unsafe<{ name: string }[]>(`
+const publicFunctions = (where: string) =>
+  db.sql.unsafe<{ name: string }[]>(`
   select p.proname as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace
    where n.nspname = 'public' and (${where}) order by 1`);
 

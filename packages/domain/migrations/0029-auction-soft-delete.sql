@@ -21,15 +21,20 @@ create table domain.deletion_settings (
 );
 insert into domain.deletion_settings default values;
 
--- Deleted auctions, for policies: `not (auction_id = any (array(select public.deleted_auction_ids())))` costs one
--- lookup per statement (a partial index, usually empty).
+-- Deleted auctions the caller belongs to (every one for a super admin), for policies:
+-- `not (auction_id = any (array(select public.deleted_auction_ids())))` costs one lookup per statement (a partial
+-- index, usually empty). Limited to the caller's own so that it names no one else's auction.
 create function public.deleted_auction_ids() returns setof uuid
 language plpgsql stable security definer parallel safe set search_path = '' as $$
 begin
-  return query select id from public.auctions where deleted_at is not null;
+  return query
+  select a.id from public.auctions a
+  where a.deleted_at is not null
+    and (exists (select 1 from public.auction_members m where m.auction_id = a.id and m.user_id = (select auth.uid()))
+         or exists (select 1 from public.super_admins s where s.user_id = (select auth.uid())));
 end $$;
 revoke execute on function public.deleted_auction_ids() from public;
-grant execute on function public.deleted_auction_ids() to anon, authenticated, service_role;
+grant execute on function public.deleted_auction_ids() to authenticated, service_role;
 
 -- The membership helpers (bodies as of 0013 and 0021), a deleted auction counting as no membership; the super
 -- admins' "every auction" leaves deleted ones out too (they reach them through the RPCs below and the console).
@@ -151,6 +156,16 @@ end $$;
 create trigger auctions_after_delete after delete on public.auctions
   for each row execute function public.auctions_after_delete();
 
+-- The effective role of the RPCs that write (0002: invitations, role changes, ownership transfer): none in a
+-- deleted auction, for super admins and the service role too.
+create or replace function public.caller_role(p_auction_id uuid) returns text
+language sql stable security definer set search_path = '' as $$
+  select case
+    when exists (select 1 from public.auctions where id = p_auction_id and deleted_at is not null) then null
+    when public.is_super_admin() or auth.role() = 'service_role' then 'owner'
+    else public.get_user_auction_role(p_auction_id) end
+$$;
+
 -- The mark. Callable as an RPC too (owners, super admins, the service role); the delete trigger calls it.
 create function public.delete_auction(p_auction_id uuid) returns public.auctions
 language plpgsql volatile security definer set search_path = '' as $$
@@ -162,7 +177,7 @@ begin
     raise exception 'no such auction' using errcode = 'P0002';
   end if;
   if not (auth.role() = 'service_role' or public.is_super_admin()
-          or public.get_user_auction_role(p_auction_id) = 'owner') then
+          or public.get_user_auction_role(p_auction_id) is not distinct from 'owner') then
     raise exception 'only an owner of the auction may delete it' using errcode = '42501';
   end if;
   update public.auctions

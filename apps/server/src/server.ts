@@ -242,7 +242,7 @@ export async function serveOn(
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const url = `${secure ? 'https' : 'http'}://${config.HOST}:${port}`;
-    const workers = await startWorkers(ctx);
+    const workers = await startWorkers(ctx, services);
     cleanup.push(async () => {
       await Promise.all(workers.map((w) => w.stop()));
     });

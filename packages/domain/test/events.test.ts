@@ -453,6 +453,33 @@ describe('member events', () => {
   });
 });
 
+describe('auction lifecycle events (domain/0029)', () => {
+  it('auction.deleted on an owner delete, auction.undeleted on undo, auction.purged after the cascade', async () => {
+    const [c] =
+      await db.sql`insert into public.auctions (name, slug, created_by) values ('Doomed', 'doomed-ev', ${w.b.owner})
+      returning id`;
+    const id = c!.id as string;
+    await as(w.b.owner, (tx) => tx`delete from public.auctions where id = ${id}`);
+    await as(w.b.owner, (tx) => tx`select public.restore_deleted_auction(p_auction_id := ${id})`);
+    await as(w.b.owner, (tx) => tx`delete from public.auctions where id = ${id}`);
+    let ev = await events();
+    expect(ev.map((e) => [e.event_type, e.auction_id])).toEqual([
+      ['auction.deleted', id],
+      ['auction.undeleted', id],
+      ['auction.deleted', id],
+    ]);
+    expect(ev[0]!.data).toMatchObject({ id, slug: 'doomed-ev', deleted_by: { id: w.b.owner } });
+    expect(ev[1]!.data).toMatchObject({ id, undeleted_by: { id: w.b.owner } });
+    // Not yet due; then due (the job passes its `now`).
+    await expect(db.sql`select * from domain.purge_auction(${id}::uuid)`).rejects.toMatchObject({ code: 'P0001' });
+    await db.sql`select * from domain.purge_auction(${id}::uuid, now() + interval '31 days')`;
+    ev = await events();
+    expect(ev.map((e) => e.event_type)).toEqual(['auction.purged']);
+    expect(ev[0]!.data).toMatchObject({ id, slug: 'doomed-ev', objects_removed: 0 });
+    expect(await db.sql`select 1 from public.auctions where id = ${id}`).toHaveLength(0);
+  });
+});
+
 /** The event type argument of an emit_event call in a function's source. */
 const EMIT_CALL = String.raw`emit_event\(\s*[^,]+,\s*([^,]+),`;
 

@@ -39,6 +39,11 @@ const relationsOf = (c: Case) => [
   ...(c.relation ? [c.relation] : []),
 ];
 
+const deleteAndList: Probe = async (tx, w) => {
+  await tx`delete from public.auctions where id = ${A(w)}`;
+  return tx`select id from public.list_deleted_auctions() where id = ${A(w)}`;
+};
+
 const cases: Case[] = [
   // Reads of auction A's rows.
   R(
@@ -102,11 +107,30 @@ const cases: Case[] = [
     (tx, w) => tx`update public.auctions set settings = '{"timezone":"UTC"}' where id = ${A(w)} returning id`,
     'rows rows none none deny rows',
   ),
+  // A delete marks the auction (domain/0029): the row is skipped, so the probe reads the mark back through the
+  // list of deleted auctions the caller may undo.
+  R('delete auction', deleteAndList, 'rows none none none deny rows'),
   R(
-    'delete auction',
-    (tx, w) => tx`delete from public.auctions where id = ${A(w)} returning id`,
-    'rows none none none deny rows',
+    'rpc delete_auction',
+    (tx, w) => tx`select * from public.delete_auction(p_auction_id := ${A(w)})`,
+    'rows deny deny deny deny rows',
   ),
+  R(
+    'rpc restore_deleted_auction (A is not deleted)',
+    (tx, w) => tx`select * from public.restore_deleted_auction(p_auction_id := ${A(w)})`,
+    'P0002 deny deny deny deny P0002',
+  ),
+  R(
+    'rpc purge_deleted_auction_now (A is not deleted)',
+    (tx, w) => tx`select public.purge_deleted_auction_now(p_auction_id := ${A(w)}) r`,
+    'deny deny deny deny deny P0002',
+  ),
+  R(
+    'rpc list_deleted_auctions',
+    (tx) => tx`select * from public.list_deleted_auctions()`,
+    'none none none none deny none',
+  ),
+  R('rpc deleted_auction_ids', (tx) => tx`select * from public.deleted_auction_ids()`, 'none none none none deny none'),
   R(
     'upsert auction_branding',
     (tx, w) =>
@@ -575,11 +599,7 @@ const mfaCases: Case[] = [
         p_role := 'team_member') r`,
     'deny rows deny rows deny rows',
   ),
-  R(
-    'delete auction',
-    (tx, w) => tx`delete from public.auctions where id = ${A(w)} returning id`,
-    'none rows none none none rows',
-  ),
+  R('delete auction', deleteAndList, 'none rows none none none rows'),
   // Locations are read by assignment for team members; A's owner and admin are assigned none.
   readA('locations', 'none rows none rows rows rows'),
   R('auth.aal() of the caller', (tx) => tx`select 1 where auth.aal() = 'aal2'`, 'none rows none rows rows none'),
@@ -661,5 +681,87 @@ describe('isolation matrix: anonymous users get what a public reader gets', () =
     const anonymous = { sub: anonymousUser, role: 'authenticated' as const, aud: 'authenticated', is_anonymous: true };
     const actual = [await probeOutcome(anonymous, run), await probeOutcome(claimsFor(null), run)];
     expect(actual.join(' ')).toBe(expected);
+  });
+});
+
+// Auction A deleted (domain/0029): hidden from everyone but the service role, its writes refused, its deletion
+// undone by its owner or a super admin only; auction B is untouched.
+const deletedCases: Case[] = [
+  ...cases.filter((c) => c.relation !== undefined).map((c) => ({ ...c, expect: 'none none none none deny none' })),
+  R(
+    'select auctions',
+    (tx, w) => tx`select id from public.auctions where id = ${A(w)}`,
+    'none none none none deny none',
+  ),
+  R(
+    'select B auctions (untouched)',
+    (tx, w) => tx`select id from public.auctions where id = ${w.b.auctionId}`,
+    'none none none rows deny rows',
+  ),
+  R(
+    'insert location',
+    (tx, w) => tx`insert into public.locations (auction_id, name) values (${A(w)}, 'New lot') returning id`,
+    'deny deny deny deny deny deny',
+  ),
+  R(
+    'insert message',
+    (tx, w) => tx`insert into public.messages (auction_id, channel_id, content)
+      values (${A(w)}, ${w.ids.channel}, 'x') returning id`,
+    'deny deny deny deny deny deny',
+  ),
+  R(
+    'update auction_branding',
+    (tx, w) => tx`update public.auction_branding set app_name = 'B' where auction_id = ${A(w)} returning auction_id`,
+    'none none none none deny none',
+  ),
+  R(
+    'update auction',
+    (tx, w) => tx`update public.auctions set name = 'Back' where id = ${A(w)} returning id`,
+    'none none none none deny none',
+  ),
+  R(
+    'rpc invite_user_to_auction',
+    (tx, w) =>
+      tx`select public.invite_user_to_auction(p_auction_id := ${A(w)}, p_email := 'new@x.test',
+        p_role := 'team_member') r`,
+    'deny deny deny deny deny deny',
+  ),
+  R(
+    'rpc restore_deleted_auction',
+    (tx, w) => tx`select id from public.restore_deleted_auction(p_auction_id := ${A(w)})`,
+    'rows deny deny deny deny rows',
+  ),
+  R(
+    'rpc list_deleted_auctions',
+    (tx, w) => tx`select id from public.list_deleted_auctions() where id = ${A(w)}`,
+    'rows none none none deny rows',
+  ),
+  R(
+    'rpc purge_deleted_auction_now',
+    (tx, w) => tx`select public.purge_deleted_auction_now(p_auction_id := ${A(w)}) r`,
+    'deny deny deny deny deny rows',
+  ),
+  R(
+    'rpc deleted_auction_ids (A)',
+    (tx, w) => tx`select id from public.deleted_auction_ids() id where id = ${A(w)}`,
+    'rows rows rows none deny rows',
+  ),
+  R('delete auction again', deleteAndList, 'rows none none none deny rows'),
+];
+
+describe('isolation matrix with auction A deleted', () => {
+  beforeAll(async () => {
+    await db.sql`update public.auctions set settings = settings - 'require_mfa_for_admins', deleted_at = now(),
+      deleted_by = ${w.a.owner}, purge_after = now() + interval '30 days' where id = ${w.a.auctionId}`;
+  });
+  afterAll(async () => {
+    await db.sql`update public.auctions set deleted_at = null, deleted_by = null, purge_after = null
+      where id = ${w.a.auctionId}`;
+  });
+
+  it.each(deletedCases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const actual: string[] = [];
+    for (const role of ROLES) actual.push(await outcome(role, c.run));
+    expect(actual.map((o, i) => `${ROLES[i]}:${o}`)).toEqual(c.expect.split(' ').map((o, i) => `${ROLES[i]}:${o}`));
   });
 });

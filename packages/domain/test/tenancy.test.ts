@@ -112,7 +112,7 @@ describe('auctions', () => {
     expect(rows.map((r) => r.email)).toEqual(['admin@alpha.test', 'member@alpha.test', 'owner@alpha.test']);
   });
 
-  it('only an owner deletes an auction', async () => {
+  it('only an owner deletes an auction, and the delete marks it (soft delete, domain/0029)', async () => {
     const c = await createAuction(db.sql, 'gamma');
     const byAdmin = await asUser(
       db.requestUrl,
@@ -125,7 +125,12 @@ describe('auctions', () => {
       claimsFor(c.owner),
       (tx) => tx`delete from public.auctions where id = ${c.auctionId} returning id`,
     );
-    expect(byOwner).toHaveLength(1);
+    // The trigger skips the row (as PostgREST answers a skipped delete: nothing returned) and marks it instead.
+    expect(byOwner).toHaveLength(0);
+    const [row] = await db.sql`select deleted_at, deleted_by, purge_after - deleted_at as grace from public.auctions
+      where id = ${c.auctionId}`;
+    expect(row).toMatchObject({ deleted_by: c.owner });
+    expect(row!.deleted_at).toBeInstanceOf(Date);
   });
 });
 

@@ -145,9 +145,12 @@ export type Database = {
         Row: {
           created_at: string
           created_by: string | null
+          deleted_at: string | null
+          deleted_by: string | null
           id: string
           is_active: boolean
           name: string
+          purge_after: string | null
           settings: Json
           slug: string
           subscription_tier: string
@@ -156,9 +159,12 @@ export type Database = {
         Insert: {
           created_at?: string
           created_by?: string | null
+          deleted_at?: string | null
+          deleted_by?: string | null
           id?: string
           is_active?: boolean
           name: string
+          purge_after?: string | null
           settings?: Json
           slug: string
           subscription_tier?: string
@@ -167,9 +173,12 @@ export type Database = {
         Update: {
           created_at?: string
           created_by?: string | null
+          deleted_at?: string | null
+          deleted_by?: string | null
           id?: string
           is_active?: boolean
           name?: string
+          purge_after?: string | null
           settings?: Json
           slug?: string
           subscription_tier?: string
@@ -179,6 +188,13 @@ export type Database = {
           {
             foreignKeyName: "auctions_created_by_fkey"
             columns: ["created_by"]
+            isOneToOne: false
+            referencedRelation: "users"
+            referencedColumns: ["id"]
+          },
+          {
+            foreignKeyName: "auctions_deleted_by_fkey"
+            columns: ["deleted_by"]
             isOneToOne: false
             referencedRelation: "users"
             referencedColumns: ["id"]
@@ -494,13 +510,6 @@ export type Database = {
           occurred_at?: string
         }
         Relationships: [
-          {
-            foreignKeyName: "event_outbox_auction_id_fkey"
-            columns: ["auction_id"]
-            isOneToOne: false
-            referencedRelation: "auctions"
-            referencedColumns: ["id"]
-          },
           {
             foreignKeyName: "event_outbox_event_type_fkey"
             columns: ["event_type"]
@@ -2178,6 +2187,10 @@ export type Database = {
         Args: { p_auction_id: string }
         Returns: string
       }
+      can_undelete_auction: {
+        Args: { p_auction_id: string }
+        Returns: boolean
+      }
       can_write_inspection: {
         Args: { p_inspection_id: string }
         Returns: boolean
@@ -2231,6 +2244,33 @@ export type Database = {
         Returns: string[]
       }
       current_user_hidden_channel_ids: {
+        Args: never
+        Returns: string[]
+      }
+      delete_auction: {
+        Args: { p_auction_id: string }
+        Returns: {
+          created_at: string
+          created_by: string | null
+          deleted_at: string | null
+          deleted_by: string | null
+          id: string
+          is_active: boolean
+          name: string
+          purge_after: string | null
+          settings: Json
+          slug: string
+          subscription_tier: string
+          updated_at: string
+        }
+        SetofOptions: {
+          from: "*"
+          to: "auctions"
+          isOneToOne: true
+          isSetofReturn: false
+        }
+      }
+      deleted_auction_ids: {
         Args: never
         Returns: string[]
       }
@@ -2327,6 +2367,19 @@ export type Database = {
         Args: never
         Returns: boolean
       }
+      list_deleted_auctions: {
+        Args: never
+        Returns: {
+          deleted_at: string
+          deleted_by: string
+          deleted_by_name: string
+          id: string
+          member_count: number
+          name: string
+          purge_after: string
+          slug: string
+        }[]
+      }
       location_recipients: {
         Args: { p_location_id: string }
         Returns: string[]
@@ -2347,6 +2400,10 @@ export type Database = {
         Args: { p_auction_id: string }
         Returns: boolean
       }
+      purge_deleted_auction_now: {
+        Args: { p_auction_id: string }
+        Returns: Json
+      }
       remove_auction_member: {
         Args: { p_auction_id: string; p_user_id: string }
         Returns: Json
@@ -2358,6 +2415,29 @@ export type Database = {
       replay_webhook_delivery: {
         Args: { delivery_id: string }
         Returns: Json
+      }
+      restore_deleted_auction: {
+        Args: { p_auction_id: string }
+        Returns: {
+          created_at: string
+          created_by: string | null
+          deleted_at: string | null
+          deleted_by: string | null
+          id: string
+          is_active: boolean
+          name: string
+          purge_after: string | null
+          settings: Json
+          slug: string
+          subscription_tier: string
+          updated_at: string
+        }
+        SetofOptions: {
+          from: "*"
+          to: "auctions"
+          isOneToOne: true
+          isSetofReturn: false
+        }
       }
       retry_webhook_delivery_now: {
         Args: { delivery_id: string }

@@ -46,6 +46,9 @@ export function createDeliveryStore(sql: postgres.Sql) {
              select d.id, d.next_attempt_at from public.webhook_deliveries d
               where d.endpoint_id = e.id and d.status = 'queued' and d.next_attempt_at <= now()
                 and (d.locked_until is null or d.locked_until < now()) and (e.is_active or d.is_test)
+                -- A deleted auction's deliveries wait (its lifecycle events excepted): undone, they go out.
+                and (d.event_type like 'auction.%' or not exists (select 1 from public.auctions a
+                       where a.id = e.auction_id and a.deleted_at is not null))
               order by d.next_attempt_at
               limit greatest(0, ${perEndpoint}::int - coalesce((${sql.json(inflight)}::jsonb ->> e.id::text)::int, 0))
            ) d
@@ -100,6 +103,8 @@ export function createDeliveryStore(sql: postgres.Sql) {
          where d.status = 'queued' and (d.locked_until is null or d.locked_until < now())
            and exists (select 1 from public.webhook_endpoints e where e.id = d.endpoint_id and (e.is_active
              or d.is_test))
+           and (d.event_type like 'auction.%' or not exists (select 1 from public.auctions a
+                  where a.id = d.auction_id and a.deleted_at is not null))
          order by d.next_attempt_at
          limit 1`;
       return row === undefined ? undefined : Math.max(0, Number(row.ms));

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
     expect(config.DATA_DIR).toMatch(/\.data$/);
     expect(config.BACKUP_ARCHIVE_TIMEOUT_SECONDS).toBe(60);
     expect(config.STORAGE_FILE_ETAG_ALGORITHM).toBe('md5');
+    expect([config.AUCTION_DELETE_GRACE_DAYS, config.AUCTION_PURGE_ENABLED]).toEqual([30, true]);
     expect(loadConfig({ BACKUP_SCHEDULE: '0 3 * * *' }).BACKUP_SCHEDULE).toBe('0 3 * * *');
   });
 
@@ -35,6 +36,8 @@ describe('loadConfig', () => {
     ['BACKUP_ARCHIVE_TIMEOUT_SECONDS', 'soon', /BACKUP_ARCHIVE_TIMEOUT_SECONDS="soon" must be a whole number/],
     ['REALTIME_PUBLIC_CHANNELS', 'everyone', /REALTIME_PUBLIC_CHANNELS="everyone" must be signed-in, anyone or off/],
     ['STORAGE_FILE_ETAG_ALGORITHM', 'sha1', /STORAGE_FILE_ETAG_ALGORITHM="sha1" must be md5 or mtime/],
+    ['AUCTION_DELETE_GRACE_DAYS', 'a month', /AUCTION_DELETE_GRACE_DAYS="a month" must be a number of days/],
+    ['AUCTION_PURGE_INTERVAL_MINUTES', '0', /AUCTION_PURGE_INTERVAL_MINUTES="0" must be at least 0.01/],
   ])('names %s when it is %s', (key, value, message) => {
     expect(() => loadConfig({ [key]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [key]: value })).toThrow(message);

@@ -15,6 +15,7 @@ import { reportingSettings } from './reporting.js';
 import { limitsSettings } from './limits.js';
 import { tlsSettings } from './tls.js';
 import { notificationsSettings } from './notifications.js';
+import { auctionsSettings } from './auctions.js';
 import { databaseSettings } from './database.js';
 import { realtimeSettings } from './realtime.js';
 import { clusterSettings, resolveConcurrency } from './cluster.js';
@@ -35,6 +36,7 @@ const schema = v.object({
   ...limitsSettings,
   ...tlsSettings,
   ...notificationsSettings,
+  ...auctionsSettings,
   ...databaseSettings,
   ...realtimeSettings,
   ...clusterSettings,

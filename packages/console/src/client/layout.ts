@@ -1,6 +1,7 @@
 // The signed-in frame: a header with the operator's e-mail and Sign out, the page navigation, and the page.
 import { h, notice } from './dom.js';
 import { renderAuctions } from './pages/auctions.js';
+import { renderDeletedAuctions } from './pages/deleted-auctions.js';
 import { renderImports } from './pages/imports.js';
 import { renderOutboxes } from './pages/outboxes.js';
 import { renderRealtime } from './pages/realtime.js';
@@ -15,6 +16,7 @@ export const PAGES: { id: string; title: string; render: PageRenderer }[] = [
   { id: 'status', title: 'Server status', render: renderStatus },
   { id: 'users', title: 'Users', render: renderUsers },
   { id: 'auctions', title: 'Auctions', render: renderAuctions },
+  { id: 'deleted-auctions', title: 'Pending deletion', render: renderDeletedAuctions },
   { id: 'webhooks', title: 'Webhooks', render: renderWebhooks },
   { id: 'imports', title: 'CSV imports', render: renderImports },
   { id: 'outboxes', title: 'Outboxes', render: renderOutboxes },

@@ -28,7 +28,11 @@ export interface JobOutcome {
   error?: string;
 }
 
-export function planJob(deps: JobDeps, job: PushJob): Promise<NotificationPlan> {
+export async function planJob(deps: JobDeps, job: PushJob): Promise<NotificationPlan> {
+  // A deleted auction (domain/0029) tells nobody: its pushes are dropped, not held for an undo.
+  const [deleted] =
+    await deps.sql`select 1 from public.auctions where id = ${job.auction_id} and deleted_at is not null`;
+  if (deleted) return { messages: [], recipients: 0, skipped: 0 };
   if (job.kind === 'chat_message') return planChatNotification(deps.sql, job.subject_id, deps.appUrl);
   return planSubmissionNotification(deps.sql, job.auction_id, job.payload as SubmissionEventData);
 }

@@ -63,7 +63,8 @@ export async function runPendingCheck(
       await tx`select set_config('request.jwt.claims', '{"role":"service_role"}', true)`;
       const overdue = await tx<Overdue[]>`
       select location_id, location_name, auction_id, submission_frequency_minutes, minutes_overdue
-        from public.get_pending_submissions(${now})`;
+        from public.get_pending_submissions(${now}) p
+       where not exists (select 1 from public.auctions a where a.id = p.auction_id and a.deleted_at is not null)`;
       const recipients = await recipientsOf(tx, overdue);
       const recent = await tx<Array<{ user_id: string; location_id: string }>>`
       select n.user_id, n.location_id from notifications.pending_notices n

@@ -41,6 +41,8 @@ export async function sendPushNotifications(
           or exists (select 1 from public.super_admins where user_id = ${caller.userId ?? null}::uuid) as allowed`;
     if (!row.allowed) throw functionErrors.forbidden('only admins and owners of the auction can send notifications');
   }
+  const [deleted] = await sql`select 1 from public.auctions where id = ${input.auction_id} and deleted_at is not null`;
+  if (deleted) throw functionErrors.validation('the auction is deleted', 'pushes for a deleted auction are not sent');
   const userIds = [...new Set(input.user_ids ?? [])];
   const tokens = [...new Set(input.tokens ?? [])];
   const members = await sql<Array<{ user_id: string }>>`

@@ -1,4 +1,4 @@
-// Delete with a way back (domain/0029-auction-soft-delete.sql) end to end over supabase-js: an owner's delete marks
+// Delete with a way back (domain/0031-auction-soft-delete.sql) end to end over supabase-js: an owner's delete marks
 // the auction, members lose it (reads empty, writes refused in the data interface's shape), only its owners and
 // super admins undo it, and the purge (the job's function with a later `now`, or a super admin's purge now through
 // the server's worker) removes its rows and objects and emits auction.purged, leaving the other auction alone.

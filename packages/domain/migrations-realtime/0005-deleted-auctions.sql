@@ -1,4 +1,4 @@
--- Private topics of a deleted auction (domain/0029-auction-soft-delete.sql) are joined by nobody: members lose it
+-- Private topics of a deleted auction (domain/0031-auction-soft-delete.sql) are joined by nobody: members lose it
 -- through current_user_auction_ids(), which leaves deleted auctions out; super admins' bypass leaves them out too.
 create or replace function realtime.in_tenant(tenant uuid) returns boolean
 language sql stable as $$

@@ -453,7 +453,7 @@ describe('member events', () => {
   });
 });
 
-describe('auction lifecycle events (domain/0029)', () => {
+describe('auction lifecycle events (domain/0031)', () => {
   it('auction.deleted on an owner delete, auction.undeleted on undo, auction.purged after the cascade', async () => {
     const [c] =
       await db.sql`insert into public.auctions (name, slug, created_by) values ('Doomed', 'doomed-ev', ${w.b.owner})

@@ -107,7 +107,7 @@ const cases: Case[] = [
     (tx, w) => tx`update public.auctions set settings = '{"timezone":"UTC"}' where id = ${A(w)} returning id`,
     'rows rows none none deny rows',
   ),
-  // A delete marks the auction (domain/0029): the row is skipped, so the probe reads the mark back through the
+  // A delete marks the auction (domain/0031): the row is skipped, so the probe reads the mark back through the
   // list of deleted auctions the caller may undo.
   R('delete auction', deleteAndList, 'rows none none none deny rows'),
   R(
@@ -684,7 +684,7 @@ describe('isolation matrix: anonymous users get what a public reader gets', () =
   });
 });
 
-// Auction A deleted (domain/0029): hidden from everyone but the service role, its writes refused, its deletion
+// Auction A deleted (domain/0031): hidden from everyone but the service role, its writes refused, its deletion
 // undone by its owner or a super admin only; auction B is untouched.
 const deletedCases: Case[] = [
   ...cases.filter((c) => c.relation !== undefined).map((c) => ({ ...c, expect: 'none none none none deny none' })),

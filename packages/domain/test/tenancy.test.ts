@@ -112,7 +112,7 @@ describe('auctions', () => {
     expect(rows.map((r) => r.email)).toEqual(['admin@alpha.test', 'member@alpha.test', 'owner@alpha.test']);
   });
 
-  it('only an owner deletes an auction, and the delete marks it (soft delete, domain/0029)', async () => {
+  it('only an owner deletes an auction, and the delete marks it (soft delete, domain/0031)', async () => {
     const c = await createAuction(db.sql, 'gamma');
     const byAdmin = await asUser(
       db.requestUrl,

@@ -1,4 +1,4 @@
-// The purge of deleted auctions past their grace period (domain/0029-auction-soft-delete.sql): one auction per
+// The purge of deleted auctions past their grace period (domain/0031-auction-soft-delete.sql): one auction per
 // transaction, claimed with FOR UPDATE SKIP LOCKED so several instances share the work without purging one twice;
 // domain.purge_auction removes the rows (the cascade), the objects' rows and the datasets' tables and emits
 // auction.purged; the objects' bytes are removed after the commit (a crash in between leaves them to the orphan

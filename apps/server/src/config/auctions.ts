@@ -1,4 +1,4 @@
-// Deleting an auction (domain/0029-auction-soft-delete.sql): how long a deleted auction can be brought back, and
+// Deleting an auction (domain/0031-auction-soft-delete.sql): how long a deleted auction can be brought back, and
 // the purge job that removes it for real afterwards.
 import * as v from 'valibot';
 import { bool } from './fields.js';

@@ -29,7 +29,7 @@ export interface JobOutcome {
 }
 
 export async function planJob(deps: JobDeps, job: PushJob): Promise<NotificationPlan> {
-  // A deleted auction (domain/0029) tells nobody: its pushes are dropped, not held for an undo.
+  // A deleted auction (domain/0031) tells nobody: its pushes are dropped, not held for an undo.
   const [deleted] =
     await deps.sql`select 1 from public.auctions where id = ${job.auction_id} and deleted_at is not null`;
   if (deleted) return { messages: [], recipients: 0, skipped: 0 };

@@ -1,4 +1,4 @@
-// Auctions pending deletion (domain/0029-auction-soft-delete.sql): who deleted each and when, when it will be
+// Auctions pending deletion (domain/0031-auction-soft-delete.sql): who deleted each and when, when it will be
 // purged, and two repairs: Undo (restore_deleted_auction) and Purge now after a confirmation
 // (purge_deleted_auction_now: the server's purge job removes it, rows and objects, within moments).
 import { countedTable, h, markReady, notice, when } from '../dom.js';

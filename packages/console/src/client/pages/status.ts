@@ -102,6 +102,12 @@ function diskSection(check: Check | undefined): HTMLElement {
     'DATA_DIR filesystem': check.path,
     free: `${formatBytes(free)} (${total > 0 ? ((free / total) * 100).toFixed(1) : '0'} %)`,
     size: formatBytes(total),
+    ...(typeof check.floor_bytes === 'number' && check.floor_bytes > 0
+      ? {
+          'free-space floor': formatBytes(check.floor_bytes),
+          uploads: check.refusing_writes ? 'refused (507) until space is freed' : 'accepted',
+        }
+      : { 'free-space floor': 'off' }),
   });
 }
 

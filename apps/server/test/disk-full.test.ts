@@ -98,41 +98,70 @@ describe.skipIf(skipReason !== undefined)('a full disk', () => {
       body,
     });
 
+  const createTus = (name: string, length: number) =>
+    fetch(`${url}/storage/v1/upload/resumable`, {
+      method: 'POST',
+      headers: {
+        ...headers,
+        'tus-resumable': '1.0.0',
+        'upload-length': String(length),
+        'upload-metadata': Object.entries({ bucketName: 'lot-images', objectName: name, contentType: 'image/png' })
+          .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
+          .join(','),
+      },
+    });
+  const patchTus = (location: string, offset: number, chunk: Buffer) =>
+    fetch(location, {
+      method: 'PATCH',
+      headers: {
+        ...headers,
+        'tus-resumable': '1.0.0',
+        'upload-offset': String(offset),
+        'content-type': 'application/offset+octet-stream',
+      },
+      body: chunk,
+    });
+
   it('refuses uploads under the floor with 507, keeps PostgreSQL and every acknowledged upload, and resumes', async () => {
-    // Fill: upload until the floor refuses.
+    // A resumable upload begun while there is room: its first half is written now, its second after the fill.
+    const resumable = png(UPLOAD_BYTES);
+    const half = UPLOAD_BYTES / 2;
+    const created = await createTus('tus/begun.png', UPLOAD_BYTES);
+    expect(created.status).toBe(201);
+    const location = created.headers.get('location')!;
+    expect((await patchTus(location, 0, resumable.subarray(0, half))).status).toBe(204);
+
+    // Fill: upload until the floor refuses, then with smaller bodies until even 256 KB is refused.
     const stored = new Map<string, string>();
-    let refused: Response | undefined;
-    for (let n = 0; n < 200 && !refused; n++) {
-      const bytes = png(UPLOAD_BYTES);
-      const res = await upload(`fill/${n}.png`, bytes);
-      if (res.status === 200) stored.set(`fill/${n}.png`, sha(bytes));
-      else refused = res;
-    }
+    const fill = async (size: number) => {
+      for (let n = 0; n < 200; n++) {
+        const name = `fill/${size}-${n}.png`;
+        const bytes = png(size);
+        const res = await upload(name, bytes);
+        if (res.status !== 200) return res;
+        stored.set(name, sha(bytes));
+      }
+      throw new Error('never refused');
+    };
+    const refused = await fill(UPLOAD_BYTES);
+    expect((await fill(256 * 1024)).status).toBe(507);
     expect(stored.size).toBeGreaterThan(0);
-    expect(refused?.status).toBe(507);
-    expect(await refused!.json()).toEqual({
+    expect(refused.status).toBe(507);
+    expect(await refused.json()).toEqual({
       statusCode: '507',
       error: 'InsufficientStorage',
       message: expect.stringMatching(/^Insufficient storage: free disk space on the server is below its floor/),
     });
 
-    // A resumable upload is refused at creation too, in storage's shape.
-    const tus = await fetch(`${url}/storage/v1/upload/resumable`, {
-      method: 'POST',
-      headers: {
-        ...headers,
-        'tus-resumable': '1.0.0',
-        'upload-length': String(UPLOAD_BYTES),
-        'upload-metadata': ['bucketName lot-images', 'objectName tus/one.png', 'contentType image/png']
-          .map((pair) => {
-            const [k, v] = pair.split(' ');
-            return `${k} ${Buffer.from(v!).toString('base64')}`;
-          })
-          .join(','),
-      },
-    });
+    // A resumable upload is refused at creation and at each PATCH too, in storage's shape; its offset stays.
+    const tus = await createTus('tus/one.png', UPLOAD_BYTES);
     expect(tus.status).toBe(507);
     expect(((await tus.json()) as { error: string }).error).toBe('InsufficientStorage');
+    const patched = await patchTus(location, half, resumable.subarray(half));
+    expect(patched.status).toBe(507);
+    expect(((await patched.json()) as { error: string }).error).toBe('InsufficientStorage');
+    const head = await fetch(location, { method: 'HEAD', headers: { ...headers, 'tus-resumable': '1.0.0' } });
+    expect(head.headers.get('upload-offset')).toBe(String(half));
 
     // PostgreSQL was not starved: a read and an insert over REST.
     const read = await fetch(`${url}/rest/v1/auctions?select=id&limit=1`, { headers });
@@ -177,6 +206,10 @@ describe.skipIf(skipReason !== undefined)('a full disk', () => {
     );
     const back = await fetch(`${url}/storage/v1/object/lot-images/after/resumed.png`, { headers });
     expect(sha(new Uint8Array(await back.arrayBuffer()))).toBe(sha(again));
+    // The resumable upload goes on from where it stood.
+    expect((await patchTus(location, half, resumable.subarray(half))).status).toBe(204);
+    const finished = await fetch(`${url}/storage/v1/object/lot-images/tus/begun.png`, { headers });
+    expect(sha(new Uint8Array(await finished.arrayBuffer()))).toBe(sha(resumable));
   });
 
   it('answers 507 when the disk really fills during an upload, and leaves no partial object', async () => {

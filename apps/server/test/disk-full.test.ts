@@ -2,7 +2,7 @@
 // and a free-space floor of 64 MiB. Uploads over HTTP fill it until refused with storage's 507; PostgreSQL stays
 // up (a read and an insert work), every acknowledged upload reads back byte for byte, deleting objects lets uploads
 // in again without a restart, and a disk that really fills during an upload (a 2 MB tmpfs over the spool
-// directory) answers 507 and leaves nothing behind. Mounting needs root: elsewhere the file is skipped, saying why.
+// directory, then over the resumable uploads' staging directory) answers 507 and leaves nothing behind. Mounting needs root: elsewhere the file is skipped, saying why.
 // It runs alone (`pnpm test:disk`, vitest.disk.config.ts): it mounts filesystems and fills one.
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -87,6 +87,7 @@ describe.skipIf(skipReason !== undefined)('a full disk', () => {
       await proc.exited;
     }
     unmount(join(dataDir, 'storage', 'tmp'));
+    unmount(join(dataDir, 'storage', 'tus'));
     unmount(dataDir);
     rmSync(root, { recursive: true, force: true });
   });
@@ -231,6 +232,24 @@ describe.skipIf(skipReason !== undefined)('a full disk', () => {
       expect(missing.status).toBe(404);
     } finally {
       unmount(spool);
+    }
+    // A resumable upload's chunk that fills the disk: 507, and the offset does not move (nothing acknowledged).
+    const staging = join(dataDir, 'storage', 'tus');
+    mkdirSync(staging, { recursive: true });
+    expect(mountTmpfs(staging, '2m')).toBeUndefined();
+    try {
+      const created = await createTus('enospc/tus.png', UPLOAD_BYTES);
+      expect(created.status).toBe(201);
+      const location = created.headers.get('location')!;
+      const patched = await patchTus(location, 0, png(UPLOAD_BYTES));
+      expect(patched.status).toBe(507);
+      expect(((await patched.json()) as { error: string }).error).toBe('InsufficientStorage');
+      const head = await fetch(location, { method: 'HEAD', headers: { ...headers, 'tus-resumable': '1.0.0' } });
+      expect(head.headers.get('upload-offset')).toBe('0');
+      const ended = await fetch(location, { method: 'DELETE', headers: { ...headers, 'tus-resumable': '1.0.0' } });
+      expect(ended.status).toBe(204);
+    } finally {
+      unmount(staging);
     }
     // With the spool back on DATA_DIR's filesystem, the same upload is stored.
     const bytes = png(UPLOAD_BYTES);

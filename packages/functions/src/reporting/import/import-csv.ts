@@ -1,6 +1,6 @@
 // import-csv: admins load a CSV into a dataset and watch it happen as Server-Sent Events. Everything that can be
-// refused (caller, free disk space, options, size) is refused before the stream starts, with an HTTP status; after that, a fatal
-// failure is an `error` event and the dataset returns to its previous state.
+// refused (caller, free disk space, options, size) is refused before the stream starts, with an HTTP status; after
+// that, a fatal failure is an `error` event and the dataset returns to its previous state.
 import { isOutOfSpace } from '@auction-ops/database';
 import type postgres from 'postgres';
 import { FunctionError, functionErrors } from '../../errors.js';
@@ -91,7 +91,7 @@ export const importCsv = defineFunction<ImportDeps>({
             : isOutOfSpace(error)
               ? functionErrors.insufficientStorage()
               : undefined;
-        if (!known || !(error instanceof FunctionError))
+        if (!(error instanceof FunctionError))
           deps.log.error('import failed', { dataset: dataset.id, error: String(error) });
         sse.send('error', {
           code: known ? known.code : 'INTERNAL_ERROR',

@@ -20,7 +20,7 @@ async function until(condition: () => boolean, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 5));
   }
 }
 

@@ -26,12 +26,13 @@ const packageProjects = testDirs.map((dir) =>
       name: dir.split('/')[1],
       root: dir,
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-      // The outage test runs alone (`pnpm test:outage`, vitest.outage.config.ts); browser tests need Chromium
+      // The outage test runs alone (`pnpm test:outage`, vitest.outage.config.ts), so does the full-disk test
+      // (`pnpm test:disk`, vitest.disk.config.ts); browser tests need Chromium
       // (`pnpm test:browser`, vitest.browser.config.ts).
       exclude: [
         '**/node_modules/**',
         '**/*.browser.test.ts',
-        ...(dir === 'apps/server' ? ['test/postgres-restart.test.ts'] : []),
+        ...(dir === 'apps/server' ? ['test/postgres-restart.test.ts', 'test/disk-full.test.ts'] : []),
       ],
       testTimeout: 30_000,
       hookTimeout: 120_000,

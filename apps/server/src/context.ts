@@ -1,6 +1,6 @@
 // What route modules and workers receive from the server: configuration, database pools, keys, logging.
 import type postgres from 'postgres';
-import type { AvailabilityMonitor, ReplicaSet } from '@auction-ops/database';
+import type { AvailabilityMonitor, DiskFloor, ReplicaSet } from '@auction-ops/database';
 import type { Claims, TokenError, TokenVerifier } from '@auction-ops/auth-core';
 import type { Config } from './config/index.js';
 import type { Logger } from './logger.js';
@@ -23,6 +23,8 @@ export interface ServerContext {
   replicas: ReplicaSet;
   /** Whether the primary answers, checked in the background (the 503 gate and /health read it). */
   database: AvailabilityMonitor;
+  /** DATA_DIR's free-space floor (DISK_FREE_FLOOR_MB): uploads, CSV imports and local backups ask it first. */
+  diskFloor: DiskFloor;
   ownerUrl: string;
   requestUrl: string;
   /** This process's metric registry; services record into it where the work happens (docs/observability.md). */

@@ -17,6 +17,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { AppOptions } from './app.js';
 import type { Config } from './config/index.js';
 import type { ServerContext } from './context.js';
+import { registerDiskFloorMetrics } from './disk-floor.js';
 import { processFaults, type ProcessFaults } from './process-faults.js';
 import { metricsRoutes } from './routes/metrics.js';
 
@@ -119,6 +120,7 @@ export async function startObservability(
     };
   const { registry } = metrics;
   registerRealtimeMetrics(registry, realtimeStats);
+  registerDiskFloorMetrics(registry, ctx.diskFloor, role.background);
   if (role.background) {
     registerQueueGauges(registry, ctx.ownerSql);
     registerPoolGauges(registry, ctx.ownerSql);

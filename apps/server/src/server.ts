@@ -24,6 +24,7 @@ import { createApp } from './app.js';
 import { createFamilies } from './families.js';
 import { createServices } from './services/index.js';
 import { startWorkers } from './workers/index.js';
+import { startDataDirFloor } from './disk-floor.js';
 import { createProcessMetrics, startObservability, startTracingIfConfigured } from './observability.js';
 import { acceptWebSocketUpgrades } from './http/websocket-upgrade.js';
 import { watchRequestBodies } from './http/body-watch.js';
@@ -192,6 +193,8 @@ export async function serveOn(
       report: (level, message, fields) => log[level](message, fields),
     });
     cleanup.push(() => database.close());
+    const diskFloor = await startDataDirFloor(config, log);
+    cleanup.push(async () => diskFloor.stop());
     const tracing = await startTracingIfConfigured(config, sql);
     // Last of the cleanup steps (they run in reverse): the spans of everything stopping are still sent.
     if (tracing) cleanup.unshift(() => tracing.close());
@@ -205,6 +208,7 @@ export async function serveOn(
       ownerSql,
       replicas,
       database,
+      diskFloor,
       ownerUrl: prepared.ownerUrl,
       requestUrl,
       metrics: config.METRICS_ENABLED ? createProcessMetrics() : undefined,

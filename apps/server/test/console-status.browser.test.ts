@@ -82,7 +82,7 @@ it('shows each part with its state and reason, numbers for people, and no reques
   expect(await verdictOf('Database')).toMatch(/^ok up, \d+ of \d+ connections$/);
   expect(await verdictOf('Disk')).toMatch(/^(ok|warning|failing) \d+(\.\d)? [KMGT]?B free of /);
   expect(await page.getByRole('region', { name: 'Disk' }).locator('dl').textContent()).toMatch(
-    /free\d+(\.\d)? [KMGT]?B \(\d+\.\d %\)size\d+(\.\d)? [KMGT]?B/,
+    /free\d+(\.\d)? [KMGT]?B \(\d+\.\d %\)size\d+(\.\d)? [KMGT]?Bfree-space floor\d+(\.\d)? [KMGT]?Buploads(accepted|refused \(507\) until space is freed)refused since startnone$/,
   );
   expect(await verdictOf('Read replicas')).toBe('off none configured');
   // The worst part decides the page's own line: the webhooks' warning, or the disk's state if worse.

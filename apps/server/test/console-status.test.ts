@@ -113,6 +113,10 @@ it('states: backups off without BACKUP_TARGET, the disk of DATA_DIR with its num
   expect(disk.total_bytes).toBeGreaterThanOrEqual(disk.free_bytes);
   expect(disk.reason).toMatch(/ free of .* \(\d+\.\d %\)/);
   expect(typeof disk.path).toBe('string');
+  // The free-space floor: its default (the larger of 1 GiB and 5 % of the filesystem), and no refusals yet.
+  expect(disk.floor_bytes).toBe(Math.max(1024 ** 3, Math.ceil(disk.total_bytes * 0.05)));
+  expect(disk.refusing_writes).toBe(disk.free_bytes < disk.floor_bytes);
+  expect(disk.refusals).toEqual({ upload: 0, import: 0, backup: 0 });
 });
 
 it('states: the webhook backlog (due, the oldest one’s wait) and a disabled endpoint, named', async () => {

@@ -9,6 +9,12 @@ export const errors = {
     new BackupError(`backup target ${spec} is not understood: use a directory or s3://bucket/prefix`),
   targetNotWritable: (target: string, cause: string) =>
     new BackupError(`backup target ${target} cannot be written: ${cause}`),
+  belowDiskFloor: (target: string, needed: string, free: string, floor: string) =>
+    new BackupError(
+      `backup skipped: ${target} is on DATA_DIR's filesystem, and copying about ${needed} there would take its ` +
+        `${free} free under the floor of ${floor} kept for PostgreSQL's WAL (DISK_FREE_FLOOR_MB); free space or ` +
+        'use a target on another disk',
+    ),
   unknownBackup: (id: string, target: string) => new BackupError(`no backup with id "${id}" in ${target}`),
   noBackups: (target: string) => new BackupError(`no backups in ${target}`),
   damaged: (id: string, what: string) =>

@@ -10,6 +10,7 @@ import { CLUSTER_DIR, listDataDir } from './data-dir-files.js';
 import { type BackupTarget, ensureWritable } from './backup-target.js';
 import { type BackupManifest, type ManifestFile, writeManifest } from './backup-manifest.js';
 import { segmentRange } from './wal-segments.js';
+import { type BackupSpaceFloor, checkBackupSpace } from './backup-space.js';
 
 export interface CreateBackupOptions {
   /** Superuser URL of the running embedded cluster. */
@@ -17,6 +18,8 @@ export interface CreateBackupOptions {
   /** DATA_DIR: the cluster is in postgres/data below it. */
   dataDir: string;
   target: BackupTarget;
+  /** DATA_DIR's free-space floor: a directory target on its filesystem is refused under it (backup-space.ts). */
+  floor?: BackupSpaceFloor;
 }
 
 function newBackupId(now: Date): string {
@@ -78,6 +81,7 @@ async function copyWal(options: CreateBackupOptions, prefix: string, first: stri
 
 export async function createBackup(options: CreateBackupOptions): Promise<BackupManifest> {
   const { target } = options;
+  checkBackupSpace(target, options.dataDir, options.floor);
   await ensureWritable(target);
   const startedAt = new Date();
   const id = newBackupId(startedAt);

@@ -8,3 +8,4 @@ export { archivingBackend, type ArchiveLog } from './object-archive.js';
 export { pruneBackups, type PruneResult } from './backup-prune.js';
 export { scheduleBackups, cronPatternProblem, type ScheduleOptions } from './backup-schedule.js';
 export { archiverState, isFailing, type ArchiverState } from './archive-monitor.js';
+export { checkBackupSpace, type BackupSpaceFloor } from './backup-space.js';

@@ -7,6 +7,7 @@ export {
   archiveCheck,
   backupsCheck,
   baseBackupCheck,
+  bytesText,
   databaseCheck,
   diskCheck,
   replicaCheck,

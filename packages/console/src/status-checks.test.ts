@@ -24,6 +24,21 @@ describe('disk', () => {
   ])('%d free of %d is %s', (freeBytes, totalBytes, state) => {
     expect(diskCheck({ freeBytes, totalBytes }).state).toBe(state);
   });
+  const MB = 1_000_000;
+  it.each([
+    [300 * MB, 'warning'], // over the floor, but under twice it
+    [199 * MB, 'failing'], // under the floor: uploads refused
+  ])('%d free over a floor of 200 MB is %s', (freeBytes, state) => {
+    expect(diskCheck({ freeBytes, totalBytes: 1000 * GB, floorBytes: 200 * MB }).state).toBe(state);
+  });
+  it('with a floor, judges by it rather than by the fixed failing thresholds', () => {
+    // 0.9 GB free of 100 GB would be failing without a floor; over a 100 MB floor it is only a warning.
+    expect(diskCheck({ freeBytes: 0.9 * GB, totalBytes: 100 * GB, floorBytes: 100 * MB }).state).toBe('warning');
+    expect(diskCheck({ freeBytes: 500 * GB, totalBytes: 1000 * GB, floorBytes: 10 * GB }).state).toBe('ok');
+    expect(diskCheck({ freeBytes: 50 * MB, totalBytes: 300 * MB, floorBytes: 100 * MB }).reason).toBe(
+      '50.0 MB free of 300.0 MB (16.7 %): under the floor of 100.0 MB, so uploads, CSV imports and local backups are refused',
+    );
+  });
   it('says the numbers', () => {
     expect(diskCheck({ freeBytes: 99 * GB, totalBytes: 1000 * GB }).reason).toBe(
       '99.0 GB free of 1.0 TB (9.9 %): under 10 % or 5 GB',

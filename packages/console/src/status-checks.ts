@@ -46,14 +46,28 @@ export function durationText(seconds: number): string {
 export interface DiskFacts {
   freeBytes: number;
   totalBytes: number;
+  /** DATA_DIR's free-space floor (DISK_FREE_FLOOR_MB); 0 or absent when off. */
+  floorBytes?: number;
 }
 
-/** Warning under 10 % or 5 GB free, failing under 2 % or 1 GB: whichever comes first. */
-export function diskCheck({ freeBytes, totalBytes }: DiskFacts): Check {
+/**
+ * With a floor: failing under it (uploads, imports and local backups are refused), warning under twice it or under
+ * 10 % or 5 GB. Without one: warning under 10 % or 5 GB, failing under 2 % or 1 GB, whichever comes first.
+ */
+export function diskCheck({ freeBytes, totalBytes, floorBytes = 0 }: DiskFacts): Check {
   const ratio = totalBytes > 0 ? freeBytes / totalBytes : 0;
   const free = `${bytesText(freeBytes)} free of ${bytesText(totalBytes)} (${(ratio * 100).toFixed(1)} %)`;
   const { failing, warning } = DISK_THRESHOLDS;
-  if (ratio < failing.ratio || freeBytes < failing.bytes)
+  if (floorBytes > 0) {
+    const floor = `the floor of ${bytesText(floorBytes)}`;
+    if (freeBytes < floorBytes)
+      return {
+        state: 'failing',
+        reason: `${free}: under ${floor}, so uploads, CSV imports and local backups are refused`,
+      };
+    if (freeBytes < 2 * floorBytes)
+      return { state: 'warning', reason: `${free}: near ${floor}, under which uploads are refused` };
+  } else if (ratio < failing.ratio || freeBytes < failing.bytes)
     return { state: 'failing', reason: `${free}: PostgreSQL stops when the disk is full` };
   if (ratio < warning.ratio || freeBytes < warning.bytes)
     return { state: 'warning', reason: `${free}: under 10 % or 5 GB` };

@@ -62,3 +62,14 @@ export {
 } from './major-upgrade/cluster-version.js';
 export { PostgresVersionError, MajorUpgradeError, upgradeErrors } from './major-upgrade/upgrade-errors.js';
 export { fetchOldBinaries, OLD_BUILDS } from './major-upgrade/old-binaries.js';
+export {
+  startDiskFloor,
+  floorBytesOf,
+  isOutOfSpace,
+  statfsNearest,
+  DISK_FLOOR_OPERATIONS,
+  type DiskFloor,
+  type DiskFloorOperation,
+  type DiskFloorOptions,
+  type DiskReading,
+} from './disk-floor.js';

@@ -1,5 +1,5 @@
-// The functions family's errors: the ten codes of the functions interface, each with its HTTP status, rendered as
-// `{error, code, details?}`. Handlers throw these; anything else becomes INTERNAL_ERROR at the edge.
+// The functions family's errors: the ten codes of the functions interface (and INSUFFICIENT_STORAGE), each with
+// its HTTP status, rendered as `{error, code, details?}`. Handlers throw these; anything else becomes INTERNAL_ERROR at the edge.
 export const FUNCTION_ERROR_STATUS = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
@@ -11,6 +11,8 @@ export const FUNCTION_ERROR_STATUS = {
   EXECUTION_ERROR: 400,
   INTERNAL_ERROR: 500,
   METHOD_NOT_ALLOWED: 405,
+  // Not one of the interface's ten: free disk space on the server is under its floor (DISK_FREE_FLOOR_MB).
+  INSUFFICIENT_STORAGE: 507,
 } as const;
 
 export type FunctionErrorCode = keyof typeof FUNCTION_ERROR_STATUS;
@@ -48,6 +50,11 @@ export const functionErrors = {
   llm: (message: string, details?: string) => new FunctionError('LLM_ERROR', message, details),
   execution: (message: string, details?: string) => new FunctionError('EXECUTION_ERROR', message, details),
   internal: (message = 'internal error') => new FunctionError('INTERNAL_ERROR', message),
+  insufficientStorage: () =>
+    new FunctionError(
+      'INSUFFICIENT_STORAGE',
+      'Insufficient storage: free disk space on the server is below its floor; try the import again once space is freed',
+    ),
   methodNotAllowed: (method: string) =>
     new FunctionError('METHOD_NOT_ALLOWED', `${method} is not allowed; functions are called with POST`),
 };

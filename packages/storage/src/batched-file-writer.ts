@@ -44,9 +44,8 @@ export class BatchedFileWriter {
     this.pending = [];
     this.pendingBytes = 0;
     this.position += bytes;
-    this.writing = this.handle.writev(batch, at).then(
-      ({ bytesWritten }) => {
-        if (bytesWritten !== bytes) throw new Error(`short write: ${bytesWritten} of ${bytes} bytes`);
+    this.writing = writeFully(this.handle, batch, bytes, at).then(
+      () => {
         this.writing = undefined;
         if (this.pending.length > 0) this.writeBatch();
         this.onRoom(at + bytes);
@@ -59,4 +58,32 @@ export class BatchedFileWriter {
       },
     );
   }
+}
+
+/**
+ * writev until every byte is written. A write may be short (the disk filled part way, a signal): the rest is
+ * written again from where it stopped, so a full disk surfaces as the ENOSPC of the next write, not as a
+ * "short write" of our own that nobody can tell from a bug.
+ */
+async function writeFully(handle: FileHandle, buffers: Buffer[], bytes: number, position: number): Promise<void> {
+  let left = buffers;
+  let done = 0;
+  while (done < bytes) {
+    const { bytesWritten } = await handle.writev(left, position + done);
+    // No progress at all without an error: take it as the disk being full rather than loop.
+    if (bytesWritten === 0)
+      throw Object.assign(new Error('no space left on device (a write wrote nothing)'), { code: 'ENOSPC' });
+    done += bytesWritten;
+    left = remainderOf(left, bytesWritten);
+  }
+}
+
+/** The buffers past the first `skip` bytes (views, no copies). */
+function remainderOf(buffers: Buffer[], skip: number): Buffer[] {
+  let index = 0;
+  let rest = skip;
+  while (index < buffers.length && rest >= buffers[index]!.length) rest -= buffers[index++]!.length;
+  const out = buffers.slice(index);
+  if (rest > 0 && out.length > 0) out[0] = out[0]!.subarray(rest);
+  return out;
 }

@@ -1,5 +1,7 @@
 // The storage family's errors: one class rendered as {statusCode, error, message} with the real HTTP
 // status, one factory per case, and the SQLSTATE -> error table for failures raised by Postgres.
+import { isOutOfSpace } from '@auction-ops/database';
+
 export class StorageError extends Error {
   override name = 'StorageError';
   constructor(
@@ -40,6 +42,21 @@ export const errors = {
     ),
   // TUS: another request is writing this upload's bytes now (it releases the claim when its body ends).
   uploadBusy: () => new StorageError(423, 'Locked', 'Another request is writing this upload; try again shortly'),
+  // Under DATA_DIR's free-space floor (DISK_FREE_FLOOR_MB): the room left is PostgreSQL's, for its WAL.
+  belowDiskFloor: () =>
+    new StorageError(
+      507,
+      'InsufficientStorage',
+      'Insufficient storage: free disk space on the server is below its floor; try again once space is freed',
+    ),
+  // The disk filled during the write (ENOSPC): nothing of the upload was kept.
+  diskFull: (cause: unknown) =>
+    new StorageError(
+      507,
+      'InsufficientStorage',
+      'Insufficient storage: the server ran out of disk space; nothing of this upload was stored',
+      { cause },
+    ),
   notSupported: (what: string) => new StorageError(501, 'NotSupported', `${what} are not supported by this server`),
   internal: (cause: unknown) => new StorageError(500, 'internal', 'Internal server error', { cause }),
 };
@@ -56,6 +73,7 @@ const BY_SQLSTATE: Record<string, () => StorageError> = {
 /** Any thrown value as a StorageError (unknown failures become 500 and keep their cause for the log). */
 export function toStorageError(error: unknown): StorageError {
   if (error instanceof StorageError) return error;
+  if (isOutOfSpace(error)) return errors.diskFull(error);
   const code = (error as { code?: unknown } | null)?.code;
   // 42501 is both a refused policy and a missing privilege; only Postgres's text tells them apart.
   const text = (error as { message?: unknown } | null)?.message;

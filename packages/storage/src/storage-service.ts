@@ -5,7 +5,10 @@ import type postgres from 'postgres';
 import { BucketService } from './bucket-service.js';
 import { createFsBackend } from './fs-backend.js';
 import { ObjectReadService } from './object-read-service.js';
+import { ObjectRemoveService } from './object-remove-service.js';
+import { ObjectTransferService } from './object-transfer-service.js';
 import { ObjectWriteService } from './object-write-service.js';
+import type { SpaceFloor } from './disk-space-guard.js';
 import type { S3BackendOptions } from './s3-backend.js';
 import { scheduleSweep, type SweepSchedule } from './orphan-sweep.js';
 import { SignedUploadService } from './signed-upload-service.js';
@@ -35,6 +38,8 @@ export interface StorageServiceOptions {
   images: ImageTransformSettings;
   /** How ETags are made (etag-algorithm.ts); md5 unless given. */
   etagAlgorithm?: EtagAlgorithm;
+  /** DATA_DIR's free-space floor (DISK_FREE_FLOOR_MB): uploads under it are refused with 507. */
+  floor?: SpaceFloor;
 }
 
 export interface StorageService {
@@ -42,6 +47,8 @@ export interface StorageService {
   buckets: BucketService;
   reads: ObjectReadService;
   writes: ObjectWriteService;
+  removals: ObjectRemoveService;
+  transfers: ObjectTransferService;
   signedUploads: SignedUploadService;
   tus: TusUploadService;
   images: ImageRenderService;
@@ -83,6 +90,16 @@ export async function createStorageService(options: StorageServiceOptions): Prom
     fileSizeLimit: options.fileSizeLimit,
     log,
     etagAlgorithm: options.etagAlgorithm,
+    floor: options.floor,
+  });
+  const transfers = new ObjectTransferService({
+    sql: options.sql,
+    backend,
+    reads,
+    versions: writes.versions,
+    space: writes.space,
+    fileSizeLimit: options.fileSizeLimit,
+    log,
   });
   const buckets = new BucketService(options.sql, backend, reads, log);
   const signedUploads = new SignedUploadService(writes, createUploadUrlSigner(options.jwtSecret));
@@ -113,6 +130,8 @@ export async function createStorageService(options: StorageServiceOptions): Prom
     buckets,
     reads,
     writes,
+    removals: new ObjectRemoveService({ sql: options.sql, backend, log }),
+    transfers,
     signedUploads,
     tus,
     images: new ImageRenderService(reads, options.images, log),

@@ -1,7 +1,7 @@
 // Data interface (/rest/v1) rate limits: on or off, where counters live, the enterprise tier's limits, which RPCs
 // are heavy and what they cost, and how long a caller's tier is cached. Free and pro limits are fixed (docs/limits.md).
 import * as v from 'valibot';
-import { bool, positiveInt } from './fields.js';
+import { bool, positiveInt, wholeNumber } from './fields.js';
 
 const rpcNames = v.pipe(
   v.string(),
@@ -16,6 +16,9 @@ export const limitsSettings = {
   BODY_IDLE_TIMEOUT_MS: v.optional(positiveInt, '30000'),
   // The JSON body of a function (import-csv's upload has IMPORT_MAX_BYTES): past it 413 VALIDATION_ERROR.
   FUNCTION_MAX_BODY_BYTES: v.optional(positiveInt, String(1024 * 1024)),
+  // Free space (MiB) kept on DATA_DIR's filesystem for PostgreSQL's WAL: under it uploads and CSV imports answer 507
+  // and local backups are skipped. Unset: the larger of 1 GiB and 5 % of the filesystem; 0 turns the floor off.
+  DISK_FREE_FLOOR_MB: v.optional(wholeNumber),
   RATE_LIMITS_ENABLED: v.optional(bool, 'true'),
   RATE_LIMITS_STORE: v.optional(v.picklist(['memory', 'postgres'], 'must be memory or postgres'), 'memory'),
   RATE_LIMITS_ENTERPRISE_PER_MINUTE: v.optional(positiveInt, '3000'),

@@ -1,8 +1,6 @@
 // The facts behind the console's states (backups and WAL archiving, webhook backlog, disk, read replicas), read
 // per status request and judged by @auction-ops/console's status-checks. Listing base backups reads every manifest
 // (S3 requests on an S3 target), so that one fact is kept for a minute.
-import { statfs } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { archiverState, type BackupTarget, isFailing, listBackups, resolveTarget } from '@auction-ops/backups';
 import {
   archiveCheck,
@@ -14,6 +12,7 @@ import {
   replicasCheck,
   webhookCheck,
 } from '@auction-ops/console';
+import type { DiskFloor } from '@auction-ops/database';
 import type { ServerContext } from '../context.js';
 
 const BASE_BACKUP_CACHE_MS = 60_000;
@@ -134,20 +133,21 @@ export async function webhooksStatusOf(ctx: ServerContext): Promise<Check & Reco
   };
 }
 
-/** The filesystem holding DATA_DIR (its nearest existing parent before the first start). */
-export async function diskStatusOf(dataDir: string): Promise<Check & Record<string, unknown>> {
-  let path = resolve(dataDir);
-  for (;;) {
-    try {
-      const fs = await statfs(path);
-      const freeBytes = fs.bavail * fs.bsize;
-      const totalBytes = fs.blocks * fs.bsize;
-      return { ...diskCheck({ freeBytes, totalBytes }), path, free_bytes: freeBytes, total_bytes: totalBytes };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(path) === path) throw error;
-      path = dirname(path);
-    }
-  }
+/**
+ * The filesystem holding DATA_DIR (its nearest existing parent before the first start), as the free-space floor
+ * last read it (at most a second old), with the floor and whether writes are being refused now.
+ */
+export function diskStatusOf(floor: DiskFloor): Check & Record<string, unknown> {
+  const { freeBytes, totalBytes, floorBytes, path } = floor.reading();
+  return {
+    ...diskCheck({ freeBytes, totalBytes, floorBytes }),
+    path,
+    free_bytes: freeBytes,
+    total_bytes: totalBytes,
+    floor_bytes: floorBytes,
+    refusing_writes: floor.below(),
+    refusals: floor.counts().refusals,
+  };
 }
 
 export function replicasStatusOf(ctx: ServerContext): { check: Check; replicas: (Check & Record<string, unknown>)[] } {

@@ -54,11 +54,11 @@ async function statusOf(
   const replicas = replicasStatusOf(ctx);
   const unreadable = (error: unknown): Check => ({ state: 'failing', reason: `could not be read: ${String(error)}` });
   const noDatabase: Check = { state: 'failing', reason: 'unknown: the database does not answer' };
-  const [backupsNow, webhooks, disk] = await Promise.all([
+  const [backupsNow, webhooks] = await Promise.all([
     up ? backups().catch(unreadable) : noDatabase,
     up ? webhooksStatusOf(ctx).catch(unreadable) : noDatabase,
-    diskStatusOf(config.DATA_DIR).catch(unreadable),
   ]);
+  const disk = diskStatusOf(ctx.diskFloor);
   return {
     // The worst state of the parts below, and each part's state with a one-line reason (docs/console.md).
     state: worstState([database.state, backupsNow.state, webhooks.state, disk.state, replicas.check.state]),
@@ -106,7 +106,12 @@ function backupsOf(ctx: ServerContext, changed: () => void): Backups | undefined
     // Spread: a plain object type, as the console's JSON answer takes it.
     list: async () => (await listBackups(target)).map((b) => ({ ...summaryOf(b) })).reverse(),
     create: async () => {
-      const made = await createBackup({ ownerUrl: ctx.ownerUrl, dataDir: config.DATA_DIR, target });
+      const made = await createBackup({
+        ownerUrl: ctx.ownerUrl,
+        dataDir: config.DATA_DIR,
+        target,
+        floor: ctx.diskFloor,
+      });
       changed();
       return { ...summaryOf(made) };
     },

@@ -25,7 +25,13 @@ export function storageRoutes(ctx: ServerContext, service: StorageService): Hono
   app.notFound((c) => c.json({ statusCode: '404', error: 'not_found', message: 'Route not found' }, 404));
   app.onError((error, c) => {
     const failure = toStorageError(error);
-    if (failure.status >= 500 && !isBodyBreakOff(failure.cause ?? error)) {
+    // A refusal under the disk's floor is logged by the floor when free space crosses it, not per request.
+    if (failure.status === 507 && failure.cause instanceof Error)
+      ctx.log.warn('storage: a write failed, the disk is full', {
+        id: c.get('requestId'),
+        error: failure.cause.message,
+      });
+    else if (failure.status >= 500 && failure.status !== 507 && !isBodyBreakOff(failure.cause ?? error)) {
       const cause = failure.cause instanceof Error ? failure.cause : error;
       ctx.log.error('storage request failed', { id: c.get('requestId'), error: cause.message, stack: cause.stack });
     }

@@ -37,6 +37,7 @@ export function createFunctionServices(ctx: ServerContext, mailer: Mailer): Func
     ),
     executeQueryTimeoutMs: c.EXECUTE_QUERY_TIMEOUT_MS,
     importMaxBytes: c.IMPORT_MAX_BYTES,
+    diskFloor: ctx.diskFloor,
     llm: {
       apiKey: c.OPENAI_API_KEY,
       baseUrl: c.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL,

@@ -51,6 +51,7 @@ export function createConfiguredStorage(ctx: ServerContext): Promise<StorageServ
     log: (message, fields) => ctx.log.warn(message, fields),
     images: imageSettings(ctx.config),
     etagAlgorithm: ctx.config.STORAGE_FILE_ETAG_ALGORITHM,
+    floor: ctx.diskFloor,
     // Objects are archived as they are written, with an external database too (docs/backups.md).
     wrapBackend: backupTarget
       ? (backend) => archivingBackend(backend, backupTarget, (message, fields) => ctx.log.error(message, fields))

@@ -46,7 +46,7 @@ export async function startBackupWorker(ctx: ServerContext): Promise<Worker | un
         pattern: config.BACKUP_SCHEDULE,
         keep: config.BACKUP_KEEP,
         target,
-        backup: () => createBackup({ ownerUrl: ctx.ownerUrl, dataDir: config.DATA_DIR, target }),
+        backup: () => createBackup({ ownerUrl: ctx.ownerUrl, dataDir: config.DATA_DIR, target, floor: ctx.diskFloor }),
         onDone: (manifest, pruned) => {
           baseBackups.refresh();
           ctx.log.info('backup: scheduled backup taken', {

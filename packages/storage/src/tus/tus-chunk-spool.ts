@@ -7,6 +7,7 @@ import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { isOutOfSpace } from '@auction-ops/database';
 import { errors, StorageError } from '../storage-errors.js';
 
 export interface SpooledChunk {
@@ -40,7 +41,8 @@ export async function spoolChunk(source: Readable, tmpDir: string, limit: number
   try {
     await pipeline(source, byteLimit(limit), createWriteStream(file, { flags: 'wx' }));
   } catch (error) {
-    if (error instanceof StorageError) {
+    // A refusal, or a disk full (what arrived is not worth keeping: the next chunk would fail the same way).
+    if (error instanceof StorageError || isOutOfSpace(error)) {
       await rm(file, { force: true });
       throw error;
     }

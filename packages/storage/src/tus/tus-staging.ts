@@ -78,7 +78,11 @@ export class TusStaging {
             hash?.written(writtenTo);
             if (!settled && body.isPaused()) body.resume();
           },
-          (error) => finish(error, false),
+          (error) => {
+            // A failed write (the disk full): the answer goes out now, the rest of the body is read and dropped.
+            finish(error, false);
+            body.resume();
+          },
         );
         const finish = (error: unknown, early: boolean) => {
           if (settled) return;

@@ -93,6 +93,8 @@ export class TusUploadService {
     }
     const contentType = request.metadata.get('contentType') || null;
     precheckDeclaredType(contentType ?? undefined, limits.allowed_mime_types);
+    // Under the disk's free-space floor, with the whole length to come (507).
+    this.o.writes.space.admit(request.length);
     await this.o.writes.checkWritable(caller, ref, request.upsert ? 'upsert' : 'create');
     const cacheControl = request.metadata.get('cacheControl');
     const id = randomUUID();
@@ -130,6 +132,23 @@ export class TusUploadService {
    * commits the object before the answer; a refused completion (policy, type, size) ends the upload.
    */
   async append(caller: Caller, id: string, offset: number, body: Readable, declaredLength?: number): Promise<TusState> {
+    try {
+      // Under the disk's free-space floor nothing is written (507); the client resumes from the offset later.
+      this.o.writes.space.admit(declaredLength ?? 0);
+    } catch (error) {
+      body.resume();
+      throw error;
+    }
+    return this.o.writes.space.watch(() => this.appendAdmitted(caller, id, offset, body, declaredLength));
+  }
+
+  private async appendAdmitted(
+    caller: Caller,
+    id: string,
+    offset: number,
+    body: Readable,
+    declaredLength?: number,
+  ): Promise<TusState> {
     // Staged uploads are claimed straight away (one round trip fewer per chunk); a failed claim is explained below.
     const ownerKey = ownerKeyOf(caller);
     const claimed =

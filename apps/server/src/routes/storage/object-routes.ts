@@ -16,7 +16,7 @@ import { callerOf, jsonBody, objectRefAfter, rawPath, requestBody, stringField }
 
 export function objectRoutes(service: StorageService, log: Logger): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const { reads, writes } = service;
+  const { reads, writes, removals, transfers } = service;
 
   app.post('/list/:bucket', async (c) => {
     const { bucket } = objectRefAfter(c, '/object/list/');
@@ -45,8 +45,8 @@ export function objectRoutes(service: StorageService, log: Logger): Hono<AppEnv>
       const caller = callerOf(c);
       return c.json(
         verb === 'move'
-          ? await writes.move(caller, transfer)
-          : await writes.copy(caller, transfer, c.req.header('x-upsert') === 'true'),
+          ? await transfers.move(caller, transfer)
+          : await transfers.copy(caller, transfer, c.req.header('x-upsert') === 'true'),
       );
     });
   }
@@ -129,9 +129,9 @@ export function objectRoutes(service: StorageService, log: Logger): Hono<AppEnv>
   app.delete('/*', async (c) => {
     const ref = objectRefAfter(c, '/object/');
     const caller = callerOf(c);
-    if (ref.name !== '') return c.json(await writes.removeOne(caller, ref));
+    if (ref.name !== '') return c.json(await removals.removeOne(caller, ref));
     const body = await jsonBody(c);
-    return c.json(await writes.removeMany(caller, ref.bucket, body.prefixes));
+    return c.json(await removals.removeMany(caller, ref.bucket, body.prefixes));
   });
 
   return app;

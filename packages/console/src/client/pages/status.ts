@@ -94,6 +94,14 @@ function webhooksSection(check: Check | undefined): HTMLElement {
   );
 }
 
+/** "2 uploads, 1 import" (this process's counts), or "none". */
+function refusalsText(refusals: Record<string, number> | undefined): string {
+  const parts = Object.entries(refusals ?? {})
+    .filter(([, n]) => n > 0)
+    .map(([operation, n]) => `${n} ${operation}${n === 1 ? '' : 's'}`);
+  return parts.length > 0 ? parts.join(', ') : 'none';
+}
+
 function diskSection(check: Check | undefined): HTMLElement {
   if (!check || check.free_bytes === undefined) return checkSection('Disk', check, {});
   const free = check.free_bytes as number;
@@ -102,6 +110,13 @@ function diskSection(check: Check | undefined): HTMLElement {
     'DATA_DIR filesystem': check.path,
     free: `${formatBytes(free)} (${total > 0 ? ((free / total) * 100).toFixed(1) : '0'} %)`,
     size: formatBytes(total),
+    ...(typeof check.floor_bytes === 'number' && check.floor_bytes > 0
+      ? {
+          'free-space floor': formatBytes(check.floor_bytes),
+          uploads: check.refusing_writes ? 'refused (507) until space is freed' : 'accepted',
+          'refused since start': refusalsText(check.refusals as Record<string, number> | undefined),
+        }
+      : { 'free-space floor': 'off' }),
   });
 }
 

@@ -1,8 +1,9 @@
 // import-csv: admins load a CSV into a dataset and watch it happen as Server-Sent Events. Everything that can be
-// refused (caller, options, size) is refused before the stream starts, with an HTTP status; after that, a fatal
-// failure is an `error` event and the dataset returns to its previous state.
+// refused (caller, free disk space, options, size) is refused before the stream starts, with an HTTP status; after
+// that, a fatal failure is an `error` event and the dataset returns to its previous state.
+import { isOutOfSpace } from '@auction-ops/database';
 import type postgres from 'postgres';
-import { FunctionError } from '../../errors.js';
+import { FunctionError, functionErrors } from '../../errors.js';
 import { defineFunction } from '../../family/function-definition.js';
 import type { SharedQueryCache } from '../shared-query-cache.js';
 import { loadCsv } from './csv-loader.js';
@@ -16,6 +17,8 @@ export interface ImportDeps {
   ownerSql: postgres.Sql;
   queryCache: SharedQueryCache;
   importMaxBytes: number;
+  /** DATA_DIR's free-space floor (@auction-ops/database): an import under it is refused before it starts. */
+  diskFloor?: { admit(operation: 'import', bytes?: number): boolean };
   log: { error(message: string, fields?: Record<string, unknown>): void };
 }
 
@@ -24,6 +27,10 @@ export const importCsv = defineFunction<ImportDeps>({
   access: 'user',
   limit: { max: 5, per: 'hour' },
   async handle(req, deps) {
+    // The rows go into PostgreSQL (its tables and WAL) and may be spooled on the way: count the whole file.
+    const declared = Number(req.request.headers.get('content-length') ?? Number.NaN);
+    if (deps.diskFloor && !deps.diskFloor.admit('import', Number.isFinite(declared) ? declared : deps.importMaxBytes))
+      throw functionErrors.insufficientStorage();
     const source = await readImportSource(req.request, deps.importMaxBytes);
     let options: ReturnType<typeof parseImportOptions>;
     let dataset: Awaited<ReturnType<typeof claimDataset>>;
@@ -77,11 +84,18 @@ export const importCsv = defineFunction<ImportDeps>({
           duration_ms: Math.round(performance.now() - started),
         });
       } catch (error) {
-        const known = error instanceof FunctionError;
-        if (!known) deps.log.error('import failed', { dataset: dataset.id, error: String(error) });
+        // A disk that filled during the import (PostgreSQL's disk_full, or ENOSPC spooling) is said as such.
+        const known =
+          error instanceof FunctionError
+            ? error
+            : isOutOfSpace(error)
+              ? functionErrors.insufficientStorage()
+              : undefined;
+        if (!(error instanceof FunctionError))
+          deps.log.error('import failed', { dataset: dataset.id, error: String(error) });
         sse.send('error', {
-          code: known ? error.code : 'INTERNAL_ERROR',
-          message: known ? error.message : 'the import failed',
+          code: known ? known.code : 'INTERNAL_ERROR',
+          message: known ? known.message : 'the import failed',
         });
         await rollbackImport(deps.ownerSql, dataset.id).catch((e) =>
           deps.log.error('import rollback failed', { dataset: dataset.id, error: String(e) }),

@@ -9,7 +9,9 @@ import { checkPassword, type PasswordPolicy } from './password-policy.js';
 import { issueOneTimeToken, type OneTimeTokenType } from './one-time-tokens.js';
 import * as users from './user-repository.js';
 import { userJson, type UserJson } from './user-view.js';
-import { isObject, uniqueToEmailExists, validEmail, type AuthService } from './auth-service.js';
+import { isObject, validEmail } from './auth-input.js';
+import { uniqueToEmailExists } from './sqlstate.js';
+import type { AuthService } from './auth-service.js';
 import { createAdminInvites, EMAIL_CHANGE_LINK_TYPES } from './admin-invite.js';
 import { createAdminFactors } from './admin-factors.js';
 

@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import * as jose from 'jose';
 import type postgres from 'postgres';
-import type { AuthService, RequestMeta } from './auth-service.js';
+import type { AuthService } from './auth-service.js';
+import type { RequestMeta } from './auth-settings.js';
 import { authErrors, oauthGrantError } from './errors.js';
 import { accountForProvider, type ProviderClaims } from './oauth-account.js';
 import { DEFAULT_ISSUERS, OAUTH_PROVIDERS, type ProviderRegistry } from './oauth-providers.js';

@@ -3,7 +3,7 @@
 // A confidential client's secret is 256 random bits shown once; only its SHA-256 is stored.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type postgres from 'postgres';
-import { isUuid } from './auth-service.js';
+import { isUuid } from './auth-input.js';
 import { authErrors } from './errors.js';
 import { randomToken } from './opaque-token.js';
 

@@ -3,7 +3,8 @@
 // where to send the browser: the app with a session in the fragment, or with `?code=` in a PKCE flow.
 import * as oidc from 'openid-client';
 import type postgres from 'postgres';
-import type { AuthService, RequestMeta } from './auth-service.js';
+import type { AuthService } from './auth-service.js';
+import type { RequestMeta } from './auth-settings.js';
 import { AuthError, authErrors } from './errors.js';
 import { accountForProvider, type ProviderClaims } from './oauth-account.js';
 import type { ProviderRegistry } from './oauth-providers.js';

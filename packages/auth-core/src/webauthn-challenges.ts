@@ -1,7 +1,7 @@
 // Single-use WebAuthn challenges. Options handed to a browser carry a random challenge, stored here with its purpose,
 // its owner and an expiry; the first verification that names it deletes it, whether or not the credential then
 // verifies, so a challenge never signs twice (a replayed assertion finds nothing).
-import { isUuid } from './auth-service.js';
+import { isUuid } from './auth-input.js';
 import type postgres from 'postgres';
 import { authErrors } from './errors.js';
 import { validIp } from './session-store.js';

@@ -5,7 +5,8 @@
 // mfa-service.ts for TOTP). GoTrue takes rpId/rpOrigins from the client here; this server uses its configured relying
 // party only, so a page elsewhere cannot choose which domain a factor's key answers for.
 import type postgres from 'postgres';
-import { isUuid, isObject, type AuthService } from './auth-service.js';
+import { isUuid, isObject } from './auth-input.js';
+import type { AuthService } from './auth-service.js';
 import { authErrors } from './errors.js';
 import type { Claims } from './jwt.js';
 import { sessionCaller } from './session-caller.js';

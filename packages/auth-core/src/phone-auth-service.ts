@@ -16,6 +16,7 @@ import { findUserByPhone, insertPhoneUser, setPhone } from './phone-repository.j
 import type { SmsChannel } from './sms-sender.js';
 import * as users from './user-repository.js';
 import { lookAlikeUser, userJson, type SessionJson, type UserJson } from './user-view.js';
+import { isUniqueViolation } from './sqlstate.js';
 
 export interface PhoneAuthSettings {
   /** GoTrue's GOTRUE_EXTERNAL_PHONE_ENABLED. */
@@ -45,7 +46,7 @@ export function createPhoneAuthService(
   }
 
   function phoneTaken(error: unknown): never {
-    if ((error as { code?: string }).code === '23505') throw authErrors.phoneExists();
+    if (isUniqueViolation(error)) throw authErrors.phoneExists();
     throw error;
   }
 

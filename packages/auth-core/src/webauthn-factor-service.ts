@@ -22,6 +22,7 @@ import {
 import { challengeIdOf, createChallengeStore } from './webauthn-challenges.js';
 import * as credentials from './webauthn-credentials.js';
 import { webauthnErrors } from './webauthn-errors.js';
+import { isUniqueViolation } from './sqlstate.js';
 
 export interface WebAuthnFactorSettings {
   enrollEnabled: boolean;
@@ -71,7 +72,7 @@ export function createWebAuthnFactorService(sql: postgres.Sql, auth: AuthService
       const [row] = await sql<Array<{ id: string }>>`
         insert into auth.mfa_factors (user_id, friendly_name, factor_type, secret)
         values (${user.id}, ${name || null}, 'webauthn', null) returning id`.catch((error) => {
-        if ((error as { code?: string }).code === '23505') throw authErrors.mfaFactorNameConflict(name);
+        if (isUniqueViolation(error)) throw authErrors.mfaFactorNameConflict(name);
         throw error;
       });
       return { id: row!.id, type: 'webauthn' as const, friendly_name: name };

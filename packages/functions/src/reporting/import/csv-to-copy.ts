@@ -9,7 +9,8 @@ import { CopyBuffer } from './copy-buffer.js';
 import { toCopyRow } from './copy-line.js';
 import { CsvRecords } from './csv-records.js';
 import type { RowError, WorkerSetup } from './csv-worker-protocol.js';
-import { FastRows, INCOMPLETE, IRREGULAR } from './fast-rows.js';
+import { INCOMPLETE, IRREGULAR } from './csv-byte-tokenizer.js';
+import { FastRows } from './fast-rows.js';
 
 const SAMPLE_ROWS = 2000;
 const MAX_LISTED_ERRORS = 1000;

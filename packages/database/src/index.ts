@@ -47,6 +47,7 @@ export {
 } from './availability-monitor.js';
 export { prepareDatabase, NoClusterError, type PrepareOptions, type PreparedDatabase } from './prepare.js';
 export { findFreePort } from './ports.js';
+export { quoteIdent, qualified } from './quote-ident.js';
 export { reconnectBackoff } from './reconnect-backoff.js';
 export { createWakeableSleep, type WakeableSleep } from './wakeable-sleep.js';
 export {

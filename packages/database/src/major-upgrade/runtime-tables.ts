@@ -2,7 +2,7 @@
 // migrations replayed on the new cluster do not make. Each is rebuilt there from the old cluster's catalog: columns
 // with types and defaults, constraints, indexes, row-level security, policies, grants and owner.
 import type postgres from 'postgres';
-import { qualified, quoteIdent } from './quote-ident.js';
+import { qualified, quoteIdent } from '../quote-ident.js';
 
 export interface TableName {
   schema: string;

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type postgres from 'postgres';
 import { FunctionError, type FunctionErrorCode } from '../../errors.js';
-import { quoteIdent } from '../dataset-access.js';
+import { quoteIdent } from '@auction-ops/database';
 import type { PlannedColumn } from './column-plan.js';
 import { BINARY_HEADER, BINARY_TRAILER } from './copy-binary.js';
 import type { FromWorker, RowError, ToWorker, WorkerSetup } from './csv-worker-protocol.js';

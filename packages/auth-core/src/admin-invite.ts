@@ -61,5 +61,3 @@ export function createAdminInvites(sql: postgres.Sql, auth: AuthService, options
     },
   };
 }
-
-export type AdminInvites = ReturnType<typeof createAdminInvites>;

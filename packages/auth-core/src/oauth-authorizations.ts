@@ -267,5 +267,3 @@ export function createOAuthAuthorizations(
     },
   };
 }
-
-export type OAuthAuthorizations = ReturnType<typeof createOAuthAuthorizations>;

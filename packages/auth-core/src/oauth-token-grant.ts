@@ -110,5 +110,3 @@ export function createOAuthTokenGrant(sql: postgres.Sql, service: AuthService) {
     },
   };
 }
-
-export type OAuthTokenGrant = ReturnType<typeof createOAuthTokenGrant>;

@@ -37,7 +37,7 @@ export function registerFaultCounters(registry: Registry): void {
 }
 
 /** Tracing is on when an OTLP endpoint is set (the general one or the traces one). */
-export const tracingConfigured = (config: Config) =>
+const tracingConfigured = (config: Config) =>
   Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 
 /** Tracing when configured, loading the OpenTelemetry SDK only then; `sql` is any pool of the process. */

@@ -97,7 +97,7 @@ export async function prepareServer(
 }
 
 /** The API keys: configured, else signed with the JWT secret. */
-export async function apiKeysOf(config: Config, jwtSecret: string) {
+async function apiKeysOf(config: Config, jwtSecret: string) {
   return {
     anonKey: config.ANON_KEY ?? (await signApiKey(jwtSecret, 'anon')),
     serviceRoleKey: config.SERVICE_ROLE_KEY ?? (await signApiKey(jwtSecret, 'service_role')),

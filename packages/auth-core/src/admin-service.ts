@@ -15,7 +15,7 @@ import type { AuthService } from './auth-service.js';
 import { createAdminInvites, EMAIL_CHANGE_LINK_TYPES } from './admin-invite.js';
 import { createAdminFactors } from './admin-factors.js';
 
-export interface AdminUserInput {
+interface AdminUserInput {
   email?: unknown;
   password?: unknown;
   email_confirm?: unknown;

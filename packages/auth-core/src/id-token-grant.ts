@@ -12,7 +12,7 @@ import { accountForProvider, type ProviderClaims } from './oauth-account.js';
 import { DEFAULT_ISSUERS, OAUTH_PROVIDERS, type ProviderRegistry } from './oauth-providers.js';
 import type { SessionJson } from './user-view.js';
 
-export interface IdTokenGrantInput {
+interface IdTokenGrantInput {
   provider?: unknown;
   id_token?: unknown;
   nonce?: unknown;

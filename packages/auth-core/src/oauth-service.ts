@@ -13,7 +13,7 @@ import { hashToken, randomToken } from './opaque-token.js';
 import { FLOW_STATE_SECONDS, issueAuthCode, type PkceChallenge } from './pkce-flow.js';
 import type { SessionJson } from './user-view.js';
 
-export interface OAuthSettings {
+interface OAuthSettings {
   publicUrl: string;
   disableSignup: boolean;
   autoconfirm: boolean;

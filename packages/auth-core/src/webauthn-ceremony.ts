@@ -28,7 +28,7 @@ export interface RelyingParty {
 }
 
 /** The user handle stored in a credential: the user id's text, as GoTrue's WebAuthnID() gives it. */
-export function userHandle(userId: string): Uint8Array<ArrayBuffer> {
+function userHandle(userId: string): Uint8Array<ArrayBuffer> {
   return new Uint8Array(Buffer.from(userId, 'utf8'));
 }
 

@@ -13,7 +13,7 @@ const POLICY_TTL_MS = 5_000;
 // Classes kept for at most this many identities; the oldest go first.
 const MAX_IDENTITIES = 50_000;
 
-export interface AccessPlan {
+interface AccessPlan {
   /** Indexes of identities that see every change of the table. */
   open: number[];
   /** Indexes of the other identities, grouped: checking the first of a group answers for all of it. */

@@ -262,5 +262,3 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
 function compileStage(p: Plan, maxRows: number | null) {
   return p.kind === 'options' || p.kind === 'openapi' ? null : compile(p, maxRows);
 }
-
-export type { Plan };

@@ -2,7 +2,7 @@
 // Every failure leaves the engine as a RestError, rendered as PostgREST's `{code, details, hint, message}`.
 
 /** What an error may carry besides its status, code and message. */
-export interface RestErrorExtras {
+interface RestErrorExtras {
   details?: string | unknown[] | null;
   hint?: string | null;
   headers?: Record<string, string>;

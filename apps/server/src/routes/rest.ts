@@ -8,7 +8,7 @@ import { requestTarget } from '../http/request-target.js';
 
 const MOUNT = '/rest/v1';
 
-export interface RestRouteOptions {
+interface RestRouteOptions {
   /** Largest request body read, in bytes (REST_MAX_BODY_BYTES). */
   maxBodyBytes: number;
 }

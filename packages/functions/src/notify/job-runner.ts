@@ -22,19 +22,19 @@ export interface JobDeps {
   log: { warn(msg: string, fields?: Record<string, unknown>): void };
 }
 
-export interface JobOutcome {
+interface JobOutcome {
   done: boolean;
   result: Record<string, unknown>;
   error?: string;
 }
 
-export function planJob(deps: JobDeps, job: PushJob): Promise<NotificationPlan> {
+function planJob(deps: JobDeps, job: PushJob): Promise<NotificationPlan> {
   if (job.kind === 'chat_message') return planChatNotification(deps.sql, job.subject_id, deps.appUrl);
   return planSubmissionNotification(deps.sql, job.auction_id, job.payload as SubmissionEventData);
 }
 
 /** Delay before attempt n+1 of a job whose provider requests failed: 1 s doubling, at most 10 minutes. */
-export function jobRetryDelayMs(attempts: number): number {
+function jobRetryDelayMs(attempts: number): number {
   return Math.min(600_000, 1000 * 2 ** Math.max(0, attempts - 1));
 }
 

@@ -6,7 +6,7 @@ import { inRequestTransaction, quoteIdent } from '@auction-ops/database';
 import { functionErrors } from '../errors.js';
 import type { Caller } from '../family/function-definition.js';
 
-export interface QueryResult {
+interface QueryResult {
   columns: Array<{ name: string; type: string }>;
   rows: Record<string, unknown>[];
   truncated: boolean;

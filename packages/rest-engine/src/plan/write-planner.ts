@@ -123,6 +123,6 @@ export function planWrite(step: Step, table: Table): Plan {
   };
 }
 
-export function checkColumns(table: Table, cols: readonly string[]): void {
+function checkColumns(table: Table, cols: readonly string[]): void {
   for (const c of cols) if (!table.columns.has(c)) throw errors.noColumn(c, table.name);
 }

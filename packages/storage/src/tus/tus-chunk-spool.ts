@@ -9,7 +9,7 @@ import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { errors, StorageError } from '../storage-errors.js';
 
-export interface SpooledChunk {
+interface SpooledChunk {
   file: string;
   size: number;
   /** The body ended early (client gone); the bytes before the break are in the file. */

@@ -17,8 +17,6 @@ import { detectDelimiter } from './csv-types.js';
 import type { ImportOptions } from './import-options.js';
 import { startParseWorker } from './parse-worker.js';
 
-export type { RowError } from './csv-worker-protocol.js';
-
 const ERRORS_PER_EVENT = 100;
 /**
  * Chunks sent to the worker and not yet taken by its parser: up to 2 MB of upload, some 20 ms of the worker's work,
@@ -27,7 +25,7 @@ const ERRORS_PER_EVENT = 100;
  */
 const CHUNKS_IN_FLIGHT = 32;
 
-export interface LoadEvents {
+interface LoadEvents {
   schema(columns: readonly PlannedColumn[]): void;
   progress(p: {
     rows_read: number;
@@ -39,7 +37,7 @@ export interface LoadEvents {
   rowErrors(errors: RowError[]): void;
 }
 
-export interface LoadResult {
+interface LoadResult {
   columns: PlannedColumn[];
   imported: number;
   failed: number;

@@ -24,7 +24,7 @@ export interface CopyBatch {
   errors: RowError[];
 }
 
-export interface ConversionHooks {
+interface ConversionHooks {
   /** The columns are planned; resolves when rows may be converted (the table exists). */
   planned(columns: PlannedColumn[]): Promise<void>;
   /** A batch is ready; resolves when the next may be made. */

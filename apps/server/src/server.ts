@@ -12,12 +12,11 @@ import {
   reconnectBackoff,
   startAvailabilityMonitor,
 } from '@auction-ops/database';
-import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
+import { createTokenVerifier, loadSecrets, signApiKey } from '@auction-ops/auth-core';
 import { continuousArchiving } from '@auction-ops/backups';
 import { withPort, type Config } from './config/index.js';
 import type { ServerContext } from './context.js';
 import { createLogger, type Logger } from './logger.js';
-import { loadSecrets } from './secrets.js';
 import { migrationSets } from './migration-sets.js';
 import { version } from './version.js';
 import { createApp } from './app.js';

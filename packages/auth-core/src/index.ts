@@ -11,6 +11,7 @@ export {
   type TokenSigner,
   type SigningKey,
 } from './jwt.js';
+export { loadSecrets, type Secrets } from './jwt-secret-store.js';
 export { createReauthentication, type Reauthentication } from './reauthentication.js';
 export { importConfiguredKeys, type ConfiguredKeys, type TrustedKey } from './trusted-keys.js';
 export { AuthError, authErrors, oauthGrantError, type WeakPasswordReason } from './errors.js';

@@ -6,6 +6,7 @@ export {
   type EmbeddedOptions,
 } from './embedded-postgres.js';
 export { lockDataDir, DataDirInUseError } from './data-dir-lock.js';
+export { runningServerInfo, writeServerInfo, type ServerInfo } from './server-info.js';
 export { assertReachable, untraversableAncestor, UnreachableDirectoryError } from './reachable.js';
 export {
   ensureRoles,

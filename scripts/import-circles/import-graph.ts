@@ -29,13 +29,13 @@ export function buildImportGraph(root: string): ImportGraph {
   return graph;
 }
 
-interface WorkspacePackage {
+export interface WorkspacePackage {
   name: string;
   dir: string;
   exports: Record<string, unknown>;
 }
 
-function workspacePackages(root: string): WorkspacePackage[] {
+export function workspacePackages(root: string): WorkspacePackage[] {
   const found: WorkspacePackage[] = [];
   for (const group of ['packages', 'apps']) {
     const groupDir = join(root, group);
@@ -52,7 +52,7 @@ function workspacePackages(root: string): WorkspacePackage[] {
   return found;
 }
 
-function listSources(dir: string): string[] {
+export function listSources(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir).sort()) {
     if (entry === 'node_modules' || entry === 'dist') continue;
@@ -69,7 +69,7 @@ function importsOf(file: string): string[] {
   return info.importedFiles.map((f) => f.fileName);
 }
 
-function resolveImport(from: string, specifier: string, packages: WorkspacePackage[]): string | undefined {
+export function resolveImport(from: string, specifier: string, packages: WorkspacePackage[]): string | undefined {
   if (specifier.startsWith('.')) return resolveFile(resolve(dirname(from), specifier));
   const pkg = packages.find((p) => specifier === p.name || specifier.startsWith(`${p.name}/`));
   if (!pkg) return undefined;
@@ -87,6 +87,6 @@ function resolveFile(path: string): string | undefined {
   return candidates.find((c) => SOURCE.test(c) && existsSync(c) && statSync(c).isFile());
 }
 
-function toKey(root: string, file: string): string {
+export function toKey(root: string, file: string): string {
   return relative(root, file).split('\\').join('/');
 }

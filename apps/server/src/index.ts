@@ -3,5 +3,3 @@ export { loadConfig, ConfigError, type Config } from './config/index.js';
 export { createLogger, type Logger } from './logger.js';
 export type { ServerContext, AppEnv, Worker } from './context.js';
 export { migrationSets } from './migration-sets.js';
-export { loadSecrets, type Secrets } from './secrets.js';
-export { runningServerInfo, type ServerInfo } from './server-info.js';

@@ -8,7 +8,7 @@ import { startServer } from './server.js';
 import { type RunningCluster, runClusterWorker, startCluster, workerEnvironment } from './cluster.js';
 import { startedByPackageManager, watchParent } from './parent-watch.js';
 import { version } from './version.js';
-import { writeServerInfo } from './server-info.js';
+import { writeServerInfo } from '@auction-ops/database';
 
 if (cluster.isWorker) await runClusterWorker();
 else await runPrimary();

@@ -11,9 +11,9 @@ import {
   workerMetrics,
 } from '@auction-ops/observability';
 import type { Tracing } from '@auction-ops/observability/tracing';
-import type { RealtimeStats } from '@auction-ops/realtime';
+import { registerRealtimeMetrics, type RealtimeStats } from '@auction-ops/realtime';
 import type postgres from 'postgres';
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { AppOptions } from './app.js';
 import type { Config } from './config/index.js';
 import type { ServerContext } from './context.js';
@@ -37,56 +37,8 @@ export function registerFaultCounters(registry: Registry): void {
     counterOnScrape(registry, { name, help }, () => processFaults()[key as keyof ProcessFaults]);
 }
 
-/** The webhook dispatcher's own counts (packages/webhooks keeps them as plain numbers). */
-export function registerDispatcherMetrics(
-  registry: Registry,
-  stats: () => { delivered: number; failedAttempts: number; inFlight: number; restarts: number },
-): void {
-  gaugeOnScrape(
-    registry,
-    { name: 'webhook_attempts_in_flight', help: 'Webhook attempts being sent now' },
-    () => stats().inFlight,
-  );
-  new Counter({
-    name: 'webhook_attempts_total',
-    help: 'Webhook delivery attempts finished by this server, by outcome (delivered: a 2xx answer)',
-    labelNames: ['outcome'],
-    registers: [registry],
-    collect() {
-      const s = stats();
-      this.reset();
-      this.inc({ outcome: 'delivered' }, s.delivered);
-      this.inc({ outcome: 'failed' }, s.failedAttempts);
-    },
-  });
-  counterOnScrape(
-    registry,
-    { name: 'webhook_dispatcher_restarts_total', help: 'Times the dispatcher loop stalled and was restarted' },
-    () => stats().restarts,
-  );
-}
-
-/** Realtime's per-process figures (packages/realtime counts them); a cluster scrape sums the processes. */
-export function registerRealtimeMetrics(registry: Registry, stats: () => RealtimeStats): void {
-  gaugeOnScrape(
-    registry,
-    { name: 'realtime_channels', help: 'Channels joined on the open realtime connections' },
-    () => stats().channels,
-  );
-  counterOnScrape(
-    registry,
-    { name: 'realtime_frames_sent_total', help: 'Realtime frames sent to clients (replies, changes, broadcasts)' },
-    () => stats().framesSent,
-  );
-  counterOnScrape(
-    registry,
-    { name: 'realtime_frames_received_total', help: 'Realtime frames received from clients (heartbeats included)' },
-    () => stats().framesReceived,
-  );
-}
-
 /** Tracing is on when an OTLP endpoint is set (the general one or the traces one). */
-export const tracingConfigured = (config: Config) =>
+const tracingConfigured = (config: Config) =>
   Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 
 /** Tracing when configured, loading the OpenTelemetry SDK only then; `sql` is any pool of the process. */

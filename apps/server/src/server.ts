@@ -12,12 +12,11 @@ import {
   reconnectBackoff,
   startAvailabilityMonitor,
 } from '@auction-ops/database';
-import { createTokenVerifier, signApiKey } from '@auction-ops/auth-core';
+import { createTokenVerifier, loadSecrets, signApiKey } from '@auction-ops/auth-core';
 import { continuousArchiving } from '@auction-ops/backups';
 import { withPort, type Config } from './config/index.js';
 import type { ServerContext } from './context.js';
 import { createLogger, type Logger } from './logger.js';
-import { loadSecrets } from './secrets.js';
 import { migrationSets } from './migration-sets.js';
 import { version } from './version.js';
 import { createApp } from './app.js';
@@ -98,7 +97,7 @@ export async function prepareServer(
 }
 
 /** The API keys: configured, else signed with the JWT secret. */
-export async function apiKeysOf(config: Config, jwtSecret: string) {
+async function apiKeysOf(config: Config, jwtSecret: string) {
   return {
     anonKey: config.ANON_KEY ?? (await signApiKey(jwtSecret, 'anon')),
     serviceRoleKey: config.SERVICE_ROLE_KEY ?? (await signApiKey(jwtSecret, 'service_role')),

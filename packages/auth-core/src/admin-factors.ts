@@ -1,6 +1,6 @@
 // The admin API's multi-factor endpoints (GoTrue's /admin/users/{id}/factors): list a user's factors and delete one,
 // which also brings the user's aal2 sessions back to aal1, as GoTrue does.
-import { isUuid } from './auth-service.js';
+import { isUuid } from './auth-input.js';
 import type postgres from 'postgres';
 import { authErrors } from './errors.js';
 import * as users from './user-repository.js';

@@ -2,7 +2,8 @@
 // (verifyOtp type `invite`) and stamps invited_at; generate_link's email_change_current and email_change_new types
 // issue the e-mail-change token for a new address without mailing it.
 import type postgres from 'postgres';
-import { isObject, validEmail, type AuthService } from './auth-service.js';
+import { isObject, validEmail } from './auth-input.js';
+import type { AuthService } from './auth-service.js';
 import { authErrors } from './errors.js';
 import { issueOneTimeToken } from './one-time-tokens.js';
 import * as users from './user-repository.js';
@@ -60,5 +61,3 @@ export function createAdminInvites(sql: postgres.Sql, auth: AuthService, options
     },
   };
 }
-
-export type AdminInvites = ReturnType<typeof createAdminInvites>;

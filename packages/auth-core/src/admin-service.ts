@@ -9,11 +9,13 @@ import { checkPassword, type PasswordPolicy } from './password-policy.js';
 import { issueOneTimeToken, type OneTimeTokenType } from './one-time-tokens.js';
 import * as users from './user-repository.js';
 import { userJson, type UserJson } from './user-view.js';
-import { isObject, uniqueToEmailExists, validEmail, type AuthService } from './auth-service.js';
+import { isObject, validEmail } from './auth-input.js';
+import { isForeignKeyViolation, isUniqueViolation, uniqueToEmailExists } from './sqlstate.js';
+import type { AuthService } from './auth-service.js';
 import { createAdminInvites, EMAIL_CHANGE_LINK_TYPES } from './admin-invite.js';
 import { createAdminFactors } from './admin-factors.js';
 
-export interface AdminUserInput {
+interface AdminUserInput {
   email?: unknown;
   password?: unknown;
   email_confirm?: unknown;
@@ -34,7 +36,7 @@ const LINK_TYPES: Record<string, OneTimeTokenType> = {
 // GoTrue's admin words for a number another user holds.
 const adminPhoneExists = () => new AuthError(422, 'phone_exists', 'Phone number already registered by another user');
 function phoneTaken(error: unknown): never {
-  if ((error as { code?: string }).code === '23505') throw adminPhoneExists();
+  if (isUniqueViolation(error)) throw adminPhoneExists();
   throw error;
 }
 
@@ -163,7 +165,7 @@ export function createAdminService(
       try {
         await users.deleteUser(sql, id, soft);
       } catch (error) {
-        if ((error as { code?: string }).code === '23503') {
+        if (isForeignKeyViolation(error)) {
           throw authErrors.conflict(
             'The user is referenced by other records; delete softly (should_soft_delete) or anonymize instead',
           );

@@ -3,7 +3,9 @@
 // and the mail after the answer, so neither reveals who has an account; unless `revealUnknownAddresses` asks for
 // GoTrue's answer to a sign-in without sign-up for an address with no account (422 otp_disabled).
 import type postgres from 'postgres';
-import { validEmail, isObject, type AuthService, type AuthSettings } from './auth-service.js';
+import { validEmail, isObject } from './auth-input.js';
+import type { AuthService } from './auth-service.js';
+import type { AuthSettings } from './auth-settings.js';
 import { authErrors } from './errors.js';
 import type { PkceChallenge } from './pkce-flow.js';
 import * as users from './user-repository.js';

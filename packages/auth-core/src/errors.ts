@@ -28,7 +28,7 @@ export class AuthError extends Error {
  * GoTrue's OAuthError, which the id_token grant answers: always 400, only `{error, error_description}`, where
  * `error` is a phrase such as "invalid request" and there is no error_code (auth-js then shows the description).
  */
-export class OAuthGrantError extends AuthError {
+class OAuthGrantError extends AuthError {
   override toBody(): Record<string, unknown> {
     return { error: this.extra.error, error_description: this.message };
   }

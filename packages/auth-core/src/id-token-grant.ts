@@ -5,13 +5,14 @@
 import { createHash } from 'node:crypto';
 import * as jose from 'jose';
 import type postgres from 'postgres';
-import type { AuthService, RequestMeta } from './auth-service.js';
+import type { AuthService } from './auth-service.js';
+import type { RequestMeta } from './auth-settings.js';
 import { authErrors, oauthGrantError } from './errors.js';
 import { accountForProvider, type ProviderClaims } from './oauth-account.js';
 import { DEFAULT_ISSUERS, OAUTH_PROVIDERS, type ProviderRegistry } from './oauth-providers.js';
 import type { SessionJson } from './user-view.js';
 
-export interface IdTokenGrantInput {
+interface IdTokenGrantInput {
   provider?: unknown;
   id_token?: unknown;
   nonce?: unknown;

@@ -11,20 +11,16 @@ export {
   type TokenSigner,
   type SigningKey,
 } from './jwt.js';
+export { loadSecrets, type Secrets } from './jwt-secret-store.js';
 export { createReauthentication, type Reauthentication } from './reauthentication.js';
 export { importConfiguredKeys, type ConfiguredKeys, type TrustedKey } from './trusted-keys.js';
 export { AuthError, authErrors, oauthGrantError, type WeakPasswordReason } from './errors.js';
 export { hashPassword, verifyPassword } from './password-hasher.js';
 export { checkPassword, parseCharacterClasses, type PasswordPolicy, type CharacterClass } from './password-policy.js';
-export {
-  createAuthService,
-  subject,
-  validEmail,
-  type AuthService,
-  type AuthSettings,
-  type RequestMeta,
-  type VerifyType,
-} from './auth-service.js';
+export { createAuthService, type AuthService } from './auth-service.js';
+export type { AuthSettings, RequestMeta } from './auth-settings.js';
+export { subject, validEmail } from './auth-input.js';
+export type { VerifyType } from './email-verification.js';
 export { createAdminService, type AdminService } from './admin-service.js';
 export { pkceChallenge, FLOW_STATE_SECONDS, type PkceChallenge } from './pkce-flow.js';
 export {

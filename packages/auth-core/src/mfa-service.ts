@@ -12,6 +12,7 @@ import { raiseToAal2 } from './mfa-session.js';
 import { validIp } from './session-store.js';
 import type { SessionJson } from './user-view.js';
 import { sessionCaller } from './session-caller.js';
+import { isUniqueViolation } from './sqlstate.js';
 
 export interface MfaSettings {
   /** The issuer shown in authenticator apps when the client names none (the public host). */
@@ -64,7 +65,7 @@ export function createMfaService(sql: postgres.Sql, auth: AuthService, box: Secr
       await sql`
         insert into auth.mfa_factors (id, user_id, friendly_name, factor_type, secret)
         values (${id}, ${user.id}, ${name || null}, 'totp', ${box.seal(id, secret)})`.catch((error) => {
-        if ((error as { code?: string }).code === '23505') throw authErrors.mfaFactorNameConflict(name);
+        if (isUniqueViolation(error)) throw authErrors.mfaFactorNameConflict(name);
         throw error;
       });
       const uri = totpFor(secret, issuer, user.email ?? user.id).toString();

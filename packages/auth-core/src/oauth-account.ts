@@ -13,7 +13,7 @@ import { findUserByEmail, findUserById, normalizeEmail, type UserRow } from './u
 export type ProviderClaims = Record<string, unknown> & { sub: string; iss?: string };
 
 /** What GoTrue keeps of an ID token in identity_data and user_metadata. */
-export function identityData(claims: ProviderClaims): Record<string, unknown> {
+function identityData(claims: ProviderClaims): Record<string, unknown> {
   const pick = (k: string) => (claims[k] === undefined ? {} : { [k]: claims[k] });
   return {
     iss: claims.iss,

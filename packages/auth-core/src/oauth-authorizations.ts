@@ -4,7 +4,7 @@
 import type postgres from 'postgres';
 import { authErrors } from './errors.js';
 import { hashToken, randomToken } from './opaque-token.js';
-import { isUuid } from './auth-service.js';
+import { isUuid } from './auth-input.js';
 import { type OAuthClientRegistry, type OAuthClientRow, parseScopes } from './oauth-clients.js';
 
 export interface OAuthServerSettings {
@@ -267,5 +267,3 @@ export function createOAuthAuthorizations(
     },
   };
 }
-
-export type OAuthAuthorizations = ReturnType<typeof createOAuthAuthorizations>;

@@ -3,11 +3,11 @@
 // A confidential client's secret is 256 random bits shown once; only its SHA-256 is stored.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type postgres from 'postgres';
-import { isUuid } from './auth-service.js';
+import { isUuid } from './auth-input.js';
 import { authErrors } from './errors.js';
 import { randomToken } from './opaque-token.js';
 
-export type ClientType = 'public' | 'confidential';
+type ClientType = 'public' | 'confidential';
 export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
 
 export interface OAuthClientRow {
@@ -48,7 +48,7 @@ export const SUPPORTED_SCOPES = ['email', 'profile', 'phone', 'offline_access'] 
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
 const AUTH_METHODS: TokenEndpointAuthMethod[] = ['none', 'client_secret_basic', 'client_secret_post'];
 
-export function clientJson(row: OAuthClientRow, secret?: string): OAuthClientJson {
+function clientJson(row: OAuthClientRow, secret?: string): OAuthClientJson {
   return {
     client_id: row.id,
     ...(secret ? { client_secret: secret } : {}),

@@ -3,7 +3,8 @@
 // where to send the browser: the app with a session in the fragment, or with `?code=` in a PKCE flow.
 import * as oidc from 'openid-client';
 import type postgres from 'postgres';
-import type { AuthService, RequestMeta } from './auth-service.js';
+import type { AuthService } from './auth-service.js';
+import type { RequestMeta } from './auth-settings.js';
 import { AuthError, authErrors } from './errors.js';
 import { accountForProvider, type ProviderClaims } from './oauth-account.js';
 import type { ProviderRegistry } from './oauth-providers.js';
@@ -12,7 +13,7 @@ import { hashToken, randomToken } from './opaque-token.js';
 import { FLOW_STATE_SECONDS, issueAuthCode, type PkceChallenge } from './pkce-flow.js';
 import type { SessionJson } from './user-view.js';
 
-export interface OAuthSettings {
+interface OAuthSettings {
   publicUrl: string;
   disableSignup: boolean;
   autoconfirm: boolean;

@@ -2,7 +2,8 @@
 // with its PKCE verifier, or rotates a refresh token of a session it opened. Tokens are this server's ordinary
 // access and refresh tokens; the access token carries `client_id` and `scope`. Errors are OAuth's {error, ...}.
 import type postgres from 'postgres';
-import type { AuthService, RequestMeta } from './auth-service.js';
+import type { AuthService } from './auth-service.js';
+import type { RequestMeta } from './auth-settings.js';
 import { oauthGrantError } from './errors.js';
 import { hashToken } from './opaque-token.js';
 import type { OAuthClientRow } from './oauth-clients.js';
@@ -109,5 +110,3 @@ export function createOAuthTokenGrant(sql: postgres.Sql, service: AuthService) {
     },
   };
 }
-
-export type OAuthTokenGrant = ReturnType<typeof createOAuthTokenGrant>;

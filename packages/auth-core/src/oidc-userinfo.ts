@@ -8,7 +8,7 @@ import type { ProviderClaims } from './oauth-account.js';
 const present = (value: unknown) => typeof value === 'string' && value !== '';
 
 /** Whether the ID token already has what an account is made from: the address and the name. */
-export const hasProfile = (claims: ProviderClaims) => present(claims.email) && present(claims.name);
+const hasProfile = (claims: ProviderClaims) => present(claims.email) && present(claims.name);
 
 /**
  * The ID token's claims, completed from userinfo when it lacks the address or the name and the provider has the

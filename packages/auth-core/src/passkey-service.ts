@@ -3,7 +3,9 @@
 // session at aal1 with amr `passkey`, as GoTrue issues it. Credentials of MFA factors are not passkeys and never
 // sign anyone in here.
 import type postgres from 'postgres';
-import { isUuid, isObject, type AuthService, type RequestMeta } from './auth-service.js';
+import { isUuid, isObject } from './auth-input.js';
+import type { AuthService } from './auth-service.js';
+import type { RequestMeta } from './auth-settings.js';
 import { authErrors } from './errors.js';
 import type { Claims } from './jwt.js';
 import { hasVerifiedFactor, sessionCaller } from './session-caller.js';

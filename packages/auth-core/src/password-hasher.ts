@@ -7,7 +7,7 @@ import bcrypt from 'bcryptjs';
 // algorithm 2 = Argon2id (a const enum in the typings, unusable under verbatimModuleSyntax).
 const ARGON = { algorithm: 2 as const, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
-export interface VerifyResult {
+interface VerifyResult {
   ok: boolean;
   /** The stored hash is not argon2id with the current parameters: rehash after a successful sign-in. */
   needsRehash: boolean;

@@ -3,7 +3,9 @@
 // signed-in user's change of number. Sends happen before the answer, so a provider's failure or the resend
 // interval reaches the client in GoTrue's errors (sms_send_failed, over_sms_send_rate_limit).
 import type postgres from 'postgres';
-import { isObject, subject, type AuthService, type RequestMeta } from './auth-service.js';
+import { isObject, subject } from './auth-input.js';
+import type { AuthService } from './auth-service.js';
+import type { RequestMeta } from './auth-settings.js';
 import { AuthError, authErrors } from './errors.js';
 import type { Claims } from './jwt.js';
 import { hashPassword, verifyPassword } from './password-hasher.js';
@@ -14,6 +16,7 @@ import { findUserByPhone, insertPhoneUser, setPhone } from './phone-repository.j
 import type { SmsChannel } from './sms-sender.js';
 import * as users from './user-repository.js';
 import { lookAlikeUser, userJson, type SessionJson, type UserJson } from './user-view.js';
+import { isUniqueViolation } from './sqlstate.js';
 
 export interface PhoneAuthSettings {
   /** GoTrue's GOTRUE_EXTERNAL_PHONE_ENABLED. */
@@ -43,7 +46,7 @@ export function createPhoneAuthService(
   }
 
   function phoneTaken(error: unknown): never {
-    if ((error as { code?: string }).code === '23505') throw authErrors.phoneExists();
+    if (isUniqueViolation(error)) throw authErrors.phoneExists();
     throw error;
   }
 

@@ -23,7 +23,7 @@ export interface RateLimitStore {
   close?(): Promise<void>;
 }
 
-export interface CounterWindow {
+interface CounterWindow {
   key: string;
   windowStart: number;
   windowMs: number;

@@ -5,7 +5,7 @@ import { X509Certificate } from 'node:crypto';
 import { authErrors } from './errors.js';
 import { DOMParser, type XmlDocument, type XmlNode, xpath } from './xml-libraries.js';
 
-export const HTTP_REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
+const HTTP_REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 const HTTP_POST_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
 
 export interface IdpMetadata {

@@ -4,7 +4,8 @@
 // recipient) and signs the user in, implicitly or with a PKCE auth code. Our SP metadata is at /sso/saml/metadata.
 import { createHash, randomBytes } from 'node:crypto';
 import type postgres from 'postgres';
-import type { AuthService, RequestMeta } from './auth-service.js';
+import type { AuthService } from './auth-service.js';
+import type { RequestMeta } from './auth-settings.js';
 import { AuthError, authErrors } from './errors.js';
 import { createFlowState, issueAuthCode, type PkceChallenge } from './pkce-flow.js';
 import { checkAddressing, emailOf, mappedClaims, samlErrors, subjectOf } from './saml-assertion.js';

@@ -1,6 +1,6 @@
 // The signed-in caller behind an access token: the user and the session it names, which must still exist.
 import type postgres from 'postgres';
-import { subject } from './auth-service.js';
+import { subject } from './auth-input.js';
 import { authErrors } from './errors.js';
 import type { Claims } from './jwt.js';
 import * as users from './user-repository.js';

@@ -6,7 +6,7 @@ import type postgres from 'postgres';
 import { oauthGrantError } from './errors.js';
 import { childToken, hashToken, randomToken } from './opaque-token.js';
 
-export interface AmrEntry {
+interface AmrEntry {
   method: string;
   timestamp: number;
 }
@@ -30,12 +30,12 @@ export interface OAuthSessionGrant {
 
 const SESSION_COLUMNS = 'id, user_id, aal, amr, created_at, oauth_client_id, scopes';
 
-export interface IssuedRefresh {
+interface IssuedRefresh {
   session: SessionRow;
   refreshToken: string;
 }
 
-export type RefreshOutcome =
+type RefreshOutcome =
   | { kind: 'rotated'; session: SessionRow; refreshToken: string }
   | { kind: 'invalid'; reason: 'not_found' | 'revoked_reuse' | 'session_expired' };
 

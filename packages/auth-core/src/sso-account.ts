@@ -6,7 +6,7 @@ import { authErrors } from './errors.js';
 import { attachIdentity, userOfIdentity } from './identity-repository.js';
 import { findUserById, normalizeEmail, type UserRow } from './user-repository.js';
 
-export interface SsoClaims {
+interface SsoClaims {
   /** The provider's stable id of the user (subject-id attribute, or a non-transient NameID). */
   subject: string;
   email: string;
@@ -16,7 +16,7 @@ export interface SsoClaims {
   issuer: string;
 }
 
-export const ssoProviderName = (providerId: string) => `sso:${providerId}`;
+const ssoProviderName = (providerId: string) => `sso:${providerId}`;
 
 /** identity_data and user_metadata of an SSO identity: GoTrue's provider claims, unmapped attributes aside. */
 function identityData(claims: SsoClaims): Record<string, unknown> {

@@ -65,7 +65,7 @@ export const ssoErrors = {
 const iso = (d: Date | string) => new Date(d).toISOString();
 
 /** The provider as GoTrue renders it; the list leaves metadata_xml empty to keep the answer small. */
-export function ssoProviderJson(row: SsoProviderRow, withMetadata = true) {
+function ssoProviderJson(row: SsoProviderRow, withMetadata = true) {
   return {
     id: row.id,
     ...(row.resource_id !== null ? { resource_id: row.resource_id } : {}),
@@ -91,7 +91,7 @@ export function ssoProviderJson(row: SsoProviderRow, withMetadata = true) {
   };
 }
 
-export interface ProviderParams {
+interface ProviderParams {
   type?: unknown;
   metadata_url?: unknown;
   metadata_xml?: unknown;
@@ -122,7 +122,7 @@ function optionalString(value: unknown, name: string): string | undefined {
 }
 
 /** GoTrue's CreateSSOProviderParams.validate, plus the shapes its JSON decoder would refuse. */
-export function validateProviderParams(params: ProviderParams, forUpdate: boolean): ValidParams {
+function validateProviderParams(params: ProviderParams, forUpdate: boolean): ValidParams {
   if (!forUpdate && params.type !== 'saml') throw authErrors.validation("Only 'saml' supported for SSO provider type");
   const metadataUrl = optionalString(params.metadata_url, 'metadata_url');
   const metadataXml = optionalString(params.metadata_xml, 'metadata_xml');

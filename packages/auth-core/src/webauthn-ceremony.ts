@@ -2,7 +2,7 @@
 // and verification of what its authenticator answered (attestation at registration, assertion at sign-in). Any
 // failure of a response (wrong challenge, origin, RP ID, signature, counter, malformed JSON) is one error to the
 // client, 400 webauthn_verification_failed, as GoTrue answers.
-import { isObject } from './auth-service.js';
+import { isObject } from './auth-input.js';
 import type {
   AuthenticationResponseJSON,
   PublicKeyCredentialCreationOptionsJSON,
@@ -28,7 +28,7 @@ export interface RelyingParty {
 }
 
 /** The user handle stored in a credential: the user id's text, as GoTrue's WebAuthnID() gives it. */
-export function userHandle(userId: string): Uint8Array<ArrayBuffer> {
+function userHandle(userId: string): Uint8Array<ArrayBuffer> {
   return new Uint8Array(Buffer.from(userId, 'utf8'));
 }
 

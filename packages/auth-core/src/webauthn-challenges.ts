@@ -1,21 +1,21 @@
 // Single-use WebAuthn challenges. Options handed to a browser carry a random challenge, stored here with its purpose,
 // its owner and an expiry; the first verification that names it deletes it, whether or not the credential then
 // verifies, so a challenge never signs twice (a replayed assertion finds nothing).
-import { isUuid } from './auth-service.js';
+import { isUuid } from './auth-input.js';
 import type postgres from 'postgres';
 import { authErrors } from './errors.js';
 import { validIp } from './session-store.js';
 import { webauthnErrors } from './webauthn-errors.js';
 
-export type ChallengePurpose = 'registration' | 'authentication' | 'factor_create' | 'factor_request';
+type ChallengePurpose = 'registration' | 'authentication' | 'factor_create' | 'factor_request';
 
-export interface ChallengeOwner {
+interface ChallengeOwner {
   userId?: string;
   factorId?: string;
   ip?: string;
 }
 
-export interface ConsumedChallenge {
+interface ConsumedChallenge {
   purpose: ChallengePurpose;
   challenge: string;
   userId: string | null;
@@ -87,7 +87,7 @@ export function createChallengeStore(sql: postgres.Sql, lifetimeSeconds: number)
   };
 }
 
-export type ChallengeStore = ReturnType<typeof createChallengeStore>;
+type ChallengeStore = ReturnType<typeof createChallengeStore>;
 
 /** A passkey ceremony's challenge, or GoTrue's passkey errors: not found (also used or another's), expired. */
 export async function consumePasskeyChallenge(

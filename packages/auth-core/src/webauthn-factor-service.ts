@@ -5,7 +5,8 @@
 // mfa-service.ts for TOTP). GoTrue takes rpId/rpOrigins from the client here; this server uses its configured relying
 // party only, so a page elsewhere cannot choose which domain a factor's key answers for.
 import type postgres from 'postgres';
-import { isUuid, isObject, type AuthService } from './auth-service.js';
+import { isUuid, isObject } from './auth-input.js';
+import type { AuthService } from './auth-service.js';
 import { authErrors } from './errors.js';
 import type { Claims } from './jwt.js';
 import { sessionCaller } from './session-caller.js';
@@ -21,6 +22,7 @@ import {
 import { challengeIdOf, createChallengeStore } from './webauthn-challenges.js';
 import * as credentials from './webauthn-credentials.js';
 import { webauthnErrors } from './webauthn-errors.js';
+import { isUniqueViolation } from './sqlstate.js';
 
 export interface WebAuthnFactorSettings {
   enrollEnabled: boolean;
@@ -70,7 +72,7 @@ export function createWebAuthnFactorService(sql: postgres.Sql, auth: AuthService
       const [row] = await sql<Array<{ id: string }>>`
         insert into auth.mfa_factors (user_id, friendly_name, factor_type, secret)
         values (${user.id}, ${name || null}, 'webauthn', null) returning id`.catch((error) => {
-        if ((error as { code?: string }).code === '23505') throw authErrors.mfaFactorNameConflict(name);
+        if (isUniqueViolation(error)) throw authErrors.mfaFactorNameConflict(name);
         throw error;
       });
       return { id: row!.id, type: 'webauthn' as const, friendly_name: name };

@@ -42,7 +42,7 @@ export interface SamlProfile {
   getSamlResponseXml?(): string;
 }
 
-export interface SamlConfig {
+interface SamlConfig {
   issuer: string;
   callbackUrl: string;
   idpCert: string | string[];

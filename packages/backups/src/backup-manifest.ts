@@ -33,7 +33,7 @@ export function summaryOf(manifest: BackupManifest): BackupSummary {
   return { id, started_at, finished_at, bytes, target, start_wal, stop_wal };
 }
 
-export const manifestKey = (id: string) => `backups/${id}/manifest.json`;
+const manifestKey = (id: string) => `backups/${id}/manifest.json`;
 
 export async function writeManifest(target: BackupTarget, manifest: BackupManifest): Promise<void> {
   await target.store.putText(manifestKey(manifest.id), `${JSON.stringify(manifest, null, 2)}\n`);

@@ -1,4 +1,4 @@
-// Copies a file while computing its SHA-256, and checks a stored file against a recorded digest.
+// Copies a file, or writes a stream to one, while computing its SHA-256 and size.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { type Readable, Transform } from 'node:stream';
@@ -20,7 +20,7 @@ export async function copyWithChecksum(from: string, to: string): Promise<Copied
 }
 
 /** A pass-through stream that hashes and counts what flows through it. */
-export function hashingTap(): { stream: Transform; result(): CopiedFile } {
+function hashingTap(): { stream: Transform; result(): CopiedFile } {
   const hash = createHash('sha256');
   let size = 0;
   const stream = new Transform({
@@ -31,12 +31,6 @@ export function hashingTap(): { stream: Transform; result(): CopiedFile } {
     },
   });
   return { stream, result: () => ({ size, sha256: hash.digest('hex') }) };
-}
-
-export async function fileChecksum(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(path), hash);
-  return hash.digest('hex');
 }
 
 /** Writes a stream to a file, hashing it on the way. */

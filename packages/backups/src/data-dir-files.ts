@@ -26,7 +26,7 @@ const SKIPPED_DIRS = new Set(['storage/tmp']);
  */
 const UPGRADE_DIRS = /^postgres\/data\.(pg\d+-[0-9TZ]+|upgrading)$/;
 
-export interface DataDirListing {
+interface DataDirListing {
   dirs: string[];
   files: string[];
 }

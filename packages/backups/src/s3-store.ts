@@ -10,7 +10,7 @@ import type { BackupStore, StoredEntry } from './backup-store.js';
 import { copyWithChecksum, streamToFile } from './checksum.js';
 import type { S3BackendOptions } from '@auction-ops/storage';
 
-export type S3Settings = Omit<S3BackendOptions, 'bucket'>;
+type S3Settings = Omit<S3BackendOptions, 'bucket'>;
 
 /** The storage package's variables (S3_*), which apply to an s3:// target too. */
 export function s3SettingsFromEnv(env: Record<string, string | undefined> = process.env): S3Settings {

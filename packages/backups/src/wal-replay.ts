@@ -15,7 +15,7 @@ const BEGIN = '# auction-ops restore: begin';
 const END = '# auction-ops restore: end';
 const PAST_TARGET = 'recovery ended before configured recovery target was reached';
 
-export interface ReplayOptions {
+interface ReplayOptions {
   manifest: BackupManifest;
   dataDir: string;
   toTime?: Date;

@@ -16,13 +16,13 @@ export function worstState(states: CheckState[]): CheckState {
 }
 
 const GB = 1_000_000_000;
-export const DISK_THRESHOLDS = {
+const DISK_THRESHOLDS = {
   warning: { ratio: 0.1, bytes: 5 * GB },
   failing: { ratio: 0.02, bytes: 1 * GB },
 } as const;
 
 /** Short byte counts for the reason lines (the page formats its own numbers). */
-export function bytesText(bytes: number): string {
+function bytesText(bytes: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
   let value = bytes;
   let unit = 0;
@@ -34,7 +34,7 @@ export function bytesText(bytes: number): string {
 }
 
 /** Short durations for the reason lines: "45 s", "3 min 20 s", "2 h 5 min", "3 d 4 h". */
-export function durationText(seconds: number): string {
+function durationText(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
   if (s < 60) return `${s} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
@@ -43,7 +43,7 @@ export function durationText(seconds: number): string {
   return `${Math.floor(s / 86_400)} d${Math.floor((s % 86_400) / 3600) ? ` ${Math.floor((s % 86_400) / 3600)} h` : ''}`;
 }
 
-export interface DiskFacts {
+interface DiskFacts {
   freeBytes: number;
   totalBytes: number;
   /** DATA_DIR's free-space floor (DISK_FREE_FLOOR_MB); 0 or absent when off. */
@@ -74,7 +74,7 @@ export function diskCheck({ freeBytes, totalBytes, floorBytes = 0 }: DiskFacts):
   return { state: 'ok', reason: free };
 }
 
-export interface ArchiveFacts {
+interface ArchiveFacts {
   /** Failure newer than the last success (isFailing of @auction-ops/backups). */
   failing: boolean;
   failedCount: number;
@@ -85,16 +85,16 @@ export interface ArchiveFacts {
   timeoutSeconds: number;
 }
 
-export interface BaseBackupFacts {
+interface BaseBackupFacts {
   /** Seconds since the newest complete base backup finished; null when there is none. */
   ageSeconds: number | null;
 }
 
 /** Archiving is behind when segments wait longer than this many archive timeouts. */
-export const ARCHIVE_LAG_TIMEOUTS = 3;
+const ARCHIVE_LAG_TIMEOUTS = 3;
 /** A daily schedule plus slack (as the BaseBackupMissing alert of docs/observability.md), and a week plus a day. */
-export const BASE_BACKUP_WARNING_SECONDS = 26 * 3600;
-export const BASE_BACKUP_FAILING_SECONDS = 8 * 86_400;
+const BASE_BACKUP_WARNING_SECONDS = 26 * 3600;
+const BASE_BACKUP_FAILING_SECONDS = 8 * 86_400;
 
 export function archiveCheck(facts: ArchiveFacts): Check {
   const waiting = `${facts.pendingSegments} segment${facts.pendingSegments === 1 ? '' : 's'} waiting in pg_wal`;
@@ -130,15 +130,15 @@ export function backupsCheck(archive: Check, base: Check): Check {
   return { state: worstState([archive.state, base.state]), reason: `${first.reason}; ${second.reason}` };
 }
 
-export interface WebhookFacts {
+interface WebhookFacts {
   due: number;
   /** Seconds the longest-waiting due delivery has been due; null when none is due. */
   oldestDueSeconds: number | null;
   disabledEndpoints: number;
 }
 
-export const WEBHOOK_WARNING_SECONDS = 5 * 60;
-export const WEBHOOK_FAILING_SECONDS = 3600;
+const WEBHOOK_WARNING_SECONDS = 5 * 60;
+const WEBHOOK_FAILING_SECONDS = 3600;
 
 export function webhookCheck(facts: WebhookFacts): Check {
   const parts: string[] = [];
@@ -159,7 +159,7 @@ export function webhookCheck(facts: WebhookFacts): Check {
   return { state, reason: parts.join('; ') };
 }
 
-export interface ReplicaFacts {
+interface ReplicaFacts {
   healthy: boolean;
   lagMs: number | null;
 }
@@ -181,7 +181,7 @@ export function replicasCheck(checks: Check[]): Check {
   return { state, reason: `${checks.length - down} of ${checks.length} up` };
 }
 
-export interface DatabaseFacts {
+interface DatabaseFacts {
   up: boolean;
   connections?: number;
   maxConnections?: number;

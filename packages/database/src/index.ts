@@ -6,6 +6,7 @@ export {
   type EmbeddedOptions,
 } from './embedded-postgres.js';
 export { lockDataDir, DataDirInUseError } from './data-dir-lock.js';
+export { runningServerInfo, writeServerInfo, type ServerInfo } from './server-info.js';
 export { assertReachable, untraversableAncestor, UnreachableDirectoryError } from './reachable.js';
 export {
   ensureRoles,
@@ -47,6 +48,7 @@ export {
 } from './availability-monitor.js';
 export { prepareDatabase, NoClusterError, type PrepareOptions, type PreparedDatabase } from './prepare.js';
 export { findFreePort } from './ports.js';
+export { quoteIdent, qualified } from './quote-ident.js';
 export { reconnectBackoff } from './reconnect-backoff.js';
 export { createWakeableSleep, type WakeableSleep } from './wakeable-sleep.js';
 export {

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
-export interface SystemUser {
+interface SystemUser {
   uid: number;
   gid: number;
 }

@@ -44,7 +44,7 @@ export function compareVersions(a: string, b: string): number {
 }
 
 /** The one line an operator reads: who migrated the database, what this release does not know, what to do. */
-export function newerReleaseMessage(unknown: readonly LedgerRow[], release: string): string {
+function newerReleaseMessage(unknown: readonly LedgerRow[], release: string): string {
   const versions = unknown.map((row) => row.release);
   const newest = versions.includes(null) ? undefined : (versions as string[]).sort(compareVersions).at(-1);
   const who = newest ? `auction-ops ${newest}` : 'a newer release of auction-ops';
@@ -68,7 +68,7 @@ export async function recordReleaseStart(sql: postgres.Sql, release: string): Pr
   return previous?.version;
 }
 
-export interface ReleaseRecord {
+interface ReleaseRecord {
   version: string;
   firstStartedAt: Date;
   lastStartedAt: Date;

@@ -1,9 +1,11 @@
-// Our patch of postgres.js (patches/postgres@3.4.9.patch, fixes 1, 2 and 5 of patches/README.md): a query on a reserved
+// Our patch of postgres.js (patches/postgres@3.4.9.patch, fixes 1 to 5 of patches/README.md): a query on a reserved
 // connection whose server went away used to throw from a setImmediate (uncaught: the whole process went down, as a
 // server worker did when PostgreSQL was killed under load), and its release put the dead connection back as open, so
-// later queries failed with CONNECTION_CLOSED for good. Patched, the query rejects and the pool reconnects. And a
-// COPY FROM that the server refuses after the stream's end() (import-csv's last batch) never finished, until the next
-// command on the connection made it finish as if it had succeeded; patched, it fails with the server's error.
+// later queries failed with CONNECTION_CLOSED for good. Patched, the query rejects and the pool reconnects. Queries
+// waiting in a reservation's own queue when its connection closed were never settled; patched, they reject. The FATAL
+// error of a terminated backend was kept and rejected the next connection's first query; patched, that query runs.
+// And a COPY FROM that the server refuses after the stream's end() (import-csv's last batch) never finished, until
+// the next command on the connection made it finish as if it had succeeded; patched, it fails with the server's error.
 import { finished } from 'node:stream/promises';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -57,6 +59,62 @@ it('a COPY FROM refused after its end() fails its stream with the error, and the
     await expect(done).rejects.toMatchObject({ code: '23514' });
     expect(await reserved`select count(*)::int as n from copy_checked`).toEqual([{ n: 0 }]);
     reserved.release();
+  } finally {
+    await sql.end({ timeout: 0 });
+  }
+});
+
+/** What a promise came to within `ms`: its value, its error, or 'still waiting'. */
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<unknown> {
+  return Promise.race([
+    promise.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    ),
+    new Promise((r) => setTimeout(() => r('still waiting'), ms)),
+  ]);
+}
+
+/** Terminates the backend `pid` (57P01 to its client) and waits until it is gone. */
+async function terminate(pid: number): Promise<void> {
+  await db.sql`select pg_terminate_backend(${pid})`;
+  for (let i = 0; i < 100; i++) {
+    const [row] = await db.sql`select count(*)::int as n from pg_stat_activity where pid = ${pid}`;
+    if (row.n === 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+it('a query waiting in a reservation whose connection closes is rejected, not left waiting (fix 3)', async () => {
+  const sql = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    const reserved = await sql.reserve();
+    const [{ pid }] = await reserved<Array<{ pid: number }>>`select pg_backend_pid() as pid`;
+    // A first query with a parameter is described before it runs: the connection is full meanwhile, so the next
+    // query waits in the reservation's own queue rather than on the connection.
+    const running = settledWithin(reserved`select pg_sleep(30), ${1}::int`, 5_000);
+    const waiting = settledWithin(reserved`select 1 as one`, 5_000);
+    await new Promise((r) => setTimeout(r, 100));
+    await terminate(pid);
+    expect(await running).toMatchObject({ error: expect.anything() });
+    expect(await waiting).toMatchObject({ error: { code: 'CONNECTION_CLOSED' } });
+    reserved.release();
+    expect(await sql`select 1 as one`).toEqual([{ one: 1 }]);
+  } finally {
+    await sql.end({ timeout: 0 });
+  }
+});
+
+it("a terminated backend's FATAL error does not reject the next connection's first query (fix 4)", async () => {
+  const sql = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [{ pid }] = await sql<Array<{ pid: number }>>`select pg_backend_pid() as pid`;
+    const running = settledWithin(sql`select pg_sleep(30)`, 5_000);
+    await new Promise((r) => setTimeout(r, 100));
+    await terminate(pid);
+    expect(await running).toMatchObject({ error: expect.anything() });
+    // The pool reconnects for this query; the old connection's 57P01 must not be its answer.
+    expect(await settledWithin(sql`select 1 as one`, 5_000)).toEqual({ value: [{ one: 1 }] });
   } finally {
     await sql.end({ timeout: 0 });
   }

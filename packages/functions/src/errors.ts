@@ -1,6 +1,6 @@
 // The functions family's errors: the ten codes of the functions interface (and INSUFFICIENT_STORAGE), each with
 // its HTTP status, rendered as `{error, code, details?}`. Handlers throw these; anything else becomes INTERNAL_ERROR at the edge.
-export const FUNCTION_ERROR_STATUS = {
+const FUNCTION_ERROR_STATUS = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,

@@ -3,7 +3,7 @@
 // assignments) share one. Classes are cached per identity and dropped when the change stream shows a change to
 // a table they depend on (e.g. the user's memberships), before later changes are judged.
 import type postgres from 'postgres';
-import { inRequestTransaction } from '@auction-ops/database';
+import { inRequestTransaction, qualified } from '@auction-ops/database';
 import type { Change, TableInfo } from './change-capture.js';
 import type { Identity } from './subscriber-identity.js';
 import { entry } from './map-entry.js';
@@ -13,7 +13,7 @@ const POLICY_TTL_MS = 5_000;
 // Classes kept for at most this many identities; the oldest go first.
 const MAX_IDENTITIES = 50_000;
 
-export interface AccessPlan {
+interface AccessPlan {
   /** Indexes of identities that see every change of the table. */
   open: number[];
   /** Indexes of the other identities, grouped: checking the first of a group answers for all of it. */
@@ -181,6 +181,5 @@ interface Computed {
 }
 
 export function relName(table: Pick<TableInfo, 'schema' | 'table'>): string {
-  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
-  return `${quote(table.schema)}.${quote(table.table)}`;
+  return qualified(table.schema, table.table);
 }

@@ -27,7 +27,7 @@ export interface Change {
   commitTimestamp: string;
 }
 
-export interface ChangeCaptureOptions {
+interface ChangeCaptureOptions {
   /** Owner connection URL: replication needs a role with REPLICATION (the embedded cluster's superuser has it). */
   url: string;
   /** Owner pool, for the catalog lookups that describe a relation. */

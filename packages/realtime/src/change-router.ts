@@ -47,7 +47,7 @@ interface Checked {
   visible: Map<number, Set<string>>;
 }
 
-export interface ChangeRouterOptions {
+interface ChangeRouterOptions {
   /** Pool logging in as the authenticator, which may assume the request roles. */
   sql: postgres.Sql;
   log: (level: 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;

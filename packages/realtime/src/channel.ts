@@ -8,7 +8,7 @@ import { encodeBinaryBroadcast, isBinaryPayload, type BroadcastMessage, type Fra
 import { reasons } from './realtime-errors.js';
 import { PUBLIC_GRANTS, type TopicGrants } from './topic-authorization.js';
 
-export interface ChannelConfig {
+interface ChannelConfig {
   self: boolean;
   ack: boolean;
   presenceKey: string;
@@ -16,7 +16,7 @@ export interface ChannelConfig {
   private: boolean;
 }
 
-export interface ChannelOwner {
+interface ChannelOwner {
   send(frame: Frame): void;
   sendRaw(data: string | Buffer): void;
   readonly vsn: '1.0.0' | '2.0.0';
@@ -115,7 +115,7 @@ export function roomOf(topic: string, isPrivate: boolean): string {
   return `${isPrivate ? 'private' : 'public'}|${topic}`;
 }
 
-export function identityOf(claims: Claims): Identity {
+function identityOf(claims: Claims): Identity {
   const role = claims.role === 'service_role' || claims.role === 'authenticated' ? claims.role : 'anon';
   const { exp: _exp, iat: _iat, ...stable } = claims;
   const claimsJson = JSON.stringify(claims);

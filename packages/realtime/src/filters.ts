@@ -3,7 +3,7 @@
 import type { Column } from './change-capture.js';
 import type { TupleValues } from './pgoutput.js';
 
-export type FilterOp = 'eq' | 'neq' | 'lt' | 'lte' | 'gt' | 'gte' | 'in';
+type FilterOp = 'eq' | 'neq' | 'lt' | 'lte' | 'gt' | 'gte' | 'in';
 
 export interface RowFilter {
   column: string;

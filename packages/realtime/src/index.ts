@@ -13,3 +13,4 @@ export type { RealtimeStats } from './realtime-service.js';
 export type { HttpBroadcast, HttpBroadcastRequest, HttpBroadcastResult } from './http-broadcast.js';
 export type { RetentionLimits } from './message-store.js';
 export { PUBLIC_CHANNELS_SETTINGS, type PublicChannels } from './topic-authorization.js';
+export { registerRealtimeMetrics } from './realtime-metrics.js';

@@ -1,6 +1,6 @@
 // Decoder for PostgreSQL's logical replication output plugin `pgoutput` (protocol version 1): the messages a
 // replication stream carries inside XLogData frames. Values stay in Postgres's text form; callers type them.
-export interface RelationColumn {
+interface RelationColumn {
   name: string;
   typeOid: number;
 }
@@ -15,7 +15,7 @@ export interface Relation {
 /** A row as text values by column name; `undefined` marks an unchanged TOASTed value the stream left out. */
 export type TupleValues = Record<string, string | null | undefined>;
 
-export type PgOutputMessage =
+type PgOutputMessage =
   | { tag: 'begin'; finalLsn: bigint; commitTime: Date; xid: number }
   | { tag: 'commit'; commitLsn: bigint; endLsn: bigint; commitTime: Date }
   | { tag: 'relation'; relation: Relation }
@@ -26,7 +26,7 @@ export type PgOutputMessage =
 
 // Postgres timestamps count microseconds from 2000-01-01.
 const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
-export const pgTime = (micros: bigint): Date => new Date(PG_EPOCH_MS + Number(micros / 1000n));
+const pgTime = (micros: bigint): Date => new Date(PG_EPOCH_MS + Number(micros / 1000n));
 
 /** Decodes one pgoutput message. `relations` resolves column names for row messages. */
 export function decodePgOutput(buf: Buffer, relations: ReadonlyMap<number, Relation>): PgOutputMessage {

@@ -11,7 +11,7 @@ export interface Frame {
 }
 
 /** A broadcast whose user payload is raw bytes (binary encoding): relayed as bytes, never as JSON. */
-export interface BinaryPayload {
+interface BinaryPayload {
   bytes: Buffer;
 }
 

@@ -21,7 +21,7 @@ export interface RealtimeLimits {
   maxPayloadBytes: number;
 }
 
-export interface BroadcastOrigin {
+interface BroadcastOrigin {
   /** The sending channel: it receives its own message only with `self`. */
   sender?: Channel;
   /** Set for stored messages: their id travels with them. */
@@ -33,7 +33,7 @@ export type Log = (level: 'info' | 'warn' | 'error', message: string, fields?: R
 const TABLES_TTL_MS = 5_000;
 
 /** Frames this process sent to and received from clients (for metrics). */
-export interface FrameCounts {
+interface FrameCounts {
   sent: number;
   received: number;
 }

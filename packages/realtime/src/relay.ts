@@ -10,7 +10,7 @@ export type RelayMessage =
   | { kind: 'broadcast'; topic: string; event: string; payload: unknown; bytes?: string; meta?: BroadcastMeta }
   | { kind: 'presence'; topic: string; joins: PresenceMetas; leaves: PresenceMetas };
 
-export interface RelayOptions {
+interface RelayOptions {
   /** Owner pool: LISTEN needs a session of its own, and the shared tables are not for request roles. */
   sql: postgres.Sql;
   instanceId: string;

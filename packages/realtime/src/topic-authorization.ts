@@ -10,7 +10,7 @@ import { reasons } from './realtime-errors.js';
 export type PublicChannels = 'signed-in' | 'anyone' | 'off';
 export const PUBLIC_CHANNELS_SETTINGS: readonly PublicChannels[] = ['signed-in', 'anyone', 'off'];
 
-export type Extension = 'broadcast' | 'presence';
+type Extension = 'broadcast' | 'presence';
 
 export interface TopicGrants {
   read: ReadonlySet<Extension>;
@@ -23,7 +23,7 @@ export const PUBLIC_GRANTS: TopicGrants = {
   write: new Set(['broadcast', 'presence']),
 };
 
-export function requestRole(claims: Claims): 'anon' | 'authenticated' | 'service_role' {
+function requestRole(claims: Claims): 'anon' | 'authenticated' | 'service_role' {
   return claims.role === 'service_role' || claims.role === 'authenticated' ? claims.role : 'anon';
 }
 

@@ -8,7 +8,8 @@ import { executePlan, type PlanExecution, StatementBudget, type TxContext } from
 import { quoteIdent } from './ident.js';
 import { buildOpenApi } from './openapi.js';
 import { parse, type RawRequest } from './parse/request-parser.js';
-import { plan, type PlannerOptions } from './plan/planner.js';
+import type { PlannerOptions } from './plan/plan-step.js';
+import { plan } from './plan/planner.js';
 import { COMPILE, EXECUTE, PARSE, PLAN, RESPOND, StageTimer } from './stage-timer.js';
 import { PlanCache, planKey, type CachedPlan } from './plan-cache.js';
 import type { Plan } from './plan/types.js';
@@ -261,5 +262,3 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
 function compileStage(p: Plan, maxRows: number | null) {
   return p.kind === 'options' || p.kind === 'openapi' ? null : compile(p, maxRows);
 }
-
-export type { Plan };

@@ -2,7 +2,7 @@
 // Every failure leaves the engine as a RestError, rendered as PostgREST's `{code, details, hint, message}`.
 
 /** What an error may carry besides its status, code and message. */
-export interface RestErrorExtras {
+interface RestErrorExtras {
   details?: string | unknown[] | null;
   hint?: string | null;
   headers?: Record<string, string>;
@@ -134,10 +134,14 @@ export const errors = {
     new RestError(400, 'PGRST204', `Could not find the '${column}' column of '${table}' in the schema cache`),
   noTable: (schema: string, name: string) =>
     new RestError(404, 'PGRST205', `Could not find the table '${schema}.${name}' in the schema cache`),
-  jwt: (message: string) =>
-    new RestError(401, 'PGRST301', message, {
+  /**
+   * 401 for a bearer token that cannot be used: PGRST301 (not verifiable) or PGRST303 (a claim refused), with
+   * RFC 6750's challenge naming the failure (quotes and backslashes dropped, so the quoted-string stays whole).
+   */
+  jwt: (message: string, code: 'PGRST301' | 'PGRST303' = 'PGRST301') =>
+    new RestError(401, code, message, {
       headers: {
-        'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/"/g, '')}"`,
+        'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"`,
       },
     }),
   forbiddenRole: (role: string) => new RestError(401, 'PGRST303', `role "${role}" is not allowed`),

@@ -11,7 +11,8 @@ export type { SchemaCache } from './schema-cache/types.js';
 export { CONTEXT_SQL } from './execute.js';
 // The stages, for callers that run them separately (tools, benchmarks, other adapters).
 export { parse, type ApiRequest, type RawRequest } from './parse/request-parser.js';
-export { plan, type PlannerOptions } from './plan/planner.js';
+export { plan } from './plan/planner.js';
+export type { PlannerOptions } from './plan/plan-step.js';
 export type { Plan } from './plan/types.js';
 export { compile, type CompiledRequest } from './compile/statement-compiler.js';
 export { executePlan, type PlanExecution, StatementBudget, type TxContext } from './execute.js';

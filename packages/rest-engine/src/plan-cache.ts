@@ -13,7 +13,7 @@ export interface CachedPlan {
 /** Longer keys are not cached: they would let one client fill the cache with large strings. */
 const MAX_KEY = 2048;
 
-export interface PlanKeyInput {
+interface PlanKeyInput {
   readonly method: string;
   readonly path: string;
   readonly search: string;

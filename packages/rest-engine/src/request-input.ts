@@ -67,7 +67,7 @@ export function normalizeHeaders(input: HeadersInput | undefined): Readonly<Reco
 }
 
 /** True when every name is already lower-case and every value a string: the common case costs one scan. */
-export function isNormalHeaders(input: unknown): input is Record<string, string | undefined> {
+function isNormalHeaders(input: unknown): input is Record<string, string | undefined> {
   if (input === null || typeof input !== 'object') return false;
   const proto = Object.getPrototypeOf(input);
   if (proto !== Object.prototype && proto !== null) return false;

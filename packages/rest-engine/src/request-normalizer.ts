@@ -4,8 +4,7 @@ import type { EngineRequest } from './engine-request.js';
 import type { RawRequest } from './parse/request-parser.js';
 import { normalizeHeaders, readBody } from './request-input.js';
 
-export type NormalRequest = EngineRequest &
-  RawRequest & { readonly headers: Readonly<Record<string, string | undefined>> };
+type NormalRequest = EngineRequest & RawRequest & { readonly headers: Readonly<Record<string, string | undefined>> };
 
 /** A promise only when the body must be read (bytes, a stream or a JSON value): a GET costs no await. */
 export function toRawRequest(req: EngineRequest): NormalRequest | Promise<NormalRequest> {

@@ -23,7 +23,7 @@ export interface EngineResponse {
   errorCode?: string;
 }
 
-export const CONTENT_TYPES: Record<MediaType, string> = {
+const CONTENT_TYPES: Record<MediaType, string> = {
   json: 'application/json; charset=utf-8',
   'stripped-array': 'application/vnd.pgrst.array+json;nulls=stripped; charset=utf-8',
   object: 'application/vnd.pgrst.object+json; charset=utf-8',
@@ -34,7 +34,7 @@ export const CONTENT_TYPES: Record<MediaType, string> = {
   plan: 'application/vnd.pgrst.plan+json; charset=utf-8',
 };
 
-export const isSingular = (m: MediaType) => m === 'object' || m === 'stripped-object';
+const isSingular = (m: MediaType) => m === 'object' || m === 'stripped-object';
 
 /** `[x]` -> `x`: the one element of a JSON array rendered by json_agg. */
 function unwrapSingle(body: string): string {

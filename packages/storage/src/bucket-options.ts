@@ -5,7 +5,7 @@ import { CONTENT_CHECKS, type ContentCheck } from './content-type-policy.js';
 import { checkBucketId } from './object-path.js';
 import { errors } from './storage-errors.js';
 
-export interface BucketOptions {
+interface BucketOptions {
   public?: boolean;
   /** null clears the bucket's own limit (the server-wide one applies). */
   file_size_limit?: number | null;

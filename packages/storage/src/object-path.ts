@@ -2,7 +2,7 @@
 // an encoded separator (%2F, %5C) can never introduce a folder, and refuse anything unsafe as a key.
 import { errors } from './storage-errors.js';
 
-export const MAX_NAME_BYTES = 1024;
+const MAX_NAME_BYTES = 1024;
 const BUCKET_ID = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 // Control characters (NUL included) have no place in a key and confuse logs and file systems.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.

@@ -25,7 +25,7 @@ export interface BucketRow {
 }
 
 /** What an upload into a bucket is checked against. */
-export interface UploadLimits extends BucketRow {
+interface UploadLimits extends BucketRow {
   content_check: ContentCheck;
 }
 

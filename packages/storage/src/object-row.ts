@@ -41,9 +41,3 @@ export function infoBody(row: ObjectRow) {
     created_at: row.created_at,
   };
 }
-
-/** Rows returned by remove: the object as Supabase lists it, without the internal version. */
-export function objectBody(row: ObjectRow) {
-  const { version: _version, user_metadata, ...rest } = row;
-  return { ...rest, user_metadata };
-}

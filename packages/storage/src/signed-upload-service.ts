@@ -12,7 +12,7 @@ import { errors } from './storage-errors.js';
 import type { UploadBody } from './upload-body.js';
 
 /** Supabase's signed upload URLs last two hours. */
-export const SIGNED_UPLOAD_SECONDS = 2 * 3600;
+const SIGNED_UPLOAD_SECONDS = 2 * 3600;
 
 export class SignedUploadService {
   constructor(

@@ -13,7 +13,7 @@ import { SNIFF_BYTES } from './content-sniffer.js';
 import { type ContentCheck, decideType } from './content-type-policy.js';
 import { errors, StorageError } from './storage-errors.js';
 
-export interface SpoolOptions {
+interface SpoolOptions {
   tmpDir: string;
   /** Bytes. */
   limit: number;
@@ -26,7 +26,7 @@ export interface SpoolOptions {
   md5?: boolean;
 }
 
-export interface Spooled {
+interface Spooled {
   file: string;
   size: number;
   /** Undefined when not asked for. */

@@ -18,7 +18,7 @@ export interface ClaimedDelivery {
   secrets: string[];
 }
 
-export interface AttemptOutcome {
+interface AttemptOutcome {
   ok: boolean;
   status?: number;
   timeMs: number;

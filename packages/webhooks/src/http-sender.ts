@@ -8,7 +8,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
 import type { AddressGuard } from './ssrf-guard.js';
 
-export const RESPONSE_BODY_LIMIT = 2048;
+const RESPONSE_BODY_LIMIT = 2048;
 // Bodies larger than this are not drained for keep-alive reuse: the connection is dropped instead.
 const DRAIN_LIMIT = 64 * 1024;
 
@@ -29,7 +29,7 @@ export interface SendResult {
   timeMs: number;
 }
 
-export interface HttpSenderOptions {
+interface HttpSenderOptions {
   guard: AddressGuard;
   allowHttp: boolean;
   /** Keep-alive sockets per origin. */
@@ -38,7 +38,7 @@ export interface HttpSenderOptions {
   ca?: string;
 }
 
-export interface HttpSender {
+interface HttpSender {
   send(request: SendRequest): Promise<SendResult>;
   close(): void;
 }

@@ -26,3 +26,4 @@ export {
 } from './ssrf-guard.js';
 export { signRequest, hexSignature, standardSignature, standardKey } from './signer.js';
 export { syncWebhookSettings } from './settings-sync.js';
+export { registerDispatcherMetrics } from './dispatcher-metrics.js';

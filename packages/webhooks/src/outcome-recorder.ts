@@ -9,7 +9,7 @@ import type { SendResult } from './http-sender.js';
 import { recordWithinLease } from './record-within-lease.js';
 import { nextRetry, parseRetryAfter, type RetryPolicy } from './retry-policy.js';
 
-export interface OutcomeRecorderOptions {
+interface OutcomeRecorderOptions {
   store: DeliveryStore;
   log: DispatcherLog;
   policy: RetryPolicy;
@@ -20,12 +20,12 @@ export interface OutcomeRecorderOptions {
 }
 
 /** An attempt, as far as recording it goes: what was claimed and when (its lease runs from then). */
-export interface RecordedAttempt {
+interface RecordedAttempt {
   delivery: ClaimedDelivery;
   startedAt: number;
 }
 
-export interface OutcomeRecorder {
+interface OutcomeRecorder {
   success(attempt: RecordedAttempt, result: SendResult): Promise<void>;
   /** `aborted`: the dispatcher cut the attempt short (stop or watchdog), so it is queued again at once. */
   failure(attempt: RecordedAttempt, result: SendResult, aborted: boolean): Promise<void>;

@@ -2,7 +2,7 @@
 // restarting, a connection dropped), it is tried again until it succeeds or the lease is about to lapse: giving up at
 // once would leave the delivery queued, and once the lease expired it would be sent again to a receiver that already
 // had it.
-export interface RecordRetry {
+interface RecordRetry {
   /** Epoch ms after which a late write could race a dispatcher that took the delivery over. */
   deadline: number;
   retryMs: number;

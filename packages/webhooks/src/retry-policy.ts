@@ -33,7 +33,7 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   return Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-export type RetryDecision = { retry: true; delayMs: number } | { retry: false };
+type RetryDecision = { retry: true; delayMs: number } | { retry: false };
 
 /**
  * After attempt number `attemptInRound` (1-based, counted since the last replay) failed: retry after a delay, or give

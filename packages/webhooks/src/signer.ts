@@ -3,7 +3,7 @@
 // receiver accepts the request with either its old or its new secret.
 import { createHmac } from 'node:crypto';
 
-export interface SignedHeaders {
+interface SignedHeaders {
   'x-webhook-signature': string;
   'webhook-signature': string;
 }

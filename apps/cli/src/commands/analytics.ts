@@ -7,7 +7,7 @@ const USAGE = 'usage: auction-ops analytics verify|rebuild [--auction <uuid>]';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SHOWN = 20;
 
-export function parseAnalyticsArgs(args: string[]): { action: 'verify' | 'rebuild'; auctionId: string | null } {
+function parseAnalyticsArgs(args: string[]): { action: 'verify' | 'rebuild'; auctionId: string | null } {
   const [action, ...rest] = args;
   if (action !== 'verify' && action !== 'rebuild') throw new UsageError(USAGE);
   let auctionId: string | null = null;

@@ -7,7 +7,7 @@ import { UsageError } from './super-admin.js';
 
 const USAGE = 'usage: auction-ops gen types typescript [--schema a,b] [--db-url URL]';
 
-export function parseGenTypesArgs(args: readonly string[]): { schemas: string[]; dbUrl: string | null } {
+function parseGenTypesArgs(args: readonly string[]): { schemas: string[]; dbUrl: string | null } {
   if (args[0] !== 'types' || args[1] !== 'typescript') throw new UsageError(USAGE);
   let schemas = ['public'];
   let dbUrl: string | null = null;

@@ -1,7 +1,6 @@
 // `auction-ops keys`: prints the anon and service_role API keys derived from JWT_SECRET.
-import { signApiKey } from '@auction-ops/auth-core';
+import { loadSecrets, signApiKey } from '@auction-ops/auth-core';
 import { loadConfig } from '@auction-ops/server/config';
-import { loadSecrets } from '@auction-ops/server';
 
 export async function keysCommand(): Promise<void> {
   const config = loadConfig();

@@ -55,7 +55,7 @@ function codeOf(m: OutboxMessage): string {
   return m.text_body.match(/^Or enter this code: (\d{6})$/m)?.[1] ?? '-';
 }
 
-export function formatList(messages: OutboxMessage[]): string {
+function formatList(messages: OutboxMessage[]): string {
   const rows = messages.map((m) => [
     m.id,
     m.created_at.toISOString().replace(/\.\d+Z$/, 'Z'),
@@ -69,7 +69,7 @@ export function formatList(messages: OutboxMessage[]): string {
   return `${[line(header), ...rows.map(line)].join('\n')}\n`;
 }
 
-export function formatMessage(m: OutboxMessage): string {
+function formatMessage(m: OutboxMessage): string {
   return (
     `ID:       ${m.id}\nDate:     ${m.created_at.toISOString()}\nFrom:     ${m.from_email}\nTo:       ${m.to_email}\n` +
     `Subject:  ${m.subject}\n${m.template ? `Template: ${m.template}\n` : ''}\n` +

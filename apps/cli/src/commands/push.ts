@@ -39,7 +39,7 @@ function parseOptions(args: string[]): { token?: string; limit?: number; json: b
   return out;
 }
 
-export function formatPushList(entries: PushOutboxEntry[]): string {
+function formatPushList(entries: PushOutboxEntry[]): string {
   return entries
     .map((e) => {
       const when = e.created_at.toISOString().replace(/\.\d+Z$/, 'Z');

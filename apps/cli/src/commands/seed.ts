@@ -32,7 +32,7 @@ export function parseSeedArgs(args: string[]): { scale: number; days?: number } 
 }
 
 /** A one-line progress bar on stderr (plain lines when stderr is not a terminal). */
-export function progressBar(
+function progressBar(
   stream: NodeJS.WriteStream = process.stderr,
 ): (done: number, total: number, label: string) => void {
   const width = 30;
@@ -45,7 +45,7 @@ export function progressBar(
   };
 }
 
-export function formatSeedResult(result: SeedResult, ms: number): string {
+function formatSeedResult(result: SeedResult, ms: number): string {
   const lines = [`Seeded ${result.auctions.length} auctions in ${(ms / 1000).toFixed(1)} s:`];
   for (const a of result.auctions) lines.push(`  ${a.name} (slug ${a.slug}, ${a.timezone}, id ${a.id})`);
   lines.push('', 'Rows:', ...Object.entries(result.counts).map(([k, v]) => `  ${k.padEnd(24)} ${v}`));

@@ -1,8 +1,8 @@
 // `auction-ops status`: what an operator checks first. The server serving this DATA_DIR (from DATA_DIR/server.json),
 // the database, WAL archiving (PostgreSQL's own counters), the release and the migrations still to apply.
 import postgres from 'postgres';
-import { migrationStatus, releaseStatus } from '@auction-ops/database';
-import { migrationSets, runningServerInfo } from '@auction-ops/server';
+import { migrationStatus, releaseStatus, runningServerInfo } from '@auction-ops/database';
+import { migrationSets } from '@auction-ops/server';
 import { version } from '@auction-ops/server/version';
 import { type CliDatabase, withDatabase } from '../database.js';
 

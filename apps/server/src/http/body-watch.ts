@@ -8,7 +8,7 @@ import { lingerOnEarlyClose } from '@auction-ops/rest-engine';
 import type { Logger } from '../logger.js';
 import { countFault } from '../process-faults.js';
 
-export class BodyIdleError extends Error {
+class BodyIdleError extends Error {
   override name = 'BodyIdleError';
 }
 

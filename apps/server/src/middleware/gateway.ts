@@ -12,7 +12,7 @@ import { CORS_NAMES, idAndCorsValues, preflight } from './cors.js';
 import { logRequest, requestIdOf } from './request-log.js';
 import { offerGatewayHeaders, settleGatewayHeaders } from './response-headers.js';
 
-export interface GatewayOptions {
+interface GatewayOptions {
   log: Logger;
   verifier: TokenVerifier;
   /** Comma-separated CIDRs of proxies whose X-Forwarded-For is believed. */

@@ -23,7 +23,7 @@ const HEADER_NAMES = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit
 const RPC_PREFIX = '/rest/v1/rpc/';
 
 /** The cost of a request: heavy RPCs count more. `target` is the request path with its query. */
-export function requestCost(target: string, heavyRpcs: ReadonlySet<string>, heavyCost: number): number {
+function requestCost(target: string, heavyRpcs: ReadonlySet<string>, heavyCost: number): number {
   if (!target.startsWith(RPC_PREFIX)) return 1;
   const q = target.indexOf('?', RPC_PREFIX.length);
   return heavyRpcs.has(target.slice(RPC_PREFIX.length, q === -1 ? undefined : q)) ? heavyCost : 1;
@@ -41,7 +41,7 @@ function tightest(results: readonly RateLimitResult[]): RateLimitResult {
 
 type Ctx = Parameters<MiddlewareHandler<AppEnv>>[0];
 /** A check run by the gateway after its API-key gate: a Response refuses the request. */
-export type GatewayCheck = (c: Ctx) => Response | undefined | Promise<Response | undefined>;
+type GatewayCheck = (c: Ctx) => Response | undefined | Promise<Response | undefined>;
 
 /** The rate limit as the gateway's after-gate check (one async layer less per request than a middleware). */
 export function restRateLimitCheck(options: RestRateLimitOptions): GatewayCheck {

@@ -9,7 +9,7 @@ import type { AppEnv } from '../context.js';
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
 
-export interface MetricsRouteOptions {
+interface MetricsRouteOptions {
   verifier: TokenVerifier;
   metricsToken?: string;
   scrape: () => Promise<string>;

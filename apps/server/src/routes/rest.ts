@@ -1,14 +1,14 @@
 // /rest/v1: @auction-ops/rest-engine's fetch adapter under Hono. The gateway has verified the token and put its
 // claims on the context, or set authError; this file only translates the request and the response.
 import { Hono } from 'hono';
-import { createFetchHandler, type RestEngine } from '@auction-ops/rest-engine';
+import { createFetchHandler, errors, type RestEngine } from '@auction-ops/rest-engine';
 import type { AppEnv } from '../context.js';
 import { takeGatewayHeaders } from '../middleware/response-headers.js';
 import { requestTarget } from '../http/request-target.js';
 
 const MOUNT = '/rest/v1';
 
-export interface RestRouteOptions {
+interface RestRouteOptions {
   /** Largest request body read, in bytes (REST_MAX_BODY_BYTES). */
   maxBodyBytes: number;
 }
@@ -19,11 +19,13 @@ export function restRoutes(engine: RestEngine, options: RestRouteOptions): Hono<
   return new Hono<AppEnv>().all('*', async (c) => {
     const authError = c.get('authError');
     if (authError) {
-      // The interface's expired-token answer: 401 with a message naming the expiry, PGRST301 kept as the code.
-      const message = authError.message;
-      return c.body(JSON.stringify({ code: 'PGRST301', details: null, hint: null, message, status: 401 }), 401, {
+      // The interface's expired-token answer: 401 with a message naming the expiry, PGRST301 kept as the code, and
+      // the status repeated in the body.
+      const error = errors.jwt(authError.message);
+      const { code, details, hint, message, status } = error;
+      return c.body(JSON.stringify({ code, details, hint, message, status }), 401, {
         'content-type': 'application/json; charset=utf-8',
-        'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"`,
+        ...error.headers,
       });
     }
     // Node's parsed headers and request line when served by node-server: building a URL and a Headers object per

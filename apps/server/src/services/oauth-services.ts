@@ -16,7 +16,7 @@ import type { Config } from '../config/index.js';
 import type { ServerContext } from '../context.js';
 
 /** Each provider with a client id; one without an issuer (keycloak has no default) stops the start. */
-export function providerSettings(config: Config): OAuthProviderSettings[] {
+function providerSettings(config: Config): OAuthProviderSettings[] {
   return OAUTH_PROVIDERS.flatMap((name) => {
     const prefix = `AUTH_EXTERNAL_${name.toUpperCase() as Uppercase<typeof name>}` as const;
     const clientId = config[`${prefix}_CLIENT_ID`];

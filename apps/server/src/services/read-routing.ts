@@ -5,7 +5,7 @@ import type { ReplicaSet } from '@auction-ops/database';
 import { type EngineRequest, type EngineResponse, normalizeHeaders, type RestEngine } from '@auction-ops/rest-engine';
 
 /** The preference (RFC 7240 `Prefer` token) that keeps a read on the primary. */
-export const READ_YOUR_WRITES = 'read-your-writes';
+const READ_YOUR_WRITES = 'read-your-writes';
 
 /**
  * SQLSTATEs and engine codes of a replica that cannot serve: no connection (PGRST000, class 08), shut down or still

@@ -13,7 +13,7 @@ export interface TierCache {
   forget(userId?: string): void;
 }
 
-export interface TierCacheOptions {
+interface TierCacheOptions {
   /** Owner pool: the lookup reads memberships across tenants, beside row-level security. */
   sql: postgres.Sql;
   ttlMs: number;

@@ -7,7 +7,7 @@ import { isTrustedProxy, parseCidrs } from '../middleware/client-ip.js';
 import { requestHeader } from '../middleware/response-headers.js';
 import type { Transport } from './transport-policy.js';
 
-export interface HttpsOnlyOptions {
+interface HttpsOnlyOptions {
   transport: Transport;
   trustedProxyCidrs: string;
   hstsMaxAgeSeconds: number;

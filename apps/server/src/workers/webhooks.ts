@@ -7,9 +7,14 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import postgres from 'postgres';
 import { reconnectBackoff } from '@auction-ops/database';
-import { createDispatcher, parseCidrList, parseRetrySchedule, syncWebhookSettings } from '@auction-ops/webhooks';
+import {
+  createDispatcher,
+  parseCidrList,
+  parseRetrySchedule,
+  registerDispatcherMetrics,
+  syncWebhookSettings,
+} from '@auction-ops/webhooks';
 import type { ServerContext, Worker } from '../context.js';
-import { registerDispatcherMetrics } from '../observability.js';
 
 export async function startWebhookWorker(ctx: ServerContext): Promise<Worker> {
   const c = ctx.config;

@@ -10,7 +10,7 @@ import { renderStatus } from './pages/status.js';
 import { renderUsers } from './pages/users.js';
 import { renderWebhooks } from './pages/webhooks.js';
 
-export type PageRenderer = (main: HTMLElement, params: URLSearchParams) => Promise<void>;
+type PageRenderer = (main: HTMLElement, params: URLSearchParams) => Promise<void>;
 
 export const PAGES: { id: string; title: string; render: PageRenderer }[] = [
   { id: 'status', title: 'Server status', render: renderStatus },

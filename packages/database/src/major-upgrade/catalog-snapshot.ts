@@ -5,7 +5,7 @@
 import type postgres from 'postgres';
 
 /** One object: `key` names it (kind and identity); `def` is what must be equal. */
-export interface CatalogEntry {
+interface CatalogEntry {
   readonly key: string;
   readonly def: string;
 }
@@ -90,7 +90,7 @@ export async function catalogSnapshot(sql: postgres.Sql): Promise<Map<string, st
   return entries;
 }
 
-export interface CatalogDifference {
+interface CatalogDifference {
   /** In the old cluster only: what the upgrade did not (or could not) carry. */
   missing: string[];
   /** In the new cluster only, or defined differently. */

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import type postgres from 'postgres';
 import type { CopiedTable, SequenceValue } from './table-list.js';
 
-export interface CopyProgress {
+interface CopyProgress {
   table: string;
   rows: number;
   done: number;

@@ -8,7 +8,7 @@ import { compareCatalogs } from './catalog-snapshot.js';
 import { compareDigests } from './row-digests.js';
 import { keptDirName } from './swap-dirs.js';
 import { PostgresVersionError } from './upgrade-errors.js';
-import { qualified } from './quote-ident.js';
+import { qualified } from '../quote-ident.js';
 
 describe('PostgreSQL major checks', () => {
   const dir = mkdtempSync(join(tmpdir(), 'auction-ops-major-'));

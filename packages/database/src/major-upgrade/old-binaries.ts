@@ -27,7 +27,7 @@ export const OLD_BUILDS: Readonly<Record<number, string>> = {
 };
 
 /** Where fetched builds are kept: root's under /var/cache, which the `postgres` system user can read; else XDG. */
-export function cacheRoot(): string {
+function cacheRoot(): string {
   if (process.env.XDG_CACHE_HOME) return join(process.env.XDG_CACHE_HOME, 'auction-ops');
   if (userInfo().uid === 0) return '/var/cache/auction-ops';
   return join(homedir(), '.cache', 'auction-ops');

@@ -2,9 +2,9 @@
 // migrations replayed on the new cluster do not make. Each is rebuilt there from the old cluster's catalog: columns
 // with types and defaults, constraints, indexes, row-level security, policies, grants and owner.
 import type postgres from 'postgres';
-import { qualified, quoteIdent } from './quote-ident.js';
+import { qualified, quoteIdent } from '../quote-ident.js';
 
-export interface TableName {
+interface TableName {
   schema: string;
   name: string;
 }
@@ -25,7 +25,7 @@ export async function missingTables(oldSql: postgres.Sql, newSql: postgres.Sql):
 }
 
 /** The statements that recreate one table as the old cluster has it, in the order they must run. */
-export async function tableDdl(oldSql: postgres.Sql, table: TableName): Promise<string[]> {
+async function tableDdl(oldSql: postgres.Sql, table: TableName): Promise<string[]> {
   const target = qualified(table.schema, table.name);
   const [rel] = await oldSql<{ oid: number; owner: string; rls: boolean; force: boolean }[]>`
     select c.oid, pg_get_userbyid(c.relowner) as owner, c.relrowsecurity as rls, c.relforcerowsecurity as force

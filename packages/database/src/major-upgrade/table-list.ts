@@ -1,7 +1,7 @@
 // The tables whose rows an upgrade carries: every leaf table (rows live in leaves, not in partitioned parents) of
 // every schema but PostgreSQL's own and extensions' (their rows come with the extension).
 import type postgres from 'postgres';
-import { qualified, quoteIdent } from './quote-ident.js';
+import { qualified, quoteIdent } from '../quote-ident.js';
 
 export interface CopiedTable {
   /** schema.name, quoted. */

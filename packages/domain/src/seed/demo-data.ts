@@ -2,7 +2,7 @@
 // rock reports and chat lines. Kept apart from the generator so the SQL steps stay readable.
 import { readFileSync } from 'node:fs';
 
-export interface DemoLocation {
+interface DemoLocation {
   name: string;
   address: string;
   start: string | null;
@@ -10,7 +10,7 @@ export interface DemoLocation {
   frequencyMinutes: number;
 }
 
-export interface DemoAuction {
+interface DemoAuction {
   name: string;
   slug: string;
   timezone: string;
@@ -74,7 +74,7 @@ export const PEOPLE: { key: string; fullName: string; role: 'owner' | 'admin' | 
   { key: 'inspector', fullName: 'Ivan Ibrahim', role: 'team_member' },
 ];
 
-export interface DemoRockReport {
+interface DemoRockReport {
   issue: string;
   area: string;
   status: 'open' | 'in_progress' | 'closed';

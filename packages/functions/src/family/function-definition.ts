@@ -3,7 +3,7 @@
 import type { Claims } from '@auction-ops/auth-core';
 
 /** user: a signed-in user or the service role; service: only the service role; any: also the bare API key. */
-export type FunctionAccess = 'user' | 'service' | 'any';
+type FunctionAccess = 'user' | 'service' | 'any';
 
 export interface Caller {
   role: 'authenticated' | 'service_role' | 'anon';
@@ -12,7 +12,7 @@ export interface Caller {
   claims: Claims;
 }
 
-export interface FunctionRequest {
+interface FunctionRequest {
   caller: Caller;
   request: Request;
   /** The body parsed as JSON (INVALID_REQUEST when it is not JSON); `{}` for an empty body. */

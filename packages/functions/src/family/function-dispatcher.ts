@@ -4,7 +4,7 @@ import type { Claims, RateLimiter } from '@auction-ops/auth-core';
 import { FunctionError, functionErrors } from '../errors.js';
 import type { Caller, FunctionDefinition } from './function-definition.js';
 
-export interface DispatchInput {
+interface DispatchInput {
   name: string;
   request: Request;
   /** Claims of the bearer token, else of the API key; absent when the bearer failed verification. */
@@ -19,7 +19,7 @@ export interface FunctionDispatcher {
   names(): string[];
 }
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
   limiter: RateLimiter;
   /** Operator overrides of the per-caller limits, by function name. */
   limits?: Readonly<Record<string, FunctionDefinition<unknown>['limit']>>;
@@ -34,7 +34,7 @@ export interface DispatcherOptions {
 const ALLOW = 'POST, OPTIONS';
 const WINDOW_SECONDS = { minute: 60, hour: 3600 } as const;
 
-export function errorResponse(error: FunctionError, headers: Record<string, string> = {}): Response {
+function errorResponse(error: FunctionError, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(error), {
     status: error.status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },

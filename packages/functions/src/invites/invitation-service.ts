@@ -23,7 +23,7 @@ export interface Invitation {
 }
 
 /** Placeholder addresses of link invitations end in the reserved .invalid domain. */
-export function isPlaceholderEmail(email: string): boolean {
+function isPlaceholderEmail(email: string): boolean {
   return email.toLowerCase().endsWith('.invalid');
 }
 

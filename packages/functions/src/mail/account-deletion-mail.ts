@@ -8,7 +8,7 @@ import type { Caller } from '../invites/invitation-service.js';
 import { APP_NAME, logEmail } from './invite-mail.js';
 import { functionErrors } from '../errors.js';
 
-export const DEFAULT_DELETED_ITEMS = [
+const DEFAULT_DELETED_ITEMS = [
   'Your profile: name, e-mail address and avatar',
   'Your sign-in identity and password',
   'Your sessions on every device',
@@ -17,14 +17,14 @@ export const DEFAULT_DELETED_ITEMS = [
   'Your chat read markers and notification preferences',
 ];
 
-export const DEFAULT_PRESERVED_ITEMS = [
+const DEFAULT_PRESERVED_ITEMS = [
   'Lot submissions and their photos',
   'Quality inspections and defects',
   'Problem reports, causes and actions',
   'Chat messages you sent',
 ];
 
-export type DeletionMailResult =
+type DeletionMailResult =
   | { sent: true; delivery: 'sent' | 'stored'; email_id: string }
   | { sent: false; delivery: 'failed'; error: string };
 

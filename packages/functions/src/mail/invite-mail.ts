@@ -8,7 +8,7 @@ import { renderTemplate } from '../templates/template-renderer.js';
 import { type AuctionRole, type Caller, type Invitation, inviteUrl } from '../invites/invitation-service.js';
 import { functionErrors } from '../errors.js';
 
-export const ROLE_WORDING: Record<AuctionRole, { label: string; description: string }> = {
+const ROLE_WORDING: Record<AuctionRole, { label: string; description: string }> = {
   owner: {
     label: 'Owner',
     description:
@@ -30,13 +30,13 @@ export const ROLE_WORDING: Record<AuctionRole, { label: string; description: str
 
 export const APP_NAME = 'auction-ops';
 
-export interface SentMail {
+interface SentMail {
   delivery: 'sent' | 'stored';
   email_id: string;
 }
 
 /** A date as a reader in that zone would write it, e.g. "Monday, November 30, 2026 at 9:15 AM (Europe/Berlin)". */
-export function formatExpiry(iso: string, timeZone: string): string {
+function formatExpiry(iso: string, timeZone: string): string {
   const zone = safeZone(timeZone);
   const text = new Intl.DateTimeFormat('en-US', { dateStyle: 'full', timeStyle: 'short', timeZone: zone }).format(
     new Date(iso),

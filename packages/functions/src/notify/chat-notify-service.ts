@@ -7,7 +7,7 @@ import type { PushProvider } from '../push/push-provider.js';
 import { createJobStore } from './job-store.js';
 import { runJob } from './job-runner.js';
 
-export interface ChatNotifyDeps {
+interface ChatNotifyDeps {
   ownerSql: postgres.Sql;
   provider: PushProvider;
   appUrl: string;

@@ -5,7 +5,7 @@ import type postgres from 'postgres';
 import { tokensOfUsers } from '../push/push-sender.js';
 import type { PushMessage } from '../push/push-provider.js';
 
-export const CHAT_BODY_MAX = 100;
+const CHAT_BODY_MAX = 100;
 
 export interface NotificationPlan {
   /** In sending order (mentioned users' tokens first). */
@@ -31,7 +31,7 @@ interface MessageRow {
 }
 
 /** The message as the job sees it, or undefined when it no longer exists. */
-export async function loadMessage(sql: postgres.Sql, messageId: string): Promise<MessageRow | undefined> {
+async function loadMessage(sql: postgres.Sql, messageId: string): Promise<MessageRow | undefined> {
   const [row] = await sql<MessageRow[]>`
     select m.id, m.auction_id, m.channel_id, c.location_id,
            m.user_id, m.content, m.message_type, m.is_deleted, m.mentions,

@@ -22,13 +22,13 @@ export interface JobDeps {
   log: { warn(msg: string, fields?: Record<string, unknown>): void };
 }
 
-export interface JobOutcome {
+interface JobOutcome {
   done: boolean;
   result: Record<string, unknown>;
   error?: string;
 }
 
-export async function planJob(deps: JobDeps, job: PushJob): Promise<NotificationPlan> {
+async function planJob(deps: JobDeps, job: PushJob): Promise<NotificationPlan> {
   // A deleted auction (domain/0031) tells nobody: its pushes are dropped, not held for an undo.
   const [deleted] =
     await deps.sql`select 1 from public.auctions where id = ${job.auction_id} and deleted_at is not null`;
@@ -38,7 +38,7 @@ export async function planJob(deps: JobDeps, job: PushJob): Promise<Notification
 }
 
 /** Delay before attempt n+1 of a job whose provider requests failed: 1 s doubling, at most 10 minutes. */
-export function jobRetryDelayMs(attempts: number): number {
+function jobRetryDelayMs(attempts: number): number {
   return Math.min(600_000, 1000 * 2 ** Math.max(0, attempts - 1));
 }
 

@@ -2,7 +2,7 @@
 // LOCKED, recording progress (tokens the provider accepted) and the final outcome.
 import type postgres from 'postgres';
 
-export type JobKind = 'chat_message' | 'submission';
+type JobKind = 'chat_message' | 'submission';
 
 export interface PushJob {
   id: string;

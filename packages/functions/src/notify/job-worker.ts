@@ -10,9 +10,9 @@ import type { PushProvider } from '../push/push-provider.js';
 import { createJobStore } from './job-store.js';
 import { runJob, type JobDeps } from './job-runner.js';
 
-export const JOBS_CHANNEL = 'notification_jobs';
+const JOBS_CHANNEL = 'notification_jobs';
 
-export interface JobWorkerOptions {
+interface JobWorkerOptions {
   sql: postgres.Sql;
   /** Runs each job inside a unit of work of its own (the server's tracing: one trace per push job). */
   traceJob?: <T>(name: string, work: () => Promise<T>) => Promise<T>;

@@ -32,22 +32,22 @@ export interface NotifyDeps {
   log: { warn(msg: string, fields?: Record<string, unknown>): void };
 }
 
-export type NotifyHandler = (deps: NotifyDeps, caller: Caller, body: unknown) => Promise<unknown>;
+type NotifyHandler = (deps: NotifyDeps, caller: Caller, body: unknown) => Promise<unknown>;
 
-export const sendPushHandler: NotifyHandler = (deps, caller, body) =>
+const sendPushHandler: NotifyHandler = (deps, caller, body) =>
   sendPushNotifications({ ownerSql: deps.ownerSql, provider: deps.provider }, caller, parseSendPush(body));
 
-export const sendChatNotificationHandler: NotifyHandler = (deps, caller, body) =>
+const sendChatNotificationHandler: NotifyHandler = (deps, caller, body) =>
   notifyChatMessage(deps, caller, parseChatNotification(body).message_id);
 
-export const checkPendingHandler: NotifyHandler = async (deps, caller, body) => {
+const checkPendingHandler: NotifyHandler = async (deps, caller, body) => {
   if (caller.role !== 'service_role')
     throw functionErrors.forbidden('check-pending-submissions needs the service role');
   const { now } = parsePendingCheck(body);
   return runPendingCheck({ sql: deps.ownerSql, provider: deps.provider, log: deps.log }, { now, wait: true });
 };
 
-export const generateInviteLinkHandler: NotifyHandler = async (deps, caller, body) => {
+const generateInviteLinkHandler: NotifyHandler = async (deps, caller, body) => {
   const input = parseInviteLink(body);
   const inv = await createInvitation(deps.sql, caller, input);
   return {
@@ -60,7 +60,7 @@ export const generateInviteLinkHandler: NotifyHandler = async (deps, caller, bod
   };
 };
 
-export const sendInviteEmailHandler: NotifyHandler = async (deps, caller, body) => {
+const sendInviteEmailHandler: NotifyHandler = async (deps, caller, body) => {
   const request = parseInviteEmail(body);
   const inv =
     request.kind === 'resend'
@@ -76,7 +76,7 @@ export const sendInviteEmailHandler: NotifyHandler = async (deps, caller, body) 
   };
 };
 
-export const sendAccountDeletionEmailHandler: NotifyHandler = (deps, caller, body) =>
+const sendAccountDeletionEmailHandler: NotifyHandler = (deps, caller, body) =>
   sendAccountDeletionMail(deps, caller, parseAccountDeletion(body));
 
 /** Name, handler and per-user limit of each function (requests per minute). */

@@ -10,9 +10,9 @@ import type { PushPriority } from '../push/push-provider.js';
 type Body = Record<string, unknown>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const MAX_DATA_BYTES = 4096;
+const MAX_DATA_BYTES = 4096;
 
-export function asBody(value: unknown): Body {
+function asBody(value: unknown): Body {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value))
     throw functionErrors.invalidRequest('body', 'the request body must be a JSON object');
@@ -131,7 +131,7 @@ export function parseInviteLink(raw: unknown) {
   };
 }
 
-export type InviteEmailRequest =
+type InviteEmailRequest =
   | { kind: 'resend'; token: string }
   | { kind: 'new'; auctionId: string; email: string; role: AuctionRole; expiresInDays: number };
 

@@ -9,9 +9,9 @@ import { sendPush, tokensOfUsers } from '../push/push-sender.js';
 import type { PushMessage, PushProvider } from '../push/push-provider.js';
 
 /** The advisory lock key of the check (any fixed number shared by every server). */
-export const PENDING_CHECK_LOCK = 72_310_415;
+const PENDING_CHECK_LOCK = 72_310_415;
 
-export interface PendingLocation {
+interface PendingLocation {
   location_id: string;
   location_name: string;
   auction_id: string;
@@ -19,7 +19,7 @@ export interface PendingLocation {
   notified_user_ids: string[];
 }
 
-export interface PendingCheckResult {
+interface PendingCheckResult {
   checked_at: string;
   overdue_locations: number;
   notified_users: number;

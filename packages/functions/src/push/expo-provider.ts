@@ -5,9 +5,9 @@ import { chunk, providerErrorTickets, type PushMessage, type PushProvider, type 
 
 export const EXPO_PUSH_URL = 'https://exp.host/--/api/v2/push/send';
 /** Expo refuses requests of more than 100 messages (PUSH_TOO_MANY_NOTIFICATIONS). */
-export const EXPO_CHUNK = 100;
+const EXPO_CHUNK = 100;
 
-export interface ExpoProviderOptions {
+interface ExpoProviderOptions {
   url?: string;
   accessToken?: string;
   timeoutMs?: number;

@@ -4,7 +4,7 @@ import { createExpoProvider } from './expo-provider.js';
 import { createOutboxProvider } from './outbox-provider.js';
 import type { PushProvider } from './push-provider.js';
 
-export interface PushSettings {
+interface PushSettings {
   PUSH_PROVIDER: 'expo' | 'outbox';
   EXPO_PUSH_URL: string;
   EXPO_ACCESS_TOKEN?: string;

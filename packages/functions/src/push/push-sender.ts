@@ -3,7 +3,7 @@
 import type postgres from 'postgres';
 import type { PushMessage, PushProvider, PushTicket } from './push-provider.js';
 
-export interface PushOutcome {
+interface PushOutcome {
   tickets: PushTicket[];
   sent: number;
   failed: number;

@@ -21,7 +21,7 @@ export interface SendPushInput {
   priority?: PushPriority;
 }
 
-export interface SendPushResult {
+interface SendPushResult {
   sent: number;
   failed: number;
   removed_tokens: number;

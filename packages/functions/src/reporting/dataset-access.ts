@@ -48,8 +48,3 @@ export async function findDataset(sql: postgres.Sql, caller: Caller, id: string)
   if (rows.length === 0) throw functionErrors.notFound(`dataset ${id} not found`);
   return rows[0];
 }
-
-/** Quotes an identifier for SQL text; names reaching here were generated or validated by the importer. */
-export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}

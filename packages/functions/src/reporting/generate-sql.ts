@@ -17,7 +17,7 @@ export interface GenerateSqlDeps {
   executeQueryTimeoutMs: number;
 }
 
-export const MAX_CONVERSATION_MESSAGES = 20;
+const MAX_CONVERSATION_MESSAGES = 20;
 
 export const generateSql = defineFunction<GenerateSqlDeps>({
   name: 'generate-sql',

@@ -13,7 +13,7 @@ export interface CachedBody {
 /** The contract's cache lifetime of a report result (section 8). */
 export const QUERY_CACHE_TTL_MS = 5 * 60 * 1000;
 
-export interface QueryCacheOptions {
+interface QueryCacheOptions {
   maxBytes: number;
   /** Default QUERY_CACHE_TTL_MS. */
   ttlMs?: number;

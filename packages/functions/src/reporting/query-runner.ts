@@ -2,12 +2,11 @@
 // the extended protocol (one statement, no stacking), the dataset's table bound to the name `dataset`, and a
 // row cap one past the limit so truncation is known.
 import type postgres from 'postgres';
-import { inRequestTransaction } from '@auction-ops/database';
+import { inRequestTransaction, quoteIdent } from '@auction-ops/database';
 import { functionErrors } from '../errors.js';
 import type { Caller } from '../family/function-definition.js';
-import { quoteIdent } from './dataset-access.js';
 
-export interface QueryResult {
+interface QueryResult {
   columns: Array<{ name: string; type: string }>;
   rows: Record<string, unknown>[];
   truncated: boolean;

@@ -5,7 +5,7 @@
 import type postgres from 'postgres';
 import { type CachedBody, QUERY_CACHE_TTL_MS, type QueryCache } from './query-cache.js';
 
-export interface SharedTier {
+interface SharedTier {
   sql: postgres.Sql;
   /** Bytes (keys and bodies) the table may hold, give or take what processes write between two sweeps. */
   maxBytes: number;

@@ -4,7 +4,7 @@
 // statements) cannot pass, because the decision is made on the parse tree, not on the text.
 import { createHash } from 'node:crypto';
 
-export type Validation = { ok: true; fingerprint: string; statement: string } | { ok: false; reason: string };
+type Validation = { ok: true; fingerprint: string; statement: string } | { ok: false; reason: string };
 
 /** Functions a report may call: aggregates, window functions, and pure scalar helpers. */
 const ALLOWED_FUNCTIONS = new Set(

@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import Mustache from 'mustache';
 
-export type TemplateName = 'invite-email' | 'account-deletion-email';
+type TemplateName = 'invite-email' | 'account-deletion-email';
 
-export interface RenderedMail {
+interface RenderedMail {
   text: string;
   html: string;
 }
@@ -23,7 +23,7 @@ function load(file: string): string {
 }
 
 /** HTML escaping for text and quoted attribute values (the templates quote every attribute). */
-export function escapeHtml(value: string): string {
+function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 

@@ -4,7 +4,7 @@ import type { RestEngine } from '../engine.js';
 import { errorResponse } from '../engine.js';
 import { RestError } from '../errors.js';
 import type { EngineResponse } from '../respond.js';
-import { BodyTooLargeError, type BodyInput, normalizeHeaders, type HeadersInput } from '../request-input.js';
+import { BodyTooLargeError, normalizeHeaders, type HeadersInput } from '../request-input.js';
 
 export type Claims = Record<string, unknown>;
 
@@ -29,7 +29,7 @@ export interface AdapterOptions {
   authenticate?: Authenticate;
 }
 
-export interface ResolvedAdapter {
+interface ResolvedAdapter {
   readonly basePath: string;
   readonly maxBodyBytes: number;
   readonly authenticate: Authenticate | null;
@@ -49,7 +49,7 @@ export function resolveAdapterOptions(engine: RestEngine, options: AdapterOption
 }
 
 /** The path under the mount, or null when the target is outside it. */
-export function mountedPath(basePath: string, pathname: string): string | null {
+function mountedPath(basePath: string, pathname: string): string | null {
   if (basePath === '') return pathname || '/';
   if (pathname === basePath) return '/';
   return pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : null;
@@ -62,13 +62,13 @@ export function outsideMount(): EngineResponse {
   return { status: 404, headers: { 'content-type': JSON_MEDIA }, body: JSON.stringify(body) };
 }
 
-export function payloadTooLarge(e: BodyTooLargeError): EngineResponse {
+function payloadTooLarge(e: BodyTooLargeError): EngineResponse {
   const body = { code: 'PGRST413', details: e.message, hint: null, message: 'Payload too large' };
   // The connection is closed so that the unread rest of the body is not waited for.
   return { status: 413, headers: { 'content-type': JSON_MEDIA, connection: 'close' }, body: JSON.stringify(body) };
 }
 
-export interface HttpPieces {
+interface HttpPieces {
   readonly method: string;
   /** Path and query string as sent ('/rest/v1/todos?select=*'). */
   readonly target: string;
@@ -110,5 +110,3 @@ export async function answer(engine: RestEngine, a: ResolvedAdapter, http: HttpP
     throw e;
   }
 }
-
-export type { BodyInput };

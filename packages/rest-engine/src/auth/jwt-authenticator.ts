@@ -11,7 +11,7 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
-import { RestError } from '../errors.js';
+import { errors, RestError } from '../errors.js';
 import type { Authenticate } from '../adapters/adapter-options.js';
 import { parseRoleClaimKey, readPath } from './role-claim.js';
 
@@ -53,16 +53,11 @@ function localSet(jwks: JWK | JSONWebKeySet): JWTVerifyGetKey {
   return createLocalJWKSet('keys' in jwks ? (jwks as JSONWebKeySet) : { keys: [jwks as JWK] });
 }
 
-const invalid = (message: string, code: 'PGRST301' | 'PGRST303') =>
-  new RestError(401, code, message, {
-    headers: { 'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/"/g, '')}"` },
-  });
-
 function claimError(e: InstanceType<typeof joseErrors.JWTClaimValidationFailed>): RestError {
-  if (e.claim === 'nbf') return invalid('JWT not yet valid', 'PGRST303');
-  if (e.claim === 'aud') return invalid('JWT not in audience', 'PGRST303');
-  if (e.claim === 'iat') return invalid('JWT issued at future', 'PGRST303');
-  return invalid(`JWT claim ${e.claim} is invalid`, 'PGRST303');
+  if (e.claim === 'nbf') return errors.jwt('JWT not yet valid', 'PGRST303');
+  if (e.claim === 'aud') return errors.jwt('JWT not in audience', 'PGRST303');
+  if (e.claim === 'iat') return errors.jwt('JWT issued at future', 'PGRST303');
+  return errors.jwt(`JWT claim ${e.claim} is invalid`, 'PGRST303');
 }
 
 /** An `authenticate` for the adapters: reads `Authorization: Bearer <token>`. */
@@ -88,9 +83,9 @@ export function createJwtAuthenticator(options: JwtOptions): Authenticate {
     try {
       payload = (await jwtVerify(token, key as Uint8Array, verifyOptions)).payload;
     } catch (e) {
-      if (e instanceof joseErrors.JWTExpired) throw invalid('JWT expired', 'PGRST303');
+      if (e instanceof joseErrors.JWTExpired) throw errors.jwt('JWT expired', 'PGRST303');
       if (e instanceof joseErrors.JWTClaimValidationFailed) throw claimError(e);
-      throw invalid(e instanceof joseErrors.JOSEError ? jwtMessage(e) : 'JWT could not be decoded', 'PGRST301');
+      throw errors.jwt(e instanceof joseErrors.JOSEError ? jwtMessage(e) : 'JWT could not be decoded', 'PGRST301');
     }
     const role = readPath(payload, rolePath);
     if (role === undefined || role === null) {
@@ -100,7 +95,7 @@ export function createJwtAuthenticator(options: JwtOptions): Authenticate {
         });
       return { claims: payload, role: anonRole };
     }
-    if (typeof role !== 'string') throw invalid('The JWT role claim must be a string', 'PGRST303');
+    if (typeof role !== 'string') throw errors.jwt('The JWT role claim must be a string', 'PGRST303');
     return { claims: payload, role };
   };
 }

@@ -1,7 +1,7 @@
 // PostgREST's jwt-role-claim-key: a JSON path into the claims such as `.role`, `."https://example.com/claims".role`
 // or `.realm_access.roles[0]`.
 
-export type PathStep = string | number;
+type PathStep = string | number;
 
 export function parseRoleClaimKey(key: string): PathStep[] {
   const steps: PathStep[] = [];

@@ -28,7 +28,7 @@ export interface CommandConfig {
 }
 
 /** What the configuration named that this command will not act on. */
-export interface ConfigNotes {
+interface ConfigNotes {
   unknown: string[];
   unsupported: string[];
 }
@@ -83,7 +83,7 @@ const KNOWN = new Set([
 ]);
 
 /** PostgREST's config file: `key = "text"`, `key = 10`, `key = true`, `#` comments. */
-export function parseConfigFile(text: string): Map<string, string> {
+function parseConfigFile(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const [n, line] of text.split(/\r?\n/).entries()) {
     const trimmed = line.trim();

@@ -11,7 +11,7 @@ import { createRestEngine, type RestEngine } from '../engine.js';
 import { RestError } from '../errors.js';
 import type { CommandConfig } from './postgrest-config.js';
 
-export interface RunningCommand {
+interface RunningCommand {
   readonly url: string;
   readonly engine: RestEngine;
   close(): Promise<void>;

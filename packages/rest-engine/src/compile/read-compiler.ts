@@ -5,7 +5,7 @@ import type { Column, Relationship } from '../schema-cache/types.js';
 import type { CallArgs, EmbedPlan, PlannedCondition, PlannedSelect, ReadPlan } from '../plan/types.js';
 import { arrayLiteral, type SqlBuilder } from './sql-builder.js';
 
-export function field(b: SqlBuilder, alias: string, f: Field): void {
+function field(b: SqlBuilder, alias: string, f: Field): void {
   if (f.jsonPath.length === 0) {
     b.push(alias, '.', quoteIdent(f.name));
     return;
@@ -105,7 +105,7 @@ export function condition(b: SqlBuilder, alias: string, c: PlannedCondition): vo
   }
 }
 
-export function source(b: SqlBuilder, plan: ReadPlan): void {
+function source(b: SqlBuilder, plan: ReadPlan): void {
   const s = plan.source;
   if (s.kind === 'table') b.push(qualified(s.table.schema, s.table.name), ' ', plan.sqlAlias);
   else if (s.kind === 'mutated') b.push('pgrst_source ', plan.sqlAlias);
@@ -178,7 +178,7 @@ function selectItem(b: SqlBuilder, alias: string, item: PlannedSelect, row: stri
 }
 
 /** The keys a level's rows carry: what a to-many spread turns into one JSON array each. */
-export function outputNames(plan: ReadPlan): string[] {
+function outputNames(plan: ReadPlan): string[] {
   const out: string[] = [];
   for (const s of plan.select) {
     if (s.kind === 'star') out.push(...plan.columns.keys());

@@ -81,7 +81,7 @@ const upsertCountsInserts = (m: Mutation) =>
  * null for all of them (`*`, computed fields, aggregates). RETURNING only these, as PostgREST does, lets a role
  * with column privileges write: `RETURNING *` would need SELECT on every column (hidden ones such as a token hash).
  */
-export function returnedColumns(plan: Extract<Plan, { kind: 'mutate' }>): readonly string[] | null {
+function returnedColumns(plan: Extract<Plan, { kind: 'mutate' }>): readonly string[] | null {
   const columns = new Set(plan.location ?? []);
   if (!plan.representation) return [...columns];
   const read = plan.returning;

@@ -40,7 +40,7 @@ export function parseField(s: string): Field {
 }
 
 /** `(1,"a,b",c)` -> ['1', 'a,b', 'c']; `()` -> []. */
-export function parseList(s: string): string[] {
+function parseList(s: string): string[] {
   if (!s.startsWith('(') || !s.endsWith(')'))
     throw errors.parse(`"failed to parse filter" (in.${s})`, 'expected a parenthesised list');
   const inner = s.slice(1, -1);
@@ -128,7 +128,7 @@ export function printCondition(c: Condition): string {
 
 const quoteItem = (v: string) => (/[,.:()"\\\s{}]/.test(v) || v === '' ? `"${v.replace(/["\\]/g, '\\$&')}"` : v);
 
-export function printFilterSpec(f: Filter, inLogicTree = false): string {
+function printFilterSpec(f: Filter, inLogicTree = false): string {
   const mod = f.lang ? `(${f.lang})` : f.quant ? `(${f.quant})` : '';
   const v = f.value;
   const val =

@@ -132,7 +132,7 @@ export function parseAccept(header: string | undefined): MediaType {
 const PLAN_OPTIONS = new Set(['analyze', 'verbose', 'settings', 'buffers', 'wal']);
 
 /** The EXPLAIN a plan media type asks for (only called when parseAccept chose 'plan'). */
-export function parsePlanAccept(header: string): PlanRequest {
+function parsePlanAccept(header: string): PlanRequest {
   const [type, ...params] = header.split(';').map((s) => s.trim());
   let forMedia = 'application/json';
   let options: PlanRequest['options'] = [];

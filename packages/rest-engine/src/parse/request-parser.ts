@@ -15,7 +15,7 @@ export interface RawRequest {
 }
 
 /** What the path names: the root (OpenAPI and OPTIONS), a table or view, or a function under /rpc. */
-export type Target =
+type Target =
   | { readonly kind: 'root' }
   | { readonly kind: 'relation'; readonly name: string }
   | { readonly kind: 'rpc'; readonly name: string };
@@ -60,7 +60,7 @@ function parseTarget(path: string): Target {
 }
 
 /** The JSON body; an empty body is `undefined` (a POST without rows, an RPC without arguments). */
-export function parseJsonBody(body: string | undefined): unknown {
+function parseJsonBody(body: string | undefined): unknown {
   if (body === undefined || body.trim() === '') return undefined;
   try {
     return JSON.parse(body);

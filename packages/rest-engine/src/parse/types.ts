@@ -15,23 +15,23 @@ export const AGGREGATES = ['count', 'sum', 'avg', 'max', 'min'] as const;
 export type Aggregate = (typeof AGGREGATES)[number];
 
 export type SelectItem = StarItem | ColumnItem | AggregateItem | EmbedItem;
-export interface StarItem {
+interface StarItem {
   readonly kind: 'star';
 }
-export interface ColumnItem {
+interface ColumnItem {
   readonly kind: 'column';
   readonly field: Field;
   readonly alias: string | null;
   readonly cast: string | null;
 }
-export interface AggregateItem {
+interface AggregateItem {
   readonly kind: 'aggregate';
   readonly fn: Aggregate;
   readonly field: Field | null;
   readonly alias: string | null;
   readonly cast: string | null;
 }
-export interface EmbedItem {
+interface EmbedItem {
   readonly kind: 'embed';
   readonly name: string;
   readonly alias: string | null;
@@ -82,7 +82,7 @@ export interface OrderTerm {
 }
 
 /** A query-string entry addressed to an embed path ([] = the root resource). */
-export interface Scoped<T> {
+interface Scoped<T> {
   readonly path: readonly string[];
   readonly node: T;
 }

@@ -38,7 +38,7 @@ export interface Level {
 const atLevel = (path: readonly string[], names: Names) =>
   path.length === names.length && path.every((p, i) => names[i].includes(p));
 
-export function resolveCast(cache: SchemaCache, cast: string | null): string | null {
+function resolveCast(cache: SchemaCache, cast: string | null): string | null {
   if (cast === null) return null;
   const arr = cast.endsWith('[]');
   const base = (arr ? cast.slice(0, -2) : cast).trim().toLowerCase();

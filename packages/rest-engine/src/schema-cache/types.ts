@@ -27,7 +27,7 @@ export interface Table {
   readonly comment: string | null;
 }
 
-export type Cardinality = 'm2o' | 'o2m' | 'o2o' | 'm2m';
+type Cardinality = 'm2o' | 'o2m' | 'o2o' | 'm2m';
 
 export interface Relationship {
   readonly cardinality: Cardinality;
@@ -52,7 +52,7 @@ export interface Relationship {
   };
 }
 
-export interface FunctionArg {
+interface FunctionArg {
   readonly name: string;
   readonly type: string;
   readonly hasDefault: boolean;

@@ -4,7 +4,7 @@
 // lineage PostgREST follows for relationships through views, so a view column is tied to the base column it really
 // shows, not to any base column that happens to share its name.
 
-export interface ViewColumnOrigin {
+interface ViewColumnOrigin {
   /** The view's column. */
   readonly column: string;
   /** The relation it reads (a table, or another view), by oid. */

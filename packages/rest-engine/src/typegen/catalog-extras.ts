@@ -15,14 +15,14 @@ export interface PgType {
   readonly attributes: readonly { name: string; typeOid: number }[];
 }
 
-export interface ColumnExtra {
+interface ColumnExtra {
   /** The base type's name for domains, else the type's name (`_text` for text[]). */
   readonly typeName: string;
   readonly identityAlways: boolean;
   readonly updatable: boolean;
 }
 
-export interface RelationExtra {
+interface RelationExtra {
   readonly oid: number;
   /** Views: updatable and deletable without triggers (what the Supabase CLI calls an updatable view). */
   readonly viewUpdatable: boolean;

@@ -55,7 +55,7 @@ export function listedFunctions(ctx: FunctionContext, schema: string): Overload[
     .sort((a, b) => a.fn.name.localeCompare(b.fn.name));
 }
 
-export function returnTypeOf(ctx: FunctionContext, schema: string, fn: CatalogFunction): string {
+function returnTypeOf(ctx: FunctionContext, schema: string, fn: CatalogFunction): string {
   const tableArgs = fn.args.filter((a) => a.mode === 'table');
   if (tableArgs.length > 0) {
     return typeLiteral(tableArgs.map((a) => `${key(a.name)}: ${tsTypeOfOid(ctx.scope, schema, a.typeOid)}`));

@@ -21,7 +21,7 @@ const STRINGS = new Set([
   'interval',
 ]);
 
-export interface NamedRelation {
+interface NamedRelation {
   readonly schema: string;
   readonly name: string;
 }

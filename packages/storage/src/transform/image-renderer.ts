@@ -6,7 +6,7 @@ import { contentTypeOf, type FormatChoice, type OutputFormat, originFormat } fro
 import { StorageError } from '../storage-errors.js';
 import { renderErrors } from './render-errors.js';
 
-export interface RenderedImage {
+interface RenderedImage {
   bytes: Buffer;
   contentType: string;
   width: number;

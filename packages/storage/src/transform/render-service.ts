@@ -39,7 +39,7 @@ export interface RenderRequest {
   accept: string | undefined;
 }
 
-export interface RenderDescription {
+interface RenderDescription {
   target: FormatChoice;
   /** The cache key: sha-256 of the object version, the options and the target format. */
   key: string;

@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { isOutOfSpace } from '@auction-ops/database';
 import { errors, StorageError } from '../storage-errors.js';
 
-export interface SpooledChunk {
+interface SpooledChunk {
   file: string;
   size: number;
   /** The body ended early (client gone); the bytes before the break are in the file. */

@@ -14,7 +14,7 @@ import { SNIFF_BYTES } from '../content-sniffer.js';
 import { FileMd5 } from '../file-md5.js';
 import { errors } from '../storage-errors.js';
 
-export interface WrittenChunk {
+interface WrittenChunk {
   size: number;
   /** Undefined when the staging does not hash (STORAGE_FILE_ETAG_ALGORITHM=mtime). */
   md5: string | undefined;

@@ -26,7 +26,7 @@ import type { TusStaging } from './tus-staging.js';
 import { type EndedUpload, stateOf, type TusState, type TusUploadBytes } from './tus-upload-bytes.js';
 import { type TusUploadRow, TusUploadStore } from './tus-upload-store.js';
 
-export interface TusServiceOptions {
+interface TusServiceOptions {
   sql: postgres.Sql;
   backend: StorageBackend;
   reads: ObjectReadService;

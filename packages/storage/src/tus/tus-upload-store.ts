@@ -25,7 +25,7 @@ export interface TusUploadRow {
   expires_at: Date;
 }
 
-export type NewTusUpload = Omit<TusUploadRow, 'upload_offset' | 'parts' | 'chunk_md5s' | 'expires_at'>;
+type NewTusUpload = Omit<TusUploadRow, 'upload_offset' | 'parts' | 'chunk_md5s' | 'expires_at'>;
 
 const COLUMNS = `id, bucket_id, name, owner_key, upload_length::float8 as upload_length,
   upload_offset::float8 as upload_offset, parts::text[] as parts, upsert, staged, chunk_md5s, content_type, cache_control,

@@ -42,7 +42,7 @@ export function objectRefAfter(c: Context<AppEnv>, marker: string): ObjectRef {
 
 // JSON bodies are buffered, so they are bounded: the largest legitimate one, sign with 1000 names of up to
 // 1024 bytes, stays well under this.
-export const MAX_JSON_BYTES = 2 * 1024 * 1024;
+const MAX_JSON_BYTES = 2 * 1024 * 1024;
 
 // The rest of the body is left unread, so the connection cannot carry another request: ask the client to close it.
 function jsonTooLarge(c: Context<AppEnv>): StorageError {

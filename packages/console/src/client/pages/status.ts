@@ -28,7 +28,7 @@ export function list(title: string, entries: Entries, ...before: HTMLElement[]):
   );
 }
 
-export function stateBadge(state: State): HTMLElement {
+function stateBadge(state: State): HTMLElement {
   return h('strong', { class: `state state-${state}` }, state);
 }
 

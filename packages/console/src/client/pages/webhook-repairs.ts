@@ -15,7 +15,7 @@ interface ServerError {
 }
 
 /** The server's message with its hint (a refusal's hint says how to get past it: "set is_active to true first"). */
-export function serverMessage(error: ServerError): string {
+function serverMessage(error: ServerError): string {
   return error.hint ? `${error.message}. Hint: ${error.hint}` : error.message;
 }
 

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface ExpoRequest {
+interface ExpoRequest {
   at: number;
   authorization?: string;
   messages: Array<{

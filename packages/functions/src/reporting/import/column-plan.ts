@@ -12,7 +12,7 @@ export interface PlannedColumn extends DatasetColumn {
   part?: DatePart;
 }
 
-export function snakeCase(header: string, position: number): string {
+function snakeCase(header: string, position: number): string {
   const name = header
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

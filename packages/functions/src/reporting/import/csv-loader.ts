@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type postgres from 'postgres';
 import { FunctionError, type FunctionErrorCode } from '../../errors.js';
-import { quoteIdent } from '../dataset-access.js';
+import { quoteIdent } from '@auction-ops/database';
 import type { PlannedColumn } from './column-plan.js';
 import { BINARY_HEADER, BINARY_TRAILER } from './copy-binary.js';
 import type { FromWorker, RowError, ToWorker, WorkerSetup } from './csv-worker-protocol.js';
@@ -16,8 +16,6 @@ import { type ClaimedDataset, createStagingTable } from './dataset-import.js';
 import { detectDelimiter } from './csv-types.js';
 import type { ImportOptions } from './import-options.js';
 import { startParseWorker } from './parse-worker.js';
-
-export type { RowError } from './csv-worker-protocol.js';
 
 const ERRORS_PER_EVENT = 100;
 /**
@@ -27,7 +25,7 @@ const ERRORS_PER_EVENT = 100;
  */
 const CHUNKS_IN_FLIGHT = 32;
 
-export interface LoadEvents {
+interface LoadEvents {
   schema(columns: readonly PlannedColumn[]): void;
   progress(p: {
     rows_read: number;
@@ -39,7 +37,7 @@ export interface LoadEvents {
   rowErrors(errors: RowError[]): void;
 }
 
-export interface LoadResult {
+interface LoadResult {
   columns: PlannedColumn[];
   imported: number;
   failed: number;

@@ -9,7 +9,8 @@ import { CopyBuffer } from './copy-buffer.js';
 import { toCopyRow } from './copy-line.js';
 import { CsvRecords } from './csv-records.js';
 import type { RowError, WorkerSetup } from './csv-worker-protocol.js';
-import { FastRows, INCOMPLETE, IRREGULAR } from './fast-rows.js';
+import { INCOMPLETE, IRREGULAR } from './csv-byte-tokenizer.js';
+import { FastRows } from './fast-rows.js';
 
 const SAMPLE_ROWS = 2000;
 const MAX_LISTED_ERRORS = 1000;
@@ -23,7 +24,7 @@ export interface CopyBatch {
   errors: RowError[];
 }
 
-export interface ConversionHooks {
+interface ConversionHooks {
   /** The columns are planned; resolves when rows may be converted (the table exists). */
   planned(columns: PlannedColumn[]): Promise<void>;
   /** A batch is ready; resolves when the next may be made. */

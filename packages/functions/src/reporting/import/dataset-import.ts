@@ -2,10 +2,10 @@
 // into a staging table with COPY, then make them visible in one transaction (create, append or replace). A crash
 // leaves a staging table and an `imports` row whose lock is free: recoverAbandonedImports rolls it back.
 import type postgres from 'postgres';
-import { inRequestTransaction } from '@auction-ops/database';
+import { inRequestTransaction, quoteIdent } from '@auction-ops/database';
 import { functionErrors } from '../../errors.js';
 import type { Caller } from '../../family/function-definition.js';
-import { type DatasetColumn, quoteIdent } from '../dataset-access.js';
+import type { DatasetColumn } from '../dataset-access.js';
 import type { ImportOptions } from './import-options.js';
 
 export interface ClaimedDataset {

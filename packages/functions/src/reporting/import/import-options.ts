@@ -5,14 +5,14 @@ import type { ColumnType } from '../dataset-access.js';
 import { requireUuid } from '../dataset-access.js';
 import { COLUMN_NAME, DATE_PARTS, type DatePart, type DateOrder } from './csv-types.js';
 
-export interface ColumnMapping {
+interface ColumnMapping {
   source: string;
   target?: string;
   type?: ColumnType;
   skip: boolean;
 }
 
-export interface CalculatedField {
+interface CalculatedField {
   name: string;
   source: string;
   part: DatePart;

@@ -11,7 +11,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import busboy from 'busboy';
 import { functionErrors } from '../../errors.js';
 
-export interface ImportSource {
+interface ImportSource {
   options: unknown;
   /** The CSV's bytes; errors with a VALIDATION_ERROR (413) past the limit. */
   csv: Readable;
@@ -40,7 +40,7 @@ function tooLarge(maxBytes: number) {
 }
 
 /** Passes bytes through and fails the stream once more than maxBytes went by. */
-export function byteLimit(maxBytes: number): Transform {
+function byteLimit(maxBytes: number): Transform {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _enc, done) {

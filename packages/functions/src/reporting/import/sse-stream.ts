@@ -1,6 +1,6 @@
 // A Server-Sent Events response fed by the import as it works: numbered events, a comment every 15 s so proxies
 // keep the connection, and sends that become no-ops once the client has gone (the import itself goes on).
-export interface SseStream {
+interface SseStream {
   response: Response;
   send(event: string, data: unknown): void;
   close(): void;

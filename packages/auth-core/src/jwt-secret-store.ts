@@ -1,4 +1,5 @@
-// The JWT secret, generated on first start and kept in DATA_DIR so restarts keep the same keys.
+// The JWT secret, generated on the server's first start and kept in DATA_DIR so restarts keep the same keys; the
+// CLI's `keys` reads the same file.
 // (The database password of the request role lives in the database itself; see packages/database/src/roles.ts.)
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

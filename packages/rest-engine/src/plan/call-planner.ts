@@ -1,0 +1,109 @@
+// The function-call plans (/rpc/name): the overload the arguments choose, its arguments from the body (POST) or
+// the query string (GET), and the read of a composite result.
+import { closest, distance } from 'fastest-levenshtein';
+import { errors } from '../errors.js';
+import { tableKey, type DbFunction, type SchemaCache } from '../schema-cache/types.js';
+import { applyPaging, isObject, rootLevel, type Step } from './plan-step.js';
+import { checkAllAddressed, type PlanContext, planRead } from './read-planner.js';
+import type { CallArgs, Plan } from './types.js';
+
+const isJsonType = (t: string) => t === 'json' || t === 'jsonb';
+
+function chooseFunction(
+  fns: readonly DbFunction[],
+  keys: readonly string[] | null,
+  schema: string,
+  name: string,
+  allowSingle: boolean,
+): DbFunction {
+  const matching =
+    keys === null
+      ? []
+      : fns.filter(
+          (f) =>
+            keys.every((k) => f.args.some((a) => a.name === k)) &&
+            f.args.every((a) => a.hasDefault || keys.includes(a.name)),
+        );
+  const candidates = matching.length
+    ? matching
+    : allowSingle
+      ? fns.filter((f) => f.args.length === 1 && f.args[0].name === '' && isJsonType(f.args[0].type))
+      : [];
+  if (candidates.length === 0) throw errors.noFunction(schema, name, [...(keys ?? [])]);
+  if (candidates.length > 1) {
+    // Fewest parameters first, then by signature, as PostgREST lists them.
+    const sigs = candidates
+      .map((f) => ({ n: f.args.length, sig: f.args.map((a) => `${a.name} => ${a.type}`).join(', ') }))
+      .sort((a, b) => a.n - b.n || (a.sig < b.sig ? -1 : a.sig > b.sig ? 1 : 0));
+    throw errors.ambiguousFunction(
+      schema,
+      name,
+      sigs.map((s) => s.sig),
+    );
+  }
+  return candidates[0];
+}
+
+/**
+ * The text a single unnamed parameter receives: the whole body for json/jsonb; for text, xml and bytea the value
+ * of the body's one key '' when the client sent `{"": value}` (supabase-js's way to call them), else the body.
+ */
+function singleArgument(fn: DbFunction, body: unknown): string {
+  if (!isJsonType(fn.args[0].type) && isObject(body)) {
+    const keys = Object.keys(body);
+    if (keys.length === 1 && keys[0] === '') {
+      const v = body[''];
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    }
+  }
+  return JSON.stringify(body);
+}
+
+/** For a misspelt function name: the nearest name in the schema, within a third of its length in edits. */
+function closestFunction(cache: SchemaCache, schema: string, name: string): string | null {
+  const names = [...cache.functions.values()].filter((f) => f[0].schema === schema).map((f) => f[0].name);
+  if (names.length === 0) return null;
+  const best = closest(name, names);
+  return distance(name, best) <= Math.max(1, Math.floor(name.length / 3)) ? best : null;
+}
+
+export function planCall(step: Step, name: string): Plan {
+  const { request, schema, common, h } = step;
+  const method = request.method;
+  if (method === 'OPTIONS') return { ...common.of(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD,POST' };
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw errors.rpcMethod(method);
+  const fns = step.ctx.cache.functions.get(tableKey(schema, name));
+  const readOnly = method !== 'POST';
+  let fn: DbFunction, call: CallArgs;
+  // By GET, query-string entries naming an argument are arguments, not filters on the result.
+  let query = step.ctx.query;
+  if (!readOnly) {
+    const body = request.body ?? {};
+    const keys = isObject(body) ? Object.keys(body) : null;
+    if (!fns) throw errors.noFunction(schema, name, [...(keys ?? [])], closestFunction(step.ctx.cache, schema, name));
+    fn = chooseFunction(fns, keys, schema, name, true);
+    const single = fn.args.length === 1 && fn.args[0].name === '';
+    call = single
+      ? { fn, mode: 'single', json: singleArgument(fn, body), argNames: [] }
+      : { fn, mode: keys!.length ? 'record' : 'none', json: JSON.stringify(body), argNames: keys! };
+  } else {
+    const argNames = new Set((fns ?? []).flatMap((f) => f.args.map((a) => a.name)).filter((n) => n !== ''));
+    const isArg = (f: (typeof query.filters)[number]) => f.path.length === 0 && argNames.has(f.key);
+    const args: Record<string, string> = {};
+    for (const f of query.filters) if (isArg(f)) args[f.key] = f.raw;
+    if (!fns) throw errors.noFunction(schema, name, Object.keys(args), closestFunction(step.ctx.cache, schema, name));
+    fn = chooseFunction(fns, Object.keys(args), schema, name, false);
+    const argKeys = Object.keys(args);
+    call = { fn, mode: argKeys.length ? 'record' : 'none', json: JSON.stringify(args), argNames: argKeys };
+    query = { ...query, filters: query.filters.filter((f) => !isArg(f)) };
+  }
+  if (fn.returnKind !== 'composite') {
+    checkAllAddressed(query, null);
+    return { ...common.of(readOnly, []), kind: 'call', read: null, scalar: call, fn, count: h.prefer.count, offset: 0 };
+  }
+  const ctx: PlanContext = { ...step.ctx, query };
+  const read = planRead(ctx, rootLevel(ctx, { kind: 'call', call }, true));
+  checkAllAddressed(query, read);
+  const { root, offset } = applyPaging(read, h, step.opts, readOnly);
+  return { ...common.of(readOnly, []), kind: 'call', read: root, scalar: null, fn, count: h.prefer.count, offset };
+}

@@ -1,0 +1,86 @@
+// What the plan stage's steps share: the planner's options, the step record, the fields every plan carries, the
+// root level of a read and the paging that applies to it.
+import type { RequestHeaders } from '../parse/types.js';
+import type { ApiRequest } from '../parse/request-parser.js';
+import type { Level, PlanContext } from './read-planner.js';
+import type { PlanCommon, ReadPlan, Source } from './types.js';
+
+export interface PlannerOptions {
+  readonly schemas: readonly string[];
+  readonly maxRows: number | null;
+  readonly aggregatesEnabled: boolean;
+  readonly allowUnfilteredWrites: boolean;
+  /** `Prefer: tx` decides how the transaction ends (db-tx-end's -allow-override forms). */
+  readonly txOverridable: boolean;
+  /** Plan output (`application/vnd.pgrst.plan`) allowed; otherwise that media type is not acceptable. */
+  readonly planEnabled?: boolean;
+}
+
+/** The fields every plan shares (an object, not a closure per request). */
+export class CommonFields {
+  constructor(
+    private readonly schema: string,
+    private readonly h: RequestHeaders,
+    private readonly head: boolean,
+    private readonly txAllowed: boolean,
+  ) {}
+
+  of(readOnly: boolean, applied: string[]): PlanCommon {
+    const prefer = this.h.prefer;
+    if (prefer.count) applied.push(`count=${prefer.count}`);
+    if (prefer.handling) applied.push(`handling=${prefer.handling}`);
+    if (prefer.tx && this.txAllowed) applied.push(`tx=${prefer.tx}`);
+    if (prefer.timezone) applied.push(`timezone=${prefer.timezone}`);
+    const media = this.h.accept;
+    return { schema: this.schema, readOnly, media, explain: this.h.plan, prefer, head: this.head, applied };
+  }
+}
+
+/** What every planning step reads, in one record rather than a row of positional arguments. */
+export interface Step {
+  readonly ctx: PlanContext;
+  readonly request: ApiRequest;
+  readonly h: RequestHeaders;
+  readonly schema: string;
+  readonly common: CommonFields;
+  readonly opts: PlannerOptions;
+}
+
+/** The root level of a read: the table, the rows a mutation returned or a function's result. */
+export function rootLevel(ctx: PlanContext, source: Source, takeFilters: boolean): Level {
+  const select = ctx.query.select;
+  if (source.kind === 'call') {
+    const fn = source.call.fn;
+    return {
+      source,
+      label: fn.name,
+      columns: fn.outColumns,
+      relTable: fn.returnTable,
+      select,
+      names: [],
+      alias: 't0',
+      takeFilters,
+    };
+  }
+  const t = source.table;
+  return { source, label: t.name, columns: t.columns, relTable: t, select, names: [], alias: 't0', takeFilters };
+}
+
+export function applyPaging(
+  read: ReadPlan,
+  h: RequestHeaders,
+  opts: PlannerOptions,
+  useRange: boolean,
+): { root: ReadPlan; offset: number } {
+  let limit = read.limit,
+    offset = read.offset ?? 0;
+  if (useRange && h.range) {
+    offset = h.range.offset + (read.offset ?? 0);
+    if (h.range.limit !== null) limit = limit === null ? h.range.limit : Math.min(limit, h.range.limit);
+  }
+  if (opts.maxRows !== null) limit = limit === null ? opts.maxRows : Math.min(limit, opts.maxRows);
+  return { root: { ...read, limit, offset: offset || null }, offset };
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);

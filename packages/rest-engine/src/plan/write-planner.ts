@@ -1,0 +1,128 @@
+// The write plans: POST and PUT (insert, upsert), PATCH (update) and DELETE, with their body checks and the
+// rows they return.
+import { errors } from '../errors.js';
+import type { ApiRequest } from '../parse/request-parser.js';
+import type { Table } from '../schema-cache/types.js';
+import { isObject, rootLevel, type Step } from './plan-step.js';
+import { checkAllAddressed, planConditions, planRead } from './read-planner.js';
+import type { Mutation, Plan } from './types.js';
+
+function insertRows(body: unknown): Record<string, unknown>[] {
+  const rows = Array.isArray(body) ? body : body === undefined ? null : [body];
+  if (!rows?.every(isObject)) throw errors.invalidBody('Empty or invalid json');
+  return rows;
+}
+
+/** PUT: one row, filtered by eq on every primary-key column with the same values as the row (PGRST105 otherwise). */
+function checkPut(table: Table, query: ApiRequest['query'], row: Record<string, unknown>): void {
+  const pkFilters = query.filters.filter((f) => f.path.length === 0);
+  const ok =
+    table.pk.length > 0 &&
+    pkFilters.length === table.pk.length &&
+    query.logic.length === 0 &&
+    query.limits.length === 0 &&
+    pkFilters.every(
+      (f) =>
+        !(f.node instanceof Error) &&
+        f.node.op === 'eq' &&
+        !f.node.negate &&
+        f.node.field.jsonPath.length === 0 &&
+        table.pk.includes(f.node.field.name),
+    );
+  if (!ok) throw errors.invalidPut();
+  for (const f of pkFilters) {
+    const node = f.node as Exclude<typeof f.node, Error>;
+    const v = row[node.field.name];
+    if (v === undefined || String(v) !== (node.value.kind === 'scalar' ? node.value.value : ''))
+      throw errors.putMismatch();
+  }
+}
+
+function planInsert(step: Step, table: Table, applied: string[]): Extract<Mutation, { kind: 'insert' }> {
+  const { query } = step.ctx;
+  const prefer = step.h.prefer;
+  if (!table.insertable) throw errors.notInsertable(table.name, 'insert');
+  const rows = insertRows(step.request.body);
+  let columns: string[];
+  if (query.columns) columns = [...query.columns];
+  else {
+    columns = rows.length ? Object.keys(rows[0]) : [];
+    const sorted = [...columns].sort().join('\u0000');
+    for (const r of rows) {
+      if (Object.keys(r).sort().join('\u0000') !== sorted) throw errors.invalidBody('All object keys must match');
+    }
+  }
+  checkColumns(table, columns);
+  let onConflict: Extract<Mutation, { kind: 'insert' }>['onConflict'] = null;
+  if (step.request.method === 'PUT') {
+    if (rows.length !== 1) throw errors.invalidBody('PUT payload must contain a single row');
+    checkPut(table, query, rows[0]);
+    onConflict = { columns: table.pk, action: 'update' };
+  } else if (prefer.resolution) {
+    const cols = query.onConflict ?? table.pk;
+    checkColumns(table, cols);
+    onConflict = { columns: cols, action: prefer.resolution === 'merge-duplicates' ? 'update' : 'nothing' };
+    applied.push(`resolution=${prefer.resolution}`);
+  }
+  const defaults = new Map<string, string>();
+  if (prefer.missing === 'default' && query.columns) {
+    applied.push('missing=default');
+    for (const c of columns) {
+      const col = table.columns.get(c)!;
+      if (col.defaultExpr !== null && rows.some((r) => !(c in r))) defaults.set(c, col.defaultExpr);
+    }
+  }
+  const empty = rows.length === 0 ? 'none' : columns.length === 0 ? 'default-values' : null;
+  return { kind: 'insert', table, columns, body: JSON.stringify(rows), defaults, onConflict, empty };
+}
+
+export function planWrite(step: Step, table: Table): Plan {
+  const { ctx, h, request } = step;
+  const { query } = ctx;
+  const method = request.method;
+  const ret = h.prefer.return ?? 'minimal';
+  const applied = h.prefer.return ? [`return=${h.prefer.return}`] : [];
+  let mutation: Mutation;
+  let status: number;
+  let location: readonly string[] | null = null;
+
+  if (method === 'POST' || method === 'PUT') {
+    mutation = planInsert(step, table, applied);
+    status = method === 'POST' ? 201 : ret === 'representation' ? 200 : 204;
+    if (ret === 'headers-only' && table.pk.length) location = table.pk;
+  } else {
+    if (method === 'PATCH' && !table.updatable) throw errors.notInsertable(table.name, 'update');
+    if (method === 'DELETE' && !table.deletable) throw errors.notInsertable(table.name, 'delete');
+    const where = planConditions(ctx, table.columns, table.name, [], []);
+    if (where.length === 0 && !step.opts.allowUnfilteredWrites)
+      throw errors.unfilteredWrite(method === 'PATCH' ? 'UPDATE' : 'DELETE');
+    if (method === 'PATCH') {
+      const body = request.body;
+      if (!isObject(body)) throw errors.invalidBody('Empty or invalid json');
+      const columns = query.columns ? [...query.columns] : Object.keys(body);
+      checkColumns(table, columns);
+      mutation = { kind: 'update', table, columns, body: JSON.stringify(body), where };
+    } else {
+      mutation = { kind: 'delete', table, where };
+    }
+    status = ret === 'representation' ? 200 : 204;
+  }
+  if (h.prefer.maxAffected !== null && h.prefer.handling === 'strict' && mutation.kind !== 'insert')
+    applied.push(`max-affected=${h.prefer.maxAffected}`);
+  const returning = planRead(ctx, rootLevel(ctx, { kind: 'mutated', table }, false));
+  checkAllAddressed(query, returning);
+  return {
+    ...step.common.of(false, applied),
+    kind: 'mutate',
+    mutation,
+    count: h.prefer.count,
+    returning,
+    representation: ret === 'representation',
+    location,
+    status,
+  };
+}
+
+function checkColumns(table: Table, cols: readonly string[]): void {
+  for (const c of cols) if (!table.columns.has(c)) throw errors.noColumn(c, table.name);
+}

@@ -10,7 +10,7 @@ import { createGunzip } from 'node:zlib';
 import type postgres from 'postgres';
 import type { StorageBackend } from '@auction-ops/storage';
 import { FORMAT_VERSION, type Frame, MAGIC, parseJson, readFrames } from './archive-frames.js';
-import { errors } from './auction-data-errors.js';
+import { AuctionDataError, errors } from './auction-data-errors.js';
 import type { ArchiveHeader, Manifest, ObjectStart, TableStart } from './auction-export.js';
 import { quoteIdent, quoteTable } from './scope-catalog.js';
 import { open, type SealedBox } from './secret-box.js';
@@ -204,4 +204,22 @@ function verify(manifest: Manifest, tables: Map<string, StagedTable>, objects: S
   }
   for (const key of Object.keys(manifest.objects)) if (!seen.has(key)) problems.push(`object ${key}: missing`);
   if (problems.length) throw errors.checksum(problems);
+}
+
+/** The archive's header alone (is a passphrase needed?), reading no further than its first frame. */
+export async function readArchiveHeader(input: Readable): Promise<ArchiveHeader> {
+  const frames = readFrames(input.pipe(createGunzip()));
+  try {
+    const first = await frames.next();
+    if (first.done || first.value.type !== 'H') throw errors.notAnArchive('no header');
+    const header = parseJson<ArchiveHeader>(first.value);
+    if (header.magic !== MAGIC) throw errors.notAnArchive('wrong magic');
+    return header;
+  } catch (error) {
+    if (error instanceof Error && !(error instanceof AuctionDataError)) throw errors.notAnArchive(error.message);
+    throw error;
+  } finally {
+    await frames.return(undefined);
+    input.destroy();
+  }
 }

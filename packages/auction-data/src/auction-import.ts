@@ -63,7 +63,7 @@ async function inBulkTransaction<T>(
     } catch {
       log('note: no replication origin (not a superuser): realtime subscribers will see these rows');
     }
-    return await sql.begin((tx) => work(tx, written, quiet));
+    return (await sql.begin((tx) => work(tx, written, quiet))) as T;
   } catch (error) {
     if (written.length) await backend.remove(written).catch(() => {});
     throw error;
@@ -138,7 +138,7 @@ export async function replaceAuction(options: ReplaceOptions): Promise<{ report:
     await tx`select public.emit_event(${options.auctionId}::uuid, 'auction.restored', ${tx.json({
       ...options.event,
       tables: report.tables,
-    } as postgres.JSONValue)})`;
+    } as unknown as postgres.JSONValue)})`;
     log('auction.restored emitted; committing');
     return { report, quietRealtime: quiet };
   });

@@ -3,7 +3,7 @@
 // is exported from it, and that archive replaces the auction's current rows in one transaction (auction-import.ts).
 // Other auctions are not read or written.
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { type BackupTarget, listBackups, restoreBackup } from '@auction-ops/backups';
@@ -53,6 +53,8 @@ export async function restoreAuction(options: RestoreAuctionOptions): Promise<Re
   if (!backup) throw errors.noBackupBefore(time.toISOString());
 
   const scratch = mkdtempSync(join(options.scratchRoot, 'auction-restore-'));
+  // As root, the restored PostgreSQL runs as its own user: it must reach the scratch directory.
+  chmodSync(scratch, 0o711);
   try {
     const dataDir = join(scratch, 'data');
     log(`restoring backup ${backup.id} to ${time.toISOString()} into ${scratch}`);

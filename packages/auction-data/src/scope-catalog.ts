@@ -43,7 +43,7 @@ export interface TableShape {
   categoryColumns: string[];
 }
 
-export async function tableShape(sql: postgres.Sql, table: string): Promise<TableShape> {
+export async function tableShape(sql: postgres.Sql | postgres.TransactionSql, table: string): Promise<TableShape> {
   const cols = await sql<{ name: string; identity: boolean }[]>`
     select attname as name, attidentity <> '' as identity from pg_attribute
     where attrelid = ${table}::regclass and attnum > 0 and not attisdropped and attgenerated = ''

@@ -80,7 +80,8 @@ beforeAll(async () => {
   // Objects are archived as they are written, as the server's storage does with BACKUP_TARGET set.
   backend = archivingBackend(createFsBackend(join(dataDir, 'storage')), target, () => {});
   const seeded = await seedDemo(sql, { scale: 1, days: 1, hashPassword: async () => 'not-a-hash' });
-  [a, b] = seeded.auctions as [typeof a, typeof b];
+  a = seeded.auctions[0]!;
+  b = seeded.auctions[1]!;
 
   [{ id: lostLocation }] = await sql`
     select l.id from public.locations l where l.auction_id = ${a.id}

@@ -50,7 +50,7 @@ export interface UserMatch {
  * The archive's users here: the same id, else the same e-mail (case-insensitive), else created unconfirmed (no
  * password; they sign in after a password reset or an invitation). Fills pg_temp.user_map(old_id, new_id).
  */
-export async function matchUsers(tx: Tx, staged: Staged): Promise<UserMatch> {
+export async function matchUsers(tx: Tx, staged: Staged, options: { create: boolean }): Promise<UserMatch> {
   const users = staged.tables.get(SHARED_USERS);
   await tx.unsafe('create temp table user_map (old_id uuid primary key, new_id uuid not null) on commit drop');
   if (!users) return { matched: 0, created: [] };
@@ -63,6 +63,8 @@ export async function matchUsers(tx: Tx, staged: Staged): Promise<UserMatch> {
     from ${users.stage} s
     where exists (select 1 from public.users u where u.id = s.id)
        or exists (select 1 from auth.users u where s.email is not null and lower(u.email) = lower(s.email) and u.deleted_at is null)`);
+  if (!options.create)
+    return { matched: (await tx.unsafe('select count(*)::int as n from pg_temp.user_map'))[0]!.n, created: [] };
   const created = await tx.unsafe<{ id: string; email: string | null }[]>(`
     with missing as (select s.* from ${users.stage} s where s.id not in (select old_id from pg_temp.user_map)),
     made as (
@@ -214,15 +216,16 @@ function danglingCondition(fk: ForeignKey): string {
 
 /**
  * With triggers off, foreign keys were not enforced: every reference of the auction's rows is checked here.
- * A log row whose parent a restore removed goes the way its key's ON DELETE says (as a cascade would have).
+ * A log row whose parent a restore removed goes the way its key's ON DELETE says (as a cascade would have), and
+ * so does, with `usersGone` (a restore), a row naming a user deleted since: the restore does not bring users back.
  */
-export async function checkReferences(tx: Tx, auctionId: string): Promise<void> {
+export async function checkReferences(tx: Tx, auctionId: string, options: { usersGone: boolean }): Promise<void> {
   const problems: string[] = [];
   for (const entry of TABLES as TableEntry[]) {
     if (entry.table === 'storage.objects') continue;
     for (const fk of await foreignKeys(tx, entry.table)) {
       const where = `${scopeCondition(entry.scope, auctionId)} and ${danglingCondition(fk)}`;
-      if (entry.role === 'log') {
+      if (entry.role === 'log' || (options.usersGone && fk.parent === 'users')) {
         if (fk.onDelete === 'c') await tx.unsafe(`delete from ${quoteTable(entry.table)} t where ${where}`);
         else if (fk.onDelete === 'n')
           await tx.unsafe(

@@ -87,11 +87,11 @@ export async function importAuction(options: ImportOptions): Promise<ImportResul
     const staged = await stageArchive(tx, { ...options, hasVersion: hasVersion(tx), progress: log }, written);
     const conflicts = await findConflicts(tx, staged);
     if (conflicts.length) throw errors.conflicts(conflicts);
-    const users = await matchUsers(tx, staged);
+    const users = await matchUsers(tx, staged, { create: true });
     await matchCategories(tx, staged);
     await triggersOff(tx, 'an import');
     await insertStaged(tx, staged, { keepLogs: false, log });
-    await checkReferences(tx, staged.header.auction.id);
+    await checkReferences(tx, staged.header.auction.id, { usersGone: false });
     await rebuildRollups(tx, staged.header.auction.id);
     log('analytics rollups rebuilt; committing');
     return {
@@ -125,14 +125,15 @@ export async function replaceAuction(options: ReplaceOptions): Promise<{ report:
       throw errors.notAnArchive(`it holds auction ${staged.header.auction.id}, not ${options.auctionId}`);
     const report = await lossReport(tx, staged, options.auctionId);
     if (!(await options.confirm(report))) throw errors.declined();
-    await matchUsers(tx, staged);
+    // Users deleted since the restore point stay deleted: rows naming them go as their keys' ON DELETE says.
+    await matchUsers(tx, staged, { create: false });
     await matchCategories(tx, staged);
     // Rows are locked for the duration: writes to this auction wait for the commit instead of being lost in it.
     await tx`select id from public.auctions where id = ${options.auctionId} for update`;
     await triggersOff(tx, 'a restore');
     await deleteCurrent(tx, options.auctionId, staged.header.secrets);
     await insertStaged(tx, staged, { keepLogs: true, log });
-    await checkReferences(tx, options.auctionId);
+    await checkReferences(tx, options.auctionId, { usersGone: true });
     await rebuildRollups(tx, options.auctionId);
     await tx.unsafe('set local session_replication_role = origin');
     await tx`select public.emit_event(${options.auctionId}::uuid, 'auction.restored', ${tx.json({

@@ -92,6 +92,14 @@ export async function importAuction(options: ImportOptions): Promise<ImportResul
     await triggersOff(tx, 'an import');
     await insertStaged(tx, staged, { keepLogs: false, log });
     await checkReferences(tx, staged.header.auction.id, { usersGone: false });
+    if (!staged.header.secrets) {
+      // An endpoint without its signing secret cannot sign: it waits, inactive, for an admin to set a new one.
+      const off = await tx`
+        update public.webhook_endpoints set is_active = false, disabled_at = now(),
+          disabled_reason = 'imported without its signing secret: set a new secret, then activate it'
+        where auction_id = ${staged.header.auction.id} and is_active`;
+      if (off.count) log(`${off.count} webhook endpoints imported inactive: the archive has no signing secrets`);
+    }
     await rebuildRollups(tx, staged.header.auction.id);
     log('analytics rollups rebuilt; committing');
     return {

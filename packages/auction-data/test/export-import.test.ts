@@ -157,4 +157,30 @@ describe('import into a fresh database', () => {
     expect(error.message).toMatch(/public\.lot_submissions: \d+ rows, e\.g\. /);
     expect(await target.backend.keys()).toEqual(keys);
   });
+
+  it('imports an archive without secrets with its webhook endpoints inactive, saying why', async () => {
+    const third = await createInstance();
+    try {
+      const plain = join(source.root, 'plain.archive');
+      await exportAuction({
+        sql: source.db.sql,
+        backend: source.backend,
+        auction: seeded.auctions[0]!.id,
+        out: createWriteStream(plain),
+      });
+      await importAuction({
+        url: third.db.ownerUrl,
+        backend: third.backend,
+        spoolDir: third.spoolDir,
+        input: createReadStream(plain),
+      });
+      const endpoints = await third.db.sql`select is_active, disabled_reason from public.webhook_endpoints`;
+      expect(endpoints).toEqual([
+        { is_active: false, disabled_reason: expect.stringContaining('imported without its signing secret') },
+      ]);
+      expect(await third.db.sql`select * from webhooks.endpoint_secrets`).toEqual([]);
+    } finally {
+      await closeInstance(third);
+    }
+  });
 });

@@ -75,7 +75,12 @@ export async function resolveAuction(sql: postgres.Sql | postgres.TransactionSql
 }
 
 /** COPY (query) TO STDOUT into table frames: rows re-chunked to CHUNK bytes, counted and hashed on the way. */
-async function copyOut(tx: postgres.TransactionSql, frames: FrameWriter, query: string) {
+async function copyOut(
+  tx: postgres.TransactionSql,
+  frames: FrameWriter,
+  query: string,
+  onRows: (rows: number) => void = () => {},
+) {
   const stream = (await tx.unsafe(`copy (${query}) to stdout`).readable()) as Readable;
   const hash = createHash('sha256');
   let rows = 0;
@@ -94,7 +99,10 @@ async function copyOut(tx: postgres.TransactionSql, frames: FrameWriter, query: 
     for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) rows++;
     pending.push(bytes);
     size += bytes.length;
-    if (size >= CHUNK) await flush();
+    if (size >= CHUNK) {
+      await flush();
+      onRows(rows);
+    }
   }
   await flush();
   return { rows, sha256: hash.digest('hex') };
@@ -136,7 +144,13 @@ export async function exportAuction(options: ExportOptions): Promise<ExportResul
       await frames.json('H', header);
       const table = async (start: TableStart, query: string) => {
         await frames.json('T', start);
-        manifest.tables[start.table] = await copyOut(tx, frames, query);
+        let shown = Date.now();
+        manifest.tables[start.table] = await copyOut(tx, frames, query, (rows) => {
+          // A large table says how far it is every few seconds.
+          if (Date.now() - shown < 5000) return;
+          shown = Date.now();
+          log(`${start.table}: ${rows} rows so far`);
+        });
         await frames.write('E');
         log(`${start.table}: ${manifest.tables[start.table]!.rows} rows`);
       };

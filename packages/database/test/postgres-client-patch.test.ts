@@ -61,3 +61,25 @@ it('a COPY FROM refused after its end() fails its stream with the error, and the
     await sql.end({ timeout: 0 });
   }
 });
+
+it('a COPY TO read slower than it arrives ends, and the next query on its connection completes', async () => {
+  const sql = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    await sql.begin(async (tx) => {
+      for (let round = 0; round < 5; round++) {
+        const stream =
+          await tx`copy (select n, repeat('x', 200) from generate_series(1, 20000) n) to stdout`.readable();
+        let rows = 0;
+        for await (const chunk of stream) {
+          rows += (chunk as Buffer).toString().split('\n').length - 1;
+          // A slow reader: the stream's buffer fills and the client pauses the socket.
+          await new Promise((r) => setImmediate(r));
+        }
+        expect(rows).toBe(20000);
+        expect(await tx`select ${round}::int as round`).toEqual([{ round }]);
+      }
+    });
+  } finally {
+    await sql.end({ timeout: 0 });
+  }
+});

@@ -1,9 +1,10 @@
-// Our patch of postgres.js (patches/postgres@3.4.9.patch, fixes 1, 2 and 5 of patches/README.md): a query on a reserved
+// Our patch of postgres.js (patches/postgres@3.4.9.patch, fixes 1, 2, 5 and 6 of patches/README.md): a query on a reserved
 // connection whose server went away used to throw from a setImmediate (uncaught: the whole process went down, as a
 // server worker did when PostgreSQL was killed under load), and its release put the dead connection back as open, so
 // later queries failed with CONNECTION_CLOSED for good. Patched, the query rejects and the pool reconnects. And a
 // COPY FROM that the server refuses after the stream's end() (import-csv's last batch) never finished, until the next
-// command on the connection made it finish as if it had succeeded; patched, it fails with the server's error.
+// command on the connection made it finish as if it had succeeded; patched, it fails with the server's error. And
+// a COPY TO read slowly could leave the socket paused at its end, so the next query never completed.
 import { finished } from 'node:stream/promises';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';

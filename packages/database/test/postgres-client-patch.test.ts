@@ -1,4 +1,4 @@
-// Our patch of postgres.js (patches/postgres@3.4.9.patch, fixes 1, 2, 5 and 6 of patches/README.md): a query on a reserved
+// Our patch of postgres.js (fixes 1, 2, 5 and 6 of patches/README.md): a query on a reserved
 // connection whose server went away used to throw from a setImmediate (uncaught: the whole process went down, as a
 // server worker did when PostgreSQL was killed under load), and its release put the dead connection back as open, so
 // later queries failed with CONNECTION_CLOSED for good. Patched, the query rejects and the pool reconnects. And a

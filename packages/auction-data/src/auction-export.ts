@@ -3,7 +3,6 @@
 // in one REPEATABLE READ READ ONLY transaction (a consistent snapshot) and streamed with COPY into the framed,
 // gzipped archive (archive-frames.ts). Per-table counts and sha256 go into the manifest, the last frame.
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { pipeline } from 'node:stream/promises';
@@ -247,9 +246,4 @@ async function exportDatasetTables(
       `select ${cols.map((c) => quoteIdent(c.name)).join(', ')} from ${quoteTable(name)}`,
     );
   }
-}
-
-/** Waits for a writable to finish (used by callers that pass a file stream). */
-export async function finished(out: Writable): Promise<void> {
-  if (!out.writableFinished) await once(out, 'finish');
 }

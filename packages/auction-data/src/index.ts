@@ -1,7 +1,7 @@
 // @auction-ops/auction-data: one auction's data as a unit (architecture decision 11): the map of its tables,
 // export to an archive, import into another instance, and restore to a point in time from the backups.
-export { TABLES, LEFT_OUT, OBJECT_URL_COLUMNS, type TableEntry, type TableRole, type Scope } from './table-map.js';
-export { tablesWithAuctionRows, uncoveredTables } from './scope-catalog.js';
+export { TABLES, type TableEntry } from './table-map.js';
+export { uncoveredTables } from './scope-catalog.js';
 export {
   exportAuction,
   resolveAuction,
@@ -12,7 +12,6 @@ export {
 } from './auction-export.js';
 export {
   importAuction,
-  replaceAuction,
   BULK_ORIGIN_PREFIX,
   type ImportOptions,
   type ImportResult,
@@ -20,5 +19,5 @@ export {
 export { readArchiveHeader } from './archive-staging.js';
 export { restoreAuction, type RestoreAuctionOptions, type RestoreAuctionResult } from './auction-restore.js';
 export { describeLoss, type LossReport, type TableLoss } from './loss-report.js';
-export { AuctionDataError, errors as auctionDataErrors } from './auction-data-errors.js';
+export { AuctionDataError } from './auction-data-errors.js';
 export { auctionDataMigrations } from './migrations.js';

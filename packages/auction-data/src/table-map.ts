@@ -95,20 +95,5 @@ export const OBJECT_URL_COLUMNS: readonly { table: string; column: string }[] = 
   { table: 'public.lot_submission_entries', column: 'image_url' },
 ];
 
-/**
- * Rows shared between auctions that an auction's rows point at, matched by a natural key on import (their ids
- * differ between instances): users by e-mail, the default defect categories (auction_id null) by name.
- */
-export const SHARED_REFERENCES = {
-  users: 'public.users',
-  defaultCategories: 'public.defect_categories',
-} as const;
-
 /** Dataset rows live in one table per dataset (reporting_data.<datasets.table_name>), found through datasets. */
 export const DATASET_SCHEMA = 'reporting_data';
-
-export function entryOf(table: string): TableEntry {
-  const entry = TABLES.find((t) => t.table === table);
-  if (!entry) throw new Error(`auction data: ${table} is not in the map`);
-  return entry;
-}

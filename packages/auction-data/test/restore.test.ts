@@ -83,9 +83,10 @@ beforeAll(async () => {
   a = seeded.auctions[0]!;
   b = seeded.auctions[1]!;
 
-  [{ id: lostLocation }] = await sql`
-    select l.id from public.locations l where l.auction_id = ${a.id}
-      and exists (select 1 from public.lot_submissions s where s.location_id = l.id) order by l.id limit 1`;
+  // A location of A with submissions of its own (the demo's depend on the hour the seed runs at).
+  [{ id: lostLocation }] = await sql`select id from public.locations where auction_id = ${a.id} order by id limit 1`;
+  await sql`insert into public.lot_submissions (auction_id, location_id)
+    select ${a.id}, ${lostLocation} from generate_series(1, 3)`;
   lostSubmissions = (
     await sql`select id from public.lot_submissions where location_id = ${lostLocation} order by id`
   ).map((r) => r.id);

@@ -148,6 +148,11 @@ export async function replaceAuction(options: ReplaceOptions): Promise<{ report:
       ...options.event,
       tables: report.tables,
     } as unknown as postgres.JSONValue)})`;
+    // Realtime subscribers of the auction's private topic hear of it once too (they should reload).
+    const [send] = await tx`select to_regprocedure('realtime.send(jsonb, text, text, boolean)') as f`;
+    if (send?.f)
+      await tx`select realtime.send(${tx.json({ ...options.event } as unknown as postgres.JSONValue)},
+        'auction.restored', ${`auction:${options.auctionId}`}, true)`;
     log('auction.restored emitted; committing');
     return { report, quietRealtime: quiet };
   });

@@ -169,4 +169,7 @@ it('lists what will be lost, then puts A back as at T1 and leaves B byte-identic
   );
   expect(added.map((r) => [r.auction_id, r.event_type])).toEqual([[a.id, 'auction.restored']]);
   expect(added[0]!.data).toMatchObject({ id: a.id, restored_to: new Date(t1).toISOString() });
+  // And one broadcast on the auction's private realtime topic.
+  const sent = await sql`select event, private from realtime.messages where topic = ${`auction:${a.id}`}`;
+  expect(sent).toEqual([{ event: 'auction.restored', private: true }]);
 });

@@ -40,7 +40,7 @@ async function membersOf(auction: AuctionRow, into: HTMLElement): Promise<void> 
 
 /** Downloads the auction's archive (rows and objects, no webhook secrets); says so while it runs or if it fails. */
 function exportButton(auction: AuctionRow): HTMLElement {
-  const note = h('span', { role: 'status' });
+  const note = h('span', { 'aria-live': 'polite' });
   const button = h('button', { type: 'button' }, `Download ${auction.name}`) as HTMLButtonElement;
   button.addEventListener('click', () => {
     button.disabled = true;

@@ -13,6 +13,7 @@ export const testDirs = [
   'packages/functions',
   'packages/realtime',
   'packages/backups',
+  'packages/auction-data',
   'packages/observability',
   'packages/console',
   'apps/server',

@@ -23,6 +23,7 @@ const FILES_BESIDE: Record<string, readonly string[]> = {
   ],
   'packages/realtime/src/migrations.ts': ['packages/realtime/migrations'],
   'packages/webhooks/src/migrations.ts': ['packages/webhooks/migrations'],
+  'packages/auction-data/src/migrations.ts': ['packages/auction-data/migrations'],
   'packages/functions/src/notify/notification-migrations.ts': ['packages/functions/migrations/notifications'],
   'packages/functions/src/reporting/reporting-migrations.ts': ['packages/functions/migrations/reporting'],
   'packages/functions/src/templates/template-renderer.ts': ['packages/functions/src/templates'],

@@ -11,6 +11,8 @@ import { analyticsCommand } from './commands/analytics.js';
 import { backupCommand } from './commands/backup.js';
 import { genCommand } from './commands/gen-types.js';
 import { dbCommand } from './commands/db-upgrade.js';
+import { auctionCommand } from './commands/auction.js';
+import { AuctionDataError } from '@auction-ops/auction-data';
 import { BackupError } from '@auction-ops/backups';
 import { MajorUpgradeError, PostgresVersionError } from '@auction-ops/database';
 import { withDatabase } from './database.js';
@@ -35,6 +37,11 @@ const HELP = `usage: auction-ops <command>
   db upgrade [--old-bin-dir DIR] [--backup-target T | --no-backup]
                              carry the embedded cluster of an older PostgreSQL major to this release's;
                              keeps the old one (see docs/operations.md, "PostgreSQL major versions")
+  auction export <slug|id> --out FILE [--include-secrets]
+                             one auction's rows and objects as an archive (see docs/auction-data.md)
+  auction import FILE        an exported auction into this instance (ids kept; refused on conflicts)
+  auction restore <slug|id> --to-time ISO-8601 [--yes]
+                             one auction as it was at that time, from the backups; others untouched
   gen types typescript [--schema a,b] [--db-url URL]
                              the Database type for createClient<Database>() (see docs/rest.md)
 
@@ -61,6 +68,7 @@ const commands: Record<string, (args: string[]) => Promise<void>> = {
   backup: backupCommand,
   gen: genCommand,
   db: dbCommand,
+  auction: auctionCommand,
   analytics: (args) =>
     withDatabase(async (db) => {
       process.exitCode = await analyticsCommand(args, db);
@@ -89,7 +97,12 @@ function fail(name: string | undefined, error: unknown): never {
     console.error(error.message);
     process.exit(2);
   }
-  if (error instanceof BackupError || error instanceof MajorUpgradeError || error instanceof PostgresVersionError) {
+  if (
+    error instanceof BackupError ||
+    error instanceof MajorUpgradeError ||
+    error instanceof PostgresVersionError ||
+    error instanceof AuctionDataError
+  ) {
     console.error(`auction-ops ${name}: ${error.message}`);
     process.exit(1);
   }

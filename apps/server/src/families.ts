@@ -16,6 +16,6 @@ export function createFamilies(ctx: ServerContext, services: Services): Families
     storage: storageRoutes(ctx, services.storage),
     functions: functionRoutes(services.functions.dispatcher),
     realtime: realtimeRoutes(services.realtime, ctx.config.REALTIME_MAX_PAYLOAD_BYTES),
-    console: consoleFamily(ctx, () => services.realtime.stats()),
+    console: consoleFamily(ctx, () => services.realtime.stats(), services.storage),
   };
 }

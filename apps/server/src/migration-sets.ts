@@ -7,6 +7,7 @@ import { domainMigrations, domainRealtimeMigrations, domainStorageMigrations } f
 import { realtimeMigrations } from '@auction-ops/realtime';
 import { webhookMigrations } from '@auction-ops/webhooks';
 import { notificationMigrations, reportingMigrations } from '@auction-ops/functions';
+import { auctionDataMigrations } from '@auction-ops/auction-data';
 
 export const migrationSets: readonly MigrationSet[] = [
   authMigrations,
@@ -18,4 +19,5 @@ export const migrationSets: readonly MigrationSet[] = [
   webhookMigrations,
   notificationMigrations,
   reportingMigrations,
+  auctionDataMigrations,
 ];

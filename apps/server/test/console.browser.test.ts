@@ -1,6 +1,8 @@
 // The admin console in Chromium against a real server: sign-in, the refusal of a non-super-admin, each page with
-// real data, a ban that takes effect, a password-reset e-mail, Replay reaching a receiver on loopback, and the
-// layout at a phone's width.
+// real data, an auction's archive downloaded, a ban that takes effect, a password-reset e-mail, Replay reaching a
+// receiver on loopback, and the layout at a phone's width.
+import { readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.js';
@@ -160,6 +162,19 @@ it('lists auctions with tier, locations and members, and an auction’s members 
 
   await openConsolePage(page, server.url, 'auctions', '?q=nothing-like-it');
   expect(await page.getByRole('status').textContent()).toBe('No auction matches.');
+});
+
+it('downloads an auction’s archive from the auctions page', async () => {
+  await signInAsRoot();
+  await page.waitForSelector('body[data-ready="status"]');
+  await openConsolePage(page, server.url, 'auctions', '?q=river');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download Riverside Motors' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toMatch(/^riverside-motors-\d{4}-\d\d-\d\d\.auction\.gz$/);
+  const bytes = await readFile((await download.path())!);
+  expect(gunzipSync(bytes).toString('latin1')).toContain('Riverside Motors');
 });
 
 it('shows a failed webhook delivery with its response, and Replay delivers it to the receiver', async () => {

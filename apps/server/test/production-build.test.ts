@@ -85,7 +85,7 @@ describe('production build', () => {
     });
     expect(await new Promise((resolve) => child.on('exit', resolve))).toBe(0);
     const dirs: string[] = JSON.parse(printed);
-    expect(dirs).toHaveLength(9);
+    expect(dirs).toHaveLength(10);
     for (const migrations of dirs) {
       expect(migrations.startsWith(OWN_SOURCES)).toBe(true);
       expect(readdirSync(migrations).some((name) => name.endsWith('.sql'))).toBe(true);

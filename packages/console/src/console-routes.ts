@@ -1,12 +1,13 @@
-// /console: the page shell, the hashed client assets, and the status and backups endpoints. The bundle is built on the first
+// /console: the page shell, the hashed client assets, and the status, backups and auction export endpoints. The bundle is built on the first
 // request for the console, once per process (servers that nobody opens the console of never run esbuild).
 import { Hono } from 'hono';
 import { type BundleFile, clientBundle } from './client-bundle.js';
 import { pageShell } from './page-shell.js';
+import { type AuctionExportRouteOptions, auctionExportRoute } from './auction-export-route.js';
 import { type BackupsRouteOptions, backupsRoute } from './backups-route.js';
 import { type StatusRouteOptions, statusRoute } from './status-route.js';
 
-export interface ConsoleOptions extends StatusRouteOptions, BackupsRouteOptions {
+export interface ConsoleOptions extends StatusRouteOptions, BackupsRouteOptions, AuctionExportRouteOptions {
   anonKey: string;
 }
 
@@ -17,6 +18,7 @@ export function consoleRoutes(options: ConsoleOptions): Hono {
   const app = new Hono();
   app.route('/api/status', statusRoute(options));
   app.route('/api/backups', backupsRoute(options));
+  app.route('/api/auctions', auctionExportRoute(options));
   app.get('/assets/:name', async (c) => {
     const { script, style } = await clientBundle();
     const file: BundleFile | undefined = [script, style].find((f) => f.name === c.req.param('name'));

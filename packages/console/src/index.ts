@@ -3,6 +3,7 @@ export { consoleRoutes, type ConsoleOptions } from './console-routes.js';
 export type { ConsoleAccess } from './operator-guard.js';
 export type { ServerStatus } from './status-route.js';
 export type { Backups, BackupSummary } from './backups-route.js';
+export type { AuctionExports } from './auction-export-route.js';
 export {
   archiveCheck,
   backupsCheck,

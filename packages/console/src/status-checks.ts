@@ -22,7 +22,7 @@ const DISK_THRESHOLDS = {
 } as const;
 
 /** Short byte counts for the reason lines (the page formats its own numbers). */
-function bytesText(bytes: number): string {
+export function bytesText(bytes: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
   let value = bytes;
   let unit = 0;

@@ -55,7 +55,7 @@ export interface DiskFloor {
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
-export const DEFAULT_REFRESH_MS = 1000;
+const DEFAULT_REFRESH_MS = 1000;
 
 /** The floor in bytes: DISK_FREE_FLOOR_MB when given, else the larger of 1 GiB and 5 % of the filesystem. */
 export function floorBytesOf(floorMb: number | undefined, totalBytes: number): number {

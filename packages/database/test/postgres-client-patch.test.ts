@@ -1,4 +1,4 @@
-// Our patch of postgres.js (patches/postgres@3.4.9.patch, fixes 1 to 5 of patches/README.md): a query on a reserved
+// Our patch of postgres.js (patches/postgres@3.4.9.patch, fixes 1 to 6 of patches/README.md): a query on a reserved
 // connection whose server went away used to throw from a setImmediate (uncaught: the whole process went down, as a
 // server worker did when PostgreSQL was killed under load), and its release put the dead connection back as open, so
 // later queries failed with CONNECTION_CLOSED for good. Patched, the query rejects and the pool reconnects. Queries
@@ -6,6 +6,7 @@
 // error of a terminated backend was kept and rejected the next connection's first query; patched, that query runs.
 // And a COPY FROM that the server refuses after the stream's end() (import-csv's last batch) never finished, until
 // the next command on the connection made it finish as if it had succeeded; patched, it fails with the server's error.
+// And a COPY TO read slowly could leave the socket paused at its end, so the next query never completed (fix 6).
 import { finished } from 'node:stream/promises';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -75,6 +76,17 @@ function settledWithin(promise: Promise<unknown>, ms: number): Promise<unknown> 
   ]);
 }
 
+/** Waits until the backend `pid` is running `pg_sleep` (the query the test means to interrupt), 5 s at most. */
+async function sleeping(pid: number): Promise<void> {
+  for (let i = 0; i < 250; i++) {
+    const [row] = await db.sql`select count(*)::int as n from pg_stat_activity
+      where pid = ${pid} and state = 'active' and query like '%pg_sleep%'`;
+    if (row.n === 1) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`backend ${pid} never ran its pg_sleep`);
+}
+
 /** Terminates the backend `pid` (57P01 to its client) and waits until it is gone. */
 async function terminate(pid: number): Promise<void> {
   await db.sql`select pg_terminate_backend(${pid})`;
@@ -94,7 +106,7 @@ it('a query waiting in a reservation whose connection closes is rejected, not le
     // query waits in the reservation's own queue rather than on the connection.
     const running = settledWithin(reserved`select pg_sleep(30), ${1}::int`, 5_000);
     const waiting = settledWithin(reserved`select 1 as one`, 5_000);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleeping(pid);
     await terminate(pid);
     expect(await running).toMatchObject({ error: expect.anything() });
     expect(await waiting).toMatchObject({ error: { code: 'CONNECTION_CLOSED' } });
@@ -110,11 +122,33 @@ it("a terminated backend's FATAL error does not reject the next connection's fir
   try {
     const [{ pid }] = await sql<Array<{ pid: number }>>`select pg_backend_pid() as pid`;
     const running = settledWithin(sql`select pg_sleep(30)`, 5_000);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleeping(pid);
     await terminate(pid);
     expect(await running).toMatchObject({ error: expect.anything() });
     // The pool reconnects for this query; the old connection's 57P01 must not be its answer.
     expect(await settledWithin(sql`select 1 as one`, 5_000)).toEqual({ value: [{ one: 1 }] });
+  } finally {
+    await sql.end({ timeout: 0 });
+  }
+});
+
+it('a COPY TO read slower than it arrives ends, and the next query on its connection completes', async () => {
+  const sql = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    await sql.begin(async (tx) => {
+      for (let round = 0; round < 5; round++) {
+        const stream =
+          await tx`copy (select n, repeat('x', 200) from generate_series(1, 20000) n) to stdout`.readable();
+        let rows = 0;
+        for await (const chunk of stream) {
+          rows += (chunk as Buffer).toString().split('\n').length - 1;
+          // A slow reader: the stream's buffer fills and the client pauses the socket.
+          await new Promise((r) => setImmediate(r));
+        }
+        expect(rows).toBe(20000);
+        expect(await tx`select ${round}::int as round`).toEqual([{ round }]);
+      }
+    });
   } finally {
     await sql.end({ timeout: 0 });
   }

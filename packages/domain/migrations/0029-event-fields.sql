@@ -4,8 +4,9 @@
 -- against it both ways (a field the declaration lacks, or a declared field the payload lacks, fails).
 --
 -- The notation, as JSON: an object of field name -> type. A type is a name (`uuid`, `text`, `integer`, `boolean`,
--- `timestamp`, `date`, or `user` for the {id, name} person reference), with a trailing `?` when the value may be
--- null; a nested object of the same kind; or a one-element array whose element is such a type.
+-- `timestamp`, `date`, `user` for the {id, name} person reference, or `object` for an object whose keys are data
+-- themselves, such as table names), with a trailing `?` when the value may be null; a nested object of the same
+-- kind; or a one-element array whose element is such a type.
 
 -- The ways `p_data` departs from `p_fields`, one line each (empty when it conforms); `p_path` prefixes the names.
 create function domain.event_data_mismatches(p_data jsonb, p_fields jsonb, p_path text default '')
@@ -72,6 +73,7 @@ language sql immutable set search_path = '' as $$
     when 'timestamp' then jsonb_typeof(p_value) = 'string'
       and (p_value #>> '{}') ~ '^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}:\d{2}|Z)$'
     when 'date' then jsonb_typeof(p_value) = 'string' and (p_value #>> '{}') ~ '^\d{4}-\d{2}-\d{2}$'
+    when 'object' then jsonb_typeof(p_value) = 'object'
     when 'user' then jsonb_typeof(p_value) = 'object'
       and cardinality(domain.event_data_mismatches(p_value, '{"id": "uuid", "name": "text"}')) = 0
     else false

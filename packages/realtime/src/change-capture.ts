@@ -6,6 +6,12 @@ import postgres from 'postgres';
 import { decodePgOutput, type Relation, type TupleValues } from './pgoutput.js';
 import { PUBLICATION } from './migrations.js';
 
+/**
+ * Transactions committed under a replication origin named with this prefix (an auction's import or restore,
+ * packages/auction-data) are bulk writes: not streamed to subscribers, who hear of them by one event instead.
+ */
+export const BULK_ORIGIN_PREFIX = 'auction_ops_bulk';
+
 export interface Column {
   name: string;
   type: string;
@@ -142,6 +148,7 @@ export function createChangeCapture(options: ChangeCaptureOptions): ChangeCaptur
     const queue: Buffer[] = [];
     let running = false;
     let pending: Change[] = [];
+    let bulk = false;
     let commitTime = '';
     const fail = (error: Error) => {
       if (stopped || repl === undefined) return;
@@ -182,7 +189,11 @@ export function createChangeCapture(options: ChangeCaptureOptions): ChangeCaptur
           break;
         case 'begin':
           pending = [];
+          bulk = false;
           commitTime = message.commitTime.toISOString();
+          break;
+        case 'origin':
+          bulk = message.name.startsWith(BULK_ORIGIN_PREFIX);
           break;
         case 'insert':
           pending.push(change(message.relationId, 'INSERT', message.row, null, commitTime));
@@ -194,7 +205,7 @@ export function createChangeCapture(options: ChangeCaptureOptions): ChangeCaptur
           pending.push(change(message.relationId, 'DELETE', message.old, message.old, commitTime));
           break;
         case 'commit':
-          if (pending.length) options.onTransaction(pending);
+          if (pending.length && !bulk) options.onTransaction(pending);
           pending = [];
           position.flushed = message.endLsn;
           break;

@@ -2,6 +2,7 @@
 // postgres_changes under row-level security, broadcast (over HTTP too, stored for replay) and presence, across
 // instances on one database.
 export { realtimeMigrations, PUBLICATION } from './migrations.js';
+export { createChangeCapture, BULK_ORIGIN_PREFIX, type Change } from './change-capture.js';
 export {
   createRealtimeService,
   type RealtimeService,

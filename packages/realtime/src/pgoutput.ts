@@ -22,6 +22,7 @@ type PgOutputMessage =
   | { tag: 'insert'; relationId: number; row: TupleValues }
   | { tag: 'update'; relationId: number; row: TupleValues; old: TupleValues | null }
   | { tag: 'delete'; relationId: number; old: TupleValues }
+  | { tag: 'origin'; name: string }
   | { tag: 'other' };
 
 // Postgres timestamps count microseconds from 2000-01-01.
@@ -83,8 +84,14 @@ export function decodePgOutput(buf: Buffer, relations: ReadonlyMap<number, Relat
       r.skip(1);
       return { tag: 'delete', relationId, old: r.tuple(relationOf(relations, relationId)) };
     }
+    case 0x4f: {
+      // 'O' origin: the transaction was committed by a session marked with a replication origin (bulk writes of
+      // an auction's import or restore, which subscribers are not sent row by row)
+      r.skip(8); // the origin's commit LSN
+      return { tag: 'origin', name: r.cstring() };
+    }
     default:
-      return { tag: 'other' }; // type, origin, truncate, message: nothing a subscriber receives
+      return { tag: 'other' }; // type, truncate, message: nothing a subscriber receives
   }
 }
 

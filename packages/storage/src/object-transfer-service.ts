@@ -15,14 +15,14 @@ import { errors } from './storage-errors.js';
 import { sizeLimitOf } from './upload-size-limit.js';
 
 /** A move or copy: from one bucket and name to another (the same bucket unless destinationBucket is given). */
-export interface Transfer {
+interface Transfer {
   fromBucket: string;
   from: string;
   toBucket: string;
   to: string;
 }
 
-export interface TransferServiceOptions {
+interface TransferServiceOptions {
   sql: postgres.Sql;
   backend: StorageBackend;
   reads: ObjectReadService;

@@ -13,7 +13,7 @@ import { errors } from './storage-errors.js';
 export type UploadMode = 'create' | 'upsert' | 'update';
 
 /** The row an upload or copy wrote, and the version it replaced (upsert). */
-export interface WrittenRow {
+interface WrittenRow {
   id: string;
   old_version: string | null;
 }

@@ -31,7 +31,7 @@ import { spoolUpload } from './upload-spool.js';
 
 export type { UploadMode } from './object-version-commit.js';
 
-export interface WriteServiceOptions {
+interface WriteServiceOptions {
   sql: postgres.Sql;
   backend: StorageBackend;
   reads: ObjectReadService;

@@ -5,7 +5,7 @@
 // sweep, never a row without bytes).
 import type postgres from 'postgres';
 
-export interface PurgeOptions {
+interface PurgeOptions {
   sql: postgres.Sql;
   /** Removes backend keys (`<bucket>/<version>`), e.g. the storage service's backend; absent without storage. */
   removeKeys?: (keys: string[]) => Promise<void>;
@@ -14,7 +14,7 @@ export interface PurgeOptions {
   log?: { warn(msg: string, fields?: Record<string, unknown>): void };
 }
 
-export interface PurgedAuction {
+interface PurgedAuction {
   id: string;
   objects: number;
 }

@@ -2,11 +2,14 @@
 // database judges under the token's claims) and what the status holds. Replica addresses stay out: they may carry
 // passwords.
 import { createBackup, listBackups, resolveTarget, summaryOf } from '@auction-ops/backups';
-import type { Backups, Check, ConsoleAccess, ServerStatus } from '@auction-ops/console';
+import { AuctionDataError, exportAuction, resolveAuction } from '@auction-ops/auction-data';
+import type { AuctionExports, Backups, Check, ConsoleAccess, ServerStatus } from '@auction-ops/console';
 import { consoleRoutes, databaseCheck, worstState } from '@auction-ops/console';
 import { inRequestTransaction } from '@auction-ops/database';
 import type { RealtimeStats } from '@auction-ops/realtime';
+import type { StorageService } from '@auction-ops/storage';
 import type { Hono } from 'hono';
+import { PassThrough, Readable } from 'node:stream';
 import type { ServerContext } from '../context.js';
 import { version } from '../version.js';
 import { backupsStatusOf, diskStatusOf, replicasStatusOf, webhooksStatusOf } from './console-checks.js';
@@ -118,12 +121,35 @@ function backupsOf(ctx: ServerContext, changed: () => void): Backups | undefined
   };
 }
 
-export function consoleFamily(ctx: ServerContext, realtime: () => RealtimeStats): Hono {
+/** One auction's archive, read as the owner (the console route lets super admins alone ask), without secrets. */
+function auctionExportsOf(ctx: ServerContext, storage: StorageService): AuctionExports {
+  return {
+    find: async (auction) => {
+      try {
+        return await resolveAuction(ctx.ownerSql, auction);
+      } catch (error) {
+        if (error instanceof AuctionDataError && error.code === 'unknown_auction') return undefined;
+        throw error;
+      }
+    },
+    stream: (auctionId) => {
+      const out = new PassThrough();
+      exportAuction({ sql: ctx.ownerSql, backend: storage.backend, auction: auctionId, out }).catch((error) => {
+        ctx.log.error('console: auction export failed', { auction: auctionId, error: (error as Error).message });
+        out.destroy(error as Error);
+      });
+      return Readable.toWeb(out) as ReadableStream<Uint8Array>;
+    },
+  };
+}
+
+export function consoleFamily(ctx: ServerContext, realtime: () => RealtimeStats, storage: StorageService): Hono {
   const backupsStatus = backupsStatusOf(ctx);
   return consoleRoutes({
     anonKey: ctx.anonKey,
     access: (token) => accessOf(ctx, token),
     status: () => statusOf(ctx, realtime, backupsStatus.read),
     backups: backupsOf(ctx, backupsStatus.changed),
+    auctionExports: auctionExportsOf(ctx, storage),
   });
 }

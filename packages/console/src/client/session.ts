@@ -45,5 +45,21 @@ export async function consoleApi<T = Record<string, unknown>>(path: string, meth
   return body as T;
 }
 
+/** A /console/api download with the signed-in user's token, saved under the name the server gives it. */
+export async function consoleDownload(path: string): Promise<void> {
+  const response = await fetch(`/console/api/${path}`, {
+    headers: { authorization: `Bearer ${(await accessToken()) ?? ''}` },
+  });
+  if (!response.ok) {
+    const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    throw new Error(String(body.message ?? response.status));
+  }
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'download';
+  const url = URL.createObjectURL(await response.blob());
+  const link = Object.assign(document.createElement('a'), { href: url, download: name });
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
 /** GET /console/api/status. */
 export const fetchStatus = () => consoleApi('status');

@@ -1,7 +1,8 @@
 // Auctions: search by name or slug, each with its tier and its counts of locations and members (admin_auctions),
-// and an auction's members with their roles (a plain /rest/v1 read: super admins see them through the policies).
+// and an auction's members with their roles (a plain /rest/v1 read: super admins see them through the policies),
+// and a download of an auction's archive (/console/api/auctions/:id/export, super admins only).
 import { countedTable, dataTable, h, markReady, searchForm } from '../dom.js';
-import { rest } from '../session.js';
+import { consoleDownload, rest } from '../session.js';
 
 interface AuctionRow {
   id: string;
@@ -37,6 +38,27 @@ async function membersOf(auction: AuctionRow, into: HTMLElement): Promise<void> 
   );
 }
 
+/** Downloads the auction's archive (rows and objects, no webhook secrets); says so while it runs or if it fails. */
+function exportButton(auction: AuctionRow): HTMLElement {
+  const note = h('span', { 'aria-live': 'polite' });
+  const button = h('button', { type: 'button' }, `Download ${auction.name}`) as HTMLButtonElement;
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    note.textContent = ' exporting…';
+    consoleDownload(`auctions/${encodeURIComponent(auction.id)}/export`)
+      .then(() => {
+        note.textContent = ' downloaded';
+      })
+      .catch((error: Error) => {
+        note.textContent = ` export failed: ${error.message}`;
+      })
+      .finally(() => {
+        button.disabled = false;
+      });
+  });
+  return h('span', {}, button, note);
+}
+
 export async function renderAuctions(main: HTMLElement, params: URLSearchParams): Promise<void> {
   const query = params.get('q') ?? '';
   const { data, error } = await (await rest()).rpc('admin_auctions', { p_query: query });
@@ -50,7 +72,7 @@ export async function renderAuctions(main: HTMLElement, params: URLSearchParams)
       auctions,
       'auction',
       'No auction matches.',
-      ['Name', 'Slug', 'Tier', 'Active', 'Locations', 'Members'],
+      ['Name', 'Slug', 'Tier', 'Active', 'Locations', 'Members', 'Export'],
       (a) => [
         a.name,
         a.slug,
@@ -62,6 +84,7 @@ export async function renderAuctions(main: HTMLElement, params: URLSearchParams)
           { type: 'button', onclick: (() => void membersOf(a, members)) as EventListener },
           `${a.member_count} members of ${a.name}`,
         ),
+        exportButton(a),
       ],
     ),
     members,

@@ -1,14 +1,14 @@
-// docs/event-catalogue.md is generated from the catalogue the areas' migrations fill (public.event_types), so no
-// document lists event types or counts them by hand. After adding an event, regenerate it with
-// `npx vitest run --project domain test/event-catalogue-doc.test.ts -u`; CI fails while it is stale.
+// docs/event-catalogue.md is generated from the catalogue the areas' migrations fill (public.event_types; the domain
+// and other sets, such as auction-data's auction.restored), so no document lists event types or counts them by
+// hand. After adding an event, regenerate it with
+// `npx vitest run --project server test/event-catalogue-doc.test.ts -u`; CI fails while it is stale.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { authMigrations } from '@auction-ops/auth-core';
-import { domainMigrations } from '../src/index.js';
+import { migrationSets } from '../src/migration-sets.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
-  db = await createTestDatabase([authMigrations, domainMigrations]);
+  db = await createTestDatabase(migrationSets);
 });
 afterAll(async () => {
   await db?.drop();
@@ -36,7 +36,7 @@ function render(types: readonly EventType[]): string {
   const lines = [
     '# Event catalogue',
     '',
-    '<!-- Generated from public.event_types by packages/domain/test/event-catalogue-doc.test.ts: do not edit. -->',
+    '<!-- Generated from public.event_types by apps/server/test/event-catalogue-doc.test.ts: do not edit. -->',
     '',
     'Every event type, as the migration of the area that emits it declares it. The outbox row, the delivered body',
     'and the conventions of `data` are in [events.md](events.md); `test_webhook` sends the sample below.',

@@ -77,17 +77,19 @@ server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 
 /**
  * GETs every URL with one curl (one kept-alive connection), each answer checked for status 200 and `size` bytes;
- * answers the seconds the transfers took by curl's own clock (time_total; curl's start-up is not counted).
+ * answers the seconds the transfers took by curl's own clock (time_total; curl's start-up is not counted), and
+ * each transfer's time to its first byte (time_starttransfer: the request's handling before the bytes flow).
  */
-async function curlGet(urls: string[], size: number): Promise<number> {
-  const args = ['-s', '-w', '%{http_code} %{size_download} %{time_total}\\n'];
+async function curlGet(urls: string[], size: number, firstBytes: number[] = []): Promise<number> {
+  const args = ['-s', '-w', '%{http_code} %{size_download} %{time_total} %{time_starttransfer}\\n'];
   for (const url of urls) args.push('-o', '/dev/null', url);
   const { stdout } = await run('curl', args, { maxBuffer: MB });
   let seconds = 0;
   for (const line of stdout.trim().split('\n')) {
-    const [status, bytes, time] = line.split(' ');
+    const [status, bytes, time, first] = line.split(' ');
     if (status !== '200' || Number(bytes) !== size) throw new Error(`curl: ${line}`);
     seconds += Number(time);
+    firstBytes.push(Number(first) * 1000);
   }
   return seconds;
 }
@@ -187,12 +189,13 @@ export async function main(): Promise<void> {
       await curlGet(ours.slice(0, 1), size);
       await curlGet(theirs.slice(0, 1), size);
       const ratios: number[] = [];
+      const firstByte = { ours: [] as number[], theirs: [] as number[] };
       for (let round = 0; round < DOWNLOAD_ROUNDS; round++) {
         const since = process.cpuUsage();
-        seconds.download.push(await curlGet(ours, size));
+        seconds.download.push(await curlGet(ours, size, firstByte.ours));
         cpu.download += cpuMs(since);
         const fileCpu = files.cpuMs();
-        seconds.file.push(await curlGet(theirs, size));
+        seconds.file.push(await curlGet(theirs, size, firstByte.theirs));
         cpu.file += files.cpuMs() - fileCpu;
         ratios.push(seconds.file.at(-1)! / seconds.download.at(-1)!);
       }
@@ -212,6 +215,14 @@ export async function main(): Promise<void> {
       console.log(
         `   download ratio per round (curl, ${names.length} GETs each): ${ratios.map((r) => r.toFixed(2)).join(' ')}` +
           `  (median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}, range ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)})`,
+      );
+      const median = (list: number[]) => [...list].sort((a, b) => a - b)[list.length >> 1]!;
+      const perGet = (list: number[]) => list.reduce((a, b) => a + b, 0) / list.length;
+      console.log(
+        `   per GET (median): first byte ${median(firstByte.ours).toFixed(2)} ms vs ${median(firstByte.theirs).toFixed(2)} ms,` +
+          ` whole GET ${((best(seconds.download) * 1000) / names.length).toFixed(2)} ms vs ` +
+          `${((best(seconds.file) * 1000) / names.length).toFixed(2)} ms (best rounds; mean first byte ` +
+          `${perGet(firstByte.ours).toFixed(2)} vs ${perGet(firstByte.theirs).toFixed(2)} ms)`,
       );
       const perRequest = (ms: number, requests: number) => (ms / requests).toFixed(1);
       console.log(

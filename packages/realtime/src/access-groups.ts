@@ -29,6 +29,8 @@ export interface AccessPlan {
 interface Scope {
   cls: string | null;
   tenants: ReadonlySet<string> | null;
+  /** Class and tenants as one key (built once: plans group thousands of identities per batch by it). */
+  groupKey: string;
 }
 
 export class AccessGroups {
@@ -130,8 +132,10 @@ export class AccessGroups {
         return;
       }
       // Identities of one class see the same tenants; keyed by both all the same, so none is checked for another's.
-      const key = `${identities[index]!.role}|${scope.cls}|${scope.tenants === null ? '*' : [...scope.tenants].join(',')}`;
-      entry(byClass, key, () => ({ members: [], tenants: scope.tenants })).members.push(index);
+      entry(byClass, `${identities[index]!.role}|${scope.groupKey}`, () => ({
+        members: [],
+        tenants: scope.tenants,
+      })).members.push(index);
     });
     for (const group of byClass.values()) {
       groups.push(group.members);
@@ -163,10 +167,11 @@ export class AccessGroups {
   private async classesOf(rel: string, identities: readonly Identity[]): Promise<Scope[]> {
     const fresh = new Map<string, Scope>();
     const waiting = new Set<Promise<Computed>>();
-    for (const i of identities) {
-      const pending = this.computing.get(`${i.key}|${rel}`);
-      if (pending !== undefined) waiting.add(pending);
-    }
+    if (this.computing.size)
+      for (const i of identities) {
+        const pending = this.computing.get(`${i.key}|${rel}`);
+        if (pending !== undefined) waiting.add(pending);
+      }
     for (const done of await Promise.all(waiting))
       if (done.epoch === this.epoch) for (const [key, cls] of done.classes) fresh.set(key, cls);
     const missing = identities.filter((i) => !fresh.has(i.key) && !this.classes.get(i.key)?.byRel.has(rel));
@@ -193,9 +198,7 @@ export class AccessGroups {
     const classes = new Map<string, Scope>();
     identities.forEach((identity, n) => {
       const row = found.get(n);
-      const scope: Scope = row
-        ? { cls: row.class, tenants: row.tenants === null ? null : new Set(row.tenants) }
-        : UNSCOPED;
+      const scope: Scope = row ? scopeOf(row.class, row.tenants) : UNSCOPED;
       classes.set(identity.key, scope);
       if (epoch === this.epoch)
         entry(this.classes, identity.key, () => ({ sub: identity.sub, byRel: new Map() })).byRel.set(rel, scope);
@@ -211,8 +214,13 @@ interface Computed {
   classes: Map<string, Scope>;
 }
 
+function scopeOf(cls: string | null, tenants: string[] | null): Scope {
+  const groupKey = `${cls}|${tenants === null ? '*' : [...tenants].sort().join(',')}`;
+  return { cls, tenants: tenants === null ? null : new Set(tenants), groupKey };
+}
+
 /** No class, tenants not limited: the identity is checked alone, for every change. */
-const UNSCOPED: Scope = { cls: null, tenants: null };
+const UNSCOPED: Scope = scopeOf(null, null);
 
 export function relName(table: Pick<TableInfo, 'schema' | 'table'>): string {
   const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;

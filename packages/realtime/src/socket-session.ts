@@ -1,7 +1,5 @@
 // One WebSocket connection: decodes frames, answers heartbeats, keeps the connection's rate limit, and hands each
-// channel event to its handler (channel-join.ts for joins, channel-events.ts for the rest); frames sent in one turn
-// of the event loop leave in one write.
-import type { Socket } from 'node:net';
+// channel event to its handler (channel-join.ts for joins, channel-events.ts for the rest).
 import type { WebSocket } from 'ws';
 import type { Claims } from '@auction-ops/auth-core';
 import type { Channel } from './channel.js';
@@ -17,7 +15,6 @@ export class SocketSession implements SessionHost {
   private windowStart = Date.now();
   private windowCount = 0;
   private lastSeen = Date.now();
-  private holding = false;
   private readonly joiner: ChannelJoiner;
   private readonly events: ChannelEvents;
 
@@ -44,7 +41,6 @@ export class SocketSession implements SessionHost {
   sendRaw(data: string | Buffer): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
     this.hub.frames.sent++;
-    this.holdWrites();
     this.socket.send(data);
   }
 
@@ -78,23 +74,6 @@ export class SocketSession implements SessionHost {
     if (!channel.joined) return;
     channel.close();
     this.hub.detach(channel);
-  }
-
-  /**
-   * Holds the socket's writes until the current turn of the event loop ends: a batch of changes reaching this
-   * connection several times then costs one system call, not one per frame (ws writes header and payload of each
-   * frame itself, uncorked at once). ws does not expose its socket but as `_socket`.
-   */
-  private holdWrites(): void {
-    if (this.holding) return;
-    const raw = (this.socket as unknown as { _socket?: Socket | null })._socket;
-    if (!raw || raw.destroyed) return;
-    this.holding = true;
-    raw.cork();
-    process.nextTick(() => {
-      this.holding = false;
-      raw.uncork();
-    });
   }
 
   private async received(data: Buffer, isBinary: boolean): Promise<void> {

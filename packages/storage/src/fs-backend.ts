@@ -8,11 +8,6 @@ import { allKeys, checkKey, isKey, type StorageBackend, type StoredKey } from '.
 import { errors } from './storage-errors.js';
 import { inDirectory } from './directory-on-demand.js';
 
-// Downloads read in chunks this large: a 5 MB object is 20 reads and socket writes instead of 80 at the default
-// 64 KB, and each chunk costs a read on the thread pool, a callback and a write. At most about twice this is held
-// per download of a slow client (the read-ahead and the chunk being written).
-const READ_CHUNK_BYTES = 256 * 1024;
-
 /** Opens for reading with the callback API: its stream reads through fs.read, cheaper than a FileHandle's promises. */
 function openForRead(path: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -56,9 +51,11 @@ export function createFsBackend(root: string): StorageBackend {
         throw error;
       }
       // The stream owns the descriptor: closed at the end, on an error, or when pipeline destroys it (client gone).
+      // Chunks stay at the default 64 KB: with 256 KB ones some loaded benchmark runs spent 2 to 3 times the CPU
+      // per download (others less than at 64 KB); buffers that size are above glibc's default mmap threshold, the
+      // likely cause, not verified.
       return createReadStream('', {
         fd,
-        highWaterMark: READ_CHUNK_BYTES,
         ...(range ? { start: range.start, end: range.end } : {}),
       });
     },

@@ -53,6 +53,30 @@ describe.each(['fs', 's3'] as const)('storage-js against the %s backend', (backe
     expect(state.spool).toEqual([]);
   });
 
+  it('public downloads see writes through this server at once, and writes made elsewhere within a second', async () => {
+    const path = appUploadPath(alice.id);
+    const first = imageBytes('image/png', 3000);
+    const second = imageBytes('image/png', 4000);
+    expect((await asAlice.storage.from(BUCKET).upload(path, first, { contentType: 'image/png' })).error).toBeNull();
+    const publicUrl = asAlice.storage.from(BUCKET).getPublicUrl(path).data.publicUrl;
+    expect(Buffer.from(await (await fetch(publicUrl)).arrayBuffer()).equals(first)).toBe(true);
+    // Replaced through the server: the next public GET has the new bytes, though the old row was just looked up.
+    const upsert = await asAlice.storage.from(BUCKET).upload(path, second, { contentType: 'image/png', upsert: true });
+    expect(upsert.error).toBeNull();
+    expect(Buffer.from(await (await fetch(publicUrl)).arrayBuffer()).equals(second)).toBe(true);
+    // The bucket made private behind the server's back (SQL): public GETs stop within the second a row is trusted.
+    expect((await fetch(publicUrl)).status).toBe(200);
+    await h.db.sql`update storage.buckets set public = false where id = ${BUCKET}`;
+    try {
+      await new Promise((r) => setTimeout(r, 1100));
+      expect((await fetch(publicUrl)).status).toBe(404);
+    } finally {
+      await h.db.sql`update storage.buckets set public = true where id = ${BUCKET}`;
+    }
+    expect((await asAlice.storage.from(BUCKET).remove([path])).error).toBeNull();
+    expect((await fetch(publicUrl)).status).toBe(404);
+  });
+
   it('runs the acceptance flow: upload, public URL, list, download, signed URL, move, remove', async () => {
     const path = appUploadPath(alice.id);
     const bytes = imageBytes('image/png', 5000);

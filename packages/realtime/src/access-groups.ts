@@ -1,7 +1,8 @@
 // Who needs a policy check for a table, and how few checks suffice: roles that read the table without row-level
 // security need none, and identities of one class (declared by the schema's owner: same role, memberships and
-// assignments) share one. Classes are cached per identity and dropped when the change stream shows a change to
-// a table they depend on (e.g. the user's memberships), before later changes are judged.
+// assignments) share one; where the table names its tenant, each group also knows the tenants it can see at all
+// (tenant-scope.ts). Classes and tenants are cached per identity and dropped when the change stream shows a change
+// to a table they depend on (e.g. the user's memberships), before later changes are judged.
 import type postgres from 'postgres';
 import { inRequestTransaction, qualified } from '@auction-ops/database';
 import type { Change, TableInfo } from './change-capture.js';
@@ -18,13 +19,27 @@ interface AccessPlan {
   open: number[];
   /** Indexes of the other identities, grouped: checking the first of a group answers for all of it. */
   groups: number[][];
+  /** Per group, the tenants its rows can belong to; null when not limited. */
+  tenants: (ReadonlySet<string> | null)[];
+  /** The table's tenant column, when it declares one. */
+  tenantColumn: string | undefined;
+}
+
+/** An identity's class and tenants for one table. */
+interface Scope {
+  cls: string | null;
+  tenants: ReadonlySet<string> | null;
+  /** Class and tenants as one key (built once: plans group thousands of identities per batch by it). */
+  groupKey: string;
 }
 
 export class AccessGroups {
   private readonly policies = new Map<string, { at: number; open: boolean }>();
   /** Per identity key: the user it names, and its class per table. */
-  private readonly classes = new Map<string, { sub: string; byRel: Map<string, string | null> }>();
+  private readonly classes = new Map<string, { sub: string; byRel: Map<string, Scope> }>();
   private inputs = new Map<string, string>();
+  /** Per table (`schema.table`), its declared tenant column. */
+  private tenantColumns = new Map<string, string>();
   // Bumped by every invalidation: a class computed while one happened may predate it and is used, not kept.
   private epoch = 0;
   private readonly warming = new Map<string, Map<string, Identity>>();
@@ -40,6 +55,12 @@ export class AccessGroups {
         from realtime.identity_inputs i join pg_class c on c.oid = i.rel
         join pg_namespace n on n.oid = c.relnamespace`;
     this.inputs = new Map(rows.map((r) => [r.rel, r.user_column]));
+    const scoped = await this.sql<{ rel: string; tenant_column: string }[]>`
+      select n.nspname || '.' || c.relname as rel, e.tenant_column
+        from realtime.exposed_tables e join pg_class c on c.oid = e.rel
+        join pg_namespace n on n.oid = c.relnamespace
+       where e.tenant_column is not null`;
+    this.tenantColumns = new Map(scoped.map((r) => [r.rel, r.tenant_column]));
   }
 
   /** Drops the classes of users whose class inputs changed. */
@@ -96,18 +117,31 @@ export class AccessGroups {
     identities.forEach((identity, i) => {
       (openRoles.has(identity.role) ? open : rest).push(i);
     });
-    const classes = await this.classesOf(
+    const scopes = await this.classesOf(
       rel,
       rest.map((i) => identities[i]!),
     );
-    const byClass = new Map<string, number[]>();
+    const byClass = new Map<string, { members: number[]; tenants: ReadonlySet<string> | null }>();
     const groups: number[][] = [];
+    const tenants: (ReadonlySet<string> | null)[] = [];
     rest.forEach((index, n) => {
-      const cls = classes[n];
-      if (cls == null) groups.push([index]);
-      else entry(byClass, `${identities[index]!.role}|${cls}`, () => []).push(index);
+      const scope = scopes[n]!;
+      if (scope.cls == null) {
+        groups.push([index]);
+        tenants.push(scope.tenants);
+        return;
+      }
+      // Identities of one class see the same tenants; keyed by both all the same, so none is checked for another's.
+      entry(byClass, `${identities[index]!.role}|${scope.groupKey}`, () => ({
+        members: [],
+        tenants: scope.tenants,
+      })).members.push(index);
     });
-    return { open, groups: groups.concat([...byClass.values()]) };
+    for (const group of byClass.values()) {
+      groups.push(group.members);
+      tenants.push(group.tenants);
+    }
+    return { open, groups, tenants, tenantColumn: this.tenantColumns.get(`${table.schema}.${table.table}`) };
   }
 
   private async readsEverything(rel: string, identity: Identity): Promise<boolean> {
@@ -130,13 +164,14 @@ export class AccessGroups {
    * under way for an identity (warming after its join) is awaited rather than repeated, unless an invalidation
    * happened since it started.
    */
-  private async classesOf(rel: string, identities: readonly Identity[]): Promise<(string | null)[]> {
-    const fresh = new Map<string, string | null>();
+  private async classesOf(rel: string, identities: readonly Identity[]): Promise<Scope[]> {
+    const fresh = new Map<string, Scope>();
     const waiting = new Set<Promise<Computed>>();
-    for (const i of identities) {
-      const pending = this.computing.get(`${i.key}|${rel}`);
-      if (pending !== undefined) waiting.add(pending);
-    }
+    if (this.computing.size)
+      for (const i of identities) {
+        const pending = this.computing.get(`${i.key}|${rel}`);
+        if (pending !== undefined) waiting.add(pending);
+      }
     for (const done of await Promise.all(waiting))
       if (done.epoch === this.epoch) for (const [key, cls] of done.classes) fresh.set(key, cls);
     const missing = identities.filter((i) => !fresh.has(i.key) && !this.classes.get(i.key)?.byRel.has(rel));
@@ -151,23 +186,22 @@ export class AccessGroups {
         for (const key of keys) if (this.computing.get(key) === work) this.computing.delete(key);
       }
     }
-    return identities.map((i) =>
-      fresh.has(i.key) ? fresh.get(i.key)! : (this.classes.get(i.key)?.byRel.get(rel) ?? null),
-    );
+    return identities.map((i) => fresh.get(i.key) ?? this.classes.get(i.key)?.byRel.get(rel) ?? UNSCOPED);
   }
 
   private async compute(rel: string, identities: readonly Identity[]): Promise<Computed> {
     const epoch = this.epoch;
-    const rows = await this.sql<{ identity: number; class: string | null }[]>`
-      select identity, class from realtime.identity_classes(array[${rel}::regclass],
+    const rows = await this.sql<{ identity: number; class: string | null; tenants: string[] | null }[]>`
+      select identity, class, tenants from realtime.identity_scopes(array[${rel}::regclass],
         ${JSON.stringify(identities.map((i) => ({ role: i.role, claims: i.claims })))}::text::jsonb)`;
-    const found = new Map(rows.map((r) => [r.identity, r.class]));
-    const classes = new Map<string, string | null>();
+    const found = new Map(rows.map((r) => [r.identity, r]));
+    const classes = new Map<string, Scope>();
     identities.forEach((identity, n) => {
-      const cls = found.get(n) ?? null;
-      classes.set(identity.key, cls);
+      const row = found.get(n);
+      const scope: Scope = row ? scopeOf(row.class, row.tenants) : UNSCOPED;
+      classes.set(identity.key, scope);
       if (epoch === this.epoch)
-        entry(this.classes, identity.key, () => ({ sub: identity.sub, byRel: new Map() })).byRel.set(rel, cls);
+        entry(this.classes, identity.key, () => ({ sub: identity.sub, byRel: new Map() })).byRel.set(rel, scope);
     });
     while (this.classes.size > MAX_IDENTITIES) this.classes.delete(this.classes.keys().next().value!);
     return { epoch, classes };
@@ -177,8 +211,16 @@ export class AccessGroups {
 interface Computed {
   /** The invalidation epoch the computation started in. */
   epoch: number;
-  classes: Map<string, string | null>;
+  classes: Map<string, Scope>;
 }
+
+function scopeOf(cls: string | null, tenants: string[] | null): Scope {
+  const groupKey = `${cls}|${tenants === null ? '*' : [...tenants].sort().join(',')}`;
+  return { cls, tenants: tenants === null ? null : new Set(tenants), groupKey };
+}
+
+/** No class, tenants not limited: the identity is checked alone, for every change. */
+const UNSCOPED: Scope = scopeOf(null, null);
 
 export function relName(table: Pick<TableInfo, 'schema' | 'table'>): string {
   return qualified(table.schema, table.table);

@@ -6,6 +6,7 @@ import type { Change, Column, TableInfo } from './change-capture.js';
 import { BindingIndex } from './binding-index.js';
 import type { RowFilter } from './filters.js';
 import { AccessGroups, relName } from './access-groups.js';
+import { changesToCheck, tenantsOf } from './tenant-scope.js';
 import { entry } from './map-entry.js';
 import type { Identity } from './subscriber-identity.js';
 import type { TupleValues } from './pgoutput.js';
@@ -41,10 +42,15 @@ interface Routed {
   targets: ReadonlyMap<ChangeTarget, readonly number[]>;
 }
 
+/** Per identity key, the targets of a match with that identity and their binding ids. */
+type ByIdentity = Map<string, [ChangeTarget, readonly number[]][]>;
+
 interface Checked {
   batch: Routed[];
   /** Per batch index, the identity keys that may see the change. */
   visible: Map<number, Set<string>>;
+  /** Per match of the batch, its targets by identity as they were checked. */
+  byIdentity: Map<Routed['targets'], ByIdentity>;
 }
 
 interface ChangeRouterOptions {
@@ -152,11 +158,11 @@ export class ChangeRouter {
     try {
       let checking = this.checkNext();
       for (;;) {
-        const { batch, visible } = await checking;
+        const { batch, visible, byIdentity } = await checking;
         const more = this.queue.length > 0 && !this.stopped;
         if (more) checking = this.checkNext();
         batch.forEach((routed, index) => {
-          this.deliver(routed, visible, index);
+          this.deliver(routed, visible.get(index), byIdentity.get(routed.targets)!);
         });
         if (!more) break;
       }
@@ -171,11 +177,16 @@ export class ChangeRouter {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const batch = this.queue;
     this.queue = [];
-    return { batch, visible: await this.authorize(batch) };
+    const byIdentity = new Map<Routed['targets'], ByIdentity>();
+    const visible = await this.authorize(batch, byIdentity);
+    return { batch, visible, byIdentity };
   }
 
-  /** For each batch entry, the identity keys that may see it. */
-  private async authorize(batch: readonly Routed[]): Promise<Map<number, Set<string>>> {
+  /** For each batch entry, the identity keys that may see it; fills `byIdentity` for each match of the batch. */
+  private async authorize(
+    batch: readonly Routed[],
+    byIdentity: Map<Routed['targets'], ByIdentity>,
+  ): Promise<Map<number, Set<string>>> {
     const byTable = new Map<TableInfo, number[]>();
     batch.forEach((routed, index) => {
       entry(byTable, routed.change.table, () => []).push(index);
@@ -184,17 +195,21 @@ export class ChangeRouter {
     await Promise.all(
       [...byTable].map(async ([table, indexes]) => {
         const identities = new Map<string, Identity>();
-        const seen = new Set<Routed['targets']>();
         for (const i of indexes) {
           const { targets } = batch[i]!;
-          if (seen.has(targets)) continue;
-          seen.add(targets);
-          for (const target of targets.keys()) identities.set(target.identity.key, target.identity);
+          if (byIdentity.has(targets)) continue;
+          const grouped: ByIdentity = new Map();
+          byIdentity.set(targets, grouped);
+          for (const [target, ids] of targets) {
+            identities.set(target.identity.key, target.identity);
+            entry(grouped, target.identity.key, () => []).push([target, ids]);
+          }
         }
         const idents = [...identities.values()];
         const changes = indexes.map((i) => probeOf(batch[i]!.change));
+        const images = indexes.map((i) => imageOf(batch[i]!.change));
         const [rows] = await Promise.all([
-          this.check(table, changes, idents),
+          this.check(table, changes, images, idents),
           ...[...new Set(idents.map((i) => i.role))].map((role) => this.loadReadable(table, role)),
         ]);
         for (const { identity, change } of rows) {
@@ -209,27 +224,38 @@ export class ChangeRouter {
   private async check(
     table: TableInfo,
     changes: unknown[],
+    images: readonly TupleValues[],
     identities: Identity[],
   ): Promise<{ identity: number; change: number }[]> {
     const plan = await this.access.plan(table, identities);
     const visible = plan.open.flatMap((identity) => changes.map((_c, change) => ({ identity, change })));
-    if (!plan.groups.length) return visible;
+    // Each group is checked on the changes of its own tenants only; a group with none is not checked at all.
+    const changeTenants = tenantsOf(plan.tenantColumn, images);
+    const checked: { group: number[]; changes: number[] | undefined }[] = [];
+    plan.groups.forEach((group, g) => {
+      const only = changesToCheck(plan.tenants[g]!, changeTenants);
+      if (only === undefined || only.length) checked.push({ group, changes: only });
+    });
+    if (!checked.length) return visible;
     const rows = await this.query(
       table,
       changes,
-      plan.groups.map((g) => identities[g[0]!]!),
+      checked.map(({ group, changes: only }) => ({ identity: identities[group[0]!]!, changes: only })),
     );
-    for (const r of rows) for (const identity of plan.groups[r.identity]!) visible.push({ identity, change: r.change });
+    for (const r of rows)
+      for (const identity of checked[r.identity]!.group) visible.push({ identity, change: r.change });
     return visible;
   }
 
   private async query(
     table: TableInfo,
     changes: unknown[],
-    identities: Identity[],
+    checks: { identity: Identity; changes: number[] | undefined }[],
   ): Promise<{ identity: number; change: number }[]> {
     const rel = relName(table);
-    const idents = JSON.stringify(identities.map((i) => ({ role: i.role, claims: i.claims })));
+    const idents = JSON.stringify(
+      checks.map(({ identity, changes: only }) => ({ role: identity.role, claims: identity.claims, changes: only })),
+    );
     this.lastCheck = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
@@ -262,18 +288,20 @@ export class ChangeRouter {
     this.readable.set(key, { at: Date.now(), columns: new Set(rows.map((r) => r.attname)) });
   }
 
-  private deliver(routed: Routed, visible: Map<number, Set<string>>, index: number): void {
-    const allowed = visible.get(index);
+  /** To the targets of the identities allowed, each still joined under the identity it was checked as. */
+  private deliver(routed: Routed, allowed: Set<string> | undefined, byIdentity: ByIdentity): void {
     if (!allowed) return;
     const byRole = new Map<string, string>();
-    for (const [target, ids] of routed.targets) {
-      if (!target.joined || !allowed.has(target.identity.key)) continue;
-      let data = byRole.get(target.identity.role);
-      if (data === undefined) {
-        data = this.payload(routed.change, target.identity.role);
-        byRole.set(target.identity.role, data);
+    for (const key of allowed) {
+      for (const [target, ids] of byIdentity.get(key) ?? []) {
+        if (!target.joined || target.identity.key !== key) continue;
+        let data = byRole.get(target.identity.role);
+        if (data === undefined) {
+          data = this.payload(routed.change, target.identity.role);
+          byRole.set(target.identity.role, data);
+        }
+        target.deliverChange(ids, data);
       }
-      target.deliverChange(ids, data);
     }
   }
 
@@ -298,9 +326,14 @@ export class ChangeRouter {
   }
 }
 
+/** The row a change is judged on: the new row, or the old one of a delete. */
+function imageOf(change: Change): TupleValues {
+  return change.type === 'DELETE' ? change.old! : change.record;
+}
+
 /** The row image the policies judge: text values as Postgres reads them back, JSON columns as JSON. */
 function probeOf(change: Change): unknown {
-  const row = change.type === 'DELETE' ? change.old! : change.record;
+  const row = imageOf(change);
   const image: Record<string, unknown> = {};
   for (const { name, type } of change.table.columns) {
     const v = row[name];

@@ -106,6 +106,23 @@ export function encodeBinaryBroadcast(topic: string, event: string, bytes: Buffe
   return Buffer.concat([header, t, e, m, bytes]);
 }
 
+/** A `phx_reply` frame: `{status, response}`, the response carrying `reason` when one is given. */
+export function replyFrame(
+  joinRef: string | null,
+  ref: string | null,
+  topic: string,
+  status: 'ok' | 'error',
+  reason?: string,
+): Frame {
+  return {
+    joinRef,
+    ref,
+    topic,
+    event: 'phx_reply',
+    payload: { status, response: reason === undefined ? {} : { reason } },
+  };
+}
+
 export function isBinaryPayload(value: unknown): value is BinaryPayload {
   return isObject(value) && Buffer.isBuffer(value.bytes);
 }

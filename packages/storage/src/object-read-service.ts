@@ -45,6 +45,9 @@ export const BUCKET_COLUMNS =
 const SORT_COLUMNS = new Set(['name', 'created_at', 'updated_at', 'last_accessed_at']);
 const MAX_LIST = 1000;
 const BUCKET_CACHE_MS = 5000;
+// Public downloads trust a looked-up object row this long (see findPublic); at most this many rows are kept.
+const PUBLIC_ROW_CACHE_MS = 1000;
+const PUBLIC_ROW_CACHE_MAX = 10_000;
 const MAX_SIGN_SECONDS = 10 * 365 * 24 * 3600;
 
 function intOption(value: unknown, fallback: number, min: number, max: number, what: string): number {
@@ -67,6 +70,9 @@ export class ObjectReadService {
   ) {}
 
   private readonly bucketCache = new Map<string, { row: UploadLimits; at: number }>();
+  private readonly publicRows = new Map<string, { row: ObjectRow; at: number }>();
+  /** Bumped by forgetPublicRows: a lookup that started before a write on this instance is used, not kept. */
+  private publicGeneration = 0;
 
   /**
    * Upload limits of a bucket (size, types), cached for a few seconds: every upload needs them before its
@@ -91,6 +97,13 @@ export class ObjectReadService {
   /** After a bucket change on this instance: the next upload reads the new limits. */
   forgetBucket(id: string): void {
     this.bucketCache.delete(id);
+    this.forgetPublicRows();
+  }
+
+  /** After any write through this instance (the server calls it after every storage request but GET and HEAD). */
+  forgetPublicRows(): void {
+    this.publicGeneration++;
+    this.publicRows.clear();
   }
 
   async getBucket(caller: Caller, id: string): Promise<BucketRow> {
@@ -116,15 +129,7 @@ export class ObjectReadService {
           where bucket_id = ${ref.bucket} and name = ${ref.name}`,
       );
     } else if (access.kind === 'public') {
-      // Public URLs need a public bucket whatever the policies say, and are read as anon.
-      rows = await readAsCaller(
-        this.sql,
-        ANON,
-        (conn) => conn<ObjectRow[]>`
-        select ${conn.unsafe(OBJECT_COLUMNS.replace(/(^|, )/g, '$1o.'))} from storage.objects o join storage.buckets b
-          on b.id = o.bucket_id
-        where b.public and o.bucket_id = ${ref.bucket} and o.name = ${ref.name}`,
-      );
+      return this.findPublic(ref);
     } else {
       if (this.signer.verify(access.token) !== `${ref.bucket}/${ref.name}`)
         throw errors.invalidRequest('Invalid signature');
@@ -138,6 +143,39 @@ export class ObjectReadService {
     }
     if (!rows[0]) throw errors.objectNotFound();
     return rows[0];
+  }
+
+  /**
+   * A public object's row. On a download the lookup is the only database work, and under load its round trip is
+   * most of the time before the first byte, so a row found is trusted for a second: a public object is served with
+   * its Cache-Control (an hour by default) anyway. Writes through this instance forget the rows at once; a change
+   * made elsewhere (another instance, SQL) shows within the second.
+   */
+  private async findPublic(ref: ObjectRef): Promise<ObjectRow> {
+    const key = `${ref.bucket}/${ref.name}`;
+    const hit = this.publicRows.get(key);
+    if (hit && Date.now() - hit.at < PUBLIC_ROW_CACHE_MS) return hit.row;
+    const generation = this.publicGeneration;
+    // Public URLs need a public bucket whatever the policies say, and are read as anon.
+    const rows = await readAsCaller(
+      this.sql,
+      ANON,
+      (conn) => conn<ObjectRow[]>`
+        select ${conn.unsafe(OBJECT_COLUMNS.replace(/(^|, )/g, '$1o.'))} from storage.objects o join storage.buckets b
+          on b.id = o.bucket_id
+        where b.public and o.bucket_id = ${ref.bucket} and o.name = ${ref.name}`,
+    );
+    const row = rows[0];
+    if (!row) {
+      this.publicRows.delete(key);
+      throw errors.objectNotFound();
+    }
+    if (generation === this.publicGeneration) {
+      this.publicRows.delete(key);
+      this.publicRows.set(key, { row, at: Date.now() });
+      if (this.publicRows.size > PUBLIC_ROW_CACHE_MAX) this.publicRows.delete(this.publicRows.keys().next().value!);
+    }
+    return row;
   }
 
   /** The object's bytes as a file on this machine's disk (filesystem backend), else undefined. */

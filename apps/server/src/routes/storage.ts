@@ -11,6 +11,11 @@ import { renderRoutes } from './storage/render-routes.js';
 
 export function storageRoutes(ctx: ServerContext, service: StorageService): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Public downloads trust a looked-up row for a second (ObjectReadService.findPublic): any other request may have
+  // changed objects or buckets, so once it is answered this instance looks them up again.
+  app.use('*', (c, next) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : next().finally(() => service.reads.forgetPublicRows()),
+  );
   app.route('/bucket', bucketRoutes(service));
   app.route('/object', objectRoutes(service, ctx.log));
   app.route('/upload/resumable', tusRoutes(ctx, service));

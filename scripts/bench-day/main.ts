@@ -1,0 +1,50 @@
+// `pnpm bench day [--k N] [--faults] [--compression C] [--drop-one]`: plays the peak hour of the reference auction
+// group (profile.ts) at K times its rates, compressed, from processes of its own, and prints the figures. Without
+// --k it steps K through profile.ts's kSteps until a run fails, then bisects between the last good and the first
+// bad, and ends with the largest K that held. --faults injects the faults of profile.ts into the traffic (one K).
+import { faults, kSteps, profile } from './profile.js';
+import { formatDay } from './report.js';
+import { runDay } from './run.js';
+
+function option(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+export async function main(): Promise<void> {
+  const withFaults = process.argv.includes('--faults');
+  const compression = option('compression') ? Number(option('compression')) : undefined;
+  const dropOne = process.argv.includes('--drop-one');
+  const one = option('k');
+  const run = async (k: number) => {
+    console.log(`\n--- day at K=${k}${withFaults ? ' with faults' : ''} ---`);
+    const result = await runDay({ k, compression, dropOne, faults: withFaults ? faults.map((f) => f.name) : [] });
+    console.log(formatDay(result));
+    return result.held;
+  };
+  if (one !== undefined || withFaults) {
+    const held = await run(Number(one ?? 1));
+    if (!held) process.exitCode = 1;
+    return;
+  }
+  let good = 0;
+  let bad: number | undefined;
+  for (const k of kSteps) {
+    if (await run(k)) good = k;
+    else {
+      bad = k;
+      break;
+    }
+  }
+  // Bisect on whole K while the gap is more than a tenth of the good K (at least 1).
+  while (bad !== undefined && bad - good > Math.max(1, good / 10)) {
+    const mid = Math.floor((good + bad) / 2);
+    if (mid === good) break;
+    if (await run(mid)) good = mid;
+    else bad = mid;
+  }
+  console.log(
+    `\nlargest K that held the service levels: ${good === 0 ? 'none (K=1 failed)' : good}` +
+      `${bad === undefined ? ' (every step held)' : `; K=${bad} did not`} (compression ${compression ?? profile.compression})`,
+  );
+}

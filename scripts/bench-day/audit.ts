@@ -16,7 +16,7 @@ export interface AuditCheck {
 export interface Audit {
   checks: AuditCheck[];
   clean: boolean;
-  /** Deliveries that reached receivers more than once under one webhook_id (allowed). */
+  /** Deliveries receivers acknowledged more than once, under the same webhook_id (allowed: at least once). */
   repeats: number;
 }
 
@@ -120,7 +120,11 @@ async function events(sql: OwnerSql, world: World, acks: Ack[], arrivals: Arriva
   }
   const answered = new Set(arrivals.filter((a) => a.answered >= 200 && a.answered < 300).map((a) => a.webhookId));
   const arrivalsById = new Map<string, number>();
-  for (const a of arrivals) arrivalsById.set(a.webhookId, (arrivalsById.get(a.webhookId) ?? 0) + 1);
+  const acknowledgedById = new Map<string, number>();
+  for (const a of arrivals) {
+    arrivalsById.set(a.webhookId, (arrivalsById.get(a.webhookId) ?? 0) + 1);
+    if (a.answered >= 200 && a.answered < 300) acknowledgedById.set(a.webhookId, (acknowledgedById.get(a.webhookId) ?? 0) + 1);
+  }
   const endpointsOf = new Map(world.auctions.map((a) => [a.id, a.endpoints.map((e) => e.id)]));
   const tally = { reached: 0, queued: 0, failed: 0 };
   let checked = 0;
@@ -146,7 +150,8 @@ async function events(sql: OwnerSql, world: World, acks: Ack[], arrivals: Arriva
   const known = new Set(deliveries.map((d) => d.id));
   const strays = [...arrivalsById.keys()].filter((id) => !known.has(id));
   for (const id of strays.slice(0, 20)) problems.push(`a receiver got webhook_id ${id}, which no delivery has`);
-  const repeats = [...arrivalsById.values()].filter((n) => n > 1).length;
+  // A repeat: a delivery a receiver acknowledged more than once (retries after a failed answer are not repeats).
+  const repeats = [...acknowledgedById.values()].filter((n) => n > 1).length;
   return {
     check: {
       name: `events delivered, queued or failed (${tally.reached} reached, ${tally.queued} queued, ${tally.failed} failed)`,

@@ -68,8 +68,14 @@ process.on('message', async (m: Start | { type: 'down' | 'up'; index: number } |
     s.server = http.createServer(handler);
     await listen(s.server, s.port);
   } else if (m.type === 'stop') {
+    // Stop listening first: a retry arriving after the last flush would be answered but never recorded.
+    await Promise.all(
+      servers.map((s) => {
+        s.server.closeAllConnections();
+        return new Promise((r) => s.server.close(r));
+      }),
+    );
     buffer.close();
-    for (const s of servers) s.server.closeAllConnections();
     tell({ type: 'done' });
     setTimeout(() => process.exit(0), 200);
   }

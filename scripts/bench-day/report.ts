@@ -48,13 +48,14 @@ export function formatDay(r: DayResult): string {
   if (r.faults.length > 0)
     out.push(
       table(
-        ['fault', 'lasted s', 'levels again after s', 'requests', 'ok', '503/504', 'hangs', 'resets', 'in flight at kill', 'other'],
+        ['fault', 'lasted s', 'errors end after s', 'levels again after s', 'requests', 'ok', '503/504', 'hangs', 'resets', 'in flight at kill', 'other'],
         r.faults.map((f) =>
           f.skipped
-            ? [f.name, `skipped: ${f.skipped}`, '', '', '', '', '', '', '', '']
+            ? [f.name, `skipped: ${f.skipped}`, '', '', '', '', '', '', '', '', '']
             : [
                 f.name,
                 ((f.end - f.start) / 1000).toFixed(1),
+                f.errorsEndMs === undefined ? 'never' : (f.errorsEndMs / 1000).toFixed(1),
                 f.recoveryMs === undefined ? 'never' : (f.recoveryMs / 1000).toFixed(1),
                 String(f.during.total),
                 String(f.during.ok),
@@ -69,6 +70,8 @@ export function formatDay(r: DayResult): string {
     );
   for (const f of r.faults)
     for (const v of f.violations.slice(0, 5)) out.push(`  ${f.name}: ${v.kind} ${v.status} after ${Math.round(v.ms)} ms: ${v.detail ?? ''}`);
+  const troubled = r.faults.some((f) => f.violations.length > 0) || r.requests.some((q) => q.status >= 500 && q.status !== 503 && q.status !== 504);
+  if (troubled && r.serverLog.length > 0) out.push(['server log (errors, restarts):', ...r.serverLog.map((l) => `  ${l.slice(0, 300)}`)].join('\n'));
   out.push(table(['audit', 'checked', 'problems'], r.audit.checks.map((c) => [c.name, String(c.checked), String(c.problems.length)])));
   for (const c of r.audit.checks) for (const problem of c.problems.slice(0, 5)) out.push(`  ${problem}`);
   out.push(`audit: ${r.audit.clean ? 'clean' : 'PROBLEMS FOUND'}; ${r.audit.repeats} deliveries repeated under the same webhook_id`);

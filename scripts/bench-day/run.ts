@@ -26,6 +26,8 @@ export interface DayOptions {
 export interface FaultOutcome extends FaultWindow {
   /** Ms from the fault's start until service levels held again; undefined if they did not. */
   recoveryMs?: number;
+  /** Ms from the fault's start until requests stopped failing (a window without errors), whatever their latency. */
+  errorsEndMs?: number;
   /** Requests sent while the fault lasted (start to recovery) and what they met. */
   during: { total: number; ok: number; contract: number; hangs: number; resets: number; inFlightAtKill: number; other: number };
   /** Requests that met neither success nor a contract error (the first few). */
@@ -44,6 +46,8 @@ export interface DayResult {
   faults: FaultOutcome[];
   audit: Audit;
   droppedId?: string;
+  /** The server's log lines at error level and its process events (a worker or the database restarted). */
+  serverLog: string[];
   durationMs: number;
 }
 
@@ -138,9 +142,10 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       processes: () => ({
         'server primary': [server!.primaryPid],
         'server workers': server!.workerPids(),
-        postgres: server!.postgresPids(),
+        'postgres (PSS sum)': server!.postgresPids(),
         ...Object.fromEntries(children.map((c) => [c.name, [c.pid]])),
       }),
+      proportional: ['postgres (PSS sum)'],
     });
     const startAt = Date.now() + 1_000;
     generators.forEach((g, i) =>
@@ -241,6 +246,11 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       faults: outcomes,
       audit: audited,
       droppedId,
+      serverLog: server
+        .output()
+        .split('\n')
+        .filter((l) => /"level":"(error|fatal)"|worker|restart/i.test(l))
+        .slice(-30),
       durationMs: Date.now() - began,
     };
   } finally {
@@ -254,6 +264,8 @@ function faultOutcome(w: FaultWindow, requests: RequestRecord[], until: number):
   const empty = { total: 0, ok: 0, contract: 0, hangs: 0, resets: 0, inFlightAtKill: 0, other: 0 };
   if (w.skipped) return { ...w, during: empty, violations: [] };
   const back = recoveredAt(requests, w.end, until);
+  const clean = recoveredAt(requests, w.end, until, 5_000, false);
+  const errorsEndMs = clean === undefined ? undefined : Math.max(clean - w.start, w.end - w.start);
   const recoveryMs = back === undefined ? undefined : Math.max(back - w.start, w.end - w.start);
   const to = back ?? until;
   const during = { ...empty };
@@ -272,5 +284,5 @@ function faultOutcome(w: FaultWindow, requests: RequestRecord[], until: number):
       violations.push(r);
     }
   }
-  return { ...w, recoveryMs, during, violations };
+  return { ...w, recoveryMs, errorsEndMs, during, violations };
 }

@@ -1,5 +1,5 @@
 // Samples taken every two seconds through the run: the resident set of every process (server primary and workers,
-// the PostgreSQL processes summed, each generator, subscriber and receiver process), the database's connections,
+// the PostgreSQL processes summed by PSS, each generator, subscriber and receiver process), the database's connections,
 // and the webhook delivery backlog (queued deliveries already due, and all queued).
 import { readFileSync } from 'node:fs';
 import type { OwnerSql } from './world.js';
@@ -10,6 +10,15 @@ export interface Sample {
   connections?: number;
   backlogDue?: number;
   queued?: number;
+}
+
+/** Proportional set size: shared pages split between their sharers, so PostgreSQL's processes can be summed. */
+export function pssOf(pid: number): number {
+  try {
+    return Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
 }
 
 export function rssOf(pid: number): number {
@@ -24,6 +33,8 @@ export function rssOf(pid: number): number {
 export function startSampler(options: {
   sql: OwnerSql;
   processes: () => Record<string, number[]>;
+  /** Groups whose figure is the PSS sum rather than the RSS sum (PostgreSQL's shared buffers). */
+  proportional?: string[];
   everyMs?: number;
 }) {
   const samples: Sample[] = [];
@@ -33,7 +44,7 @@ export function startSampler(options: {
     busy = true;
     const rss: Record<string, number> = {};
     for (const [name, pids] of Object.entries(options.processes()))
-      rss[name] = pids.reduce((sum, pid) => sum + rssOf(pid), 0);
+      rss[name] = pids.reduce((sum, pid) => sum + (options.proportional?.includes(name) ? pssOf(pid) : rssOf(pid)), 0);
     const sample: Sample = { t: Date.now(), rss };
     try {
       const [row] = await Promise.race([

@@ -126,11 +126,19 @@ export function serviceLevelsHeld(input: {
  * second) whose requests all succeeded and whose read and write p99 are within their levels. Undefined if never
  * before `until`.
  */
-export function recoveredAt(records: RequestRecord[], from: number, until: number, windowMs = 5_000): number | undefined {
+export function recoveredAt(
+  records: RequestRecord[],
+  from: number,
+  until: number,
+  windowMs = 5_000,
+  /** false: only that no request failed, whatever the latencies. */
+  latencies = true,
+): number | undefined {
   for (let start = from; start + windowMs <= until; start += 1_000) {
     const window = records.filter((r) => r.t >= start && r.t < start + windowMs);
     if (window.length === 0) continue;
     if (window.some(isError)) continue;
+    if (!latencies) return start;
     const held = (['read', 'write'] as const).every((cls) => {
       const ms = window.filter((r) => classOf(r.kind) === cls).map((r) => r.ms);
       return ms.length === 0 || percentile(ms, 99) < limitOf[cls];

@@ -75,10 +75,15 @@ async function submission(c: ActionContext, job: Extract<Job, { kind: 'submissio
     car_count: 5 + ((stamp[i] ?? 0) % 60),
     ...(i === 0 ? { image_url: imageUrl } : {}),
   }));
-  const res = await c.request('rpc.create_lot_submission_with_entries', 'POST', '/rest/v1/rpc/create_lot_submission_with_entries', {
-    token: user.token,
-    json: { p_location_id: location.id, p_entries: entries, p_image_url: imageUrl, p_notes: token },
-  });
+  const res = await c.request(
+    'rpc.create_lot_submission_with_entries',
+    'POST',
+    '/rest/v1/rpc/create_lot_submission_with_entries',
+    {
+      token: user.token,
+      json: { p_location_id: location.id, p_entries: entries, p_image_url: imageUrl, p_notes: token },
+    },
+  );
   if (ok(res)) {
     const id = (res.body as { id: string }).id;
     c.ack({ type: 'submission', id, auction: auction.id, token, entries: entries.length });
@@ -92,7 +97,13 @@ async function inspection(c: ActionContext, job: Extract<Job, { kind: 'inspectio
   const token = vin();
   const res = await c.request('write.quality_inspections', 'POST', '/rest/v1/quality_inspections', {
     token: user.token,
-    json: { id, auction_id: auction.id, location_id: auction.locations[job.location]!.id, vin_number: token, barcode: `BC${token.slice(-8)}` },
+    json: {
+      id,
+      auction_id: auction.id,
+      location_id: auction.locations[job.location]!.id,
+      vin_number: token,
+      barcode: `BC${token.slice(-8)}`,
+    },
   });
   if (!ok(res)) return;
   c.ack({ type: 'inspection', id, auction: auction.id, token });
@@ -107,7 +118,8 @@ async function inspection(c: ActionContext, job: Extract<Job, { kind: 'inspectio
     json: defects,
     headers: rows,
   });
-  if (ok(added)) for (const d of added.body as Array<{ id: string }>) c.ack({ type: 'defect', id: d.id, auction: auction.id });
+  if (ok(added))
+    for (const d of added.body as Array<{ id: string }>) c.ack({ type: 'defect', id: d.id, auction: auction.id });
 }
 
 async function report(c: ActionContext, job: Extract<Job, { kind: 'report' }>) {
@@ -117,28 +129,81 @@ async function report(c: ActionContext, job: Extract<Job, { kind: 'report' }>) {
   const token = `day-rock-${id}`;
   const created = await c.request('write.problem_reports', 'POST', '/rest/v1/problem_reports', {
     token: user.token,
-    json: { id, auction_id: auction.id, issue_name: token, area: 'Yard', location_id: auction.locations[job.location]!.id, assigned_to: user.id },
+    json: {
+      id,
+      auction_id: auction.id,
+      issue_name: token,
+      area: 'Yard',
+      location_id: auction.locations[job.location]!.id,
+      assigned_to: user.id,
+    },
   });
   if (!ok(created)) return;
   c.ack({ type: 'report', id, auction: auction.id, token });
   const post = async (kind: string, table: string, json: unknown, type: 'fact' | 'cause' | 'action') => {
-    const res = await c.request(kind, 'POST', `/rest/v1/${table}?select=id`, { token: user.token, json, headers: rows });
+    const res = await c.request(kind, 'POST', `/rest/v1/${table}?select=id`, {
+      token: user.token,
+      json,
+      headers: rows,
+    });
     const ids = ok(res) ? (res.body as Array<{ id: string }>).map((r) => r.id) : [];
     for (const rowId of ids) c.ack({ type, id: rowId, auction: auction.id } as Ack);
     return ids;
   };
-  await post('write.problem_facts', 'problem_facts', { problem_id: id, who: 'Yard crew', what: 'Rock chip', where_field: 'Lane 3', when_field: 'Morning', how_many: '4', how_much: '$400' }, 'fact');
-  await post('write.potential_causes', 'potential_causes', Array.from({ length: profile.causesPerReport }, (_, i) => ({ problem_id: id, cause_text: `cause ${i + 1}`, order_number: i + 1 })), 'cause');
-  const actions = await post('write.problem_actions', 'problem_actions', Array.from({ length: profile.actionsPerReport }, (_, i) => ({ problem_id: id, issue: `issue ${i + 1}`, countermeasure: 'Sweep the lane', responsible_person: 'Yard lead', completion_date: '2026-12-31', status: 'pending' })), 'action');
+  await post(
+    'write.problem_facts',
+    'problem_facts',
+    {
+      problem_id: id,
+      who: 'Yard crew',
+      what: 'Rock chip',
+      where_field: 'Lane 3',
+      when_field: 'Morning',
+      how_many: '4',
+      how_much: '$400',
+    },
+    'fact',
+  );
+  await post(
+    'write.potential_causes',
+    'potential_causes',
+    Array.from({ length: profile.causesPerReport }, (_, i) => ({
+      problem_id: id,
+      cause_text: `cause ${i + 1}`,
+      order_number: i + 1,
+    })),
+    'cause',
+  );
+  const actions = await post(
+    'write.problem_actions',
+    'problem_actions',
+    Array.from({ length: profile.actionsPerReport }, (_, i) => ({
+      problem_id: id,
+      issue: `issue ${i + 1}`,
+      countermeasure: 'Sweep the lane',
+      responsible_person: 'Yard lead',
+      completion_date: '2026-12-31',
+      status: 'pending',
+    })),
+    'action',
+  );
   const status = async (value: string) => {
     const t = Date.now();
-    const res = await c.request('write.problem_status', 'PATCH', `/rest/v1/problem_reports?id=eq.${id}`, { token: user.token, json: { status: value } });
+    const res = await c.request('write.problem_status', 'PATCH', `/rest/v1/problem_reports?id=eq.${id}`, {
+      token: user.token,
+      json: { status: value },
+    });
     if (ok(res)) c.ack({ type: 'report-status', id, status: value, at: t });
   };
   await status('in_progress');
   if (actions.length > 0) {
     const t = Date.now();
-    const res = await c.request('write.problem_action_status', 'PATCH', `/rest/v1/problem_actions?id=in.(${actions.join(',')})`, { token: user.token, json: { status: 'complete' } });
+    const res = await c.request(
+      'write.problem_action_status',
+      'PATCH',
+      `/rest/v1/problem_actions?id=in.(${actions.join(',')})`,
+      { token: user.token, json: { status: 'complete' } },
+    );
     if (ok(res)) for (const a of actions) c.ack({ type: 'action-status', id: a, status: 'complete', at: t });
   }
   await status('closed');
@@ -164,15 +229,23 @@ async function refresh(c: ActionContext, job: Extract<Job, { kind: 'refresh' }>)
   const ago = (hours: number) => new Date(now.getTime() - hours * 3_600_000).toISOString();
   const a = `auction_id=eq.${auction.id}`;
   const get = (kind: string, path: string) => c.request(kind, 'GET', `/rest/v1/${path}`, { token });
-  const rpc = (name: string, json: unknown) => c.request(`rpc.${name}`, 'POST', `/rest/v1/rpc/${name}`, { token, json });
+  const rpc = (name: string, json: unknown) =>
+    c.request(`rpc.${name}`, 'POST', `/rest/v1/rpc/${name}`, { token, json });
   await Promise.all([
     get('read.recent_submissions', `recent_submissions?${a}&order=submitted_at.desc&limit=25`),
     get('read.recent_quality_inspections', `recent_quality_inspections?${a}&order=submitted_at.desc&limit=25`),
     get('read.active_problem_reports', `active_problem_reports?${a}&status=neq.closed&order=submitted_at.desc`),
-    get('read.messages_with_reply_count', `messages_with_reply_count?channel_id=eq.${auction.channels[0]}&parent_message_id=is.null&order=created_at.desc&limit=50`),
+    get(
+      'read.messages_with_reply_count',
+      `messages_with_reply_count?channel_id=eq.${auction.channels[0]}&parent_message_id=is.null&order=created_at.desc&limit=50`,
+    ),
     rpc('get_all_locations_stats', { p_start_date: ago(24), p_end_date: now.toISOString() }),
     rpc('get_defect_trends', { p_start_date: ago(24 * 7), p_end_date: now.toISOString(), p_location_id: null }),
-    rpc('get_location_stats', { p_location_id: auction.locations[job.user % auction.locations.length]!.id, p_start_date: ago(12), p_end_date: now.toISOString() }),
+    rpc('get_location_stats', {
+      p_location_id: auction.locations[job.user % auction.locations.length]!.id,
+      p_start_date: ago(12),
+      p_end_date: now.toISOString(),
+    }),
     rpc('get_pending_submissions', {}),
   ]);
 }
@@ -185,13 +258,22 @@ async function importCsv(c: ActionContext, job: Extract<Job, { kind: 'import' }>
   form.set('options', JSON.stringify({ auction_id: auction.id, name: `day-import-${randomUUID()}` }));
   form.set('file', new Blob([body], { type: 'text/csv' }), 'sales.csv');
   const started = performance.now();
-  const res = await c.request('import.csv', 'POST', '/functions/v1/import-csv', { token, body: form, timeoutMs: 600_000 });
+  const res = await c.request('import.csv', 'POST', '/functions/v1/import-csv', {
+    token,
+    body: form,
+    timeoutMs: 600_000,
+  });
   if (!ok(res)) return;
   const complete = /event: complete\ndata: (.*)\n/.exec(res.text)?.[1];
   if (!complete) return;
   const done = JSON.parse(complete) as { dataset_id: string; row_count: number };
   if (done.row_count === count)
-    c.ack({ type: 'dataset', id: done.dataset_id, rows: done.row_count, seconds: (performance.now() - started) / 1000 });
+    c.ack({
+      type: 'dataset',
+      id: done.dataset_id,
+      rows: done.row_count,
+      seconds: (performance.now() - started) / 1000,
+    });
 }
 
 export function runJob(c: ActionContext, job: Job): Promise<void> {

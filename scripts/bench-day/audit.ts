@@ -39,7 +39,8 @@ async function exactlyOnce(
   const found = new Map(rows.map((r) => [r.id, r.marker]));
   for (const a of acks) {
     if (!found.has(a.id)) problems.push(`${name} ${a.id} was acknowledged but is not in ${table}`);
-    else if (found.get(a.id) !== a.token) problems.push(`${name} ${a.id} has ${marker} ${found.get(a.id)}, not ${a.token}`);
+    else if (found.get(a.id) !== a.token)
+      problems.push(`${name} ${a.id} has ${marker} ${found.get(a.id)}, not ${a.token}`);
   }
   const twice = await sql<Array<{ marker: string; n: number }>>`
     select ${sql(marker)}::text as marker, count(*)::int as n from ${sql(table)}
@@ -59,14 +60,21 @@ async function present(sql: OwnerSql, name: string, table: string, ids: string[]
 }
 
 /** The last acknowledged status of each row is the one stored. */
-async function lastStatus(sql: OwnerSql, name: string, table: string, acks: Array<{ id: string; status: string; at: number }>) {
+async function lastStatus(
+  sql: OwnerSql,
+  name: string,
+  table: string,
+  acks: Array<{ id: string; status: string; at: number }>,
+) {
   const last = new Map<string, { status: string; at: number }>();
   for (const a of acks) if ((last.get(a.id)?.at ?? -1) <= a.at) last.set(a.id, a);
   const rows = await sql<Array<{ id: string; status: string }>>`
     select id::text, status from ${sql(table)} where id = any(${[...last.keys()]}::uuid[])`;
   const stored = new Map(rows.map((r) => [r.id, r.status]));
   const problems = [...last].flatMap(([id, a]) =>
-    stored.get(id) === a.status ? [] : [`${name} ${id}: acknowledged ${a.status}, stored ${stored.get(id) ?? 'nothing'}`],
+    stored.get(id) === a.status
+      ? []
+      : [`${name} ${id}: acknowledged ${a.status}, stored ${stored.get(id) ?? 'nothing'}`],
   );
   return { name: `${name} statuses kept`, checked: last.size, problems };
 }
@@ -75,11 +83,14 @@ async function objects(url: string, acks: Of<'object'>[]): Promise<AuditCheck> {
   const problems: string[] = [];
   await pool(acks, 6, async (a) => {
     try {
-      const res = await fetch(`${url}/storage/v1/object/public/lot-images/${a.path}`, { signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(`${url}/storage/v1/object/public/lot-images/${a.path}`, {
+        signal: AbortSignal.timeout(30_000),
+      });
       const body = Buffer.from(await res.arrayBuffer());
       const sha = createHash('sha256').update(body).digest('hex');
       if (res.status !== 200) problems.push(`object ${a.path}: GET answered ${res.status}`);
-      else if (sha !== a.sha256) problems.push(`object ${a.path}: ${body.length} bytes, sha256 differs from the upload's`);
+      else if (sha !== a.sha256)
+        problems.push(`object ${a.path}: ${body.length} bytes, sha256 differs from the upload's`);
     } catch (error) {
       problems.push(`object ${a.path}: ${error}`);
     }
@@ -96,19 +107,32 @@ async function datasets(sql: OwnerSql, acks: Of<'dataset'>[]): Promise<AuditChec
       problems.push(`dataset ${a.id} was acknowledged but is not in public.datasets`);
       continue;
     }
-    const [{ n }] = await sql<Array<{ n: number }>>`select count(*)::int as n from ${sql(`reporting_data.${d.table_name}`)}`;
+    const [{ n }] = await sql<
+      Array<{ n: number }>
+    >`select count(*)::int as n from ${sql(`reporting_data.${d.table_name}`)}`;
     if (d.status !== 'ready' || d.row_count !== a.rows || n !== a.rows)
       problems.push(`dataset ${a.id}: ${d.status}, row_count ${d.row_count}, ${n} rows stored, ${a.rows} imported`);
   }
   return { name: 'imports complete', checked: acks.length, problems };
 }
 
-const EVENT_OF = { message: 'message.created', inspection: 'inspection.created', submission: 'submission.created' } as const;
+const EVENT_OF = {
+  message: 'message.created',
+  inspection: 'inspection.created',
+  submission: 'submission.created',
+} as const;
 
 async function events(sql: OwnerSql, world: World, acks: Ack[], arrivals: ArrivalRecord[], attempts: number) {
   const problems: string[] = [];
   const deliveries = await sql<
-    Array<{ id: string; endpoint_id: string; status: string; event_type: string; subject: string; attempt_count: number }>
+    Array<{
+      id: string;
+      endpoint_id: string;
+      status: string;
+      event_type: string;
+      subject: string;
+      attempt_count: number;
+    }>
   >`select id::text, endpoint_id::text, status, event_type, payload->'data'->>'id' as subject, attempt_count
     from public.webhook_deliveries where not is_test and event_type = any(${Object.values(EVENT_OF)}::text[])`;
   const bySubject = new Map<string, typeof deliveries>();
@@ -123,7 +147,8 @@ async function events(sql: OwnerSql, world: World, acks: Ack[], arrivals: Arriva
   const acknowledgedById = new Map<string, number>();
   for (const a of arrivals) {
     arrivalsById.set(a.webhookId, (arrivalsById.get(a.webhookId) ?? 0) + 1);
-    if (a.answered >= 200 && a.answered < 300) acknowledgedById.set(a.webhookId, (acknowledgedById.get(a.webhookId) ?? 0) + 1);
+    if (a.answered >= 200 && a.answered < 300)
+      acknowledgedById.set(a.webhookId, (acknowledgedById.get(a.webhookId) ?? 0) + 1);
   }
   const endpointsOf = new Map(world.auctions.map((a) => [a.id, a.endpoints.map((e) => e.id)]));
   const tally = { reached: 0, queued: 0, failed: 0 };
@@ -144,7 +169,10 @@ async function events(sql: OwnerSql, world: World, acks: Ack[], arrivals: Arriva
       if (answered.has(d.id)) tally.reached++;
       else if (d.status === 'queued') tally.queued++;
       else if (d.status === 'failed' && d.attempt_count >= attempts) tally.failed++;
-      else problems.push(`${event} of ${a.id}: delivery ${d.id} is ${d.status} after ${d.attempt_count} attempts, and no receiver acknowledged it`);
+      else
+        problems.push(
+          `${event} of ${a.id}: delivery ${d.id} is ${d.status} after ${d.attempt_count} attempts, and no receiver acknowledged it`,
+        );
     }
   }
   const known = new Set(deliveries.map((d) => d.id));
@@ -177,10 +205,30 @@ export async function audit(input: {
     await exactlyOnce(sql, 'inspection', 'public.quality_inspections', 'vin_number', only(acks, 'inspection')),
     await exactlyOnce(sql, 'submission', 'public.lot_submissions', 'notes', only(acks, 'submission')),
     await exactlyOnce(sql, 'rock report', 'public.problem_reports', 'issue_name', only(acks, 'report')),
-    await present(sql, 'defect', 'public.quality_defects', only(acks, 'defect').map((a) => a.id)),
-    await present(sql, 'fact', 'public.problem_facts', only(acks, 'fact').map((a) => a.id)),
-    await present(sql, 'cause', 'public.potential_causes', only(acks, 'cause').map((a) => a.id)),
-    await present(sql, 'action', 'public.problem_actions', only(acks, 'action').map((a) => a.id)),
+    await present(
+      sql,
+      'defect',
+      'public.quality_defects',
+      only(acks, 'defect').map((a) => a.id),
+    ),
+    await present(
+      sql,
+      'fact',
+      'public.problem_facts',
+      only(acks, 'fact').map((a) => a.id),
+    ),
+    await present(
+      sql,
+      'cause',
+      'public.potential_causes',
+      only(acks, 'cause').map((a) => a.id),
+    ),
+    await present(
+      sql,
+      'action',
+      'public.problem_actions',
+      only(acks, 'action').map((a) => a.id),
+    ),
     await lastStatus(sql, 'rock report', 'public.problem_reports', only(acks, 'report-status')),
     await lastStatus(sql, 'action', 'public.problem_actions', only(acks, 'action-status')),
     await objects(input.url, only(acks, 'object')),
@@ -194,7 +242,9 @@ export async function audit(input: {
   checks.push({
     name: 'submission entries',
     checked: entries.length,
-    problems: entries.flatMap((e) => (n.get(e.id) === e.entries ? [] : [`submission ${e.id}: ${n.get(e.id) ?? 0} entries, ${e.entries} sent`])),
+    problems: entries.flatMap((e) =>
+      n.get(e.id) === e.entries ? [] : [`submission ${e.id}: ${n.get(e.id) ?? 0} entries, ${e.entries} sent`],
+    ),
   });
   const ev = await events(sql, input.world, acks, input.arrivals, input.attempts);
   checks.push(ev.check);

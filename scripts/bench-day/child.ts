@@ -97,7 +97,8 @@ export function recordBuffer(ms = 500) {
     key: K,
     item: NonNullable<Extract<FromChild, { type: 'records' }>[K]>[number],
   ) => {
-    ((batch[key] ??= []) as unknown[]).push(item);
+    if (!batch[key]) batch[key] = [];
+    (batch[key] as unknown[]).push(item);
   };
   return {
     push,

@@ -94,11 +94,19 @@ export const DISK_FAULT_FLOOR_MB = 256;
 async function diskFull(ctx: FaultContext, seconds: number): Promise<Omit<FaultWindow, 'name'>> {
   const start = Date.now();
   if (!diskFloorSetting())
-    return { start, end: start, skipped: 'the server has no DISK_FREE_FLOOR_MB setting yet (wire-in: faults.ts diskFull)' };
+    return {
+      start,
+      end: start,
+      skipped: 'the server has no DISK_FREE_FLOOR_MB setting yet (wire-in: faults.ts diskFull)',
+    };
   const fs = statfsSync(ctx.server.dataDir);
   const freeMb = (fs.bavail * fs.bsize) / 2 ** 20;
   if (freeMb > SMALL_FILESYSTEM_MB)
-    return { start, end: start, skipped: `the data directory is not on a small filesystem (${Math.round(freeMb)} MB free; set DAY_DATA_ROOT to a tmpfs)` };
+    return {
+      start,
+      end: start,
+      skipped: `the data directory is not on a small filesystem (${Math.round(freeMb)} MB free; set DAY_DATA_ROOT to a tmpfs)`,
+    };
   // Fill to below the floor, hold, then free it again.
   const filler = join(ctx.server.dataDir, 'disk-fault-filler');
   const fillMb = Math.max(0, Math.floor(freeMb - DISK_FAULT_FLOOR_MB / 2));
@@ -128,6 +136,8 @@ export async function injectFault(
           : name === 'network-cut'
             ? await networkCut(ctx, seconds ?? 20)
             : await diskFull(ctx, seconds ?? 15);
-  ctx.log(`fault ${name}: ${window.skipped ? `skipped (${window.skipped})` : `ended after ${((window.end - window.start) / 1000).toFixed(1)} s`}`);
+  ctx.log(
+    `fault ${name}: ${window.skipped ? `skipped (${window.skipped})` : `ended after ${((window.end - window.start) / 1000).toFixed(1)} s`}`,
+  );
   return { name, ...window };
 }

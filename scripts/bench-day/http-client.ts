@@ -36,7 +36,13 @@ export function httpClient(options: {
     kind: string,
     method: string,
     path: string,
-    init: { token: string; json?: unknown; body?: RequestInit['body']; headers?: Record<string, string>; timeoutMs?: number },
+    init: {
+      token: string;
+      json?: unknown;
+      body?: RequestInit['body'];
+      headers?: Record<string, string>;
+      timeoutMs?: number;
+    },
   ): Promise<Answer> {
     const t = Date.now();
     const started = performance.now();

@@ -50,6 +50,12 @@ export interface ArrivalRecord {
 export type FromChild =
   | { type: 'ready' }
   | { type: 'started'; urls?: string[]; subscribed?: number; failed?: number }
-  | { type: 'records'; requests?: RequestRecord[]; acks?: Ack[]; realtime?: RealtimeRecord[]; arrivals?: ArrivalRecord[] }
+  | {
+      type: 'records';
+      requests?: RequestRecord[];
+      acks?: Ack[];
+      realtime?: RealtimeRecord[];
+      arrivals?: ArrivalRecord[];
+    }
   | { type: 'done' }
   | { type: 'log'; line: string };

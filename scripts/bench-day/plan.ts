@@ -56,8 +56,9 @@ export function makePlan(k: number, compression: number): Plan {
   const admins = Math.max(auctions, scaled(p.admins, k));
   const perAuction = (total: number, a: number) => Math.floor(total / auctions) + (a < total % auctions ? 1 : 0);
   const jobs: Job[] = [];
-  const perHour = (count: number, make: (at: number, i: number) => Job) =>
-    spread(count, durationMs, random).forEach((at, i) => jobs.push(make(at, i)));
+  const perHour = (count: number, make: (at: number, i: number) => Job) => {
+    for (const [i, at] of spread(count, durationMs, random).entries()) jobs.push(make(at, i));
+  };
 
   const locations = p.locationsPerAuction;
   perHour(auctions * locations * (60 / p.submissionEveryMinutes), (at, i) => {
@@ -68,7 +69,14 @@ export function makePlan(k: number, compression: number): Plan {
     const auction = i % auctions;
     const { min, max } = p.defectsPerInspection;
     const defects = min + pick(max - min + 1);
-    return { kind: 'inspection', at, auction, location: pick(locations), user: pick(perAuction(staff, auction)), defects };
+    return {
+      kind: 'inspection',
+      at,
+      auction,
+      location: pick(locations),
+      user: pick(perAuction(staff, auction)),
+      defects,
+    };
   });
   perHour(Math.max(1, Math.round((auctions * p.rockReportsPerAuctionPerDay) / p.operatingHoursPerDay)), (at) => {
     const auction = pick(auctions);

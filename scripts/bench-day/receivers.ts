@@ -40,7 +40,10 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse) {
       occurred: body.timestamp ? Date.parse(body.timestamp) : 0,
       answered,
     });
-    const delay = roll >= behaviour.failShare && roll < behaviour.failShare + behaviour.slowShare ? behaviour.slowSeconds * 1000 : 0;
+    const delay =
+      roll >= behaviour.failShare && roll < behaviour.failShare + behaviour.slowShare
+        ? behaviour.slowSeconds * 1000
+        : 0;
     const timer = setTimeout(() => res.writeHead(answered).end(), delay);
     res.on('close', () => clearTimeout(timer));
   });

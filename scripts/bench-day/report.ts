@@ -9,7 +9,8 @@ const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 
 function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -31,7 +32,8 @@ export function formatDay(r: DayResult): string {
   out.push(
     `webhooks: ${r.webhooks.arrivals} arrivals, ${r.webhooks.firstAttempts} deliveries seen; backlog (queued and due) max ${r.webhooks.maxBacklogDue}, queued max ${r.webhooks.maxQueued}, queued at the end ${r.webhooks.finalQueued}`,
   );
-  for (const i of r.imports) out.push(`import: ${i.rows} rows in ${i.seconds.toFixed(1)} s = ${Math.round(i.rows / i.seconds)} rows/s`);
+  for (const i of r.imports)
+    out.push(`import: ${i.rows} rows in ${i.seconds.toFixed(1)} s = ${Math.round(i.rows / i.seconds)} rows/s`);
   const names = [...new Set(r.samples.flatMap((s) => Object.keys(s.rss)))];
   out.push(
     table(
@@ -44,11 +46,28 @@ export function formatDay(r: DayResult): string {
   );
   const conns = r.samples.flatMap((s) => (s.connections === undefined ? [] : [s.connections]));
   out.push(`database connections: max ${Math.max(0, ...conns)}, last ${conns.at(-1) ?? '-'}`);
-  out.push(table(['service level', 'value', 'target', 'held'], r.levels.map((l) => [l.name, l.value, l.target, l.held ? 'yes' : 'NO'])));
+  out.push(
+    table(
+      ['service level', 'value', 'target', 'held'],
+      r.levels.map((l) => [l.name, l.value, l.target, l.held ? 'yes' : 'NO']),
+    ),
+  );
   if (r.faults.length > 0)
     out.push(
       table(
-        ['fault', 'lasted s', 'errors end after s', 'levels again after s', 'requests', 'ok', '503/504', 'hangs', 'resets', 'in flight at kill', 'other'],
+        [
+          'fault',
+          'lasted s',
+          'errors end after s',
+          'levels again after s',
+          'requests',
+          'ok',
+          '503/504',
+          'hangs',
+          'resets',
+          'in flight at kill',
+          'other',
+        ],
         r.faults.map((f) =>
           f.skipped
             ? [f.name, `skipped: ${f.skipped}`, '', '', '', '', '', '', '', '', '']
@@ -69,12 +88,33 @@ export function formatDay(r: DayResult): string {
       ),
     );
   for (const f of r.faults)
-    for (const v of f.violations.slice(0, 5)) out.push(`  ${f.name}: ${v.kind} ${v.status} after ${Math.round(v.ms)} ms: ${v.detail ?? ''}`);
-  const troubled = r.faults.some((f) => f.violations.length > 0) || r.requests.some((q) => q.status >= 500 && q.status !== 503 && q.status !== 504);
-  if (troubled && r.serverLog.length > 0) out.push(['server log (errors, restarts):', ...r.serverLog.map((l) => `  ${l.slice(0, 300)}`)].join('\n'));
-  out.push(table(['audit', 'checked', 'problems'], r.audit.checks.map((c) => [c.name, String(c.checked), String(c.problems.length)])));
+    for (const v of f.violations.slice(0, 5))
+      out.push(`  ${f.name}: ${v.kind} ${v.status} after ${Math.round(v.ms)} ms: ${v.detail ?? ''}`);
+  const troubled =
+    r.faults.some((f) => f.violations.length > 0) ||
+    r.requests.some((q) => q.status >= 500 && q.status !== 503 && q.status !== 504);
+  if (troubled && r.serverLog.length > 0)
+    out.push(['server log (errors, restarts):', ...r.serverLog.map((l) => `  ${l.slice(0, 300)}`)].join('\n'));
+  out.push(
+    table(
+      ['audit', 'checked', 'problems'],
+      r.audit.checks.map((c) => [c.name, String(c.checked), String(c.problems.length)]),
+    ),
+  );
   for (const c of r.audit.checks) for (const problem of c.problems.slice(0, 5)) out.push(`  ${problem}`);
-  out.push(`audit: ${r.audit.clean ? 'clean' : 'PROBLEMS FOUND'}; ${r.audit.repeats} deliveries repeated under the same webhook_id`);
-  out.push(`K=${p.k} ${r.held ? 'HELD' : 'did NOT hold'} the service levels (run took ${Math.round(r.durationMs / 1000)} s)`);
+  out.push(
+    `audit: ${r.audit.clean ? 'clean' : 'PROBLEMS FOUND'}; ${r.audit.repeats} deliveries repeated under the same webhook_id`,
+  );
+  if (r.auditAfterDrop) {
+    const caught = r.auditAfterDrop.checks
+      .flatMap((c) => c.problems)
+      .filter((x) => r.droppedId && x.includes(r.droppedId));
+    out.push(
+      `--drop-one: message ${r.droppedId} deleted after the audit; the audit again: ${r.auditAfterDrop.clean ? 'clean (it MISSED the drop)' : `caught it: ${caught[0] ?? 'problems, but none naming it'}`}`,
+    );
+  }
+  out.push(
+    `K=${p.k} ${r.held ? 'HELD' : 'did NOT hold'} the service levels (run took ${Math.round(r.durationMs / 1000)} s)`,
+  );
   return out.join('\n');
 }

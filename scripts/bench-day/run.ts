@@ -18,7 +18,8 @@ export interface DayOptions {
   /** Faults to inject (by name), or none. */
   faults?: readonly FaultName[];
   compression?: number;
-  /** Deletes one acknowledged message row before the audit: the audit must report it. */
+  /** After the audit, deletes one acknowledged message row and audits again (`auditAfterDrop`): the proof that
+   * the audit can fail. */
   dropOne?: boolean;
   log?: (line: string) => void;
 }
@@ -29,7 +30,15 @@ export interface FaultOutcome extends FaultWindow {
   /** Ms from the fault's start until requests stopped failing (a window without errors), whatever their latency. */
   errorsEndMs?: number;
   /** Requests sent while the fault lasted (start to recovery) and what they met. */
-  during: { total: number; ok: number; contract: number; hangs: number; resets: number; inFlightAtKill: number; other: number };
+  during: {
+    total: number;
+    ok: number;
+    contract: number;
+    hangs: number;
+    resets: number;
+    inFlightAtKill: number;
+    other: number;
+  };
   /** Requests that met neither success nor a contract error (the first few). */
   violations: RequestRecord[];
 }
@@ -46,6 +55,7 @@ export interface DayResult {
   faults: FaultOutcome[];
   audit: Audit;
   droppedId?: string;
+  auditAfterDrop?: Audit;
   /** The server's log lines at error level and its process events (a worker or the database restarted). */
   serverLog: string[];
   durationMs: number;
@@ -96,13 +106,21 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       PUSH_PROVIDER: 'outbox',
       ...(diskFloorSetting() ? { DISK_FREE_FLOOR_MB: String(DISK_FAULT_FLOOR_MB) } : {}),
     });
-    log(`server at ${server.url} (workers ${server.workerPids().join(', ')}), started in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+    log(
+      `server at ${server.url} (workers ${server.workerPids().join(', ')}), started in ${((Date.now() - began) / 1000).toFixed(1)} s`,
+    );
     sql = await ownerConnection(server.ownerUrl);
     const owner = sql;
-    await until(async () => (await owner<Array<{ allow_http: boolean }>>`select allow_http from webhooks.settings`)[0]?.allow_http === true, 30_000);
+    await until(
+      async () =>
+        (await owner<Array<{ allow_http: boolean }>>`select allow_http from webhooks.settings`)[0]?.allow_http === true,
+      30_000,
+    );
     const world = await buildWorld(owner, plan, server, urls!, log);
-    const categoryIds = (await owner<Array<{ id: string }>>`
-      select id::text from public.defect_categories where auction_id is null order by display_order`).map((c) => c.id);
+    const categoryIds = (
+      await owner<Array<{ id: string }>>`
+      select id::text from public.defect_categories where auction_id is null order by display_order`
+    ).map((c) => c.id);
 
     // Subscribers: every staff member on their channel's messages, and the submission watchers on their auction.
     const subscriptions: Subscription[] = [];
@@ -111,30 +129,50 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       a.staff.forEach((u, i) => {
         const channel = a.channels[i % a.channels.length]!;
         perChannel.set(channel, (perChannel.get(channel) ?? 0) + 1);
-        subscriptions.push({ token: u.token, refreshToken: u.refreshToken, table: 'messages', filter: `channel_id=eq.${channel}` });
+        subscriptions.push({
+          token: u.token,
+          refreshToken: u.refreshToken,
+          table: 'messages',
+          filter: `channel_id=eq.${channel}`,
+        });
       });
     const watchers = new Map<string, number>();
     for (let i = 0; i < plan.submissionSubscribers; i++) {
       const a = world.auctions[i % world.auctions.length]!;
       const u = a.admins[Math.floor(i / world.auctions.length) % a.admins.length]!;
       watchers.set(a.id, (watchers.get(a.id) ?? 0) + 1);
-      subscriptions.push({ token: u.token, refreshToken: u.refreshToken, table: 'lot_submissions', filter: `auction_id=eq.${a.id}` });
+      subscriptions.push({
+        token: u.token,
+        refreshToken: u.refreshToken,
+        table: 'lot_submissions',
+        filter: `auction_id=eq.${a.id}`,
+      });
     }
     const subscriberProcs = Math.max(1, Math.ceil(subscriptions.length / 250));
-    const subscribers = Array.from({ length: subscriberProcs }, (_, i) => startChild(`subscribers-${i}`, './subscribers.ts', log));
+    const subscribers = Array.from({ length: subscriberProcs }, (_, i) =>
+      startChild(`subscribers-${i}`, './subscribers.ts', log),
+    );
     children.push(...subscribers);
     const subscribeStart = Date.now();
     await Promise.all(subscribers.map((s) => s.ready));
-    subscribers.forEach((s, i) =>
-      s.send({ type: 'start', url: server!.url, anonKey: server!.anonKey, subscriptions: share(subscriptions, subscriberProcs, i) }),
-    );
+    for (const [i, s] of subscribers.entries())
+      s.send({
+        type: 'start',
+        url: server!.url,
+        anonKey: server!.anonKey,
+        subscriptions: share(subscriptions, subscriberProcs, i),
+      });
     const joined = await Promise.all(subscribers.map((s) => s.started));
     const subscribed = joined.reduce((n, j) => n + (j.subscribed ?? 0), 0);
-    log(`${subscribed} of ${subscriptions.length} realtime subscribers joined in ${((Date.now() - subscribeStart) / 1000).toFixed(1)} s`);
+    log(
+      `${subscribed} of ${subscriptions.length} realtime subscribers joined in ${((Date.now() - subscribeStart) / 1000).toFixed(1)} s`,
+    );
 
     // Generators: the jobs dealt by auction, so one auction's actions keep their order in one process.
     const generatorProcs = Math.max(1, Math.min(Math.ceil(plan.auctions / 20), cpus().length * 2, 6));
-    const generators = Array.from({ length: generatorProcs }, (_, i) => startChild(`generator-${i}`, './generator.ts', log));
+    const generators = Array.from({ length: generatorProcs }, (_, i) =>
+      startChild(`generator-${i}`, './generator.ts', log),
+    );
     children.push(...generators);
     await Promise.all(generators.map((g) => g.ready));
     const sampler = startSampler({
@@ -148,7 +186,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       proportional: ['postgres (PSS sum)'],
     });
     const startAt = Date.now() + 1_000;
-    generators.forEach((g, i) =>
+    for (const [i, g] of generators.entries())
       g.send({
         type: 'start',
         url: server!.url,
@@ -160,9 +198,10 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         categoryIds,
         photoBytes: profile.photoBytes,
         csvBytes: profile.csvImportBytes,
-      }),
+      });
+    log(
+      `K=${plan.k}: playing the hour in ${Math.round(plan.durationMs / 1000)} s (compression ${compression}): ${plan.jobs.length} jobs, ${generatorProcs} generators, ${subscriberProcs} subscriber processes`,
     );
-    log(`K=${plan.k}: playing the hour in ${Math.round(plan.durationMs / 1000)} s (compression ${compression}): ${plan.jobs.length} jobs, ${generatorProcs} generators, ${subscriberProcs} subscriber processes`);
 
     const windows: FaultWindow[] = [];
     const faultsDone = (async () => {
@@ -170,7 +209,9 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         if (!options.faults?.includes(f.name)) continue;
         const at = startAt + f.at * plan.durationMs;
         if (at > Date.now()) await new Promise((r) => setTimeout(r, at - Date.now()));
-        windows.push(await injectFault(f.name, 'seconds' in f ? f.seconds : undefined, { server: server!, receivers, log }));
+        windows.push(
+          await injectFault(f.name, 'seconds' in f ? f.seconds : undefined, { server: server!, receivers, log }),
+        );
       }
     })();
     await Promise.all([...generators.map((g) => g.done), faultsDone]);
@@ -187,29 +228,40 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       last = now;
       return settled;
     }, 15_000);
-    await until(async () => (await owner<Array<{ n: number }>>`
-      select count(*)::int as n from public.webhook_deliveries where status = 'queued' and attempt_count = 0`)[0]!.n === 0, 60_000);
+    await until(
+      async () =>
+        (
+          await owner<Array<{ n: number }>>`
+      select count(*)::int as n from public.webhook_deliveries where status = 'queued' and attempt_count = 0`
+        )[0]!.n === 0,
+      60_000,
+    );
     sampler.stop();
-    subscribers.forEach((s) => s.send({ type: 'stop' }));
+    for (const s of subscribers) s.send({ type: 'stop' });
     receivers.send({ type: 'stop' });
     await Promise.all([...subscribers, receivers].map((c) => c.done.catch(() => {})));
     const realtime = subscribers.flatMap((s) => s.realtime);
     const arrivals = receivers.arrivals;
 
+    const auditOf = () =>
+      audit({ sql: owner, url: server!.url, world, acks, arrivals, attempts: schedule.split(',').length });
+    const audited = await auditOf();
     let droppedId: string | undefined;
+    let auditAfterDrop: Audit | undefined;
     if (options.dropOne) {
       const victim = acks.find((a) => a.type === 'message');
       if (victim && 'id' in victim) {
         droppedId = victim.id;
         await owner`delete from public.messages where id = ${victim.id}`;
-        log(`dropped acknowledged message ${victim.id} before the audit (--drop-one)`);
+        log(`dropped acknowledged message ${victim.id} in the database; auditing again (--drop-one)`);
+        auditAfterDrop = await auditOf();
       }
     }
-    const audited = await audit({ sql: owner, url: server.url, world, acks, arrivals, attempts: schedule.split(',').length });
 
     // Service levels: in a fault run, over the traffic outside the faults (start to recovery).
     const outcomes = windows.map((w) => faultOutcome(w, requests, startAt + plan.durationMs + profile.clientTimeoutMs));
-    const outside = (t: number) => !outcomes.some((o) => !o.skipped && t >= o.start && t < o.start + (o.recoveryMs ?? Number.POSITIVE_INFINITY));
+    const outside = (t: number) =>
+      !outcomes.some((o) => !o.skipped && t >= o.start && t < o.start + (o.recoveryMs ?? Number.POSITIVE_INFINITY));
     const levels = serviceLevelsHeld({
       requests: requests.filter((r) => outside(r.t)),
       realtime: realtime.filter((r) => outside(r.t)),
@@ -232,7 +284,10 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       plan: { ...plan, jobs: plan.jobs.length },
       requests,
       levels,
-      held: levels.every((l) => l.held) && audited.clean && outcomes.every((o) => o.skipped || (o.recoveryMs !== undefined && o.violations.length === 0)),
+      held:
+        levels.every((l) => l.held) &&
+        audited.clean &&
+        outcomes.every((o) => o.skipped || (o.recoveryMs !== undefined && o.violations.length === 0)),
       realtime: { received, expected, p50: percentile(rt, 50), p99: percentile(rt, 99) },
       webhooks: {
         arrivals: arrivals.length,
@@ -246,6 +301,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       faults: outcomes,
       audit: audited,
       droppedId,
+      auditAfterDrop,
       serverLog: server
         .output()
         .split('\n')

@@ -102,21 +102,47 @@ export function serviceLevelsHeld(input: {
     const p99 = percentile(ms, 99);
     levels.push({ name: `${cls} p99`, value: fmt(p99), target: `< ${limitOf[cls]} ms`, held: p99 < limitOf[cls] });
   }
-  const rt = percentile(input.realtime.map((r) => r.ms), 99);
+  const rt = percentile(
+    input.realtime.map((r) => r.ms),
+    99,
+  );
   if (input.realtime.length > 0)
-    levels.push({ name: 'realtime commit-to-client p99', value: fmt(rt), target: `< ${serviceLevels.realtimeP99Ms} ms`, held: rt < serviceLevels.realtimeP99Ms });
+    levels.push({
+      name: 'realtime commit-to-client p99',
+      value: fmt(rt),
+      target: `< ${serviceLevels.realtimeP99Ms} ms`,
+      held: rt < serviceLevels.realtimeP99Ms,
+    });
   const first = firstAttempts(input.arrivals).filter((a) => a.occurred > 0);
   if (first.length > 0) {
-    const p99 = percentile(first.map((a) => a.t - a.occurred), 99);
-    levels.push({ name: 'webhook first attempt p99', value: fmt(p99), target: `< ${serviceLevels.webhookFirstAttemptP99Ms} ms`, held: p99 < serviceLevels.webhookFirstAttemptP99Ms });
+    const p99 = percentile(
+      first.map((a) => a.t - a.occurred),
+      99,
+    );
+    levels.push({
+      name: 'webhook first attempt p99',
+      value: fmt(p99),
+      target: `< ${serviceLevels.webhookFirstAttemptP99Ms} ms`,
+      held: p99 < serviceLevels.webhookFirstAttemptP99Ms,
+    });
   }
   const bad5xx = input.requests.filter(
     (r) => r.status >= 500 && !(input.allowContract503 && (r.status === 503 || r.status === 504) && r.contract),
   ).length;
-  levels.push({ name: input.allowContract503 ? '5xx (besides contract 503/504)' : '5xx responses', value: String(bad5xx), target: `${serviceLevels.max5xx}`, held: bad5xx <= serviceLevels.max5xx });
+  levels.push({
+    name: input.allowContract503 ? '5xx (besides contract 503/504)' : '5xx responses',
+    value: String(bad5xx),
+    target: `${serviceLevels.max5xx}`,
+    held: bad5xx <= serviceLevels.max5xx,
+  });
   for (const name of input.flatProcesses ?? []) {
     const growth = rssGrowth(input.samples ?? [], name);
-    levels.push({ name: `RSS flat: ${name}`, value: `${(growth * 100).toFixed(1)}%`, target: `< ${serviceLevels.rssGrowthMax * 100}%`, held: growth < serviceLevels.rssGrowthMax });
+    levels.push({
+      name: `RSS flat: ${name}`,
+      value: `${(growth * 100).toFixed(1)}%`,
+      target: `< ${serviceLevels.rssGrowthMax * 100}%`,
+      held: growth < serviceLevels.rssGrowthMax,
+    });
   }
   return levels;
 }

@@ -19,7 +19,10 @@ describe('toStorageError', () => {
   });
 
   it('keeps the request errors and leaves the unknown ones 500', () => {
-    const policy = Object.assign(new Error('new row violates row-level security policy'), { code: '42501', severity: 'ERROR' });
+    const policy = Object.assign(new Error('new row violates row-level security policy'), {
+      code: '42501',
+      severity: 'ERROR',
+    });
     expect(toStorageError(policy).status).toBe(403);
     expect(toStorageError(new Error('boom')).status).toBe(500);
   });

@@ -86,8 +86,11 @@ export function diskFloorSetting(): string | undefined {
   return undefined;
 }
 
-/** The disk fault fills a data directory only on a filesystem this small (a tmpfs given as DAY_DATA_ROOT). */
-const SMALL_FILESYSTEM_MB = 4096;
+/** The disk fault fills a data directory only on a tmpfs (statfs type), never a real disk: run.ts mounts one of
+ * diskFaultTmpfsMb(K) when root, or DAY_DATA_ROOT names one. */
+const TMPFS_MAGIC = 0x01021994;
+/** Room for the cluster, its WAL and K hours' photos (400 x 2 MB at K = 1), before the fault fills the rest. */
+export const diskFaultTmpfsMb = (k: number) => Math.round(1536 + 1024 * k);
 /** The floor run.ts sets (DISK_FREE_FLOOR_MB) when the server has the setting; the fault fills to below it. */
 export const DISK_FAULT_FLOOR_MB = 256;
 
@@ -101,11 +104,11 @@ async function diskFull(ctx: FaultContext, seconds: number): Promise<Omit<FaultW
     };
   const fs = statfsSync(ctx.server.dataDir);
   const freeMb = (fs.bavail * fs.bsize) / 2 ** 20;
-  if (freeMb > SMALL_FILESYSTEM_MB)
+  if (fs.type !== TMPFS_MAGIC)
     return {
       start,
       end: start,
-      skipped: `the data directory is not on a small filesystem (${Math.round(freeMb)} MB free; set DAY_DATA_ROOT to a tmpfs)`,
+      skipped: 'the data directory is not on a tmpfs (run as root, or set DAY_DATA_ROOT to one)',
     };
   // Fill to below the floor, hold, then free it again.
   const filler = join(ctx.server.dataDir, 'disk-fault-filler');

@@ -3,7 +3,14 @@
 import { cpus } from 'node:os';
 import { audit, type Audit } from './audit.js';
 import { type Child, startChild } from './child.js';
-import { DISK_FAULT_FLOOR_MB, diskFloorSetting, type FaultWindow, injectFault, until } from './faults.js';
+import {
+  DISK_FAULT_FLOOR_MB,
+  diskFaultTmpfsMb,
+  diskFloorSetting,
+  type FaultWindow,
+  injectFault,
+  until,
+} from './faults.js';
 import type { RequestRecord } from './messages.js';
 import { makePlan, type Plan } from './plan.js';
 import { faults as faultSchedule, type FaultName, profile } from './profile.js';
@@ -92,20 +99,25 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
     });
     const { urls } = await receivers.started;
     const schedule = retrySchedule(compression);
-    server = await startDayServer({
-      JWT_SECRET: 'day-bench-secret-'.padEnd(48, 'd'),
-      WEB_CONCURRENCY: process.env.WEB_CONCURRENCY ?? '2',
-      RATE_LIMITS_ENABLED: 'false',
-      AUTH_RATE_LIMIT_SIGN_IN: '1000000',
-      AUTH_RATE_LIMIT_REFRESH: '1000000',
-      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
-      WEBHOOK_ALLOW_HTTP: 'true',
-      WEBHOOK_RETRY_SCHEDULE: schedule,
-      // The audit checks delivery, not the disabling policy: a receiver down for a while must not be disabled.
-      WEBHOOK_DISABLE_AFTER_FAILURES: '1000000',
-      PUSH_PROVIDER: 'outbox',
-      ...(diskFloorSetting() ? { DISK_FREE_FLOOR_MB: String(DISK_FAULT_FLOOR_MB) } : {}),
-    });
+    server = await startDayServer(
+      {
+        JWT_SECRET: 'day-bench-secret-'.padEnd(48, 'd'),
+        WEB_CONCURRENCY: process.env.WEB_CONCURRENCY ?? '2',
+        RATE_LIMITS_ENABLED: 'false',
+        AUTH_RATE_LIMIT_SIGN_IN: '1000000',
+        AUTH_RATE_LIMIT_REFRESH: '1000000',
+        WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_RETRY_SCHEDULE: schedule,
+        // The audit checks delivery, not the disabling policy: a receiver down for a while must not be disabled.
+        WEBHOOK_DISABLE_AFTER_FAILURES: '1000000',
+        PUSH_PROVIDER: 'outbox',
+        ...(diskFloorSetting() ? { DISK_FREE_FLOOR_MB: String(DISK_FAULT_FLOOR_MB) } : {}),
+      },
+      {
+        tmpfsMb: options.faults?.includes('disk-full') && diskFloorSetting() ? diskFaultTmpfsMb(options.k) : undefined,
+      },
+    );
     log(
       `server at ${server.url} (workers ${server.workerPids().join(', ')}), started in ${((Date.now() - began) / 1000).toFixed(1)} s`,
     );
@@ -316,6 +328,9 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
   }
 }
 
+/** The contract's answers to a fault: 503/504 while the database is away; 507 too while the disk is full. */
+export const contractStatuses = (fault: FaultName): number[] => (fault === 'disk-full' ? [503, 504, 507] : [503, 504]);
+
 function faultOutcome(w: FaultWindow, requests: RequestRecord[], until: number): FaultOutcome {
   const empty = { total: 0, ok: 0, contract: 0, hangs: 0, resets: 0, inFlightAtKill: 0, other: 0 };
   if (w.skipped) return { ...w, during: empty, violations: [] };
@@ -331,7 +346,7 @@ function faultOutcome(w: FaultWindow, requests: RequestRecord[], until: number):
     if (r.t + r.ms < w.start || r.t >= to) continue;
     during.total++;
     if (r.status >= 200 && r.status < 400) during.ok++;
-    else if ((r.status === 503 || r.status === 504) && r.contract) during.contract++;
+    else if (contractStatuses(w.name).includes(r.status) && r.contract) during.contract++;
     else if (r.status === 0 && w.name === 'worker-sigkill' && r.t < w.start) during.inFlightAtKill++;
     else {
       if (r.status === 0 && r.detail?.includes('hang')) during.hangs++;

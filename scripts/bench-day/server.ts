@@ -1,7 +1,7 @@
 // The server under test as `pnpm start` runs it (the production build, WEB_CONCURRENCY processes, the embedded
 // PostgreSQL supervised by the primary) in a temporary data directory, with its request pool reaching PostgreSQL
 // through the bench's relay (the network fault), and the pids the bench samples and kills.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,9 +45,39 @@ export function childPids(parent: number, comm?: string): number[] {
   return out.sort((a, b) => a - b);
 }
 
-export async function startDayServer(env: Record<string, string>): Promise<DayServer> {
-  // DAY_DATA_ROOT: where the data directory goes (a small tmpfs for the disk fault).
-  const dataDir = mkdtempSync(join(process.env.DAY_DATA_ROOT ?? tmpdir(), 'auction-ops-bench-day-'));
+/**
+ * A tmpfs of `mb` on a new temporary directory (root only), for the disk fault to fill; undefined when it cannot be
+ * mounted (not root, no mount), and the disk fault then says why it skips.
+ */
+function smallFilesystem(mb: number): { dir: string; unmount(): void } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'auction-ops-bench-day-tmpfs-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${mb}m`, 'tmpfs', dir]);
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    return undefined;
+  }
+  return {
+    dir,
+    unmount() {
+      try {
+        execFileSync('umount', ['-l', dir]);
+      } catch {
+        // already gone
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startDayServer(
+  env: Record<string, string>,
+  options: { tmpfsMb?: number } = {},
+): Promise<DayServer> {
+  // The data directory: DAY_DATA_ROOT if given, a tmpfs of its own for the disk fault, else the temp dir.
+  const tmpfs = options.tmpfsMb && !process.env.DAY_DATA_ROOT ? smallFilesystem(options.tmpfsMb) : undefined;
+  const dataDir = mkdtempSync(join(process.env.DAY_DATA_ROOT ?? tmpfs?.dir ?? tmpdir(), 'auction-ops-bench-day-'));
   const relay = await startPgRelay(dataDir);
   const child = spawn(process.execPath, [START], {
     env: {
@@ -81,6 +111,7 @@ export async function startDayServer(env: Record<string, string>): Promise<DaySe
   }).catch(async (error) => {
     await relay.close();
     rmSync(dataDir, { recursive: true, force: true });
+    tmpfs?.unmount();
     throw error;
   });
   const postgresDir = join(dataDir, 'postgres');
@@ -121,6 +152,7 @@ export async function startDayServer(env: Record<string, string>): Promise<DaySe
       clearTimeout(killer);
       await relay.close();
       rmSync(dataDir, { recursive: true, force: true });
+      tmpfs?.unmount();
     },
   };
 }

@@ -92,7 +92,7 @@ export function serviceLevelsHeld(input: {
   arrivals: ArrivalRecord[];
   samples?: Sample[];
   flatProcesses?: string[];
-  /** In a fault run, 503/504 with contract bodies are expected while a fault lasts: not counted as 5xx. */
+  /** In a fault run, 503/504 (507 on a full disk) with contract bodies are expected while a fault lasts. */
   allowContract503?: boolean;
 }): Level[] {
   const levels: Level[] = [];
@@ -127,10 +127,10 @@ export function serviceLevelsHeld(input: {
     });
   }
   const bad5xx = input.requests.filter(
-    (r) => r.status >= 500 && !(input.allowContract503 && (r.status === 503 || r.status === 504) && r.contract),
+    (r) => r.status >= 500 && !(input.allowContract503 && [503, 504, 507].includes(r.status) && r.contract),
   ).length;
   levels.push({
-    name: input.allowContract503 ? '5xx (besides contract 503/504)' : '5xx responses',
+    name: input.allowContract503 ? '5xx (besides contract 503/504/507)' : '5xx responses',
     value: String(bad5xx),
     target: `${serviceLevels.max5xx}`,
     held: bad5xx <= serviceLevels.max5xx,

@@ -26,6 +26,22 @@ export function formatDay(r: DayResult): string {
       byKind(r.requests).map((k) => [k.kind, String(k.n), ms(k.p50), ms(k.p99), String(k.errors), String(k.fivexx)]),
     ),
   );
+  const errors = new Map<string, number>();
+  for (const q of r.requests)
+    if (q.status < 200 || q.status >= 300) {
+      const key = `${q.status} ${(q.detail ?? '').slice(0, 140)}`;
+      errors.set(key, (errors.get(key) ?? 0) + 1);
+    }
+  if (errors.size > 0)
+    out.push(
+      [
+        'errors by answer (most frequent first):',
+        ...[...errors]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 8)
+          .map(([key, n]) => `  ${String(n).padStart(5)} x ${key}`),
+      ].join('\n'),
+    );
   out.push(
     `realtime: ${r.realtime.received} changes received of ${r.realtime.expected} expected, commit-to-client p50 ${ms(r.realtime.p50)} ms, p99 ${ms(r.realtime.p99)} ms`,
   );

@@ -181,7 +181,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
     );
 
     // Generators: the jobs dealt by auction, so one auction's actions keep their order in one process.
-    const generatorProcs = Math.max(1, Math.min(Math.ceil(plan.auctions / 20), cpus().length * 2, 6));
+    const generatorProcs = Math.max(1, Math.min(Math.ceil(plan.auctions / 5), cpus().length * 2, 6));
     const generators = Array.from({ length: generatorProcs }, (_, i) =>
       startChild(`generator-${i}`, './generator.ts', log),
     );

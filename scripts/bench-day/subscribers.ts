@@ -42,7 +42,8 @@ interface Start {
 
 const clients: SupabaseClient[] = [];
 const buffer = recordBuffer();
-let statuses = { subscribed: 0, errors: 0 };
+/** How long a subscriber may take to join before the run goes on without it (it may still join later). */
+const JOIN_DEADLINE_MS = 60_000;
 
 process.on('message', (m: Start | { type: 'stop' }) => {
   if (m.type === 'start') void subscribeAll(m);
@@ -59,8 +60,10 @@ async function subscribeOne(start: Start, s: Subscription, i: number): Promise<b
   clients.push(client);
   const { error } = await client.auth.setSession({ access_token: s.token, refresh_token: s.refreshToken });
   if (error) throw error;
+  // Joined once SUBSCRIBED arrives: a join that timed out or was refused is retried by realtime-js itself.
   return new Promise<boolean>((resolve) => {
-    let first = true;
+    let joined = false;
+    const deadline = setTimeout(() => resolve(false), JOIN_DEADLINE_MS);
     client
       .channel(`day-${i}`)
       .on('postgres_changes', { event: 'INSERT', schema: 'public', table: s.table, filter: s.filter }, (payload) => {
@@ -73,11 +76,11 @@ async function subscribeOne(start: Start, s: Subscription, i: number): Promise<b
         });
       })
       .subscribe((status) => {
-        if (status === 'SUBSCRIBED') statuses.subscribed++;
-        else statuses.errors++;
-        if (first && (status === 'SUBSCRIBED' || status === 'CHANNEL_ERROR' || status === 'TIMED_OUT')) {
-          first = false;
-          resolve(status === 'SUBSCRIBED');
+        if (status !== 'SUBSCRIBED') return;
+        if (!joined) {
+          joined = true;
+          clearTimeout(deadline);
+          resolve(true);
         }
       });
   });
@@ -89,7 +92,7 @@ async function subscribeAll(start: Start) {
   let failed = 0;
   // A few joins at a time, as a crowd of phones would arrive, without a stampede of sign-ins.
   await Promise.all(
-    Array.from({ length: 8 }, async () => {
+    Array.from({ length: 32 }, async () => {
       while (next < start.subscriptions.length) {
         const i = next++;
         try {
@@ -102,7 +105,6 @@ async function subscribeAll(start: Start) {
       }
     }),
   );
-  statuses = { subscribed: 0, errors: 0 };
   tell({ type: 'started', subscribed: ok, failed });
 }
 

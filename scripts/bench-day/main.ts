@@ -1,8 +1,9 @@
-// `pnpm bench day [--k N] [--faults] [--compression C] [--drop-one]`: plays the peak hour of the reference auction
-// group (profile.ts) at K times its rates, compressed, from processes of its own, and prints the figures. Without
-// --k it steps K through profile.ts's kSteps until a run fails, then bisects between the last good and the first
-// bad, and ends with the largest K that held. --faults injects the faults of profile.ts into the traffic (one K).
-import { faults, kSteps, profile } from './profile.js';
+// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--drop-one]`: plays the peak hour of the reference
+// auction group (profile.ts) at K times its rates, compressed, from processes of its own, and prints the figures.
+// Without --k it steps K through profile.ts's kSteps until a run fails, then bisects between the last good and the
+// first bad, and ends with the largest K that held. --faults injects the faults of profile.ts (or the ones named,
+// comma-separated) into the traffic of one K.
+import { type FaultName, faults, kSteps, profile } from './profile.js';
 import { formatDay } from './report.js';
 import { runDay } from './run.js';
 
@@ -13,12 +14,18 @@ function option(name: string): string | undefined {
 
 export async function main(): Promise<void> {
   const withFaults = process.argv.includes('--faults');
+  // `--faults` alone: all of them; `--faults postgres-sigkill,network-cut`: those.
+  const named =
+    option('faults')
+      ?.split(',')
+      .filter((n) => faults.some((f) => f.name === n)) ?? [];
+  const chosen = named.length > 0 ? named : faults.map((f) => f.name);
   const compression = option('compression') ? Number(option('compression')) : undefined;
   const dropOne = process.argv.includes('--drop-one');
   const one = option('k');
   const run = async (k: number) => {
     console.log(`\n--- day at K=${k}${withFaults ? ' with faults' : ''} ---`);
-    const result = await runDay({ k, compression, dropOne, faults: withFaults ? faults.map((f) => f.name) : [] });
+    const result = await runDay({ k, compression, dropOne, faults: withFaults ? (chosen as FaultName[]) : [] });
     console.log(formatDay(result));
     return result.held;
   };

@@ -112,8 +112,8 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         // The audit checks delivery, not the disabling policy: a receiver down for a while must not be disabled.
         WEBHOOK_DISABLE_AFTER_FAILURES: '1000000',
         PUSH_PROVIDER: 'outbox',
-      // Every subscriber connects from 127.0.0.1 here; in the field they come from as many addresses as phones.
-      REALTIME_MAX_CONNECTIONS_PER_IP: '1000000',
+        // Every subscriber connects from 127.0.0.1 here; in the field they come from as many addresses as phones.
+        REALTIME_MAX_CONNECTIONS_PER_IP: '1000000',
         ...(diskFloorSetting() ? { DISK_FREE_FLOOR_MB: String(DISK_FAULT_FLOOR_MB) } : {}),
       },
       {

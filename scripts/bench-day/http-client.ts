@@ -78,8 +78,11 @@ export function httpClient(options: {
       return { status: res.status, body, text };
     } catch (error) {
       const ms = performance.now() - started;
-      const e = error as Error & { cause?: { code?: string } };
-      const detail = e.name === 'TimeoutError' ? 'client timeout (hang)' : `${e.cause?.code ?? e.name}: ${e.message}`;
+      const e = error as Error & { cause?: { code?: string; message?: string } };
+      const detail =
+        e.name === 'TimeoutError'
+          ? 'client timeout (hang)'
+          : `${e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`;
       options.record({ t, kind, ms, status: 0, contract: false, detail });
       return { status: 0, body: undefined, text: detail };
     }

@@ -108,7 +108,7 @@ export function formatDay(r: DayResult): string {
       out.push(`  ${f.name}: ${v.kind} ${v.status} after ${Math.round(v.ms)} ms: ${v.detail ?? ''}`);
   const troubled =
     r.faults.some((f) => f.violations.length > 0) ||
-    r.requests.some((q) => q.status >= 500 && q.status !== 503 && q.status !== 504);
+    r.requests.some((q) => q.status === 0 || (q.status >= 500 && q.status !== 503 && q.status !== 504));
   if (troubled && r.serverLog.length > 0)
     out.push(['server log (errors, restarts):', ...r.serverLog.map((l) => `  ${l.slice(0, 300)}`)].join('\n'));
   out.push(

@@ -2,7 +2,7 @@
 // imports, RSS of every process and the database's connections, the service levels (held or not), each fault with
 // its recovery and what requests met, and the audit.
 import type { DayResult } from './run.js';
-import { byKind } from './stats.js';
+import { byKind, percentile } from './stats.js';
 
 const ms = (v: number) => (Number.isNaN(v) ? '-' : String(Math.round(v)));
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
@@ -26,20 +26,25 @@ export function formatDay(r: DayResult): string {
       byKind(r.requests).map((k) => [k.kind, String(k.n), ms(k.p50), ms(k.p99), String(k.errors), String(k.fivexx)]),
     ),
   );
-  const errors = new Map<string, number>();
+  const errors = new Map<string, number[]>();
   for (const q of r.requests)
     if (q.status < 200 || q.status >= 300) {
       const key = `${q.status} ${(q.detail ?? '').slice(0, 140)}`;
-      errors.set(key, (errors.get(key) ?? 0) + 1);
+      const list = errors.get(key);
+      if (list) list.push(q.ms);
+      else errors.set(key, [q.ms]);
     }
   if (errors.size > 0)
     out.push(
       [
-        'errors by answer (most frequent first):',
+        'errors by answer (most frequent first; count, median ms after sending):',
         ...[...errors]
-          .sort((a, b) => b[1] - a[1])
+          .sort((a, b) => b[1].length - a[1].length)
           .slice(0, 8)
-          .map(([key, n]) => `  ${String(n).padStart(5)} x ${key}`),
+          .map(
+            ([key, times]) =>
+              `  ${String(times.length).padStart(5)} x ${ms(percentile(times, 50)).padStart(6)} ms  ${key}`,
+          ),
       ].join('\n'),
     );
   out.push(

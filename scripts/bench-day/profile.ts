@@ -41,9 +41,13 @@ export const profile = {
 
   webhookEndpointsPerAuction: 2,
   webhookEvents: ['submission.created', 'inspection.created', 'message.created'],
-  /** Of the receivers' answers: 10% take 25 s (real seconds, not compressed), 5% are 500s, the rest 200 at once. */
+  /** Of the receivers' answers: 10% take 25 s, 5% are 500s, the rest 200 at once. */
   receiverSlowShare: 0.1,
   receiverSlowSeconds: 25,
+  /** The 25 s shrink with the hour, like the rates: the dispatcher then holds as many slow deliveries at once as in
+   * the real hour at this K. Uncompressed, a compression of 20 makes slow receivers 20 times as costly (at K = 1,
+   * 48 deliveries/s x 10% x 25 s = 120 at once, past WEBHOOK_CONCURRENCY=64). */
+  receiverSlowCompressed: true,
   receiverFailShare: 0.05,
 
   csvImportsPerHour: 1,

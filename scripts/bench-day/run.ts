@@ -94,7 +94,9 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       type: 'start',
       servers: Math.max(2, Math.min(8, Math.ceil(endpoints / 10))),
       slowShare: profile.receiverSlowShare,
-      slowSeconds: profile.receiverSlowSeconds,
+      slowSeconds: profile.receiverSlowCompressed
+        ? profile.receiverSlowSeconds / compression
+        : profile.receiverSlowSeconds,
       failShare: profile.receiverFailShare,
     });
     const { urls } = await receivers.started;

@@ -52,40 +52,53 @@ export function httpClient(options: {
       ...init.headers,
     };
     if (init.json !== undefined) headers['content-type'] = 'application/json';
+    const failed = (error: unknown, answered?: number): Answer => {
+      const ms = performance.now() - started;
+      const e = error as Error & { cause?: { code?: string; message?: string } };
+      const cause = `${e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`;
+      // Cut off after the status line (headers came, the body did not) is told apart from no answer at all.
+      const detail =
+        e.name === 'TimeoutError'
+          ? 'client timeout (hang)'
+          : answered === undefined
+            ? cause
+            : `answer ${answered} cut off: ${cause}`;
+      options.record({ t, kind, ms, status: 0, contract: false, detail });
+      return { status: 0, body: undefined, text: detail };
+    };
+    let res: Response;
     try {
-      const res = await fetch(`${options.url}${path}`, {
+      res = await fetch(`${options.url}${path}`, {
         method,
         headers,
         body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
         signal: AbortSignal.timeout(init.timeoutMs ?? options.timeoutMs),
       });
-      const text = await res.text();
-      const ms = performance.now() - started;
-      const ok = res.status >= 200 && res.status < 300;
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      options.record({
-        t,
-        kind,
-        ms,
-        status: res.status,
-        ...(ok ? {} : { contract: contractShaped(path, text), detail: text.slice(0, 200) }),
-      });
-      return { status: res.status, body, text };
     } catch (error) {
-      const ms = performance.now() - started;
-      const e = error as Error & { cause?: { code?: string; message?: string } };
-      const detail =
-        e.name === 'TimeoutError'
-          ? 'client timeout (hang)'
-          : `${e.cause?.code ?? e.name}: ${e.cause?.message ?? e.message}`;
-      options.record({ t, kind, ms, status: 0, contract: false, detail });
-      return { status: 0, body: undefined, text: detail };
+      return failed(error);
     }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (error) {
+      return failed(error, res.status);
+    }
+    const ms = performance.now() - started;
+    const ok = res.status >= 200 && res.status < 300;
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    options.record({
+      t,
+      kind,
+      ms,
+      status: res.status,
+      ...(ok ? {} : { contract: contractShaped(path, text), detail: text.slice(0, 200) }),
+    });
+    return { status: res.status, body, text };
   };
 }
 

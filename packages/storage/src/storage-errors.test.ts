@@ -7,6 +7,7 @@ describe('toStorageError', () => {
       { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:5432' },
       { code: 'CONNECTION_CLOSED', message: 'write CONNECTION_CLOSED' },
       { code: 'CONNECT_TIMEOUT', message: 'connect timeout' },
+      { code: 'POOL_TIMEOUT', message: 'no database connection came free within 10000 ms' },
       { code: '57P01', severity: 'FATAL', message: 'terminating connection due to administrator command' },
       { code: '08006', severity: 'FATAL', message: 'connection failure' },
     ];

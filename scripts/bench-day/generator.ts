@@ -1,7 +1,7 @@
 // A load generator process: plays its share of the plan's jobs at their times (open loop: a job starts when its
 // time comes, whatever the earlier ones are still doing) and streams every request and acknowledged write to the
 // orchestrator. Started by run.ts with one 'start' message; says 'done' when its last job has finished.
-import { runJob } from './actions.js';
+import { prepare, runJob } from './actions.js';
 import { recordBuffer, tell } from './child.js';
 import { httpClient } from './http-client.js';
 import type { Job } from './plan.js';
@@ -42,6 +42,7 @@ async function play(start: Start) {
     csvBytes: start.csvBytes,
     channelOf: (user: number, channels: number) => user % channels,
   };
+  prepare(context, start.jobs);
   const running = new Set<Promise<void>>();
   for (const job of start.jobs) {
     const wait = start.startAt + job.at - Date.now();

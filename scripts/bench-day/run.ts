@@ -201,7 +201,8 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       }),
       proportional: ['postgres (PSS sum)'],
     });
-    const startAt = Date.now() + 1_000;
+    // Time for the generators to build their photo and CSV (prepare) before the first job.
+    const startAt = Date.now() + 3_000;
     for (const [i, g] of generators.entries())
       g.send({
         type: 'start',

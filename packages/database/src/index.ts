@@ -16,7 +16,14 @@ export {
   AUTHENTICATOR,
   type RequestRole,
 } from './roles.js';
-export { checkRequestRole, inRequestTransaction, requestContext } from './request-transaction.js';
+export {
+  checkRequestRole,
+  inRequestTransaction,
+  PoolTimeoutError,
+  RESERVE_TIMEOUT_MS,
+  requestContext,
+  reserveWithin,
+} from './request-transaction.js';
 export {
   createReplicaSet,
   describeUrl,

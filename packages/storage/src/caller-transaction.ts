@@ -5,6 +5,8 @@ import {
   checkRequestRole,
   inRequestTransaction,
   REQUEST_ROLES,
+  RESERVE_TIMEOUT_MS,
+  reserveWithin,
   type RequestRole,
   requestContext,
 } from '@auction-ops/database';
@@ -42,7 +44,8 @@ export function asCaller<T>(
   caller: Caller,
   work: (tx: postgres.ReservedSql) => Promise<T>,
 ): Promise<T> {
-  return inRequestTransaction(sql, caller.role, caller.claims, work);
+  // A bounded wait for a connection: on a cut network an upload gets 503 (storage-errors.ts), not a hang.
+  return inRequestTransaction(sql, caller.role, caller.claims, work, { reserveTimeoutMs: RESERVE_TIMEOUT_MS });
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; reason: unknown };
@@ -69,7 +72,7 @@ async function inOneRoundTrip<T extends readonly postgres.Row[]>(
   statement: (conn: postgres.ReservedSql) => postgres.PendingQuery<T>,
 ): Promise<T> {
   checkRequestRole(caller.role);
-  const conn = await sql.reserve();
+  const conn = await reserveWithin(sql, RESERVE_TIMEOUT_MS);
   try {
     const begin = settle(readOnly ? conn`begin read only` : conn`begin`);
     const context = settle(requestContext(conn, caller.role, caller.claims));

@@ -58,6 +58,10 @@ export const errors = {
       { cause },
     ),
   notSupported: (what: string) => new StorageError(501, 'NotSupported', `${what} are not supported by this server`),
+  // The database went away under the request (crash, restart, network): the same 503 the database gate answers
+  // before a request starts, so clients retry instead of reading a 500 as a bug.
+  databaseUnavailable: (cause: unknown) =>
+    new StorageError(503, 'DatabaseError', 'The database is not reachable; try again shortly', { cause }),
   internal: (cause: unknown) => new StorageError(500, 'internal', 'Internal server error', { cause }),
 };
 
@@ -70,6 +74,17 @@ const BY_SQLSTATE: Record<string, () => StorageError> = {
   '22P02': () => errors.invalidRequest('invalid input'),
 };
 
+/**
+ * A failure that says the database is gone rather than that the request is wrong: SQL states of shutdown, crash
+ * and start-up (57P01-57P03), connection (08) and resources (53), and postgres.js's own socket codes (as the data
+ * interface's fromDatabaseError reads them).
+ */
+function lostDatabase(code: string, error: unknown): boolean {
+  const sqlState = /^[0-9A-Z]{5}$/.test(code) && (error as { severity?: unknown }).severity !== undefined;
+  if (sqlState) return ['57P01', '57P02', '57P03'].includes(code) || code.startsWith('08') || code.startsWith('53');
+  return /CONNECT|ECONN|CONNECTION|TIMEOUT/i.test(code);
+}
+
 /** Any thrown value as a StorageError (unknown failures become 500 and keep their cause for the log). */
 export function toStorageError(error: unknown): StorageError {
   if (error instanceof StorageError) return error;
@@ -80,6 +95,7 @@ export function toStorageError(error: unknown): StorageError {
   if (code === '42501' && typeof text === 'string' && text.startsWith('permission denied')) {
     return new StorageError(403, 'AccessDenied', text, { cause: error });
   }
+  if (typeof code === 'string' && lostDatabase(code, error)) return errors.databaseUnavailable(error);
   if (typeof code === 'string' && BY_SQLSTATE[code]) {
     const mapped = BY_SQLSTATE[code]();
     return new StorageError(mapped.status, mapped.error, mapped.message, { cause: error });

@@ -1,0 +1,141 @@
+// The printed figures of a day run: per request kind p50/p99 and errors, realtime and webhook figures, the
+// imports, RSS of every process and the database's connections, the service levels (held or not), each fault with
+// its recovery and what requests met, and the audit.
+import type { DayResult } from './run.js';
+import { byKind, percentile } from './stats.js';
+
+const ms = (v: number) => (Number.isNaN(v) ? '-' : String(Math.round(v)));
+const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function formatDay(r: DayResult): string {
+  const out: string[] = [];
+  const p = r.plan;
+  out.push(
+    `K=${p.k}: ${p.auctions} auctions, ${p.staff} staff, ${p.admins} admins, the hour in ${Math.round(p.durationMs / 1000)} s (compression ${p.compression}), ${p.jobs} jobs`,
+  );
+  out.push(
+    table(
+      ['request kind', 'n', 'p50 ms', 'p99 ms', 'errors', '5xx'],
+      byKind(r.requests).map((k) => [k.kind, String(k.n), ms(k.p50), ms(k.p99), String(k.errors), String(k.fivexx)]),
+    ),
+  );
+  const errors = new Map<string, number[]>();
+  for (const q of r.requests)
+    if (q.status < 200 || q.status >= 300) {
+      const key = `${q.status} ${(q.detail ?? '').slice(0, 140)}`;
+      const list = errors.get(key);
+      if (list) list.push(q.ms);
+      else errors.set(key, [q.ms]);
+    }
+  if (errors.size > 0)
+    out.push(
+      [
+        'errors by answer (most frequent first; count, median ms after sending):',
+        ...[...errors]
+          .sort((a, b) => b[1].length - a[1].length)
+          .slice(0, 8)
+          .map(
+            ([key, times]) =>
+              `  ${String(times.length).padStart(5)} x ${ms(percentile(times, 50)).padStart(6)} ms  ${key}`,
+          ),
+      ].join('\n'),
+    );
+  out.push(
+    `realtime: ${r.realtime.received} changes received of ${r.realtime.expected} expected, commit-to-client p50 ${ms(r.realtime.p50)} ms, p99 ${ms(r.realtime.p99)} ms`,
+  );
+  out.push(
+    `webhooks: ${r.webhooks.arrivals} arrivals, ${r.webhooks.firstAttempts} deliveries seen; backlog (queued and due) max ${r.webhooks.maxBacklogDue}, queued max ${r.webhooks.maxQueued}, queued at the end ${r.webhooks.finalQueued}`,
+  );
+  for (const i of r.imports)
+    out.push(`import: ${i.rows} rows in ${i.seconds.toFixed(1)} s = ${Math.round(i.rows / i.seconds)} rows/s`);
+  const names = [...new Set(r.samples.flatMap((s) => Object.keys(s.rss)))];
+  out.push(
+    table(
+      ['process (RSS MB)', 'first', 'max', 'last'],
+      names.map((n) => {
+        const v = r.samples.map((s) => s.rss[n] ?? 0).filter((x) => x > 0);
+        return [n, mb(v[0] ?? 0), mb(Math.max(0, ...v)), mb(v.at(-1) ?? 0)];
+      }),
+    ),
+  );
+  const conns = r.samples.flatMap((s) => (s.connections === undefined ? [] : [s.connections]));
+  out.push(`database connections: max ${Math.max(0, ...conns)}, last ${conns.at(-1) ?? '-'}`);
+  out.push(
+    table(
+      ['service level', 'value', 'target', 'held'],
+      r.levels.map((l) => [l.name, l.value, l.target, l.held ? 'yes' : 'NO']),
+    ),
+  );
+  if (r.faults.length > 0)
+    out.push(
+      table(
+        [
+          'fault',
+          'lasted s',
+          'errors end after s',
+          'levels again after s',
+          'requests',
+          'ok',
+          '503/504',
+          'hangs',
+          'resets',
+          'in flight at kill',
+          'other',
+        ],
+        r.faults.map((f) =>
+          f.skipped
+            ? [f.name, `skipped: ${f.skipped}`, '', '', '', '', '', '', '', '', '']
+            : [
+                f.name,
+                ((f.end - f.start) / 1000).toFixed(1),
+                f.errorsEndMs === undefined ? 'never' : (f.errorsEndMs / 1000).toFixed(1),
+                f.recoveryMs === undefined ? 'never' : (f.recoveryMs / 1000).toFixed(1),
+                String(f.during.total),
+                String(f.during.ok),
+                String(f.during.contract),
+                String(f.during.hangs),
+                String(f.during.resets),
+                String(f.during.inFlightAtKill),
+                String(f.during.other),
+              ],
+        ),
+      ),
+    );
+  for (const f of r.faults)
+    for (const v of f.violations.slice(0, 5))
+      out.push(`  ${f.name}: ${v.kind} ${v.status} after ${Math.round(v.ms)} ms: ${v.detail ?? ''}`);
+  const troubled =
+    r.faults.some((f) => f.violations.length > 0) ||
+    r.requests.some((q) => q.status === 0 || (q.status >= 500 && q.status !== 503 && q.status !== 504));
+  if (troubled && r.serverLog.length > 0)
+    out.push(['server log (errors, restarts):', ...r.serverLog.map((l) => `  ${l.slice(0, 300)}`)].join('\n'));
+  out.push(
+    table(
+      ['audit', 'checked', 'problems'],
+      r.audit.checks.map((c) => [c.name, String(c.checked), String(c.problems.length)]),
+    ),
+  );
+  for (const c of r.audit.checks) for (const problem of c.problems.slice(0, 5)) out.push(`  ${problem}`);
+  out.push(
+    `audit: ${r.audit.clean ? 'clean' : 'PROBLEMS FOUND'}; ${r.audit.repeats} deliveries repeated under the same webhook_id`,
+  );
+  if (r.auditAfterDrop) {
+    const caught = r.auditAfterDrop.checks
+      .flatMap((c) => c.problems)
+      .filter((x) => r.droppedId && x.includes(r.droppedId));
+    out.push(
+      `--drop-one: message ${r.droppedId} deleted after the audit; the audit again: ${r.auditAfterDrop.clean ? 'clean (it MISSED the drop)' : `caught it: ${caught[0] ?? 'problems, but none naming it'}`}`,
+    );
+  }
+  out.push(
+    `K=${p.k} ${r.held ? 'HELD' : 'did NOT hold'} the service levels (run took ${Math.round(r.durationMs / 1000)} s)`,
+  );
+  return out.join('\n');
+}

@@ -1,0 +1,73 @@
+// Samples taken every two seconds through the run: the resident set of every process (server primary and workers,
+// the PostgreSQL processes summed by PSS, each generator, subscriber and receiver process), the database's connections,
+// and the webhook delivery backlog (queued deliveries already due, and all queued).
+import { readFileSync } from 'node:fs';
+import type { OwnerSql } from './world.js';
+
+export interface Sample {
+  t: number;
+  rss: Record<string, number>;
+  connections?: number;
+  backlogDue?: number;
+  queued?: number;
+}
+
+/** Proportional set size: shared pages split between their sharers, so PostgreSQL's processes can be summed. */
+export function pssOf(pid: number): number {
+  try {
+    return Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+export function rssOf(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+export function startSampler(options: {
+  sql: OwnerSql;
+  processes: () => Record<string, number[]>;
+  /** Groups whose figure is the PSS sum rather than the RSS sum (PostgreSQL's shared buffers). */
+  proportional?: string[];
+  everyMs?: number;
+}) {
+  const samples: Sample[] = [];
+  let busy = false;
+  const take = async () => {
+    if (busy) return;
+    busy = true;
+    const rss: Record<string, number> = {};
+    for (const [name, pids] of Object.entries(options.processes()))
+      rss[name] = pids.reduce((sum, pid) => sum + (options.proportional?.includes(name) ? pssOf(pid) : rssOf(pid)), 0);
+    const sample: Sample = { t: Date.now(), rss };
+    try {
+      const [row] = await Promise.race([
+        options.sql<Array<{ connections: number; due: number; queued: number }>>`
+          select (select count(*)::int from pg_stat_activity where backend_type = 'client backend') as connections,
+            (select count(*)::int from public.webhook_deliveries
+              where status = 'queued' and next_attempt_at <= now()) as due,
+            (select count(*)::int from public.webhook_deliveries where status = 'queued') as queued`,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 1_500)),
+      ]);
+      Object.assign(sample, { connections: row!.connections, backlogDue: row!.due, queued: row!.queued });
+    } catch {
+      // the database is down (a fault): RSS only
+    }
+    samples.push(sample);
+    busy = false;
+  };
+  void take();
+  const timer = setInterval(() => void take(), options.everyMs ?? 2_000);
+  return {
+    samples,
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}

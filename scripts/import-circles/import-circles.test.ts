@@ -1,34 +1,17 @@
 // The import-circle check on tiny temporary workspaces: a circle (type-only and through a package import too) is
 // reported as a chain of files with exit 1; a tree without one passes.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempWorkspaces } from '../support/temp-workspace.js';
 import { findCircles } from './find-circles.js';
 import { buildImportGraph } from './import-graph.js';
 
-const roots: string[] = [];
+const { workspace, cleanUp } = tempWorkspaces('import-circles-');
 
-function workspace(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'import-circles-'));
-  roots.push(root);
-  const all = {
-    'packages/alpha/package.json': JSON.stringify({ name: '@auction-ops/alpha', exports: { '.': './src/index.ts' } }),
-    'packages/beta/package.json': JSON.stringify({ name: '@auction-ops/beta', exports: { '.': './src/index.ts' } }),
-    ...files,
-  };
-  for (const [path, text] of Object.entries(all)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  return root;
-}
-
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
+afterEach(cleanUp);
 
 describe('import circles', () => {
   it('reports a type-only circle between two files as a chain', () => {

@@ -1,34 +1,15 @@
 // The unused-export check on tiny temporary workspaces: an export nothing else imports is reported (with whether
 // its own file still uses it); imports of every form, package entry points and the allow-list keep a name.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempWorkspaces } from '../support/temp-workspace.js';
 import { findUnusedExports } from './find-unused-exports.js';
 
-const roots: string[] = [];
-
-function workspace(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'unused-exports-'));
-  roots.push(root);
-  const all = {
-    'packages/alpha/package.json': JSON.stringify({ name: '@auction-ops/alpha', exports: { '.': './src/index.ts' } }),
-    'packages/beta/package.json': JSON.stringify({ name: '@auction-ops/beta', exports: { '.': './src/index.ts' } }),
-    ...files,
-  };
-  for (const [path, text] of Object.entries(all)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  return root;
-}
+const { workspace, cleanUp } = tempWorkspaces('unused-exports-');
 
 const find = (root: string, allowed: string[] = [], publicEntryPoints: string[] = []) =>
   findUnusedExports(root, { publicEntryPoints, allowed });
 
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
+afterEach(cleanUp);
 
 describe('unused exports', () => {
   it('reports an export no other file imports, and whether its own file uses it', () => {

@@ -36,6 +36,10 @@ export function storageRoutes(ctx: ServerContext, service: StorageService): Hono
         id: c.get('requestId'),
         error: failure.cause.message,
       });
+    // 503 is an answer, not a fault of this server: the database is away (the database gate logs that once) or the
+    // transformation slots are full; one line without a stack, not an error per request.
+    else if (failure.status === 503)
+      ctx.log.warn('storage: unavailable', { id: c.get('requestId'), error: String(failure.cause ?? error) });
     else if (failure.status >= 500 && failure.status !== 507 && !isBodyBreakOff(failure.cause ?? error)) {
       const cause = failure.cause instanceof Error ? failure.cause : error;
       ctx.log.error('storage request failed', { id: c.get('requestId'), error: cause.message, stack: cause.stack });

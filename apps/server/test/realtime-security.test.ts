@@ -53,7 +53,15 @@ beforeAll(async () => {
     alter table public.rt_rows replica identity full;
     create policy rt_rows_select on public.rt_rows for select to authenticated using (public.rt_row_visible(note));
     grant select on public.rt_rows to authenticated;
-    alter publication auction_ops_realtime add table public.rt_rows;`);
+    alter publication auction_ops_realtime add table public.rt_rows;
+    -- Rows only a token with the claim tier = gold may see.
+    create table public.rt_gold (id uuid primary key default gen_random_uuid(), note text not null);
+    alter table public.rt_gold enable row level security;
+    alter table public.rt_gold replica identity full;
+    create policy rt_gold_select on public.rt_gold for select to authenticated
+      using (coalesce(auth.jwt() ->> 'tier', '') = 'gold');
+    grant select on public.rt_gold to authenticated;
+    alter publication auction_ops_realtime add table public.rt_gold;`);
   owner = await signUp(server, 'owner');
   member = await signUp(server, 'member');
   outsider = await signUp(server, 'outsider');
@@ -325,6 +333,37 @@ describe('tokens', () => {
       values (${auction.auctionId}, ${auction.channelId}, ${owner.id}, 'after the old expiry')`;
     await until(() => got.length === 1, 'the change after the refresh');
     expect(statuses).toEqual(['SUBSCRIBED']);
+  });
+
+  it('a new token with other claims is judged by them on a channel without a filter', async () => {
+    // Unfiltered channels share what the router works out for their subscribers; a token with other claims must
+    // still be checked as itself from the next change on.
+    const client = await tokenClient(await tokenFor(member, 3600));
+    const got: Row[] = [];
+    await subscribed(
+      client
+        .channel('tiers')
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_gold' }, (p) => got.push(p.new as Row)),
+    );
+    const watcher = await tokenClient(await accessTokenFor(server, owner, 3600, { tier: 'gold' }));
+    const watched: Row[] = [];
+    await subscribed(
+      watcher
+        .channel('tiers-watch')
+        .on('postgres_changes', { event: 'INSERT', schema: 'public', table: 'rt_gold' }, (p) =>
+          watched.push(p.new as Row),
+        ),
+    );
+    await server.db.sql`insert into public.rt_gold (note) values ('plain')`;
+    await until(() => watched.length === 1, 'the row, to the gold watcher');
+    await client.realtime.setAuth(await accessTokenFor(server, member, 3600, { tier: 'gold' }));
+    // The new token reaches the server at some point after setAuth: rows are written until one arrives.
+    for (let n = 0; !got.length; n++) {
+      expect(n, 'a row after the new token').toBeLessThan(50);
+      await server.db.sql`insert into public.rt_gold (note) values (${`gold ${n}`})`;
+      await sleep(200);
+    }
+    expect(got.map((r) => r.note)).not.toContain('plain');
   });
 
   it('the upgrade without an API key is refused by the gateway; a plain GET is told to upgrade', async () => {

@@ -28,9 +28,14 @@ export function startRealtimeServer(env: Record<string, string> = {}): Promise<T
 }
 
 /** An access token for the user signed by the server's secret, living the given seconds. */
-export function accessTokenFor(server: TestServer, user: { id: string }, lifetimeSeconds: number): Promise<string> {
+export function accessTokenFor(
+  server: TestServer,
+  user: { id: string },
+  lifetimeSeconds: number,
+  claims: Record<string, unknown> = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ role: 'authenticated', aud: 'authenticated' })
+  return new SignJWT({ role: 'authenticated', aud: 'authenticated', ...claims })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(user.id)
     .setIssuedAt(now)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs the test suite once more on the current Node LTS (22), installed from the npm registry into .tmp/node22;
-# the default run uses the machine's Node (20). supabase-js deprecates Node 20, so both must pass.
+# Runs a command (by default the test suite) on the current Node LTS (22), installed from the npm registry into
+# .tmp/node22 and put first on PATH; the default run uses the machine's Node (20). supabase-js deprecates Node 20,
+# so both must pass. CI runs the PostgreSQL 15 suite through it: `bash scripts/test-node22.sh bash
+# scripts/test-postgres15.sh`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix=.tmp/node22
@@ -9,4 +11,5 @@ if [ ! -x "$prefix/node_modules/node/bin/node" ]; then
 fi
 bin=$(cd "$prefix/node_modules/node/bin" && pwd)
 echo "test-node22: $("$bin/node" --version)"
-PATH="$bin:$PATH" npx -y pnpm@10 test
+if [ "$#" -eq 0 ]; then set -- npx -y pnpm@10 test; fi
+PATH="$bin:$PATH" "$@"

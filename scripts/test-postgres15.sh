@@ -16,7 +16,7 @@ pg() { su postgres -s /bin/sh -c "$*"; }
 pg "/usr/lib/postgresql/15/bin/initdb -D $dir/data --auth=scram-sha-256 -U postgres --pwfile=$dir/pw >/dev/null"
 pg "/usr/lib/postgresql/15/bin/pg_ctl -D $dir/data -l $dir/log -w -o '-p $port -c listen_addresses=127.0.0.1 -c max_connections=500 -c fsync=off -c wal_level=logical -c max_replication_slots=32 -c max_wal_senders=32 -k $dir' start >/dev/null"
 trap 'pg "/usr/lib/postgresql/15/bin/pg_ctl -D $dir/data -m fast stop" >/dev/null; rm -rf "$dir"' EXIT
-echo "test-postgres15: $(pg "/usr/lib/postgresql/15/bin/postgres --version")"
+echo "test-postgres15: $(pg "/usr/lib/postgresql/15/bin/postgres --version"), Node $(node --version)"
 url="postgres://postgres:$password@127.0.0.1:$port/postgres"
 TEST_DATABASE_URL="$url" npx -y pnpm@10 test
 # rest-engine's packed command, PostgREST's tutorials 0 and 1 included, on this PostgreSQL too.

@@ -348,7 +348,8 @@ export async function main(): Promise<void> {
       rss = Math.max(rss, process.memoryUsage().rss);
     }, 250);
     const written = await write(inserts.slice(RATE));
-    await delivered(readers, written.committed * MEMBERS);
+    const expected = written.committed * MEMBERS;
+    await delivered(readers, expected);
     clearInterval(sampler);
     const serverCpu = process.cpuUsage(cpuBefore.server);
     const postgresMs = postgresCpuMs(postmaster) - cpuBefore.postgres;
@@ -360,7 +361,7 @@ export async function main(): Promise<void> {
       p50: percentile(sorted, 50),
       p99: percentile(sorted, 99),
       deliveries: sorted.length,
-      expected: written.committed * MEMBERS,
+      expected,
       coldP99: percentile(cold, 99),
       rate: sorted.length / Math.max((report.last - written.started) / 1000, 0.001),
       rss,

@@ -4,8 +4,8 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { loadavg } from 'node:os';
 import type { RunningServer } from '../apps/server/src/index.js';
+import { loadAverage } from './support/load-average.js';
 
 const MB = 1024 * 1024;
 const SIZE = 50 * MB;
@@ -40,13 +40,10 @@ export async function benchResumable(server: RunningServer, userId: string, toke
   const best = (list: number[]) => Math.min(...list);
   const mbps = (s: number) => (SIZE / MB / s).toFixed(1);
   const ratio = best(seconds.plain) / best(seconds.tus);
-  const load = loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
   console.log(
     `50 MB resumable upload (TUS, 6 MB chunks) ${mbps(best(seconds.tus))} MB/s  vs plain upload ` +
       `${mbps(best(seconds.plain))} MB/s  ratio ${ratio.toFixed(2)} (target >= 0.80: ${ratio >= 0.8 ? 'met' : 'NOT met'})` +
-      `  load average ${load}`,
+      `  ${loadAverage()}`,
   );
   console.log(
     `   server CPU per MB: resumable ${cpuPerMb('tus').toFixed(1)} ms, plain ${cpuPerMb('plain').toFixed(1)} ms, ` +

@@ -9,13 +9,14 @@
 // far less on the machine's other load than the rate does.
 // Target: uncached >= 0.8 of direct sharp. Run: node --import tsx scripts/bench-storage-transform.ts
 import { spawn } from 'node:child_process';
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { startBenchServer } from './support/bench-server.js';
+import { loadAverage } from './support/load-average.js';
 
 const WIDTH = 4000;
 const HEIGHT = 3000;
@@ -165,9 +166,7 @@ export async function main(): Promise<void> {
     const directRate = Math.max(...rates.direct);
     const uncachedRate = Math.max(...rates.server);
     const cpuMs = (seconds: number) => ((seconds / (ROUNDS * PER_ROUND)) * 1000).toFixed(0);
-    const loadText = `load average ${loadavg()
-      .map((n) => n.toFixed(2))
-      .join(' ')}`;
+    const loadText = loadAverage();
     const cachedRate = perSecond(CACHED_REQUESTS, cached);
     const ratio = uncachedRate / directRate;
     // Each server round against the direct round just before it (the same moment's load on the machine): their

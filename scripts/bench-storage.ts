@@ -16,13 +16,13 @@ import { execFile, spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { benchResumable } from './bench-storage-resumable.js';
 import { main as transformBench } from './bench-storage-transform.js';
 import { startBenchServer } from './support/bench-server.js';
+import { loadAverage } from './support/load-average.js';
 
 const KB = 1024;
 const MB = 1024 * KB;
@@ -36,13 +36,6 @@ const CASES = [
 ];
 const CLIENT = fileURLToPath(new URL('./support/upload-load-client.ts', import.meta.url));
 const run = promisify(execFile);
-
-/** The load average over 1, 5 and 15 minutes, as printed beside every figure. */
-export function loadAverage(): string {
-  return `load average ${loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ')}`;
-}
 
 function accessToken(secret: string, sub: string): string {
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');

@@ -3,16 +3,10 @@
 // Without --k it steps K through profile.ts's kSteps until a run fails, then bisects between the last good and the
 // first bad, and ends with the largest K that held. --faults injects the faults of profile.ts (or the ones named,
 // comma-separated) into the traffic of one K.
-import { loadavg } from 'node:os';
+import { loadAverage } from '../support/load-average.js';
 import { type FaultName, faults, kSteps, profile } from './profile.js';
 import { formatDay } from './report.js';
 import { runDay } from './run.js';
-
-/** The machine's load average over 1, 5 and 15 minutes: the figures are the machine's as much as the server's. */
-const load = () =>
-  loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -31,10 +25,10 @@ export async function main(): Promise<void> {
   const dropOne = process.argv.includes('--drop-one');
   const one = option('k');
   const run = async (k: number) => {
-    console.log(`\n--- day at K=${k}${withFaults ? ' with faults' : ''} (load average ${load()}) ---`);
+    console.log(`\n--- day at K=${k}${withFaults ? ' with faults' : ''} (${loadAverage()}) ---`);
     const result = await runDay({ k, compression, dropOne, faults: withFaults ? (chosen as FaultName[]) : [] });
     console.log(formatDay(result));
-    console.log(`load average at the end of K=${k}: ${load()}`);
+    console.log(`at the end of K=${k}: ${loadAverage()}`);
     return result.held;
   };
   if (one !== undefined || withFaults) {

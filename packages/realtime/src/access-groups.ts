@@ -35,6 +35,7 @@ interface Scope {
 
 export class AccessGroups {
   private readonly policies = new Map<string, { at: number; open: boolean }>();
+  private readonly askingPolicies = new Map<string, Promise<boolean>>();
   /** Per identity key: the user it names, and its class per table. */
   private readonly classes = new Map<string, { sub: string; byRel: Map<string, Scope> }>();
   private inputs = new Map<string, string>();
@@ -168,19 +169,28 @@ export class AccessGroups {
     return plan;
   }
 
-  private async readsEverything(rel: string, identity: Identity): Promise<boolean> {
+  /** Whether the identity's role reads the table without policies; one query per role and table at a time. */
+  private readsEverything(rel: string, identity: Identity): Promise<boolean> {
     const key = `${identity.role}|${rel}`;
     const cached = this.policies.get(key);
-    if (cached && Date.now() - cached.at < POLICY_TTL_MS) return cached.open;
-    const [row] = await inRequestTransaction(
-      this.sql,
-      identity.role,
-      JSON.parse(identity.claims),
-      (tx) => tx<{ qual: string | null }[]>`select realtime.select_policy(${rel}::regclass) as qual`,
-    );
-    const open = row?.qual === 'true';
-    this.policies.set(key, { at: Date.now(), open });
-    return open;
+    if (cached && Date.now() - cached.at < POLICY_TTL_MS) return Promise.resolve(cached.open);
+    let asking = this.askingPolicies.get(key);
+    if (!asking) {
+      asking = inRequestTransaction(
+        this.sql,
+        identity.role,
+        JSON.parse(identity.claims),
+        (tx) => tx<{ qual: string | null }[]>`select realtime.select_policy(${rel}::regclass) as qual`,
+      )
+        .then(([row]) => {
+          const open = row?.qual === 'true';
+          this.policies.set(key, { at: Date.now(), open });
+          return open;
+        })
+        .finally(() => this.askingPolicies.delete(key));
+      this.askingPolicies.set(key, asking);
+    }
+    return asking;
   }
 
   /**

@@ -19,11 +19,11 @@ import { userInfo, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import postgres from 'postgres';
 import { findFreePort } from './ports.js';
 import { isAlive } from './process-alive.js';
 import { assertReachable } from './reachable.js';
 import { binariesMajor, checkClusterMajor } from './major-upgrade/cluster-version.js';
+import { shutDownCleanly, waitUntilAccepting } from './cluster-startup.js';
 
 export interface EmbeddedCluster {
   /** Superuser connection URL (the owner of everything the migrations create). */
@@ -118,6 +118,8 @@ export interface EmbeddedOptions {
   dataDirName?: string;
   /** Postgres exited without stop() (killed, crashed) after it had started: the supervisor restarts it. */
   onUnexpectedExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
+  /** How often a start that takes long logs PostgreSQL's last log line (default 10 s). */
+  progressIntervalMs?: number;
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedCluster> {
@@ -136,6 +138,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     assertReachable(dir, owner);
   }
   const passwordFile = join(dir, 'superuser-password');
+  let recovering = false;
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     // A second cluster beside the first (an upgrade) shares its password: the secret kept for DATA_DIR stays valid.
     if (!options.dataDirName || !existsSync(passwordFile)) {
@@ -159,6 +162,14 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     );
   } else {
     await stopOrphan(dataDir);
+    // A restore asks for its recovery (recovery.signal) and says so itself.
+    const asked = ['recovery.signal', 'standby.signal'].some((f) => existsSync(join(dataDir, f)));
+    recovering = !asked && !shutDownCleanly(dataDir);
+    if (recovering)
+      options.log?.(
+        `the PostgreSQL cluster in ${dataDir} was not shut down cleanly: it replays its WAL before it accepts ` +
+          'connections (seconds, or minutes after a busy hour)',
+      );
   }
   const password = readFileSync(passwordFile, 'utf8').trim();
   const port = options.port || (await findFreePort());
@@ -197,27 +208,21 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     if (ready && !stopping) options.onUnexpectedExit?.(code, signal);
   });
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  const began = Date.now();
+  const elapsed = () => `${((Date.now() - began) / 1000).toFixed(1)} s`;
   try {
-    await waitFor(
-      async () => {
-        if (exited) throw new Error(`postgres exited during start; see ${logFile}`);
-        const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
-        try {
-          await sql`select 1`;
-          return true;
-        } catch {
-          return false;
-        } finally {
-          await sql.end({ timeout: 1 });
-        }
-      },
-      60_000,
-      'postgres to accept connections',
-    );
+    await waitUntilAccepting({
+      url,
+      logFile,
+      hasExited: () => exited,
+      log: options.log,
+      progressIntervalMs: options.progressIntervalMs,
+    });
   } catch (error) {
     if (!exited) child.kill('SIGKILL');
     throw error;
   }
+  if (recovering) options.log?.(`PostgreSQL recovered and accepts connections (${elapsed()})`);
   ready = true;
   return {
     url,

@@ -23,6 +23,10 @@ export const errors = {
     new BackupError(`--data-dir ${dir} exists and is not empty; restore into an absent or empty directory`),
   beforeBackupEnd: (time: string, id: string, finishedAt: string) =>
     new BackupError(`--to-time ${time} is before the end of backup ${id} (${finishedAt}); choose an earlier backup`),
+  beforeOldestBackup: (time: string, id: string, finishedAt: string) =>
+    new BackupError(
+      `--to-time ${time} is before the end of the oldest backup, ${id} (${finishedAt}): no backup reaches back to it`,
+    ),
   pastArchive: (time: string, detail: string) =>
     new BackupError(`--to-time ${time} is past what the archive covers (${detail})`),
   badTime: (time: string) => new BackupError(`--to-time ${time} is not an ISO-8601 date and time`),

@@ -20,11 +20,19 @@ export interface RestoreOptions {
   log?: (message: string) => void;
 }
 
-async function chooseBackup(target: BackupTarget, id: string): Promise<BackupManifest> {
+/**
+ * The backup to restore: the one named, or for `latest` the newest, or with a time the newest that had ended by
+ * then (an older backup's WAL reaches a time a newer backup begins after).
+ */
+async function chooseBackup(target: BackupTarget, id: string, toTime: string | undefined): Promise<BackupManifest> {
   if (id !== 'latest') return readManifest(target, id);
-  const newest = (await listBackups(target)).at(-1);
-  if (!newest) throw errors.noBackups(target.spec);
-  return newest;
+  const backups = await listBackups(target);
+  if (backups.length === 0) throw errors.noBackups(target.spec);
+  const time = toTime === undefined ? Number.NaN : Date.parse(toTime);
+  if (Number.isNaN(time)) return backups.at(-1)!;
+  const ended = backups.filter((b) => Date.parse(b.finished_at) <= time);
+  if (ended.length === 0) throw errors.beforeOldestBackup(toTime!, backups[0]!.id, backups[0]!.finished_at);
+  return ended.at(-1)!;
 }
 
 function checkTime(manifest: BackupManifest, toTime: string | undefined): Date | undefined {
@@ -105,7 +113,7 @@ function keepLog(error: RecoveryFailedError, dataDir: string): RecoveryFailedErr
 export async function restoreBackup(options: RestoreOptions) {
   const { target, dataDir } = options;
   const existed = checkEmpty(dataDir);
-  const manifest = await chooseBackup(target, options.id);
+  const manifest = await chooseBackup(target, options.id, options.toTime);
   const toTime = checkTime(manifest, options.toTime);
   // As root, PostgreSQL replays as its own user: it must reach the directory (checked before anything is copied).
   const owner = systemUser();

@@ -8,6 +8,8 @@ import { queryRestored, startArchivingServer, type ArchivingServer } from './sup
 
 let server: ArchivingServer;
 let backup: BackupManifest;
+/** Taken after 'second': `latest` with a time before its end must fall back to the first backup. */
+let newer: BackupManifest;
 let between: string;
 let afterAll_: string;
 let restoreCount = 0;
@@ -38,6 +40,7 @@ beforeAll(async () => {
   between = new Date().toISOString();
   await sleep(1100);
   await sql`insert into notes (body) values ('second')`;
+  newer = await createBackup({ ownerUrl: server.cluster.url, dataDir: server.dataDir, target: server.target });
   await server.archiveNow();
   await sleep(1100);
   afterAll_ = new Date().toISOString();
@@ -51,7 +54,7 @@ afterAll(() => {
 describe('backup create and list', () => {
   it('lists the backup with its summary fields, and its files carry checksums', async () => {
     const listed = await listBackups(server.target);
-    expect(listed.map((b) => b.id)).toEqual([backup.id]);
+    expect(listed.map((b) => b.id)).toEqual([backup.id, newer.id]);
     expect(backup.bytes).toBeGreaterThan(1_000_000);
     expect(Date.parse(backup.finished_at)).toBeGreaterThanOrEqual(Date.parse(backup.started_at));
     expect(backup.files.find((f) => f.path === 'postgres/data/backup_label')?.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -73,6 +76,30 @@ describe('backup restore', () => {
     const dir = freshDir();
     await restoreBackup({ target: server.target, id: backup.id, dataDir: dir, toTime: between });
     expect(await notes(dir)).toEqual(['before backup', 'first']);
+  });
+
+  it('latest with a time restores from the newest backup that had ended by then', async () => {
+    const dir = freshDir();
+    const lines: string[] = [];
+    await restoreBackup({
+      target: server.target,
+      id: 'latest',
+      dataDir: dir,
+      toTime: between,
+      log: (l) => lines.push(l),
+    });
+    expect(lines[0]).toMatch(new RegExp(`^copying backup ${backup.id}:`));
+    expect(await notes(dir)).toEqual(['before backup', 'first']);
+  });
+
+  it('latest with a time before the oldest backup ended is refused, naming that backup', async () => {
+    const dir = freshDir();
+    await expect(
+      restoreBackup({ target: server.target, id: 'latest', dataDir: dir, toTime: backup.started_at }),
+    ).rejects.toThrow(
+      `--to-time ${backup.started_at} is before the end of the oldest backup, ${backup.id} (${backup.finished_at})`,
+    );
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('refuses a time before the backup ended, naming the backup', async () => {
@@ -145,7 +172,7 @@ describe('damage and unwritable targets', () => {
       .at(-1)!;
     await withFlippedByte(join(join(server.target.dir!, 'wal'), segment), () =>
       expect(restoreBackup({ target: server.target, id: 'latest', dataDir: dir })).rejects.toThrow(
-        `backup ${backup.id} is damaged: archived WAL ${segment} does not match its checksum`,
+        `backup ${newer.id} is damaged: archived WAL ${segment} does not match its checksum`,
       ),
     );
     expect(readdirSync(dir)).toEqual([]);

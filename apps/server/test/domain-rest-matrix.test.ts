@@ -115,7 +115,7 @@ beforeAll(async () => {
       .single(),
   );
   must(await clients.member.from('message_reactions').insert({ message_id: message.id, emoji: '👍' }));
-  // The owner's own rows: read state, notification preference, push token, e-mail log, a report conversation.
+  // Rows only their user reads: the owner's read state, notification preference, push token and e-mail log.
   must(await clients.owner.rpc('mark_channel_as_read', { p_channel_id: ids.channel }));
   must(
     await clients.owner
@@ -133,6 +133,7 @@ beforeAll(async () => {
       .from('saved_reports')
       .insert({ auction_id: ids.auction, dataset_id: dataset.id, name: 'Top', sql: 'select 1' }),
   );
+  // generate-sql writes its audit row and conversation as the caller, under the same policies as these inserts.
   must(
     await clients.owner
       .from('query_audit_log')
@@ -166,10 +167,18 @@ beforeAll(async () => {
   const test = must(
     await clients.owner.rpc('test_webhook', { endpoint_id: endpoint.id, event_type: 'message.created' }),
   );
-  // Attempts are written by the dispatcher alone (off here), as the database owner.
-  await db.sql`insert into public.webhook_delivery_attempts
-      (delivery_id, endpoint_id, auction_id, event_type, attempt, status, response_status, response_time_ms)
-    values (${test.delivery_id}, ${endpoint.id}, ${ids.auction}, 'message.created', 1, 'failed', 500, 12)`;
+  // Attempts are written by the dispatcher alone (off here), which runs as the database owner.
+  const attempt = {
+    delivery_id: test.delivery_id as string,
+    endpoint_id: endpoint.id as string,
+    auction_id: ids.auction!,
+    event_type: 'message.created',
+    attempt: 1,
+    status: 'failed',
+    response_status: 500,
+    response_time_ms: 12,
+  };
+  await db.sql`insert into public.webhook_delivery_attempts ${db.sql(attempt)}`;
   // The catalogue is global: the probe reads the type of an event auction A emitted.
   const [event] = await db.sql`select event_type from public.event_outbox where auction_id = ${ids.auction}
     order by occurred_at limit 1`;
@@ -194,8 +203,8 @@ const reads: Read[] = [
   ['auctions', 'id', 'auction', 'rows rows rows none 401 rows'],
   ['auction_members', 'auction_id', 'auction', 'rows rows rows none 401 rows'],
   ['auction_branding', 'auction_id', 'auction', 'rows rows rows none 401 rows'],
+  // Invitations are read by their granted columns: the token hash is granted to no request role.
   ['auction_invitations', 'auction_id', 'auction', 'rows rows none none 401 rows', 'id,email,role'],
-  // The token hash is granted to no request role.
   ['auction_invitations', 'auction_id', 'auction', '403 403 403 403 401 403', 'token_hash'],
   ['users', 'id', 'member', 'rows rows rows none 401 rows'],
   ['super_admins', 'user_id', 'super', 'none none none none 401 rows'],

@@ -3,57 +3,25 @@
 // arrived while the previous call ran (however many subscribers and changes), and delivers in commit order.
 import type postgres from 'postgres';
 import type { Change, TableInfo } from './change-capture.js';
+import type { Binding, ChangeTarget } from './change-binding.js';
 import { changePayload, imageOf, probeOf } from './change-payload.js';
 import { BindingIndex } from './binding-index.js';
-import type { RowFilter } from './filters.js';
-import { AccessGroups, relName } from './access-groups.js';
-import { changesToCheck, tenantsOf } from './tenant-scope.js';
+import { AccessGroups } from './access-groups.js';
+import { type ByIdentity, IdentityGroupings, type MatchTargets } from './identity-grouping.js';
+import { ReadableColumns } from './readable-columns.js';
+import { VisibilityCheck } from './visibility-check.js';
 import { entry } from './map-entry.js';
-import type { Identity } from './subscriber-identity.js';
-import type { TupleValues } from './pgoutput.js';
 
-const GRANTS_TTL_MS = 5_000;
 // While changes keep coming, policy checks start at most this often: each call has a fixed cost in Postgres, and
 // checking back to back would pay it for every change of a steady stream. Short, since a change waits for it, and
 // with tenant scopes most of a check's cost is per change and tenant, which gathering does not share (5,000
 // subscribers at 200 changes/s: 25 ms gave p50 25 ms; 10 ms gives 12 ms for 0.2 ms more Postgres CPU per change).
 const CHECK_INTERVAL_MS = 10;
 
-export type ChangeEvent = '*' | 'INSERT' | 'UPDATE' | 'DELETE';
-
-export interface ChangeTarget {
-  readonly identity: Identity;
-  readonly joined: boolean;
-  /** Sends one change; `data` is the JSON of the payload's `data` member. */
-  deliverChange(ids: readonly number[], data: string): void;
-}
-
-export interface Binding {
-  id: number;
-  event: ChangeEvent;
-  schema: string;
-  /** A table name, or '*' for every subscribable table of the schema. */
-  table: string;
-  filter?: RowFilter;
-  target: ChangeTarget;
-}
-
 interface Routed {
   change: Change;
   /** Per target, the ids of its bindings the change matched; shared by changes when no filter decided it. */
-  targets: ReadonlyMap<ChangeTarget, readonly number[]>;
-}
-
-/** Per identity key, the targets of a match with that identity and their binding ids. */
-type ByIdentity = Map<string, [ChangeTarget, readonly number[]][]>;
-
-interface Grouping {
-  byIdentity: ByIdentity;
-  /** The distinct identities of the match. */
-  identities: Identity[];
-  /** Each target's identity when grouped, in the match's order. */
-  as: Identity[];
-  roles: string[];
+  targets: MatchTargets;
 }
 
 interface Checked {
@@ -76,24 +44,19 @@ export class ChangeRouter {
    * Per table and event, what a change matches when none of the bindings it could match has a filter (then every
    * such change matches the same): built once and shared until the bindings change, instead of once per change.
    */
-  private readonly unfiltered = new Map<string, ReadonlyMap<ChangeTarget, readonly number[]>>();
+  private readonly unfiltered = new Map<string, MatchTargets>();
   private queue: Routed[] = [];
   private pumping = false;
-  /** When the last call that evaluated policies started (ms). */
-  private lastCheck = 0;
   private stopped = false;
-  /**
-   * Per role and table, the columns that role may SELECT: a change never carries a column its reader lacks.
-   * Read again after a few seconds, since grants can change at any time.
-   */
-  private readonly readable = new Map<string, { at: number; columns: Set<string> }>();
-  private readonly readableLoads = new Map<string, Promise<void>>();
-
+  private readonly readable: ReadableColumns;
   private readonly access: AccessGroups;
-  private readonly groupings = new WeakMap<Routed['targets'], Grouping>();
+  private readonly visibility: VisibilityCheck;
+  private readonly groupings = new IdentityGroupings();
 
-  constructor(private readonly options: ChangeRouterOptions) {
+  constructor(options: ChangeRouterOptions) {
+    this.readable = new ReadableColumns(options.sql);
     this.access = new AccessGroups(options.sql);
+    this.visibility = new VisibilityCheck(options.sql, this.access, options.log);
   }
 
   /** Reads what identity classes depend on; before the first change. */
@@ -108,7 +71,7 @@ export class ChangeRouter {
     if (binding.table === '*') return;
     // What the first change would otherwise wait for: the identity's class, and its role's readable columns.
     this.access.warm(binding.schema, binding.table, binding.target.identity);
-    void this.loadReadable(binding, binding.target.identity.role).catch(() => {});
+    void this.readable.load(binding, binding.target.identity.role).catch(() => {});
   }
 
   remove(binding: Binding): void {
@@ -137,10 +100,11 @@ export class ChangeRouter {
   /** Stops routing: queued changes are dropped (their subscribers are being disconnected). */
   stop(): void {
     this.stopped = true;
+    this.visibility.stop();
     this.queue = [];
   }
 
-  private match(change: Change): ReadonlyMap<ChangeTarget, readonly number[]> {
+  private match(change: Change): MatchTargets {
     const { schema, table } = change.table;
     const shareKey = `${schema}.${table}|${change.type}`;
     const shared = this.unfiltered.get(shareKey);
@@ -189,7 +153,7 @@ export class ChangeRouter {
 
   /** Takes what is queued, once the interval since the last call that evaluated policies has passed, and checks it. */
   private async checkNext(): Promise<Checked> {
-    const wait = this.lastCheck + CHECK_INTERVAL_MS - Date.now();
+    const wait = this.visibility.lastCall + CHECK_INTERVAL_MS - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const batch = this.queue;
     this.queue = [];
@@ -211,7 +175,7 @@ export class ChangeRouter {
     await Promise.all(
       [...byTable].map(async ([table, indexes]) => {
         const matches = [...new Set(indexes.map((i) => batch[i]!.targets))].map((targets) => {
-          const grouping = this.groupingOf(targets);
+          const grouping = this.groupings.of(targets);
           byIdentity.set(targets, grouping.byIdentity);
           return grouping;
         });
@@ -224,8 +188,8 @@ export class ChangeRouter {
         const changes = indexes.map((i) => probeOf(batch[i]!.change));
         const images = indexes.map((i) => imageOf(batch[i]!.change));
         const [rows] = await Promise.all([
-          this.check(table, changes, images, idents),
-          ...[...new Set(matches.flatMap((m) => m.roles))].map((role) => this.loadReadable(table, role)),
+          this.visibility.visible(table, changes, images, idents),
+          ...[...new Set(matches.flatMap((m) => m.roles))].map((role) => this.readable.load(table, role)),
         ]);
         for (const { identity, change } of rows) {
           const index = indexes[change]!;
@@ -234,116 +198,6 @@ export class ChangeRouter {
       }),
     );
     return visible;
-  }
-
-  /**
-   * A match's targets grouped by identity, kept while the match is (shared matches last until the bindings change)
-   * and every target still has the identity it was grouped under (a channel's identity changes with its token).
-   */
-  private groupingOf(targets: Routed['targets']): Grouping {
-    const known = this.groupings.get(targets);
-    if (known) {
-      let i = 0;
-      let same = true;
-      for (const target of targets.keys()) {
-        if (target.identity === known.as[i++]) continue;
-        same = false;
-        break;
-      }
-      if (same) return known;
-    }
-    const byIdentity: ByIdentity = new Map();
-    const identities = new Map<string, Identity>();
-    const as: Identity[] = [];
-    for (const [target, ids] of targets) {
-      as.push(target.identity);
-      identities.set(target.identity.key, target.identity);
-      entry(byIdentity, target.identity.key, () => []).push([target, ids]);
-    }
-    const grouping = {
-      byIdentity,
-      identities: [...identities.values()],
-      as,
-      roles: [...new Set(as.map((i) => i.role))],
-    };
-    this.groupings.set(targets, grouping);
-    return grouping;
-  }
-
-  private async check(
-    table: TableInfo,
-    changes: unknown[],
-    images: readonly TupleValues[],
-    identities: Identity[],
-  ): Promise<{ identity: number; change: number }[]> {
-    const plan = await this.access.plan(table, identities);
-    const visible = plan.open.flatMap((identity) => changes.map((_c, change) => ({ identity, change })));
-    // Each group is checked on the changes of its own tenants only; a group with none is not checked at all.
-    const changeTenants = tenantsOf(plan.tenantColumn, images);
-    const checked: { group: number[]; changes: number[] | undefined }[] = [];
-    plan.groups.forEach((group, g) => {
-      const only = changesToCheck(plan.tenants[g]!, changeTenants);
-      if (only === undefined || only.length) checked.push({ group, changes: only });
-    });
-    if (!checked.length) return visible;
-    const rows = await this.query(
-      table,
-      changes,
-      checked.map(({ group, changes: only }) => ({ identity: identities[group[0]!]!, changes: only })),
-    );
-    for (const r of rows)
-      for (const identity of checked[r.identity]!.group) visible.push({ identity, change: r.change });
-    return visible;
-  }
-
-  private async query(
-    table: TableInfo,
-    changes: unknown[],
-    checks: { identity: Identity; changes: number[] | undefined }[],
-  ): Promise<{ identity: number; change: number }[]> {
-    const rel = relName(table);
-    const idents = JSON.stringify(
-      checks.map(({ identity, changes: only }) => ({ role: identity.role, claims: identity.claims, changes: only })),
-    );
-    this.lastCheck = Date.now();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.options.sql<{ identity: number; change: number }[]>`
-          select identity, change from realtime.visible_changes(${rel}::regclass,
-            ${JSON.stringify(changes)}::text::jsonb, ${idents}::text::jsonb)`;
-      } catch (error) {
-        if (this.stopped) return [];
-        if (attempt === 3) {
-          this.options.log('error', 'realtime: authorizing changes failed; they are not delivered', {
-            table: rel,
-            changes: changes.length,
-            error: (error as Error).message,
-          });
-          return [];
-        }
-        await new Promise((r) => setTimeout(r, 50 * attempt));
-      }
-    }
-  }
-
-  /** Reads (again, once its answer is old) which columns `role` may SELECT; one query per role and table at a time. */
-  private loadReadable(table: Pick<TableInfo, 'schema' | 'table'>, role: string): Promise<void> {
-    const key = `${role}|${table.schema}.${table.table}`;
-    const known = this.readable.get(key);
-    if (known && Date.now() - known.at < GRANTS_TTL_MS) return Promise.resolve();
-    let loading = this.readableLoads.get(key);
-    if (!loading) {
-      loading = this.options.sql<{ attname: string }[]>`
-        select attname from pg_attribute
-         where attrelid = ${relName(table)}::regclass and attnum > 0 and not attisdropped
-           and has_column_privilege(${role}, attrelid, attnum, 'SELECT')`
-        .then((rows) => {
-          this.readable.set(key, { at: Date.now(), columns: new Set(rows.map((r) => r.attname)) });
-        })
-        .finally(() => this.readableLoads.delete(key));
-      this.readableLoads.set(key, loading);
-    }
-    return loading;
   }
 
   /** To the targets of the identities allowed, each still joined under the identity it was checked as. */
@@ -364,8 +218,6 @@ export class ChangeRouter {
   }
 
   private payload(change: Change, role: string): string {
-    const { table } = change;
-    const readable = this.readable.get(`${role}|${table.schema}.${table.table}`);
-    return changePayload(change, (column) => readable?.columns.has(column) ?? false);
+    return changePayload(change, this.readable.readable(change.table, role));
   }
 }

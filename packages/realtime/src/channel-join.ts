@@ -2,7 +2,7 @@
 // postgres_changes bindings, broadcast replay and the first presence state; a rejoin replaces the old channel.
 import type { Claims } from '@auction-ops/auth-core';
 import { Channel, presenceKeyOf } from './channel.js';
-import type { Binding, ChangeEvent } from './change-router.js';
+import type { Binding, ChangeEvent } from './change-binding.js';
 import { parseFilter } from './filters.js';
 import { isObject, replyFrame, type Frame } from './protocol.js';
 import { replayOf, type Replay } from './broadcast-options.js';

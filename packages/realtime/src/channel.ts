@@ -2,7 +2,7 @@
 // (broadcast self/ack, presence key), its postgres_changes bindings, and the token expiry that closes it.
 import { randomUUID } from 'node:crypto';
 import type { Claims } from '@auction-ops/auth-core';
-import type { Binding, ChangeTarget } from './change-router.js';
+import type { Binding, ChangeTarget } from './change-binding.js';
 import type { Identity } from './subscriber-identity.js';
 import { encodeBinaryBroadcast, isBinaryPayload, type BroadcastMessage, type Frame } from './protocol.js';
 import { reasons } from './realtime-errors.js';

@@ -34,12 +34,8 @@ export {
 export { createOAuthService, type OAuthService, type CallbackOutcome } from './oauth-service.js';
 export { createOAuthServer, type OAuthServer } from './oauth-server.js';
 export type { OAuthServerSettings, AuthorizationDetails, OAuthGrant } from './oauth-authorizations.js';
-export {
-  SUPPORTED_SCOPES as OAUTH_SERVER_SCOPES,
-  type ClientCredentials,
-  type OAuthClientJson,
-  type TokenEndpointAuthMethod,
-} from './oauth-clients.js';
+export type { ClientCredentials, OAuthClientJson } from './oauth-clients.js';
+export { SUPPORTED_SCOPES as OAUTH_SERVER_SCOPES, type TokenEndpointAuthMethod } from './oauth-client-params.js';
 export type { OAuthTokenResponse, TokenParams } from './oauth-token-grant.js';
 export { createIdTokenGrant, type IdTokenGrant } from './id-token-grant.js';
 export { unlinkIdentity } from './identity-repository.js';

@@ -5,7 +5,8 @@ import type postgres from 'postgres';
 import { authErrors } from './errors.js';
 import { hashToken, randomToken } from './opaque-token.js';
 import { isUuid } from './auth-input.js';
-import { type OAuthClientRegistry, type OAuthClientRow, parseScopes } from './oauth-clients.js';
+import { parseScopes } from './oauth-client-params.js';
+import type { OAuthClientRegistry, OAuthClientRow } from './oauth-clients.js';
 
 export interface OAuthServerSettings {
   /** The consent page: {appUrl}{authorizationPath}?authorization_id=... (GoTrue's SITE_URL + authorization path). */

@@ -1,7 +1,7 @@
 // Reading a validated SAML assertion as GoTrue does (its samlassertion.go): the user's stable id, the address, the
 // claims of the provider's attribute mapping; and the addressing checks node-saml leaves to its caller.
 import { AuthError, authErrors } from './errors.js';
-import { NAME_ID_FORMATS, type AttributeMapping } from './sso-providers.js';
+import { NAME_ID_FORMATS, type AttributeMapping } from './sso-provider-store.js';
 import { DOMParser, type SamlProfile as Profile, type XmlNode, xpath } from './xml-libraries.js';
 
 const EMAIL_FORMAT = NAME_ID_FORMATS[1]!;

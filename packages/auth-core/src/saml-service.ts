@@ -10,15 +10,10 @@ import { AuthError, authErrors } from './errors.js';
 import { createFlowState, issueAuthCode, type PkceChallenge } from './pkce-flow.js';
 import { checkAddressing, emailOf, mappedClaims, samlErrors, subjectOf } from './saml-assertion.js';
 import { parseIdpMetadata } from './saml-metadata.js';
+import { fetchMetadata } from './saml-metadata-source.js';
 import { accountForSso } from './sso-account.js';
-import {
-  fetchMetadata,
-  findProviderByDomain,
-  findProviderById,
-  NAME_ID_FORMATS,
-  type SsoProviderRow,
-  ssoErrors,
-} from './sso-providers.js';
+import { ssoErrors } from './sso-errors.js';
+import { findProviderByDomain, findProviderById, NAME_ID_FORMATS, type SsoProviderRow } from './sso-provider-store.js';
 import type { SessionJson } from './user-view.js';
 import { type CacheProvider, SAML, type SamlProfile as Profile } from './xml-libraries.js';
 

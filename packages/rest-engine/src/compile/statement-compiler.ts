@@ -3,7 +3,9 @@
 import { qualified, quoteIdent } from '../ident.js';
 import type { MediaType, Preferences } from '../parse/types.js';
 import type { Mutation, Plan, ReadPlan } from '../plan/types.js';
-import { callArgsFrom, callExpr, condition, countedRows, countQuery, selectQuery } from './read-compiler.js';
+import { condition } from './condition-compiler.js';
+import { countedRows, countQuery, selectQuery } from './read-compiler.js';
+import { callArgsFrom, callExpr } from './row-source.js';
 import { SqlBuilder, type Statement } from './sql-builder.js';
 
 export interface CompiledRequest {

@@ -1,0 +1,107 @@
+// Compiles conditions: a field (column, or a path into a JSON column), filters with their operators (comparison,
+// IN, ANY/ALL, full-text search), the null checks on embeds and the and/or/not trees that combine them.
+import { quoteIdent } from '../ident.js';
+import type { Field, Filter } from '../parse/types.js';
+import type { Column } from '../schema-cache/types.js';
+import type { PlannedCondition } from '../plan/types.js';
+import { arrayLiteral, type SqlBuilder } from './sql-builder.js';
+
+export function field(b: SqlBuilder, alias: string, f: Field): void {
+  if (f.jsonPath.length === 0) {
+    b.push(alias, '.', quoteIdent(f.name));
+    return;
+  }
+  b.push('(', alias, '.', quoteIdent(f.name));
+  for (const step of f.jsonPath) {
+    b.push(step.arrow);
+    if (step.index) b.param(step.key, 'int4');
+    else b.param(step.key, 'text');
+  }
+  b.push(')');
+}
+
+const SIMPLE_OPS: Record<string, string> = {
+  eq: '=',
+  neq: '<>',
+  gt: '>',
+  gte: '>=',
+  lt: '<',
+  lte: '<=',
+  like: 'LIKE',
+  ilike: 'ILIKE',
+  match: '~',
+  imatch: '~*',
+  cs: '@>',
+  cd: '<@',
+  ov: '&&',
+  sl: '<<',
+  sr: '>>',
+  nxr: '&<',
+  nxl: '&>',
+  adj: '-|-',
+  isdistinct: 'IS DISTINCT FROM',
+};
+const FTS_FN: Record<string, string> = {
+  fts: 'to_tsquery',
+  plfts: 'plainto_tsquery',
+  phfts: 'phraseto_tsquery',
+  wfts: 'websearch_to_tsquery',
+};
+
+function filter(b: SqlBuilder, alias: string, f: Filter, col: Column): void {
+  if (f.negate) b.push('NOT (');
+  const v = f.value;
+  if (v.kind === 'is') {
+    field(b, alias, f.field);
+    b.push(' IS ', v.value.toUpperCase());
+  } else if (f.op === 'in' && v.kind === 'list') {
+    field(b, alias, f.field);
+    b.push(' = ANY(').param(arrayLiteral(v.values)).push(')');
+  } else if (f.quant && v.kind === 'list') {
+    field(b, alias, f.field);
+    b.push(' ', SIMPLE_OPS[f.op], f.quant === 'any' ? ' ANY(' : ' ALL(')
+      .param(arrayLiteral(v.values))
+      .push(')');
+  } else if (v.kind === 'scalar' && FTS_FN[f.op]) {
+    const lang = () => {
+      if (f.lang) b.param(f.lang, 'regconfig').push(', ');
+    };
+    if (col.baseType === 'tsvector' && f.field.jsonPath.length === 0) field(b, alias, f.field);
+    else {
+      b.push('to_tsvector(');
+      lang();
+      field(b, alias, f.field);
+      b.push(')');
+    }
+    b.push(' @@ ', FTS_FN[f.op], '(');
+    lang();
+    b.param(v.value).push(')');
+  } else if (v.kind === 'scalar') {
+    field(b, alias, f.field);
+    b.push(' ', SIMPLE_OPS[f.op], ' ').param(v.value);
+  } else {
+    b.push('FALSE'); // unreachable: the parser pairs operators and value kinds
+  }
+  if (f.negate) b.push(')');
+}
+
+export function condition(b: SqlBuilder, alias: string, c: PlannedCondition): void {
+  switch (c.kind) {
+    case 'filter':
+      filter(b, alias, c.filter, c.column);
+      return;
+    case 'embed-null':
+      if (c.embed.spread && c.embed.toOne) b.push(c.embed.sqlAlias, '.pgrst_rows IS ', c.isNull ? 'NULL' : 'NOT NULL');
+      else if (c.embed.spread) b.push(c.embed.sqlAlias, '.pgrst_rows ', c.isNull ? '=' : '<>', ' 0');
+      else if (c.embed.toOne) b.push(c.embed.sqlAlias, '.body IS ', c.isNull ? 'NULL' : 'NOT NULL');
+      else b.push(c.embed.sqlAlias, '.body::text ', c.isNull ? '=' : '<>', " '[]'");
+      return;
+    case 'logic':
+      b.push(c.negate ? 'NOT (' : '(');
+      c.children.forEach((x, i) => {
+        if (i) b.push(c.op === 'and' ? ' AND ' : ' OR ');
+        condition(b, alias, x);
+      });
+      b.push(')');
+  }
+}

@@ -1,0 +1,35 @@
+// Compiles the FROM item of a read level: a table, the rows a mutation returned, a computed relationship's
+// function of the parent row, or a function call with its arguments (positional, one JSON body, or named).
+import { qualified, quoteIdent } from '../ident.js';
+import type { CallArgs, ReadPlan } from '../plan/types.js';
+import type { SqlBuilder } from './sql-builder.js';
+
+export function source(b: SqlBuilder, plan: ReadPlan): void {
+  const s = plan.source;
+  if (s.kind === 'table') b.push(qualified(s.table.schema, s.table.name), ' ', plan.sqlAlias);
+  else if (s.kind === 'mutated') b.push('pgrst_source ', plan.sqlAlias);
+  else if (s.kind === 'computed') b.push(qualified(s.fn.schema, s.fn.name), '(', s.parent, ') ', plan.sqlAlias);
+  else {
+    callArgsFrom(b, s.call);
+    b.push(s.call.mode === 'record' ? ' CROSS JOIN LATERAL ' : '');
+    callExpr(b, s.call);
+    b.push(' ', plan.sqlAlias);
+  }
+}
+
+/** `json_to_record($n::json) AS _args(...)` for calls with named arguments; nothing otherwise. */
+export function callArgsFrom(b: SqlBuilder, call: CallArgs): void {
+  if (call.mode !== 'record') return;
+  b.push('json_to_record(').param(call.json, 'text').push('::json').push(') AS _args(');
+  b.push(call.argNames.map((n) => `${quoteIdent(n)} ${call.fn.args.find((a) => a.name === n)!.type}`).join(', '), ')');
+}
+
+export function callExpr(b: SqlBuilder, call: CallArgs): void {
+  b.push(qualified(call.fn.schema, call.fn.name), '(');
+  if (call.mode === 'single')
+    // The body as text, cast in SQL: it is already the JSON the function takes.
+    b.param(call.json, 'text').push('::', call.fn.args[0].type);
+  else if (call.mode === 'record')
+    b.push(call.argNames.map((n) => `${quoteIdent(n)} := _args.${quoteIdent(n)}`).join(', '));
+  b.push(')');
+}

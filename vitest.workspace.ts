@@ -15,6 +15,7 @@ export const testDirs = [
   'packages/backups',
   'packages/auction-data',
   'packages/observability',
+  'packages/server-config',
   'packages/console',
   'apps/server',
   'apps/cli',

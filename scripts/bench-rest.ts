@@ -28,7 +28,7 @@ import type { ServerContext } from '../apps/server/src/context.js';
 import { restRateLimitCheck } from '../apps/server/src/middleware/rate-limit.js';
 import { createRestRateLimits } from '../apps/server/src/services/rate-limit-services.js';
 import { offerGatewayHeaders } from '../apps/server/src/middleware/response-headers.js';
-import { createLocalCertificates } from '../apps/server/src/tls/local-certificates.js';
+import { createLocalCertificates } from '../packages/server-config/src/local-certificates.js';
 import { createRestEngine } from '../packages/rest-engine/src/index.js';
 import { compile } from '../packages/rest-engine/src/compile/statement-compiler.js';
 import { CONTEXT_SQL, type TxContext } from '../packages/rest-engine/src/execute.js';

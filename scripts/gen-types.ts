@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareDatabase } from '../packages/database/src/index.js';
 import { generateTypeScriptTypes } from '../packages/rest-engine/src/index.js';
-import { migrationSets } from '../apps/server/src/migration-sets.js';
+import { migrationSets } from '../packages/server-config/src/migration-sets.js';
 import { version } from '../apps/server/src/version.js';
 import { loadPostgres } from './support/postgres-client.js';
 

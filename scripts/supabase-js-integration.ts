@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startVitest } from 'vitest/node';
-import { loadConfig } from '../apps/server/src/config/index.js';
+import { loadConfig } from '../packages/server-config/src/index.js';
 import { startServer } from '../apps/server/src/server.js';
 
 const SUITE_URL = 'http://127.0.0.1:54321';

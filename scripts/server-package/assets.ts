@@ -38,7 +38,7 @@ const FILES_BESIDE: Record<string, readonly string[]> = {
   'packages/auth-core/src/xml-libraries.ts': [],
   'packages/database/src/embedded-postgres.ts': [],
   // The checkout's root, for DATA_DIR's default: the package's command sets DATA_DIR (./.data) before it is read.
-  'apps/server/src/config/core.ts': [],
+  'packages/server-config/src/core.ts': [],
 };
 
 /** Stops the pack when a source reads files beside itself that nobody listed. */

@@ -2,8 +2,8 @@
 // else an embedded cluster started for the duration of the command, or DATABASE_URL.
 import { continuousArchiving } from '@auction-ops/backups';
 import { prepareDatabase } from '@auction-ops/database';
-import { loadConfig, type Config } from '@auction-ops/server/config';
-import { migrationSets } from '@auction-ops/server';
+import { loadConfig, type Config } from '@auction-ops/server-config';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 
 export interface CliDatabase {
   config: Config;

@@ -1,5 +1,5 @@
 // The auction-ops commands but `start` and `--version` (main.ts): a thin dispatcher over the packages.
-import { ConfigError } from '@auction-ops/server/config';
+import { ConfigError } from '@auction-ops/server-config';
 import { migrateCommand } from './commands/migrate.js';
 import { statusCommand } from './commands/status.js';
 import { keysCommand } from './commands/keys.js';

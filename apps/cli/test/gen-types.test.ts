@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { migrationSets } from '@auction-ops/server';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { runCli } from './support/run-cli.js';
 
 const committed = fileURLToPath(new URL('../../../packages/domain/types/database.ts', import.meta.url));

@@ -3,7 +3,7 @@
 // SIGHUP, and on close drains every worker before it stops Postgres. Workers only serve; slot 0 also runs the
 // background work (docs/scaling.md says why one process is enough for it).
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
-import { ConfigError, type Config, loadConfig } from './config/index.js';
+import { ConfigError, type Config, loadConfig } from '@auction-ops/server-config';
 import { createLogger, type Logger } from './logger.js';
 import { installLastGuard } from './http/last-guard.js';
 import { countFault } from './process-faults.js';

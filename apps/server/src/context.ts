@@ -2,7 +2,7 @@
 import type postgres from 'postgres';
 import type { AvailabilityMonitor, DiskFloor, ReplicaSet } from '@auction-ops/database';
 import type { Claims, TokenError, TokenVerifier } from '@auction-ops/auth-core';
-import type { Config } from './config/index.js';
+import type { Config } from '@auction-ops/server-config';
 import type { Logger } from './logger.js';
 import type { ServerMetrics } from '@auction-ops/observability';
 import type { Tracing } from '@auction-ops/observability/tracing';

@@ -5,7 +5,7 @@ import { bytesText } from '@auction-ops/console';
 import { DISK_FLOOR_OPERATIONS, type DiskFloor, type DiskReading, startDiskFloor } from '@auction-ops/database';
 import { counterOnScrape, gaugeOnScrape } from '@auction-ops/observability';
 import { Counter, type Registry } from 'prom-client';
-import type { Config } from './config/index.js';
+import type { Config } from '@auction-ops/server-config';
 import type { Logger } from './logger.js';
 
 const fields = (r: DiskReading) => ({

@@ -1,7 +1,7 @@
 // Entry point: `pnpm start`. Validates configuration, starts the service (one process, or WEB_CONCURRENCY processes
 // on one port), prints the API keys once, and shuts down cleanly on SIGINT/SIGTERM.
 import cluster from 'node:cluster';
-import { loadConfig, ConfigError, type Config } from './config/index.js';
+import { loadConfig, ConfigError, type Config } from '@auction-ops/server-config';
 import { createLogger } from './logger.js';
 import { installLastGuard } from './http/last-guard.js';
 import { startServer } from './server.js';

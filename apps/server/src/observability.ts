@@ -15,7 +15,7 @@ import { registerRealtimeMetrics, type RealtimeStats } from '@auction-ops/realti
 import type postgres from 'postgres';
 import type { Registry } from 'prom-client';
 import type { AppOptions } from './app.js';
-import type { Config } from './config/index.js';
+import type { Config } from '@auction-ops/server-config';
 import type { ServerContext } from './context.js';
 import { registerDiskFloorMetrics } from './disk-floor.js';
 import { processFaults, type ProcessFaults } from './process-faults.js';

@@ -14,10 +14,10 @@ import {
 } from '@auction-ops/database';
 import { createTokenVerifier, loadSecrets, signApiKey } from '@auction-ops/auth-core';
 import { continuousArchiving } from '@auction-ops/backups';
-import { withPort, type Config } from './config/index.js';
+import { withPort, type Config } from '@auction-ops/server-config';
 import type { ServerContext } from './context.js';
 import { createLogger, type Logger } from './logger.js';
-import { migrationSets } from './migration-sets.js';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { version } from './version.js';
 import { createApp } from './app.js';
 import { createFamilies } from './families.js';

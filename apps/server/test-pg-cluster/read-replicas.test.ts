@@ -10,7 +10,7 @@ import { createClient } from '@supabase/supabase-js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installedPostgres, type PgCluster, startPgCluster } from '@auction-ops/database/testing';
-import { loadConfig } from '../src/config/index.js';
+import { loadConfig } from '@auction-ops/server-config';
 import { type RunningServer, startServer } from '../src/server.js';
 import { TEST_CLIENT_OPTIONS } from '../test/support/test-server.js';
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort, loadMigrations, runningClusterUrl } from '@auction-ops/database';
-import { migrationSets } from '../src/migration-sets.js';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { version } from '../src/version.js';
 import { checkOutRelease, type OldRelease } from './support/old-release.js';
 import { type ReleaseProcess, runCli, startRelease } from '../test/support/release-process.js';

@@ -6,7 +6,7 @@ import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { createClient } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { samlCertificate } from '../src/services/saml-services.js';
-import { createLocalCertificates } from '../src/tls/local-certificates.js';
+import { createLocalCertificates } from '@auction-ops/server-config/local-certificates';
 import { FakeSamlIdp, NAMEID_EMAIL, NAMEID_TRANSIENT, postToAcs } from './support/fake-saml-idp.js';
 import { startTestServer, TEST_CLIENT_OPTIONS, type TestServer } from './support/test-server.js';
 

@@ -4,7 +4,7 @@
 // `npx vitest run --project server test/event-catalogue-doc.test.ts -u`; CI fails while it is stale.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { migrationSets } from '../src/migration-sets.js';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 
 let db: TestDatabase;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 // the private `domain` schema. This holds every migration set, and a new area, to that.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { migrationSets } from '../src/migration-sets.js';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 
 let db: TestDatabase;
 beforeAll(async () => {

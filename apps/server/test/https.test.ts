@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { type Config, loadConfig, migrationSets, type RunningServer, startServer } from '../src/index.js';
-import { createLocalCertificates, type LocalCertificates } from '../src/tls/local-certificates.js';
+import { createLocalCertificates, type LocalCertificates } from '@auction-ops/server-config/local-certificates';
 import { InsecureTransportError, transportOf } from '../src/tls/transport-policy.js';
 import { NoWebSocket } from './support/test-server.js';
 

@@ -10,7 +10,7 @@ import type { RealtimePostgresInsertPayload } from '@supabase/supabase-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '@auction-ops/database';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { migrationSets } from '../src/migration-sets.js';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { realtimeClient, subscribed, until } from './realtime.fixture.js';
 import { startTestServer, TEST_PASSWORD, type TestServer } from './support/test-server.js';
 

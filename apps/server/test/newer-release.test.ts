@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '@auction-ops/database';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { migrationSets } from '../src/migration-sets.js';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { version } from '../src/version.js';
 import { runCli, runRefusedRelease } from './support/release-process.js';
 

@@ -4,7 +4,7 @@
 // scoped by tenant shows its rows to members of the row's auction only, or realtime would skip checks it needs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
-import { migrationSets } from '../src/migration-sets.js';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 
 /**
  * What the domain's realtime.identity_class is made of (role, the `aal` and `is_anonymous` claims, super-admin

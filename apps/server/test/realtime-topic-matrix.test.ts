@@ -7,7 +7,7 @@ import type postgres from 'postgres';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { claimsFor, closeClients, probeAsUser } from '../../../packages/domain/test/support/as-user.js';
 import { buildWorld, type World } from '../../../packages/domain/test/support/world.js';
-import { migrationSets } from '../src/migration-sets.js';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 
 const ROLES = ['owner', 'admin', 'member', 'other', 'anon', 'super'] as const;
 type Role = (typeof ROLES)[number];

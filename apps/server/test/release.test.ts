@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadMigrations } from '@auction-ops/database';
-import { migrationSets } from '../src/migration-sets.js';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { version } from '../src/version.js';
 
 const CHANGELOG = readFileSync(fileURLToPath(new URL('../../../CHANGELOG.md', import.meta.url)), 'utf8');

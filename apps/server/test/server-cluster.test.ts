@@ -11,7 +11,7 @@ import { connect as tlsConnect } from 'node:tls';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort, runningClusterUrl } from '@auction-ops/database';
-import { createLocalCertificates } from '../src/tls/local-certificates.js';
+import { createLocalCertificates } from '@auction-ops/server-config/local-certificates';
 import { version } from '../src/version.js';
 import { postgresProcessesFor, serverProcess, workerPids } from './support/test-server.js';
 

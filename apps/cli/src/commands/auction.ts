@@ -14,7 +14,7 @@ import {
 } from '@auction-ops/auction-data';
 import { archivingBackend, backupErrors, resolveTarget } from '@auction-ops/backups';
 import { createFsBackend, type StorageBackend } from '@auction-ops/storage';
-import type { Config } from '@auction-ops/server/config';
+import type { Config } from '@auction-ops/server-config';
 import postgres from 'postgres';
 import { parseCommandArgs } from '../command-args.js';
 import { openDatabase } from '../database.js';

@@ -12,7 +12,7 @@ import {
   type BackupSummary,
 } from '@auction-ops/backups';
 import { targetOverlap } from '@auction-ops/backups/target-overlap';
-import { loadConfig } from '@auction-ops/server/config';
+import { loadConfig } from '@auction-ops/server-config';
 import { openDatabase } from '../database.js';
 import { parseCommandArgs } from '../command-args.js';
 import { UsageError } from './super-admin.js';

@@ -2,8 +2,8 @@
 // developer's machine. The authority is kept and reused, so a client that trusts it keeps trusting new certificates.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadConfig } from '@auction-ops/server/config';
-import { createLocalCertificates } from '@auction-ops/server/local-certificates';
+import { loadConfig } from '@auction-ops/server-config';
+import { createLocalCertificates } from '@auction-ops/server-config/local-certificates';
 import { UsageError } from './super-admin.js';
 
 const USAGE = `usage: auction-ops cert [--dir DIR] [--host NAME]...

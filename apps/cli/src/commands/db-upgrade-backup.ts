@@ -14,7 +14,7 @@ import {
   type BackupTarget,
 } from '@auction-ops/backups';
 import { lockDataDir, startEmbeddedPostgres } from '@auction-ops/database';
-import type { Config } from '@auction-ops/server/config';
+import type { Config } from '@auction-ops/server-config';
 import { UsageError } from './super-admin.js';
 
 /** The new target, checked before the upgrade starts anything; undefined when no backup is wanted. */

@@ -3,8 +3,8 @@
 import { resolve } from 'node:path';
 import { continuousArchiving } from '@auction-ops/backups';
 import { upgradeCluster, upgradeErrors } from '@auction-ops/database';
-import { migrationSets } from '@auction-ops/server';
-import { loadConfig } from '@auction-ops/server/config';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
+import { loadConfig } from '@auction-ops/server-config';
 import { firstBackup, newBackupTarget } from './db-upgrade-backup.js';
 import { parseCommandArgs } from '../command-args.js';
 import { UsageError } from './super-admin.js';

@@ -1,6 +1,6 @@
 // `auction-ops keys`: prints the anon and service_role API keys derived from JWT_SECRET.
 import { loadSecrets, signApiKey } from '@auction-ops/auth-core';
-import { loadConfig } from '@auction-ops/server/config';
+import { loadConfig } from '@auction-ops/server-config';
 
 export async function keysCommand(): Promise<void> {
   const config = loadConfig();

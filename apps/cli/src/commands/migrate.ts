@@ -1,6 +1,6 @@
 // `auction-ops migrate`: applies pending migrations (and makes the embedded cluster when DATA_DIR holds none).
 import { migrate } from '@auction-ops/database';
-import { migrationSets } from '@auction-ops/server';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { version } from '@auction-ops/server/version';
 import { withDatabase } from '../database.js';
 

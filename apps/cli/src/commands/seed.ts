@@ -4,7 +4,7 @@ import postgres from 'postgres';
 import { hashPassword } from '@auction-ops/auth-core';
 import { migrate } from '@auction-ops/database';
 import { seedDemo, type SeedResult } from '@auction-ops/domain';
-import { migrationSets } from '@auction-ops/server';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { version } from '@auction-ops/server/version';
 import { UsageError } from './super-admin.js';
 

@@ -2,7 +2,7 @@
 // the database, WAL archiving (PostgreSQL's own counters), the release and the migrations still to apply.
 import postgres from 'postgres';
 import { migrationStatus, releaseStatus, runningServerInfo } from '@auction-ops/database';
-import { migrationSets } from '@auction-ops/server';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { version } from '@auction-ops/server/version';
 import { type CliDatabase, withDatabase } from '../database.js';
 

@@ -10,7 +10,7 @@ import {
   QueryCache,
   SharedQueryCache,
 } from '@auction-ops/functions';
-import { OPENAI_DEFAULT_BASE_URL } from '../config/reporting.js';
+import { OPENAI_DEFAULT_BASE_URL } from '@auction-ops/server-config';
 import type { ServerContext } from '../context.js';
 import { isBodyBreakOff } from '../http/body-watch.js';
 import { readBoundedText } from '../http/read-body.js';

@@ -12,7 +12,7 @@ import {
   type OAuthService,
   type ProviderRegistry,
 } from '@auction-ops/auth-core';
-import type { Config } from '../config/index.js';
+import type { Config } from '@auction-ops/server-config';
 import type { ServerContext } from '../context.js';
 
 /** Each provider with a client id; one without an issuer (keycloak has no default) stops the start. */

@@ -17,7 +17,7 @@ import {
   twilioSmsSender,
   vonageSmsSender,
 } from '@auction-ops/auth-core';
-import type { Config } from '../config/index.js';
+import type { Config } from '@auction-ops/server-config';
 import type { ServerContext } from '../context.js';
 
 export interface PhoneServices {

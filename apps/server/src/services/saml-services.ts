@@ -8,7 +8,7 @@ import {
   type SsoProviders,
 } from '@auction-ops/auth-core';
 import forge from 'node-forge';
-import { parseSamlPrivateKey } from '../config/saml.js';
+import { parseSamlPrivateKey } from '@auction-ops/server-config';
 import type { ServerContext } from '../context.js';
 
 export interface SamlServices {

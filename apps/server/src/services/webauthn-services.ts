@@ -1,4 +1,4 @@
-// Passkeys and WebAuthn MFA factors from configuration (config/webauthn.ts): one relying party for both.
+// Passkeys and WebAuthn MFA factors from configuration (server-config's webauthn.ts): one relying party for both.
 import {
   type AuthService,
   createPasskeyService,
@@ -6,8 +6,7 @@ import {
   type PasskeyService,
   type WebAuthnFactorService,
 } from '@auction-ops/auth-core';
-import { ConfigError } from '../config/index.js';
-import { relyingPartyOf } from '../config/webauthn.js';
+import { ConfigError, relyingPartyOf } from '@auction-ops/server-config';
 import type { ServerContext } from '../context.js';
 
 export function createWebAuthnServices(

@@ -5,7 +5,7 @@ import { createServer as createPlainServer, type IncomingMessage, type Server, t
 import type { Socket } from 'node:net';
 import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
-import type { Config } from '../config/index.js';
+import type { Config } from '@auction-ops/server-config';
 import type { Logger } from '../logger.js';
 
 /** Options for @hono/node-server's serve(): none for plain HTTP. */

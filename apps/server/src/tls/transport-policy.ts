@@ -2,7 +2,7 @@
 // proxies: HTTPS itself, plain HTTP behind a trusted TLS-terminating proxy, plain HTTP for local development, or
 // (only when asked for) plain HTTP in the open. Every other combination refuses to start (docs/https.md).
 import { isIP } from 'node:net';
-import type { Config } from '../config/index.js';
+import type { Config } from '@auction-ops/server-config';
 
 export type Transport =
   /** TLS_CERT_FILE and TLS_KEY_FILE: every request arrives over TLS. */

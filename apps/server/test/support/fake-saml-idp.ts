@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { inflateRawSync } from 'node:zlib';
-import { createLocalCertificates } from '../../src/tls/local-certificates.js';
+import { createLocalCertificates } from '@auction-ops/server-config/local-certificates';
 
 // Loaded with require: xml-crypto's (and xml-encryption's) declarations pull TypeScript's DOM library into the whole program.
 const require = createRequire(import.meta.url);

@@ -11,8 +11,8 @@ import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { inject } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import type { FakeS3 } from '@auction-ops/storage/testing';
-import { loadConfig } from '../../src/config/index.js';
-import { migrationSets } from '../../src/migration-sets.js';
+import { loadConfig } from '@auction-ops/server-config';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { type RunningServer, startServer } from '../../src/server.js';
 
 export interface TestServer {

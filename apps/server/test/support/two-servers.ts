@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { type FakeS3, startFakeS3 } from '@auction-ops/storage/testing';
 import { type FakeExpo, startFakeExpo } from '../../../../packages/functions/src/push/testing/fake-expo-server.js';
-import { migrationSets } from '../../src/migration-sets.js';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { s3Environment, startTestServer, type TestServer } from './test-server.js';
 
 export interface TwoServers {

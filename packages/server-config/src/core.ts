@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { port, bool, url, nonEmpty, positiveInt, commaSeparated } from './fields.js';
 
-const repoRoot = resolve(fileURLToPath(new URL('../../../..', import.meta.url)));
+const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 /** Schema names as written unquoted, or any name without a comma, blank or quote. */
 const schemaNames = commaSeparated((name) => /^[^\s"]+$/.test(name), 'must be comma-separated schema names');

@@ -1,6 +1,6 @@
 // Configuration from the environment, validated at start. A bad value stops the process with one line
 // naming the variable and what is wrong with it. Each area declares its settings in a section module beside
-// this one; the CLI imports this module (`@auction-ops/server/config`) without loading the server app.
+// this one. The server and the CLI both import this package: the CLI reads the settings without loading the server.
 import * as v from 'valibot';
 import { resolve } from 'node:path';
 import { coreSettings } from './core.js';
@@ -22,6 +22,11 @@ import { clusterSettings, resolveConcurrency } from './cluster.js';
 import { targetOverlap } from '@auction-ops/backups/target-overlap';
 import { backupsSettings } from './backups.js';
 import { observabilitySettings } from './observability.js';
+
+// What the server's services make of some settings: the WebAuthn relying party, the SAML key, the LLM's default URL.
+export { relyingPartyOf } from './webauthn.js';
+export { parseSamlPrivateKey } from './saml.js';
+export { OPENAI_DEFAULT_BASE_URL } from './reporting.js';
 
 const schema = v.object({
   ...coreSettings,

@@ -91,7 +91,12 @@ export class Channel implements ChangeTarget {
   }
 
   refresh(claims: Claims): void {
-    this.identity = identityOf(claims);
+    const next = identityOf(claims);
+    // A token refreshed with the same claims but for its times keeps the identity object and takes the new claims
+    // in place: the router's grouping by identity object, and the access plan made for it, hold (at thousands of
+    // subscribers refreshing hourly, rebuilding them was a rebuild a second). Other claims make a new identity.
+    if (next.key === this.identity.key) this.identity.claims = next.claims;
+    else this.identity = next;
     this.watchExpiry(claims);
   }
 

@@ -19,6 +19,11 @@ export interface ServerContext {
   sql: postgres.Sql;
   /** Owner pool: migrations, maintenance and background workers that must bypass request roles. */
   ownerSql: postgres.Sql;
+  /**
+   * Owner connections that serve requests (auth, rate limits): each statement is bounded by DB_STATEMENT_TIMEOUT_MS,
+   * as the request pool's are (the authenticator's default), where `ownerSql`'s long maintenance is not.
+   */
+  ownerRequestSql: postgres.Sql;
   /** Read replicas (DATABASE_READ_URLS) for GET/HEAD on /rest/v1; hands out `sql` when none is configured or up. */
   replicas: ReplicaSet;
   /** Whether the primary answers, checked in the background (the 503 gate and /health read it). */

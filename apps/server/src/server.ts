@@ -81,6 +81,7 @@ export async function prepareServer(
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     authenticatorPassword: config.DB_AUTHENTICATOR_PASSWORD,
+    requestStatementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
     migrationSets,
     release: version,
     log: (message) => log.info(message),
@@ -166,9 +167,23 @@ export async function serveOn(
       onnotice: () => {},
       connection: { application_name: `auction-ops-owner${role.nameSuffix}` },
     });
+    // Auth and the rate limits serve requests as the owner: their statements are bounded like a request's, so a lock
+    // on auth.users cannot hold every sign-in (and these connections) without end. A startup parameter is safe
+    // here: the owner's connections never go through a pooler.
+    const ownerRequestSql = postgres(prepared.ownerUrl, {
+      max: 4,
+      prepare: config.DB_PREPARE,
+      backoff: reconnectBackoff,
+      onnotice: () => {},
+      connection: {
+        application_name: `auction-ops-auth${role.nameSuffix}`,
+        statement_timeout: config.DB_STATEMENT_TIMEOUT_MS,
+      },
+    });
     cleanup.push(
       () => sql.end({ timeout: 5 }),
       () => ownerSql.end({ timeout: 5 }),
+      () => ownerRequestSql.end({ timeout: 5 }),
     );
     // Replicas are physical copies: the request role and its password exist there as on the primary.
     const replicas = await createReplicaSet({
@@ -205,6 +220,7 @@ export async function serveOn(
       verifier: createTokenVerifier(prepared.jwtSecret),
       sql,
       ownerSql,
+      ownerRequestSql,
       replicas,
       database,
       diskFloor,

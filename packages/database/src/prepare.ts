@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startEmbeddedPostgres, runningClusterUrl, type EmbeddedCluster } from './embedded-postgres.js';
 import { startSupervisedPostgres, type RestartPolicy } from './postgres-supervisor.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { ensureRoles, authenticatorUrl } from './roles.js';
+import { ensureRoles, authenticatorUrl, setRequestStatementTimeout } from './roles.js';
 import { checkDatabaseRelease, migrate, type MigrationSet } from './migrations.js';
 import { checkExternalServer } from './major-upgrade/cluster-version.js';
 
@@ -40,6 +40,11 @@ export interface PrepareOptions {
     report: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
     onGiveUp: (error: Error) => void;
   };
+  /**
+   * The statement timeout of the request connections (DB_STATEMENT_TIMEOUT_MS), set as the authenticator's default
+   * in this database; left as it is when absent (the CLI).
+   */
+  requestStatementTimeoutMs?: number;
   /** Extra settings of an embedded cluster this call starts (e.g. WAL archiving); ignored for external ones. */
   embeddedSettings?: Record<string, string | number>;
 }
@@ -85,6 +90,12 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
     const applying = options.applyMigrations !== false;
     if (applying && options.release) await checkDatabaseRelease(ownerUrl, options.migrationSets, options.release);
     password = await ensureRoles(ownerUrl, options.authenticatorPassword);
+    if (options.requestStatementTimeoutMs)
+      await setRequestStatementTimeout(ownerUrl, options.requestStatementTimeoutMs).catch((error) => {
+        // An external database whose owner may not alter roles still serves; its operator sets the timeout.
+        if ((error as { code?: string }).code !== '42501') throw error;
+        log(`the request connections' statement timeout is not set (${(error as Error).message}); see docs/scaling.md`);
+      });
     if (applying) await migrate(ownerUrl, options.migrationSets, log, options.release);
   } catch (error) {
     await close();

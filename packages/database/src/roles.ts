@@ -62,6 +62,36 @@ export async function ensureRoles(ownerUrl: string, preferred?: string): Promise
   }
 }
 
+/**
+ * Makes `ms` the statement timeout of every session the authenticator logs in to this database: requests outside
+ * the REST engine (auth, storage, functions, realtime's checks), which sets its own per transaction, then cannot
+ * wait on a lock or a slow query without end while holding one of the pool's few connections. A role default
+ * applies at login, so it holds through a transaction pooler too (startup parameters would not). Written only when
+ * it differs, under the roles' lock: pg_db_role_setting is shared, and two instances may start at once.
+ */
+export async function setRequestStatementTimeout(ownerUrl: string, ms: number): Promise<void> {
+  const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
+  try {
+    await sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtext('auction-ops roles'))`;
+      const value = `statement_timeout=${ms}ms`;
+      const [current] = await tx<{ set: boolean }[]>`
+        select ${value} = any(s.setconfig) as set from pg_db_role_setting s
+         where s.setrole = ${AUTHENTICATOR}::regrole and s.setdatabase = (select oid from pg_database
+                                                                   where datname = current_database())`;
+      if (current?.set) return;
+      // DDL takes no bind parameters: the value goes through a transaction-local setting and format's %L.
+      await tx`select set_config('auction_ops.request_statement_timeout', ${`${ms}ms`}, true)`;
+      await tx.unsafe(`do $$ begin
+        execute format('alter role authenticator in database %I set statement_timeout = %L',
+                       current_database(), current_setting('auction_ops.request_statement_timeout'));
+      end $$`);
+    });
+  } finally {
+    await sql.end();
+  }
+}
+
 async function storePassword(sql: postgres.Sql | postgres.TransactionSql, password: string): Promise<void> {
   await sql`insert into auction_ops.settings (key, value) values ('authenticator_password', ${password})
             on conflict (key) do update set value = excluded.value`;

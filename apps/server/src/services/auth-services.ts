@@ -75,7 +75,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     requiredClasses: parseCharacterClasses(config.AUTH_PASSWORD_REQUIRED_CHARACTERS),
   };
   const service = createAuthService(
-    ctx.ownerSql,
+    ctx.ownerRequestSql,
     signer,
     mailer,
     {
@@ -95,22 +95,22 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     },
     (msg, fields) => ctx.log.error(msg, fields),
   );
-  const admin = createAdminService(ctx.ownerSql, service, {
+  const admin = createAdminService(ctx.ownerRequestSql, service, {
     passwordPolicy,
     oneTimeTokenSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
   });
   // Factor secrets are sealed with a key derived from JWT_SECRET (HKDF-SHA256, mfa-secret-box.ts).
-  const mfa = createMfaService(ctx.ownerSql, service, createSecretBox(ctx.jwtSecret), {
+  const mfa = createMfaService(ctx.ownerRequestSql, service, createSecretBox(ctx.jwtSecret), {
     defaultIssuer: new URL(config.PUBLIC_URL).hostname,
     maxFactors: 10,
     challengeSeconds: 300,
   });
-  const otp = createEmailOtpService(ctx.ownerSql, service, {
+  const otp = createEmailOtpService(ctx.ownerRequestSql, service, {
     disableSignup: config.AUTH_DISABLE_SIGNUP,
     revealUnknownAddresses: config.AUTH_OTP_REVEAL_UNKNOWN_ADDRESSES,
   });
   const limiter = new RateLimiter(
-    config.AUTH_RATE_LIMIT_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerSql) : memoryRateLimitStore(),
+    config.AUTH_RATE_LIMIT_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerRequestSql) : memoryRateLimitStore(),
   );
   const windowSeconds = config.AUTH_RATE_LIMIT_WINDOW_SECONDS;
   const limits: AuthLimits = {
@@ -124,7 +124,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     otpVerify: { limit: config.AUTH_RATE_LIMIT_SIGN_IN, windowSeconds },
     other: { limit: config.AUTH_RATE_LIMIT_OTHER, windowSeconds },
   };
-  const reauth = createReauthentication(ctx.ownerSql, mailer, {
+  const reauth = createReauthentication(ctx.ownerRequestSql, mailer, {
     securePasswordChange: config.AUTH_SECURE_PASSWORD_CHANGE,
     nonceSeconds: config.AUTH_ONE_TIME_TOKEN_SECONDS,
   });
@@ -132,7 +132,7 @@ export async function createAuthServices(ctx: ServerContext, mailer: Mailer): Pr
     .map((s) => s.trim())
     .filter(Boolean);
   const oauthServer = config.AUTH_OAUTH_SERVER_ENABLED
-    ? createOAuthServer(ctx.ownerSql, service, {
+    ? createOAuthServer(ctx.ownerRequestSql, service, {
         appUrl: config.APP_URL,
         authorizationPath: config.AUTH_OAUTH_SERVER_AUTHORIZATION_PATH,
         authorizationSeconds: config.AUTH_OAUTH_SERVER_AUTHORIZATION_SECONDS,

@@ -34,6 +34,9 @@ export function createOAuthServices(
   const { config } = ctx;
   const providers = createProviderRegistry(providerSettings(config));
   const accounts = { disableSignup: config.AUTH_DISABLE_SIGNUP, autoconfirm: config.AUTH_AUTOCONFIRM };
-  const oauth = createOAuthService(ctx.ownerSql, service, providers, { publicUrl: config.PUBLIC_URL, ...accounts });
-  return { oauth, providers, idToken: createIdTokenGrant(ctx.ownerSql, service, providers, accounts) };
+  const oauth = createOAuthService(ctx.ownerRequestSql, service, providers, {
+    publicUrl: config.PUBLIC_URL,
+    ...accounts,
+  });
+  return { oauth, providers, idToken: createIdTokenGrant(ctx.ownerRequestSql, service, providers, accounts) };
 }

@@ -41,13 +41,13 @@ export function createPhoneServices(
     testOtps: config.AUTH_SMS_TEST_OTP,
     sendLimit: { limit: config.AUTH_RATE_LIMIT_SMS_SENT, windowSeconds: config.AUTH_RATE_LIMIT_WINDOW_SECONDS },
   });
-  const phone = createPhoneAuthService(ctx.ownerSql, service, codes, {
+  const phone = createPhoneAuthService(ctx.ownerRequestSql, service, codes, {
     enabled: config.AUTH_EXTERNAL_PHONE_ENABLED,
     autoconfirm: config.AUTH_SMS_AUTOCONFIRM,
     disableSignup: config.AUTH_DISABLE_SIGNUP,
     passwordPolicy,
   });
-  const phoneFactors = createPhoneFactors(ctx.ownerSql, service, sms, {
+  const phoneFactors = createPhoneFactors(ctx.ownerRequestSql, service, sms, {
     enabled: config.AUTH_MFA_PHONE_ENABLED,
     maxFactors: 10,
     challengeSeconds: 300,

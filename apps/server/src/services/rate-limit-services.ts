@@ -15,11 +15,13 @@ const perMinuteAndHour = (minute: number, hour: number): readonly RateLimitRule[
 export function createRestRateLimits(ctx: ServerContext, now: () => number = Date.now): RestRateLimitOptions {
   const { config } = ctx;
   const store =
-    config.RATE_LIMITS_STORE === 'postgres' ? postgresRateLimitStore(ctx.ownerSql) : memoryRateLimitStore({ now });
+    config.RATE_LIMITS_STORE === 'postgres'
+      ? postgresRateLimitStore(ctx.ownerRequestSql)
+      : memoryRateLimitStore({ now });
   return {
     limiter: new RateLimiter(store, now),
     tiers: createTierCache({
-      sql: ctx.ownerSql,
+      sql: ctx.ownerRequestSql,
       ttlMs: config.RATE_LIMITS_TIER_CACHE_SECONDS * 1000,
       now,
       onError: (error) => ctx.log.warn('rate-limit tier lookup failed', { error: String(error) }),

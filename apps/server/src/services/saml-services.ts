@@ -42,7 +42,7 @@ export function createSamlServices(ctx: ServerContext, service: AuthService): Sa
   // node-forge reads PKCS#1; node-saml takes either.
   const privateKeyPem = key.export({ format: 'pem', type: 'pkcs1' }).toString();
   return {
-    saml: createSamlService(ctx.ownerSql, service, {
+    saml: createSamlService(ctx.ownerRequestSql, service, {
       publicUrl: config.PUBLIC_URL,
       privateKeyPem,
       certificatePem: samlCertificate(privateKeyPem),
@@ -50,6 +50,6 @@ export function createSamlServices(ctx: ServerContext, service: AuthService): Sa
       relayStateSeconds: config.AUTH_SAML_RELAY_STATE_VALIDITY_SECONDS,
       disableSignup: config.AUTH_DISABLE_SIGNUP,
     }),
-    ssoProviders: createSsoProviders(ctx.ownerSql),
+    ssoProviders: createSsoProviders(ctx.ownerRequestSql),
   };
 }

@@ -6,7 +6,7 @@ describe('a relying party that cannot serve its origins', () => {
   const mismatched = { AUTH_WEBAUTHN_RP_ID: 'example.com', AUTH_WEBAUTHN_RP_ORIGINS: 'https://example.org' };
   // The services only read settings when built: no database is needed to see the start refused or allowed.
   const build = (env: Record<string, string>) => () =>
-    createWebAuthnServices({ config: loadConfig(env), ownerSql: null } as never, {} as never);
+    createWebAuthnServices({ config: loadConfig(env), ownerRequestSql: null } as never, {} as never);
 
   it('stops the start when passkeys or WebAuthn factors are on', () => {
     expect(build({ ...mismatched, AUTH_PASSKEYS_ENABLED: 'true' })).toThrow(ConfigError);

@@ -26,12 +26,12 @@ export function createWebAuthnServices(
   const rp =
     typeof relyingParty === 'string' ? { id: 'invalid', name: '', origins: [], challengeSeconds: 1 } : relyingParty;
   return {
-    passkeys: createPasskeyService(ctx.ownerSql, service, {
+    passkeys: createPasskeyService(ctx.ownerRequestSql, service, {
       enabled: config.AUTH_PASSKEYS_ENABLED,
       relyingParty: rp,
       maxPerUser: 10, // GoTrue's GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER default
     }),
-    webauthnFactors: createWebAuthnFactorService(ctx.ownerSql, service, {
+    webauthnFactors: createWebAuthnFactorService(ctx.ownerRequestSql, service, {
       enrollEnabled: config.AUTH_MFA_WEBAUTHN_ENROLL_ENABLED,
       verifyEnabled: config.AUTH_MFA_WEBAUTHN_VERIFY_ENABLED,
       relyingParty: rp,

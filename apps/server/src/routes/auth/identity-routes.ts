@@ -33,7 +33,7 @@ export function identityRoutes({ ctx, service, oauth }: AuthDeps): Hono<AppEnv> 
     await service.getUser(claims);
     const id = c.req.param('id');
     if (!/^[0-9a-f-]{36}$/i.test(id)) throw authErrors.validation('identity_id must be an UUID');
-    await unlinkIdentity(ctx.ownerSql, subject(claims).userId, id);
+    await unlinkIdentity(ctx.ownerRequestSql, subject(claims).userId, id);
     return c.json({});
   });
   return app;

@@ -74,12 +74,7 @@ export async function setRequestStatementTimeout(ownerUrl: string, ms: number): 
   try {
     await sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(hashtext('auction-ops roles'))`;
-      const value = `statement_timeout=${ms}ms`;
-      const [current] = await tx<{ set: boolean }[]>`
-        select ${value} = any(s.setconfig) as set from pg_db_role_setting s
-         where s.setrole = ${AUTHENTICATOR}::regrole and s.setdatabase = (select oid from pg_database
-                                                                   where datname = current_database())`;
-      if (current?.set) return;
+      if ((await requestStatementTimeout(tx)) === ms) return;
       // DDL takes no bind parameters: the value goes through a transaction-local setting and format's %L.
       await tx`select set_config('auction_ops.request_statement_timeout', ${`${ms}ms`}, true)`;
       await tx.unsafe(`do $$ begin
@@ -90,6 +85,19 @@ export async function setRequestStatementTimeout(ownerUrl: string, ms: number): 
   } finally {
     await sql.end();
   }
+}
+
+/** The authenticator's statement timeout in this database, as `setRequestStatementTimeout` writes it (ms). */
+export async function requestStatementTimeout(
+  sql: postgres.Sql | postgres.TransactionSql,
+): Promise<number | undefined> {
+  const [row] = await sql<{ ms: string | null }[]>`
+    select substring(c from '^statement_timeout=([0-9]+)ms$') as ms
+      from pg_db_role_setting s, unnest(s.setconfig) c
+     where s.setrole = (select oid from pg_roles where rolname = ${AUTHENTICATOR})
+       and s.setdatabase = (select oid from pg_database where datname = current_database())
+       and starts_with(c, 'statement_timeout=')`;
+  return row?.ms ? Number(row.ms) : undefined;
 }
 
 async function storePassword(sql: postgres.Sql | postgres.TransactionSql, password: string): Promise<void> {

@@ -51,3 +51,31 @@ it('runs work under a request role with its claims, and refuses any other role',
     await request.end();
   }
 });
+
+it('sets the request connections’ statement timeout for this database alone, writing only a change', async () => {
+  const { requestStatementTimeout, setRequestStatementTimeout } = await import('../src/roles.js');
+  const other = await createTestDatabase([]);
+  const row = () => db.sql<{ xmin: string }[]>`
+    select s.xmin::text from pg_db_role_setting s
+     where s.setrole = 'authenticator'::regrole
+       and s.setdatabase = (select oid from pg_database where datname = current_database())`;
+  try {
+    await setRequestStatementTimeout(db.ownerUrl, 2500);
+    expect(await requestStatementTimeout(db.sql)).toBe(2500);
+    const written = (await row())[0]!.xmin;
+    await setRequestStatementTimeout(db.ownerUrl, 2500);
+    expect((await row())[0]!.xmin).toBe(written);
+    expect(await requestStatementTimeout(other.sql)).toBeUndefined();
+    // A new login of the request role has it.
+    const request = postgres(db.requestUrl, { max: 1 });
+    try {
+      expect(await request`show statement_timeout`).toEqual([{ statement_timeout: '2500ms' }]);
+    } finally {
+      await request.end();
+    }
+    await setRequestStatementTimeout(db.ownerUrl, 4000);
+    expect(await requestStatementTimeout(db.sql)).toBe(4000);
+  } finally {
+    await other.drop();
+  }
+});

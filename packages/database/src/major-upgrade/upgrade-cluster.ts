@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { binaries, startEmbeddedPostgres, stopOrphan, type EmbeddedCluster } from '../embedded-postgres.js';
 import { lockDataDir } from '../data-dir-lock.js';
-import { ensureRoles } from '../roles.js';
+import { ensureRoles, requestStatementTimeout, setRequestStatementTimeout } from '../roles.js';
 import { migrate, type MigrationSet } from '../migrations.js';
 import { binariesMajor, clusterMajor } from './cluster-version.js';
 import { fetchOldBinaries } from './old-binaries.js';
@@ -109,6 +109,9 @@ export async function upgradeCluster(options: MajorUpgradeOptions): Promise<Majo
     const newSql = connect(newCluster.url, true);
     pools.push(newSql);
     await ensureRoles(newCluster.url, password);
+    // The request connections' statement timeout, which each start sets as the authenticator's default.
+    const timeout = await requestStatementTimeout(oldSql);
+    if (timeout !== undefined) await setRequestStatementTimeout(newCluster.url, timeout);
     await migrate(newCluster.url, options.migrationSets, () => {}, undefined, { only });
     log(`applied the ${only.size} migrations the old cluster lists`);
     const runtime = await missingTables(oldSql, newSql);

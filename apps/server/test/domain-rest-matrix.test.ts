@@ -20,6 +20,10 @@ function must<T>(r: { data: T; error: unknown }): NonNullable<T> {
   return r.data as NonNullable<T>;
 }
 
+/** One row inserted as `client`, answered as stored. */
+const insertOne = async (client: SupabaseClient, table: string, row: Record<string, unknown>) =>
+  must(await client.from(table).insert(row).select().single());
+
 beforeAll(async () => {
   // The data interface's rate limits stay off (the test server's default): these files send more than 60 requests
   // a minute from one address.
@@ -35,7 +39,7 @@ beforeAll(async () => {
     ids[role] = u.id;
   }
   await db.sql`insert into public.super_admins (user_id) values (${ids.super!})`;
-  ids.auction = must(await clients.owner.from('auctions').insert({ name: 'A', slug: 'matrix-a' }).select().single()).id;
+  ids.auction = (await insertOne(clients.owner, 'auctions', { name: 'A', slug: 'matrix-a' })).id;
   must(await clients.other.from('auctions').insert({ name: 'B', slug: 'matrix-b' }));
   for (const [role, r] of [
     ['admin', 'admin'],
@@ -50,18 +54,12 @@ beforeAll(async () => {
     );
     must(await clients[role].rpc('accept_auction_invite', { p_token: inv.token }));
   }
-  const loc = must(
-    await clients.admin.from('locations').insert({ auction_id: ids.auction, name: 'Lot' }).select().single(),
-  );
-  ids.location = loc.id;
+  ids.location = (await insertOne(clients.admin, 'locations', { auction_id: ids.auction, name: 'Lot' })).id;
   must(await clients.admin.from('location_assignments').insert({ location_id: ids.location, user_id: ids.member }));
-  const unassigned = must(
-    await clients.admin.from('locations').insert({ auction_id: ids.auction, name: 'Unassigned lot' }).select().single(),
-  );
-  ids.unassigned = unassigned.id;
-  const type = must(
-    await clients.admin.from('submission_types').insert({ auction_id: ids.auction, name: 'Sold' }).select().single(),
-  );
+  ids.unassigned = (
+    await insertOne(clients.admin, 'locations', { auction_id: ids.auction, name: 'Unassigned lot' })
+  ).id;
+  const type = await insertOne(clients.admin, 'submission_types', { auction_id: ids.auction, name: 'Sold' });
   must(
     await clients.admin
       .from('location_submission_types')
@@ -73,13 +71,12 @@ beforeAll(async () => {
       p_entries: [{ submission_type_id: type.id, car_count: 4 }],
     }),
   );
-  const inspection = must(
-    await clients.member
-      .from('quality_inspections')
-      .insert({ auction_id: ids.auction, location_id: ids.location, vin_number: '1HGCM82633A004352', barcode: 'B' })
-      .select()
-      .single(),
-  );
+  const inspection = await insertOne(clients.member, 'quality_inspections', {
+    auction_id: ids.auction,
+    location_id: ids.location,
+    vin_number: '1HGCM82633A004352',
+    barcode: 'B',
+  });
   ids.sharedCategory = must(
     await clients.member.from('defect_categories').select('id').is('auction_id', null).eq('name', 'Dent').single(),
   ).id;
@@ -89,31 +86,28 @@ beforeAll(async () => {
       .insert({ inspection_id: inspection.id, category_id: ids.sharedCategory, notes: 'door' }),
   );
   must(await clients.admin.from('defect_categories').insert({ auction_id: ids.auction, name: 'Hail' }));
-  const problem = must(
-    await clients.member
-      .from('problem_reports')
-      .insert({ auction_id: ids.auction, issue_name: 'Gate', area: 'Yard', location_id: ids.location })
-      .select()
-      .single(),
-  );
+  const problem = await insertOne(clients.member, 'problem_reports', {
+    auction_id: ids.auction,
+    issue_name: 'Gate',
+    area: 'Yard',
+    location_id: ids.location,
+  });
   must(await clients.member.from('problem_facts').insert({ problem_id: problem.id, who: 'crew' }));
   must(await clients.member.from('potential_causes').insert({ problem_id: problem.id, cause_text: 'nails' }));
   must(await clients.member.from('problem_actions').insert({ problem_id: problem.id, issue: 'sweep' }));
-  const ch = must(
-    await clients.admin
-      .from('channels')
-      .insert({ auction_id: ids.auction, name: 'general', description: 'all' })
-      .select()
-      .single(),
-  );
-  ids.channel = ch.id;
-  const message = must(
-    await clients.member
-      .from('messages')
-      .insert({ auction_id: ids.auction, channel_id: ids.channel, content: 'hi', message_type: 'text' })
-      .select()
-      .single(),
-  );
+  ids.channel = (
+    await insertOne(clients.admin, 'channels', {
+      auction_id: ids.auction,
+      name: 'general',
+      description: 'all',
+    })
+  ).id;
+  const message = await insertOne(clients.member, 'messages', {
+    auction_id: ids.auction,
+    channel_id: ids.channel,
+    content: 'hi',
+    message_type: 'text',
+  });
   must(await clients.member.from('message_reactions').insert({ message_id: message.id, emoji: '👍' }));
   // Rows only their user reads: the owner's read state, notification preference, push token and e-mail log.
   must(await clients.owner.rpc('mark_channel_as_read', { p_channel_id: ids.channel }));
@@ -125,9 +119,7 @@ beforeAll(async () => {
   must(await clients.owner.from('user_push_tokens').insert({ token: 'ExponentPushToken[matrix]', platform: 'ios' }));
   must(await clients.owner.rpc('log_email', { p_to_email: 'owner@matrix.test', p_template: 't', p_status: 'sent' }));
   must(await clients.admin.from('auction_branding').insert({ auction_id: ids.auction, app_name: 'A app' }));
-  const dataset = must(
-    await clients.admin.from('datasets').insert({ auction_id: ids.auction, name: 'Sales' }).select().single(),
-  );
+  const dataset = await insertOne(clients.admin, 'datasets', { auction_id: ids.auction, name: 'Sales' });
   must(
     await clients.admin
       .from('saved_reports')
@@ -139,31 +131,23 @@ beforeAll(async () => {
       .from('query_audit_log')
       .insert({ auction_id: ids.auction, dataset_id: dataset.id, natural_language_query: 'top lots', sql: 'select 1' }),
   );
-  const conversation = must(
-    await clients.owner
-      .from('query_conversations')
-      .insert({ auction_id: ids.auction, dataset_id: dataset.id })
-      .select()
-      .single(),
-  );
-  ids.conversation = conversation.id;
+  ids.conversation = (
+    await insertOne(clients.owner, 'query_conversations', {
+      auction_id: ids.auction,
+      dataset_id: dataset.id,
+    })
+  ).id;
   must(
     await clients.owner
       .from('query_conversation_messages')
       .insert({ conversation_id: ids.conversation, role: 'user', content: 'top lots?' }),
   );
-  const endpoint = must(
-    await clients.owner
-      .from('webhook_endpoints')
-      .insert({
-        auction_id: ids.auction,
-        url: 'https://hooks.matrix.test/a',
-        events: ['message.created'],
-        secret: 'matrix-secret-0123456789',
-      })
-      .select()
-      .single(),
-  );
+  const endpoint = await insertOne(clients.owner, 'webhook_endpoints', {
+    auction_id: ids.auction,
+    url: 'https://hooks.matrix.test/a',
+    events: ['message.created'],
+    secret: 'matrix-secret-0123456789',
+  });
   const test = must(
     await clients.owner.rpc('test_webhook', { endpoint_id: endpoint.id, event_type: 'message.created' }),
   );

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { type BackupTarget, listBackups, restoreBackup } from '@auction-ops/backups';
+import { type BackupTarget, listBackups, newestEndedBy, restoreBackup } from '@auction-ops/backups';
 import { startEmbeddedPostgres } from '@auction-ops/database';
 import { createFsBackend, type StorageBackend } from '@auction-ops/storage';
 import { errors } from './auction-data-errors.js';
@@ -49,7 +49,7 @@ export async function restoreAuction(options: RestoreAuctionOptions): Promise<Re
   }
   const time = new Date(options.toTime);
   if (Number.isNaN(time.getTime())) throw errors.noBackupBefore(options.toTime);
-  const backup = (await listBackups(options.target)).filter((b) => new Date(b.finished_at) <= time).at(-1);
+  const backup = newestEndedBy(await listBackups(options.target), time);
   if (!backup) throw errors.noBackupBefore(time.toISOString());
 
   const scratch = mkdtempSync(join(options.scratchRoot, 'auction-restore-'));

@@ -57,3 +57,11 @@ export async function listBackups(target: BackupTarget): Promise<BackupManifest[
   const manifests = await Promise.all(ids.map((id) => readManifest(target, id)));
   return manifests.sort((a, b) => a.finished_at.localeCompare(b.finished_at));
 }
+
+/**
+ * The backup a restore to `time` starts from: the newest that had ended by then (its archived WAL reaches forward to
+ * the time; a newer one begins after it). `backups` oldest first, as `listBackups` gives them.
+ */
+export function newestEndedBy(backups: readonly BackupManifest[], time: Date): BackupManifest | undefined {
+  return backups.filter((b) => Date.parse(b.finished_at) <= time.getTime()).at(-1);
+}

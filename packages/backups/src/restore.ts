@@ -4,7 +4,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, st
 import { dirname, join, resolve } from 'node:path';
 import { assertReachable, startEmbeddedPostgres, systemUser } from '@auction-ops/database';
 import { errors } from './backup-errors.js';
-import { type BackupManifest, listBackups, readManifest, summaryOf } from './backup-manifest.js';
+import { type BackupManifest, listBackups, newestEndedBy, readManifest, summaryOf } from './backup-manifest.js';
 import type { BackupTarget } from './backup-target.js';
 import { CLUSTER_DIR } from './data-dir-files.js';
 import { RecoveryFailedError, replayArchive, RESTORE_WAL_DIR } from './wal-replay.js';
@@ -28,11 +28,12 @@ async function chooseBackup(target: BackupTarget, id: string, toTime: string | u
   if (id !== 'latest') return readManifest(target, id);
   const backups = await listBackups(target);
   if (backups.length === 0) throw errors.noBackups(target.spec);
-  const time = toTime === undefined ? Number.NaN : Date.parse(toTime);
-  if (Number.isNaN(time)) return backups.at(-1)!;
-  const ended = backups.filter((b) => Date.parse(b.finished_at) <= time);
-  if (ended.length === 0) throw errors.beforeOldestBackup(toTime!, backups[0]!.id, backups[0]!.finished_at);
-  return ended.at(-1)!;
+  const time = new Date(toTime ?? Number.NaN);
+  // Without a time (or with one checkTime refuses) the newest.
+  if (Number.isNaN(time.getTime())) return backups.at(-1)!;
+  const backup = newestEndedBy(backups, time);
+  if (!backup) throw errors.beforeOldestBackup(toTime!, backups[0]!.id, backups[0]!.finished_at);
+  return backup;
 }
 
 function checkTime(manifest: BackupManifest, toTime: string | undefined): Date | undefined {

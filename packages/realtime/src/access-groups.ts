@@ -8,6 +8,7 @@ import { inRequestTransaction, qualified } from '@auction-ops/database';
 import type { Change, TableInfo } from './change-capture.js';
 import type { Identity } from './subscriber-identity.js';
 import { entry } from './map-entry.js';
+import { ExpiringAnswers } from './expiring-answers.js';
 
 // How long a role's "reads the table without RLS" answer is trusted (policies can be created at any time).
 const POLICY_TTL_MS = 5_000;
@@ -34,8 +35,8 @@ interface Scope {
 }
 
 export class AccessGroups {
-  private readonly policies = new Map<string, { at: number; open: boolean }>();
-  private readonly askingPolicies = new Map<string, Promise<boolean>>();
+  /** Per role and table, whether the role reads the table without policies. */
+  private readonly policies = new ExpiringAnswers<boolean>(POLICY_TTL_MS);
   /** Per identity key: the user it names, and its class per table. */
   private readonly classes = new Map<string, { sub: string; byRel: Map<string, Scope> }>();
   private inputs = new Map<string, string>();
@@ -133,7 +134,7 @@ export class AccessGroups {
       }),
     );
     // The plan is as old as the oldest policy answer it rests on.
-    const at = Math.min(Date.now(), ...roles.map((role) => this.policies.get(`${role}|${rel}`)?.at ?? Date.now()));
+    const at = Math.min(Date.now(), ...roles.map((role) => this.policies.last(`${role}|${rel}`)?.at ?? Date.now()));
     const open: number[] = [];
     const rest: number[] = [];
     identities.forEach((identity, i) => {
@@ -171,26 +172,15 @@ export class AccessGroups {
 
   /** Whether the identity's role reads the table without policies; one query per role and table at a time. */
   private readsEverything(rel: string, identity: Identity): Promise<boolean> {
-    const key = `${identity.role}|${rel}`;
-    const cached = this.policies.get(key);
-    if (cached && Date.now() - cached.at < POLICY_TTL_MS) return Promise.resolve(cached.open);
-    let asking = this.askingPolicies.get(key);
-    if (!asking) {
-      asking = inRequestTransaction(
+    return this.policies.get(`${identity.role}|${rel}`, async () => {
+      const [row] = await inRequestTransaction(
         this.sql,
         identity.role,
         JSON.parse(identity.claims),
         (tx) => tx<{ qual: string | null }[]>`select realtime.select_policy(${rel}::regclass) as qual`,
-      )
-        .then(([row]) => {
-          const open = row?.qual === 'true';
-          this.policies.set(key, { at: Date.now(), open });
-          return open;
-        })
-        .finally(() => this.askingPolicies.delete(key));
-      this.askingPolicies.set(key, asking);
-    }
-    return asking;
+      );
+      return row?.qual === 'true';
+    });
   }
 
   /**

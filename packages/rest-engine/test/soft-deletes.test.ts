@@ -109,6 +109,15 @@ describe('DELETE on a soft-delete table', () => {
     expect((await h.db.sql`select count(*)::int as n from revisions`)[0]!.n).toBe(2);
   });
 
+  it('max-affected under handling=strict rolls the marks back', async () => {
+    const res = await h.req('DELETE', '/revisions?document_id=eq.1', {
+      headers: { prefer: 'handling=strict,max-affected=1' },
+      claims: USER_A,
+    });
+    expect([res.status, res.json.code]).toEqual([400, 'PGRST124']);
+    expect((await h.db.sql`select archived from revisions where n = 1`)[0]!.archived).toBe(false);
+  });
+
   it('a limit, which would page the answer only and leave selected rows unmarked, is refused', async () => {
     const res = await h.req('DELETE', '/revisions?document_id=eq.1&limit=1', { claims: USER_A });
     expect([res.status, res.json.code]).toEqual([400, 'PGRST127']);

@@ -1,8 +1,7 @@
 // Soft deletes (option `softDeletes`): a DELETE on such a table calls a function for each row it selects instead of
 // removing the rows. The function is found in the schema cache by its name and its shape: it takes the table's
 // primary-key columns, in key order (further parameters need defaults), and returns the table's row type.
-import type { DbFunction, SchemaCache } from '../schema-cache/types.js';
-import { tableKey } from '../schema-cache/types.js';
+import { type DbFunction, type SchemaCache, tableKey } from '../schema-cache/types.js';
 
 /** The soft-delete function `fnKey` ('schema.name') of the table `key` ('schema.name'), or why there is none. */
 export function softDeleteFunction(cache: SchemaCache, key: string, fnKey: string): DbFunction | string {

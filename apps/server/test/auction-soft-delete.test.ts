@@ -1,5 +1,6 @@
 // Delete with a way back (domain/0031-auction-soft-delete.sql) end to end over supabase-js: an owner's delete marks
-// the auction, members lose it (reads empty, writes refused in the data interface's shape), only its owners and
+// the auction and answers with it (domain/0034, the REST engine's softDeletes), its admins and members are refused
+// with 42501, members lose it (reads empty, writes refused in the data interface's shape), only its owners and
 // super admins undo it, and the purge (the job's function with a later `now`, or a super admin's purge now through
 // the server's worker) removes its rows and objects and emits auction.purged, leaving the other auction alone.
 import { existsSync } from 'node:fs';
@@ -82,11 +83,15 @@ afterAll(async () => {
 });
 
 describe('deleting an auction', () => {
-  it('is refused to its admin and team member (nothing is deleted, nothing is marked)', async () => {
-    for (const user of [admin, member, otherOwner]) {
-      const res = await user.client.from('auctions').delete().eq('id', a);
-      expect(res.error).toBeNull();
+  it('is refused to its admin and team member with 42501; to others it is no row (nothing is marked)', async () => {
+    for (const user of [admin, member]) {
+      const res = await user.client.from('auctions').delete().eq('id', a).select();
+      expect([res.status, res.error?.code, res.data]).toEqual([403, '42501', null]);
+      expect(Object.keys(res.error!).sort()).toEqual(['code', 'details', 'hint', 'message']);
+      expect((await user.client.from('auctions').delete().eq('id', a)).status).toBe(403);
     }
+    const stranger = await otherOwner.client.from('auctions').delete({ count: 'exact' }).eq('id', a).select();
+    expect([stranger.status, stranger.error, stranger.data, stranger.count]).toEqual([200, null, [], 0]);
     const [row] = await t.db.sql`select deleted_at from public.auctions where id = ${a}`;
     expect(row!.deleted_at).toBeNull();
   });
@@ -208,5 +213,51 @@ describe('purging', () => {
     });
     await until('the bytes of c to go', async () => (existsSync(bytes) ? undefined : true));
     expect((await events(c)).map((e) => e[0])).toEqual(['auction.purged']);
+  });
+});
+
+describe('what a delete answers', () => {
+  const marked = async (id: string) =>
+    (await t.db.sql`select deleted_at is not null as m from public.auctions where id = ${id}`)[0]!.m as boolean;
+
+  it("the owner's .delete().select() answers the marked auction, counted", async () => {
+    const id = await createAuction(owner, 'answered');
+    const res = await owner.client.from('auctions').delete({ count: 'exact' }).eq('id', id).select();
+    expect([res.status, res.error, res.count]).toEqual([200, null, 1]);
+    expect(res.data).toEqual([
+      expect.objectContaining({ id, slug: 'answered', deleted_by: owner.id, deleted_at: expect.any(String) }),
+    ]);
+    const [row] = res.data!;
+    expect(Date.parse(row.purge_after) - Date.parse(row.deleted_at)).toBe(30 * DAY);
+    expect(await marked(id)).toBe(true);
+  });
+
+  it('a delete matching two auctions the owner owns marks both', async () => {
+    const ids = [await createAuction(owner, 'twin-1'), await createAuction(owner, 'twin-2')];
+    const res = await owner.client.from('auctions').delete().in('id', ids).select('id');
+    expect(res.error).toBeNull();
+    expect(res.data!.map((r) => r.id).sort()).toEqual([...ids].sort());
+    expect([await marked(ids[0]!), await marked(ids[1]!)]).toEqual([true, true]);
+  });
+
+  it('a deleted auction is invisible: deleting it again answers no rows', async () => {
+    const id = await createAuction(owner, 'twice');
+    expect((await owner.client.from('auctions').delete().eq('id', id)).status).toBe(204);
+    const again = await owner.client.from('auctions').delete().eq('id', id).select();
+    expect([again.status, again.error, again.data]).toEqual([200, null, []]);
+  });
+
+  it('a super admin and the service role delete as owners do; the service role again finds it done', async () => {
+    const byRoot = await createAuction(owner, 'by-root');
+    const res = await root.client.from('auctions').delete().eq('id', byRoot).select('id, deleted_by');
+    expect([res.error, res.data]).toEqual([null, [{ id: byRoot, deleted_by: root.id }]]);
+    const service = t.client(t.serviceRoleKey);
+    const byService = await createAuction(owner, 'by-service');
+    const s1 = await service.from('auctions').delete().eq('id', byService).select('id, purge_after');
+    expect([s1.error, s1.data?.map((r) => r.id)]).toEqual([null, [byService]]);
+    expect(s1.data![0]!.purge_after).toEqual(expect.any(String));
+    // The service role still reads deleted auctions: its repeated delete changes nothing and answers no row.
+    const s2 = await service.from('auctions').delete({ count: 'exact' }).in('id', [byService, byRoot]).select();
+    expect([s2.status, s2.error, s2.data, s2.count]).toEqual([200, null, [], 0]);
   });
 });

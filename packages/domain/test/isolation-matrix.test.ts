@@ -108,8 +108,8 @@ const cases: Case[] = [
     'rows rows none none deny rows',
   ),
   // A delete marks the auction (domain/0031): the row is skipped, so the probe reads the mark back through the
-  // list of deleted auctions the caller may undo.
-  R('delete auction', deleteAndList, 'rows none none none deny rows'),
+  // list of deleted auctions the caller may undo. Its admins and members are refused (0034), others find no row.
+  R('delete auction', deleteAndList, 'rows deny deny none deny rows'),
   R(
     'rpc delete_auction',
     (tx, w) => tx`select * from public.delete_auction(p_auction_id := ${A(w)})`,
@@ -599,7 +599,8 @@ const mfaCases: Case[] = [
         p_role := 'team_member') r`,
     'deny rows deny rows deny rows',
   ),
-  R('delete auction', deleteAndList, 'none rows none none none rows'),
+  // An owner at aal1 acts as a member: refused, as admins and members are (0034).
+  R('delete auction', deleteAndList, 'deny rows deny deny deny rows'),
   // Locations are read by assignment for team members; A's owner and admin are assigned none.
   readA('locations', 'none rows none rows rows rows'),
   R('auth.aal() of the caller', (tx) => tx`select 1 where auth.aal() = 'aal2'`, 'none rows none rows rows none'),

@@ -10,6 +10,7 @@ import { buildOpenApi } from './openapi.js';
 import { parse, type RawRequest } from './parse/request-parser.js';
 import type { PlannerOptions } from './plan/plan-step.js';
 import { plan } from './plan/planner.js';
+import { softDeleteFunction } from './plan/soft-delete.js';
 import { COMPILE, EXECUTE, PARSE, PLAN, RESPOND, StageTimer } from './stage-timer.js';
 import { PlanCache, planKey, type CachedPlan } from './plan-cache.js';
 import type { Plan } from './plan/types.js';
@@ -66,6 +67,15 @@ export interface RestEngineOptions {
    * db-plan-enabled: plans tell how data is stored, and ANALYZE runs the statement).
    */
   planEnabled?: boolean;
+  /**
+   * Tables whose rows are marked rather than removed: `{ 'schema.table': 'schema.function' }`. A DELETE on such a
+   * table calls the function (it takes the row's primary-key columns in key order and returns the table's row type)
+   * for each row the DELETE's filters select among the rows the caller can read, and answers with the rows it
+   * returns as a delete answers with the deleted ones (Prefer return and count, 204 without representation). A NULL
+   * result skips the row; an error raised by the function is the answer. Both must be in exposed schemas; an
+   * unknown table or function rejects at start.
+   */
+  softDeletes?: Record<string, string>;
   /** LISTEN on channel `pgrst` for 'reload schema' (default true). */
   listen?: boolean;
   /**
@@ -125,6 +135,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     allowUnfilteredWrites: options.allowUnfilteredWrites ?? false,
     txOverridable: txEnd.endsWith('-allow-override'),
     planEnabled: options.planEnabled ?? false,
+    softDeletes: new Map(Object.entries(options.softDeletes ?? {})),
   };
   const hiddenHeaders = new Set(
     (options.hiddenHeaders ?? ['authorization', 'apikey', 'cookie']).map((h) => h.toLowerCase()),
@@ -133,6 +144,10 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   const statementTimeout = options.statementTimeoutMs !== undefined ? String(options.statementTimeoutMs) : null;
 
   let cache = await loadSchemaCache(sql, schemas);
+  for (const [table, fn] of plannerOptions.softDeletes ?? []) {
+    const found = softDeleteFunction(cache, table, fn);
+    if (typeof found === 'string') throw new Error(found);
+  }
   let openapi: string | null = null;
   const preparedLimit = options.preparedStatements ?? 2000;
   let generation = 0;

@@ -155,6 +155,10 @@ export const errors = {
     }),
   notInsertable: (name: string, op: string) =>
     new RestError(405, 'PGRST117', `Cannot ${op} on '${name}': it is not updatable`),
+  notImplemented: (details: string) => new RestError(400, 'PGRST127', 'Feature not implemented', { details }),
+  // The softDeletes option names a function the schema cache (reloaded since the start) no longer has.
+  softDeleteUnavailable: (why: string) =>
+    new RestError(500, '42883', why, { hint: 'Fix the function or the softDeletes option, then reload the schema' }),
   putMismatch: () => new RestError(400, 'PGRST115', 'Payload values do not match URL in primary key column(s)'),
 };
 

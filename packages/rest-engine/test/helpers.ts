@@ -29,8 +29,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function setup(opts: Partial<RestEngineOptions> = {}, poolSize = 4): Promise<Harness> {
-  const db = await createTestDatabase(FIXTURE);
+export async function setup(
+  opts: Partial<RestEngineOptions> = {},
+  poolSize = 4,
+  fixture: typeof FIXTURE = FIXTURE,
+): Promise<Harness> {
+  const db = await createTestDatabase(fixture);
   const sql = postgres(db.requestUrl, { max: poolSize, onnotice: () => {} });
   const engine = await createRestEngine({ sql, schemas: ['public'], anonRole: 'anon', ...opts });
   return {

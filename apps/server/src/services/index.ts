@@ -51,6 +51,9 @@ export async function createServices(ctx: ServerContext): Promise<Services> {
       statementTimeoutMs: c.DB_STATEMENT_TIMEOUT_MS,
       poolTimeoutMs: c.DB_POOL_TIMEOUT_MS,
       onPlanCacheLookup: ctx.metrics?.planCacheLookup,
+      // Deleting an auction marks it (domain/0031, 0034): the answer is the marked auction or delete_auction's
+      // refusal, where a DELETE skipped by the table's trigger answered both with no rows.
+      softDeletes: { 'public.auctions': 'public.delete_auction' },
     }).then((engine) => withReadReplicas(engine, ctx.replicas)),
     createConfiguredStorage(ctx),
   ]);

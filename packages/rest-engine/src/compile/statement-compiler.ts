@@ -3,6 +3,7 @@
 import { qualified, quoteIdent } from '../ident.js';
 import type { MediaType, Preferences } from '../parse/types.js';
 import type { Mutation, Plan, ReadPlan } from '../plan/types.js';
+import type { DbFunction } from '../schema-cache/types.js';
 import { condition } from './condition-compiler.js';
 import { countedRows, countQuery, selectQuery } from './read-compiler.js';
 import { callArgsFrom, callExpr } from './row-source.js';
@@ -173,12 +174,28 @@ function mutationCte(b: SqlBuilder, m: Mutation, returned: readonly string[] | n
       where(b, m.where);
       b.push(returningList(returned));
     }
+  } else if (m.softDelete) {
+    softDelete(b, m, m.softDelete);
   } else {
     b.push('DELETE FROM ', t, ' AS pgrst_t');
     where(b, m.where);
     b.push(returningList(returned));
   }
   b.push(') ');
+}
+
+/**
+ * A soft delete: the rows the filters select among those the caller can read (SELECT policies, not DELETE ones: the
+ * function decides who may delete, and its refusal is the answer), each passed by primary key to the function,
+ * whose rows are the answer. A NULL answer skips the row, as a BEFORE DELETE trigger's NULL does. The filters stay
+ * on the table's scan, so the function is called only for the rows they select.
+ */
+function softDelete(b: SqlBuilder, m: Extract<Mutation, { kind: 'delete' }>, fn: DbFunction): void {
+  const pk = m.table.pk.map(quoteIdent);
+  b.push('SELECT pgrst_d.* FROM ', qualified(m.table.schema, m.table.name), ' AS pgrst_t CROSS JOIN LATERAL ');
+  b.push(qualified(fn.schema, fn.name), '(', pk.map((c) => `pgrst_t.${c}`).join(', '), ') AS pgrst_d');
+  where(b, m.where);
+  b.push(m.where.length ? ' AND ' : ' WHERE ', `pgrst_d.${pk[0]} IS NOT NULL`);
 }
 
 function where(b: SqlBuilder, conds: Extract<Mutation, { kind: 'update' }>['where']): void {

@@ -14,6 +14,8 @@ export interface PlannerOptions {
   readonly txOverridable: boolean;
   /** Plan output (`application/vnd.pgrst.plan`) allowed; otherwise that media type is not acceptable. */
   readonly planEnabled?: boolean;
+  /** Soft-delete tables (option softDeletes): table key -> key of the function a DELETE calls instead. */
+  readonly softDeletes?: ReadonlyMap<string, string>;
 }
 
 /** The fields every plan shares (an object, not a closure per request). */

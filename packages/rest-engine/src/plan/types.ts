@@ -95,7 +95,13 @@ export type Mutation =
       readonly body: string;
       readonly where: readonly PlannedCondition[];
     }
-  | { readonly kind: 'delete'; readonly table: Table; readonly where: readonly PlannedCondition[] };
+  | {
+      readonly kind: 'delete';
+      readonly table: Table;
+      readonly where: readonly PlannedCondition[];
+      /** A soft delete (option softDeletes): this function is called with each selected row's primary key. */
+      readonly softDelete: DbFunction | null;
+    };
 
 export interface PlanCommon {
   readonly schema: string;

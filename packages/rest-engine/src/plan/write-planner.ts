@@ -2,9 +2,10 @@
 // rows they return.
 import { errors } from '../errors.js';
 import type { ApiRequest } from '../parse/request-parser.js';
-import type { Table } from '../schema-cache/types.js';
+import { type DbFunction, type Table, tableKey } from '../schema-cache/types.js';
 import { isObject, rootLevel, type Step } from './plan-step.js';
 import { checkAllAddressed, planConditions, planRead } from './read-planner.js';
+import { softDeleteFunction } from './soft-delete.js';
 import type { Mutation, Plan } from './types.js';
 
 function insertRows(body: unknown): Record<string, unknown>[] {
@@ -103,7 +104,7 @@ export function planWrite(step: Step, table: Table): Plan {
       checkColumns(table, columns);
       mutation = { kind: 'update', table, columns, body: JSON.stringify(body), where };
     } else {
-      mutation = { kind: 'delete', table, where };
+      mutation = { kind: 'delete', table, where, softDelete: softDeleteOf(step, table) };
     }
     status = ret === 'representation' ? 200 : 204;
   }
@@ -121,6 +122,21 @@ export function planWrite(step: Step, table: Table): Plan {
     location,
     status,
   };
+}
+
+/**
+ * The function a DELETE on `table` calls instead (option softDeletes), or null. A limit on a DELETE pages only its
+ * answer; a soft delete's rows are marked as the answer reads them, so a limit would leave selected rows unmarked:
+ * refused.
+ */
+function softDeleteOf(step: Step, table: Table): DbFunction | null {
+  const fnKey = step.opts.softDeletes?.get(tableKey(table.schema, table.name));
+  if (fnKey === undefined) return null;
+  const fn = softDeleteFunction(step.ctx.cache, tableKey(table.schema, table.name), fnKey);
+  if (typeof fn === 'string') throw errors.softDeleteUnavailable(fn);
+  if (step.ctx.query.limits.some((l) => l.path.length === 0))
+    throw errors.notImplemented('limit and offset on a DELETE of a table with soft deletes');
+  return fn;
 }
 
 function checkColumns(table: Table, cols: readonly string[]): void {

@@ -207,7 +207,7 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       returnTable,
       outColumns,
       volatility: f.vol === 'i' ? 'immutable' : f.vol === 's' ? 'stable' : 'volatile',
-      args: inArgs.map((a, i) => ({ name: a.name, type: a.type, hasDefault: i >= firstDefault })),
+      args: inArgs.map((a, i) => ({ name: a.name, type: a.type, typeOid: a.oid, hasDefault: i >= firstDefault })),
       argTable:
         inArgs.length > 0 && firstDefault <= 1 ? (byOid.get(argTypes.get(inArgs[0].oid)?.relid ?? 0) ?? null) : null,
       rows: Number(f.rows),

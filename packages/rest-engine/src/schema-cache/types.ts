@@ -55,6 +55,7 @@ export interface Relationship {
 interface FunctionArg {
   readonly name: string;
   readonly type: string;
+  readonly typeOid: number;
   readonly hasDefault: boolean;
 }
 

@@ -260,4 +260,38 @@ describe('what a delete answers', () => {
     const s2 = await service.from('auctions').delete({ count: 'exact' }).in('id', [byService, byRoot]).select();
     expect([s2.status, s2.error, s2.data, s2.count]).toEqual([200, null, [], 0]);
   });
+
+  it('two deletes racing for one auction: one marks and answers it, the other answers no row', async () => {
+    const id = await createAuction(owner, 'raced');
+    // Both requests read the auction live, then wait on its row lock in delete_auction until this one goes.
+    const holder = await t.db.sql.reserve();
+    try {
+      await holder`begin`;
+      await holder`select 1 from public.auctions where id = ${id} for update`;
+      // supabase-js sends a request when it is awaited: `then` sends both now.
+      const racing = [1, 2].map(() =>
+        owner.client
+          .from('auctions')
+          .delete()
+          .eq('id', id)
+          .select('id')
+          .then((r) => r),
+      );
+      await until('both deletes waiting on the row lock', async () => {
+        const [r] = await t.db.sql`select count(*)::int as n from pg_stat_activity
+          where wait_event_type = 'Lock' and query like '%delete_auction%'`;
+        return r!.n === 2 ? true : undefined;
+      });
+      await holder`commit`;
+      const answers = await Promise.all(racing);
+      expect(answers.map((r) => [r.status, r.error])).toEqual([
+        [200, null],
+        [200, null],
+      ]);
+      expect(answers.map((r) => r.data!.length).sort()).toEqual([0, 1]);
+      expect(await marked(id)).toBe(true);
+    } finally {
+      holder.release();
+    }
+  });
 });

@@ -10,16 +10,17 @@
 alter policy auctions_delete on public.auctions
   using ((select public.is_super_admin()) or id = any (array(select public.current_user_auction_ids())));
 
--- As in 0031, except for an auction already deleted when the caller is the service role: it still reads deleted
--- auctions, so the engine passes them on, and deleting one again changes nothing: NULL (the engine leaves the row
--- out of its answer, as the trigger's skip did). Everyone else is told there is no such auction, as before.
+-- As in 0031, except for an auction already deleted: deleting it again changes nothing and answers NULL (the engine
+-- leaves the row out of its answer, as the trigger's skip did). The service role still reads deleted auctions, so
+-- the engine passes them on; and two deletes racing each other both read the auction live, the second waiting on
+-- the row lock here: it must find nothing to do, not fail (P0002 would be a 500). Unknown ids are still P0002.
 create or replace function public.delete_auction(p_auction_id uuid) returns public.auctions
 language plpgsql volatile security definer set search_path = '' as $$
 declare
   v public.auctions;
 begin
   select * into v from public.auctions where id = p_auction_id for update;
-  if not found or (v.deleted_at is not null and auth.role() is distinct from 'service_role') then
+  if not found then
     raise exception 'no such auction' using errcode = 'P0002';
   end if;
   if v.deleted_at is not null then

@@ -44,7 +44,11 @@ function callFunction(name: string, body: unknown, role: Role | 'service' | 'inv
 }
 
 async function importDataset(auctionId: string, name: string): Promise<string> {
-  const res = await callFunction('import-csv', { auction_id: auctionId, name, csv: 'lot,price\n1,10\n2,20\n' }, 'owner');
+  const res = await callFunction(
+    'import-csv',
+    { auction_id: auctionId, name, csv: 'lot,price\n1,10\n2,20\n' },
+    'owner',
+  );
   const events = await readSse(res.body);
   const complete = events.find((e) => e.event === 'complete');
   if (!complete) throw new Error(`import failed: ${JSON.stringify(events.at(-1))}`);
@@ -84,11 +88,16 @@ beforeAll(async () => {
     ['member', 'team_member'],
   ] as const) {
     const inv = must(
-      await clients.owner.rpc('invite_user_to_auction', { p_auction_id: ids.auction, p_email: `${role}@gone.test`, p_role: r }),
+      await clients.owner.rpc('invite_user_to_auction', {
+        p_auction_id: ids.auction,
+        p_email: `${role}@gone.test`,
+        p_role: r,
+      }),
     );
     must(await clients[role].rpc('accept_auction_invite', { p_token: inv.token }));
   }
-  await t.db.sql`insert into public.auction_members (auction_id, user_id, role) values (${ids.live}, ${ids.member!}, 'team_member')`;
+  await t.db
+    .sql`insert into public.auction_members (auction_id, user_id, role) values (${ids.live}, ${ids.member!}, 'team_member')`;
   // An invitation still open when the auction is deleted.
   ids.openInvite = must(
     await clients.owner.rpc('invite_user_to_auction', {
@@ -207,7 +216,7 @@ beforeAll(async () => {
   // Sanity of the arrangement: the public report runs for the bare API key while the auction lives.
   const before = await callFunction('execute-query', { report_id: ids.report }, 'anon');
   expect(before.status).toBe(200);
-  expect((await before.json()).row_count).toBe(2);
+  expect(((await before.json()) as { row_count: number }).row_count).toBe(2);
 
   must(await clients.owner.from('auctions').delete().eq('id', ids.auction));
   const [row] = await t.db.sql`select deleted_at from public.auctions where id = ${ids.auction!}`;
@@ -312,9 +321,17 @@ describe('the data interface', () => {
       (c) => c.from('messages').insert({ auction_id: ids.auction, channel_id: ids.channel, content: 'x' }).select(),
       '403 403 403 403 401',
     );
-    await walk((c) => c.from('message_reactions').delete().eq('message_id', ids.message!).select(), 'none none none none 401');
     await walk(
-      (c) => c.from('channel_notification_preferences').update({ preference: 'all' }).eq('auction_id', ids.auction!).select(),
+      (c) => c.from('message_reactions').delete().eq('message_id', ids.message!).select(),
+      'none none none none 401',
+    );
+    await walk(
+      (c) =>
+        c
+          .from('channel_notification_preferences')
+          .update({ preference: 'all' })
+          .eq('auction_id', ids.auction!)
+          .select(),
       'none none none none 401',
     );
     const [kept] = await t.db.sql`select
@@ -332,39 +349,52 @@ const onlyA = (key: string, field: string) => (r: Result) => ({
 });
 
 /** Every RPC that takes an auction or one of its rows: refused, empty, false or null for a deleted auction. */
-const rpcs: Array<[name: string, args: () => Record<string, unknown>, expected: string, view?: (r: Result) => Result]> = [
-  ['get_user_auction_role', () => ({ p_auction_id: ids.auction }), 'null null null null null'],
-  ['is_auction_member', () => ({ p_auction_id: ids.auction }), 'false false false false false'],
-  ['is_auction_admin_or_above', () => ({ p_auction_id: ids.auction }), 'false false false false false'],
-  ['can_write_submission', () => ({ p_submission_id: ids.submission }), 'false false false false false'],
-  ['can_write_inspection', () => ({ p_inspection_id: ids.inspection }), 'false false false false false'],
-  ['can_write_problem', () => ({ p_problem_id: ids.problem }), 'false false false false false'],
-  ['invite_user_to_auction', () => ({ p_auction_id: ids.auction, p_email: 'x@gone.test' }), '403 403 403 403 401'],
-  ['change_member_role', () => ({ p_auction_id: ids.auction, p_user_id: ids.member, p_new_role: 'admin' }), '403 403 403 403 401'],
-  ['remove_auction_member', () => ({ p_auction_id: ids.auction, p_user_id: ids.member }), '403 403 403 403 401'],
-  ['transfer_auction_ownership', () => ({ p_auction_id: ids.auction, p_new_owner_id: ids.admin }), '403 403 403 403 401'],
-  ['test_webhook', () => ({ endpoint_id: ids.endpoint, event_type: 'auction.deleted' }), '500 500 500 500 401'],
-  ['replay_webhook_delivery', () => ({ delivery_id: ids.delivery }), '500 500 500 500 401'],
-  ['retry_webhook_delivery_now', () => ({ delivery_id: ids.delivery }), '500 500 500 500 401'],
-  ['replay_failed_webhook_deliveries', () => ({ endpoint_id: ids.endpoint, since: '2000-01-01T00:00:00Z' }), '500 500 500 500 401'],
-  ['get_location_stats', () => ({ p_location_id: ids.location, ...dates }), '403 403 403 403 401'],
-  ['get_all_locations_stats', () => dates, 'none none none none 401', onlyA('location', 'location_id')],
-  ['get_defect_trends', () => ({ ...dates, p_location_id: ids.location }), 'none none none none 401'],
-  ['get_location_submission_types_ordered', () => ({ p_location_id: ids.location }), 'none none none none 401'],
-  ['get_submission_with_entries', () => ({ p_submission_id: ids.submission }), '404 404 404 404 401'],
-  ['get_pending_submissions', () => ({}), 'none none none none 401', onlyA('location', 'location_id')],
-  ['get_unread_counts', () => ({ p_auction_id: ids.auction }), 'none none none none 401'],
-  ['get_total_unread_count', () => ({ p_auction_id: ids.auction }), '0 0 0 0 401'],
-  ['auction_timezone', () => ({ p_auction_id: ids.auction }), 'null null null null 401'],
-  ['members_can_create_channels', () => ({ p_auction_id: ids.auction }), 'null null null null 401'],
-  ['channel_is_open', () => ({ p_channel_id: ids.channel }), 'false false false false 401'],
-  ['mark_channel_as_read', () => ({ p_channel_id: ids.channel }), '403 403 403 403 401'],
+const rpcs: Array<[name: string, args: () => Record<string, unknown>, expected: string, view?: (r: Result) => Result]> =
   [
-    'create_lot_submission_with_entries',
-    () => ({ p_location_id: ids.location, p_entries: [] }),
-    '403 403 403 403 401',
-  ],
-];
+    ['get_user_auction_role', () => ({ p_auction_id: ids.auction }), 'null null null null null'],
+    ['is_auction_member', () => ({ p_auction_id: ids.auction }), 'false false false false false'],
+    ['is_auction_admin_or_above', () => ({ p_auction_id: ids.auction }), 'false false false false false'],
+    ['can_write_submission', () => ({ p_submission_id: ids.submission }), 'false false false false false'],
+    ['can_write_inspection', () => ({ p_inspection_id: ids.inspection }), 'false false false false false'],
+    ['can_write_problem', () => ({ p_problem_id: ids.problem }), 'false false false false false'],
+    ['invite_user_to_auction', () => ({ p_auction_id: ids.auction, p_email: 'x@gone.test' }), '403 403 403 403 401'],
+    [
+      'change_member_role',
+      () => ({ p_auction_id: ids.auction, p_user_id: ids.member, p_new_role: 'admin' }),
+      '403 403 403 403 401',
+    ],
+    ['remove_auction_member', () => ({ p_auction_id: ids.auction, p_user_id: ids.member }), '403 403 403 403 401'],
+    [
+      'transfer_auction_ownership',
+      () => ({ p_auction_id: ids.auction, p_new_owner_id: ids.admin }),
+      '403 403 403 403 401',
+    ],
+    ['test_webhook', () => ({ endpoint_id: ids.endpoint, event_type: 'auction.deleted' }), '500 500 500 500 401'],
+    ['replay_webhook_delivery', () => ({ delivery_id: ids.delivery }), '500 500 500 500 401'],
+    ['retry_webhook_delivery_now', () => ({ delivery_id: ids.delivery }), '500 500 500 500 401'],
+    [
+      'replay_failed_webhook_deliveries',
+      () => ({ endpoint_id: ids.endpoint, since: '2000-01-01T00:00:00Z' }),
+      '500 500 500 500 401',
+    ],
+    ['get_location_stats', () => ({ p_location_id: ids.location, ...dates }), '403 403 403 403 401'],
+    ['get_all_locations_stats', () => dates, 'none none none none 401', onlyA('location', 'location_id')],
+    ['get_defect_trends', () => ({ ...dates, p_location_id: ids.location }), 'none none none none 401'],
+    ['get_location_submission_types_ordered', () => ({ p_location_id: ids.location }), 'none none none none 401'],
+    ['get_submission_with_entries', () => ({ p_submission_id: ids.submission }), '404 404 404 404 401'],
+    ['get_pending_submissions', () => ({}), 'none none none none 401', onlyA('location', 'location_id')],
+    ['get_unread_counts', () => ({ p_auction_id: ids.auction }), 'none none none none 401'],
+    ['get_total_unread_count', () => ({ p_auction_id: ids.auction }), '0 0 0 0 401'],
+    ['auction_timezone', () => ({ p_auction_id: ids.auction }), 'null null null null 401'],
+    ['members_can_create_channels', () => ({ p_auction_id: ids.auction }), 'null null null null 401'],
+    ['channel_is_open', () => ({ p_channel_id: ids.channel }), 'false false false false 401'],
+    ['mark_channel_as_read', () => ({ p_channel_id: ids.channel }), '403 403 403 403 401'],
+    [
+      'create_lot_submission_with_entries',
+      () => ({ p_location_id: ids.location, p_entries: [] }),
+      '403 403 403 403 401',
+    ],
+  ];
 
 /** Functions of schema public with a uuid argument that are not about one auction, or are the deletion's own. */
 const notProbed = new Set([
@@ -397,7 +427,12 @@ describe('RPCs', () => {
       select distinct p.proname as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace
        where n.nspname = 'public' and 'uuid'::regtype = any (p.proargtypes::regtype[])`;
     const probed = new Set(rpcs.map(([name]) => name));
-    expect(fns.map((f) => f.name).filter((n) => !probed.has(n) && !notProbed.has(n)).sort()).toEqual([]);
+    expect(
+      fns
+        .map((f) => f.name)
+        .filter((n) => !probed.has(n) && !notProbed.has(n))
+        .sort(),
+    ).toEqual([]);
   });
 
   it('an invitation to a deleted auction cannot be accepted', async () => {
@@ -428,9 +463,24 @@ describe('functions', () => {
       'service',
       404,
     ],
-    ['send-push-notifications', () => ({ auction_id: ids.auction, title: 't', body: 'b', notification_type: 'x', user_ids: [ids.member] }), 'owner', 400],
-    ['send-push-notifications', () => ({ auction_id: ids.auction, title: 't', body: 'b', notification_type: 'x', user_ids: [ids.member] }), 'super', 400],
-    ['send-push-notifications', () => ({ auction_id: ids.auction, title: 't', body: 'b', notification_type: 'x', user_ids: [ids.member] }), 'service', 400],
+    [
+      'send-push-notifications',
+      () => ({ auction_id: ids.auction, title: 't', body: 'b', notification_type: 'x', user_ids: [ids.member] }),
+      'owner',
+      400,
+    ],
+    [
+      'send-push-notifications',
+      () => ({ auction_id: ids.auction, title: 't', body: 'b', notification_type: 'x', user_ids: [ids.member] }),
+      'super',
+      400,
+    ],
+    [
+      'send-push-notifications',
+      () => ({ auction_id: ids.auction, title: 't', body: 'b', notification_type: 'x', user_ids: [ids.member] }),
+      'service',
+      400,
+    ],
     ['send-chat-notification', () => ({ message_id: ids.message }), 'member', 404],
     ['send-chat-notification', () => ({ message_id: ids.message }), 'service', 404],
     ['generate-invite-link', () => ({ auction_id: ids.auction, role: 'team_member' }), 'owner', 403],
@@ -442,7 +492,8 @@ describe('functions', () => {
     ['send-invite-email', () => ({ token: ids.openInvite }), 'service', 404],
   ];
 
-  it.each(cases)('%s as %s', async (name, body, role, status) => {
+  const named = cases.map(([name, body, role, status]) => ({ name, body, role, status }));
+  it.each(named)('$name as $role: $status', async ({ name, body, role, status }) => {
     const res = await callFunction(name, body(), role);
     const text = await res.text();
     expect([res.status, text.includes('"rows"')], text).toEqual([status, false]);
@@ -451,7 +502,11 @@ describe('functions', () => {
   it('the live auction answers the same calls (the control)', async () => {
     const anon = await callFunction('execute-query', { report_id: ids.liveReport }, 'anon');
     expect(anon.status).toBe(200);
-    const member = await callFunction('execute-query', { dataset_id: ids.liveDataset, sql: 'select * from dataset' }, 'member');
+    const member = await callFunction(
+      'execute-query',
+      { dataset_id: ids.liveDataset, sql: 'select * from dataset' },
+      'member',
+    );
     expect(member.status).toBe(200);
   });
 
@@ -486,7 +541,8 @@ describe('storage', () => {
 describe('realtime', () => {
   async function signedInRealtime(role: Role): Promise<SupabaseClient> {
     const client = realtimeClient(t);
-    must(await client.auth.signInWithPassword({ email: `${role}@gone.test`, password: TEST_PASSWORD }));
+    const { error } = await client.auth.signInWithPassword({ email: `${role}@gone.test`, password: TEST_PASSWORD });
+    if (error) throw error;
     return client;
   }
 
@@ -509,8 +565,16 @@ describe('realtime', () => {
         heard.push((m.new as { auction_id: string }).auction_id),
       );
     await subscribed(channel);
-    must(await clients.service.from('messages').insert({ auction_id: ids.auction, channel_id: ids.channel, content: 'late' }));
-    must(await clients.service.from('messages').insert({ auction_id: ids.live, channel_id: ids.liveChannel, content: 'now' }));
+    must(
+      await clients.service
+        .from('messages')
+        .insert({ auction_id: ids.auction, channel_id: ids.channel, content: 'late' }),
+    );
+    must(
+      await clients.service
+        .from('messages')
+        .insert({ auction_id: ids.live, channel_id: ids.liveChannel, content: 'now' }),
+    );
     await until(() => heard.includes(ids.live!), 'the live auction change');
     expect(heard.filter((a) => a === ids.auction)).toEqual([]);
     await client.removeAllChannels();
@@ -520,13 +584,24 @@ describe('realtime', () => {
 describe('webhooks and pushes', () => {
   it("a service-role write to it fans out to no endpoint; its auction.deleted went out, B's messages go out", async () => {
     const before = received.length;
-    must(await clients.service.from('messages').insert({ auction_id: ids.auction, channel_id: ids.channel, content: 'hook?' }));
-    must(await clients.service.from('messages').insert({ auction_id: ids.live, channel_id: ids.liveChannel, content: 'hook!' }));
+    must(
+      await clients.service
+        .from('messages')
+        .insert({ auction_id: ids.auction, channel_id: ids.channel, content: 'hook?' }),
+    );
+    must(
+      await clients.service
+        .from('messages')
+        .insert({ auction_id: ids.live, channel_id: ids.liveChannel, content: 'hook!' }),
+    );
     await until(
       () => received.slice(before).some((r) => r.auction_id === ids.live && r.event === 'message.created'),
       "B's delivery",
     );
-    await until(() => received.some((r) => r.auction_id === ids.auction && r.event === 'auction.deleted'), 'auction.deleted');
+    await until(
+      () => received.some((r) => r.auction_id === ids.auction && r.event === 'auction.deleted'),
+      'auction.deleted',
+    );
     expect(received.filter((r) => r.auction_id === ids.auction && r.event === 'message.created')).toEqual([
       { auction_id: ids.auction, event: 'message.created' }, // the test delivery, before the deletion
     ]);
@@ -539,23 +614,34 @@ describe('webhooks and pushes', () => {
     const [d] = await t.db.sql`insert into public.webhook_deliveries (endpoint_id, auction_id, event_type, payload)
       values (${ids.endpoint!}, ${ids.auction!}, 'message.created', '{"event":"message.created"}') returning id`;
     const before = received.length;
-    must(await clients.service.from('messages').insert({ auction_id: ids.live, channel_id: ids.liveChannel, content: 'tick' }));
+    must(
+      await clients.service
+        .from('messages')
+        .insert({ auction_id: ids.live, channel_id: ids.liveChannel, content: 'tick' }),
+    );
     await until(() => received.slice(before).some((r) => r.auction_id === ids.live), "B's next delivery");
     const [row] = await t.db.sql`select status, attempt_count from public.webhook_deliveries where id = ${d!.id}`;
     expect(row).toEqual({ status: 'queued', attempt_count: 0 });
   });
 
   it('no push about it: a message queued for push sends nothing, a message in B does', async () => {
-    must(await clients.service.from('messages').insert({ auction_id: ids.live, channel_id: ids.liveChannel, content: 'push B', user_id: ids.owner }));
+    must(
+      await clients.service
+        .from('messages')
+        .insert({ auction_id: ids.live, channel_id: ids.liveChannel, content: 'push B', user_id: ids.owner }),
+    );
     await until(async () => {
-      const [r] = await t.db.sql`select 1 from notifications.push_outbox where token = 'ExponentPushToken[gone]' and body = 'push B'`;
+      const [r] = await t.db
+        .sql`select 1 from notifications.push_outbox where token = 'ExponentPushToken[gone]' and body = 'push B'`;
       return r !== undefined;
     }, "B's push");
     await until(async () => {
-      const [q] = await t.db.sql`select 1 from notifications.push_jobs where auction_id = ${ids.auction!} and status = 'queued'`;
+      const [q] = await t.db
+        .sql`select 1 from notifications.push_jobs where auction_id = ${ids.auction!} and status = 'queued'`;
       return q === undefined;
     }, "A's push jobs to be handled");
-    const aboutA = await t.db.sql`select body from notifications.push_outbox where data ->> 'channel_id' = ${ids.channel!}`;
+    const aboutA = await t.db
+      .sql`select body from notifications.push_outbox where data ->> 'channel_id' = ${ids.channel!}`;
     expect(aboutA).toEqual([]);
   });
 });

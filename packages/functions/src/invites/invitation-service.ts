@@ -82,7 +82,9 @@ export async function findInvitationForResend(
              where m.auction_id = i.auction_id and m.user_id = ${caller.userId ?? null}::uuid)
              as caller_role
       from public.auction_invitations i
-     where i.token_hash = encode(sha256(convert_to(${token}, 'UTF8')), 'hex')`;
+     where i.token_hash = encode(sha256(convert_to(${token}, 'UTF8')), 'hex')
+       -- An invitation to a deleted auction is not sent again, by anyone: it could not be accepted either.
+       and not exists (select 1 from public.auctions a where a.id = i.auction_id and a.deleted_at is not null)`;
   const privileged = caller.role === 'service_role' || (await isSuperAdmin(ownerSql, caller.userId));
   const callerRole = privileged ? 'owner' : inv?.caller_role;
   if (!inv || !callerRole) throw functionErrors.notFound('invitation not found');

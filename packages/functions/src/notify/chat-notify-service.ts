@@ -26,7 +26,10 @@ export async function notifyChatMessage(
     select m.auction_id, m.user_id,
            exists (select 1 from public.auction_members am
                     where am.auction_id = m.auction_id and am.user_id = ${caller.userId ?? null}::uuid) as member
-      from public.messages m where m.id = ${messageId}`;
+      from public.messages m
+     where m.id = ${messageId}
+       -- A deleted auction's message is no message to anyone (its pushes are dropped, see job-runner.ts).
+       and not exists (select 1 from public.auctions a where a.id = m.auction_id and a.deleted_at is not null)`;
   if (!message) throw functionErrors.notFound('message not found');
   if (caller.role !== 'service_role' && message.user_id !== caller.userId) {
     // Members learn the message exists but is not theirs; others learn nothing.

@@ -1,5 +1,7 @@
 // Finding a dataset as the caller sees it: the lookup runs under the caller's role and claims, so row-level
-// security on datasets decides; a dataset that exists but is hidden answers the same as a missing one.
+// security on datasets decides; a dataset that exists but is hidden answers the same as a missing one. A deleted
+// auction's datasets are missing to every caller, the service role included (a public report runs as the service
+// role, which row-level security does not stop): the functions serve nothing of a deleted auction.
 import type postgres from 'postgres';
 import { inRequestTransaction } from '@auction-ops/database';
 import { functionErrors } from '../errors.js';
@@ -42,8 +44,10 @@ export async function findDataset(sql: postgres.Sql, caller: Caller, id: string)
     caller.role,
     caller.claims,
     (tx) => tx<Dataset[]>`
-      select id, auction_id, name, status, table_name, columns, row_count, updated_at
-      from public.datasets where id = ${id}`,
+      select d.id, d.auction_id, d.name, d.status, d.table_name, d.columns, d.row_count, d.updated_at
+      from public.datasets d
+      where d.id = ${id}
+        and not exists (select 1 from public.auctions a where a.id = d.auction_id and a.deleted_at is not null)`,
   );
   if (rows.length === 0) throw functionErrors.notFound(`dataset ${id} not found`);
   return rows[0];

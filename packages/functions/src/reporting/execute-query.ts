@@ -64,8 +64,11 @@ function parseAdHoc(body: Record<string, unknown>, format: 'json' | 'csv', calle
 
 /** A saved report: public ones run as the service role for any caller; others need the caller to see them. */
 async function savedReport(deps: ReportingDeps, caller: Caller, id: string, format: 'json' | 'csv') {
+  // A deleted auction's public report is no report at all (the same answer as a missing one), before anything
+  // runs as the service role.
   const [publicReport] = await deps.ownerSql<{ dataset_id: string | null; sql: string }[]>`
-    select dataset_id, sql from public.saved_reports where id = ${id} and is_public`;
+    select r.dataset_id, r.sql from public.saved_reports r join public.auctions a on a.id = r.auction_id
+     where r.id = ${id} and r.is_public and a.deleted_at is null`;
   let report = publicReport;
   let runAs = caller;
   if (report) runAs = { role: 'service_role', claims: { role: 'service_role' } };

@@ -26,6 +26,10 @@ const LOCK_CLASS = "hashtext('auction-ops:dataset-import')";
 export async function claimDataset(sql: postgres.Sql, caller: Caller, o: ImportOptions): Promise<ClaimedDataset> {
   if (caller.role === 'anon') throw functionErrors.unauthorized();
   return inRequestTransaction(sql, caller.role, caller.claims, async (tx) => {
+    // A deleted auction takes no import, from the service role either (its policies stop everyone else; under
+    // them the deleted auction is not even seen here, and the insert or update below is refused as before).
+    const [deleted] = await tx`select 1 from public.auctions where id = ${o.auctionId} and deleted_at is not null`;
+    if (deleted) throw functionErrors.notFound(`auction ${o.auctionId} not found`);
     if (!o.datasetId) {
       const [row] = await tx<{ id: string; name: string }[]>`
         insert into public.datasets (auction_id, name, description, status)

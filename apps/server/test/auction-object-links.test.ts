@@ -36,7 +36,8 @@ let b: string; // another live auction staff belongs to
 let contractUrl: string; // authenticated URL of the victim's private object
 let photoUrl: string; // public URL of the victim's photo
 
-const storageUrl = (kind: string, bucket: string, name: string) => `${t.url}/storage/v1/object/${kind}${bucket}/${name}`;
+const storageUrl = (kind: string, bucket: string, name: string) =>
+  `${t.url}/storage/v1/object/${kind}${bucket}/${name}`;
 
 async function createAuction(user: SignedUpUser, slug: string): Promise<string> {
   const { data, error } = await user.client.from('auctions').insert({ name: slug, slug }).select('id').single();
@@ -67,7 +68,8 @@ const bytesOnDisk = (bucket: string, version: string) =>
 
 /** A location of the auction with one submission type, the user assigned to it. */
 async function submissionSetup(auctionId: string, userId: string) {
-  const [loc] = await t.db.sql`insert into public.locations (auction_id, name) values (${auctionId}, 'Lot') returning id`;
+  const [loc] = await t.db
+    .sql`insert into public.locations (auction_id, name) values (${auctionId}, 'Lot') returning id`;
   const [type] = await t.db.sql`insert into public.submission_types (auction_id, name) values (${auctionId}, 'Sedan')
     returning id`;
   await t.db.sql`insert into public.location_submission_types (location_id, submission_type_id, auction_id)

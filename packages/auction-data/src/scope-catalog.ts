@@ -118,3 +118,32 @@ function objectsCondition(auctionId: string, alias: string): string {
   return `(${alias}.name like (${id}::text || '/%') or exists (select 1 from domain.auction_object_links l
     where l.auction_id = ${id} and l.bucket_id = ${alias}.bucket_id and l.name = ${alias}.name))`;
 }
+
+/**
+ * The objects condition for the database being read: a snapshot from before domain/0032 (a point-in-time restore
+ * to before the upgrade exports from one) has no links, so its objects are chosen by 0032's backfill rule instead:
+ * the auction's folder, and objects its rows name by URL whose first folder is one of its members. A borrowed URL
+ * carries nothing either way.
+ */
+export async function objectsConditionIn(tx: postgres.TransactionSql, auctionId: string, alias = 't'): Promise<string> {
+  const [found] = await tx<{ links: boolean }[]>`
+    select to_regclass('domain.auction_object_links') is not null as links`;
+  if (found?.links) return objectsCondition(auctionId, alias);
+  const id = uuidLiteral(auctionId);
+  const pattern = `'/storage/v1/(?:object|render/image)/(?:public/|authenticated/|sign/)?([a-z0-9][a-z0-9._-]{0,62}/[^?#]+)'`;
+  const urls = [
+    ['public.auction_branding', 'logo_url', 'true'],
+    ['public.lot_submissions', 'image_url', 'true'],
+    ['public.lot_submission_entries', 'image_url', 'true'],
+    ['public.messages', 'content', `u.message_type = 'image'`],
+  ]
+    .map(
+      ([table, column, when]) =>
+        `select substring(u.${quoteIdent(column!)} from ${pattern}) from ${quoteTable(table!)} u
+          where u.auction_id = ${id} and ${when}`,
+    )
+    .join(' union ');
+  return `(${alias}.name like (${id}::text || '/%') or ((${alias}.bucket_id || '/' || ${alias}.name) in (${urls})
+    and split_part(${alias}.name, '/', 1) in (select m.user_id::text from public.auction_members m
+      where m.auction_id = ${id})))`;
+}

@@ -112,8 +112,9 @@ describe('the objects of an auction', () => {
   it('for the purge: its folder and its links, without one another auction links; readable in a read-only snapshot', async () => {
     await i.db.sql`insert into domain.auction_object_links (auction_id, bucket_id, name)
       values (${b}, 'lot-images', ${`${member}/lot.png`})`;
-    const refs = await i.db.sql.begin('isolation level repeatable read read only', (tx) =>
-      tx<{ name: string }[]>`select name from domain.auction_object_refs(${a}) order by name`,
+    const refs = await i.db.sql.begin(
+      'isolation level repeatable read read only',
+      (tx) => tx<{ name: string }[]>`select name from domain.auction_object_refs(${a}) order by name`,
     );
     expect(refs.map((r) => r.name)).toEqual([`${a}/logo.png`]);
   });
@@ -126,6 +127,19 @@ describe('the objects of an auction', () => {
     );
   });
 
+  it('from a snapshot before 0032 (no links; a point-in-time restore): by the backfill rule, never the borrowed one', async () => {
+    const sink = new Writable({ write: (_c, _e, done) => done() });
+    await i.db.sql`alter table domain.auction_object_links rename to auction_object_links_hidden`;
+    try {
+      const { manifest } = await exportAuction({ sql: i.db.sql, backend: i.backend, auction: a, out: sink });
+      expect(Object.keys(manifest.objects).sort()).toEqual(
+        [`lot-images/${a}/logo.png`, `lot-images/${member}/lot.png`].sort(),
+      );
+    } finally {
+      await i.db.sql`alter table domain.auction_object_links_hidden rename to auction_object_links`;
+    }
+  });
+
   it('after an import: links only what the archive carried or the auction’s folder holds', async () => {
     await i.db.sql`delete from domain.auction_object_links where auction_id = ${a}`;
     const [{ n }] = await i.db.sql`select domain.link_imported_objects(${a}::uuid, ${['lot-images']}::text[],
@@ -134,4 +148,3 @@ describe('the objects of an auction', () => {
     expect(await links(a)).toEqual([`lot-images/${a}/logo.png`, `lot-images/${member}/lot.png`].sort());
   });
 });
-

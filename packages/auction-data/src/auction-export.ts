@@ -11,7 +11,14 @@ import type postgres from 'postgres';
 import type { StorageBackend } from '@auction-ops/storage';
 import { CHUNK, FORMAT_VERSION, FrameWriter, MAGIC } from './archive-frames.js';
 import { errors } from './auction-data-errors.js';
-import { quoteIdent, quoteTable, scopeCondition, tableShape, uuidLiteral } from './scope-catalog.js';
+import {
+  objectsConditionIn,
+  quoteIdent,
+  quoteTable,
+  scopeCondition,
+  tableShape,
+  uuidLiteral,
+} from './scope-catalog.js';
 import { seal } from './secret-box.js';
 import { DATASET_SCHEMA, TABLES } from './table-map.js';
 
@@ -162,11 +169,13 @@ export async function exportAuction(options: ExportOptions): Promise<ExportResul
       );
 
       // Objects before rows: an import stores the bytes first and removes them if its transaction fails.
+      // The auction's objects are its folder and its links (domain/0032), whichever schema this snapshot has.
+      const objectsWhere = await objectsConditionIn(tx, id);
       const objects = await tx<
         { bucket_id: string; name: string; version: string; metadata: Record<string, unknown> }[]
       >`
         select bucket_id, name, version, metadata from storage.objects t
-        where ${tx.unsafe(scopeCondition({ kind: 'objects' }, id))} order by bucket_id, name`;
+        where ${tx.unsafe(objectsWhere)} order by bucket_id, name`;
       let objectBytes = 0;
       for (const object of objects) {
         const start: ObjectStart = {
@@ -195,7 +204,8 @@ export async function exportAuction(options: ExportOptions): Promise<ExportResul
         const shape = await tableShape(tx, entry.table);
         const cols = shape.columns.map((c) => `t.${quoteIdent(c)}`).join(', ');
         const order = shape.primaryKey.map((c) => `t.${quoteIdent(c)}`).join(', ') || '1';
-        const query = `select ${cols} from ${quoteTable(entry.table)} t where ${scopeCondition(entry.scope, id)} order by ${order}`;
+        const where = entry.scope.kind === 'objects' ? objectsWhere : scopeCondition(entry.scope, id);
+        const query = `select ${cols} from ${quoteTable(entry.table)} t where ${where} order by ${order}`;
         if (entry.role === 'secret') {
           if (options.secretsPassphrase === undefined) continue;
           // Secrets are few: collected, then sealed in one frame (GCM's tag covers the whole of them).

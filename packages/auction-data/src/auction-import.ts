@@ -78,6 +78,16 @@ async function inBulkTransaction<T>(
 
 const counts = (staged: Staged) => Object.fromEntries([...staged.tables].map(([name, t]) => [name, t.rows]));
 
+/**
+ * Links the imported rows' URLs to the objects the archive carried (and to objects under the auction's own folder),
+ * as the link trigger would have on a write (domain/0032): triggers are off during an import. A URL naming any
+ * other object links nothing, so it grants the auction nothing (no purge, no export of it).
+ */
+async function linkImportedObjects(tx: postgres.TransactionSql, auctionId: string, staged: Staged): Promise<void> {
+  await tx`select domain.link_imported_objects(${auctionId}::uuid, ${staged.objects.map((o) => o.bucket_id)}::text[],
+    ${staged.objects.map((o) => o.name)}::text[])`;
+}
+
 const hasVersion = (tx: postgres.TransactionSql) => async (bucket: string, version: string) =>
   (await tx`select 1 from storage.objects where bucket_id = ${bucket} and version = ${version}`).length > 0;
 
@@ -91,6 +101,7 @@ export async function importAuction(options: ImportOptions): Promise<ImportResul
     await matchCategories(tx, staged);
     await triggersOff(tx, 'an import');
     await insertStaged(tx, staged, { keepLogs: false, log });
+    await linkImportedObjects(tx, staged.header.auction.id, staged);
     await checkReferences(tx, staged.header.auction.id, { usersGone: false });
     if (!staged.header.secrets) {
       // An endpoint without its signing secret cannot sign: it waits, inactive, for an admin to set a new one.
@@ -141,6 +152,7 @@ export async function replaceAuction(options: ReplaceOptions): Promise<{ report:
     await triggersOff(tx, 'a restore');
     await deleteCurrent(tx, options.auctionId, staged.header.secrets);
     await insertStaged(tx, staged, { keepLogs: true, log });
+    await linkImportedObjects(tx, options.auctionId, staged);
     await checkReferences(tx, options.auctionId, { usersGone: true });
     await rebuildRollups(tx, options.auctionId);
     await tx.unsafe('set local session_replication_role = origin');

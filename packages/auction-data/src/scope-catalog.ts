@@ -1,7 +1,7 @@
 // What the catalog says about the auction's tables: which tables belong to an auction (a column auction_id, or a
 // foreign-key path to auctions), and per mapped table its columns, primary key and references to shared rows.
 import type postgres from 'postgres';
-import { LEFT_OUT, OBJECT_URL_COLUMNS, type Scope, TABLES, type TableEntry } from './table-map.js';
+import { LEFT_OUT, type Scope, TABLES, type TableEntry } from './table-map.js';
 
 /** Every table of the database that holds per-auction rows, by the catalog (schema-qualified names). */
 async function tablesWithAuctionRows(sql: postgres.Sql): Promise<string[]> {
@@ -103,16 +103,47 @@ export function scopeCondition(scope: Scope, auctionId: string, alias = 't'): st
       )} p where ${scopeCondition(parentEntry.scope, auctionId, 'p')})`;
     }
     case 'objects':
-      return `(${alias}.bucket_id || '/' || ${alias}.name) in (${objectRefsQuery(auctionId)})`;
+      return objectsCondition(auctionId, alias);
   }
 }
 
-/** `bucket/name` of every object the auction's rows name by URL. */
-function objectRefsQuery(auctionId: string): string {
+/**
+ * The auction's stored objects (alias a storage.objects row): those under its `<auction_id>/` folder and those
+ * linked to it (domain.auction_object_links, domain/0032). A URL in its rows grants nothing: an object another user
+ * owns is carried only if its uploader linked it by writing its URL into this auction. Unlike the purge
+ * (domain.auction_object_refs), an object other auctions link too is carried: it is this auction's as well.
+ */
+function objectsCondition(auctionId: string, alias: string): string {
   const id = uuidLiteral(auctionId);
-  const pattern = `'/storage/v1/object/(?:public/|authenticated/|sign/)?([^?#]+)'`;
-  return OBJECT_URL_COLUMNS.map(
-    ({ table, column }) =>
-      `select substring(u.${quoteIdent(column)} from ${pattern}) from ${quoteTable(table)} u where u.auction_id = ${id}`,
-  ).join(' union ');
+  return `(${alias}.name like (${id}::text || '/%') or exists (select 1 from domain.auction_object_links l
+    where l.auction_id = ${id} and l.bucket_id = ${alias}.bucket_id and l.name = ${alias}.name))`;
+}
+
+/**
+ * The objects condition for the database being read: a snapshot from before domain/0032 (a point-in-time restore
+ * to before the upgrade exports from one) has no links, so its objects are chosen by 0032's backfill rule instead:
+ * the auction's folder, and objects its rows name by URL whose first folder is one of its members. A borrowed URL
+ * carries nothing either way.
+ */
+export async function objectsConditionIn(tx: postgres.TransactionSql, auctionId: string, alias = 't'): Promise<string> {
+  const [found] = await tx<{ links: boolean }[]>`
+    select to_regclass('domain.auction_object_links') is not null as links`;
+  if (found?.links) return objectsCondition(auctionId, alias);
+  const id = uuidLiteral(auctionId);
+  const pattern = `'/storage/v1/(?:object|render/image)/(?:public/|authenticated/|sign/)?([a-z0-9][a-z0-9._-]{0,62}/[^?#]+)'`;
+  const urls = [
+    ['public.auction_branding', 'logo_url', 'true'],
+    ['public.lot_submissions', 'image_url', 'true'],
+    ['public.lot_submission_entries', 'image_url', 'true'],
+    ['public.messages', 'content', `u.message_type = 'image'`],
+  ]
+    .map(
+      ([table, column, when]) =>
+        `select substring(u.${quoteIdent(column!)} from ${pattern}) from ${quoteTable(table!)} u
+          where u.auction_id = ${id} and ${when}`,
+    )
+    .join(' union ');
+  return `(${alias}.name like (${id}::text || '/%') or ((${alias}.bucket_id || '/' || ${alias}.name) in (${urls})
+    and split_part(${alias}.name, '/', 1) in (select m.user_id::text from public.auction_members m
+      where m.auction_id = ${id})))`;
 }

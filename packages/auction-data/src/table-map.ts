@@ -7,7 +7,7 @@ export type Scope =
   | { kind: 'self' } // public.auctions: id = the auction
   | { kind: 'auction' } // auction_id = the auction
   | { kind: 'parent'; column: string; parent: string; parentColumn: string } // column in (parent's rows)
-  | { kind: 'objects' }; // storage.objects named by the URL columns of the auction's rows (OBJECT_URL_COLUMNS)
+  | { kind: 'objects' }; // storage.objects under `<auction_id>/` or linked to it (domain.auction_object_links)
 
 /**
  * data: exported, imported and put back by a restore. log: a record of what happened (deliveries, the event
@@ -83,17 +83,8 @@ export const LEFT_OUT: Readonly<Record<string, string>> = {
   'analytics.channel_author_days': 'a rollup: rebuilt from the rows',
   'reporting_data.imports': 'bookkeeping of a CSV import in flight; an export carries finished datasets',
   'reporting_data.report_cache': 'a cache of report results, recomputed on demand',
+  'domain.auction_object_links': "derived on import from the archive's rows and carried objects",
 };
-
-/**
- * Columns holding URLs of stored objects (`.../storage/v1/object/[public/|authenticated/|sign/]<bucket>/<name>`):
- * the objects they name are the auction's. Objects themselves belong to users (`<user_id>/...`), not auctions.
- */
-export const OBJECT_URL_COLUMNS: readonly { table: string; column: string }[] = [
-  { table: 'public.auction_branding', column: 'logo_url' },
-  { table: 'public.lot_submissions', column: 'image_url' },
-  { table: 'public.lot_submission_entries', column: 'image_url' },
-];
 
 /** Dataset rows live in one table per dataset (reporting_data.<datasets.table_name>), found through datasets. */
 export const DATASET_SCHEMA = 'reporting_data';

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import postgres from 'postgres';
-import type { TestDatabase } from '@auction-ops/database/testing';
+import { type TestDatabase, testCluster } from '@auction-ops/database/testing';
 import { startTestServer, type TestServer } from './support/test-server.js';
 import type { RunningServer } from '../src/index.js';
 
@@ -26,7 +26,7 @@ async function health(): Promise<{ status: number; body: unknown }> {
 
 /** Closes the test database to new connections and ends the open ones: the database is gone for the server. */
 async function withDatabaseGone(during: () => Promise<void>): Promise<void> {
-  const admin = postgres(inject('pgAdminUrl'), { max: 1, onnotice: () => {} });
+  const admin = postgres((await testCluster()).adminUrl, { max: 1, onnotice: () => {} });
   try {
     await admin.unsafe(`alter database "${db.name}" with allow_connections false`);
     await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${db.name}

@@ -1,42 +1,58 @@
 // Vitest global setup: one Postgres cluster per test run (embedded, or TEST_DATABASE_URL for another version).
-// Test files get their own databases cloned from migrated templates (see test-database.ts).
-import { mkdtempSync, rmSync } from 'node:fs';
+// Test files get their own databases cloned from migrated templates (see test-database.ts). The embedded cluster
+// starts in a process of its own (cluster-process.ts) while the run goes on: test files wait for it in
+// testCluster() (test-cluster.ts), and files that need no database do not wait at all.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres, type EmbeddedCluster } from '../embedded-postgres.js';
 import { ensureRoles } from '../roles.js';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    pgAdminUrl: string;
-    pgAuthenticatorPassword: string;
-    /** A pooler in transaction mode in front of pgAdminUrl's server (pooler runs only), ending in `/`. */
-    pgPoolerUrl?: string;
-  }
-}
-
-let cluster: EmbeddedCluster | undefined;
 let dir: string | undefined;
+let child: ChildProcess | undefined;
+let exited: Promise<unknown> | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
-  let adminUrl = process.env.TEST_DATABASE_URL;
-  if (!adminUrl) {
-    dir = mkdtempSync(join(tmpdir(), 'auction-ops-test-'));
-    cluster = await startEmbeddedPostgres({
-      dir: join(dir, 'pg'),
-      // Test data is disposable: trade durability for speed.
-      settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: 500 },
-    });
-    adminUrl = cluster.url;
+  dir = mkdtempSync(join(tmpdir(), 'auction-ops-test-'));
+  const file = join(dir, 'cluster.json');
+  project.provide('pgClusterFile', file);
+  const external = process.env.TEST_DATABASE_URL;
+  if (external) {
+    const authenticatorPassword = await ensureRoles(external, randomBytes(18).toString('base64url'));
+    writeFileSync(file, JSON.stringify({ adminUrl: external, authenticatorPassword }));
+    return;
   }
-  const password = await ensureRoles(adminUrl, randomBytes(18).toString('base64url'));
-  project.provide('pgAdminUrl', adminUrl);
-  project.provide('pgAuthenticatorPassword', password);
+  const script = fileURLToPath(new URL('./cluster-process.ts', import.meta.url));
+  // stdin stays open for the run: the cluster stops when it closes (teardown, or this process gone).
+  child = spawn(process.execPath, ['--import', 'tsx', script, file, dir], { stdio: ['pipe', 'inherit', 'inherit'] });
+  exited = new Promise((resolve) => child!.once('exit', resolve));
+  void exited.then((code) => {
+    // A cluster process that died before describing the cluster: say so to the waiting files at once.
+    try {
+      writeFileSync(file, JSON.stringify({ error: `the cluster process exited (${code})` }), { flag: 'wx' });
+    } catch {
+      /* it described the cluster (or its error) first */
+    }
+  });
 }
 
 export async function teardown(): Promise<void> {
-  await cluster?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (!child) {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    return;
+  }
+  // The cluster process stops the cluster and removes `dir` once its input closes. A cluster still starting
+  // (a run of files that needed none) is left to finish and stop on its own: the run does not wait for it.
+  child.stdin?.end();
+  if (!existsSync(join(dir!, 'cluster.json'))) {
+    child.stdin?.destroy();
+    child.unref();
+    return;
+  }
+  const timer = setTimeout(() => child?.kill('SIGKILL'), 90_000);
+  await exited;
+  clearTimeout(timer);
 }

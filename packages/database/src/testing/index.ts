@@ -1,5 +1,6 @@
 // Test support shared by every package: per-file databases from migrated templates.
 export { createTestDatabase, type TestDatabase } from './test-database.js';
+export { testCluster, type TestCluster } from './test-cluster.js';
 export {
   installedPgBouncer,
   installedPostgres,

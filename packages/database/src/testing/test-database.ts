@@ -1,10 +1,10 @@
 // A fresh database per test file, cloned from a template that holds the given migrations.
 // Cloning (CREATE DATABASE ... TEMPLATE) takes milliseconds; migrating from scratch would take seconds.
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
 import postgres from 'postgres';
 import { loadMigrations, migrate, migrationsFingerprint, type MigrationSet } from '../migrations.js';
 import { authenticatorUrl, recordAuthenticatorPassword } from '../roles.js';
+import { testCluster } from './test-cluster.js';
 
 export interface TestDatabase {
   name: string;
@@ -43,8 +43,7 @@ async function ensureTemplate(admin: postgres.Sql, adminUrl: string, sets: reado
 }
 
 export async function createTestDatabase(sets: readonly MigrationSet[]): Promise<TestDatabase> {
-  const adminUrl = inject('pgAdminUrl');
-  const password = inject('pgAuthenticatorPassword');
+  const { adminUrl, authenticatorPassword: password } = await testCluster();
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   const name = `test_${randomBytes(6).toString('hex')}`;
   try {

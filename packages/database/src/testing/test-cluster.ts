@@ -1,0 +1,43 @@
+// The run's PostgreSQL as test files see it: global-setup.ts (or pooler-setup.ts) names a file that describes the
+// cluster once it accepts connections; testCluster() waits for that file, so a file that needs no database does
+// not wait for one, and one that does waits only as long as the cluster still takes to start.
+import { existsSync, readFileSync } from 'node:fs';
+import { inject } from 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The file describing the run's cluster (see testCluster()); absent until the cluster accepts connections. */
+    pgClusterFile: string;
+    /** A pooler in transaction mode in front of the cluster (pooler runs only), ending in `/`. */
+    pgPoolerUrl?: string;
+  }
+}
+
+export interface TestCluster {
+  /** Superuser URL of the cluster's `postgres` database. */
+  adminUrl: string;
+  /** The password of the authenticator role (the servers' request pool logs in as it). */
+  authenticatorPassword: string;
+}
+
+/** How long a test waits for the cluster to start: initdb and start-up on a loaded 2-core machine, with room. */
+const START_DEADLINE_MS = 120_000;
+
+let known: Promise<TestCluster> | undefined;
+
+/** The run's cluster, once it accepts connections; throws the error that kept it from starting. */
+export function testCluster(): Promise<TestCluster> {
+  known ??= (async () => {
+    const file = inject('pgClusterFile');
+    const deadline = Date.now() + START_DEADLINE_MS;
+    while (!existsSync(file)) {
+      if (Date.now() > deadline)
+        throw new Error(`the test cluster did not start within ${START_DEADLINE_MS / 1000} s (no ${file})`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const described = JSON.parse(readFileSync(file, 'utf8')) as TestCluster | { error: string };
+    if ('error' in described) throw new Error(`the test cluster did not start:\n${described.error}`);
+    return described;
+  })();
+  return known;
+}

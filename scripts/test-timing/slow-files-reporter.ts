@@ -58,12 +58,17 @@ export default class SlowFilesReporter implements Reporter {
     }
     const wall = performance.now() - this.runStart;
     const sum = this.timings.reduce((total, t) => total + t.wallMs, 0);
-    lines.push(` Sum of file wall times ${s(sum)} in ${s(wall)}: ${(sum / wall).toFixed(1)} files at a time on average`);
+    lines.push(
+      ` Sum of file wall times ${s(sum)} in ${s(wall)}: ${(sum / wall).toFixed(1)} files at a time on average`,
+    );
     console.log(lines.join('\n'));
     try {
       const dir = join(this.root, '.tmp');
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'test-timings.json'), `${JSON.stringify({ wallMs: Math.round(wall), files: slowest }, null, 1)}\n`);
+      writeFileSync(
+        join(dir, 'test-timings.json'),
+        `${JSON.stringify({ wallMs: Math.round(wall), files: slowest }, null, 1)}\n`,
+      );
     } catch {
       /* a read-only checkout: the printed list is the report */
     }

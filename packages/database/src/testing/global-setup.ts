@@ -4,9 +4,9 @@
 // testCluster() (test-cluster.ts), and files that need no database do not wait at all.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { ensureRoles } from '../roles.js';
@@ -39,7 +39,25 @@ export async function setup(project: TestProject): Promise<void> {
   });
 }
 
+/**
+ * The run's list of the test files that used its database (testCluster()), one path a line relative to the
+ * repository, in .tmp/database-test-files.txt: CI runs these again on the other Node and PostgreSQL (.ci/run).
+ */
+function listDatabaseFiles(): void {
+  if (!dir) return;
+  try {
+    const root = fileURLToPath(new URL('../../../../', import.meta.url));
+    const users = readFileSync(join(dir, 'cluster.json.users'), 'utf8').split('\n').filter(Boolean);
+    const files = [...new Set(users.map((file) => relative(root, file)))].sort();
+    mkdirSync(join(root, '.tmp'), { recursive: true });
+    writeFileSync(join(root, '.tmp', 'database-test-files.txt'), `${files.join('\n')}\n`);
+  } catch {
+    /* no file used the database in this run */
+  }
+}
+
 export async function teardown(): Promise<void> {
+  listDatabaseFiles();
   if (!child) {
     if (dir) rmSync(dir, { recursive: true, force: true });
     return;

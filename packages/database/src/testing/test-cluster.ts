@@ -1,8 +1,8 @@
 // The run's PostgreSQL as test files see it: global-setup.ts (or pooler-setup.ts) names a file that describes the
 // cluster once it accepts connections; testCluster() waits for that file, so a file that needs no database does
 // not wait for one, and one that does waits only as long as the cluster still takes to start.
-import { existsSync, readFileSync } from 'node:fs';
-import { inject } from 'vitest';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { expect, inject } from 'vitest';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -24,11 +24,19 @@ export interface TestCluster {
 const START_DEADLINE_MS = 120_000;
 
 let known: Promise<TestCluster> | undefined;
+/** Files of this worker that asked for the cluster (a worker that does not isolate files runs several). */
+const recorded = new Set<string>();
 
 /** The run's cluster, once it accepts connections; throws the error that kept it from starting. */
 export function testCluster(): Promise<TestCluster> {
+  const file = inject('pgClusterFile');
+  // The files that use the cluster, for the run's list of them (global-setup.ts; CI's second run uses it).
+  const testPath = expect.getState().testPath;
+  if (testPath && !recorded.has(testPath)) {
+    recorded.add(testPath);
+    appendFileSync(`${file}.users`, `${testPath}\n`);
+  }
   known ??= (async () => {
-    const file = inject('pgClusterFile');
     const deadline = Date.now() + START_DEADLINE_MS;
     while (!existsSync(file)) {
       if (Date.now() > deadline)

@@ -39,6 +39,10 @@ const packageProjects = testDirs.map((dir) =>
       testTimeout: 30_000,
       hookTimeout: 120_000,
       pool: 'forks',
+      // A worker runs file after file of its project in one process, modules loaded once: importing the server
+      // anew for each file was most of the suite's time. Files share that process, not their state: each makes
+      // its own databases, servers and directories and closes them (docs/testing.md, "What a test may assume").
+      isolate: false,
     },
   }),
 );
@@ -46,7 +50,14 @@ const packageProjects = testDirs.map((dir) =>
 // Tests of the repository's own scripts (the import-circle check): no database, run with the rest. The checks run
 // as commands (Node and tsx, seconds each on a busy machine): the packages' test timeout, not Vitest's 5 s.
 const scriptsProject = defineProject({
-  test: { name: 'scripts', root: 'scripts', include: ['**/*.test.ts'], pool: 'forks', testTimeout: 30_000 },
+  test: {
+    name: 'scripts',
+    root: 'scripts',
+    include: ['**/*.test.ts'],
+    pool: 'forks',
+    isolate: false,
+    testTimeout: 30_000,
+  },
 });
 
 export default [...packageProjects, scriptsProject];

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the test suite once more against PostgreSQL 15 from Debian's packages (the oldest version we support;
-# the default run uses the embedded PostgreSQL 17). Used by CI; needs root for apt-get.
+# the default run uses the embedded PostgreSQL 17). Used by CI; needs root for apt-get. Arguments are Vitest's file
+# filters (CI passes the files that can differ, see .ci/run); without any, the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/debian-packages.sh
@@ -18,6 +19,6 @@ pg "/usr/lib/postgresql/15/bin/pg_ctl -D $dir/data -l $dir/log -w -o '-p $port -
 trap 'pg "/usr/lib/postgresql/15/bin/pg_ctl -D $dir/data -m fast stop" >/dev/null; rm -rf "$dir"' EXIT
 echo "test-postgres15: $(pg "/usr/lib/postgresql/15/bin/postgres --version"), Node $(node --version)"
 url="postgres://postgres:$password@127.0.0.1:$port/postgres"
-TEST_DATABASE_URL="$url" npx -y pnpm@10 test
+TEST_DATABASE_URL="$url" npx -y pnpm@10 test "$@"
 # rest-engine's packed command, PostgREST's tutorials 0 and 1 included, on this PostgreSQL too.
 TEST_DATABASE_URL="$url" npx -y pnpm@10 check:npm-package

@@ -273,8 +273,14 @@ describe('retries', () => {
       policy: { schedule: [0], jitter: 0, retryAfterMaxSeconds: 1 },
       disableAfterFailures: 2,
     }).start();
-    const e1 = await emit(db.sql, a.id, 'message.created');
-    const e2 = await emit(db.sql, a.id, 'message.created');
+    // Both events in one transaction: emitted one after the other, the dispatcher could deliver the first, get the
+    // 410 and disable the endpoint before the second was emitted, which then made no delivery to wait for.
+    const [e1, e2] = await db.sql.begin(async (tx) => {
+      const ids: string[] = [];
+      for (const n of [1, 2])
+        ids.push((await tx`select domain.emit_event(${a.id}, 'message.created', ${tx.json({ n })}) as id`)[0].id);
+      return ids;
+    });
     await waitUntil(
       async () =>
         (await db.sql`select is_active from public.webhook_endpoints where id = ${goneId}`)[0].is_active === false,

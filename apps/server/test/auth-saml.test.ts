@@ -18,7 +18,16 @@ let base: string;
 
 const spKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' });
 
+/**
+ * The identity providers tests register besides `idp`, made before the server starts. Each makes its certificates
+ * synchronously (RSA keys: seconds on a busy machine); made between two requests, they blocked the event loop past
+ * the in-process server's keep-alive timeout, which then closed the connection fetch was reusing (ECONNRESET).
+ */
+let spares: FakeSamlIdp[] = [];
+const otherIdp = () => spares.pop()!;
+
 beforeAll(async () => {
+  spares = Array.from({ length: 5 }, () => new FakeSamlIdp());
   t = await startTestServer({
     APP_URL: APP,
     AUTH_SAML_ENABLED: 'true',
@@ -82,7 +91,7 @@ describe('admin API /admin/sso/providers', () => {
   });
 
   it('creates, lists, reads, updates and deletes a provider in GoTrue shapes', async () => {
-    const other = new FakeSamlIdp();
+    const other = otherIdp();
     const created = await admin('POST', '/admin/sso/providers', {
       type: 'saml',
       metadata_xml: other.metadata(),
@@ -124,7 +133,7 @@ describe('admin API /admin/sso/providers', () => {
     expect(after.saml.name_id_format).toBe(NAMEID_EMAIL);
 
     const mismatch = await admin('PUT', `/admin/sso/providers/${provider.id}`, {
-      metadata_xml: new FakeSamlIdp().metadata(),
+      metadata_xml: otherIdp().metadata(),
     });
     expect(mismatch.status).toBe(400);
     expect(await mismatch.json()).toMatchObject({ error_code: 'saml_entity_id_mismatch' });
@@ -145,14 +154,14 @@ describe('admin API /admin/sso/providers', () => {
 
   it('refuses what GoTrue refuses', async () => {
     const cases: Array<[unknown, number, string]> = [
-      [{ type: 'oidc', metadata_xml: new FakeSamlIdp().metadata() }, 400, 'validation_failed'],
+      [{ type: 'oidc', metadata_xml: otherIdp().metadata() }, 400, 'validation_failed'],
       [{ type: 'saml' }, 400, 'validation_failed'],
       [{ type: 'saml', metadata_url: 'http://idp.example.test/metadata' }, 400, 'validation_failed'],
       [{ type: 'saml', metadata_xml: '<not-xml' }, 400, 'validation_failed'],
-      [{ type: 'saml', metadata_xml: new FakeSamlIdp().metadata(), name_id_format: 'x' }, 400, 'validation_failed'],
+      [{ type: 'saml', metadata_xml: otherIdp().metadata(), name_id_format: 'x' }, 400, 'validation_failed'],
       [{ type: 'saml', metadata_xml: idp.metadata() }, 422, 'saml_idp_already_exists'],
       [
-        { type: 'saml', metadata_xml: new FakeSamlIdp().metadata(), domains: ['ACME.example.com'] },
+        { type: 'saml', metadata_xml: otherIdp().metadata(), domains: ['ACME.example.com'] },
         400,
         'sso_domain_already_exists',
       ],

@@ -75,7 +75,7 @@ export interface CheckedArchive {
   sha256: string;
 }
 
-export interface CheckOptions {
+interface CheckOptions {
   passphrase?: string;
   maxBytes?: number;
 }
@@ -130,7 +130,7 @@ function checkObjectStart(value: unknown): ObjectStart {
     throw errors.notAnArchive(`an object named ${shown(`${String(bucket_id)}/${String(name)}`)}`);
   }
   if (!isString(version) || !UUID.test(version)) throw errors.notAnArchive(`object version ${shown(version)}`);
-  if (!isCount(size) || !isString(content_type) || content_type.length > 255 || /[\x00-\x1f]/.test(content_type))
+  if (!isCount(size) || !isString(content_type) || !/^[ -~]{1,255}$/.test(content_type))
     throw errors.notAnArchive(`object ${shown(name)} has no size or content type`);
   return { bucket_id, name, version, size, content_type };
 }
@@ -374,6 +374,10 @@ class ArchiveCheck {
 
   finish(manifest: unknown): void {
     checkManifest(manifest, this.digests, this.objectDigests);
+    // An exporter given a passphrase always seals the secret tables (even with no rows).
+    for (const entry of TABLES)
+      if (entry.role === 'secret' && this.header.secrets && !this.seen.has(entry.table))
+        throw errors.notAnArchive(`the header says secrets, but ${entry.table} is not in it`);
     if (this.auctionRows !== 1)
       throw errors.foreignRows('public.auctions', `${this.auctionRows} rows, not the header's auction alone`);
     // Every carried object has its row and every row its bytes, and each is one the auction's rows name.

@@ -44,7 +44,7 @@ export class FrameWriter {
  * 0.3.3, but earlier exporters put the COPY stream's pieces whole into a frame (CHUNK plus up to a large row).
  * The manifest grows with the number of objects; every other JSON frame is small.
  */
-export const FRAME_MAX: Readonly<Record<FrameType, number>> = {
+const FRAME_MAX: Readonly<Record<FrameType, number>> = {
   H: 1024 * 1024,
   T: 1024 * 1024,
   O: 1024 * 1024,
@@ -61,7 +61,7 @@ const isFrameType = (type: string): type is FrameType => Object.hasOwn(FRAME_MAX
  * The frames of a (gunzipped) archive stream, in order. A frame's length is checked against its type's cap before
  * anything of its body is read, and each body is copied once into a buffer of its announced size (linear).
  */
-export async function* readFrames(input: AsyncIterable<Buffer>): AsyncGenerator<Frame> {
+async function* readFrames(input: AsyncIterable<Buffer>): AsyncGenerator<Frame> {
   const head = Buffer.alloc(5);
   let headFill = 0;
   let type: FrameType = 'E';

@@ -62,12 +62,18 @@ interface StagingOptions {
 async function catalogColumns(tx: postgres.TransactionSql, t: CheckedTable): Promise<string[]> {
   const entry = TABLES.find((e) => e.table === t.table)!;
   const known = (await tableShape(tx, entry.table)).columns;
-  return t.columns.map((c) => known.find((k) => k === c) ?? raise(errors.unknownColumn(entry.table, c)));
+  return t.columns.map((c) => {
+    const at = known.indexOf(c);
+    if (at < 0) throw errors.unknownColumn(entry.table, c);
+    return known[at]!;
+  });
 }
 
-const raise = (error: Error): never => {
-  throw error;
-};
+/** The first pass's next table or object: a frame it did not see means another file is being read now. */
+function nth<T>(list: T[], i: number): T {
+  if (i >= list.length) throw errors.changedWhileRead();
+  return list[i]!;
+}
 
 async function createStage(tx: postgres.TransactionSql, t: CheckedTable, columns: string[], stage: string) {
   if (t.kind === 'map') {
@@ -171,12 +177,12 @@ export async function stageArchive(
       const next = await frames.next();
       if (next.done) break;
       const frame: Frame = next.value;
-      // A frame the first pass did not see means another file is being read now.
-      if (frame.type === 'T') await stageRows(checked.tables[table++] ?? raise(errors.changedWhileRead()), untilEnd());
+      if (frame.type === 'T') await stageRows(nth(checked.tables, table++), untilEnd());
       else if (frame.type === 'S') {
-        const t = checked.tables[table++] ?? raise(errors.changedWhileRead());
-        await stageRows(t, [t.opened ?? raise(errors.changedWhileRead())]);
-      } else if (frame.type === 'O') await stageObject(checked.objects[object++] ?? raise(errors.changedWhileRead()));
+        const t = nth(checked.tables, table++);
+        // Opened by the first pass (one scrypt); a frame swapped since shows in the digest below.
+        await stageRows(t, t.opened ? [t.opened] : []);
+      } else if (frame.type === 'O') await stageObject(nth(checked.objects, object++));
     }
   } finally {
     await frames.return(undefined);

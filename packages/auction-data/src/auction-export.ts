@@ -23,7 +23,7 @@ export interface ArchiveHeader {
   secrets: boolean;
 }
 
-export interface TableStart {
+interface TableStart {
   table: string;
   columns: string[];
   /** Dataset tables only: the column types, to create the table on import. */

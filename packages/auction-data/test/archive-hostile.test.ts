@@ -2,7 +2,7 @@
 // AuctionDataError, before any SQL runs on their content, and leave no row, object or spool file behind; another
 // tenant's rows stay byte-identical. The last test throws generated damage and hostile content at the import.
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, existsSync, readdirSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
@@ -175,6 +175,20 @@ describe('finding 2: rows outside the header’s auction', () => {
     expect((await refused(await writeArchive(file(), hostile))).code).toBe('foreign_rows');
   });
 
+  it('refuses an object whose version is stored here (another tenant’s bytes under the archive’s name)', async () => {
+    const [{ version }] = await target.db.sql<{ version: string }[]>`
+      select version from storage.objects where name like 'other/%'`;
+    const at = plain.findIndex((f) => f.type === 'O');
+    const hostile = withRows(
+      withJson<object>(plain, at, (o) => ({ ...o, version })),
+      'storage.objects',
+      (rows, columns) => rows.map((row) => setField(row, columns, 'version', version!)),
+    );
+    const error = await refused(await writeArchive(file(), hostile));
+    expect(error.code).toBe('conflicting_ids');
+    expect(error.message).toContain('versions exist here');
+  });
+
   it('refuses a carried object that no row of the auction names', async () => {
     const at = plain.findIndex((f) => f.type === 'O');
     const hostile = withJson<{ name: string }>(plain, at, (o) => ({ ...o, name: 'someone-else/1700000000_x.png' }));
@@ -189,7 +203,7 @@ describe('finding 6: sizes, streams, seals, routes and tables', () => {
     head.writeUInt32BE(40 * 1024 * 1024, 1);
     const path = file();
     const bytes = Buffer.concat([await frameBytes([plain[0]!]), head, Buffer.alloc(40 * 1024, 0x61)]);
-    (await import('node:fs')).writeFileSync(path, gzipSync(bytes));
+    writeFileSync(path, gzipSync(bytes));
     const error = await refused(path);
     expect(error.message).toMatch(/a T frame of 41943040 bytes is longer than the \d+ bytes allowed/);
   });
@@ -229,4 +243,181 @@ describe('finding 6: sizes, streams, seals, routes and tables', () => {
     expect(error.code).toBe('unknown_table');
     expect(error.message).toContain('public.super_admins');
   });
+});
+
+describe('generated damage and hostile content', () => {
+  const AUCTION_TABLES = ['public.auction_members', 'public.locations', 'public.lot_submissions', 'public.channels'];
+
+  /** Positions of frame heads and of D, B and M bodies: a change there cannot leave a valid archive. */
+  function fragile(frames: RawFrame[]): number[] {
+    const at: number[] = [];
+    let offset = 0;
+    for (const f of frames) {
+      for (let i = 0; i < 5; i++) at.push(offset + i);
+      if ('DBM'.includes(f.type)) for (let i = 0; i < f.body.length; i += 7) at.push(offset + 5 + i);
+      offset += 5 + f.body.length;
+    }
+    return at;
+  }
+
+  const tables = (frames: RawFrame[]) => frames.flatMap((f, i) => (f.type === 'T' ? [i] : []));
+
+  type Case = { what: string; write: (path: string) => Promise<unknown>; passphrase?: string };
+  const hostile = (what: string, frames: RawFrame[], remanifest = true): Case => ({
+    what,
+    write: (path) => writeArchive(path, frames, remanifest),
+  });
+
+  const damage = (): fc.Arbitrary<Case> => {
+    const positions = fragile(plain);
+    return fc.oneof(
+      fc.nat().map((k) => ({
+        what: `archive truncated at ${k}`,
+        write: async (path: string) => {
+          const raw = await frameBytes(plain);
+          writeFileSync(path, gzipSync(raw.subarray(0, k % raw.length)));
+        },
+      })),
+      fc.nat().map((k) => ({
+        what: `gzip truncated at ${k}`,
+        write: async (path: string) => {
+          const gz = gzipSync(await frameBytes(plain));
+          writeFileSync(path, gz.subarray(0, k % gz.length));
+        },
+      })),
+      fc.tuple(fc.constantFrom(...positions), fc.integer({ min: 1, max: 255 })).map(([at, x]) => ({
+        what: `byte ${at} xor ${x}`,
+        write: async (path: string) => {
+          const raw = Buffer.from(await frameBytes(plain));
+          raw[at]! ^= x;
+          writeFileSync(path, gzipSync(raw));
+        },
+      })),
+      fc
+        .tuple(
+          fc.integer({ min: 0, max: plain.length }),
+          fc.constantFrom(...'HTDEOBSMXZ\0'),
+          fc.uint8Array({ minLength: 1, maxLength: 64 }),
+        )
+        .map(([at, type, body]) => ({
+          what: `a ${JSON.stringify(type)} frame of ${body.length} bytes at ${at}`,
+          write: (path: string) =>
+            writeArchive(path, [...plain.slice(0, at), { type, body: Buffer.from(body) }, ...plain.slice(at)], false),
+        })),
+    );
+  };
+
+  const hostileJson = (): fc.Arbitrary<Case> => {
+    const hostileType = fc.oneof(
+      fc.string(),
+      fc.constantFrom('uuid); drop table public.auctions; --', 'text default pg_sleep(10)', 'TEXT', 'int8', 'json'),
+    );
+    const t = fc.oneof(
+      fc.tuple(fc.constantFrom(...tables(plain)), fc.jsonValue()).map(([at, v]) =>
+        hostile(
+          `T ${at} = ${JSON.stringify(v)}`,
+          withJson(plain, at, () => v),
+        ),
+      ),
+      fc.tuple(fc.constantFrom(...tables(plain)), fc.string()).map(([at, table]) =>
+        hostile(
+          `T ${at} table ${table}`,
+          withJson<object>(plain, at, (s) => ({ ...s, table })),
+        ),
+      ),
+      // Columns the table does not have (a dataset table's may be renamed at will: it is made from the archive).
+      fc
+        .tuple(
+          fc.constantFrom(...tables(plain).filter((at) => at !== datasetTable(plain))),
+          fc.array(fc.string(), { minLength: 1, maxLength: 4 }),
+        )
+        .filter(([at, columns]) => columns.some((c) => !bodyOf<{ columns: string[] }>(plain[at]!).columns.includes(c)))
+        .map(([at, columns]) =>
+          hostile(
+            `T ${at} columns ${JSON.stringify(columns)}`,
+            withJson<object>(plain, at, (s) => ({ ...s, columns })),
+          ),
+        ),
+      fc.tuple(hostileType, fc.nat(1)).map(([type, i]) =>
+        hostile(
+          `dataset type ${i} ${JSON.stringify(type)}`,
+          withJson<{ types: string[] }>(plain, datasetTable(plain), (s) => ({
+            ...s,
+            types: s.types.map((old, k) => (k === i ? type : old)),
+          })),
+        ),
+      ),
+    );
+    const h = fc
+      .oneof(
+        fc.record({ magic: fc.string() }),
+        fc.record({
+          version: fc.oneof(
+            fc.integer().filter((v) => v !== 1),
+            fc.string(),
+          ),
+        }),
+        fc.record({ auction: fc.oneof(fc.jsonValue(), fc.constant({ id: '', slug: 'x', name: 'x' })) }),
+        fc.constant({ auction: 'victim' }),
+        fc.record({ secrets: fc.jsonValue().filter((v) => typeof v !== 'boolean') }),
+      )
+      .map((edit: Record<string, unknown>) =>
+        hostile(
+          `H ${JSON.stringify(edit)}`,
+          withJson<{ auction: object }>(plain, 0, (header) =>
+            edit.auction === 'victim'
+              ? { ...header, auction: { ...header.auction, id: victim } }
+              : { ...header, ...edit },
+          ),
+        ),
+      );
+    const m = fc
+      .jsonValue()
+      .map((v) => hostile(`M ${JSON.stringify(v)}`, [...plain.slice(0, -1), json('M', v)], false));
+    const s = fc
+      .tuple(fc.constantFrom('kdf', 'N', 'r', 'p', 'salt', 'iv', 'tag', 'data'), fc.jsonValue())
+      .map(([key, value]): Case => {
+        const at = sealed.findIndex((f) => f.type === 'S');
+        const frames = withJson<{ box: Record<string, unknown> }>(sealed, at, (x) => ({
+          ...x,
+          box: { ...x.box, [key]: JSON.stringify(value) === JSON.stringify(x.box[key]) ? `${String(value)}x` : value },
+        }));
+        return { ...hostile(`box.${key} ${JSON.stringify(value)}`, frames), passphrase: PASSPHRASE };
+      });
+    return fc.oneof(t, h, m, s);
+  };
+
+  const foreignRows = (): fc.Arbitrary<Case> =>
+    fc
+      .tuple(
+        fc.constantFrom(...AUCTION_TABLES),
+        fc.nat(),
+        fc.oneof(
+          fc.constant(() => victim),
+          fc.constant(() => randomUUID()),
+          fc.constant(() => attacker.toUpperCase()),
+        ),
+      )
+      .map(([table, k, id]) => ({
+        what: `${table} row ${k}`,
+        write: (path: string) =>
+          writeArchive(
+            path,
+            withRows(plain, table, (rows, columns) =>
+              rows.map((row, i) => (i === k % rows.length ? setField(row, columns, 'auction_id', id()) : row)),
+            ),
+          ),
+      }));
+
+  it('refuses damaged and hostile archives with an AuctionDataError, writing nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(damage(), hostileJson(), foreignRows()), async (c) => {
+        const path = file();
+        await c.write(path);
+        await refused(path, { passphrase: c.passphrase });
+      }),
+      { numRuns: 60, timeout: 8000 },
+    );
+    expect(await manifestOf(target, victim, 'x')).toEqual(victimManifest);
+  }, 60_000);
 });

@@ -5,7 +5,7 @@ import type postgres from 'postgres';
 import { errors } from './auction-data-errors.js';
 import { SHARED_CATEGORIES, SHARED_USERS } from './auction-export.js';
 import type { Staged, StagedTable } from './archive-staging.js';
-import { quoteIdent, quoteTable, scopeCondition, tableShape, type TableShape } from './scope-catalog.js';
+import { quoteIdent, quoteTable, scopeCondition, tableShape, type TableShape, uuidLiteral } from './scope-catalog.js';
 import { DATASET_SCHEMA, TABLES, type TableEntry } from './table-map.js';
 
 type Tx = postgres.TransactionSql;
@@ -32,6 +32,16 @@ export async function findConflicts(tx: Tx, staged: Staged): Promise<string[]> {
        limit ${SHOWN}`,
     );
     if (rows.length) found.push(`${entry.table}: ${rows[0]!.n} rows, e.g. ${rows.map((r) => r.key).join(', ')}`);
+  }
+  // An object row naming a version stored here would give the archive's name to bytes it did not carry.
+  const objects = staged.tables.get('storage.objects');
+  if (objects?.rows) {
+    const taken = await tx.unsafe(
+      `select s.version::text as v, count(*) over () as n from ${objects.stage} s
+       where exists (select 1 from storage.objects t where t.version = s.version) limit ${SHOWN}`,
+    );
+    if (taken.length)
+      found.push(`storage.objects: ${taken[0]!.n} versions exist here, e.g. ${taken.map((r) => r.v).join(', ')}`);
   }
   for (const s of staged.tables.values())
     if (s.dataset_id) {
@@ -170,18 +180,20 @@ export async function insertStaged(
   options.log('rows written');
 }
 
-/** Dataset tables as import-csv makes them: readable under the dataset's membership rule. */
+/**
+ * Dataset tables as import-csv makes them: readable under the dataset's membership rule. The name, columns and
+ * types are those archive-check.ts let through (identifiers, and types from its fixed list).
+ */
 async function createDatasetTables(tx: Tx, staged: Staged): Promise<void> {
   for (const s of staged.tables.values()) {
     if (!s.dataset_id || !s.types) continue;
-    if (!/^[0-9a-f-]{36}$/.test(s.dataset_id)) throw new Error('unexpected dataset id');
     const table = quoteTable(s.table);
     const cols = s.columns.map((c, i) => `${quoteIdent(c)} ${s.types![i]}`).join(', ');
     await tx.unsafe(`create table ${table} (${cols})`);
     await tx.unsafe(`alter table ${table} enable row level security`);
     await tx.unsafe(
       `create policy dataset_members_read on ${table} for select to authenticated ` +
-        `using ((select reporting_data.dataset_visible('${s.dataset_id}'::uuid)))`,
+        `using ((select reporting_data.dataset_visible(${uuidLiteral(s.dataset_id)})))`,
     );
     await tx.unsafe(`grant select on ${table} to authenticated, service_role`);
     await tx.unsafe(`insert into ${table} select * from ${s.stage}`);

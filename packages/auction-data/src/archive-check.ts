@@ -10,7 +10,7 @@ import { AuctionDataError, errors, shown } from './auction-data-errors.js';
 import { type ArchiveHeader, type ObjectStart, SHARED_CATEGORIES, SHARED_USERS } from './auction-export.js';
 import { CopyTextRows } from './copy-text.js';
 import { open, type SealedBox } from './secret-box.js';
-import { DATASET_SCHEMA, OBJECT_URL_COLUMNS, TABLES, type TableEntry } from './table-map.js';
+import { DATASET_SCHEMA, OBJECT_URL_COLUMNS, storageUrlObject, TABLES, type TableEntry } from './table-map.js';
 
 /** The decompressed size an archive may have unless the caller says otherwise (AUCTION_ARCHIVE_MAX_BYTES). */
 export const DEFAULT_MAX_BYTES = 16 * 1024 ** 3;
@@ -50,8 +50,6 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 const COLUMN = /^[a-z_][a-z0-9_]{0,62}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SHA256 = /^[0-9a-f]{64}$/;
-/** How a URL column names an object (as objectRefsQuery in scope-catalog.ts reads it): `bucket/name`. */
-const OBJECT_URL = /\/storage\/v1\/object\/(?:public\/|authenticated\/|sign\/)?([^?#]+)/;
 
 export interface CheckedTable {
   /** The map's name, a shared table's, or `reporting_data.<checked name>`. */
@@ -301,13 +299,11 @@ class ArchiveCheck {
     for (const url of OBJECT_URL_COLUMNS)
       if (url.table === entry.table) {
         const u = want(url.column, false);
-        if (u >= 0) checks.push((get) => this.name(get(u)));
+        // An image message's content is the image's URL.
+        const type = url.imagesOnly ? want('message_type', false) : -1;
+        if (u >= 0 && (!url.imagesOnly || type >= 0))
+          checks.push((get) => (!url.imagesOnly || get(type) === 'image') && this.name(get(u)));
       }
-    if (entry.table === 'public.messages') {
-      // An image message's content is the image's URL.
-      const [type, content] = [want('message_type', false), want('content', false)];
-      if (type >= 0 && content >= 0) checks.push((get) => get(type) === 'image' && this.name(get(content)));
-    }
     if (entry.table === 'public.datasets') {
       const [id, table] = [want('id'), want('table_name')];
       checks.push((get) => {
@@ -333,7 +329,7 @@ class ArchiveCheck {
   }
 
   private name(url: string | null | undefined): void {
-    const key = url ? OBJECT_URL.exec(url)?.[1] : undefined;
+    const key = url ? storageUrlObject(url) : undefined;
     if (key) this.named.add(key);
   }
 

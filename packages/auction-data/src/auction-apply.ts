@@ -91,21 +91,34 @@ export async function matchUsers(tx: Tx, staged: Staged, options: { create: bool
   return { matched: users.rows - created.length, created };
 }
 
-/** Default defect categories (auction_id null) by name; one missing here is added as a default with its id. */
+/**
+ * Default defect categories (auction_id null) by id, else by name. One missing here becomes the auction's own
+ * category, with its id: an archive adds nothing every tenant would see. Its id taken by a category of another
+ * auction is refused.
+ */
 export async function matchCategories(tx: Tx, staged: Staged): Promise<void> {
-  await tx.unsafe('create temp table category_map (old_id uuid primary key, new_id uuid not null) on commit drop');
+  await tx.unsafe('create temp table category_map (old_id uuid primary key, new_id uuid) on commit drop');
   const categories = staged.tables.get(SHARED_CATEGORIES);
   if (!categories) return;
-  await tx.unsafe(`
-    insert into public.defect_categories (id, name)
-    select s.id, s.name from ${categories.stage} s
-    where not exists (select 1 from public.defect_categories c where c.auction_id is null and lower(c.name) = lower(s.name))
-      and not exists (select 1 from public.defect_categories c where c.id = s.id)`);
-  await tx.unsafe(`
-    insert into pg_temp.category_map (old_id, new_id)
-    select s.id, coalesce((select c.id from public.defect_categories c where c.id = s.id and c.auction_id is null),
-      (select c.id from public.defect_categories c where c.auction_id is null and lower(c.name) = lower(s.name)))
-    from ${categories.stage} s`);
+  const auctionId = staged.header.auction.id;
+  const global = `public.defect_categories c where c.auction_id is null`;
+  await tx.unsafe(
+    `insert into public.defect_categories (id, auction_id, name)
+     select s.id, $1::uuid, s.name from ${categories.stage} s
+     where not exists (select 1 from ${global} and lower(c.name) = lower(s.name))
+       and not exists (select 1 from public.defect_categories c where c.id = s.id)`,
+    [auctionId],
+  );
+  await tx.unsafe(
+    `insert into pg_temp.category_map (old_id, new_id)
+     select s.id, coalesce((select c.id from ${global} and c.id = s.id),
+       (select c.id from ${global} and lower(c.name) = lower(s.name)),
+       (select c.id from public.defect_categories c where c.id = s.id and c.auction_id = $1::uuid))
+     from ${categories.stage} s`,
+    [auctionId],
+  );
+  const [taken] = await tx`select old_id from pg_temp.category_map where new_id is null limit 1`;
+  if (taken) throw errors.foreignRows(SHARED_CATEGORIES, `category ${taken.old_id} is another auction's`);
 }
 
 /** Triggers (events, rollups, pushes) and FK actions stay off for the rest of the transaction. */

@@ -112,8 +112,9 @@ export async function importAuction(options: ImportOptions): Promise<ImportResul
     const conflicts = await findConflicts(tx, staged);
     if (conflicts.length) throw errors.conflicts(conflicts);
     const users = await matchUsers(tx, staged, { create: true });
-    await matchCategories(tx, staged);
     await triggersOff(tx, 'an import');
+    // With foreign keys off: a category that becomes the auction's own comes before the auction's row does.
+    await matchCategories(tx, staged);
     await insertStaged(tx, staged, { keepLogs: false, log });
     await linkImportedObjects(tx, staged.header.auction.id, staged);
     await checkReferences(tx, staged.header.auction.id, { usersGone: false });
@@ -161,11 +162,12 @@ export async function replaceAuction(options: ReplaceOptions): Promise<{ report:
     if (!(await options.confirm(report))) throw errors.declined();
     // Users deleted since the restore point stay deleted: rows naming them go as their keys' ON DELETE says.
     await matchUsers(tx, staged, { create: false });
-    await matchCategories(tx, staged);
     // Rows are locked for the duration: writes to this auction wait for the commit instead of being lost in it.
     await tx`select id from public.auctions where id = ${options.auctionId} for update`;
     await triggersOff(tx, 'a restore');
     await deleteCurrent(tx, options.auctionId, staged.header.secrets);
+    // After the delete: a default category gone since the restore point comes back as the auction's own.
+    await matchCategories(tx, staged);
     await insertStaged(tx, staged, { keepLogs: true, log });
     await linkImportedObjects(tx, options.auctionId, staged);
     await checkReferences(tx, options.auctionId, { usersGone: true });

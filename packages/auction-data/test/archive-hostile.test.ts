@@ -421,3 +421,14 @@ describe('generated damage and hostile content', () => {
     expect(await manifestOf(target, victim, 'x')).toEqual(victimManifest);
   }, 60_000);
 });
+
+// Last: it imports the attacker's auction into the target, which every refusal above expects not to be there.
+describe('shared rows', () => {
+  it('a default category this instance lacks comes in as the auction’s own, not as every tenant’s', async () => {
+    const id = randomUUID();
+    const withCategory = withRows(plain, 'shared.default_categories', (rows) => [...rows, `${id}\tArchive-only`]);
+    await attempt(await writeArchive(file(), withCategory));
+    const rows = await target.db.sql`select auction_id from public.defect_categories where name = 'Archive-only'`;
+    expect(rows).toEqual([{ auction_id: attacker }]);
+  });
+});

@@ -6,13 +6,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createTokenSigner, createTokenVerifier, hashPassword } from '../packages/auth-core/src/index.js';
 import { percentile, startBenchServer } from './support/bench-server.js';
+import { sized } from './support/bench-smoke.js';
 
-const SIGN_INS = 200;
+// Smaller counts in the smoke run (`pnpm bench:smoke`).
+const SIGN_INS = sized(200, 20);
 const CONCURRENCY = 4;
-const VERIFY_TOKENS = 2000;
-const CACHED_VERIFIES = 200_000;
+const VERIFY_TOKENS = sized(2000, 100);
+const CACHED_VERIFIES = sized(200_000, 2000);
 /** MFA and OTP codes are good once (a TOTP step once per factor): one user per verification. */
-const VERIFICATIONS = 100;
+const VERIFICATIONS = sized(100, 8);
 /** The benchmarks measure the work, not the rate limits. */
 const UNLIMITED = {
   WORKERS_ENABLED: 'false',
@@ -134,7 +136,7 @@ async function signInLatency(): Promise<void> {
     );
 
     const hashes: number[] = [];
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < sized(20, 3); i++) {
       const s = performance.now();
       await hashPassword('bench password 123');
       hashes.push(performance.now() - s);
@@ -146,7 +148,7 @@ async function signInLatency(): Promise<void> {
       access_token: string;
     };
     const getUser: number[] = [];
-    for (let i = 0; i < 500; i++) {
+    for (let i = 0; i < sized(500, 20); i++) {
       const s = performance.now();
       const res = await fetch(`${server.url}/auth/v1/user`, {
         headers: { apikey: server.ctx.anonKey, authorization: `Bearer ${access_token}` },

@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBackup, resolveTarget, restoreBackup } from '../packages/backups/src/index.js';
 import { builtServer } from './support/bench-server.js';
+import { SMOKE, sized } from './support/bench-smoke.js';
 
 const MB = 1024 * 1024;
-const SIZE_MB = Number(process.env.BENCH_BACKUP_MB ?? 1024);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+// 16 MB and 1 s runs in the smoke run (`pnpm bench:smoke`).
+const SIZE_MB = Number(process.env.BENCH_BACKUP_MB ?? sized(1024, 16));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? sized(10, 1));
 
 const timed = async <T>(run: () => Promise<T> | T): Promise<[T, number]> => {
   const start = performance.now();
@@ -77,7 +79,7 @@ export async function main(): Promise<void> {
     const headers = { apikey: server.ctx.anonKey, authorization: `Bearer ${server.ctx.anonKey}` };
     // The schema cache reloads on the NOTIFY above, asynchronously.
     while (!(await fetch(url, { headers })).ok) await new Promise((r) => setTimeout(r, 100));
-    await load(url, headers, 3); // warm-up
+    if (!SMOKE) await load(url, headers, 3); // warm-up
     const idle = await load(url, headers, SECONDS);
 
     const [manifest, backupSeconds] = await timed(() =>

@@ -14,6 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import type { RunningServer } from '../apps/server/src/index.js';
 import { builtServer, percentile } from './support/bench-server.js';
+import { sized } from './support/bench-smoke.js';
 import { loadPostgres } from './support/postgres-client.js';
 import {
   backendCpu,
@@ -28,8 +29,9 @@ import {
 type Sql = RunningServer['ctx']['ownerSql'];
 const connect = async (url: string): Promise<Sql> => (await loadPostgres<Sql>())(url, { max: 2, onnotice: () => {} });
 
-const TARGET_BYTES = 50 * 1024 * 1024;
-const QUERIES = 200;
+// A 1 MB file and 10 queries in the smoke run (`pnpm bench:smoke`).
+const TARGET_BYTES = sized(50, 1) * 1024 * 1024;
+const QUERIES = sized(200, 10);
 
 interface ChildRequest {
   kind: 'import' | 'queries' | 'reads' | 'stop';
@@ -219,7 +221,7 @@ export async function main(): Promise<void> {
 
     // Baseline of the reads: the same client for as long as an import takes, without one.
     const idleReads = ask<Reads>(reader, { ...base, kind: 'reads' });
-    await new Promise((resolve) => setTimeout(resolve, Math.max(5000, copyMs)));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(sized(5000, 500), copyMs)));
     reader.send({ kind: 'stop' });
     const idle = await idleReads;
     const idleLoad = load();

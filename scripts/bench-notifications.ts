@@ -6,11 +6,13 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startBenchServer } from './support/bench-server.js';
+import { sized } from './support/bench-smoke.js';
 import { startFakeExpo } from '../packages/functions/src/push/testing/fake-expo-server.js';
 
-const MEMBERS = 2000;
+// 200 members and one round in the smoke run (`pnpm bench:smoke`).
+const MEMBERS = sized(2000, 200);
 const TOKENS_PER_MEMBER = 2;
-const ROUNDS = 3;
+const ROUNDS = sized(3, 1);
 
 interface Stats {
   requests: number;

@@ -16,14 +16,17 @@ import WebSocket from 'ws';
 import { createTokenSigner } from '../packages/auth-core/src/index.js';
 import { BENCH_JWT_SECRET, percentile, startBenchServer } from './support/bench-server.js';
 import { loadPostgres } from './support/postgres-client.js';
+import { sized } from './support/bench-smoke.js';
 
 type Sql = Awaited<ReturnType<typeof startBenchServer>>['server']['ctx']['ownerSql'];
 
 const MEMBERS = 100;
 const RATE = 200;
-const SECONDS = 10;
+// The smoke run (`pnpm bench:smoke`): 100 subscribers, one second of inserts.
+const SECONDS = sized(10, 1);
 const SIZES = (
-  /^--subscribers=(.+)$/.exec(process.argv.find((a) => a.startsWith('--subscribers=')) ?? '')?.[1] ?? '1000,5000'
+  /^--subscribers=(.+)$/.exec(process.argv.find((a) => a.startsWith('--subscribers=')) ?? '')?.[1] ??
+  sized('1000,5000', '100')
 )
   .split(',')
   .map(Number);

@@ -6,10 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { RunningServer } from '../apps/server/src/index.js';
 import { loadAverage } from './support/load-average.js';
+import { sized } from './support/bench-smoke.js';
 
 const MB = 1024 * 1024;
-const SIZE = 50 * MB;
-const ROUNDS = 4;
+// The smoke run (`pnpm bench:smoke`): 7 MB (two chunks), one round.
+const SIZE = sized(50, 7) * MB;
+const ROUNDS = sized(4, 1);
 const BUCKET = 'bench-resumable';
 const CLIENT = fileURLToPath(new URL('./support/upload-load-client.ts', import.meta.url));
 const run = promisify(execFile);
@@ -41,7 +43,7 @@ export async function benchResumable(server: RunningServer, userId: string, toke
   const mbps = (s: number) => (SIZE / MB / s).toFixed(1);
   const ratio = best(seconds.plain) / best(seconds.tus);
   console.log(
-    `50 MB resumable upload (TUS, 6 MB chunks) ${mbps(best(seconds.tus))} MB/s  vs plain upload ` +
+    `${SIZE / MB} MB resumable upload (TUS, 6 MB chunks) ${mbps(best(seconds.tus))} MB/s  vs plain upload ` +
       `${mbps(best(seconds.plain))} MB/s  ratio ${ratio.toFixed(2)} (target >= 0.80: ${ratio >= 0.8 ? 'met' : 'NOT met'})` +
       `  ${loadAverage()}`,
   );

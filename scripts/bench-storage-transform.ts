@@ -17,14 +17,16 @@ import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { startBenchServer } from './support/bench-server.js';
 import { loadAverage } from './support/load-average.js';
+import { sized } from './support/bench-smoke.js';
 
-const WIDTH = 4000;
-const HEIGHT = 3000;
+// The smoke run (`pnpm bench:smoke`): a 0.5-megapixel photo, one short round.
+const WIDTH = sized(4000, 800);
+const HEIGHT = sized(3000, 600);
 // Eight short rounds a side: on a shared machine another process's burst spoils a round now and then.
-const ROUNDS = 8;
-const PER_ROUND = 16;
+const ROUNDS = sized(8, 1);
+const PER_ROUND = sized(16, 4);
 const COPIES = 1 + ROUNDS * PER_ROUND;
-const CACHED_REQUESTS = 400;
+const CACHED_REQUESTS = sized(400, 20);
 const PARALLEL = availableParallelism();
 // Requests the load generator keeps in flight: one more than the server renders at once (its queue's width is one
 // per core, PARALLEL here, as many as the direct side runs), so while a finished render's answer and the next

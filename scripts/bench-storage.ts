@@ -23,16 +23,18 @@ import { benchResumable } from './bench-storage-resumable.js';
 import { main as transformBench } from './bench-storage-transform.js';
 import { startBenchServer } from './support/bench-server.js';
 import { loadAverage } from './support/load-average.js';
+import { sized } from './support/bench-smoke.js';
 
 const KB = 1024;
 const MB = 1024 * KB;
-const ROUNDS = 3;
-const DOWNLOAD_ROUNDS = 7;
+// One round of a few objects in the smoke run (`pnpm bench:smoke`).
+const ROUNDS = sized(3, 1);
+const DOWNLOAD_ROUNDS = sized(7, 1);
 // Each round GETs every object this many times: a 5 MB GET on loopback takes milliseconds.
-const DOWNLOAD_REPEAT = 3;
+const DOWNLOAD_REPEAT = sized(3, 1);
 const CASES = [
-  { label: '5 MB', size: 5 * MB, count: 8, uploadTarget: 0.7, downloadTarget: 0.85 },
-  { label: '100 KB', size: 100 * KB, count: 40 },
+  { label: '5 MB', size: 5 * MB, count: sized(8, 2), uploadTarget: 0.7, downloadTarget: 0.85 },
+  { label: '100 KB', size: 100 * KB, count: sized(40, 5) },
 ];
 const CLIENT = fileURLToPath(new URL('./support/upload-load-client.ts', import.meta.url));
 const run = promisify(execFile);

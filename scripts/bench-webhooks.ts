@@ -6,10 +6,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { percentile, startBenchServer } from './support/bench-server.js';
+import { sized } from './support/bench-smoke.js';
 
 const ENDPOINTS = 4;
-const BACKLOG_EVENTS = 1500; // x ENDPOINTS deliveries
-const LATENCY_EVENTS = 400;
+// Fewer events in the smoke run (`pnpm bench:smoke`).
+const BACKLOG_EVENTS = sized(1500, 200); // x ENDPOINTS deliveries
+const LATENCY_EVENTS = sized(400, 50);
 const LATENCY_RATE = 100; // events per second, one transaction each
 
 export async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 // `auction-ops auction` as an operator runs it: export a seeded auction (with its webhook secrets, sealed with the
 // passphrase of the environment) from one DATA_DIR and import it into another; the same import again is refused
-// with the conflicting ids; mistakes in the arguments are usage errors.
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+// with the conflicting ids, a damaged archive in one line; mistakes in the arguments are usage errors.
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -58,4 +58,12 @@ it('exports an auction from one instance and imports it into another; a second i
   const wrong = await runCli({ ...env('target'), AUCTION_ARCHIVE_PASSPHRASE: 'nope' }, 'auction', 'import', file);
   expect(wrong.code).toBe(1);
   expect(wrong.out).toContain('wrong passphrase');
+
+  // A damaged archive is one line and exit 1: no stack, no unhandled stream error (issue 52).
+  const damaged = join(root, 'damaged.auction.gz');
+  const bytes = readFileSync(file);
+  writeFileSync(damaged, bytes.subarray(0, bytes.length >> 1));
+  const refused = await runCli(env('target'), 'auction', 'import', damaged);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr.trim()).toMatch(/^auction-ops auction: not an auction archive: [^\n]+$/);
 }, 180_000);

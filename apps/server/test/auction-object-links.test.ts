@@ -5,9 +5,9 @@
 // auction, an external URL) pass and link what they name; a borrowed URL that got in before the upgrade leaves the
 // victim's object alone through export, delete, purge now and re-import; the purge removes an auction's linked
 // objects but keeps one another live auction links; a deleted auction's objects are served only to their uploader.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportAuction, importAuction } from '@auction-ops/auction-data';
@@ -365,12 +365,9 @@ describe('a borrowed URL written before the upgrade (no link)', () => {
     expect(await objectVersion('lot-images', `${victim.id}/photo.png`)).toBeDefined();
 
     // Brought back from the archive: the row names the object again, but links nothing.
-    await importAuction({
-      url: t.db.ownerUrl,
-      backend,
-      spoolDir: join(t.dataDir, 'storage', 'tmp'),
-      input: Readable.from([archive.bytes]),
-    });
+    const file = join(t.dataDir, 'x.archive');
+    writeFileSync(file, archive.bytes);
+    await importAuction({ url: t.db.ownerUrl, backend, spoolDir: join(t.dataDir, 'storage', 'tmp'), file });
     expect(await links(x)).toEqual([]);
     expect((await exportToBuffer(x)).objects).toEqual([]);
     expect(await objectVersion('private-docs', name)).toBe(version);

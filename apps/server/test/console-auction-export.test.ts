@@ -1,5 +1,5 @@
 // GET /console/api/auctions/:auction/export: super admins download an auction's archive (without webhook secrets);
-// anyone else is refused, and an unknown auction is a 404.
+// anyone else is refused, and an unknown auction (or a name no auction can have) is a 404.
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readArchiveHeader } from '@auction-ops/auction-data';
@@ -41,6 +41,12 @@ it('refuses everyone but super admins, even the auction’s own owner', async ()
 
 it('answers 404 for an unknown auction', async () => {
   expect((await download('no-such-auction', root.token)).status).toBe(404);
+});
+
+it('answers 404 in the console’s shape for a name PostgreSQL text cannot hold (%00), not a 500', async () => {
+  const response = await download('%00', root.token);
+  expect(response.status).toBe(404);
+  expect(await response.json()).toEqual({ message: 'no such auction' });
 });
 
 it('streams the archive to a super admin, by id or slug, without the webhook secrets', async () => {

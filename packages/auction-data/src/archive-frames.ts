@@ -1,7 +1,11 @@
 // The archive's framing: a gzip stream of frames, each a one-letter type, a 4-byte big-endian length and that many
-// bytes. Written and read as streams, so neither side holds more than a frame (at most CHUNK bytes of rows).
+// bytes. Written and read as streams, so neither side holds more than a frame (each type's length is capped).
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { AuctionDataError, errors, shown } from './auction-data-errors.js';
 
 export const MAGIC = 'auction-ops-auction-archive';
 export const FORMAT_VERSION = 1;
@@ -35,21 +39,115 @@ export class FrameWriter {
   }
 }
 
-/** The frames of a (gunzipped) archive stream, in order. Throws on a truncated frame. */
-export async function* readFrames(input: Readable): AsyncGenerator<Frame> {
-  let buffered: Buffer = Buffer.alloc(0);
+/**
+ * The most bytes a frame of each type may announce. B frames are written in CHUNK pieces; D frames too since
+ * 0.3.3, but earlier exporters put the COPY stream's pieces whole into a frame (CHUNK plus up to a large row).
+ * The manifest grows with the number of objects; every other JSON frame is small.
+ */
+const FRAME_MAX: Readonly<Record<FrameType, number>> = {
+  H: 1024 * 1024,
+  T: 1024 * 1024,
+  O: 1024 * 1024,
+  S: 1024 * 1024,
+  M: 64 * 1024 * 1024,
+  D: 64 * 1024 * 1024,
+  B: CHUNK,
+  E: 0,
+};
+
+const isFrameType = (type: string): type is FrameType => Object.hasOwn(FRAME_MAX, type);
+
+/**
+ * The frames of a (gunzipped) archive stream, in order. A frame's length is checked against its type's cap before
+ * anything of its body is read, and each body is copied once into a buffer of its announced size (linear).
+ */
+async function* readFrames(input: AsyncIterable<Buffer>): AsyncGenerator<Frame> {
+  const head = Buffer.alloc(5);
+  let headFill = 0;
+  let type: FrameType = 'E';
+  let body: Buffer | undefined;
+  let bodyFill = 0;
   for await (const chunk of input) {
-    buffered = buffered.length ? Buffer.concat([buffered, chunk as Buffer]) : (chunk as Buffer);
-    while (buffered.length >= 5) {
-      const length = buffered.readUInt32BE(1);
-      if (buffered.length < 5 + length) break;
-      const type = buffered.toString('latin1', 0, 1) as FrameType;
-      if (!'HTDEOBSM'.includes(type)) throw new Error(`not an auction archive (frame type ${JSON.stringify(type)})`);
-      yield { type, body: buffered.subarray(5, 5 + length) };
-      buffered = buffered.subarray(5 + length);
+    let at = 0;
+    while (at < chunk.length) {
+      if (!body) {
+        const n = Math.min(5 - headFill, chunk.length - at);
+        chunk.copy(head, headFill, at, at + n);
+        headFill += n;
+        at += n;
+        if (headFill < 5) break;
+        const letter = head.toString('latin1', 0, 1);
+        if (!isFrameType(letter)) throw errors.notAnArchive(`frame type ${shown(letter)}`);
+        type = letter;
+        const length = head.readUInt32BE(1);
+        if (length > FRAME_MAX[type]) throw errors.frameTooLong(type, length, FRAME_MAX[type]);
+        body = Buffer.allocUnsafe(length);
+        bodyFill = 0;
+      }
+      const n = Math.min(body.length - bodyFill, chunk.length - at);
+      chunk.copy(body, bodyFill, at, at + n);
+      bodyFill += n;
+      at += n;
+      if (bodyFill === body.length) {
+        yield { type, body };
+        body = undefined;
+        headFill = 0;
+      }
     }
   }
-  if (buffered.length) throw new Error('the archive ends in the middle of a frame (truncated)');
+  if (headFill || body) throw errors.notAnArchive('it ends in the middle of a frame (truncated)');
 }
 
-export const parseJson = <T>(frame: Frame): T => JSON.parse(frame.body.toString('utf8')) as T;
+/**
+ * Reads an archive stream: gunzips it (joined with pipeline, so no stream error goes unhandled), caps its
+ * decompressed size and hashes all of it, so that a second pass can tell whether it read the same bytes.
+ */
+export class ArchiveReader {
+  private readonly hash = createHash('sha256');
+  private bytes = 0;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly maxBytes: number,
+  ) {}
+
+  async *frames(): AsyncGenerator<Frame> {
+    const gunzip = createGunzip();
+    const done = pipeline(this.input, gunzip);
+    // Its errors reach the loop through gunzip; this only keeps the promise from being an unhandled rejection.
+    done.catch(() => {});
+    try {
+      yield* readFrames(this.counted(gunzip));
+    } catch (error) {
+      if (error instanceof AuctionDataError) throw error;
+      throw errors.notAnArchive((error as Error).message);
+    } finally {
+      gunzip.destroy();
+      this.input.destroy();
+      await done.catch(() => {});
+    }
+  }
+
+  /** The sha256 of every decompressed byte read so far. */
+  sha256(): string {
+    return this.hash.copy().digest('hex');
+  }
+
+  private async *counted(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const chunk of source) {
+      this.bytes += chunk.length;
+      if (this.bytes > this.maxBytes) throw errors.tooLarge(this.maxBytes);
+      this.hash.update(chunk);
+      yield chunk;
+    }
+  }
+}
+
+/** A JSON frame's body, or a refusal naming the frame (never a SyntaxError with a stack). */
+export function parseJson(frame: Frame): unknown {
+  try {
+    return JSON.parse(frame.body.toString('utf8'));
+  } catch {
+    throw errors.notAnArchive(`the ${frame.type} frame is not JSON`);
+  }
+}

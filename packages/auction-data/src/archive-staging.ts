@@ -1,36 +1,42 @@
-// Reads an archive into the importing transaction: each table's rows are COPYed into a temporary staging table
-// (counted and hashed on the way), each object's bytes into a spool file placed in the storage backend. Nothing
-// reaches the real tables here; auction-apply.ts moves the staged rows once every count and checksum matched.
-import { createHash, randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+// The second pass over a checked archive (archive-check.ts), inside the importing transaction: each table's rows
+// are COPYed into a temporary staging table, each object's bytes into a spool file placed in the storage backend.
+// Table, column and type names come from the map, the catalog or the first pass's fixed lists, never from the
+// frames read here; and the bytes read must be the bytes checked (the whole stream's sha256), else nothing moves.
+// Nothing reaches the real tables here; auction-apply.ts moves the staged rows.
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type postgres from 'postgres';
 import type { StorageBackend } from '@auction-ops/storage';
-import { FORMAT_VERSION, type Frame, MAGIC, parseJson, readFrames } from './archive-frames.js';
+import { ArchiveReader, type Frame } from './archive-frames.js';
+import {
+  type CheckedArchive,
+  type CheckedTable,
+  DEFAULT_MAX_BYTES,
+  readHeader,
+  SHARED_COLUMNS,
+} from './archive-check.js';
 import { AuctionDataError, errors } from './auction-data-errors.js';
-import type { ArchiveHeader, Manifest, ObjectStart, TableStart } from './auction-export.js';
-import { quoteIdent, quoteTable } from './scope-catalog.js';
-import { open, type SealedBox } from './secret-box.js';
+import type { ArchiveHeader, ObjectStart } from './auction-export.js';
+import { quoteIdent, quoteTable, tableShape } from './scope-catalog.js';
+import { TABLES } from './table-map.js';
 
 export interface StagedTable {
   table: string;
+  /** Column names as the catalog (map tables) or the first pass's checks (shared and dataset tables) have them. */
   columns: string[];
   types?: string[];
   dataset_id?: string;
   /** The temporary table holding the rows (pg_temp.stage_N). */
   stage: string;
   rows: number;
-  sha256: string;
 }
 
 interface StagedObject extends ObjectStart {
   /** The key written to the backend, or null when the same version was already stored. */
   writtenKey: string | null;
-  bytes: number;
-  sha256: string;
 }
 
 export interface Staged {
@@ -40,8 +46,10 @@ export interface Staged {
 }
 
 interface StagingOptions {
-  input: Readable;
-  passphrase?: string;
+  /** The archive file checkArchive read: read again here. */
+  file: string;
+  /** The most bytes the archive may decompress to. */
+  maxBytes?: number;
   backend: Pick<StorageBackend, 'put'>;
   /** A directory on the backend's filesystem (fs backend: DATA_DIR/storage/tmp) for spool files. */
   spoolDir: string;
@@ -50,176 +58,145 @@ interface StagingOptions {
   progress?: (message: string) => void;
 }
 
-const SHARED_TYPES: Record<string, Record<string, string>> = {
-  'shared.users': { id: 'uuid', email: 'text', full_name: 'text' },
-  'shared.default_categories': { id: 'uuid', name: 'text' },
-};
+/** The staging table's columns, each name taken from the catalog (a name it does not have is refused). */
+async function catalogColumns(tx: postgres.TransactionSql, t: CheckedTable): Promise<string[]> {
+  const entry = TABLES.find((e) => e.table === t.table)!;
+  const known = (await tableShape(tx, entry.table)).columns;
+  return t.columns.map((c) => {
+    const at = known.indexOf(c);
+    if (at < 0) throw errors.unknownColumn(entry.table, c);
+    return known[at]!;
+  });
+}
 
-async function createStage(tx: postgres.TransactionSql, start: TableStart, stage: string): Promise<void> {
-  const shared = SHARED_TYPES[start.table];
-  if (shared || start.types) {
-    const types = start.types ?? start.columns.map((c) => shared![c] ?? 'text');
-    const cols = start.columns.map((c, i) => `${quoteIdent(c)} ${types[i]}`).join(', ');
-    await tx.unsafe(`create temp table ${stage} (${cols}) on commit drop`);
+/** The first pass's next table or object: a frame it did not see means another file is being read now. */
+function nth<T>(list: T[], i: number): T {
+  if (i >= list.length) throw errors.changedWhileRead();
+  return list[i]!;
+}
+
+async function createStage(tx: postgres.TransactionSql, t: CheckedTable, columns: string[], stage: string) {
+  if (t.kind === 'map') {
+    const entry = TABLES.find((e) => e.table === t.table)!;
+    // Only the columns (no constraints): the rows are checked when they reach the real table.
+    const cols = columns.map((c) => `t.${quoteIdent(c)}`).join(', ');
+    await tx.unsafe(
+      `create temp table ${stage} on commit drop as select ${cols} from ${quoteTable(entry.table)} t with no data`,
+    );
     return;
   }
-  const cols = start.columns.map((c) => `t.${quoteIdent(c)}`).join(', ');
-  // Only the columns (no constraints): the rows are checked when they reach the real table.
-  await tx.unsafe(
-    `create temp table ${stage} on commit drop as select ${cols} from ${quoteTable(start.table)} t with no data`,
-  );
-}
-
-async function writeAll(out: Writable, bytes: Buffer): Promise<void> {
-  if (!out.write(bytes)) await once(out, 'drain');
-}
-
-async function endWritable(out: Writable): Promise<void> {
-  const finished = once(out, 'finish');
-  out.end();
-  await finished;
+  const types = t.kind === 'shared' ? SHARED_COLUMNS[t.table]!.map(([, type]) => type) : t.types!;
+  const cols = columns.map((c, i) => `${quoteIdent(c)} ${types[i]}`).join(', ');
+  await tx.unsafe(`create temp table ${stage} (${cols}) on commit drop`);
 }
 
 /**
- * Stages the archive. Objects written to the backend are pushed to `written` as they are placed, so that the
- * caller can remove them when anything later fails.
+ * Stages the checked archive. Objects written to the backend are pushed to `written` as they are placed, so that
+ * the caller can remove them when anything later fails.
  */
 export async function stageArchive(
   tx: postgres.TransactionSql,
+  checked: CheckedArchive,
   options: StagingOptions,
   written: string[],
 ): Promise<Staged> {
   const log = options.progress ?? (() => {});
-  const frames = readFrames(options.input.pipe(createGunzip()));
-  let header: ArchiveHeader | undefined;
-  let manifest: Manifest | undefined;
+  const columns = new Map<CheckedTable, string[]>();
+  for (const t of checked.tables) columns.set(t, t.kind === 'map' ? await catalogColumns(tx, t) : t.columns);
+
+  const reader = new ArchiveReader(createReadStream(options.file), options.maxBytes ?? DEFAULT_MAX_BYTES);
+  const frames = reader.frames();
   const tables = new Map<string, StagedTable>();
   const objects: StagedObject[] = [];
   mkdirSync(options.spoolDir, { recursive: true });
 
-  const stageRows = async (start: TableStart, rows: AsyncIterable<Buffer> | Buffer[]) => {
-    const stage = `pg_temp.stage_${tables.size}`;
-    await createStage(tx, start, stage);
-    const cols = start.columns.map(quoteIdent).join(', ');
-    const writable = (await tx.unsafe(`copy ${stage} (${cols}) from stdin`).writable()) as Writable;
-    const hash = createHash('sha256');
-    let count = 0;
-    for await (const bytes of rows) {
-      hash.update(bytes);
-      for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) count++;
-      await writeAll(writable, bytes);
-    }
-    await endWritable(writable);
-    const staged = { ...start, stage, rows: count, sha256: hash.digest('hex') };
-    tables.set(start.table, staged);
-    log(`${start.table}: ${count} rows read`);
-  };
-
-  /** The D frames up to the table's E frame. */
-  async function* dataFrames(): AsyncGenerator<Buffer> {
+  /** The body of each frame up to the next E frame (the first pass checked their types and order). */
+  async function* untilEnd(): AsyncGenerator<Buffer> {
     for (;;) {
       const next = await frames.next();
-      if (next.done) throw errors.notAnArchive('it ends inside a table');
-      if (next.value.type === 'E') return;
-      if (next.value.type !== 'D') throw errors.notAnArchive(`unexpected ${next.value.type} frame in a table`);
+      if (next.done || next.value.type === 'E') return;
       yield next.value.body;
     }
   }
 
+  const stageRows = async (t: CheckedTable, rows: AsyncIterable<Buffer> | Buffer[]) => {
+    const stage = `pg_temp.stage_${tables.size}`;
+    const cols = columns.get(t)!;
+    await createStage(tx, t, cols, stage);
+    const copy = (await tx
+      .unsafe(`copy ${stage} (${cols.map(quoteIdent).join(', ')}) from stdin`)
+      .writable()) as Writable;
+    try {
+      await pipeline(Readable.from(rows), copy);
+    } catch (error) {
+      if (error instanceof AuctionDataError) throw error;
+      throw errors.rowsRefused(`${t.table}: ${(error as Error).message}`);
+    }
+    tables.set(t.table, {
+      table: t.table,
+      columns: cols,
+      types: t.types,
+      dataset_id: t.dataset_id,
+      stage,
+      rows: t.rows,
+    });
+    log(`${t.table}: ${t.rows} rows read`);
+  };
+
   const stageObject = async (start: ObjectStart) => {
     const exists = await options.hasVersion(start.bucket_id, start.version);
     const spool = join(options.spoolDir, `import-${randomUUID()}`);
-    const file = exists ? undefined : createWriteStream(spool);
-    const hash = createHash('sha256');
-    let bytes = 0;
-    try {
-      for (;;) {
-        const next = await frames.next();
-        if (next.done) throw errors.notAnArchive('it ends inside an object');
-        if (next.value.type === 'E') break;
-        if (next.value.type !== 'B') throw errors.notAnArchive(`unexpected ${next.value.type} frame in an object`);
-        hash.update(next.value.body);
-        bytes += next.value.body.length;
-        if (file) await writeAll(file, next.value.body);
+    let size = 0;
+    async function* counted() {
+      for await (const bytes of untilEnd()) {
+        size += bytes.length;
+        yield bytes;
       }
+    }
+    try {
       let writtenKey: string | null = null;
-      if (file) {
-        await endWritable(file);
+      // An object whose version is stored here already is read past, its bytes not written again.
+      if (exists) await pipeline(counted(), new Writable({ write: (_chunk, _encoding, done) => done() }));
+      else {
+        await pipeline(counted(), createWriteStream(spool));
         writtenKey = `${start.bucket_id}/${start.version}`;
-        await options.backend.put(writtenKey, spool, { size: bytes, contentType: start.content_type });
+        await options.backend.put(writtenKey, spool, { size, contentType: start.content_type });
         written.push(writtenKey);
       }
-      objects.push({ ...start, writtenKey, bytes, sha256: hash.digest('hex') });
+      objects.push({ ...start, writtenKey });
     } finally {
-      file?.destroy();
       rmSync(spool, { force: true });
     }
   };
 
-  for (;;) {
-    const next = await frames.next();
-    if (next.done) break;
-    const frame: Frame = next.value;
-    if (!header) {
-      if (frame.type !== 'H') throw errors.notAnArchive('no header');
-      header = parseJson<ArchiveHeader>(frame);
-      if (header.magic !== MAGIC) throw errors.notAnArchive('wrong magic');
-      if (header.version > FORMAT_VERSION) throw errors.newerFormat(header.version);
-      continue;
+  try {
+    await readHeader(frames);
+    let table = 0;
+    let object = 0;
+    for (;;) {
+      const next = await frames.next();
+      if (next.done) break;
+      const frame: Frame = next.value;
+      if (frame.type === 'T') await stageRows(nth(checked.tables, table++), untilEnd());
+      else if (frame.type === 'S') {
+        const t = nth(checked.tables, table++);
+        // Opened by the first pass (one scrypt); a frame swapped since shows in the digest below.
+        await stageRows(t, t.opened ? [t.opened] : []);
+      } else if (frame.type === 'O') await stageObject(nth(checked.objects, object++));
     }
-    if (manifest) throw errors.notAnArchive('frames after the manifest');
-    if (frame.type === 'T') await stageRows(parseJson<TableStart>(frame), dataFrames());
-    else if (frame.type === 'O') await stageObject(parseJson<ObjectStart>(frame));
-    else if (frame.type === 'S') {
-      const sealed = parseJson<{ table: string; columns: string[]; box: SealedBox }>(frame);
-      if (options.passphrase === undefined) throw errors.passphraseNeeded();
-      await stageRows({ table: sealed.table, columns: sealed.columns }, [open(sealed.box, options.passphrase)]);
-    } else if (frame.type === 'M') manifest = parseJson<Manifest>(frame);
-    else throw errors.notAnArchive(`unexpected ${frame.type} frame`);
+  } finally {
+    await frames.return(undefined);
   }
-  if (!header) throw errors.notAnArchive('it is empty');
-  if (!manifest) throw errors.notAnArchive('no manifest (truncated?)');
-  verify(manifest, tables, objects);
-  log(`checked: ${tables.size} tables and ${objects.length} objects match the manifest`);
-  return { header, tables, objects };
-}
-
-function verify(manifest: Manifest, tables: Map<string, StagedTable>, objects: StagedObject[]): void {
-  const problems: string[] = [];
-  for (const [table, want] of Object.entries(manifest.tables)) {
-    const got = tables.get(table);
-    if (!got) problems.push(`${table}: missing`);
-    else if (got.rows !== want.rows || got.sha256 !== want.sha256)
-      problems.push(
-        `${table}: ${got.rows} rows, sha256 ${got.sha256.slice(0, 12)}…; manifest: ${want.rows}, ${want.sha256.slice(0, 12)}…`,
-      );
-  }
-  for (const table of tables.keys()) if (!manifest.tables[table]) problems.push(`${table}: not in the manifest`);
-  const seen = new Set<string>();
-  for (const o of objects) {
-    const key = `${o.bucket_id}/${o.name}`;
-    seen.add(key);
-    const want = manifest.objects[key];
-    if (!want || want.bytes !== o.bytes || want.sha256 !== o.sha256) problems.push(`object ${key}: bytes differ`);
-  }
-  for (const key of Object.keys(manifest.objects)) if (!seen.has(key)) problems.push(`object ${key}: missing`);
-  if (problems.length) throw errors.checksum(problems);
+  if (reader.sha256() !== checked.sha256) throw errors.changedWhileRead();
+  return { header: checked.header, tables, objects };
 }
 
 /** The archive's header alone (is a passphrase needed?), reading no further than its first frame. */
 export async function readArchiveHeader(input: Readable): Promise<ArchiveHeader> {
-  const frames = readFrames(input.pipe(createGunzip()));
+  const frames = new ArchiveReader(input, DEFAULT_MAX_BYTES).frames();
   try {
-    const first = await frames.next();
-    if (first.done || first.value.type !== 'H') throw errors.notAnArchive('no header');
-    const header = parseJson<ArchiveHeader>(first.value);
-    if (header.magic !== MAGIC) throw errors.notAnArchive('wrong magic');
-    return header;
-  } catch (error) {
-    if (error instanceof Error && !(error instanceof AuctionDataError)) throw errors.notAnArchive(error.message);
-    throw error;
+    return await readHeader(frames);
   } finally {
     await frames.return(undefined);
-    input.destroy();
   }
 }

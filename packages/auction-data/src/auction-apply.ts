@@ -5,7 +5,7 @@ import type postgres from 'postgres';
 import { errors } from './auction-data-errors.js';
 import { SHARED_CATEGORIES, SHARED_USERS } from './auction-export.js';
 import type { Staged, StagedTable } from './archive-staging.js';
-import { quoteIdent, quoteTable, scopeCondition, tableShape, type TableShape } from './scope-catalog.js';
+import { quoteIdent, quoteTable, scopeCondition, tableShape, type TableShape, uuidLiteral } from './scope-catalog.js';
 import { DATASET_SCHEMA, TABLES, type TableEntry } from './table-map.js';
 
 type Tx = postgres.TransactionSql;
@@ -32,6 +32,16 @@ export async function findConflicts(tx: Tx, staged: Staged): Promise<string[]> {
        limit ${SHOWN}`,
     );
     if (rows.length) found.push(`${entry.table}: ${rows[0]!.n} rows, e.g. ${rows.map((r) => r.key).join(', ')}`);
+  }
+  // An object row naming a version stored here would give the archive's name to bytes it did not carry.
+  const objects = staged.tables.get('storage.objects');
+  if (objects?.rows) {
+    const taken = await tx.unsafe(
+      `select s.version::text as v, count(*) over () as n from ${objects.stage} s
+       where exists (select 1 from storage.objects t where t.version = s.version) limit ${SHOWN}`,
+    );
+    if (taken.length)
+      found.push(`storage.objects: ${taken[0]!.n} versions exist here, e.g. ${taken.map((r) => r.v).join(', ')}`);
   }
   for (const s of staged.tables.values())
     if (s.dataset_id) {
@@ -81,21 +91,34 @@ export async function matchUsers(tx: Tx, staged: Staged, options: { create: bool
   return { matched: users.rows - created.length, created };
 }
 
-/** Default defect categories (auction_id null) by name; one missing here is added as a default with its id. */
+/**
+ * Default defect categories (auction_id null) by id, else by name. One missing here becomes the auction's own
+ * category, with its id: an archive adds nothing every tenant would see. Its id taken by a category of another
+ * auction is refused.
+ */
 export async function matchCategories(tx: Tx, staged: Staged): Promise<void> {
-  await tx.unsafe('create temp table category_map (old_id uuid primary key, new_id uuid not null) on commit drop');
+  await tx.unsafe('create temp table category_map (old_id uuid primary key, new_id uuid) on commit drop');
   const categories = staged.tables.get(SHARED_CATEGORIES);
   if (!categories) return;
-  await tx.unsafe(`
-    insert into public.defect_categories (id, name)
-    select s.id, s.name from ${categories.stage} s
-    where not exists (select 1 from public.defect_categories c where c.auction_id is null and lower(c.name) = lower(s.name))
-      and not exists (select 1 from public.defect_categories c where c.id = s.id)`);
-  await tx.unsafe(`
-    insert into pg_temp.category_map (old_id, new_id)
-    select s.id, coalesce((select c.id from public.defect_categories c where c.id = s.id and c.auction_id is null),
-      (select c.id from public.defect_categories c where c.auction_id is null and lower(c.name) = lower(s.name)))
-    from ${categories.stage} s`);
+  const auctionId = staged.header.auction.id;
+  const global = `public.defect_categories c where c.auction_id is null`;
+  await tx.unsafe(
+    `insert into public.defect_categories (id, auction_id, name)
+     select s.id, $1::uuid, s.name from ${categories.stage} s
+     where not exists (select 1 from ${global} and lower(c.name) = lower(s.name))
+       and not exists (select 1 from public.defect_categories c where c.id = s.id)`,
+    [auctionId],
+  );
+  await tx.unsafe(
+    `insert into pg_temp.category_map (old_id, new_id)
+     select s.id, coalesce((select c.id from ${global} and c.id = s.id),
+       (select c.id from ${global} and lower(c.name) = lower(s.name)),
+       (select c.id from public.defect_categories c where c.id = s.id and c.auction_id = $1::uuid))
+     from ${categories.stage} s`,
+    [auctionId],
+  );
+  const [taken] = await tx`select old_id from pg_temp.category_map where new_id is null limit 1`;
+  if (taken) throw errors.foreignRows(SHARED_CATEGORIES, `category ${taken.old_id} is another auction's`);
 }
 
 /** Triggers (events, rollups, pushes) and FK actions stay off for the rest of the transaction. */
@@ -170,18 +193,20 @@ export async function insertStaged(
   options.log('rows written');
 }
 
-/** Dataset tables as import-csv makes them: readable under the dataset's membership rule. */
+/**
+ * Dataset tables as import-csv makes them: readable under the dataset's membership rule. The name, columns and
+ * types are those archive-check.ts let through (identifiers, and types from its fixed list).
+ */
 async function createDatasetTables(tx: Tx, staged: Staged): Promise<void> {
   for (const s of staged.tables.values()) {
     if (!s.dataset_id || !s.types) continue;
-    if (!/^[0-9a-f-]{36}$/.test(s.dataset_id)) throw new Error('unexpected dataset id');
     const table = quoteTable(s.table);
     const cols = s.columns.map((c, i) => `${quoteIdent(c)} ${s.types![i]}`).join(', ');
     await tx.unsafe(`create table ${table} (${cols})`);
     await tx.unsafe(`alter table ${table} enable row level security`);
     await tx.unsafe(
       `create policy dataset_members_read on ${table} for select to authenticated ` +
-        `using ((select reporting_data.dataset_visible('${s.dataset_id}'::uuid)))`,
+        `using ((select reporting_data.dataset_visible(${uuidLiteral(s.dataset_id)})))`,
     );
     await tx.unsafe(`grant select on ${table} to authenticated, service_role`);
     await tx.unsafe(`insert into ${table} select * from ${s.stage}`);

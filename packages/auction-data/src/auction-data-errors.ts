@@ -12,9 +12,56 @@ export class AuctionDataError extends Error {
   }
 }
 
+/** A value from an archive or a request as a message shows it: quoted, on one line, at most 80 characters. */
+export function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/** A refusal's `why` kept to one line (a database's message may have several). */
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ');
+
 export const errors = {
-  unknownAuction: (ref: string) => new AuctionDataError('unknown_auction', `no auction with the slug or id "${ref}"`),
-  notAnArchive: (why: string) => new AuctionDataError('not_an_archive', `not an auction archive: ${why}`),
+  unknownAuction: (ref: string) =>
+    new AuctionDataError('unknown_auction', `no auction with the slug or id ${shown(ref)}`),
+  notAnArchive: (why: string) => new AuctionDataError('not_an_archive', `not an auction archive: ${oneLine(why)}`),
+  tooLarge: (max: number) =>
+    new AuctionDataError('archive_too_large', `refused: the archive decompresses past ${max} bytes`),
+  frameTooLong: (type: string, length: number, max: number) =>
+    new AuctionDataError(
+      'not_an_archive',
+      `not an auction archive: a ${type} frame of ${length} bytes is longer than the ${max} bytes allowed`,
+    ),
+  unknownTable: (table: unknown) =>
+    new AuctionDataError(
+      'unknown_table',
+      `refused: the archive carries ${shown(table)}, a table an import does not write`,
+    ),
+  unknownColumn: (table: string, column: string) =>
+    new AuctionDataError('unknown_column', `refused: ${table} has no column ${shown(column)} here`),
+  unsupportedType: (table: string, column: string, type: unknown) =>
+    new AuctionDataError(
+      'unsupported_type',
+      `refused: ${table}.${column} has the type ${shown(type)}, not one a dataset column may have`,
+    ),
+  badRows: (table: string, why: string) =>
+    new AuctionDataError('not_an_archive', `not an auction archive: the rows of ${table}: ${oneLine(why)}`),
+  foreignRows: (table: string, why: string) =>
+    new AuctionDataError('foreign_rows', `refused: ${table} has rows outside the archive's auction (${why})`),
+  unnamedObject: (key: string) =>
+    new AuctionDataError(
+      'unnamed_object',
+      `refused: the archive carries the object ${shown(key)}, which no row of its auction names`,
+    ),
+  unsupportedSeal: (what: string) =>
+    new AuctionDataError(
+      'unsupported_seal',
+      `refused: the archive's secrets are sealed with ${what}; this format seals with scrypt (N=32768, r=8, p=1) and AES-256-GCM`,
+    ),
+  rowsRefused: (why: string) =>
+    new AuctionDataError('rows_refused', `refused: the database does not take the archive's rows: ${oneLine(why)}`),
+  changedWhileRead: () =>
+    new AuctionDataError('archive_changed', 'refused: the archive changed while it was read (nothing was imported)'),
   newerFormat: (version: number) =>
     new AuctionDataError('newer_format', `the archive's format ${version} is newer than this release reads`),
   checksum: (what: string[]) =>

@@ -30,7 +30,7 @@ export interface ArchiveHeader {
   secrets: boolean;
 }
 
-export interface TableStart {
+interface TableStart {
   table: string;
   columns: string[];
   /** Dataset tables only: the column types, to create the table on import. */
@@ -73,6 +73,8 @@ export const SHARED_USERS = 'shared.users';
 export const SHARED_CATEGORIES = 'shared.default_categories';
 
 export async function resolveAuction(sql: postgres.Sql | postgres.TransactionSql, ref: string) {
+  // No slug has a NUL (PostgreSQL text cannot hold one; asking would be an error, not an answer).
+  if (ref.includes('\0')) throw errors.unknownAuction(ref);
   const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref);
   const [row] = await sql<{ id: string; slug: string; name: string }[]>`
     select id, slug, name from public.auctions where ${byId ? sql`id = ${ref}::uuid` : sql`slug = ${ref}`}`;
@@ -80,7 +82,7 @@ export async function resolveAuction(sql: postgres.Sql | postgres.TransactionSql
   return row;
 }
 
-/** COPY (query) TO STDOUT into table frames: rows re-chunked to CHUNK bytes, counted and hashed on the way. */
+/** COPY (query) TO STDOUT into table frames of CHUNK bytes (rows may span frames), counted and hashed on the way. */
 async function copyOut(
   tx: postgres.TransactionSql,
   frames: FrameWriter,
@@ -90,27 +92,25 @@ async function copyOut(
   const stream = (await tx.unsafe(`copy (${query}) to stdout`).readable()) as Readable;
   const hash = createHash('sha256');
   let rows = 0;
-  let pending: Buffer[] = [];
+  const pending = Buffer.allocUnsafe(CHUNK);
   let size = 0;
-  const flush = async () => {
-    if (!size) return;
-    await frames.write('D', Buffer.concat(pending, size));
-    pending = [];
-    size = 0;
-  };
   for await (const chunk of stream) {
-    // A copy: the client may reuse the buffer it handed out once the next message arrives.
-    const bytes = Buffer.from(chunk as Buffer);
+    const bytes = chunk as Buffer;
     hash.update(bytes);
     for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) rows++;
-    pending.push(bytes);
-    size += bytes.length;
-    if (size >= CHUNK) {
-      await flush();
-      onRows(rows);
+    // Copied into the frame buffer: the client may reuse the buffer it handed out once the next message arrives.
+    for (let at = 0; at < bytes.length; ) {
+      const n = bytes.copy(pending, size, at);
+      size += n;
+      at += n;
+      if (size === CHUNK) {
+        await frames.write('D', pending);
+        size = 0;
+        onRows(rows);
+      }
     }
   }
-  await flush();
+  if (size) await frames.write('D', pending.subarray(0, size));
   return { rows, sha256: hash.digest('hex') };
 }
 

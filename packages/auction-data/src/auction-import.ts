@@ -3,7 +3,7 @@
 // object bytes are placed first and removed again when that transaction fails. The connection is marked with a
 // replication origin, so realtime (change-capture.ts) does not stream the bulk rows to subscribers.
 import { randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { createReadStream } from 'node:fs';
 import postgres from 'postgres';
 import type { StorageBackend } from '@auction-ops/storage';
 import {
@@ -19,6 +19,7 @@ import {
 } from './auction-apply.js';
 import { errors } from './auction-data-errors.js';
 import type { ArchiveHeader } from './auction-export.js';
+import { type CheckedArchive, checkArchive } from './archive-check.js';
 import { type Staged, stageArchive } from './archive-staging.js';
 import { lossReport, type LossReport } from './loss-report.js';
 
@@ -30,8 +31,11 @@ export interface ImportOptions {
   url: string;
   backend: Pick<StorageBackend, 'put' | 'remove'>;
   spoolDir: string;
-  input: Readable;
+  /** The archive: a file, read twice (checked whole before any SQL, then staged). */
+  file: string;
   passphrase?: string;
+  /** The most bytes the archive may decompress to (archive-check.ts DEFAULT_MAX_BYTES). */
+  maxBytes?: number;
   progress?: (message: string) => void;
 }
 
@@ -66,6 +70,8 @@ async function inBulkTransaction<T>(
     return (await sql.begin((tx) => work(tx, written, quiet))) as T;
   } catch (error) {
     if (written.length) await backend.remove(written).catch(() => {});
+    // The database refusing the archive's rows (a type, a constraint) is a refusal like the others.
+    if (error instanceof postgres.PostgresError) throw errors.rowsRefused(error.message);
     throw error;
   } finally {
     if (quiet) {
@@ -91,15 +97,24 @@ async function linkImportedObjects(tx: postgres.TransactionSql, auctionId: strin
 const hasVersion = (tx: postgres.TransactionSql) => async (bucket: string, version: string) =>
   (await tx`select 1 from storage.objects where bucket_id = ${bucket} and version = ${version}`).length > 0;
 
+/** The first pass, before any connection is opened. */
+async function checked(options: ImportOptions, log: (m: string) => void): Promise<CheckedArchive> {
+  const archive = await checkArchive(createReadStream(options.file), options);
+  log(`checked: ${archive.tables.length} tables and ${archive.objects.length} objects match the manifest`);
+  return archive;
+}
+
 export async function importAuction(options: ImportOptions): Promise<ImportResult> {
   const log = options.progress ?? (() => {});
+  const archive = await checked(options, log);
   return inBulkTransaction(options.url, options.backend, log, async (tx, written, quiet) => {
-    const staged = await stageArchive(tx, { ...options, hasVersion: hasVersion(tx), progress: log }, written);
+    const staged = await stageArchive(tx, archive, { ...options, hasVersion: hasVersion(tx), progress: log }, written);
     const conflicts = await findConflicts(tx, staged);
     if (conflicts.length) throw errors.conflicts(conflicts);
     const users = await matchUsers(tx, staged, { create: true });
-    await matchCategories(tx, staged);
     await triggersOff(tx, 'an import');
+    // With foreign keys off: a category that becomes the auction's own comes before the auction's row does.
+    await matchCategories(tx, staged);
     await insertStaged(tx, staged, { keepLogs: false, log });
     await linkImportedObjects(tx, staged.header.auction.id, staged);
     await checkReferences(tx, staged.header.auction.id, { usersGone: false });
@@ -138,19 +153,21 @@ interface ReplaceOptions extends ImportOptions {
  */
 export async function replaceAuction(options: ReplaceOptions): Promise<{ report: LossReport; quietRealtime: boolean }> {
   const log = options.progress ?? (() => {});
+  const archive = await checked(options, log);
+  if (archive.header.auction.id !== options.auctionId)
+    throw errors.notAnArchive(`it holds auction ${archive.header.auction.id}, not ${options.auctionId}`);
   return inBulkTransaction(options.url, options.backend, log, async (tx, written, quiet) => {
-    const staged = await stageArchive(tx, { ...options, hasVersion: hasVersion(tx), progress: log }, written);
-    if (staged.header.auction.id !== options.auctionId)
-      throw errors.notAnArchive(`it holds auction ${staged.header.auction.id}, not ${options.auctionId}`);
+    const staged = await stageArchive(tx, archive, { ...options, hasVersion: hasVersion(tx), progress: log }, written);
     const report = await lossReport(tx, staged, options.auctionId);
     if (!(await options.confirm(report))) throw errors.declined();
     // Users deleted since the restore point stay deleted: rows naming them go as their keys' ON DELETE says.
     await matchUsers(tx, staged, { create: false });
-    await matchCategories(tx, staged);
     // Rows are locked for the duration: writes to this auction wait for the commit instead of being lost in it.
     await tx`select id from public.auctions where id = ${options.auctionId} for update`;
     await triggersOff(tx, 'a restore');
     await deleteCurrent(tx, options.auctionId, staged.header.secrets);
+    // After the delete: a default category gone since the restore point comes back as the auction's own.
+    await matchCategories(tx, staged);
     await insertStaged(tx, staged, { keepLogs: true, log });
     await linkImportedObjects(tx, options.auctionId, staged);
     await checkReferences(tx, options.auctionId, { usersGone: true });

@@ -3,7 +3,7 @@
 // is exported from it, and that archive replaces the auction's current rows in one transaction (auction-import.ts).
 // Other auctions are not read or written.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { type BackupTarget, listBackups, newestEndedBy, restoreBackup } from '@auction-ops/backups';
@@ -85,7 +85,7 @@ export async function restoreAuction(options: RestoreAuctionOptions): Promise<Re
       url: options.url,
       backend: options.backend,
       spoolDir: options.spoolDir,
-      input: createReadStream(archive),
+      file: archive,
       passphrase,
       auctionId: auction.id,
       confirm: options.confirm,

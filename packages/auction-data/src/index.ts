@@ -17,6 +17,7 @@ export {
   type ImportResult,
 } from './auction-import.js';
 export { readArchiveHeader } from './archive-staging.js';
+export { DEFAULT_MAX_BYTES } from './archive-check.js';
 export { restoreAuction, type RestoreAuctionOptions, type RestoreAuctionResult } from './auction-restore.js';
 export { describeLoss, type LossReport, type TableLoss } from './loss-report.js';
 export { AuctionDataError } from './auction-data-errors.js';

@@ -28,7 +28,7 @@ export async function lossReport(tx: postgres.TransactionSql, staged: Staged, au
     if (!shape.primaryKey.length) continue;
     const join = shape.primaryKey.map((c) => `s.${quoteIdent(c)} = t.${quoteIdent(c)}`).join(' and ');
     const key = (alias: string) => shape.primaryKey.map((c) => `${alias}.${quoteIdent(c)}::text`).join(` || '/' || `);
-    const cols = s.columns.filter((c) => shape.columns.includes(c)).map(quoteIdent);
+    const cols = shape.columns.filter((c) => s.columns.includes(c)).map(quoteIdent);
     const row = (alias: string) => `row(${cols.map((c) => `${alias}.${c}`).join(', ')})::text`;
     const live = `(select * from ${quoteTable(entry.table)} t where ${scopeCondition(entry.scope, auctionId)})`;
     const [r] = await tx.unsafe(`

@@ -1,7 +1,7 @@
 // What the catalog says about the auction's tables: which tables belong to an auction (a column auction_id, or a
 // foreign-key path to auctions), and per mapped table its columns, primary key and references to shared rows.
 import type postgres from 'postgres';
-import { LEFT_OUT, type Scope, TABLES, type TableEntry } from './table-map.js';
+import { LEFT_OUT, OBJECT_URL_COLUMNS, type Scope, TABLES, type TableEntry } from './table-map.js';
 
 /** Every table of the database that holds per-auction rows, by the catalog (schema-qualified names). */
 async function tablesWithAuctionRows(sql: postgres.Sql): Promise<string[]> {
@@ -131,18 +131,11 @@ export async function objectsConditionIn(tx: postgres.TransactionSql, auctionId:
   if (found?.links) return objectsCondition(auctionId, alias);
   const id = uuidLiteral(auctionId);
   const pattern = `'/storage/v1/(?:object|render/image)/(?:public/|authenticated/|sign/)?([a-z0-9][a-z0-9._-]{0,62}/[^?#]+)'`;
-  const urls = [
-    ['public.auction_branding', 'logo_url', 'true'],
-    ['public.lot_submissions', 'image_url', 'true'],
-    ['public.lot_submission_entries', 'image_url', 'true'],
-    ['public.messages', 'content', `u.message_type = 'image'`],
-  ]
-    .map(
-      ([table, column, when]) =>
-        `select substring(u.${quoteIdent(column!)} from ${pattern}) from ${quoteTable(table!)} u
-          where u.auction_id = ${id} and ${when}`,
-    )
-    .join(' union ');
+  const urls = OBJECT_URL_COLUMNS.map(
+    ({ table, column, imagesOnly }) =>
+      `select substring(u.${quoteIdent(column)} from ${pattern}) from ${quoteTable(table)} u
+        where u.auction_id = ${id}${imagesOnly ? ` and u.message_type = 'image'` : ''}`,
+  ).join(' union ');
   return `(${alias}.name like (${id}::text || '/%') or ((${alias}.bucket_id || '/' || ${alias}.name) in (${urls})
     and split_part(${alias}.name, '/', 1) in (select m.user_id::text from public.auction_members m
       where m.auction_id = ${id})))`;

@@ -1,7 +1,7 @@
 // Passphrase encryption of the secrets an archive may carry: scrypt derives the key, AES-256-GCM seals the bytes
 // (the tag makes a wrong passphrase or changed bytes fail loudly instead of yielding garbage).
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
-import { errors } from './auction-data-errors.js';
+import { errors, shown } from './auction-data-errors.js';
 
 export interface SealedBox {
   kdf: 'scrypt';
@@ -35,12 +35,23 @@ export function seal(plain: Buffer, passphrase: string): SealedBox {
   };
 }
 
+/**
+ * Opens a box of an archive (untrusted): the key derivation's parameters are the format's, never the box's (a box
+ * asking for N = 2^31 would have scrypt allocate 256 GiB), so any others are refused before scrypt runs.
+ */
 export function open(box: SealedBox, passphrase: string): Buffer {
-  const key = keyOf(passphrase, Buffer.from(box.salt, 'base64'), box);
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(box.iv, 'base64'));
-  decipher.setAuthTag(Buffer.from(box.tag, 'base64'));
+  const { kdf, N, r, p } = box;
+  if (kdf !== 'scrypt' || N !== PARAMS.N || r !== PARAMS.r || p !== PARAMS.p)
+    throw errors.unsupportedSeal(shown({ kdf, N, r, p }));
+  const [salt, iv, tag, data] = [box.salt, box.iv, box.tag, box.data].map((v) =>
+    typeof v === 'string' ? Buffer.from(v, 'base64') : Buffer.alloc(0),
+  ) as [Buffer, Buffer, Buffer, Buffer];
+  if (salt.length !== 16 || iv.length !== 12 || tag.length !== 16)
+    throw errors.unsupportedSeal('a salt, iv or tag of other sizes');
+  const decipher = createDecipheriv('aes-256-gcm', keyOf(passphrase, salt, PARAMS), iv);
+  decipher.setAuthTag(tag);
   try {
-    return Buffer.concat([decipher.update(Buffer.from(box.data, 'base64')), decipher.final()]);
+    return Buffer.concat([decipher.update(data), decipher.final()]);
   } catch {
     throw errors.wrongPassphrase();
   }

@@ -86,5 +86,37 @@ export const LEFT_OUT: Readonly<Record<string, string>> = {
   'domain.auction_object_links': "derived on import from the archive's rows and carried objects",
 };
 
+/**
+ * The columns whose URLs may name stored objects (domain/0032 checks and links them as rows are written): the
+ * archive check reads them to know which carried objects its rows name, and an export from a snapshot older than
+ * 0032 chooses objects by them. `imagesOnly`: only rows whose message_type is 'image' hold a URL there.
+ */
+export const OBJECT_URL_COLUMNS: readonly { table: string; column: string; imagesOnly?: true }[] = [
+  { table: 'public.auction_branding', column: 'logo_url' },
+  { table: 'public.lot_submissions', column: 'image_url' },
+  { table: 'public.lot_submission_entries', column: 'image_url' },
+  { table: 'public.messages', column: 'content', imagesOnly: true },
+];
+
+/**
+ * The stored object (`bucket/name`) a URL names, as domain.storage_url_object reads it: any host, the object and
+ * render paths, the name percent-decoded (kept as written when that is not UTF-8). Undefined for other URLs.
+ */
+export function storageUrlObject(url: string): string | undefined {
+  const m =
+    /\/storage\/v1\/(?:object|render\/image)\/(?:public\/|authenticated\/|sign\/)?([a-z0-9][a-z0-9._-]{0,62})\/([^?#]+)/.exec(
+      url,
+    );
+  if (!m) return undefined;
+  let name = m[2]!;
+  if (name.includes('%'))
+    try {
+      name = decodeURIComponent(name);
+    } catch {
+      // Not valid UTF-8 once decoded (or a stray %): kept as written, as the SQL function keeps it.
+    }
+  return `${m[1]}/${name}`;
+}
+
 /** Dataset rows live in one table per dataset (reporting_data.<datasets.table_name>), found through datasets. */
 export const DATASET_SCHEMA = 'reporting_data';

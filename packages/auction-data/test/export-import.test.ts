@@ -1,7 +1,7 @@
 // Export and import of one auction between two databases: the map covers every table the catalog holds auction
 // rows in; a round trip keeps every row and object byte; damaged archives, taken ids and wrong passphrases are
 // refused with nothing imported; an export of one auction carries nothing of another.
-import { createReadStream, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ const runImport = (file: string, passphrase: string | null = PASSPHRASE) =>
     url: target.db.ownerUrl,
     backend: target.backend,
     spoolDir: target.spoolDir,
-    input: createReadStream(file),
+    file,
     passphrase: passphrase ?? undefined,
   });
 
@@ -105,7 +105,7 @@ describe('import into a fresh database', () => {
       url: target.db.ownerUrl,
       backend: target.backend,
       spoolDir: target.spoolDir,
-      input: createReadStream(archive),
+      file: archive,
       passphrase: PASSPHRASE,
       progress: (m) => lines.push(m),
     });
@@ -172,7 +172,7 @@ describe('import into a fresh database', () => {
         url: third.db.ownerUrl,
         backend: third.backend,
         spoolDir: third.spoolDir,
-        input: createReadStream(plain),
+        file: plain,
       });
       const endpoints = await third.db.sql`select is_active, disabled_reason from public.webhook_endpoints`;
       expect(endpoints).toEqual([

@@ -20,9 +20,11 @@ import { authMigrations } from '@auction-ops/auth-core';
 import { domainMigrations, seedDemo } from '../src/index.js';
 import { contractReads, readTargets, type ContractRead } from './contract-reads.js';
 
-const SCALES = (process.env.BENCH_DATA_SCALES ?? '10,100').split(',').map(Number);
-const RUNS = Number(process.env.BENCH_RUNS ?? 11);
-const WRITES = Number(process.env.BENCH_WRITES ?? 40);
+// The smoke run (`pnpm bench:smoke`, BENCH_SMOKE=1): scales 1 and 2, a few runs and writes.
+const SMOKE = process.env.BENCH_SMOKE === '1';
+const SCALES = (process.env.BENCH_DATA_SCALES ?? (SMOKE ? '1,2' : '10,100')).split(',').map(Number);
+const RUNS = Number(process.env.BENCH_RUNS ?? (SMOKE ? 3 : 11));
+const WRITES = Number(process.env.BENCH_WRITES ?? (SMOKE ? 4 : 40));
 const KEEP_DIR = process.env.BENCH_DATA_DIR;
 const READS = process.env.BENCH_DATA_READS?.split(',').filter(Boolean);
 

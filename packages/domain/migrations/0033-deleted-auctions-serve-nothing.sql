@@ -3,13 +3,13 @@
 -- Exceptions stay the deletion's own: delete_auction, restore_deleted_auction, list_deleted_auctions,
 -- purge_deleted_auction_now and the console's RPCs.
 
--- Rows that are the caller's own (read state, notification preferences, reactions they may remove): their
--- `user_id = auth.uid()` branch let an owner read and change them in a deleted auction.
+-- Rows that are the caller's own (read state, notification preferences): their `user_id = auth.uid()` branch let an
+-- owner read and change them in a deleted auction.
 do $$
 declare
   t text;
 begin
-  foreach t in array array['channel_read_state', 'channel_notification_preferences', 'message_reactions']
+  foreach t in array array['channel_read_state', 'channel_notification_preferences']
   loop
     execute format('create policy %I on public.%I as restrictive for all to authenticated '
       'using (not (auction_id = any (array(select public.deleted_auction_ids())))) '
@@ -17,6 +17,12 @@ begin
       t || '_not_deleted', t);
   end loop;
 end $$;
+
+-- Reactions: reading and adding them go through the membership helpers already; removing one's own does not. Only
+-- the delete gets the rule, so that the read policies stay made of what realtime's identity classes are made of
+-- (reactions are a classed realtime table: realtime-exposure.test.ts).
+create policy message_reactions_not_deleted on public.message_reactions as restrictive for delete to authenticated
+  using (not (auction_id = any (array(select public.deleted_auction_ids()))));
 
 -- An invitation link to a deleted auction is not acceptable: it would add a member (and emit member.joined) to
 -- an auction nobody may see. Body as of 0002 (helpers renamed by 0030), with the check.

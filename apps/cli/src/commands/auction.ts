@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import {
   AuctionDataError,
+  DEFAULT_MAX_BYTES,
   describeLoss,
   exportAuction,
   importAuction,
@@ -24,7 +25,8 @@ const USAGE = `usage: auction-ops auction export <slug|id> --out FILE [--include
        auction-ops auction import FILE
        auction-ops auction restore <slug|id> --to-time ISO-8601 [--yes] [--target T]
 The passphrase of --include-secrets (and of importing such an archive) comes from AUCTION_ARCHIVE_PASSPHRASE,
-else it is asked for on the terminal.`;
+else it is asked for on the terminal. An import refuses an archive that decompresses past
+AUCTION_ARCHIVE_MAX_BYTES (default ${DEFAULT_MAX_BYTES}).`;
 
 const OPTIONS = {
   out: { type: 'string' },
@@ -85,6 +87,15 @@ async function passphrase(confirm: boolean): Promise<string> {
   return first;
 }
 
+/** AUCTION_ARCHIVE_MAX_BYTES: the most bytes an imported archive may decompress to. */
+function maxArchiveBytes(): number {
+  const value = process.env.AUCTION_ARCHIVE_MAX_BYTES;
+  if (value === undefined || value === '') return DEFAULT_MAX_BYTES;
+  if (!/^[1-9][0-9]{0,15}$/.test(value))
+    throw new UsageError(`AUCTION_ARCHIVE_MAX_BYTES must be a number of bytes, not ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
 async function archiveHasSecrets(file: string): Promise<boolean> {
   return (await readArchiveHeader(createReadStream(file))).secrets;
 }
@@ -138,6 +149,7 @@ async function exportCommand(auction: string, out: string, includeSecrets: boole
 async function importCommand(fileArg: string): Promise<void> {
   const file = resolve(fileArg);
   if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
+  const maxBytes = maxArchiveBytes();
   const secret = (await archiveHasSecrets(file)) ? await passphrase(false) : undefined;
   const db = await openDatabase();
   const backend = await storageBackend(db.config);
@@ -147,7 +159,8 @@ async function importCommand(fileArg: string): Promise<void> {
       url: db.ownerUrl,
       backend,
       spoolDir: join(db.config.DATA_DIR, 'storage', 'tmp'),
-      input: createReadStream(file),
+      file,
+      maxBytes,
       passphrase: secret,
       progress: log,
     });

@@ -416,7 +416,7 @@ describe('generated damage and hostile content', () => {
         await c.write(path);
         await refused(path, { passphrase: c.passphrase });
       }),
-      { numRuns: 60, timeout: 8000 },
+      { numRuns: Number(process.env.ARCHIVE_FUZZ_RUNS) || 60, timeout: 8000 },
     );
     expect(await manifestOf(target, victim, 'x')).toEqual(victimManifest);
   }, 60_000);

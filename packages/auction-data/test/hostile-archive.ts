@@ -40,13 +40,23 @@ export async function frameBytes(frames: RawFrame[]): Promise<Buffer> {
 export const json = (type: string, value: unknown): RawFrame => ({ type, body: Buffer.from(JSON.stringify(value)) });
 export const bodyOf = <T>(frame: RawFrame): T => JSON.parse(frame.body.toString('utf8')) as T;
 
+/** A start frame's fields; a hostile one may hold any bytes or JSON (null, a number), keyed then by what it holds. */
+function startOf(f: RawFrame): { table?: string; bucket_id?: string; name?: string } {
+  try {
+    const value: unknown = bodyOf(f);
+    return typeof value === 'object' && value !== null ? value : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The manifest that matches the frames' tables and objects (sealed tables keep their entry of `previous`). */
 export function manifestFor(frames: RawFrame[], previous: Manifest): Manifest {
   const manifest: Manifest = { tables: {}, objects: {} };
   let current: { key: string; object: boolean; hash: ReturnType<typeof createHash>; n: number } | undefined;
   for (const f of frames) {
     if (f.type === 'T' || f.type === 'O') {
-      const start = bodyOf<{ table?: string; bucket_id?: string; name?: string }>(f);
+      const start = startOf(f);
       const object = f.type === 'O';
       current = {
         key: object ? `${start.bucket_id}/${start.name}` : String(start.table),
@@ -63,7 +73,7 @@ export function manifestFor(frames: RawFrame[], previous: Manifest): Manifest {
       else manifest.tables[current.key] = { rows: current.n, sha256 };
       current = undefined;
     } else if (f.type === 'S') {
-      const table = bodyOf<{ table: string }>(f).table;
+      const table = String(startOf(f).table);
       if (previous.tables[table]) manifest.tables[table] = previous.tables[table]!;
     }
   }

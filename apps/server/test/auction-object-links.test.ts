@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportAuction, importAuction } from '@auction-ops/auction-data';
 import { createFsBackend, type StorageBackend } from '@auction-ops/storage';
 import { purgeDueAuctions } from '../src/auctions/auction-purge.js';
+import { until } from './support/loopback.js';
 import { startTestServer, type SignedUpUser, type TestServer } from './support/test-server.js';
 
 const PNG = Buffer.from(
@@ -90,16 +91,6 @@ function expectRefused(res: { status: number; error: { code?: string; message?: 
   expect(res.error?.code).toBe('42501');
   expect(res.error?.message).toMatch(/outside your own folder and this auction's/);
   expect(res.error?.hint).toMatch(/own folder/);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 async function exportToBuffer(auction: string): Promise<{ bytes: Buffer; objects: string[] }> {
@@ -352,10 +343,10 @@ describe('a borrowed URL written before the upgrade (no link)', () => {
 
     expect((await attacker.client.from('auctions').delete().eq('id', x)).error).toBeNull();
     expect((await root.client.rpc('purge_deleted_auction_now', { p_auction_id: x })).error).toBeNull();
-    await until('the purge of x', async () => {
-      const [row] = await t.db.sql`select 1 from public.auctions where id = ${x}`;
-      return row ? undefined : true;
-    });
+    await until(
+      async () => (await t.db.sql`select 1 from public.auctions where id = ${x}`).length === 0,
+      'the purge of x',
+    );
     const [event] = await t.db.sql`select data from public.event_outbox
       where auction_id = ${x} and event_type = 'auction.purged'`;
     expect(event!.data.objects_removed).toBe(0);

@@ -3,26 +3,32 @@
 -- Exceptions stay the deletion's own: delete_auction, restore_deleted_auction, list_deleted_auctions,
 -- purge_deleted_auction_now and the console's RPCs.
 
+-- 0031's rule for tables whose policies have a branch of their own, as one helper (this set's tables below, the
+-- webhooks' and reporting's sets use it too): a restrictive policy `<table>_not_deleted` leaves a deleted auction's
+-- rows out for signed-in users, whatever the permissive policies say. p_command: 'all' or 'delete'.
+create function domain.hide_deleted_auction_rows(p_table regclass, p_command text default 'all') returns void
+language plpgsql set search_path = '' as $$
+declare
+  v_rule constant text := 'not (auction_id = any (array(select public.deleted_auction_ids())))';
+begin
+  if p_command not in ('all', 'delete') then
+    raise exception 'hide_deleted_auction_rows: command % is not all or delete', p_command;
+  end if;
+  execute format('create policy %I on %s as restrictive for %s to authenticated using (%s)%s',
+    (select c.relname from pg_catalog.pg_class c where c.oid = p_table) || '_not_deleted', p_table, p_command,
+    v_rule, case when p_command = 'all' then format(' with check (%s)', v_rule) else '' end);
+end $$;
+revoke execute on function domain.hide_deleted_auction_rows(regclass, text) from public;
+
 -- Rows that are the caller's own (read state, notification preferences): their `user_id = auth.uid()` branch let an
 -- owner read and change them in a deleted auction.
-do $$
-declare
-  t text;
-begin
-  foreach t in array array['channel_read_state', 'channel_notification_preferences']
-  loop
-    execute format('create policy %I on public.%I as restrictive for all to authenticated '
-      'using (not (auction_id = any (array(select public.deleted_auction_ids())))) '
-      'with check (not (auction_id = any (array(select public.deleted_auction_ids()))))',
-      t || '_not_deleted', t);
-  end loop;
-end $$;
+select domain.hide_deleted_auction_rows('public.channel_read_state');
+select domain.hide_deleted_auction_rows('public.channel_notification_preferences');
 
 -- Reactions: reading and adding them go through the membership helpers already; removing one's own does not. Only
 -- the delete gets the rule, so that the read policies stay made of what realtime's identity classes are made of
 -- (reactions are a classed realtime table: realtime-exposure.test.ts).
-create policy message_reactions_not_deleted on public.message_reactions as restrictive for delete to authenticated
-  using (not (auction_id = any (array(select public.deleted_auction_ids()))));
+select domain.hide_deleted_auction_rows('public.message_reactions', 'delete');
 
 -- An invitation link to a deleted auction is not acceptable: it would add a member (and emit member.joined) to
 -- an auction nobody may see. Body as of 0002 (helpers renamed by 0030), with the check.

@@ -11,18 +11,9 @@ language sql stable security definer set search_path = '' as $$
 $$;
 
 -- The policies' super-admin branch does not go through the membership helpers, which leave deleted auctions out.
-do $$
-declare
-  t text;
-begin
-  foreach t in array array['webhook_endpoints', 'webhook_deliveries', 'webhook_delivery_attempts']
-  loop
-    execute format('create policy %I on public.%I as restrictive for all to authenticated '
-      'using (not (auction_id = any (array(select public.deleted_auction_ids())))) '
-      'with check (not (auction_id = any (array(select public.deleted_auction_ids()))))',
-      t || '_not_deleted', t);
-  end loop;
-end $$;
+select domain.hide_deleted_auction_rows('public.webhook_endpoints');
+select domain.hide_deleted_auction_rows('public.webhook_deliveries');
+select domain.hide_deleted_auction_rows('public.webhook_delivery_attempts');
 
 -- Fan-out as of 0001, skipping a deleted auction's events (a service-role write still makes them) but for its
 -- lifecycle ones. One primary-key lookup per event.

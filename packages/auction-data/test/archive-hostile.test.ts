@@ -424,6 +424,16 @@ describe('generated damage and hostile content', () => {
 
 // Last: it imports the attacker's auction into the target, which every refusal above expects not to be there.
 describe('shared rows', () => {
+  it('refuses a "default" category whose id is another auction’s own category', async () => {
+    const id = randomUUID();
+    await target.db.sql`insert into public.defect_categories (id, auction_id, name) values (${id}, ${victim}, 'Ours')`;
+    const hostile = withRows(plain, 'shared.default_categories', (rows) => [...rows, `${id}\tOurs`]);
+    const error = await refused(await writeArchive(file(), hostile));
+    expect([error.code, error.message]).toEqual(['foreign_rows', expect.stringContaining(id)]);
+    const [row] = await target.db.sql`select auction_id, name from public.defect_categories where id = ${id}`;
+    expect(row).toEqual({ auction_id: victim, name: 'Ours' });
+  });
+
   it('a default category this instance lacks comes in as the auction’s own, not as every tenant’s', async () => {
     const id = randomUUID();
     const withCategory = withRows(plain, 'shared.default_categories', (rows) => [...rows, `${id}\tArchive-only`]);

@@ -235,6 +235,12 @@ describe('on its own embedded cluster with BACKUP_TARGET', () => {
     });
     expect(made.status).toBe(201);
     const { id } = (await made.json()) as { id: string };
+    // The backup's own WAL (its end segment and history file) is archived after it returns, asynchronously: until
+    // then archiving has segments waiting, which is a warning. Wait for that, not for a lucky first read.
+    await until(
+      async () => (await statusJson(token, url)).checks.backups.state !== 'warning',
+      "the base backup's WAL archived",
+    );
     const after = (await statusJson(token, url)).checks.backups;
     expect(after).toMatchObject({ state: 'ok', base_backup: { state: 'ok', id } });
     expect(after.archiving).toMatchObject({ state: 'ok', failed_count: 0, timeout_seconds: 1 });

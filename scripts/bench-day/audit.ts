@@ -3,7 +3,7 @@
 // (sha256); every event of an acknowledged write has exactly one delivery per subscribed endpoint, which reached its
 // receiver (a 2xx answered), or is still queued, or failed after its attempts: none lost. Repeats reach receivers
 // only under the same webhook_id (a second delivery of one event to one endpoint is a problem). No write answered
-// with an error is stored (refused-writes.ts).
+// with an error is stored, and none is refused as a duplicate (refused-writes.ts).
 import { createHash } from 'node:crypto';
 import type { Ack, ArrivalRecord, Refusal } from './messages.js';
 import { refusedWrites } from './refused-writes.js';
@@ -237,7 +237,7 @@ export async function audit(input: {
     await lastStatus(sql, 'action', 'public.problem_actions', only(acks, 'action-status')),
     await objects(input.url, only(acks, 'object')),
     await datasets(sql, only(acks, 'dataset')),
-    await refusedWrites(sql, input.refusals),
+    ...(await refusedWrites(sql, input.refusals)),
   ];
   const entries = only(acks, 'submission');
   const counted = await sql<Array<{ id: string; n: number }>>`

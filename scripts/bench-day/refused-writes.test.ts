@@ -1,7 +1,7 @@
 // The audit line "writes answered with an error whose row exists": which answers count, and what is a problem.
 import { describe, expect, it } from 'vitest';
 import type { Refusal } from './messages.js';
-import { answeredWithError, refusedButStored } from './refused-writes.js';
+import { answeredWithError, refusedAsDuplicates, refusedButStored } from './refused-writes.js';
 
 const refusal = (over: Partial<Refusal>): Refusal => ({
   type: 'message',
@@ -47,6 +47,24 @@ describe('refusedButStored', () => {
   it('does not hold a stored write against the client when the answer said the outcome was unknown', () => {
     expect(
       refusedButStored([refusal({ status: 503, code: '08007' }), refusal({ status: 0, code: null })], stored),
+    ).toEqual([]);
+  });
+});
+
+describe('refusedAsDuplicates', () => {
+  it('names every write answered 409 23505, stored or not: each carried a key made for it', () => {
+    expect(refusedAsDuplicates([refusal({ type: 'submission', token: 'day-sub-1' })])).toEqual([
+      'submission day-sub-1 was answered 409 23505 though its key was new',
+    ]);
+  });
+
+  it('leaves other refusals to the other checks', () => {
+    expect(
+      refusedAsDuplicates([
+        refusal({ code: '23503' }),
+        refusal({ status: 503, code: 'PGRST000' }),
+        refusal({ status: 0, code: null }),
+      ]),
     ).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
-// The audit's check of the writes the server refused: a write answered with an error must not be in the database.
+// The audit's checks of the writes the server refused: a write answered with an error must not be in the database,
+// and none may be refused as a duplicate.
 // Issue 57's writes answered 409 `23505` were looked for among the acknowledged writes only, where they could not
 // be. Left out: writes with no answer (status 0: the client cannot know) and 503 `08007`, the server's own "may
 // or may not have committed" (both may be there). Each refused write is found by its client-chosen marker.
@@ -25,11 +26,23 @@ export function refusedButStored(refusals: readonly Refusal[], stored: ReadonlyM
     .map((r) => `${r.type} ${r.token} was answered ${r.status} ${r.code ?? ''} but is in ${TABLES[r.type].table}`);
 }
 
-/** The check, in the shape of the audit's others (audit.ts's AuditCheck). */
+/**
+ * The problems: each write refused as a duplicate (409 `23505`). Every write the generators send carries a key made
+ * for it (an id, a VIN, a marker) and nothing else unique, so a duplicate is the server's own (issue 57: the
+ * fan-out gave an event's two deliveries one id, and the write was rolled back); the row is absent, so the check
+ * above cannot see it.
+ */
+export function refusedAsDuplicates(refusals: readonly Refusal[]): string[] {
+  return refusals
+    .filter((r) => r.status === 409 && r.code === '23505')
+    .map((r) => `${r.type} ${r.token} was answered 409 23505 though its key was new`);
+}
+
+/** The checks, in the shape of the audit's others (audit.ts's AuditCheck). */
 export async function refusedWrites(
   sql: OwnerSql,
   refusals: readonly Refusal[],
-): Promise<{ name: string; checked: number; problems: string[] }> {
+): Promise<Array<{ name: string; checked: number; problems: string[] }>> {
   const counted = refusals.filter(answeredWithError);
   const stored = new Map<string, Set<string>>();
   for (const [type, { table, marker }] of Object.entries(TABLES)) {
@@ -39,9 +52,12 @@ export async function refusedWrites(
       select ${sql(marker)}::text as marker from ${sql(table)} where ${sql(marker)} = any(${tokens}::text[])`;
     stored.set(type, new Set(rows.map((r) => r.marker)));
   }
-  return {
-    name: 'writes answered with an error whose row exists',
-    checked: counted.length,
-    problems: refusedButStored(counted, stored),
-  };
+  return [
+    {
+      name: 'writes answered with an error whose row exists',
+      checked: counted.length,
+      problems: refusedButStored(counted, stored),
+    },
+    { name: 'new writes refused as duplicates', checked: counted.length, problems: refusedAsDuplicates(counted) },
+  ];
 }

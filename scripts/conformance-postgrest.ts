@@ -48,11 +48,12 @@ export async function main(given = process.argv[3]): Promise<number> {
         `conformance postgrest: ${cases.length} examples in ${files.length} spec files, ${translated.length} translated; ` +
           `PostgreSQL ${db.version} + PostGIS on port ${db.cluster.port}`,
       );
-      let group = 0;
-      const results = await runCases(translated, db.engineUrl, (_key, n) => {
-        group++;
-        process.stdout.write(`  configuration ${group}: ${n} cases\n`);
-      });
+      let n = 0;
+      const results = await runCases(
+        translated,
+        () => db.copy(`spec_${++n}`),
+        (file, count) => console.log(`  ${file}: ${count} cases`),
+      );
       const counts = countByFile(files, cases, results);
       printReport(counts, results, untranslated);
       const passed = results.filter((r) => r.passed).length;

@@ -214,11 +214,11 @@ export function rootEnv(fixtures: string): Env {
   defs.mapM_ = fn('mapM_', 2, ([f, xs]) => each(listOf(xs!.force()), f!.force()));
   const env = new Env(null, (name) => {
     if (/^h[A-Z]/.test(name)) return ready(str(headerName(name)));
+    const v = pgVersion(name);
+    if (v !== null) return ready({ t: 'num', v });
     // http-types' statuses (ok200, status404, badRequest400) are compared by their code.
     const status = /^[a-z][A-Za-z]*([1-5]\d\d)$/.exec(name);
-    if (status) return ready({ t: 'num', v: Number(status[1]) });
-    const v = pgVersion(name);
-    return v === null ? undefined : ready({ t: 'num', v });
+    return status ? ready({ t: 'num', v: Number(status[1]) }) : undefined;
   });
   for (const [k, v] of Object.entries(defs)) env.set(k, ready(v));
   env.set('pending', {

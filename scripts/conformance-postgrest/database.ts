@@ -11,12 +11,27 @@ import { type PostgisCluster, startPostgis } from '../conformance-postgres.js';
 
 export const AUTHENTICATOR = 'Postgrest_Test_Authenticator';
 
+// A copy of the fixtures' database `postgres`, then its database-level settings (database.sql sets one), which
+// CREATE DATABASE does not copy. The setting names come from the catalog; the values are quoted as literals.
+const COPY_SQL = `CREATE DATABASE :"name" TEMPLATE postgres;
+SELECT format('ALTER DATABASE %I SET %s TO %L', :'name', split_part(c, '=', 1), substr(c, strpos(c, '=') + 1))
+  FROM pg_db_role_setting s CROSS JOIN unnest(s.setconfig) AS c
+ WHERE s.setrole = 0 AND s.setdatabase = (SELECT oid FROM pg_database WHERE datname = 'postgres')
+\\gexec
+`;
+
 export interface SuiteDatabase {
   readonly cluster: PostgisCluster;
   /** The URL the engine connects with, as the authenticator. */
   readonly engineUrl: string;
   /** server_version_num (the suite's actualPgVersion). */
   readonly version: number;
+  /**
+   * A fresh copy of the loaded database (with its ALTER DATABASE settings); answers the URL the engine connects
+   * with. One per spec file: a write that an engine commits by mistake then fails its own file, not every file
+   * after it (PostgREST's run shares one database because PostgREST rolls every such write back).
+   */
+  copy(name: string): string;
   stop(): void;
 }
 
@@ -53,10 +68,18 @@ export async function startSuiteDatabase(root: string): Promise<SuiteDatabase> {
         encoding: 'utf8',
       }).trim(),
     );
+    const copySql = join(root, 'pgrst-suite-copy.sql');
+    writeFileSync(copySql, COPY_SQL);
     return {
       cluster,
       version,
       engineUrl: url.toString(),
+      copy(name) {
+        cluster.psql(copySql, 'template1', { vars: { name } });
+        const u = new URL(url);
+        u.pathname = `/${name}`;
+        return u.toString();
+      },
       stop: () => cluster.stop(),
     };
   } catch (e) {

@@ -118,7 +118,7 @@ export class Parser {
   /** The next token starts a new line at or left of the innermost implicit block's column. */
   private atLayoutEdge(t = this.peek()): boolean {
     const top = this.layout[this.layout.length - 1];
-    return t?.bol && top !== undefined && top > 0 && t.col <= top;
+    return t?.bol === true && top !== undefined && top > 0 && t.col <= top;
   }
 
   /** Whether an expression ends before the next token. */

@@ -17,6 +17,8 @@ export function wireTarget(path: string): string {
 export function send(base: string, req: HttpRequest): Promise<HttpResponse> {
   const url = new URL(base);
   const headers: string[] = [];
+  // HTTP/1.1 requires Host (Node's server answers 400 without it); hspec-wai's in-process requests have none.
+  if (!req.headers.some(([k]) => k.toLowerCase() === 'host')) headers.push('Host', url.host);
   for (const [k, v] of req.headers) headers.push(k, v);
   if (req.body.length && !req.headers.some(([k]) => k.toLowerCase() === 'content-length'))
     headers.push('Content-Length', String(req.body.length));

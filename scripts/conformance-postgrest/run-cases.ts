@@ -1,6 +1,6 @@
-// Runs the translated cases against the command: one engine process per distinct configuration, the cases of a
-// configuration one after another in the suite's order, each case's steps in order until the first that fails
-// (as hspec stops an example at its first failed expectation).
+// Runs the translated cases against the command: per spec file a fresh copy of the database and one engine
+// process per configuration the file uses, the cases one after another in the suite's order, each case's steps in
+// order until the first that fails (as hspec stops an example at its first failed expectation).
 import type { HttpRequest, HttpResponse, TranslatedCase } from './cases.js';
 import { type EngineProcess, startEngine } from './engine-process.js';
 import { send } from './http-client.js';
@@ -22,38 +22,50 @@ export interface CaseResult {
   readonly steps: readonly StepResult[];
 }
 
+/** Groups in first-seen order. */
+function groupBy<T>(items: readonly T[], key: (t: T) => string): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const x of items) {
+    const g = groups.get(key(x));
+    if (g) g.push(x);
+    else groups.set(key(x), [x]);
+  }
+  return [...groups.values()];
+}
+
+/** `databaseFor(file)`: the URL of the database a spec file's cases run on. */
 export async function runCases(
   cases: readonly TranslatedCase[],
-  dbUrl: string,
-  onConfig?: (key: string, count: number) => void,
+  databaseFor: (file: string) => string,
+  onFile?: (file: string, count: number) => void,
 ): Promise<CaseResult[]> {
-  const groups = new Map<string, TranslatedCase[]>();
-  for (const c of cases) {
-    const g = groups.get(c.config.key);
-    if (g) g.push(c);
-    else groups.set(c.config.key, [c]);
+  const results: CaseResult[] = [];
+  for (const fileCases of groupBy(cases, (c) => c.file)) {
+    const file = fileCases[0]!.file;
+    onFile?.(file, fileCases.length);
+    const url = databaseFor(file);
+    for (const group of groupBy(fileCases, (c) => c.config.key)) results.push(...(await runGroup(group, url)));
+  }
+  return results;
+}
+
+async function runGroup(group: readonly TranslatedCase[], dbUrl: string): Promise<CaseResult[]> {
+  let engine: EngineProcess;
+  try {
+    engine = await startEngine({ ...group[0]!.config.env, PGRST_DB_URI: dbUrl });
+  } catch (e) {
+    const failure = `the command did not start: ${(e as Error).message.split('\n').slice(0, 4).join(' / ')}`;
+    return group.map((c) => ({
+      case: c,
+      passed: false,
+      steps: [{ request: null, expected: [], actual: null, failures: [failure], cause: 'engine' }],
+    }));
   }
   const results: CaseResult[] = [];
-  for (const [key, group] of groups) {
-    onConfig?.(key, group.length);
-    let engine: EngineProcess;
-    try {
-      engine = await startEngine({ ...group[0]!.config.env, PGRST_DB_URI: dbUrl });
-    } catch (e) {
-      const failure = `the command did not start: ${(e as Error).message.split('\n').slice(0, 4).join(' / ')}`;
-      for (const c of group)
-        results.push({
-          case: c,
-          passed: false,
-          steps: [{ request: null, expected: [], actual: null, failures: [failure], cause: 'engine' }],
-        });
-      continue;
-    }
-    try {
-      for (const c of group) results.push(await runCase(engine.url, c));
-    } finally {
-      await engine.stop();
-    }
+  try {
+    for (const c of group) results.push(await runCase(engine.url, c));
+  } finally {
+    await engine.stop();
   }
   return results;
 }

@@ -78,12 +78,7 @@ export function translateSuite(root: string, pgVersion: number): Translation {
     if (!files.includes(file)) files.push(file);
     let env = modules.get(entry.module);
     if (!env) {
-      try {
-        const ev = new Evaluator();
-        env = ev.bind(parseModule(lex(readFileSync(join(spec, file), 'utf8'))), rootEnv(join(spec, 'fixtures')));
-      } catch (e) {
-        env = e as Error;
-      }
+      env = moduleEnv(() => readFileSync(join(spec, file), 'utf8'), join(spec, 'fixtures'));
       modules.set(entry.module, env);
     }
     if (env instanceof Error) {
@@ -93,6 +88,23 @@ export function translateSuite(root: string, pgVersion: number): Translation {
     cases.push(...evaluateEntry(entry, env, file, pgVersion));
   }
   return { cases, files };
+}
+
+function moduleEnv(source: () => string, fixtures: string): Env | Error {
+  try {
+    return new Evaluator().bind(parseModule(lex(source())), rootEnv(fixtures));
+  } catch (e) {
+    return e as Error;
+  }
+}
+
+/** One spec module's source, run as Main.hs runs `entry` (for tests of the translator without a checkout). */
+export function translateModule(source: string, entry: SpecEntry, pgVersion: number, fixtures = '.'): SuiteCase[] {
+  const file = `${entry.module.replace(/\./g, '/')}.hs`;
+  const env = moduleEnv(() => source, fixtures);
+  if (env instanceof Error)
+    return [{ kind: 'untranslated', file, path: [entry.label], reason: `file not parsed: ${env.message}` }];
+  return evaluateEntry(entry, env, file, pgVersion);
 }
 
 function evaluateEntry(entry: SpecEntry, env: Env, file: string, pgVersion: number): SuiteCase[] {

@@ -11,7 +11,10 @@ const TIMEOUT_MS = 30_000;
  * percent-encoded as UTF-8; hspec-wai hands the application the raw bytes, which it decodes the same way.
  */
 export function wireTarget(path: string): string {
-  return path.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
+  // A few tests write the path without its leading slash (`get "items?id=eq.1"`); WAI splits it into the same
+  // path segments, an HTTP request target needs the slash.
+  const target = path.startsWith('/') ? path : `/${path}`;
+  return target.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
 }
 
 export function send(base: string, req: HttpRequest): Promise<HttpResponse> {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpResponse, SuiteCase, TranslatedCase } from './cases.js';
 import { lex } from './hs-lexer.js';
+import { wireTarget } from './http-client.js';
 import { type SpecEntry, specEntries, translateModule } from './translate.js';
 
 const ENTRY: SpecEntry = { label: 'Feature.WidgetSpec', module: 'Feature.WidgetSpec', fn: 'spec', args: [] };
@@ -213,5 +214,15 @@ main = do
       { label: 'Feature.C', module: 'Feature.C', fn: 'spec', args: ['actualPgVersion'] },
       { label: 'Feature.D', module: 'Feature.D', fn: 'spec', args: [] },
     ]);
+  });
+});
+
+describe('request targets', () => {
+  it('percent-encodes what HTTP does not allow in a target and adds a missing leading slash', () => {
+    expect(wireTarget('/books?select=title&authors.name=eq.George Orwell')).toBe(
+      '/books?select=title&authors.name=eq.George%20Orwell',
+    );
+    expect(wireTarget('/تست?select=*')).toBe(`/${encodeURIComponent('تست')}?select=*`);
+    expect(wireTarget('items?id=eq.1')).toBe('/items?id=eq.1');
   });
 });

@@ -3,7 +3,7 @@
 // cannot evaluate faithfully throws Untranslatable; `it` catches that and records the example as not translated.
 import type { Step } from './cases.js';
 import { headerIs } from './checks.js';
-import type { Decl, Expr, Stmt } from './hs-parser.js';
+import type { Decl, Expr, Stmt } from './hs-ast.js';
 import { JsonQuoteError, parseJsonQuote } from './json-quote.js';
 import { respond, shouldBe, shouldSatisfy, toMatcher } from './steps.js';
 import {

@@ -4,80 +4,11 @@
 // at that column starts a new item, left of it closes the block, and a token that cannot continue an item (a closing
 // bracket, `in`, `then`) closes it too. An item that cannot be parsed becomes a `bad` item with the reason, so one
 // unsupported construct loses one statement, not the file.
+import type { BadItem, Decl, Expr, Stmt } from './hs-ast.js';
 import type { Token } from './hs-lexer.js';
-
-export type Expr =
-  | { readonly k: 'str'; readonly v: string }
-  | { readonly k: 'num'; readonly v: number }
-  | { readonly k: 'qq'; readonly quoter: string; readonly text: string; readonly line: number }
-  | { readonly k: 'var'; readonly name: string }
-  | { readonly k: 'con'; readonly name: string }
-  | { readonly k: 'app'; readonly f: Expr; readonly a: Expr }
-  | { readonly k: 'op'; readonly op: string; readonly l: Expr; readonly r: Expr }
-  | { readonly k: 'section'; readonly op: string; readonly l?: Expr; readonly r?: Expr }
-  | { readonly k: 'tuple'; readonly items: readonly Expr[] }
-  | { readonly k: 'list'; readonly items: readonly Expr[] }
-  | { readonly k: 'rec'; readonly e: Expr; readonly fields: readonly (readonly [string, Expr])[] }
-  | { readonly k: 'do'; readonly stmts: readonly Stmt[] }
-  | { readonly k: 'let'; readonly decls: readonly Decl[]; readonly body: Expr }
-  | { readonly k: 'if'; readonly c: Expr; readonly t: Expr; readonly e: Expr }
-  | { readonly k: 'lam'; readonly params: readonly string[]; readonly body: Expr };
-
-export type Stmt =
-  | { readonly k: 'bind'; readonly name: string; readonly e: Expr }
-  | { readonly k: 'let'; readonly decls: readonly Decl[] }
-  | { readonly k: 'expr'; readonly e: Expr }
-  | BadItem;
-
-export type Decl =
-  | { readonly k: 'decl'; readonly name: string; readonly params: readonly string[]; readonly body: Expr }
-  | BadItem;
-
-/** An item the parser could not read: its reason, and its tokens (to find the `it` descriptions inside). */
-export interface BadItem {
-  readonly k: 'bad';
-  readonly reason: string;
-  readonly tokens: readonly Token[];
-}
+import { resolve } from './hs-operators.js';
 
 export class ParseError extends Error {}
-
-// Haskell's fixities of the operators the suite uses (base, hspec, hspec-wai); others are infixl 9, as in Haskell.
-const FIXITY: Record<string, [number, 'l' | 'r' | 'n']> = {
-  $: [0, 'r'],
-  '$!': [0, 'r'],
-  '>>': [1, 'l'],
-  '>>=': [1, 'l'],
-  '=<<': [1, 'r'],
-  shouldRespondWith: [1, 'n'],
-  shouldBe: [1, 'n'],
-  shouldSatisfy: [1, 'n'],
-  shouldNotBe: [1, 'n'],
-  shouldContain: [1, 'n'],
-  '||': [2, 'r'],
-  '&&': [3, 'r'],
-  '==': [4, 'n'],
-  '/=': [4, 'n'],
-  '<': [4, 'n'],
-  '<=': [4, 'n'],
-  '>': [4, 'n'],
-  '>=': [4, 'n'],
-  elem: [4, 'n'],
-  notElem: [4, 'n'],
-  '<$>': [4, 'l'],
-  '<$': [4, 'l'],
-  '<*>': [4, 'l'],
-  ':': [5, 'r'],
-  '++': [5, 'r'],
-  '<>': [6, 'r'],
-  '+': [6, 'l'],
-  '-': [6, 'l'],
-  '*': [7, 'l'],
-  '/': [7, 'l'],
-  '^?': [8, 'l'],
-  '.': [9, 'r'],
-};
-const fixity = (op: string): [number, 'l' | 'r' | 'n'] => FIXITY[op] ?? [9, 'l'];
 
 // Tokens that end an expression wherever they stand.
 const CLOSERS = new Set([')', ']', ',', '}', ';']);
@@ -426,30 +357,6 @@ export class Parser {
       this.layout.pop();
     }
   }
-}
-
-/** Operator precedence by Haskell's fixities (a shunting-yard over the flat operand/operator list). */
-function resolve(operands: Expr[], ops: string[]): Expr {
-  const out: Expr[] = [operands[0]!];
-  const stack: string[] = [];
-  const reduce = () => {
-    const op = stack.pop()!;
-    const r = out.pop()!;
-    const l = out.pop()!;
-    out.push({ k: 'op', op, l, r });
-  };
-  ops.forEach((op, i) => {
-    const [p, assoc] = fixity(op);
-    while (stack.length) {
-      const [q] = fixity(stack[stack.length - 1]!);
-      if (q > p || (q === p && assoc !== 'r')) reduce();
-      else break;
-    }
-    stack.push(op);
-    out.push(operands[i + 1]!);
-  });
-  while (stack.length) reduce();
-  return out[0]!;
 }
 
 export function parseModule(tokens: readonly Token[]): Decl[] {

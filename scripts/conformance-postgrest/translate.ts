@@ -8,7 +8,8 @@ import { rootEnv, specOf } from './builtins.js';
 import type { SuiteCase } from './cases.js';
 import { type Env, Evaluator, type ExprThunk } from './evaluator.js';
 import { lex } from './hs-lexer.js';
-import { type Expr, parseModule } from './hs-parser.js';
+import type { Expr } from './hs-ast.js';
+import { parseModule } from './hs-parser.js';
 import { type Thunk, Untranslatable, type Val, fn, ready } from './values.js';
 
 /** A spec function Main.hs runs: `("Feature.Query.QuerySpec", Feature.Query.QuerySpec.spec actualPgVersion)`. */

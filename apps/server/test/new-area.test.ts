@@ -33,7 +33,7 @@ insert into public.event_types (name, area, emitted_when, fields, sample, since_
    '{"id": "uuid", "plate": "text", "checked_in_by": "user?", "checked_in_at": "timestamp"}',
    '{"id": "00000000-0000-4000-8000-000000000001", "plate": "KA-1234",
      "checked_in_by": {"id": "00000000-0000-4000-8000-000000000002", "name": "Sample Member"},
-     "checked_in_at": "2026-03-01T14:05:09.123+00:00"}', '1.1');
+     "checked_in_at": "2026-03-01T14:05:09.123+00:00"}', '0.5.0');
 
 create function domain.gate_checkin_events() returns trigger
 language plpgsql security definer set search_path = '' as $$

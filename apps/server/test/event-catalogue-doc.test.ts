@@ -69,7 +69,9 @@ function declaredTypes(sql: string): string[] {
   return sql
     .split(/;\s*\n/)
     .filter((statement) => /^\s*insert into public\.event_types\b/m.test(statement.replace(/^--.*$/gm, '')))
-    .flatMap((statement) => [...statement.matchAll(/(?:^|values)\s*\(\s*'([a-z_]+\.[a-z_]+)'\s*,/gm)].map((m) => m[1]!));
+    .flatMap((statement) =>
+      [...statement.matchAll(/(?:^|values)\s*\(\s*'([a-z_]+\.[a-z_]+)'\s*,/gm)].map((m) => m[1]!),
+    );
 }
 
 it("each type's since_version is the release that declared it (the coming minor while unreleased)", async () => {

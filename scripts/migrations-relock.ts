@@ -1,6 +1,6 @@
-// `pnpm migrations:relock <set/NNNN-name.sql | path to the file>...`: after editing (or adding) a migration that no
-// release has brought yet, writes its checksum into apps/server/migrations.lock. Refuses a released migration (one
-// a dated CHANGELOG.md entry names); see scripts/release/relock.ts.
+// `pnpm migrations:relock <set/NNNN-name.sql | path to the file>...`: after editing, adding or deleting a migration
+// that no release has brought yet, writes (or removes) its line in apps/server/migrations.lock. Refuses a released
+// migration (one a dated CHANGELOG.md entry names); see scripts/release/relock.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -39,6 +39,14 @@ describe('relock', () => {
     expect(text).toBe(`${LOCK}domain/0037-more.sql ddd\n`);
   });
 
+  it('removes the line of an unreleased migration whose file is gone, never of a released one', () => {
+    const gone = MIGRATIONS.filter((m) => m.id !== 'domain/0036-transport.sql' && m.id !== 'domain/0001-tenancy.sql');
+    const { text, changes } = relock(LOCK, CHANGELOG, gone, ['domain/0036-transport.sql']);
+    expect(text).toBe(LOCK.replace('domain/0036-transport.sql bbb\n', ''));
+    expect(changes).toEqual(['domain/0036-transport.sql: removed']);
+    expect(() => relock(LOCK, CHANGELOG, gone, ['domain/0001-tenancy.sql'])).toThrow(/released in 0\.4\.0/);
+  });
+
   it('refuses a migration a dated entry names, and a name that is no migration', () => {
     expect(() => relock(LOCK, CHANGELOG, MIGRATIONS, ['domain/0001-tenancy.sql'])).toThrow(
       new RelockRefused(

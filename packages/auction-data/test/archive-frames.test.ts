@@ -27,7 +27,7 @@ it('settles and closes the file when its reader stops after the first frames of 
   expect((await frames.next()).value?.type).toBe('D');
   expect((await frames.return(undefined)).done).toBe(true);
   // Aborted, the file stream emits an AbortError (the reader's pipeline takes it) and then closes.
-  if (!input.closed) await new Promise((closed) => input.once('close', closed));
+  if (!input.closed) await new Promise<void>((closed) => input.once('close', () => closed()));
   expect(input.destroyed).toBe(true);
 });
 

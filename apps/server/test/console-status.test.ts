@@ -116,7 +116,7 @@ it('states: backups off without BACKUP_TARGET, the disk of DATA_DIR with its num
   // The free-space floor: its default (the larger of 1 GiB and 5 % of the filesystem), and no refusals yet.
   expect(disk.floor_bytes).toBe(Math.max(1024 ** 3, Math.ceil(disk.total_bytes * 0.05)));
   expect(disk.refusing_writes).toBe(disk.free_bytes < disk.floor_bytes);
-  expect(disk.refusals).toEqual({ upload: 0, import: 0, backup: 0 });
+  expect(disk.refusals).toEqual({ upload: 0, import: 0, backup: 0, drill: 0 });
 });
 
 it('states: the webhook backlog (due, the oldest one’s wait) and a disabled endpoint, named', async () => {
@@ -273,4 +273,23 @@ describe('on its own embedded cluster with BACKUP_TARGET', () => {
       renameSync(join(target, 'wal.aside'), join(target, 'wal'));
     }
   });
+  // A drill restores and starts a whole cluster, after a CLI process starts: far over the default 30 s on a busy
+  // machine.
+  it('shows a restore drill run by `auction-ops backup drill` at once, on the status page and in `status`', async () => {
+    const env = { ...process.env, DATA_DIR: dataDir, BACKUP_TARGET: target, LOG_LEVEL: 'warn' };
+    const drill = spawnSync(process.execPath, [CLI, 'backup', 'drill', '--json'], { env, encoding: 'utf8' });
+    expect(drill.status, `${drill.stdout}${drill.stderr}`).toBe(0);
+    const result = JSON.parse(drill.stdout);
+    expect(result).toMatchObject({ outcome: 'passed', failures_total: 0, checked: { sign_in: expect.any(String) } });
+    const backups = (await statusJson(token, url)).checks.backups;
+    expect(backups.drill).toMatchObject({
+      state: 'ok',
+      outcome: 'passed',
+      backup_id: result.backup_id,
+      duration_seconds: result.duration_seconds,
+    });
+    expect(backups.drill.reason).toMatch(/^restore drill passed \d+ s ago$/);
+    const cliStatus = spawnSync(process.execPath, [CLI, 'status'], { env, encoding: 'utf8' });
+    expect(cliStatus.stdout).toMatch(/^drill: passed at \S+ in [\d.]+ s: \d+ tables/m);
+  }, 240_000);
 });

@@ -1,8 +1,9 @@
 // The drill's PostgreSQL at low priority, so that proving a backup does not slow the server it protects: once it
-// accepts connections (replay goes on after that), its whole process group gets nice 19 and the idle I/O class.
+// accepts connections (replay goes on after that), the postmaster and its processes get nice 19 and the idle I/O
+// class.
 // Archiving is off in it whatever its copied settings say: a drill must never write into the archive it proves.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type EmbeddedCluster, type EmbeddedOptions, startEmbeddedPostgres } from '@auction-ops/database';
 
@@ -11,11 +12,36 @@ const run = (command: string, args: string[]) =>
     execFile(command, args, (error) => resolve(error ? `${command}: ${error.message}` : undefined)),
   );
 
-/** Lowers the CPU and I/O priority of the postmaster's process group; what could not be lowered is returned. */
+/** The processes whose parent is `pid` (Linux's /proc; elsewhere none, and renice/ionice are Linux tools anyway). */
+function childrenOf(pid: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  return entries.filter((entry) => {
+    try {
+      // Field 4 of /proc/<pid>/stat, after the command name in parentheses (which may hold spaces).
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === pid;
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
+/**
+ * Lowers the CPU and I/O priority of the postmaster and the processes it has forked (each leads its own process
+ * group, so they are named one by one); backends it forks later inherit both. What could not be lowered is returned.
+ */
 async function lowerPriority(pgdata: string): Promise<string[]> {
   const pid = readFileSync(join(pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
-  // The postmaster leads its own process group (started detached): -g / -P reach every backend it forks.
-  const problems = await Promise.all([run('renice', ['-n', '19', '-g', pid]), run('ionice', ['-c', '3', '-P', pid])]);
+  const pids = [pid, ...childrenOf(pid)];
+  const problems = await Promise.all([
+    run('renice', ['-n', '19', '-p', ...pids]),
+    run('ionice', ['-c', '3', '-p', ...pids]),
+  ]);
   return problems.filter((p): p is string => p !== undefined);
 }
 

@@ -2,7 +2,7 @@
 // started on loopback at low priority, checked against the source as of that instant (drill-checks.ts), stopped and
 // removed; the outcome and its duration recorded in the target (drill-record.ts). One drill at a time per database:
 // a session advisory lock on the source, so the server's schedule and `auction-ops backup drill` never overlap.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import postgres from 'postgres';
@@ -11,6 +11,7 @@ import { listBackups } from '../backup-manifest.js';
 import type { BackupSpaceFloor } from '../backup-space.js';
 import type { BackupTarget } from '../backup-target.js';
 import { restoreBackup } from '../restore.js';
+import { RecoveryFailedError } from '../wal-replay.js';
 import { checkLedger, checkObjects, checkRowCounts, checkSignIn } from './drill-checks.js';
 import { type DrillChecked, type DrillRecord, writeDrillRecord } from './drill-record.js';
 import {
@@ -50,6 +51,21 @@ const withDatabase = (url: string, database: string) => {
   u.pathname = `/${encodeURIComponent(database)}`;
   return u.toString();
 };
+
+/**
+ * Why the drill failed. A replay that PostgreSQL stopped names its log, kept in the scratch directory that is about to
+ * be removed: the log is kept beside it instead (the newest such failure's), where the message then points.
+ */
+function failureReason(error: unknown, scratchParent: string): string {
+  if (!(error instanceof RecoveryFailedError)) return (error as Error).message;
+  const kept = join(scratchParent, '.auction-ops-drill-failed.log');
+  try {
+    copyFileSync(error.logFile, kept);
+    return new RecoveryFailedError(error.reasons, kept).message;
+  } catch {
+    return `recovery failed: ${error.reasons}`;
+  }
+}
 
 /** The secret the source's tokens are signed with; undefined where none was ever made (a bare cluster). */
 function sourceJwtSecret(options: DrillOptions): string | undefined {
@@ -156,7 +172,7 @@ export async function runRestoreDrill(options: DrillOptions): Promise<DrillResul
           { backup_id: done.backupId, to_time: state.at.toISOString(), checked: c },
         );
       } catch (error) {
-        return await finish('failed', (error as Error).message, {
+        return await finish('failed', failureReason(error, scratchParent), {
           backup_id: newest.id,
           to_time: state.at.toISOString(),
         });

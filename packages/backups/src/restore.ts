@@ -7,6 +7,7 @@ import { errors } from './backup-errors.js';
 import { type BackupManifest, listBackups, newestEndedBy, readManifest, summaryOf } from './backup-manifest.js';
 import type { BackupTarget } from './backup-target.js';
 import { CLUSTER_DIR } from './data-dir-files.js';
+import { parseIsoInstant } from './iso-instant.js';
 import { RecoveryFailedError, replayArchive, RESTORE_WAL_DIR } from './wal-replay.js';
 import { restoreObjects } from './object-archive.js';
 
@@ -28,9 +29,9 @@ async function chooseBackup(target: BackupTarget, id: string, toTime: string | u
   if (id !== 'latest') return readManifest(target, id);
   const backups = await listBackups(target);
   if (backups.length === 0) throw errors.noBackups(target.spec);
-  const time = new Date(toTime ?? Number.NaN);
+  const time = toTime === undefined ? undefined : parseIsoInstant(toTime);
   // Without a time (or with one checkTime refuses) the newest.
-  if (Number.isNaN(time.getTime())) return backups.at(-1)!;
+  if (!time) return backups.at(-1)!;
   const backup = newestEndedBy(backups, time);
   if (!backup) throw errors.beforeOldestBackup(toTime!, backups[0]!.id, backups[0]!.finished_at);
   return backup;
@@ -38,8 +39,8 @@ async function chooseBackup(target: BackupTarget, id: string, toTime: string | u
 
 function checkTime(manifest: BackupManifest, toTime: string | undefined): Date | undefined {
   if (toTime === undefined) return undefined;
-  const time = new Date(toTime);
-  if (Number.isNaN(time.getTime()) || !/^\d{4}-\d\d-\d\dT/.test(toTime)) throw errors.badTime(toTime);
+  const time = parseIsoInstant(toTime);
+  if (!time) throw errors.badTime(toTime);
   if (time < new Date(manifest.finished_at)) throw errors.beforeBackupEnd(toTime, manifest.id, manifest.finished_at);
   if (time > new Date()) throw errors.pastArchive(toTime, 'it is in the future');
   return time;

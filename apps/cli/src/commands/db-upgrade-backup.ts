@@ -15,7 +15,7 @@ import {
 } from '@auction-ops/backups';
 import { lockDataDir, startEmbeddedPostgres } from '@auction-ops/database';
 import type { Config } from '@auction-ops/server-config';
-import { UsageError } from './super-admin.js';
+import { UsageError } from '../usage-error.js';
 
 /** The new target, checked before the upgrade starts anything; undefined when no backup is wanted. */
 export async function newBackupTarget(

@@ -2,6 +2,7 @@
 // lets PostgreSQL replay that WAL (to a time, or to the end) and promote, ready for `DATA_DIR=DIR pnpm start`.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { formatBytes } from '@auction-ops/console/format-bytes';
 import { assertReachable, startEmbeddedPostgres, systemUser } from '@auction-ops/database';
 import { errors } from './backup-errors.js';
 import { type BackupManifest, listBackups, newestEndedBy, readManifest, summaryOf } from './backup-manifest.js';
@@ -126,8 +127,8 @@ export async function restoreBackup(options: RestoreOptions) {
   const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const megabytes = (manifest.bytes / 1024 / 1024).toFixed(1);
-    log(`copying backup ${manifest.id}: ${manifest.files.length} files, ${megabytes} MB, each checked`);
+    const size = formatBytes(manifest.bytes);
+    log(`copying backup ${manifest.id}: ${manifest.files.length} files, ${size}, each checked`);
     await copyBackup(manifest, target, dataDir);
     log(`fetching and checking the archived WAL since ${manifest.start_wal} (${elapsed()})`);
     await fetchWal(manifest, target, dataDir);

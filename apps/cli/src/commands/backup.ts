@@ -12,6 +12,7 @@ import {
   type BackupSummary,
 } from '@auction-ops/backups';
 import { targetOverlap } from '@auction-ops/backups/target-overlap';
+import { formatBytes } from '@auction-ops/console/format-bytes';
 import { loadConfig } from '@auction-ops/server-config';
 import { openDatabase } from '../database.js';
 import { startHint } from '../invocation.js';
@@ -26,8 +27,7 @@ type BackupArgs =
   | (TargetArgs & { action: 'list' })
   | (TargetArgs & { action: 'restore'; id: string; dataDir: string; toTime?: string });
 
-const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-const line = (b: BackupSummary) => `${b.id}\t${b.finished_at}\t${megabytes(b.bytes)}`;
+const line = (b: BackupSummary) => `${b.id}\t${b.finished_at}\t${formatBytes(b.bytes)}`;
 
 export async function backupCommand(args: BackupArgs): Promise<void> {
   const config = loadConfig();

@@ -63,7 +63,7 @@ export async function startBackupWorker(ctx: ServerContext): Promise<Worker | un
     name: 'backups',
     async stop() {
       stopWatching();
-      baseBackups.stop();
+      await baseBackups.stop();
       await schedule?.stop();
       target.store.close();
     },

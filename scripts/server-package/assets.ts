@@ -39,6 +39,8 @@ const FILES_BESIDE: Record<string, readonly string[]> = {
   'packages/database/src/embedded-postgres.ts': [],
   // The checkout's root, for DATA_DIR's default: the package's command sets DATA_DIR (./.data) before it is read.
   'packages/server-config/src/core.ts': [],
+  // Whether it runs in a checkout (a pnpm-workspace.yaml at the root), for hints: the package's tree holds none.
+  'apps/cli/src/invocation.ts': [],
 };
 
 /** Stops the pack when a source reads files beside itself that nobody listed. */

@@ -117,6 +117,13 @@ async function globalInstall(work: string, tarball: string, version: string): Pr
   // A command besides start: the demo data reads its reports from the mirrored tree, and migrates first.
   const seeded = await run(bin, ['seed', '--demo'], cwd, env);
   check('auction-ops seed --demo prints the demo users', /@riverside\.example\.com/.test(seeded), seeded);
+  // Hints fit the installation (issue 56): `auction-ops start`, never the checkout's `pnpm start`.
+  const cert = await run(bin, ['cert', '--dir', join(work, 'tls')], cwd, env);
+  check('auction-ops cert names auction-ops start', /\bauction-ops start\b/.test(cert) && !/pnpm/.test(cert), cert);
+  // A usage error makes nothing: no ./.data for `seed --help` (issue 56).
+  const help = await run(bin, ['seed', '--help'], join(work, 'tls'), env);
+  check('auction-ops seed --help prints its usage', help.includes('usage: auction-ops seed'), help);
+  check('auction-ops seed --help makes no ./.data', !existsSync(join(work, 'tls', '.data')));
   const server = await timed('start (global install, 1 process)', () => startServer(bin, ['start'], cwd, env));
   check('the default DATA_DIR is ./.data of the working directory', existsSync(join(cwd, '.data/postgres')));
   await probeAndStop('auction-ops start (global)', server, join(cwd, '.data'), version, 'SIGTERM');

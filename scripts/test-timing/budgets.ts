@@ -31,6 +31,8 @@ const BUDGETS: Record<string, number> = {
   'packages/auction-data/test/export-import.test.ts': 60,
   // The command migrating a database, then generating types from it.
   'apps/cli/test/gen-types.test.ts': 60,
+  // About 70 runs of the command (Node and tsx each): --help and an unknown option for every command and subcommand.
+  'apps/cli/test/usage.test.ts': 60,
   // Runs of the command against data directories, one process each.
   'apps/cli/test/data-dir.test.ts': 60,
   // Backups through the command, an embedded cluster archiving.

@@ -22,6 +22,7 @@ export async function openDatabase(options: { create?: boolean } = {}): Promise<
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     authenticatorPassword: config.DB_AUTHENTICATOR_PASSWORD,
+    embeddedPort: config.DB_EMBEDDED_PORT,
     migrationSets,
     applyMigrations: false,
     attachToRunning: true,

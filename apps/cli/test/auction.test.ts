@@ -1,6 +1,7 @@
 // `auction-ops auction` as an operator runs it: export a seeded auction (with its webhook secrets, sealed with the
 // passphrase of the environment) from one DATA_DIR and import it into another; the same import again is refused
-// with the conflicting ids, a damaged archive in one line; mistakes in the arguments are usage errors.
+// with the conflicting ids, a damaged archive in one line; mistakes in the arguments are usage errors. An import
+// into a DATA_DIR without a database needs --create (issue 56, item 5).
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,12 +44,18 @@ it('exports an auction from one instance and imports it into another; a second i
   );
   expect(exported.stderr).toContain('public.lot_submissions: ');
 
-  expect((await runCli(env('target'), 'migrate')).code).toBe(0);
-  const imported = await runCli(env('target'), 'auction', 'import', file);
+  // Into a DATA_DIR without a database: refused, naming --create, and nothing made; with it, made and migrated.
+  const refusedEmpty = await runCli(env('target'), 'auction', 'import', file);
+  expect(refusedEmpty.code).toBe(1);
+  expect(refusedEmpty.out).toContain(`DATA_DIR ${join(root, 'target')} holds no database`);
+  expect(refusedEmpty.out).toContain('or pass --create to make it for this import');
+  expect(existsSync(join(root, 'target'))).toBe(false);
+  const imported = await runCli(env('target'), 'auction', 'import', file, '--create');
   expect(imported.code, imported.out).toBe(0);
   expect(imported.stdout).toMatch(/^imported riverside \([0-9a-f-]{36}\): \d+ rows, 0 objects .*created unconfirmed/);
   expect(imported.stdout).toContain('created owner@riverside.example.com');
   expect(imported.stderr).toContain('match the manifest');
+  expect(imported.stderr).toMatch(/applied \d+ migration\(s\) to /);
 
   const again = await runCli(env('target'), 'auction', 'import', file);
   expect(again.code).toBe(1);

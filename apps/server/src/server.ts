@@ -81,6 +81,7 @@ export async function prepareServer(
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     authenticatorPassword: config.DB_AUTHENTICATOR_PASSWORD,
+    embeddedPort: config.DB_EMBEDDED_PORT,
     requestStatementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
     migrationSets,
     release: version,

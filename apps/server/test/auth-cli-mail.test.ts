@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { authMigrations, outboxMailer, linkMail } from '@auction-ops/auth-core';
+import { mailUsage } from '../../cli/src/command-table.js';
 import { mailCommand } from '../../cli/src/commands/mail.js';
 import { stdoutOf } from './support/loopback.js';
 
@@ -13,7 +14,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const run = (args: string[]) => stdoutOf(() => mailCommand(args, { ownerUrl: db.ownerUrl }));
+const run = (args: string[]) => stdoutOf(() => mailCommand(mailUsage.parse(args), { ownerUrl: db.ownerUrl }));
 
 describe('auction-ops mail', () => {
   it('lists the outbox, filters by address and shows a message', async () => {
@@ -37,6 +38,6 @@ describe('auction-ops mail', () => {
     expect(shown).toContain('Or enter this code: 042917');
     expect(await run(['show', 'latest', '--to', 'bob@example.com'])).toContain('Subject:  Hello Bob');
     await expect(run(['show', '00000000-0000-0000-0000-000000000000'])).rejects.toThrow(/no message/);
-    await expect(run(['frobnicate'])).rejects.toThrow(/unknown mail command/);
+    await expect(run(['frobnicate'])).rejects.toThrow(/unknown action "frobnicate"/);
   });
 });

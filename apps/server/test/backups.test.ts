@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signApiKey } from '@auction-ops/auth-core';
+import { formatBytes } from '@auction-ops/console/format-bytes';
 import { findFreePort } from '@auction-ops/database';
 import {
   postgresProcessesFor,
@@ -19,6 +20,7 @@ import {
   testClient,
   type ServerProcess,
 } from './support/test-server.js';
+import { until } from './support/loopback.js';
 
 const cliBin = fileURLToPath(new URL('../../cli/bin/auction-ops.js', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -112,7 +114,20 @@ beforeAll(async () => {
   writing = false;
   await writer;
   expect(created.code, created.out).toBe(0);
-  backupId = JSON.parse(created.out).id;
+  const manifest = JSON.parse(created.out) as { id: string; bytes: number; finished_at: string };
+  backupId = manifest.id;
+  // Issue 56, item 8: one source and one unit for each figure. The server's gauge follows a backup the command took
+  // (announced on the database) within the deadline, not at its next five-minute listing...
+  const finished = Date.parse(manifest.finished_at) / 1000;
+  const gauge = async () => {
+    const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${serviceKey}` } });
+    return /^backup_base_last_success_timestamp_seconds (\S+)$/m.exec(await res.text())?.[1];
+  };
+  await until(async () => Number(await gauge()) === finished, 'the gauge to show the backup', 60_000);
+  // ...and the command lists its size in the console's unit (decimal MB).
+  const listed = await cli({ DATA_DIR: dataDir, BACKUP_TARGET: target }, 'backup', 'list');
+  expect(listed.out).toContain(`${backupId}\t${manifest.finished_at}\t${formatBytes(manifest.bytes)}`);
+  expect(formatBytes(manifest.bytes)).toMatch(/ MB$/);
   // What an operator checks first: the server on this DATA_DIR, and that archiving runs.
   const status = await cli({ DATA_DIR: dataDir, BACKUP_TARGET: target }, 'status');
   expect(status.out).toContain(`server: running at ${server.url} (pid `);

@@ -1,6 +1,7 @@
 // PUSH_PROVIDER=outbox: notifications are stored in Postgres instead of going to Expo (every ticket ok), and
 // `auction-ops push` (apps/cli) lists them, filtered by token, as text or JSON.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pushUsage } from '../../cli/src/command-table.js';
 import { pushCommand } from '../../cli/src/commands/push.js';
 import { startNotifyHarness, until, type NotifyHarness, type TestUser } from './functions-notify.fixture.js';
 import { stdoutOf } from './support/loopback.js';
@@ -24,7 +25,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-const cli = (args: string[]) => stdoutOf(() => pushCommand(args, { ownerUrl: h.db.ownerUrl }));
+const cli = (args: string[]) => stdoutOf(() => pushCommand(pushUsage.parse(args), { ownerUrl: h.db.ownerUrl }));
 
 describe('the push outbox', () => {
   it('stores send-push-notifications and chat pushes; `auction-ops push` lists them', async () => {
@@ -75,6 +76,6 @@ describe('the push outbox', () => {
     const parsed = JSON.parse(one) as Array<{ token: string; title: string }>;
     expect(parsed.map((e) => [e.token, e.title])).toEqual([['ExponentPushToken[olive]', 'Tess Team in #yard']]);
     await expect(cli(['--limit', '0'])).rejects.toThrow(/--limit must be/);
-    await expect(cli(['frobnicate'])).rejects.toThrow(/unknown push command/);
+    await expect(cli(['frobnicate'])).rejects.toThrow(/unknown action "frobnicate"/);
   });
 });

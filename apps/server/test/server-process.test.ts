@@ -135,14 +135,25 @@ describe('server process', () => {
   it('recovers the cluster after the server is killed with SIGKILL', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'auction-ops-crash-'));
     const p = await findFreePort();
-    const env = { DATA_DIR: dir, PORT: String(p), JWT_SECRET: secret };
+    // DB_EMBEDDED_PORT (issue 56): the cluster listens where the operator said, after the crash as before it.
+    const pgPort = await findFreePort();
+    const env = { DATA_DIR: dir, PORT: String(p), JWT_SECRET: secret, DB_EMBEDDED_PORT: String(pgPort) };
     try {
       const crashed = startProcess(env);
       await waitForHealth(`http://127.0.0.1:${p}`, crashed.exited);
+      expect(runningClusterUrl(join(dir, 'postgres'))).toContain(`@127.0.0.1:${pgPort}/`);
       crashed.child.kill('SIGKILL');
       await crashed.exited;
-      const next = startProcess(env);
+      // Its PostgreSQL outlived it (reparented); the next start stops it and says so (issue 56, item 7).
+      const orphans = postgresProcessesFor(dir);
+      expect(orphans.length).toBeGreaterThan(0);
+      const next = startProcess({ ...env, LOG_LEVEL: 'info' });
       await waitForHealth(`http://127.0.0.1:${p}`, next.exited);
+      expect(runningClusterUrl(join(dir, 'postgres'))).toContain(`@127.0.0.1:${pgPort}/`);
+      expect(next.output()).toMatch(
+        /found PostgreSQL \(pid \d+\) still running on .*left by a server that did not stop it/,
+      );
+      expect(next.output()).toMatch(/stopped the PostgreSQL left running \(pid \d+\)/);
       next.child.kill('SIGTERM');
       expect(await next.exited).toBe(0);
       expect(postgresProcessesFor(dir)).toEqual([]);

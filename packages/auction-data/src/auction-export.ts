@@ -2,6 +2,7 @@
 // e-mail, default defect categories by name), its dataset tables and the bytes of the objects its rows name, read
 // in one REPEATABLE READ READ ONLY transaction (a consistent snapshot) and streamed with COPY into the framed,
 // gzipped archive (archive-frames.ts). Per-table counts and sha256 go into the manifest, the last frame.
+import { formatBytes } from '@auction-ops/console/format-bytes';
 import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
@@ -198,7 +199,7 @@ export async function exportAuction(options: ExportOptions): Promise<ExportResul
         manifest.objects[`${object.bucket_id}/${object.name}`] = { bytes, sha256: hash.digest('hex') };
         objectBytes += bytes;
       }
-      log(`objects: ${objects.length} (${(objectBytes / 1024 / 1024).toFixed(1)} MB)`);
+      log(`objects: ${objects.length} (${formatBytes(objectBytes)})`);
 
       for (const entry of TABLES) {
         const shape = await tableShape(tx, entry.table);

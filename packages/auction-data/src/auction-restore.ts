@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { type BackupTarget, listBackups, newestEndedBy, restoreBackup } from '@auction-ops/backups';
+import { backupErrors, type BackupTarget, listBackups, newestEndedBy, restoreBackup } from '@auction-ops/backups';
+import { parseIsoInstant } from '@auction-ops/backups/iso-instant';
 import { startEmbeddedPostgres } from '@auction-ops/database';
 import { createFsBackend, type StorageBackend } from '@auction-ops/storage';
 import { errors } from './auction-data-errors.js';
@@ -40,6 +41,9 @@ export interface RestoreAuctionResult {
 
 export async function restoreAuction(options: RestoreAuctionOptions): Promise<RestoreAuctionResult> {
   const log = options.progress ?? (() => {});
+  // Checked before the database is read: `yesterday` is a mistake to name, not a time before every backup.
+  const time = parseIsoInstant(options.toTime);
+  if (!time) throw backupErrors.badTime(options.toTime);
   const live = postgres(options.url, { max: 1, onnotice: () => {} });
   let auction: { id: string; slug: string };
   try {
@@ -47,8 +51,6 @@ export async function restoreAuction(options: RestoreAuctionOptions): Promise<Re
   } finally {
     await live.end();
   }
-  const time = new Date(options.toTime);
-  if (Number.isNaN(time.getTime())) throw errors.noBackupBefore(options.toTime);
   const backup = newestEndedBy(await listBackups(options.target), time);
   if (!backup) throw errors.noBackupBefore(time.toISOString());
 

@@ -1,4 +1,6 @@
 // The backup commands' refusals: one factory per case, each a message an operator can act on.
+import { ISO_INSTANT_FORM } from './iso-instant.js';
+
 export class BackupError extends Error {
   override name = 'BackupError';
 }
@@ -29,7 +31,7 @@ export const errors = {
     ),
   pastArchive: (time: string, detail: string) =>
     new BackupError(`--to-time ${time} is past what the archive covers (${detail})`),
-  badTime: (time: string) => new BackupError(`--to-time ${time} is not an ISO-8601 date and time`),
+  badTime: (time: string) => new BackupError(`--to-time ${JSON.stringify(time)} is not ${ISO_INSTANT_FORM}`),
   externalDatabase: () =>
     new BackupError(
       "DATABASE_URL is set: the database is not the embedded one, so backing it up is its operator's job " +

@@ -47,7 +47,7 @@ describe('checkBackupSpace', () => {
     }
     expect(refusal).toBeInstanceOf(BackupError);
     expect((refusal as Error).message).toMatch(
-      /^backup skipped: .* is on DATA_DIR's filesystem, .* under the floor of 64\.0 MB kept for PostgreSQL's WAL/,
+      /^backup skipped: .* is on DATA_DIR's filesystem, .* under the floor of 67\.1 MB kept for PostgreSQL's WAL/,
     );
   });
 

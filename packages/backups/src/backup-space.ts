@@ -3,12 +3,11 @@
 // (skipped, with the reason logged by whoever asked for it) when that would take free space under the floor.
 // A directory on another filesystem, or S3, cannot starve PostgreSQL and is not asked about.
 import { statSync } from 'node:fs';
+import { formatBytes } from '@auction-ops/console/format-bytes';
 import { dirname, join, resolve } from 'node:path';
 import { errors } from './backup-errors.js';
 import type { BackupTarget } from './backup-target.js';
 import { listDataDir } from './data-dir-files.js';
-
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** The part of @auction-ops/database's disk floor a backup uses. */
 export interface BackupSpaceFloor {
@@ -49,5 +48,5 @@ export function checkBackupSpace(target: BackupTarget, dataDir: string, floor: B
   const estimate = estimateBytes(dataDir);
   if (floor.admit('backup', estimate)) return;
   const { freeBytes, floorBytes } = floor.reading();
-  throw errors.belowDiskFloor(target.spec, mb(estimate), mb(freeBytes), mb(floorBytes));
+  throw errors.belowDiskFloor(target.spec, formatBytes(estimate), formatBytes(freeBytes), formatBytes(floorBytes));
 }

@@ -1,7 +1,7 @@
 export { BackupError, errors as backupErrors } from './backup-errors.js';
 export { resolveTarget, ensureWritable, prepareArchiveDir, type BackupTarget } from './backup-target.js';
 export { listBackups, newestEndedBy, summaryOf, type BackupManifest, type BackupSummary } from './backup-manifest.js';
-export { createBackup, type CreateBackupOptions } from './base-backup.js';
+export { BASE_BACKUP_CHANNEL, createBackup, type CreateBackupOptions } from './base-backup.js';
 export { restoreBackup, type RestoreOptions } from './restore.js';
 export { archiveSettings, continuousArchiving, type ArchivingConfig } from './archive-settings.js';
 export { archivingBackend, type ArchiveLog } from './object-archive.js';

@@ -2,6 +2,7 @@
 // lets PostgreSQL replay that WAL (to a time, or to the end) and promote, ready for `DATA_DIR=DIR pnpm start`.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { formatBytes } from '@auction-ops/console/format-bytes';
 import {
   assertReachable,
   type EmbeddedCluster,
@@ -13,6 +14,7 @@ import { errors } from './backup-errors.js';
 import { type BackupManifest, listBackups, newestEndedBy, readManifest, summaryOf } from './backup-manifest.js';
 import type { BackupTarget } from './backup-target.js';
 import { CLUSTER_DIR } from './data-dir-files.js';
+import { parseIsoInstant } from './iso-instant.js';
 import { RecoveryFailedError, replayArchive, RESTORE_WAL_DIR } from './wal-replay.js';
 import { restoreObjects } from './object-archive.js';
 
@@ -36,9 +38,9 @@ async function chooseBackup(target: BackupTarget, id: string, toTime: string | u
   if (id !== 'latest') return readManifest(target, id);
   const backups = await listBackups(target);
   if (backups.length === 0) throw errors.noBackups(target.spec);
-  const time = new Date(toTime ?? Number.NaN);
+  const time = toTime === undefined ? undefined : parseIsoInstant(toTime);
   // Without a time (or with one checkTime refuses) the newest.
-  if (Number.isNaN(time.getTime())) return backups.at(-1)!;
+  if (!time) return backups.at(-1)!;
   const backup = newestEndedBy(backups, time);
   if (!backup) throw errors.beforeOldestBackup(toTime!, backups[0]!.id, backups[0]!.finished_at);
   return backup;
@@ -46,8 +48,8 @@ async function chooseBackup(target: BackupTarget, id: string, toTime: string | u
 
 function checkTime(manifest: BackupManifest, toTime: string | undefined): Date | undefined {
   if (toTime === undefined) return undefined;
-  const time = new Date(toTime);
-  if (Number.isNaN(time.getTime()) || !/^\d{4}-\d\d-\d\dT/.test(toTime)) throw errors.badTime(toTime);
+  const time = parseIsoInstant(toTime);
+  if (!time) throw errors.badTime(toTime);
   if (time < new Date(manifest.finished_at)) throw errors.beforeBackupEnd(toTime, manifest.id, manifest.finished_at);
   if (time > new Date()) throw errors.pastArchive(toTime, 'it is in the future');
   return time;
@@ -145,8 +147,8 @@ export async function restoreBackup(options: RestoreOptions) {
   const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const megabytes = (manifest.bytes / 1024 / 1024).toFixed(1);
-    log(`copying backup ${manifest.id}: ${manifest.files.length} files, ${megabytes} MB, each checked`);
+    const size = formatBytes(manifest.bytes);
+    log(`copying backup ${manifest.id}: ${manifest.files.length} files, ${size}, each checked`);
     await copyBackup(manifest, target, dataDir);
     log(`fetching and checking the archived WAL since ${manifest.start_wal} (${elapsed()})`);
     await fetchWal(manifest, target, dataDir);

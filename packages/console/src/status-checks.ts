@@ -1,5 +1,6 @@
 // The state of each part of the server status (ok / warning / failing, or off) with a one-line reason, from facts
 // the server gathered. Pure: the thresholds live here, once, and docs/console.md repeats them.
+import { formatBytes } from './format-bytes.js';
 
 export type CheckState = 'ok' | 'warning' | 'failing' | 'off';
 
@@ -21,17 +22,8 @@ const DISK_THRESHOLDS = {
   failing: { ratio: 0.02, bytes: 1 * GB },
 } as const;
 
-/** Short byte counts for the reason lines (the page formats its own numbers). */
-export function bytesText(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (Math.abs(value) >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
-}
+/** Byte counts for the reason lines: the one formatter of the console and the CLI. */
+export const bytesText = (bytes: number): string => formatBytes(bytes);
 
 /** Short durations for the reason lines: "45 s", "3 min 20 s", "2 h 5 min", "3 d 4 h". */
 function durationText(seconds: number): string {

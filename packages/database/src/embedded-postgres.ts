@@ -73,14 +73,23 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
   }
 }
 
-/** A postgres left running by a server that crashed: stop it cleanly (SIGINT = fast shutdown) before reuse. */
-export async function stopOrphan(pgdata: string): Promise<void> {
+/**
+ * A postgres left running by a server that crashed (`kill -9` leaves it to PID 1): stop it cleanly (SIGINT = fast
+ * shutdown) before reuse, and say so, since the operator may be looking for what became of the last server.
+ */
+export async function stopOrphan(pgdata: string, log?: (line: string) => void): Promise<void> {
   const pidFile = join(pgdata, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
   if (!pid || !isAlive(pid)) return;
+  log?.(
+    `found PostgreSQL (pid ${pid}) still running on ${pgdata}, left by a server that did not stop it (killed or ` +
+      'crashed); stopping it (fast shutdown) before starting it again',
+  );
+  const started = Date.now();
   process.kill(pid, 'SIGINT');
   await waitFor(() => !isAlive(pid), 30_000, `orphaned postgres ${pid} to stop`);
+  log?.(`stopped the PostgreSQL left running (pid ${pid}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 /**
@@ -161,7 +170,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       { ...ids, stdio: ['ignore', 'ignore', 'pipe'] },
     );
   } else {
-    await stopOrphan(dataDir);
+    await stopOrphan(dataDir, options.log);
     // A restore asks for its recovery (recovery.signal) and says so itself.
     const asked = ['recovery.signal', 'standby.signal'].some((f) => existsSync(join(dataDir, f)));
     recovering = !asked && !shutDownCleanly(dataDir);

@@ -47,6 +47,8 @@ export interface PrepareOptions {
   requestStatementTimeoutMs?: number;
   /** Extra settings of an embedded cluster this call starts (e.g. WAL archiving); ignored for external ones. */
   embeddedSettings?: Record<string, string | number>;
+  /** The embedded cluster's port (DB_EMBEDDED_PORT); 0 or absent: a free one. */
+  embeddedPort?: number;
 }
 
 export interface PreparedDatabase {
@@ -72,9 +74,10 @@ export async function prepareDatabase(options: PrepareOptions): Promise<Prepared
     try {
       const dir = join(options.dataDir, 'postgres');
       const settings = options.embeddedSettings;
+      const port = options.embeddedPort;
       cluster = options.supervise
-        ? await startSupervisedPostgres({ dir, settings, log, ...options.supervise })
-        : await startEmbeddedPostgres({ dir, settings, log });
+        ? await startSupervisedPostgres({ dir, port, settings, log, ...options.supervise })
+        : await startEmbeddedPostgres({ dir, port, settings, log });
     } catch (error) {
       lock.release();
       throw error;

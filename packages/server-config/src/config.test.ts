@@ -109,6 +109,21 @@ describe('loadConfig', () => {
     expect(config.DB_PREPARE).toBe(false);
   });
 
+  it("fixes the embedded PostgreSQL's port with DB_EMBEDDED_PORT, a free one by default (issue 56)", () => {
+    expect(loadConfig({}).DB_EMBEDDED_PORT).toBe(0);
+    expect(loadConfig({ DB_EMBEDDED_PORT: '54329' }).DB_EMBEDDED_PORT).toBe(54329);
+    expect(() => loadConfig({ DB_EMBEDDED_PORT: 'postgres' })).toThrow(
+      'invalid configuration: DB_EMBEDDED_PORT="postgres" must be a whole number',
+    );
+    expect(() => loadConfig({ DB_EMBEDDED_PORT: '70000' })).toThrow('must be between 0 and 65535');
+    expect(() => loadConfig({ DB_EMBEDDED_PORT: '54329', DATABASE_URL: 'postgres://db.example/app' })).toThrow(
+      'DB_EMBEDDED_PORT is set, but DATABASE_URL is too: the embedded PostgreSQL does not run; unset one',
+    );
+    expect(() => loadConfig({ DB_EMBEDDED_PORT: '54329', PORT: '54329' })).toThrow(
+      'DB_EMBEDDED_PORT and PORT are both 54329: the embedded PostgreSQL needs a port of its own',
+    );
+  });
+
   it('takes PUBLIC_URL and APP_URL without a trailing slash', () => {
     const config = loadConfig({ PUBLIC_URL: 'https://api.example.com/', APP_URL: 'https://app.example.com/' });
     expect(config.PUBLIC_URL).toBe('https://api.example.com');

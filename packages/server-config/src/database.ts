@@ -1,7 +1,7 @@
 // Read replicas, a connection pooler in front of the primary, and statement preparing (docs/scaling.md).
 // DATABASE_URL itself (the primary, connected to directly) stays in the core section.
 import * as v from 'valibot';
-import { bool, commaSeparated, positiveInt } from './fields.js';
+import { bool, commaSeparated, port, positiveInt } from './fields.js';
 
 const POSTGRES_URL = /^postgres(ql)?:\/\/[^\s,]+$/;
 
@@ -21,6 +21,11 @@ export const databaseSettings = {
   DATABASE_POOLER_URL: v.optional(postgresUrl),
   /** Named prepared statements on every pool; false for a pooler in transaction mode that cannot keep them. */
   DB_PREPARE: v.optional(bool, 'true'),
+  /**
+   * The embedded PostgreSQL's TCP port on 127.0.0.1, fixed for firewalls and tools that attach to it; 0 (the default)
+   * takes a free port at each start. Not for DATABASE_URL (that server's port is its own).
+   */
+  DB_EMBEDDED_PORT: v.optional(port, '0'),
   /** The embedded PostgreSQL is restarted when it dies; this many deaths or failed starts within the window... */
   DB_RESTART_MAX_FAILURES: v.optional(positiveInt, '5'),
   /** ...make the server give up and exit non-zero (docs/operations.md). */
@@ -28,3 +33,13 @@ export const databaseSettings = {
   /** Time between two checks (`select 1`) that the database answers; requests get 503 at once while it does not. */
   DB_CHECK_INTERVAL_MS: v.optional(positiveInt, '1000'),
 };
+
+/** What is wrong with DB_EMBEDDED_PORT beside the other settings (a message completing "invalid configuration: "). */
+export function embeddedPortProblem(config: { DB_EMBEDDED_PORT: number; DATABASE_URL?: string; PORT: number }) {
+  if (config.DB_EMBEDDED_PORT === 0) return undefined;
+  if (config.DATABASE_URL)
+    return 'DB_EMBEDDED_PORT is set, but DATABASE_URL is too: the embedded PostgreSQL does not run; unset one';
+  if (config.DB_EMBEDDED_PORT === config.PORT)
+    return `DB_EMBEDDED_PORT and PORT are both ${config.PORT}: the embedded PostgreSQL needs a port of its own`;
+  return undefined;
+}

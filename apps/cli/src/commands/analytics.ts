@@ -1,28 +1,26 @@
 // `auction-ops analytics verify|rebuild [--auction ID]`: compares the analytics rollups with the rows they
 // summarise (exit 1 and a list of the differing buckets when they disagree), or recomputes them.
 import postgres from 'postgres';
-import { UsageError } from './super-admin.js';
+import { withDatabase } from '../database.js';
 
-const USAGE = 'usage: auction-ops analytics verify|rebuild [--auction <uuid>]';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SHOWN = 20;
 
-function parseAnalyticsArgs(args: string[]): { action: 'verify' | 'rebuild'; auctionId: string | null } {
-  const [action, ...rest] = args;
-  if (action !== 'verify' && action !== 'rebuild') throw new UsageError(USAGE);
-  let auctionId: string | null = null;
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!;
-    const value = arg === '--auction' ? rest[++i] : arg.startsWith('--auction=') ? arg.slice(10) : undefined;
-    if (!value || !UUID.test(value)) throw new UsageError(`unknown or bad argument ${arg}\n${USAGE}`);
-    auctionId = value;
-  }
-  return { action, auctionId };
+interface AnalyticsArgs {
+  action: 'verify' | 'rebuild';
+  auctionId: string | null;
+}
+
+export function runAnalytics(args: AnalyticsArgs): Promise<void> {
+  return withDatabase(async (db) => {
+    process.exitCode = await analyticsCommand(args, db);
+  });
 }
 
 /** Returns the process exit code: 0 when the rollups match (or were rebuilt), 1 on a difference. */
-export async function analyticsCommand(args: string[], ctx: { ownerUrl: string }): Promise<number> {
-  const { action, auctionId } = parseAnalyticsArgs(args);
+export async function analyticsCommand(
+  { action, auctionId }: AnalyticsArgs,
+  ctx: { ownerUrl: string },
+): Promise<number> {
   const sql = postgres(ctx.ownerUrl, { max: 1, onnotice: () => {} });
   try {
     if (action === 'rebuild') {

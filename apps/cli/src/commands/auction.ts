@@ -17,24 +17,11 @@ import { archivingBackend, backupErrors, resolveTarget } from '@auction-ops/back
 import { createFsBackend, type StorageBackend } from '@auction-ops/storage';
 import type { Config } from '@auction-ops/server-config';
 import postgres from 'postgres';
-import { parseCommandArgs } from '../command-args.js';
-import { openDatabase } from '../database.js';
-import { UsageError } from './super-admin.js';
-
-const USAGE = `usage: auction-ops auction export <slug|id> --out FILE [--include-secrets]
-       auction-ops auction import FILE
-       auction-ops auction restore <slug|id> --to-time ISO-8601 [--yes] [--target T]
-The passphrase of --include-secrets (and of importing such an archive) comes from AUCTION_ARCHIVE_PASSPHRASE,
-else it is asked for on the terminal. An import refuses an archive that decompresses past
-AUCTION_ARCHIVE_MAX_BYTES (default ${DEFAULT_MAX_BYTES}).`;
-
-const OPTIONS = {
-  out: { type: 'string' },
-  'include-secrets': { type: 'boolean', default: false },
-  'to-time': { type: 'string' },
-  yes: { type: 'boolean', default: false },
-  target: { type: 'string' },
-} as const;
+import { migrate, NoClusterError } from '@auction-ops/database';
+import { migrationSets } from '@auction-ops/server-config/migration-sets';
+import { version } from '@auction-ops/server/version';
+import { type CliDatabase, openDatabase } from '../database.js';
+import { UsageError } from '../usage-error.js';
 
 const log = (message: string) => console.error(message);
 
@@ -100,15 +87,15 @@ async function archiveHasSecrets(file: string): Promise<boolean> {
   return (await readArchiveHeader(createReadStream(file))).secrets;
 }
 
-export async function auctionCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE);
-  const [action, subject, ...extra] = positionals;
-  if (!subject || extra.length) throw new UsageError(USAGE);
-  if (action === 'export' && values.out) return exportCommand(subject, values.out, values['include-secrets']);
-  if (action === 'import' && !values.out) return importCommand(subject);
-  if (action === 'restore' && values['to-time'])
-    return restoreCommand(subject, values['to-time'], values.yes, values.target);
-  throw new UsageError(USAGE);
+type AuctionArgs =
+  | { action: 'export'; auction: string; out: string; includeSecrets: boolean }
+  | { action: 'import'; file: string; create: boolean }
+  | { action: 'restore'; auction: string; toTime: string; yes: boolean; target?: string };
+
+export async function auctionCommand(args: AuctionArgs): Promise<void> {
+  if (args.action === 'export') return exportCommand(args.auction, args.out, args.includeSecrets);
+  if (args.action === 'import') return importCommand(args.file, args.create);
+  return restoreCommand(args.auction, args.toTime, args.yes, args.target);
 }
 
 async function exportCommand(auction: string, out: string, includeSecrets: boolean): Promise<void> {
@@ -146,12 +133,33 @@ async function exportCommand(auction: string, out: string, includeSecrets: boole
   }
 }
 
-async function importCommand(fileArg: string): Promise<void> {
+/**
+ * The database to import into. `create` (--create): DATA_DIR may hold none yet, and the release's migrations are
+ * applied, as `migrate` would, so that moving an auction to a new instance is one command.
+ */
+async function importTarget(create: boolean): Promise<CliDatabase> {
+  if (!create)
+    return openDatabase().catch((error) => {
+      if (!(error instanceof NoClusterError)) throw error;
+      throw new NoClusterError(`${error.message}; or pass --create to make it for this import`);
+    });
+  const db = await openDatabase({ create: true });
+  try {
+    const applied = await migrate(db.ownerUrl, migrationSets, () => {}, version);
+    if (applied.length) log(`applied ${applied.length} migration(s) to ${db.config.DATA_DIR}`);
+    return db;
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+async function importCommand(fileArg: string, create: boolean): Promise<void> {
   const file = resolve(fileArg);
   if (!existsSync(file)) throw new UsageError(`no such file: ${file}`);
   const maxBytes = maxArchiveBytes();
   const secret = (await archiveHasSecrets(file)) ? await passphrase(false) : undefined;
-  const db = await openDatabase();
+  const db = await importTarget(create);
   const backend = await storageBackend(db.config);
   try {
     const started = performance.now();

@@ -13,42 +13,38 @@ import {
   type BackupSummary,
 } from '@auction-ops/backups';
 import { targetOverlap } from '@auction-ops/backups/target-overlap';
+import { formatBytes } from '@auction-ops/console/format-bytes';
 import { startDiskFloor } from '@auction-ops/database';
 import { loadConfig } from '@auction-ops/server-config';
 import { createFsBackend } from '@auction-ops/storage';
 import { openDatabase } from '../database.js';
-import { parseCommandArgs } from '../command-args.js';
-import { UsageError } from './super-admin.js';
+import { startHint } from '../invocation.js';
+import { UsageError } from '../usage-error.js';
 
-const USAGE = `usage: auction-ops backup create [--target T] [--json]
-       auction-ops backup list [--target T] [--json]
-       auction-ops backup restore <id|latest> --data-dir DIR [--to-time ISO-8601] [--target T] [--json]
-       auction-ops backup drill [--target T] [--json]`;
+interface TargetArgs {
+  target?: string;
+  json: boolean;
+}
+type BackupArgs =
+  | (TargetArgs & { action: 'create' })
+  | (TargetArgs & { action: 'list' })
+  | (TargetArgs & { action: 'drill' })
+  | (TargetArgs & { action: 'restore'; id: string; dataDir: string; toTime?: string });
 
-const OPTIONS = {
-  target: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  'data-dir': { type: 'string' },
-  'to-time': { type: 'string' },
-} as const;
+const line = (b: BackupSummary) => `${b.id}\t${b.finished_at}\t${formatBytes(b.bytes)}`;
 
-const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-const line = (b: BackupSummary) => `${b.id}\t${b.finished_at}\t${megabytes(b.bytes)}`;
-
-export async function backupCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE);
-  const [action, id, ...extra] = positionals;
+export async function backupCommand(args: BackupArgs): Promise<void> {
   const config = loadConfig();
   if (config.DATABASE_URL) throw backupErrors.externalDatabase();
-  const target = resolveTarget(values.target ?? config.BACKUP_TARGET);
+  const target = resolveTarget(args.target ?? config.BACKUP_TARGET);
   // The configured pair is checked at loadConfig; --target and --data-dir are checked here.
   const overlap =
-    action === 'restore'
-      ? values['data-dir'] && targetOverlap(values['data-dir'], target.spec, '--data-dir')
+    args.action === 'restore'
+      ? targetOverlap(args.dataDir, target.spec, '--data-dir')
       : targetOverlap(config.DATA_DIR, target.spec);
   if (overlap) throw new UsageError(`${overlap}; keep them apart`);
-  const print = (json: unknown, human: string) => console.log(values.json ? JSON.stringify(json, null, 2) : human);
-  if (action === 'create' && !id) {
+  const print = (json: unknown, human: string) => console.log(args.json ? JSON.stringify(json, null, 2) : human);
+  if (args.action === 'create') {
     await ensureWritable(target); // before a cluster is started for nothing
     const db = await openDatabase();
     try {
@@ -64,20 +60,10 @@ export async function backupCommand(args: string[]): Promise<void> {
       await db.close();
       target.store.close();
     }
-  } else if (action === 'list' && !id) {
+  } else if (args.action === 'list') {
     const backups = (await listBackups(target)).map(summaryOf);
     print(backups, backups.length ? backups.map(line).join('\n') : `no backups in ${target.spec}`);
-  } else if (action === 'restore' && id && values['data-dir'] && extra.length === 0) {
-    const dataDir = resolve(values['data-dir']);
-    // Progress on stderr: stdout keeps the result alone (--json).
-    const log = (message: string) => console.error(message);
-    const restored = await restoreBackup({ target, id, dataDir, toTime: values['to-time'], log });
-    const as = restored.to_time ? ` as of ${restored.to_time}` : ' with every archived change';
-    print(
-      restored,
-      `restored backup ${restored.id}${as} into ${dataDir}; start it with DATA_DIR=${dataDir} pnpm start`,
-    );
-  } else if (action === 'drill' && !id) {
+  } else if (args.action === 'drill') {
     const db = await openDatabase();
     const floor = await startDiskFloor({ path: config.DATA_DIR, floorMb: config.DISK_FREE_FLOOR_MB });
     // Objects are compared with the filesystem backend's bytes; on S3, with the digests the archive recorded.
@@ -103,6 +89,11 @@ export async function backupCommand(args: string[]): Promise<void> {
       target.store.close();
     }
   } else {
-    throw new UsageError(USAGE);
+    const dataDir = resolve(args.dataDir);
+    // Progress on stderr: stdout keeps the result alone (--json).
+    const log = (message: string) => console.error(message);
+    const restored = await restoreBackup({ target, id: args.id, dataDir, toTime: args.toTime, log });
+    const as = restored.to_time ? ` as of ${restored.to_time}` : ' with every archived change';
+    print(restored, `restored backup ${restored.id}${as} into ${dataDir}; start it with ${startHint(dataDir)}`);
   }
 }

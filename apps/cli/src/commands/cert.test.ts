@@ -5,8 +5,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { commands } from '../command-table.js';
 import { certCommand } from './cert.js';
-import { UsageError } from './super-admin.js';
+import { UsageError } from '../usage-error.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-cert-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,7 +17,7 @@ describe('auction-ops cert', () => {
   it('makes a local CA and a server certificate for localhost, loopback and extra hosts', async () => {
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
-      await certCommand(['--dir', dir, '--host', 'api.local']);
+      await certCommand({ dir, hosts: ['api.local'] });
     } finally {
       out.mockRestore();
     }
@@ -39,7 +40,7 @@ describe('auction-ops cert', () => {
     const certBefore = read('cert.pem');
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
-      await certCommand(['--dir', dir]);
+      await certCommand({ dir, hosts: [] });
     } finally {
       out.mockRestore();
     }
@@ -49,7 +50,7 @@ describe('auction-ops cert', () => {
   });
 
   it('refuses unknown arguments and a flag without its value', async () => {
-    await expect(certCommand(['--bogus'])).rejects.toBeInstanceOf(UsageError);
-    await expect(certCommand(['--host'])).rejects.toThrow('--host needs a value');
+    expect(() => commands.cert!.start(['--bogus'])).toThrow(UsageError);
+    expect(() => commands.cert!.start(['--host'])).toThrow("Option '--host <value>' argument missing");
   });
 });

@@ -4,24 +4,11 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { loadConfig } from '@auction-ops/server-config';
 import { createLocalCertificates } from '@auction-ops/server-config/local-certificates';
-import { UsageError } from './super-admin.js';
+import { startCommand } from '../invocation.js';
 
-const USAGE = `usage: auction-ops cert [--dir DIR] [--host NAME]...
-  writes ca.pem (trust this), ca-key.pem, cert.pem and key.pem into DIR (default DATA_DIR/tls);
-  the certificate is for localhost, 127.0.0.1 and ::1 plus every --host`;
-
-export async function certCommand(args: string[]): Promise<void> {
-  let dir: string | undefined;
-  const hosts = ['localhost', '127.0.0.1', '::1'];
-  for (let i = 0; i < args.length; i++) {
-    const value = args[i + 1];
-    if ((args[i] === '--dir' || args[i] === '--host') && (!value || value.startsWith('--')))
-      throw new UsageError(`${args[i]} needs a value\n${USAGE}`);
-    if (args[i] === '--dir') dir = args[++i];
-    else if (args[i] === '--host') hosts.push(args[++i]);
-    else throw new UsageError(USAGE);
-  }
-  const out = resolve(dir ?? join(loadConfig().DATA_DIR, 'tls'));
+export async function certCommand(args: { dir?: string; hosts: string[] }): Promise<void> {
+  const hosts = ['localhost', '127.0.0.1', '::1', ...args.hosts];
+  const out = resolve(args.dir ?? join(loadConfig().DATA_DIR, 'tls'));
   mkdirSync(out, { recursive: true });
   const file = (name: string) => join(out, name);
   const ca =
@@ -40,7 +27,7 @@ export async function certCommand(args: string[]): Promise<void> {
     `${ca ? 'kept the local CA and signed' : 'made a local CA and'} a certificate ` +
       `for ${hosts.join(', ')} in ${out}\n\n` +
       `serve HTTPS:\n  TLS_CERT_FILE=${file('cert.pem')} TLS_KEY_FILE=${file('key.pem')} ` +
-      `PUBLIC_URL=https://localhost:54321 pnpm start\n\n` +
+      `PUBLIC_URL=https://localhost:54321 ${startCommand()}\n\n` +
       `trust the CA in Node clients:\n  NODE_EXTRA_CA_CERTS=${file('ca.pem')}\n` +
       '(or add ca.pem to the system or browser trust store; keep ca-key.pem private)\n',
   );

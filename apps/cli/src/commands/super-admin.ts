@@ -1,12 +1,15 @@
 // `auction-ops super-admin grant|revoke|list [email]`: manages system-wide administrators.
 import postgres from 'postgres';
 import { withDatabase } from '../database.js';
+import { UsageError } from '../usage-error.js';
 
-export async function superAdminCommand(args: string[]): Promise<void> {
-  const [action, email] = args;
-  if (!['grant', 'revoke', 'list'].includes(action ?? '') || (action !== 'list' && !email)) {
-    throw new UsageError('usage: auction-ops super-admin grant|revoke <email> | list');
-  }
+export async function superAdminCommand({
+  action,
+  email,
+}: {
+  action: 'grant' | 'revoke' | 'list';
+  email?: string;
+}): Promise<void> {
   await withDatabase(async (db) => {
     const sql = postgres(db.ownerUrl, { max: 1, onnotice: () => {} });
     try {
@@ -31,8 +34,4 @@ export async function superAdminCommand(args: string[]): Promise<void> {
       await sql.end();
     }
   });
-}
-
-export class UsageError extends Error {
-  override name = 'UsageError';
 }

@@ -15,11 +15,21 @@ export interface CliRun {
   out: string;
 }
 
-export async function runCli(env: Record<string, string>, ...args: string[]): Promise<CliRun> {
+export function runCli(env: Record<string, string>, ...args: string[]): Promise<CliRun> {
+  return runCliIn(undefined, env, ...args);
+}
+
+/** runCli in the working directory `cwd` (where DATA_DIR's default, `.data`, would be made). */
+export async function runCliIn(
+  cwd: string | undefined,
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<CliRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SETTINGS.includes(name)));
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
       env: { ...base, ...env },
+      cwd,
       maxBuffer: 64 * 1024 * 1024,
     });
     return { code: 0, stdout, stderr, out: stdout + stderr };

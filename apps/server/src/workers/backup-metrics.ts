@@ -1,8 +1,9 @@
 // The newest complete base backup in BACKUP_TARGET, for backup_base_last_success_timestamp_seconds. Listing the
-// target reads every manifest (S3 requests), so it is read at start, after each scheduled backup, and every few
-// minutes (for backups taken with the `auction-ops backup` command), never per scrape. The gauge is declared even
+// target reads every manifest (S3 requests), so it is read at start, when a base backup is announced on the database
+// (createBackup notifies BASE_BACKUP_CHANNEL, whoever took it: the schedule, the console, `auction-ops backup
+// create`), and every few minutes (an announcement missed while the listener reconnected), never per scrape. The gauge is declared even
 // without BACKUP_TARGET (then it has no sample), so dashboards and absent() alerts find a declared metric.
-import { type BackupTarget, listBackups } from '@auction-ops/backups';
+import { BASE_BACKUP_CHANNEL, type BackupTarget, listBackups } from '@auction-ops/backups';
 import { gaugeOnScrape } from '@auction-ops/observability';
 import type { ServerContext } from '../context.js';
 
@@ -31,7 +32,7 @@ export function watchBaseBackups(
   ctx: ServerContext,
   target: BackupTarget,
   gauge: { set(seconds: number | undefined): void },
-): { refresh(): void; stop(): void } {
+): { refresh(): void; stop(): Promise<void> } {
   const refresh = () =>
     void listBackups(target).then(
       (backups) => {
@@ -43,5 +44,16 @@ export function watchBaseBackups(
   refresh();
   const timer = setInterval(refresh, REFRESH_MS);
   timer.unref();
-  return { refresh, stop: () => clearInterval(timer) };
+  // Listening starts after the first listing; a backup finished in between is caught by the listing after it.
+  const listening = ctx.ownerSql.listen(BASE_BACKUP_CHANNEL, refresh, refresh).catch((error) => {
+    ctx.log.warn('backup: listening for finished base backups failed', { error: String(error) });
+    return undefined;
+  });
+  return {
+    refresh,
+    async stop() {
+      clearInterval(timer);
+      await (await listening)?.unlisten().catch(() => {});
+    },
+  };
 }

@@ -84,7 +84,7 @@ export async function startBackupWorker(ctx: ServerContext, storage: StorageServ
     name: 'backups',
     async stop() {
       stopWatching();
-      baseBackups.stop();
+      await baseBackups.stop();
       drills.stop();
       await schedule?.stop();
       await drillSchedule?.stop();

@@ -1,18 +1,6 @@
 // Numbers for people on the status page: bytes (1.2 GB), durations (3 min 20 s) and instants ("2 hours ago").
 
-const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
-
-/** Decimal units, as disks are sold and `df -H` counts: 1 GB is 10^9 bytes. */
-export function formatBytes(bytes: number | null | undefined): string {
-  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) return '—';
-  let value = bytes;
-  let unit = 0;
-  while (Math.abs(value) >= 1000 && unit < BYTE_UNITS.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${BYTE_UNITS[unit]}`;
-}
+export { formatBytes } from '../format-bytes.js';
 
 const STEPS: [number, string][] = [
   [86_400, 'd'],

@@ -1,6 +1,7 @@
 // Backups: the base backups of BACKUP_TARGET, newest first, and a button that takes one now (the same backup as
 // `auction-ops backup create`). Servers without backups (no BACKUP_TARGET, or an external database) say so.
 import { countedTable, h, markReady, notice, when } from '../dom.js';
+import { formatBytes } from '../format.js';
 import { consoleApi } from '../session.js';
 
 interface Backup {
@@ -10,8 +11,6 @@ interface Backup {
   bytes: number;
   stop_wal: string;
 }
-
-const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
 
 export async function renderBackups(main: HTMLElement, _params?: URLSearchParams, done?: string): Promise<void> {
   const { configured, backups } = await consoleApi<{ configured: boolean; backups: Backup[] }>('backups');
@@ -29,7 +28,7 @@ export async function renderBackups(main: HTMLElement, _params?: URLSearchParams
     create.textContent = 'Creating a backup…';
     try {
       const made = await consoleApi<Backup>('backups', 'POST');
-      await renderBackups(main, undefined, `Backup ${made.id} created (${megabytes(made.bytes)}).`);
+      await renderBackups(main, undefined, `Backup ${made.id} created (${formatBytes(made.bytes)}).`);
     } catch (error) {
       main.append(notice(`The backup failed: ${(error as Error).message}`, 'alert'));
       create.removeAttribute('disabled');
@@ -44,7 +43,7 @@ export async function renderBackups(main: HTMLElement, _params?: URLSearchParams
       b.id,
       when(b.started_at),
       when(b.finished_at),
-      megabytes(b.bytes),
+      formatBytes(b.bytes),
       b.stop_wal,
     ]),
   );

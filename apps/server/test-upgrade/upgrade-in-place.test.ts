@@ -16,6 +16,7 @@ import { checkOutRelease, type OldRelease } from './support/old-release.js';
 import { type ReleaseProcess, runCli, startRelease } from '../test/support/release-process.js';
 import { startSignedReceiver, type SignedReceiver } from './support/signed-receiver.js';
 import { type Arranged, arrange, client, type Keys, sha256Of, signIn, submit } from './support/upgrade-fixture.js';
+import { printTimings, type Timings } from './support/timings.js';
 
 const OLD_COMMIT = 'a2cdf8e6aa48a575b5e9ea9687c8e3e72341024b';
 const START = fileURLToPath(new URL('../bin/start.mjs', import.meta.url));
@@ -45,7 +46,7 @@ let backupId: string;
 let ledgerBefore: Set<string>;
 let deliveryId: string;
 let anonBefore: Record<string, string>;
-const timings: Record<string, number> = {};
+const timings: Timings = {};
 
 /** Settings both releases run with: the same in 0.1.0, so the retry delay of the queued delivery is configured. */
 async function environment(): Promise<Record<string, string>> {
@@ -148,11 +149,7 @@ afterAll(async () => {
   await receiver?.close();
   await old?.remove();
   if (root) rmSync(root, { recursive: true, force: true });
-  console.log(
-    Object.entries(timings)
-      .map(([what, ms]) => `${what}: ${(ms / 1000).toFixed(1)} s`)
-      .join('\n'),
-  );
+  printTimings(timings);
 });
 
 describe('upgrade in place from 0.1.0', () => {

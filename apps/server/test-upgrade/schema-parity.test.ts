@@ -98,7 +98,7 @@ afterAll(async () => {
   await cluster?.stop();
   for (const old of olds.values()) old.remove();
   if (root) rmSync(root, { recursive: true, force: true });
-  printTimings(timings);
+  printTimings(timings, 'schema parity');
 });
 
 describe('schema parity: every upgrade path reaches the schema of a fresh install', () => {

@@ -6,7 +6,7 @@
 // triggers, types, grants, default privileges, publications, the database's role settings). Any difference fails,
 // named. Installing and starting every release instead would take minutes each (upgrade-in-place.test.ts does it
 // for the two whose data directories it keeps).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -25,17 +25,11 @@ import {
 import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { version } from '../src/version.js';
 import { type OldMigrations, readOldMigrations, runnerFunction } from './support/old-migrations.js';
+import { REPO } from './support/old-release.js';
+import { PRE_RELEASE, RELEASES } from './support/origins.js';
 import { printTimings, type Timings } from './support/timings.js';
 
-/** Each release's commit (the last before the next release's work began) and the state issue 55 started from. */
-const ORIGINS = [
-  { name: 'the pre-release state of 734ca04', commit: '734ca046453cd7c6fc98987b71e34af5b73f6e39', version: '0.1.0' },
-  { name: '0.1.0', commit: 'a2cdf8e6aa48a575b5e9ea9687c8e3e72341024b', version: '0.1.0' },
-  { name: '0.2.0', commit: '57a6e9af4df262662fc9172f438cf47a0d9c1c3d', version: '0.2.0' },
-  { name: '0.3.0', commit: '9cc3adb8d2ff20c6d0fac23d986ada30d4dce60c', version: '0.3.0' },
-  { name: '0.3.1', commit: '2ea76d15a445b5587773a682c5bedf6a3899d6aa', version: '0.3.1' },
-  { name: '0.3.2', commit: '1445129b825d85c74b5493ed9d3e1a113af01473', version: '0.3.2' },
-] as const;
+const ORIGINS = [PRE_RELEASE, ...RELEASES];
 
 let root: string;
 let cluster: EmbeddedCluster;
@@ -102,6 +96,15 @@ afterAll(async () => {
 });
 
 describe('schema parity: every upgrade path reaches the schema of a fresh install', () => {
+  it('starts from every release of CHANGELOG.md before this one', () => {
+    const changelog = readFileSync(join(REPO, 'CHANGELOG.md'), 'utf8');
+    const released = [...changelog.matchAll(/^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$/gm)].map((m) => m[1]);
+    const origins = RELEASES.map((r) => r.version);
+    expect(released.filter((v) => v !== version).sort(), 'add the release to support/origins.ts').toEqual(
+      origins.sort(),
+    );
+  });
+
   it('reads each origin as its commit shipped it, applied with the runner it shipped', async () => {
     for (const origin of ORIGINS) {
       expect(olds.get(origin.commit)?.version, origin.name).toBe(origin.version);

@@ -14,21 +14,17 @@ import { findFreePort, loadMigrations, runningClusterUrl } from '@auction-ops/da
 import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { version } from '../src/version.js';
 import { checkOutRelease, type OldRelease } from './support/old-release.js';
+import { PRE_RELEASE, RELEASES } from './support/origins.js';
 import { type ReleaseProcess, runCli, startRelease } from '../test/support/release-process.js';
 import { startSignedReceiver, type SignedReceiver } from './support/signed-receiver.js';
 import { type Arranged, arrange, client, type Keys, sha256Of, signIn, submit } from './support/upgrade-fixture.js';
 import { printTimings, type Timings } from './support/timings.js';
 
 const ORIGINS = [
-  { name: '0.1.0', commit: 'a2cdf8e6aa48a575b5e9ea9687c8e3e72341024b', version: '0.1.0', backups: true },
+  { ...RELEASES[0], backups: true },
   // Before the changelog's first entry: no backups yet (its DATA_DIR has no archive to carry on).
-  {
-    name: 'the pre-release state of 734ca04',
-    commit: '734ca046453cd7c6fc98987b71e34af5b73f6e39',
-    version: '0.1.0',
-    backups: false,
-  },
-] as const;
+  { ...PRE_RELEASE, backups: false },
+];
 const START = fileURLToPath(new URL('../bin/start.mjs', import.meta.url));
 const CLI = fileURLToPath(new URL('../../cli/bin/auction-ops.js', import.meta.url));
 const WEBHOOK_SECRET = 'upgrade-webhook-secret-0123456789';

@@ -5,12 +5,11 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { MigrationSet } from '@auction-ops/database';
+import { REPO } from './old-release.js';
 
 const run = promisify(execFile);
-export const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 
 export interface OldMigrations {
   commit: string;

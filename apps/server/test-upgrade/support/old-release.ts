@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import type { Launch } from '../../test/support/release-process.js';
 
 const run = promisify(execFile);
-const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
+export const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 
 export interface OldRelease {
   dir: string;

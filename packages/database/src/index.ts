@@ -72,6 +72,7 @@ export {
 export { PostgresVersionError, MajorUpgradeError, upgradeErrors } from './major-upgrade/upgrade-errors.js';
 export { fetchOldBinaries, OLD_BUILDS } from './major-upgrade/old-binaries.js';
 export { catalogSnapshot, compareCatalogs } from './major-upgrade/catalog-snapshot.js';
+export { schemaTexts, differingObjects } from './schema-text.js';
 export {
   startDiskFloor,
   floorBytesOf,

@@ -10,8 +10,9 @@ interface CatalogEntry {
   readonly def: string;
 }
 
-const USER_SCHEMA = (nsp: string) => `${nsp} not in ('pg_catalog', 'information_schema') and ${nsp} not like 'pg\\_%'`;
-const NOT_EXTENSION = (catalog: string, oid: string) =>
+export const USER_SCHEMA = (nsp: string) =>
+  `${nsp} not in ('pg_catalog', 'information_schema') and ${nsp} not like 'pg\\_%'`;
+export const NOT_EXTENSION = (catalog: string, oid: string) =>
   `not exists (select from pg_depend e where e.classid = '${catalog}'::regclass and e.objid = ${oid} and e.deptype = 'e')`;
 /** An ACL as sorted grantee:privilege:grantor lines (MAINTAIN, new in 17, is in every owner's default). */
 const ACL = (acl: string) => `coalesce((select string_agg(

@@ -14,8 +14,6 @@ const DIR = fileURLToPath(new URL('../../../docs/schema/', import.meta.url));
 const HEADER =
   '-- Generated from the migrations by apps/server/test/schema-snapshot.test.ts (`pnpm schema:snapshot`): do not\n' +
   '-- edit. Read the schema in force here; change it in a new migration (packages/*/migrations*).';
-/** The PostgreSQL major whose deparsers wrote the files (the embedded one); others word some definitions apart. */
-const WRITTEN_BY = 17;
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -32,11 +30,8 @@ const committed = () =>
       .map((f) => [f.slice(0, -4), readFileSync(join(DIR, f), 'utf8')]),
   );
 
-it('docs/schema holds the schema the migrations make, object by object', async (context) => {
-  const [{ major }] = await db.sql<
-    { major: number }[]
-  >`select current_setting('server_version_num')::int / 10000 as major`;
-  if (major !== WRITTEN_BY) context.skip(`PostgreSQL ${major} words some definitions unlike ${WRITTEN_BY}`);
+// PostgreSQL 15 (CI's second run) writes the same text as the embedded 17 (tried): the check holds on both.
+it('docs/schema holds the schema the migrations make, object by object', async () => {
   const texts = await schemaTexts(db.sql, HEADER);
   if (process.env.SCHEMA_SNAPSHOT_WRITE) {
     rmSync(DIR, { recursive: true, force: true });

@@ -4,8 +4,9 @@
 // date, and its catalog is compared with a fresh database's object by object (schemas, relations, columns with
 // types and defaults, constraints, indexes, policies with their expressions, functions with bodies and settings,
 // triggers, types, grants, default privileges, publications, the database's role settings). Any difference fails,
-// named. Installing and starting every release instead would take minutes each (upgrade-in-place.test.ts does it
-// for the two whose data directories it keeps).
+// named. What a server does at start besides migrating (the request roles, the ledger) is this checkout's: an
+// old server's did the same (roles.ts only grew since 734ca04). Installing and starting every release instead would
+// take minutes each (upgrade-in-place.test.ts does it for the two whose data directories it keeps).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -105,7 +105,9 @@ describe.each(ORIGINS)('upgrade in place from $name', (origin) => {
         .eq('endpoint_id', endpointId)
     ).data ?? [];
 
+  let began: number;
   beforeAll(async () => {
+    began = performance.now();
     root = mkdtempSync(join(tmpdir(), 'auction-ops-upgrade-'));
     // As root, PostgreSQL runs as the postgres user, which must pass through here to DATA_DIR; before 0.1.0 the
     // service opened only DATA_DIR itself to it, not the directories above.
@@ -160,6 +162,7 @@ describe.each(ORIGINS)('upgrade in place from $name', (origin) => {
     await receiver?.close();
     await old?.remove();
     if (root) rmSync(root, { recursive: true, force: true });
+    timings['in all, checkout to clean-up'] = performance.now() - began;
     printTimings(timings, `upgrade in place from ${origin.name}`);
   });
 

@@ -16,8 +16,24 @@ export interface PostgisCluster {
   readonly url: string;
   readonly port: number;
   /** Runs a SQL file with psql, stopping at the first error. */
-  psql(file: string, database?: string): void;
+  psql(file: string, database?: string, options?: PsqlOptions): void;
   stop(): void;
+}
+
+interface PsqlOptions {
+  /** psql variables (`-v name=value`). */
+  readonly vars?: Readonly<Record<string, string>>;
+  /** libpq variables for the session (PGOPTIONS, PGTZ). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+interface ClusterOptions {
+  /** More initdb arguments (a test setup's locale and encoding). */
+  readonly initdb?: readonly string[];
+  /** More server settings (`-c name=value`). */
+  readonly settings?: Readonly<Record<string, string>>;
+  /** The server's time zone environment (initdb takes the cluster's default time zone from TZ). */
+  readonly tz?: string;
 }
 
 function installed(): boolean {
@@ -46,7 +62,7 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgis(): Promise<PostgisCluster> {
+export async function startPostgis(options: ClusterOptions = {}): Promise<PostgisCluster> {
   if (!installed()) install();
   if (!installed()) throw new Error('PostgreSQL 15 with PostGIS is still missing after the install');
   // initdb refuses to run as root: as root the cluster belongs to the postgres system user.
@@ -63,24 +79,37 @@ export async function startPostgis(): Promise<PostgisCluster> {
   }
   const run = (bin: string, args: string[]) => {
     const [cmd, argv] = root ? ['su', ['postgres', '-s', join(BIN, bin), '--', ...args]] : [join(BIN, bin), args];
-    const r = spawnSync(cmd as string, argv as string[], { encoding: 'utf8' });
+    const env = options.tz ? { ...process.env, TZ: options.tz } : process.env;
+    const r = spawnSync(cmd as string, argv as string[], { encoding: 'utf8', env });
     if (r.status !== 0) throw new Error(`${bin} failed:\n${r.stdout}\n${r.stderr}`);
     return r.stdout;
   };
   const data = join(dir, 'data');
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${join(dir, 'pw')}`]);
+  run('initdb', [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=scram-sha-256',
+    `--pwfile=${join(dir, 'pw')}`,
+    ...(options.initdb ?? []),
+  ]);
   const port = await freePort();
   // effective_cache_size and compute_query_id as the Supabase database image sets them (EXPLAIN ... SETTINGS and
   // VERBOSE show them; the suite's plan snapshots expect them).
   const opts =
     `-p ${port} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100 -k ${dir} ` +
-    '-c effective_cache_size=128MB -c compute_query_id=on';
+    '-c effective_cache_size=128MB -c compute_query_id=on' +
+    Object.entries(options.settings ?? {})
+      .map(([k, v]) => ` -c ${k}=${v}`)
+      .join('');
   run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', opts, 'start']);
   const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   return {
     url,
     port,
-    psql(file, database = 'postgres') {
+    psql(file, database = 'postgres', psqlOptions = {}) {
+      const vars = Object.entries(psqlOptions.vars ?? {}).flatMap(([k, v]) => ['-v', `${k}=${v}`]);
       const r = spawnSync(
         join(BIN, 'psql'),
         [
@@ -88,11 +117,12 @@ export async function startPostgis(): Promise<PostgisCluster> {
           '-X',
           '-v',
           'ON_ERROR_STOP=1',
+          ...vars,
           '-f',
           file,
           `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
         ],
-        { encoding: 'utf8' },
+        { encoding: 'utf8', env: { ...process.env, ...psqlOptions.env } },
       );
       if (r.status !== 0) throw new Error(`psql ${file} failed:\n${r.stderr}`);
     },

@@ -1,6 +1,7 @@
 // `pnpm conformance [postgrest-js|postgrest-js-standalone] [checkout]`: the official postgrest-js test suites, read
 // from a checkout of the upstream repository at a pinned commit (see conformance-upstream.ts), run against
-// rest-engine instead of PostgREST.
+// rest-engine instead of PostgREST. `pnpm conformance postgrest [checkout]` runs PostgREST's own suite instead
+// (conformance-postgrest.ts).
 // Loads the suite's fixtures into a fresh PostgreSQL 15 with PostGIS, serves rest-engine with the suite's PostgREST
 // configuration, runs the suite's tests with Vitest (the Jest globals mapped onto Vitest's) one file at a time in
 // name order, as the suite's Jest configuration does, and prints `N passed, N failed`. Exit code 0 when the run
@@ -111,9 +112,11 @@ function serve(engine: RestEngine, anonRole: string): Promise<Server> {
 }
 
 export async function main(name = process.argv[2] ?? 'postgrest-js', given = process.argv[3]): Promise<number> {
+  // PostgREST's own suite is Haskell, translated and run by a runner of its own.
+  if (name === 'postgrest') return (await import('./conformance-postgrest.js')).main(given);
   const suite = SUITES[name];
   if (!suite) {
-    console.error(`unknown suite "${name}"; choose from ${Object.keys(SUITES).join(', ')}`);
+    console.error(`unknown suite "${name}"; choose from ${[...Object.keys(SUITES), 'postgrest'].join(', ')}`);
     return 2;
   }
   const checkout = given ?? process.env[suite.upstream.env];

@@ -1834,7 +1834,7 @@ create table public.event_types (
   area text not null,
   emitted_when text not null,
   sample jsonb not null,
-  since_version text not null default '1.0'::text,
+  since_version text not null,
   fields jsonb not null,
   data_fields text not null generated always as (domain.event_fields_text(fields)) stored
 );
@@ -1844,6 +1844,7 @@ alter table public.event_types add constraint event_types_name_check CHECK ((nam
 alter table public.event_types add constraint event_types_pkey PRIMARY KEY (name);
 alter table public.event_types add constraint event_types_sample_check CHECK ((jsonb_typeof(sample) = 'object'::text));
 alter table public.event_types add constraint event_types_sample_conforms CHECK ((cardinality(domain.event_data_mismatches(sample, fields)) = 0));
+alter table public.event_types add constraint event_types_since_version_check CHECK ((since_version ~ '^\d+\.\d+\.\d+$'::text));
 create policy event_types_read on public.event_types as permissive for select to public
   using (true);
 grant select on public.event_types to anon;

@@ -141,12 +141,14 @@ begin
      and exists (select 1 from public.auctions a where a.id = new.auction_id and a.deleted_at is not null) then
     return null;
   end if;
+  with targets as materialized (
+    select gen_random_uuid() as id, e.id as endpoint_id
+      from public.webhook_endpoints e
+     where e.auction_id = new.auction_id and e.is_active and new.event_type = any (e.events))
   insert into public.webhook_deliveries (id, endpoint_id, auction_id, event_id, event_type, payload)
-  select x.id, e.id, new.auction_id, new.id, new.event_type,
-         webhooks.build_payload(new.event_type, new.occurred_at, x.id, new.auction_id, new.data)
-    from public.webhook_endpoints e
-   cross join lateral (select gen_random_uuid() as id) x
-   where e.auction_id = new.auction_id and e.is_active and new.event_type = any (e.events)
+  select t.id, t.endpoint_id, new.auction_id, new.id, new.event_type,
+         webhooks.build_payload(new.event_type, new.occurred_at, t.id, new.auction_id, new.data)
+    from targets t
   on conflict (event_id, endpoint_id) do nothing;
   get diagnostics created = row_count;
   if created > 0 then

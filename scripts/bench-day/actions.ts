@@ -3,15 +3,16 @@
 // message, an admin's dashboard refresh, a CSV import. Every acknowledged write is reported with a client-chosen
 // id or marker (message and report ids, inspection VINs, submission notes) so the audit can count it exactly once.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Ack } from './messages.js';
+import type { Ack, Refusal } from './messages.js';
 import type { Job } from './plan.js';
-import { type Request, ok } from './http-client.js';
+import { type Answer, type Request, ok } from './http-client.js';
 import { profile } from './profile.js';
 import type { World } from './world.js';
 
 export interface ActionContext {
   request: Request;
   ack: (a: Ack) => void;
+  refuse: (r: Refusal) => void;
   world: World;
   categoryIds: string[];
   photoBytes: number;
@@ -22,6 +23,12 @@ export interface ActionContext {
 const VIN_CHARS = 'ABCDEFGHJKLMNPRSTUVWXYZ0123456789';
 const vin = () => Array.from(randomBytes(17), (b) => VIN_CHARS[b % VIN_CHARS.length]).join('');
 const rows = { prefer: 'return=representation' };
+
+/** Reports a write the server did not acknowledge, for the audit's check that it is not stored. */
+function refused(c: ActionContext, type: Refusal['type'], token: string, res: Answer): void {
+  const code = (res.body as { code?: unknown } | undefined)?.code;
+  c.refuse({ type, token, status: res.status, code: typeof code === 'string' ? code : null });
+}
 
 let photo: Buffer | undefined;
 /** A 2 MB JPEG-looking body; each upload stamps its own 16 bytes into it, so every object differs. */
@@ -87,7 +94,7 @@ async function submission(c: ActionContext, job: Extract<Job, { kind: 'submissio
   if (ok(res)) {
     const id = (res.body as { id: string }).id;
     c.ack({ type: 'submission', id, auction: auction.id, token, entries: entries.length });
-  }
+  } else refused(c, 'submission', token, res);
 }
 
 async function inspection(c: ActionContext, job: Extract<Job, { kind: 'inspection' }>) {
@@ -105,7 +112,7 @@ async function inspection(c: ActionContext, job: Extract<Job, { kind: 'inspectio
       barcode: `BC${token.slice(-8)}`,
     },
   });
-  if (!ok(res)) return;
+  if (!ok(res)) return refused(c, 'inspection', token, res);
   c.ack({ type: 'inspection', id, auction: auction.id, token });
   if (job.defects === 0) return;
   const defects = Array.from({ length: job.defects }, (_, i) => ({
@@ -138,7 +145,7 @@ async function report(c: ActionContext, job: Extract<Job, { kind: 'report' }>) {
       assigned_to: user.id,
     },
   });
-  if (!ok(created)) return;
+  if (!ok(created)) return refused(c, 'report', token, created);
   c.ack({ type: 'report', id, auction: auction.id, token });
   const post = async (kind: string, table: string, json: unknown, type: 'fact' | 'cause' | 'action') => {
     const res = await c.request(kind, 'POST', `/rest/v1/${table}?select=id`, {
@@ -220,6 +227,7 @@ async function message(c: ActionContext, job: Extract<Job, { kind: 'message' }>)
     json: { id, auction_id: auction.id, channel_id: channel, content: token },
   });
   if (ok(res)) c.ack({ type: 'message', id, auction: auction.id, token, channel });
+  else refused(c, 'message', token, res);
 }
 
 async function refresh(c: ActionContext, job: Extract<Job, { kind: 'refresh' }>) {

@@ -2,9 +2,11 @@
 // its client-chosen marker) with its last acknowledged status; every acknowledged object reads back byte for byte
 // (sha256); every event of an acknowledged write has exactly one delivery per subscribed endpoint, which reached its
 // receiver (a 2xx answered), or is still queued, or failed after its attempts: none lost. Repeats reach receivers
-// only under the same webhook_id (a second delivery of one event to one endpoint is a problem).
+// only under the same webhook_id (a second delivery of one event to one endpoint is a problem). No write answered
+// with an error is stored, and none is refused as a duplicate (refused-writes.ts).
 import { createHash } from 'node:crypto';
-import type { Ack, ArrivalRecord } from './messages.js';
+import type { Ack, ArrivalRecord, Refusal } from './messages.js';
+import { refusedWrites } from './refused-writes.js';
 import { pool, type OwnerSql, type World } from './world.js';
 
 export interface AuditCheck {
@@ -195,6 +197,8 @@ export async function audit(input: {
   url: string;
   world: World;
   acks: Ack[];
+  /** Writes answered with anything but 2xx: none may be stored (see refused-writes.ts). */
+  refusals: Refusal[];
   arrivals: ArrivalRecord[];
   /** Attempts after which a delivery is failed (WEBHOOK_RETRY_SCHEDULE's length). */
   attempts: number;
@@ -233,6 +237,7 @@ export async function audit(input: {
     await lastStatus(sql, 'action', 'public.problem_actions', only(acks, 'action-status')),
     await objects(input.url, only(acks, 'object')),
     await datasets(sql, only(acks, 'dataset')),
+    ...(await refusedWrites(sql, input.refusals)),
   ];
   const entries = only(acks, 'submission');
   const counted = await sql<Array<{ id: string; n: number }>>`

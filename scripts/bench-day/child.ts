@@ -2,7 +2,7 @@
 // root, fed one start message, its records gathered as they come, and waited for with deadlines.
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Ack, ArrivalRecord, FromChild, RealtimeRecord, RequestRecord } from './messages.js';
+import type { Ack, ArrivalRecord, FromChild, RealtimeRecord, Refusal, RequestRecord } from './messages.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -12,6 +12,7 @@ export interface Child {
   pid: number;
   requests: RequestRecord[];
   acks: Ack[];
+  refusals: Refusal[];
   realtime: RealtimeRecord[];
   arrivals: ArrivalRecord[];
   /** The child listens (it says so once its message handler is on). */
@@ -40,6 +41,7 @@ export function startChild(name: string, module: string, log: (line: string) => 
     pid: proc.pid as number,
     requests: [],
     acks: [],
+    refusals: [],
     realtime: [],
     arrivals: [],
     ready: new Promise((resolve, reject) => {
@@ -73,6 +75,7 @@ export function startChild(name: string, module: string, log: (line: string) => 
     else {
       if (m.requests) for (const r of m.requests) child.requests.push(r);
       if (m.acks) for (const a of m.acks) child.acks.push(a);
+      if (m.refusals) for (const r of m.refusals) child.refusals.push(r);
       if (m.realtime) for (const r of m.realtime) child.realtime.push(r);
       if (m.arrivals) for (const a of m.arrivals) child.arrivals.push(a);
     }
@@ -93,7 +96,7 @@ export function recordBuffer(ms = 500) {
     batch = { type: 'records' };
   };
   const timer = setInterval(flush, ms);
-  const push = <K extends 'requests' | 'acks' | 'realtime' | 'arrivals'>(
+  const push = <K extends 'requests' | 'acks' | 'refusals' | 'realtime' | 'arrivals'>(
     key: K,
     item: NonNullable<Extract<FromChild, { type: 'records' }>[K]>[number],
   ) => {

@@ -36,6 +36,7 @@ async function play(start: Start) {
   const context = {
     request,
     ack: (a: Parameters<typeof buffer.push<'acks'>>[1]) => buffer.push('acks', a),
+    refuse: (r: Parameters<typeof buffer.push<'refusals'>>[1]) => buffer.push('refusals', r),
     world: start.world,
     categoryIds: start.categoryIds,
     photoBytes: start.photoBytes,

@@ -28,6 +28,19 @@ export type Ack =
   | { type: 'object'; path: string; sha256: string; bytes: number }
   | { type: 'dataset'; id: string; rows: number; seconds: number };
 
+/**
+ * A write answered with anything but 2xx (or not answered: status 0), by its client-chosen marker (the message's
+ * content, the inspection's VIN, the submission's notes, the report's issue name), for the audit's check that no
+ * refused write is stored.
+ */
+export interface Refusal {
+  type: 'message' | 'inspection' | 'submission' | 'report';
+  token: string;
+  status: number;
+  /** The error body's code (SQLSTATE or PGRST), when it had one. */
+  code: string | null;
+}
+
 export interface RealtimeRecord {
   t: number;
   /** Receipt time minus the change's commit_timestamp. */
@@ -54,6 +67,7 @@ export type FromChild =
       type: 'records';
       requests?: RequestRecord[];
       acks?: Ack[];
+      refusals?: Refusal[];
       realtime?: RealtimeRecord[];
       arrivals?: ArrivalRecord[];
     }

@@ -227,6 +227,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
     await Promise.all([...generators.map((g) => g.done), faultsDone]);
     const requests = generators.flatMap((g) => g.requests);
     const acks = generators.flatMap((g) => g.acks);
+    const refusals = generators.flatMap((g) => g.refusals);
     log(`traffic done: ${requests.length} requests, ${acks.length} acknowledged writes`);
 
     // Let the last changes and first attempts arrive, then stop listening.
@@ -254,7 +255,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
     const arrivals = receivers.arrivals;
 
     const auditOf = () =>
-      audit({ sql: owner, url: server!.url, world, acks, arrivals, attempts: schedule.split(',').length });
+      audit({ sql: owner, url: server!.url, world, acks, refusals, arrivals, attempts: schedule.split(',').length });
     const audited = await auditOf();
     let droppedId: string | undefined;
     let auditAfterDrop: Audit | undefined;

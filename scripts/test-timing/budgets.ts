@@ -20,6 +20,11 @@ const BUDGETS: Record<string, number> = {
   'apps/cli/test/auction.test.ts': 75,
   // An archiving embedded cluster, backups taken under writes, five point-in-time restores (each a cluster start).
   'packages/backups/test/backup-restore.test.ts': 75,
+  // A migrated archiving cluster and a base backup, then restore drills: each restores the backup and its WAL and
+  // starts the copy twice (replay, then the checks).
+  'packages/backups/test/restore-drill.test.ts': 75,
+  // A server as a process on its own embedded cluster, a base backup, and a restore drill through the command.
+  'apps/server/test/console-status.test.ts': 90,
   // Backups to and restores from a fake S3, each restore a cluster start.
   'packages/backups/test/s3-target.test.ts': 60,
   // Whole auctions exported and imported between databases, archives checked row by row.

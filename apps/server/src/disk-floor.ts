@@ -64,7 +64,7 @@ export function registerDiskFloorMetrics(registry: Registry, floor: DiskFloor, b
   }
   new Counter({
     name: 'disk_floor_refusals_total',
-    help: 'Writes refused because free space on DATA_DIR is under its floor, by operation (upload, import, backup)',
+    help: 'Writes refused because free space on DATA_DIR is under its floor, by operation (upload, import, backup, drill)',
     labelNames: ['operation'],
     registers: [registry],
     collect() {

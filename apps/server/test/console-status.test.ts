@@ -2,11 +2,12 @@
 // the caching and security headers they need, and GET /console/api/status is for super admins only. Its states:
 // webhook backlog and disabled endpoints, disk and backups here (external database); WAL archiving on, with a base
 // backup, and failing, on a server process with its own embedded cluster and BACKUP_TARGET.
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort, runningClusterUrl } from '@auction-ops/database';
@@ -20,6 +21,8 @@ import {
   type TestServer,
   testClient,
 } from './support/test-server.js';
+
+const execFileAsync = promisify(execFile);
 
 let server: TestServer;
 let root: SignedUpUser;
@@ -116,7 +119,7 @@ it('states: backups off without BACKUP_TARGET, the disk of DATA_DIR with its num
   // The free-space floor: its default (the larger of 1 GiB and 5 % of the filesystem), and no refusals yet.
   expect(disk.floor_bytes).toBe(Math.max(1024 ** 3, Math.ceil(disk.total_bytes * 0.05)));
   expect(disk.refusing_writes).toBe(disk.free_bytes < disk.floor_bytes);
-  expect(disk.refusals).toEqual({ upload: 0, import: 0, backup: 0 });
+  expect(disk.refusals).toEqual({ upload: 0, import: 0, backup: 0, drill: 0 });
 });
 
 it('states: the webhook backlog (due, the oldest one’s wait) and a disabled endpoint, named', async () => {
@@ -273,4 +276,23 @@ describe('on its own embedded cluster with BACKUP_TARGET', () => {
       renameSync(join(target, 'wal.aside'), join(target, 'wal'));
     }
   });
+  // A drill restores and starts a whole cluster, after a CLI process starts: far over the default 30 s on a busy
+  // machine.
+  it('shows a restore drill run by `auction-ops backup drill` at once, on the status page and in `status`', async () => {
+    const env = { ...process.env, DATA_DIR: dataDir, BACKUP_TARGET: target, LOG_LEVEL: 'warn' };
+    // Not spawnSync: a blocked event loop would keep this process from seeing the server close idle connections.
+    const drill = await execFileAsync(process.execPath, [CLI, 'backup', 'drill', '--json'], { env });
+    const result = JSON.parse(drill.stdout);
+    expect(result).toMatchObject({ outcome: 'passed', failures_total: 0, checked: { sign_in: expect.any(String) } });
+    const backups = (await statusJson(token, url)).checks.backups;
+    expect(backups.drill).toMatchObject({
+      state: 'ok',
+      outcome: 'passed',
+      backup_id: result.backup_id,
+      duration_seconds: result.duration_seconds,
+    });
+    expect(backups.drill.reason).toMatch(/^restore drill passed \d+ s ago$/);
+    const cliStatus = await execFileAsync(process.execPath, [CLI, 'status'], { env });
+    expect(cliStatus.stdout).toMatch(/^drill: passed at \S+ in [\d.]+ s: \d+ tables/m);
+  }, 240_000);
 });

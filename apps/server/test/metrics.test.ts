@@ -114,6 +114,13 @@ it('leaves the WAL archive age out, rather than 0, while no segment was ever arc
   expect(seriesOf(text, 'backup_archive_last_success_age_seconds')).toEqual([]);
   expect(sampleOf(text, 'backup_archive_failures_total', {})).toBe(Number(archiver!.failed_count));
   expect(seriesOf(text, 'backup_base_last_success_timestamp_seconds')).toEqual([]);
+  // The restore drill's metrics are declared without BACKUP_TARGET too (absent() alerts find them), with no sample.
+  expect(typesOf(text)).toMatchObject({
+    backup_drill_last_success_timestamp_seconds: 'gauge',
+    backup_drill_failures_total: 'counter',
+  });
+  expect(seriesOf(text, 'backup_drill_last_success_timestamp_seconds')).toEqual([]);
+  expect(seriesOf(text, 'backup_drill_failures_total')).toEqual([]);
 });
 
 it('counts requests by family, method and status, with their durations, and plan-cache hits', async () => {

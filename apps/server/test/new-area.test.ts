@@ -1,8 +1,11 @@
-// Adding a domain area touches only new files: this test adds "gate check-ins" as two migration sets of its own,
-// written to a temporary directory (as new files in packages/domain/migrations and migrations-realtime would be),
-// and nothing else: a table under row-level security, an event in the catalogue with its trigger, realtime
-// exposure. The server then serves it through every interface: REST, the event outbox and webhooks, realtime, and
-// the checks that hold every area to its declarations (catalogue, exposure rule).
+// What a new area's migrations do by themselves: this test adds "gate check-ins" as two migration sets of its own,
+// written to a temporary directory (as new files in packages/domain/migrations and migrations-realtime would be): a
+// table under row-level security, an event in the catalogue with its trigger, realtime exposure. The server then
+// serves it through every interface without a restart: REST, the event outbox and webhooks, realtime (the table's
+// changes; outbox events never reach realtime), and the checks that hold every area to its declarations
+// (catalogue, exposure rule). A real area also edits existing files (tests, lock, changelog, docs, seed, types, the
+// auction-data map): packages/domain/README.md, "Adding a domain area", lists each with the check that fails
+// without it.
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +36,7 @@ insert into public.event_types (name, area, emitted_when, fields, sample, since_
    '{"id": "uuid", "plate": "text", "checked_in_by": "user?", "checked_in_at": "timestamp"}',
    '{"id": "00000000-0000-4000-8000-000000000001", "plate": "KA-1234",
      "checked_in_by": {"id": "00000000-0000-4000-8000-000000000002", "name": "Sample Member"},
-     "checked_in_at": "2026-03-01T14:05:09.123+00:00"}', '1.1');
+     "checked_in_at": "2026-03-01T14:05:09.123+00:00"}', '0.5.0');
 
 create function domain.gate_checkin_events() returns trigger
 language plpgsql security definer set search_path = '' as $$

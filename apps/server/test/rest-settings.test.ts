@@ -1,5 +1,6 @@
-// The rest-engine settings the server exposes: plan output (REST_PLAN_ENABLED) and PostgREST's extra search path
-// (REST_EXTRA_SEARCH_PATH), with which functions of an extension's own schema resolve as they do on Supabase.
+// The rest-engine settings the server exposes: plan output (REST_PLAN_ENABLED), PostgREST's extra search path
+// (REST_EXTRA_SEARCH_PATH), with which functions of an extension's own schema resolve as they do on Supabase, and
+// `Prefer: tx=rollback` (REST_TX_ROLLBACK_ALLOWED).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '@auction-ops/database/testing';
 import { startTestServer, type TestServer } from './support/test-server.js';
@@ -22,7 +23,7 @@ beforeAll(async () => {
   [defaults, configured] = await Promise.all([
     startTestServer({}, { beforeStart: installExtensionSchema }),
     startTestServer(
-      { REST_PLAN_ENABLED: 'true', REST_EXTRA_SEARCH_PATH: 'public, geo_tools' },
+      { REST_PLAN_ENABLED: 'true', REST_EXTRA_SEARCH_PATH: 'public, geo_tools', REST_TX_ROLLBACK_ALLOWED: 'true' },
       { beforeStart: installExtensionSchema },
     ),
   ]);
@@ -63,5 +64,24 @@ describe('REST_EXTRA_SEARCH_PATH', () => {
     const { data, error } = await configured.client().rpc('call_extension', { n: 21 });
     expect(error).toBeNull();
     expect(data).toBe(42);
+  });
+});
+
+describe('REST_TX_ROLLBACK_ALLOWED', () => {
+  /** Inserts a super admin row with `Prefer: tx=rollback`; answers the status and whether the row is there after. */
+  async function insertRolledBack(t: TestServer): Promise<[number, boolean]> {
+    const [user] = await t.db.sql`insert into auth.users (id, email) values (gen_random_uuid(), ${`tx-${t.url}@x.test`})
+      returning id`;
+    const { status } = await t.client(t.serviceRoleKey).from('super_admins').insert({ user_id: user!.id }).rollback();
+    const kept = await t.db.sql`select 1 from public.super_admins where user_id = ${user!.id}`;
+    return [status, kept.length === 1];
+  }
+
+  it('off by default: the preference is ignored and the insert commits', async () => {
+    expect(await insertRolledBack(defaults)).toEqual([201, true]);
+  });
+
+  it('on, the request answers as it would and keeps nothing', async () => {
+    expect(await insertRolledBack(configured)).toEqual([201, false]);
   });
 });

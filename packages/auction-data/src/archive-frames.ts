@@ -113,7 +113,10 @@ export class ArchiveReader {
 
   async *frames(): AsyncGenerator<Frame> {
     const gunzip = createGunzip();
-    const done = pipeline(this.input, gunzip);
+    // Stopping early goes through the signal: Node 22's pipeline never settles when its streams are only destroyed
+    // (an archive refused half-way hung the import there), while an abort always rejects it.
+    const stop = new AbortController();
+    const done = pipeline(this.input, gunzip, { signal: stop.signal });
     // Its errors reach the loop through gunzip; this only keeps the promise from being an unhandled rejection.
     done.catch(() => {});
     try {
@@ -122,8 +125,7 @@ export class ArchiveReader {
       if (error instanceof AuctionDataError) throw error;
       throw errors.notAnArchive((error as Error).message);
     } finally {
-      gunzip.destroy();
-      this.input.destroy();
+      stop.abort();
       await done.catch(() => {});
     }
   }

@@ -1,5 +1,6 @@
 // The map of an auction's data: which tables hold its rows and how each row is found (its auction_id, or its
-// parent's), what a restore keeps, what is left out and why. scope-catalog.test.ts fails when the catalog has a
+// parent's), what a restore keeps, what is left out and why. test/export-import.test.ts ("covers every table the
+// catalog holds per-auction rows in", through uncoveredTables in scope-catalog.ts) fails when the catalog has a
 // table with auction_id (or a foreign-key path to auctions) that is neither mapped nor left out here.
 
 /** How a table's rows of one auction are found. */

@@ -12,7 +12,7 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** The part of @auction-ops/database's disk floor a backup uses. */
 export interface BackupSpaceFloor {
-  admit(operation: 'backup', bytes?: number): boolean;
+  admit(operation: 'backup' | 'drill', bytes?: number): boolean;
   reading(): { freeBytes: number; floorBytes: number };
 }
 

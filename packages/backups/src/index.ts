@@ -9,3 +9,6 @@ export { pruneBackups, type PruneResult } from './backup-prune.js';
 export { scheduleBackups, cronPatternProblem, type ScheduleOptions } from './backup-schedule.js';
 export { archiverState, isFailing, type ArchiverState } from './archive-monitor.js';
 export { checkBackupSpace, type BackupSpaceFloor } from './backup-space.js';
+export { runRestoreDrill, type DrillOptions, type DrillResult } from './drill/restore-drill.js';
+export { readDrillRecord, type DrillRecord } from './drill/drill-record.js';
+export { scheduleDrills } from './drill/drill-schedule.js';

@@ -2,7 +2,13 @@
 // lets PostgreSQL replay that WAL (to a time, or to the end) and promote, ready for `DATA_DIR=DIR pnpm start`.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { assertReachable, startEmbeddedPostgres, systemUser } from '@auction-ops/database';
+import {
+  assertReachable,
+  type EmbeddedCluster,
+  type EmbeddedOptions,
+  startEmbeddedPostgres,
+  systemUser,
+} from '@auction-ops/database';
 import { errors } from './backup-errors.js';
 import { type BackupManifest, listBackups, newestEndedBy, readManifest, summaryOf } from './backup-manifest.js';
 import type { BackupTarget } from './backup-target.js';
@@ -18,6 +24,8 @@ export interface RestoreOptions {
   /** ISO-8601: the state as of this instant; absent: everything archived. */
   toTime?: string;
   log?: (message: string) => void;
+  /** Starts the cluster that replays (the restore drill's runs at low priority); startEmbeddedPostgres by default. */
+  startCluster?: (options: EmbeddedOptions) => Promise<EmbeddedCluster>;
 }
 
 /**
@@ -58,18 +66,30 @@ async function fetchChecked(
   if (!fetched || fetched.sha256 !== sha256) throw errors.damaged(id, what);
 }
 
+/** Files fetched at once, as a backup copies them: most of a cluster's files are small, and the hashing overlaps. */
+const PARALLEL_FILES = 4;
+
 async function copyBackup(manifest: BackupManifest, target: BackupTarget, dataDir: string): Promise<void> {
   const prefix = `backups/${manifest.id}`;
   for (const path of manifest.dirs) mkdirSync(join(dataDir, path), { recursive: true, mode: 0o700 });
-  for (const file of manifest.files)
-    await fetchChecked(
-      target,
-      `${prefix}/files/${file.path}`,
-      join(dataDir, file.path),
-      file.sha256,
-      file.path,
-      manifest.id,
-    );
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < manifest.files.length) {
+      const file = manifest.files[next++]!;
+      const to = join(dataDir, file.path);
+      await fetchChecked(target, `${prefix}/files/${file.path}`, to, file.sha256, file.path, manifest.id).catch(
+        (error) => {
+          failed = true;
+          throw error;
+        },
+      );
+    }
+  };
+  // Every worker has stopped before a failure is thrown: the caller removes the directory they write into.
+  const settled = await Promise.allSettled(Array.from({ length: PARALLEL_FILES }, worker));
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure) throw failure.reason;
   chmodSync(join(dataDir, CLUSTER_DIR), 0o700);
 }
 
@@ -134,7 +154,13 @@ export async function restoreBackup(options: RestoreOptions) {
     await restoreObjects(target, dataDir, manifest.id);
     const until = toTime ? `up to ${toTime.toISOString()}` : 'to the end of the archive';
     log(`PostgreSQL replays the WAL ${until} (${elapsed()})`);
-    await replayArchive({ manifest, dataDir, toTime, startCluster: startEmbeddedPostgres, log });
+    await replayArchive({
+      manifest,
+      dataDir,
+      toTime,
+      startCluster: options.startCluster ?? startEmbeddedPostgres,
+      log,
+    });
     log(`replayed and promoted (${elapsed()})`);
   } catch (caught) {
     const error = caught instanceof RecoveryFailedError ? keepLog(caught, dataDir) : caught;

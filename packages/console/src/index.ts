@@ -11,6 +11,7 @@ export {
   bytesText,
   databaseCheck,
   diskCheck,
+  drillCheck,
   replicaCheck,
   replicasCheck,
   webhookCheck,

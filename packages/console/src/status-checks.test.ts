@@ -6,6 +6,7 @@ import {
   baseBackupCheck,
   databaseCheck,
   diskCheck,
+  drillCheck,
   replicaCheck,
   replicasCheck,
   webhookCheck,
@@ -87,6 +88,43 @@ describe('base backups', () => {
       { state: 'warning', reason: 'no base backup yet' },
     );
     expect(combined).toEqual({ state: 'warning', reason: 'no base backup yet; last segment archived 5 s ago' });
+  });
+});
+
+describe('restore drills', () => {
+  const passed = { outcome: 'passed' as const, reason: 'matched', ageSeconds: 3600 };
+  it('is ok before the first drill and after a pass, a warning after a failure or a skip, naming why', () => {
+    expect(drillCheck({ last: null, lastSuccessAgeSeconds: null, intervalSeconds: 86_400 })).toEqual({
+      state: 'ok',
+      reason: 'no restore drill yet (every 1 d)',
+    });
+    expect(drillCheck({ last: passed, lastSuccessAgeSeconds: 3600, intervalSeconds: 86_400 })).toEqual({
+      state: 'ok',
+      reason: 'restore drill passed 1 h ago',
+    });
+    const failed = {
+      outcome: 'failed' as const,
+      reason: 'archived WAL 0000000100000000000000A3 is damaged',
+      ageSeconds: 60,
+    };
+    expect(drillCheck({ last: failed, lastSuccessAgeSeconds: 90_000, intervalSeconds: 86_400 })).toEqual({
+      state: 'warning',
+      reason: 'restore drill failed 1 min ago: archived WAL 0000000100000000000000A3 is damaged',
+    });
+    const skipped = { outcome: 'skipped' as const, reason: 'no room', ageSeconds: 60 };
+    expect(drillCheck({ last: skipped, lastSuccessAgeSeconds: null, intervalSeconds: 86_400 }).state).toBe('warning');
+  });
+  it('warns when the last pass is older than two intervals and an hour', () => {
+    const old = { ...passed, ageSeconds: 2 * 86_400 + 3601 };
+    expect(drillCheck({ last: old, lastSuccessAgeSeconds: old.ageSeconds, intervalSeconds: 86_400 }).state).toBe(
+      'warning',
+    );
+    expect(drillCheck({ last: old, lastSuccessAgeSeconds: old.ageSeconds, intervalSeconds: 0 }).state).toBe('ok');
+  });
+  it('puts a failed drill first among the backup parts', () => {
+    const ok = { state: 'ok' as const, reason: 'fine' };
+    const drill = { state: 'warning' as const, reason: 'restore drill failed' };
+    expect(backupsCheck(ok, ok, drill)).toEqual({ state: 'warning', reason: 'restore drill failed; fine; fine' });
   });
 });
 

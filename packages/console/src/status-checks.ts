@@ -124,10 +124,37 @@ export function baseBackupCheck({ ageSeconds }: BaseBackupFacts): Check {
   return { state: 'ok', reason: age };
 }
 
-/** Both parts of a backup: the worse one's reason leads. */
-export function backupsCheck(archive: Check, base: Check): Check {
-  const [first, second] = RANK[base.state] > RANK[archive.state] ? [base, archive] : [archive, base];
-  return { state: worstState([archive.state, base.state]), reason: `${first.reason}; ${second.reason}` };
+interface DrillFacts {
+  /** The last drill's outcome and reason, and seconds since it finished; null when none has run. */
+  last: { outcome: 'passed' | 'failed' | 'skipped'; reason: string; ageSeconds: number } | null;
+  /** Seconds since the last drill that passed; null when none has. */
+  lastSuccessAgeSeconds: number | null;
+  /** BACKUP_DRILL_INTERVAL in seconds (0: off). */
+  intervalSeconds: number;
+}
+
+/**
+ * The restore drill: a failed or skipped drill is a warning (the backups are not proven), and so is a last success
+ * older than two intervals and an hour (drills stopped happening). None yet is ok: the first is one interval away.
+ */
+export function drillCheck({ last, lastSuccessAgeSeconds, intervalSeconds }: DrillFacts): Check {
+  if (!last)
+    return intervalSeconds > 0
+      ? { state: 'ok', reason: `no restore drill yet (every ${durationText(intervalSeconds)})` }
+      : { state: 'ok', reason: 'no restore drill yet (BACKUP_DRILL_INTERVAL is off)' };
+  const ago = durationText(last.ageSeconds);
+  if (last.outcome === 'failed') return { state: 'warning', reason: `restore drill failed ${ago} ago: ${last.reason}` };
+  if (last.outcome === 'skipped')
+    return { state: 'warning', reason: `restore drill skipped ${ago} ago: ${last.reason}` };
+  if (intervalSeconds > 0 && lastSuccessAgeSeconds !== null && lastSuccessAgeSeconds > 2 * intervalSeconds + 3600)
+    return { state: 'warning', reason: `last restore drill passed ${ago} ago, over two intervals` };
+  return { state: 'ok', reason: `restore drill passed ${ago} ago` };
+}
+
+/** The parts of a backup (archiving, base backup, drill): the worst one's reason leads. */
+export function backupsCheck(...parts: Check[]): Check {
+  const ordered = [...parts].sort((a, b) => RANK[b.state] - RANK[a.state]);
+  return { state: worstState(parts.map((p) => p.state)), reason: ordered.map((p) => p.reason).join('; ') };
 }
 
 interface WebhookFacts {

@@ -47,7 +47,7 @@ describe('disk floor', () => {
       expect(floor.admit('upload', 60 * MIB)).toBe(false);
       expect(floor.admit('import', 60 * MIB)).toBe(false);
       expect(floor.admit('upload', 40 * MIB)).toBe(true);
-      expect(floor.counts()).toEqual({ refusals: { upload: 1, import: 1, backup: 0 }, diskFull: 0 });
+      expect(floor.counts()).toEqual({ refusals: { upload: 1, import: 1, backup: 0, drill: 0 }, diskFull: 0 });
     } finally {
       floor.stop();
     }

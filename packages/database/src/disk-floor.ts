@@ -1,13 +1,13 @@
 // The free-space floor of DATA_DIR's filesystem. PostgreSQL stops when it cannot write WAL, so the writes that
-// grow the disk on a client's behalf (uploads, CSV imports, local backups) are refused while free space is under
+// grow the disk on a client's behalf (uploads, CSV imports, local backups, restore drills) are refused while free space is under
 // the floor, leaving that room to PostgreSQL. Free space is read with statfs in the background and kept: asking
 // costs no syscall. Space freed (objects deleted, a file removed) is seen at the next reading; nothing restarts.
 import { statfs as fsStatfs } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 
 /** What refuses for want of space; the refusals are counted by operation (bounded labels). */
-export type DiskFloorOperation = 'upload' | 'import' | 'backup';
-export const DISK_FLOOR_OPERATIONS: readonly DiskFloorOperation[] = ['upload', 'import', 'backup'];
+export type DiskFloorOperation = 'upload' | 'import' | 'backup' | 'drill';
+export const DISK_FLOOR_OPERATIONS: readonly DiskFloorOperation[] = ['upload', 'import', 'backup', 'drill'];
 
 export interface DiskReading {
   freeBytes: number;
@@ -86,7 +86,7 @@ export async function statfsNearest(path: string, statfs: StatfsLike = fsStatfs)
 
 export async function startDiskFloor(options: DiskFloorOptions): Promise<DiskFloor> {
   const statfs = options.statfs ?? fsStatfs;
-  const refusals: Record<DiskFloorOperation, number> = { upload: 0, import: 0, backup: 0 };
+  const refusals: Record<DiskFloorOperation, number> = { upload: 0, import: 0, backup: 0, drill: 0 };
   let diskFull = 0;
   const read = async (): Promise<DiskReading> => {
     const fs = await statfsNearest(options.path, statfs);

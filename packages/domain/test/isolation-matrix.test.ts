@@ -154,8 +154,8 @@ const cases: Case[] = [
   R('read event_types', (tx) => tx`select name from public.event_types`, 'rows rows rows rows rows rows'),
   R(
     'insert event_types',
-    (tx) => tx`insert into public.event_types (name, area, emitted_when, fields, sample)
-      values ('gate.opened', 'gates', 'never', '{}', '{}') returning name`,
+    (tx) => tx`insert into public.event_types (name, area, emitted_when, fields, sample, since_version)
+      values ('gate.opened', 'gates', 'never', '{}', '{}', '0.5.0') returning name`,
     'deny deny deny deny deny deny',
   ),
   R(

@@ -536,7 +536,7 @@ export type Database = {
           fields: Json
           name: string
           sample: Json
-          since_version?: string
+          since_version: string
         }
         Update: {
           area?: string

@@ -36,6 +36,16 @@ export const errors = {
   schemaCacheNotLoaded: () =>
     new RestError(503, 'PGRST002', 'Could not query the database for the schema cache. Retrying.'),
   poolTimeout: () => new RestError(504, 'PGRST003', 'Timed out acquiring connection from connection pool.'),
+  /**
+   * The connection was lost after COMMIT was sent and before its answer came: the write may or may not have been
+   * applied. SQLSTATE 08007 (transaction_resolution_unknown) says exactly that; unlike PGRST000 it does not invite a
+   * blind retry, which would apply a committed write twice or answer 409 for the caller's own row.
+   */
+  commitUnknown: (msg: string) =>
+    new RestError(503, '08007', 'The connection to the database was lost while the transaction was committing.', {
+      details: `It may or may not have committed: ${msg}`,
+      hint: 'Read the rows back before sending the write again.',
+    }),
   parse: (message: string, details: string | null = null) => new RestError(400, 'PGRST100', message, { details }),
   rpcMethod: (method: string) => new RestError(405, 'PGRST101', `Cannot use the ${method} method on RPC`),
   invalidBody: (message: string, details: string | null = null) => new RestError(400, 'PGRST102', message, { details }),

@@ -11,6 +11,7 @@
 import type postgres from 'postgres';
 import type { Statement } from './compile/sql-builder.js';
 import type { CompiledRequest } from './compile/statement-compiler.js';
+import { afterCommitSent } from './commit-outcome.js';
 import { errors, RestError } from './errors.js';
 import type { Plan } from './plan/types.js';
 import { checkResult, type MainResult } from './respond.js';
@@ -182,10 +183,10 @@ export async function execute(
   try {
     // Each statement's rejection is caught at once (the first one is the cause; those after it only report the
     // aborted transaction), and every statement is awaited before the connection goes back to the pool.
-    let failure: { reason: unknown } | null = null;
-    const settle = (q: Promise<postgres.RowList<postgres.Row[]>>) =>
+    let failure: { reason: unknown; atCommit: boolean } | null = null;
+    const settle = (q: Promise<postgres.RowList<postgres.Row[]>>, atCommit = false) =>
       q.catch((reason) => {
-        failure ??= { reason };
+        failure ??= { reason, atCommit };
         return null;
       });
     const begin = settle(send(conn, opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN', [], true));
@@ -194,7 +195,9 @@ export async function execute(
     const mainRows = settle(send(conn, mainText.text, mainParams, mainText.prepare));
     const explainRows = explain ? settle(send(conn, explain.sql, explainParams)) : null;
     const end =
-      typeof opts.end === 'string' ? settle(send(conn, opts.end === 'commit' ? 'COMMIT' : 'ROLLBACK', [], true)) : null;
+      typeof opts.end === 'string'
+        ? settle(send(conn, opts.end === 'commit' ? 'COMMIT' : 'ROLLBACK', [], true), true)
+        : null;
     await begin;
     await context;
     await pre;
@@ -202,8 +205,10 @@ export async function execute(
     const plan = await explainRows;
     await end;
     if (failure !== null) {
+      const { reason, atCommit } = failure as { reason: unknown; atCommit: boolean };
       if (typeof opts.end !== 'string') await send(conn, 'ROLLBACK', [], true).catch(() => {});
-      throw (failure as { reason: unknown }).reason;
+      // A write whose COMMIT went out with the pipeline may have committed however its answers were lost.
+      throw opts.end === 'commit' && !opts.readOnly ? afterCommitSent(reason, atCommit) : reason;
     }
     const result = toResult(rows!, plan, opts.planOutput ?? null);
     if (typeof opts.end === 'string') return { result, ended: opts.end };
@@ -214,7 +219,9 @@ export async function execute(
       await send(conn, 'ROLLBACK', [], true);
       throw e;
     }
-    await send(conn, ended === 'commit' ? 'COMMIT' : 'ROLLBACK', [], true);
+    await send(conn, ended === 'commit' ? 'COMMIT' : 'ROLLBACK', [], true).catch((e) => {
+      throw ended === 'commit' ? afterCommitSent(e, true) : e;
+    });
     return { result, ended };
   } finally {
     conn.release();

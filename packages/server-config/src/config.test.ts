@@ -15,6 +15,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ BACKUP_SCHEDULE: '0 3 * * *' }).BACKUP_SCHEDULE).toBe('0 3 * * *');
   });
 
+  it('reads BACKUP_DRILL_INTERVAL as seconds: a day by default, 0 when off', () => {
+    expect(loadConfig({}).BACKUP_DRILL_INTERVAL).toBe(86_400);
+    expect(loadConfig({ BACKUP_DRILL_INTERVAL: 'off' }).BACKUP_DRILL_INTERVAL).toBe(0);
+    expect(loadConfig({ BACKUP_DRILL_INTERVAL: '7d' }).BACKUP_DRILL_INTERVAL).toBe(7 * 86_400);
+    expect(loadConfig({ BACKUP_DRILL_INTERVAL: '30m' }).BACKUP_DRILL_INTERVAL).toBe(1800);
+  });
+
   it.each([
     ['PORT', 'abc', /PORT="abc" must be a whole number/],
     ['PORT', '70000', /PORT="70000" must be between 0 and 65535/],
@@ -33,6 +40,8 @@ describe('loadConfig', () => {
     ['BACKUP_SCHEDULE', 'nightly', /BACKUP_SCHEDULE="nightly" must be a cron pattern/],
     ['BACKUP_KEEP', '0', /BACKUP_KEEP="0" must be at least 1/],
     ['BACKUP_ARCHIVE_TIMEOUT_SECONDS', 'soon', /BACKUP_ARCHIVE_TIMEOUT_SECONDS="soon" must be a whole number/],
+    ['BACKUP_DRILL_INTERVAL', 'daily', /BACKUP_DRILL_INTERVAL="daily" must be off or a duration such as 30m/],
+    ['BACKUP_DRILL_INTERVAL', '5m', /BACKUP_DRILL_INTERVAL="5m" must be off or at least 10m/],
     ['REALTIME_PUBLIC_CHANNELS', 'everyone', /REALTIME_PUBLIC_CHANNELS="everyone" must be signed-in, anyone or off/],
     ['STORAGE_FILE_ETAG_ALGORITHM', 'sha1', /STORAGE_FILE_ETAG_ALGORITHM="sha1" must be md5 or mtime/],
     ['AUCTION_DELETE_GRACE_DAYS', 'a month', /AUCTION_DELETE_GRACE_DAYS="a month" must be a number of days/],

@@ -35,6 +35,11 @@ export const coreSettings = {
    * tells any caller how data is stored and indexed, and ANALYZE runs the statement.
    */
   REST_PLAN_ENABLED: v.optional(bool, 'false'),
+  /**
+   * `Prefer: tx=rollback` (supabase-js `.rollback()`) is honoured: the request runs and answers, then its transaction
+   * is rolled back (PostgREST's db-tx-end = commit-allow-override). Off by default, as in PostgREST.
+   */
+  REST_TX_ROLLBACK_ALLOWED: v.optional(bool, 'false'),
   /** Schemas after the exposed one on every request's search_path (PostgREST's db-extra-search-path). */
   REST_EXTRA_SEARCH_PATH: v.optional(schemaNames, 'public'),
   WORKERS_ENABLED: v.optional(bool, 'true'),

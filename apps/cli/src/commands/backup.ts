@@ -1,5 +1,5 @@
-// `auction-ops backup create|list|restore`: thin over @auction-ops/backups (docs/backups.md).
-import { resolve } from 'node:path';
+// `auction-ops backup create|list|restore|drill`: thin over @auction-ops/backups (docs/backups.md).
+import { join, resolve } from 'node:path';
 import {
   backupErrors,
   createBackup,
@@ -8,18 +8,22 @@ import {
   pruneBackups,
   resolveTarget,
   restoreBackup,
+  runRestoreDrill,
   summaryOf,
   type BackupSummary,
 } from '@auction-ops/backups';
 import { targetOverlap } from '@auction-ops/backups/target-overlap';
+import { startDiskFloor } from '@auction-ops/database';
 import { loadConfig } from '@auction-ops/server-config';
+import { createFsBackend } from '@auction-ops/storage';
 import { openDatabase } from '../database.js';
 import { parseCommandArgs } from '../command-args.js';
 import { UsageError } from './super-admin.js';
 
 const USAGE = `usage: auction-ops backup create [--target T] [--json]
        auction-ops backup list [--target T] [--json]
-       auction-ops backup restore <id|latest> --data-dir DIR [--to-time ISO-8601] [--target T] [--json]`;
+       auction-ops backup restore <id|latest> --data-dir DIR [--to-time ISO-8601] [--target T] [--json]
+       auction-ops backup drill [--target T] [--json]`;
 
 const OPTIONS = {
   target: { type: 'string' },
@@ -73,6 +77,31 @@ export async function backupCommand(args: string[]): Promise<void> {
       restored,
       `restored backup ${restored.id}${as} into ${dataDir}; start it with DATA_DIR=${dataDir} pnpm start`,
     );
+  } else if (action === 'drill' && !id) {
+    const db = await openDatabase();
+    const floor = await startDiskFloor({ path: config.DATA_DIR, floorMb: config.DISK_FREE_FLOOR_MB });
+    // Objects are compared with the filesystem backend's bytes; on S3, with the digests the archive recorded.
+    const objects = config.STORAGE_BACKEND === 's3' ? undefined : createFsBackend(join(config.DATA_DIR, 'storage'));
+    try {
+      const result = await runRestoreDrill({
+        target,
+        ownerUrl: db.ownerUrl,
+        dataDir: config.DATA_DIR,
+        scratchParent: config.BACKUP_DRILL_DIR,
+        floor,
+        jwtSecret: config.JWT_SECRET,
+        sourceObject: objects && ((key) => objects.get(key)),
+        log: (message) => console.error(message),
+      });
+      const took = 'duration_seconds' in result ? ` in ${result.duration_seconds} s` : '';
+      print(result, `restore drill ${result.outcome}${took}: ${result.reason}`);
+      // Only a pass proves the backups: a failure, a skip or another drill running exits 1.
+      if (result.outcome !== 'passed') process.exitCode = 1;
+    } finally {
+      floor.stop();
+      await db.close();
+      target.store.close();
+    }
   } else {
     throw new UsageError(USAGE);
   }

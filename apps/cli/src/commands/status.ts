@@ -1,6 +1,8 @@
 // `auction-ops status`: what an operator checks first. The server serving this DATA_DIR (from DATA_DIR/server.json),
-// the database, WAL archiving (PostgreSQL's own counters), the release and the migrations still to apply.
+// the database, WAL archiving (PostgreSQL's own counters), the last restore drill, the release and the migrations
+// still to apply.
 import postgres from 'postgres';
+import { readDrillRecord, resolveTarget } from '@auction-ops/backups';
 import { migrationStatus, releaseStatus, runningServerInfo } from '@auction-ops/database';
 import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { version } from '@auction-ops/server/version';
@@ -43,12 +45,31 @@ async function archivingLine(db: CliDatabase): Promise<string> {
   }
 }
 
+/** The last restore drill, from its record in the target (docs/backups.md, "Restore drill"). */
+async function drillLine(db: CliDatabase): Promise<string | undefined> {
+  if (db.config.DATABASE_URL || !db.config.BACKUP_TARGET) return undefined;
+  const target = resolveTarget(db.config.BACKUP_TARGET);
+  try {
+    const last = await readDrillRecord(target);
+    if (!last) return 'drill: none yet';
+    const when = `${last.outcome} at ${last.finished_at} in ${last.duration_seconds} s`;
+    const passed = last.outcome === 'passed' ? '' : `; last passed ${last.last_success_at ?? 'never'}`;
+    return `drill: ${when}: ${last.reason}${passed}`;
+  } catch (error) {
+    return `drill: the record in ${db.config.BACKUP_TARGET} could not be read: ${(error as Error).message}`;
+  } finally {
+    target.store.close();
+  }
+}
+
 export async function statusCommand(): Promise<void> {
   await withDatabase(async (db) => {
     console.log(serverLine(db.config.DATA_DIR));
     const where = db.config.DATABASE_URL ? 'external (DATABASE_URL)' : `embedded in ${db.config.DATA_DIR}`;
     console.log(`database: up, ${where}`);
     console.log(await archivingLine(db));
+    const drill = await drillLine(db);
+    if (drill) console.log(drill);
     const release = await releaseStatus(db.ownerUrl, migrationSets, version);
     const last = release.last ? `${release.last.version} (${release.last.at.toISOString()})` : 'none recorded';
     console.log(`release: this is ${version}; last started on this database: ${last}`);

@@ -1,13 +1,23 @@
-// The facts behind the console's states (backups and WAL archiving, webhook backlog, disk, read replicas), read
-// per status request and judged by @auction-ops/console's status-checks. Listing base backups reads every manifest
-// (S3 requests on an S3 target), so that one fact is kept for a minute.
-import { archiverState, type BackupTarget, isFailing, listBackups, resolveTarget } from '@auction-ops/backups';
+// The facts behind the console's states (backups, WAL archiving and restore drills, webhook backlog, disk, read
+// replicas), read per status request and judged by @auction-ops/console's status-checks. Listing base backups reads
+// every manifest (S3 requests on an S3 target), so that fact is kept for a minute; the drill record is one small
+// file, read each time (a drill just run by `auction-ops backup drill` shows at once).
+import {
+  archiverState,
+  type BackupTarget,
+  type DrillRecord,
+  isFailing,
+  listBackups,
+  readDrillRecord,
+  resolveTarget,
+} from '@auction-ops/backups';
 import {
   archiveCheck,
   backupsCheck,
   baseBackupCheck,
   type Check,
   diskCheck,
+  drillCheck,
   replicaCheck,
   replicasCheck,
   webhookCheck,
@@ -47,6 +57,25 @@ function newestBaseBackup(target: BackupTarget): { get(): Promise<NewestBackup>;
       cached = undefined;
     },
   };
+}
+
+/** The restore drill's part: its state, and the record's fields the page shows. */
+async function drillStatus(target: BackupTarget, intervalSeconds: number): Promise<Check & Record<string, unknown>> {
+  let record: DrillRecord | undefined;
+  try {
+    record = await readDrillRecord(target);
+  } catch (error) {
+    return { state: 'warning', reason: `reading the restore drill record failed: ${String(error)}` };
+  }
+  const check = drillCheck({
+    last: record
+      ? { outcome: record.outcome, reason: record.reason, ageSeconds: secondsSince(record.finished_at) ?? 0 }
+      : null,
+    lastSuccessAgeSeconds: record ? secondsSince(record.last_success_at) : null,
+    intervalSeconds,
+  });
+  // The record's own reason is in the check's; the check's state and reason win.
+  return { ...(record ?? {}), ...check, interval_seconds: intervalSeconds };
 }
 
 /**
@@ -90,8 +119,9 @@ export function backupsStatusOf(ctx: ServerContext): { read(): Promise<BackupsSt
       base = null;
       baseCheck = { state: 'failing', reason: `listing the base backups failed: ${String(error)}` };
     }
+    const drill = await drillStatus(target, config.BACKUP_DRILL_INTERVAL);
     return {
-      ...backupsCheck(archive, baseCheck),
+      ...backupsCheck(archive, baseCheck, drill),
       archiving: {
         ...archive,
         last_archived_at: archiver.lastArchivedAt?.toISOString() ?? null,
@@ -104,6 +134,7 @@ export function backupsStatusOf(ctx: ServerContext): { read(): Promise<BackupsSt
         timeout_seconds: config.BACKUP_ARCHIVE_TIMEOUT_SECONDS,
       },
       base_backup: { ...baseCheck, ...(base ?? {}) },
+      drill,
     };
   };
   return { read, changed: newest.forget };

@@ -47,6 +47,7 @@ export async function createServices(ctx: ServerContext): Promise<Services> {
       roles: ['anon', 'authenticated', 'service_role'],
       extraSearchPath: c.REST_EXTRA_SEARCH_PATH,
       planEnabled: c.REST_PLAN_ENABLED,
+      txRollbackAllowed: c.REST_TX_ROLLBACK_ALLOWED,
       maxRows: c.REST_MAX_ROWS,
       statementTimeoutMs: c.DB_STATEMENT_TIMEOUT_MS,
       poolTimeoutMs: c.DB_POOL_TIMEOUT_MS,

@@ -1,16 +1,21 @@
 // While BACKUP_TARGET is set on the embedded cluster: watches the WAL archiver (a failing archive is logged as an
-// error every check, with the pending segments), and takes the BACKUP_SCHEDULE backups, pruned to BACKUP_KEEP; the
-// newest base backup's time is a metric.
+// error every check, with the pending segments), takes the BACKUP_SCHEDULE backups, pruned to BACKUP_KEEP, and
+// runs a restore drill every BACKUP_DRILL_INTERVAL; the newest base backup's time and the drills' are metrics.
 import {
   archiverState,
   createBackup,
   isFailing,
   resolveTarget,
+  runRestoreDrill,
   scheduleBackups,
+  scheduleDrills,
   type BackupTarget,
 } from '@auction-ops/backups';
+import type { StorageService } from '@auction-ops/storage';
 import type { ServerContext, Worker } from '../context.js';
 import { baseBackupGauge, watchBaseBackups } from './backup-metrics.js';
+import { drillMetrics, watchDrills } from './drill-metrics.js';
+import { drillOptions, logDrill } from './drill-run.js';
 
 const CHECK_MS = 30_000;
 
@@ -34,13 +39,29 @@ function watchArchiver(ctx: ServerContext, target: BackupTarget): () => void {
   return () => clearInterval(timer);
 }
 
-export async function startBackupWorker(ctx: ServerContext): Promise<Worker | undefined> {
+export async function startBackupWorker(ctx: ServerContext, storage: StorageService): Promise<Worker | undefined> {
   const { config } = ctx;
   const gauge = baseBackupGauge(ctx);
+  const drillGauges = drillMetrics(ctx);
   if (!config.BACKUP_TARGET || config.DATABASE_URL) return undefined;
   const target = resolveTarget(config.BACKUP_TARGET);
   const stopWatching = watchArchiver(ctx, target);
   const baseBackups = watchBaseBackups(ctx, target, gauge);
+  const drills = watchDrills(ctx, target, drillGauges);
+  // One process runs the background work, and the drill's advisory lock keeps `backup drill` from overlapping it.
+  const drillSchedule =
+    config.BACKUP_DRILL_INTERVAL > 0
+      ? scheduleDrills({
+          intervalMs: config.BACKUP_DRILL_INTERVAL * 1000,
+          target,
+          drill: () => runRestoreDrill(drillOptions(ctx, target, storage)),
+          onDone: (result) => {
+            drills.refresh();
+            logDrill(ctx, result);
+          },
+          onError: (error) => ctx.log.error('backup: restore drill could not run', { error: error.message }),
+        })
+      : undefined;
   const schedule = config.BACKUP_SCHEDULE
     ? scheduleBackups({
         pattern: config.BACKUP_SCHEDULE,
@@ -64,7 +85,9 @@ export async function startBackupWorker(ctx: ServerContext): Promise<Worker | un
     async stop() {
       stopWatching();
       baseBackups.stop();
+      drills.stop();
       await schedule?.stop();
+      await drillSchedule?.stop();
       target.store.close();
     },
   };

@@ -15,6 +15,6 @@ export async function startWorkers(ctx: ServerContext, services: Services): Prom
     await startImportSweeper(ctx),
     await startAuctionPurgeWorker(ctx, services.storage),
   ];
-  const backups = await startBackupWorker(ctx);
+  const backups = await startBackupWorker(ctx, services.storage);
   return backups ? [...workers, backups] : workers;
 }

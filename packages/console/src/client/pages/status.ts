@@ -60,7 +60,22 @@ function backupsSection(check: Check | undefined): HTMLElement {
     'newest base backup': base.finished_at
       ? `${formatAgo(base.finished_at as string)}, ${formatBytes(base.bytes as number)} (${base.id})`
       : 'none',
+    ...drillEntries(check?.drill as Entries | undefined),
   });
+}
+
+/** The last restore drill: its outcome, duration and the backup it restored; the newest pass when that failed. */
+function drillEntries(drill: Entries | undefined): Entries {
+  if (!drill) return {};
+  if (!drill.finished_at) return { 'last restore drill': 'none yet' };
+  const duration = formatDuration(drill.duration_seconds as number);
+  const success = drill.last_success_at as string | null;
+  return {
+    'last restore drill': `${drill.outcome} ${formatAgo(drill.finished_at as string)}, in ${duration}${
+      drill.backup_id ? ` (${drill.backup_id})` : ''
+    }`,
+    ...(drill.outcome === 'passed' ? {} : { 'last drill passed': success ? formatAgo(success) : 'never' }),
+  };
 }
 
 function webhooksSection(check: Check | undefined): HTMLElement {

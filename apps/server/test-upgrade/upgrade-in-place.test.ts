@@ -1,9 +1,10 @@
-// An upgrade in place, as an operator does it: release 0.1.0 (built from its commit in a git worktree) serves a
+// An upgrade in place, as an operator does it: an earlier service (built from its commit in a git worktree) serves a
 // DATA_DIR with users, tenant rows, objects, a refresh token, a webhook delivery waiting on a receiver that is down
-// and a base backup; it is stopped with SIGTERM and this checkout starts on the same DATA_DIR. Nothing may be lost,
-// the waiting delivery goes out, the ledger names the release, and WAL archiving carries on: a point-in-time
-// restore from the pre-upgrade backup to an instant after the upgrade holds what was written after it.
-import { mkdtempSync, rmSync } from 'node:fs';
+// and (from 0.1.0 on) a base backup; it is stopped with SIGTERM and this checkout starts on the same DATA_DIR.
+// Nothing may be lost, the waiting delivery goes out, the ledger names the release, and WAL archiving carries on: a
+// point-in-time restore from the pre-upgrade backup to an instant after the upgrade holds what was written after it.
+// From release 0.1.0, and from the pre-release state of 734ca04 (issue 55: its start failed on webhooks/0003).
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,11 +14,17 @@ import { findFreePort, loadMigrations, runningClusterUrl } from '@auction-ops/da
 import { migrationSets } from '@auction-ops/server-config/migration-sets';
 import { version } from '../src/version.js';
 import { checkOutRelease, type OldRelease } from './support/old-release.js';
+import { PRE_RELEASE, RELEASES } from './support/origins.js';
 import { type ReleaseProcess, runCli, startRelease } from '../test/support/release-process.js';
 import { startSignedReceiver, type SignedReceiver } from './support/signed-receiver.js';
 import { type Arranged, arrange, client, type Keys, sha256Of, signIn, submit } from './support/upgrade-fixture.js';
+import { printTimings, type Timings } from './support/timings.js';
 
-const OLD_COMMIT = 'a2cdf8e6aa48a575b5e9ea9687c8e3e72341024b';
+const ORIGINS = [
+  { ...RELEASES[0], backups: true },
+  // Before the changelog's first entry: no backups yet (its DATA_DIR has no archive to carry on).
+  { ...PRE_RELEASE, backups: false },
+];
 const START = fileURLToPath(new URL('../bin/start.mjs', import.meta.url));
 const CLI = fileURLToPath(new URL('../../cli/bin/auction-ops.js', import.meta.url));
 const WEBHOOK_SECRET = 'upgrade-webhook-secret-0123456789';
@@ -31,135 +38,138 @@ async function until(check: () => Promise<boolean> | boolean, what: string, time
   }
 }
 
-let root: string;
-let dataDir: string;
-let target: string;
-let old: OldRelease | undefined;
-let oldServer: ReleaseProcess | undefined;
-let server: ReleaseProcess | undefined;
-let restored: ReleaseProcess | undefined;
-let receiver: SignedReceiver;
-let keys: Keys;
-let arranged: Arranged;
-let backupId: string;
-let ledgerBefore: Set<string>;
-let deliveryId: string;
-let anonBefore: Record<string, string>;
-const timings: Record<string, number> = {};
+describe.each(ORIGINS)('upgrade in place from $name', (origin) => {
+  let root: string;
+  let dataDir: string;
+  let target: string;
+  let old: OldRelease | undefined;
+  let oldServer: ReleaseProcess | undefined;
+  let server: ReleaseProcess | undefined;
+  let restored: ReleaseProcess | undefined;
+  let receiver: SignedReceiver;
+  let keys: Keys;
+  let arranged: Arranged;
+  let backupId: string;
+  let ledgerBefore: Set<string>;
+  let deliveryId: string;
+  let anonBefore: Record<string, string>;
+  const timings: Timings = {};
 
-/** Settings both releases run with: the same in 0.1.0, so the retry delay of the queued delivery is configured. */
-async function environment(): Promise<Record<string, string>> {
-  return {
-    DATA_DIR: dataDir,
-    PORT: String(await findFreePort()),
-    BACKUP_TARGET: target,
-    BACKUP_ARCHIVE_TIMEOUT_SECONDS: '1',
-    RATE_LIMITS_ENABLED: 'false',
-    AUTH_RATE_LIMIT_SIGN_IN: '100000',
-    AUTH_RATE_LIMIT_SIGN_UP: '100000',
-    AUTH_RATE_LIMIT_REFRESH: '100000',
-    WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
-    // Six attempts 5 s apart: the delivery outlives the old server's stop and is due soon after the new start.
-    WEBHOOK_RETRY_SCHEDULE: '0,5,5,5,5,5',
-    WEBHOOK_JITTER: '0',
-    WEBHOOK_POLL_INTERVAL_MS: '200',
-    PENDING_CHECK_ENABLED: 'false',
-    PUSH_PROVIDER: 'outbox',
-  };
-}
-
-async function withOwner<T>(run: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-  const url = runningClusterUrl(join(dataDir, 'postgres'));
-  if (!url) throw new Error('no running cluster in DATA_DIR');
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  try {
-    return await run(sql);
-  } finally {
-    await sql.end();
+  /** Settings both releases run with: the same in the old one, so the queued delivery's retry delay is configured. */
+  async function environment(): Promise<Record<string, string>> {
+    return {
+      DATA_DIR: dataDir,
+      PORT: String(await findFreePort()),
+      ...(origin.backups ? { BACKUP_TARGET: target, BACKUP_ARCHIVE_TIMEOUT_SECONDS: '1' } : {}),
+      RATE_LIMITS_ENABLED: 'false',
+      AUTH_RATE_LIMIT_SIGN_IN: '100000',
+      AUTH_RATE_LIMIT_SIGN_UP: '100000',
+      AUTH_RATE_LIMIT_REFRESH: '100000',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+      // Six attempts 5 s apart: the delivery outlives the old server's stop and is due soon after the new start.
+      WEBHOOK_RETRY_SCHEDULE: '0,5,5,5,5,5',
+      WEBHOOK_JITTER: '0',
+      WEBHOOK_POLL_INTERVAL_MS: '200',
+      PENDING_CHECK_ENABLED: 'false',
+      PUSH_PROVIDER: 'outbox',
+    };
   }
-}
 
-/** What the anon key reads of each tenant table: a row count, or the error code. */
-async function anonReads(url: string): Promise<Record<string, string>> {
-  const reads: Record<string, string> = {};
-  for (const table of ['auctions', 'auction_members', 'locations', 'lot_submissions', 'webhook_endpoints']) {
-    const read = await client(url, keys.anon).from(table).select('*');
-    reads[table] = read.error ? String(read.error.code) : `rows: ${read.data.length}`;
+  async function withOwner<T>(run: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+    const url = runningClusterUrl(join(dataDir, 'postgres'));
+    if (!url) throw new Error('no running cluster in DATA_DIR');
+    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      return await run(sql);
+    } finally {
+      await sql.end();
+    }
   }
-  return reads;
-}
 
-const deliveryOf = async (endpointId: string) =>
-  (
-    await client(server?.url ?? oldServer!.url, keys.anon, keys.service)
-      .from('webhook_deliveries')
-      .select('id, status, attempt_count, last_status_code')
-      .eq('endpoint_id', endpointId)
-  ).data ?? [];
+  /** What the anon key reads of each tenant table: a row count, or the error code. */
+  async function anonReads(url: string): Promise<Record<string, string>> {
+    const reads: Record<string, string> = {};
+    for (const table of ['auctions', 'auction_members', 'locations', 'lot_submissions', 'webhook_endpoints']) {
+      const read = await client(url, keys.anon).from(table).select('*');
+      reads[table] = read.error ? String(read.error.code) : `rows: ${read.data.length}`;
+    }
+    return reads;
+  }
 
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'auction-ops-upgrade-'));
-  dataDir = join(root, 'data');
-  target = join(root, 'backups');
-  receiver = await startSignedReceiver(WEBHOOK_SECRET);
+  const deliveryOf = async (endpointId: string) =>
+    (
+      await client(server?.url ?? oldServer!.url, keys.anon, keys.service)
+        .from('webhook_deliveries')
+        .select('id, status, attempt_count, last_status_code')
+        .eq('endpoint_id', endpointId)
+    ).data ?? [];
 
-  old = await checkOutRelease(OLD_COMMIT);
-  timings['old release checkout and install'] = old.buildMs;
-  expect(old.version).toBe('0.1.0');
-  const oldEnv = { ...(await environment()), WEB_CONCURRENCY: '1' };
-  oldServer = await startRelease(old.startScript, oldEnv);
-  timings['old server first start'] = oldServer.startMs;
-  keys = { anon: oldServer.anonKey, service: oldServer.serviceRoleKey };
-  arranged = await arrange(oldServer.url, keys, receiver.url, WEBHOOK_SECRET);
+  let began: number;
+  beforeAll(async () => {
+    began = performance.now();
+    root = mkdtempSync(join(tmpdir(), 'auction-ops-upgrade-'));
+    // As root, PostgreSQL runs as the postgres user, which must pass through here to DATA_DIR; before 0.1.0 the
+    // service opened only DATA_DIR itself to it, not the directories above.
+    chmodSync(root, 0o711);
+    dataDir = join(root, 'data');
+    target = join(root, 'backups');
+    receiver = await startSignedReceiver(WEBHOOK_SECRET);
 
-  // The receiver is down: the delivery has been tried, refused with 503, and waits for its next attempt.
-  await until(async () => {
-    const [d] = await deliveryOf(arranged.endpointId);
-    return d?.status === 'queued' && d.attempt_count >= 1 && d.last_status_code === 503;
-  }, 'a delivery queued for retry');
-  deliveryId = (await deliveryOf(arranged.endpointId))[0].id;
+    old = await checkOutRelease(origin.commit);
+    timings['old release checkout and install'] = old.buildMs;
+    expect(old.version).toBe(origin.version);
+    const oldEnv = { ...(await environment()), WEB_CONCURRENCY: '1' };
+    oldServer = await startRelease(old.launch, oldEnv);
+    timings['old server first start'] = oldServer.startMs;
+    keys = { anon: oldServer.anonKey, service: oldServer.serviceRoleKey };
+    arranged = await arrange(oldServer.url, keys, receiver.url, WEBHOOK_SECRET);
 
-  const backup = await runCli(old.cliBin, oldEnv, 'backup', 'create', '--json');
-  expect(backup.code, backup.stderr).toBe(0);
-  backupId = JSON.parse(backup.stdout).id;
-  ledgerBefore = new Set(
-    await withOwner(async (sql) =>
-      (await sql<{ key: string }[]>`select package || '/' || name as key from auction_ops.migrations`).map(
-        (r) => r.key,
+    // The receiver is down: the delivery has been tried, refused with 503, and waits for its next attempt.
+    await until(async () => {
+      const [d] = await deliveryOf(arranged.endpointId);
+      return d?.status === 'queued' && d.attempt_count >= 1 && d.last_status_code === 503;
+    }, 'a delivery queued for retry');
+    deliveryId = (await deliveryOf(arranged.endpointId))[0].id;
+
+    if (origin.backups) {
+      const backup = await runCli(old.cliBin, oldEnv, 'backup', 'create', '--json');
+      expect(backup.code, backup.stderr).toBe(0);
+      backupId = JSON.parse(backup.stdout).id;
+    }
+    ledgerBefore = new Set(
+      await withOwner(async (sql) =>
+        (await sql<{ key: string }[]>`select package || '/' || name as key from auction_ops.migrations`).map(
+          (r) => r.key,
+        ),
       ),
-    ),
-  );
-  anonBefore = await anonReads(oldServer.url);
-  expect(await oldServer.stop()).toBe(0);
-  oldServer = undefined;
-  // The new command reads the old database without changing it: no release recorded yet, nothing refused.
-  const before = await runCli(CLI, oldEnv, 'status');
-  expect(before.code, before.stderr).toBe(0);
-  expect(before.stdout).toContain('last started on this database: none recorded');
+    );
+    anonBefore = await anonReads(oldServer.url);
+    expect(await oldServer.stop()).toBe(0);
+    oldServer = undefined;
+    // The new command reads the old database without changing it: no release recorded yet, nothing refused.
+    const before = await runCli(CLI, oldEnv, 'status');
+    expect(before.code, before.stderr).toBe(0);
+    expect(before.stdout).toContain('last started on this database: none recorded');
 
-  receiver.up();
-  server = await startRelease(START, { ...(await environment()), WEB_CONCURRENCY: '2' });
-  timings['upgrade: new server start on the old DATA_DIR'] = server.startMs;
-}, 900_000);
+    receiver.up();
+    server = await startRelease(START, { ...(await environment()), WEB_CONCURRENCY: '2' });
+    timings['upgrade: new server start on the old DATA_DIR'] = server.startMs;
+  }, 900_000);
 
-afterAll(async () => {
-  for (const proc of [oldServer, server, restored]) await proc?.stop().catch(() => {});
-  await receiver?.close();
-  await old?.remove();
-  if (root) rmSync(root, { recursive: true, force: true });
-  console.log(
-    Object.entries(timings)
-      .map(([what, ms]) => `${what}: ${(ms / 1000).toFixed(1)} s`)
-      .join('\n'),
-  );
-});
+  afterAll(async () => {
+    for (const proc of [oldServer, server, restored]) await proc?.stop().catch(() => {});
+    await receiver?.close();
+    await old?.remove();
+    if (root) rmSync(root, { recursive: true, force: true });
+    timings['in all, checkout to clean-up'] = performance.now() - began;
+    printTimings(timings, `upgrade in place from ${origin.name}`);
+  });
 
-describe('upgrade in place from 0.1.0', () => {
   it('reports the new version', async () => {
     const health = await (await fetch(`${server!.url}/health`)).json();
     expect(health).toMatchObject({ status: 'ok', version });
-    expect(version).not.toBe('0.1.0');
+    expect(version).not.toBe(origin.version);
     expect(keys).toEqual({ anon: server!.anonKey, service: server!.serviceRoleKey });
   });
 
@@ -219,46 +229,48 @@ describe('upgrade in place from 0.1.0', () => {
     expect(status.stdout).toContain(`last started on this database: ${version}`);
   });
 
-  it('keeps archiving: a restore from the pre-upgrade backup reaches a write made after the upgrade', async () => {
-    const after = await submit(server!.url, keys.anon, arranged.alice, 'written after the upgrade');
-    await new Promise((r) => setTimeout(r, 50)); // the instant must lie strictly between the two commits
-    const instant = new Date().toISOString();
-    await new Promise((r) => setTimeout(r, 50));
-    const later = await submit(server!.url, keys.anon, arranged.alice, 'written after the restore point');
-    // Close the segment holding both commits and wait until the archiver has copied it.
-    await withOwner(async (sql) => {
-      const [{ segment }] = await sql<{ segment: string }[]>`select pg_walfile_name(pg_switch_wal()) as segment`;
-      await until(async () => {
-        const [s] = await sql<{ last: string | null }[]>`select last_archived_wal as last from pg_stat_archiver`;
-        return s.last !== null && s.last >= segment;
-      }, `segment ${segment} archived`);
+  // Registered only where the old release made a backup.
+  if (origin.backups)
+    it('keeps archiving: a restore from the pre-upgrade backup reaches a write made after the upgrade', async () => {
+      const after = await submit(server!.url, keys.anon, arranged.alice, 'written after the upgrade');
+      await new Promise((r) => setTimeout(r, 50)); // the instant must lie strictly between the two commits
+      const instant = new Date().toISOString();
+      await new Promise((r) => setTimeout(r, 50));
+      const later = await submit(server!.url, keys.anon, arranged.alice, 'written after the restore point');
+      // Close the segment holding both commits and wait until the archiver has copied it.
+      await withOwner(async (sql) => {
+        const [{ segment }] = await sql<{ segment: string }[]>`select pg_walfile_name(pg_switch_wal()) as segment`;
+        await until(async () => {
+          const [s] = await sql<{ last: string | null }[]>`select last_archived_wal as last from pg_stat_archiver`;
+          return s.last !== null && s.last >= segment;
+        }, `segment ${segment} archived`);
+      });
+      const restoredDir = join(root, 'restored');
+      const started = performance.now();
+      const restore = await runCli(
+        CLI,
+        { BACKUP_TARGET: target },
+        'backup',
+        'restore',
+        backupId,
+        '--data-dir',
+        restoredDir,
+        '--to-time',
+        instant,
+      );
+      expect(restore.code, restore.stderr + restore.stdout).toBe(0);
+      timings['point-in-time restore across the upgrade'] = performance.now() - started;
+      // The restored copy is only read: no archiving into the live target, no deliveries sent twice.
+      const { BACKUP_TARGET: _target, ...env } = await environment();
+      restored = await startRelease(START, { ...env, DATA_DIR: restoredDir, WEBHOOK_DISPATCHER_ENABLED: 'false' });
+      const own = client(
+        restored.url,
+        keys.anon,
+        (await signIn(restored.url, keys.anon, arranged.alice.email)).access_token,
+      );
+      const ids = ((await own.from('lot_submissions').select('id')).data ?? []).map((s) => s.id);
+      expect(ids).toContain(after);
+      expect(ids).not.toContain(later);
+      expect(await sha256Of(restored.url, keys, 'photos/large.bin')).toBe(arranged.objects.get('photos/large.bin'));
     });
-    const restoredDir = join(root, 'restored');
-    const started = performance.now();
-    const restore = await runCli(
-      CLI,
-      { BACKUP_TARGET: target },
-      'backup',
-      'restore',
-      backupId,
-      '--data-dir',
-      restoredDir,
-      '--to-time',
-      instant,
-    );
-    expect(restore.code, restore.stderr + restore.stdout).toBe(0);
-    timings['point-in-time restore across the upgrade'] = performance.now() - started;
-    // The restored copy is only read: no archiving into the live target, no deliveries sent twice.
-    const { BACKUP_TARGET: _target, ...env } = await environment();
-    restored = await startRelease(START, { ...env, DATA_DIR: restoredDir, WEBHOOK_DISPATCHER_ENABLED: 'false' });
-    const own = client(
-      restored.url,
-      keys.anon,
-      (await signIn(restored.url, keys.anon, arranged.alice.email)).access_token,
-    );
-    const ids = ((await own.from('lot_submissions').select('id')).data ?? []).map((s) => s.id);
-    expect(ids).toContain(after);
-    expect(ids).not.toContain(later);
-    expect(await sha256Of(restored.url, keys, 'photos/large.bin')).toBe(arranged.objects.get('photos/large.bin'));
-  });
 });

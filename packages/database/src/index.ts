@@ -71,6 +71,8 @@ export {
 } from './major-upgrade/cluster-version.js';
 export { PostgresVersionError, MajorUpgradeError, upgradeErrors } from './major-upgrade/upgrade-errors.js';
 export { fetchOldBinaries, OLD_BUILDS } from './major-upgrade/old-binaries.js';
+export { catalogSnapshot, compareCatalogs } from './major-upgrade/catalog-snapshot.js';
+export { schemaTexts, differingObjects } from './schema-text.js';
 export {
   startDiskFloor,
   floorBytesOf,

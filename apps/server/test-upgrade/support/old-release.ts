@@ -2,20 +2,22 @@
 // commit with its own node_modules, so its server runs exactly as that release shipped (its own build, its own
 // migrations). Removed with `git worktree remove --force`, which also forgets it in the repository.
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { Launch } from '../../test/support/release-process.js';
 
 const run = promisify(execFile);
-const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
+export const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 
 export interface OldRelease {
   dir: string;
   version: string;
-  /** Its `pnpm start` script and its `auction-ops` command. */
-  startScript: string;
+  /** Its `pnpm start` (bin/start.mjs since 0.1.0; before it, `node --import tsx src/main.ts` in apps/server). */
+  launch: Launch;
+  /** Its `auction-ops` command. */
   cliBin: string;
   /** Milliseconds the checkout and install took. */
   buildMs: number;
@@ -47,7 +49,9 @@ export async function checkOutRelease(commit: string): Promise<OldRelease> {
   return {
     dir,
     version,
-    startScript: join(dir, 'apps/server/bin/start.mjs'),
+    launch: existsSync(join(dir, 'apps/server/bin/start.mjs'))
+      ? join(dir, 'apps/server/bin/start.mjs')
+      : { args: ['--import', 'tsx', 'src/main.ts'], cwd: join(dir, 'apps/server') },
     cliBin: join(dir, 'apps/cli/bin/auction-ops.js'),
     buildMs: performance.now() - started,
     remove,

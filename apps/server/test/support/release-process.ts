@@ -20,9 +20,17 @@ export interface Exited {
   stderr: string;
 }
 
+/**
+ * How a release's server is started: its start script, or (before `bin/start.mjs` existed) Node's arguments and the
+ * directory they are resolved from, e.g. `--import tsx src/main.ts` in apps/server.
+ */
+export type Launch = string | { args: readonly string[]; cwd: string };
+
 /** Spawns the server; resolves with its exit when it ends before `ready` says so. */
-function spawnServer(startScript: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, [startScript], {
+function spawnServer(launch: Launch, env: Record<string, string>) {
+  const { args, cwd } = typeof launch === 'string' ? { args: [launch], cwd: undefined } : launch;
+  const child = spawn(process.execPath, args, {
+    cwd,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -41,12 +49,12 @@ function spawnServer(startScript: string, env: Record<string, string>) {
 }
 
 export async function startRelease(
-  startScript: string,
+  launch: Launch,
   env: Record<string, string>,
   timeoutMs = 180_000,
 ): Promise<ReleaseProcess> {
   const started = performance.now();
-  const proc = spawnServer(startScript, env);
+  const proc = spawnServer(launch, env);
   let ended: Exited | undefined;
   void proc.exited.then((e) => {
     ended = e;

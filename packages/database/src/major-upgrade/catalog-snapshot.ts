@@ -10,8 +10,9 @@ interface CatalogEntry {
   readonly def: string;
 }
 
-const USER_SCHEMA = (nsp: string) => `${nsp} not in ('pg_catalog', 'information_schema') and ${nsp} not like 'pg\\_%'`;
-const NOT_EXTENSION = (catalog: string, oid: string) =>
+export const USER_SCHEMA = (nsp: string) =>
+  `${nsp} not in ('pg_catalog', 'information_schema') and ${nsp} not like 'pg\\_%'`;
+export const NOT_EXTENSION = (catalog: string, oid: string) =>
   `not exists (select from pg_depend e where e.classid = '${catalog}'::regclass and e.objid = ${oid} and e.deptype = 'e')`;
 /** An ACL as sorted grantee:privilege:grantor lines (MAINTAIN, new in 17, is in every owner's default). */
 const ACL = (acl: string) => `coalesce((select string_agg(
@@ -19,7 +20,8 @@ const ACL = (acl: string) => `coalesce((select string_agg(
     then '*' else '' end || ':' || x.grantor::regrole::text, ',' order by 1)
   from aclexplode(${acl}) x where x.privilege_type <> 'MAINTAIN'), '')`;
 
-const QUERIES: readonly string[] = [
+/** What each database of a cluster holds apart: its schema objects, grants, publications, event triggers. */
+const DATABASE_QUERIES: readonly string[] = [
   `select 'schema ' || quote_ident(n.nspname) as key, pg_get_userbyid(n.nspowner) || ' ' || ${ACL('n.nspacl')} as def
      from pg_namespace n where ${USER_SCHEMA('n.nspname')} and ${NOT_EXTENSION('pg_namespace', 'n.oid')}`,
   `select 'relation ' || c.oid::regclass::text as key, concat_ws(' ', c.relkind, c.relpersistence,
@@ -62,6 +64,19 @@ const QUERIES: readonly string[] = [
     where ${USER_SCHEMA('n.nspname')} and ${NOT_EXTENSION('pg_type', 't.oid')} and t.typcategory <> 'A'
       and (t.typtype in ('e', 'd', 'r', 'm', 'b')
         or (t.typtype = 'c' and (select c.relkind from pg_class c where c.oid = t.typrelid) = 'c'))`,
+  `select 'publication ' || quote_ident(p.pubname) as key, concat_ws(' ', p.puballtables, p.pubinsert, p.pubupdate,
+       p.pubdelete, p.pubtruncate, (select string_agg(pr.prrelid::regclass::text, ',' order by 1)
+       from pg_publication_rel pr where pr.prpubid = p.oid)) as def from pg_publication p`,
+  `select 'extension ' || quote_ident(x.extname) as key, x.extnamespace::regnamespace::text as def from pg_extension x`,
+  `select 'event trigger ' || quote_ident(e.evtname) as key, e.evtevent as def from pg_event_trigger e`,
+  `select 'large objects' as key, count(*)::text as def from pg_largeobject_metadata having count(*) > 0`,
+  `select 'default privileges ' || pg_get_userbyid(d.defaclrole) || ' '
+       || coalesce(nullif(d.defaclnamespace, 0)::regnamespace::text, '*') || ' ' || d.defaclobjtype::text as key,
+       ${ACL('d.defaclacl')} as def from pg_default_acl d`,
+];
+
+/** What the databases of a cluster share (roles and their memberships, the databases), and every role setting. */
+const CLUSTER_QUERIES: readonly string[] = [
   `select 'role ' || quote_ident(r.rolname) as key, concat_ws(' ', 'super=' || r.rolsuper, 'inherit=' || r.rolinherit,
        'createrole=' || r.rolcreaterole, 'createdb=' || r.rolcreatedb, 'login=' || r.rolcanlogin,
        'replication=' || r.rolreplication, 'bypassrls=' || r.rolbypassrls, 'config=' || r.rolconfig::text) as def
@@ -69,23 +84,30 @@ const QUERIES: readonly string[] = [
   `select 'membership ' || m.roleid::regrole::text || ' ' || m.member::regrole::text as key,
        'admin=' || bool_or(m.admin_option) as def
      from pg_auth_members m where m.roleid::regrole::text not like 'pg\\_%' group by 1`,
-  `select 'publication ' || quote_ident(p.pubname) as key, concat_ws(' ', p.puballtables, p.pubinsert, p.pubupdate,
-       p.pubdelete, p.pubtruncate, (select string_agg(pr.prrelid::regclass::text, ',' order by 1)
-       from pg_publication_rel pr where pr.prpubid = p.oid)) as def from pg_publication p`,
-  `select 'extension ' || quote_ident(x.extname) as key, x.extnamespace::regnamespace::text as def from pg_extension x`,
-  `select 'event trigger ' || quote_ident(e.evtname) as key, e.evtevent as def from pg_event_trigger e`,
   `select 'database ' || quote_ident(d.datname) as key, pg_get_userbyid(d.datdba) as def
      from pg_database d where not d.datistemplate`,
-  `select 'large objects' as key, count(*)::text as def from pg_largeobject_metadata having count(*) > 0`,
   `select 'setting ' || coalesce(d.datname, '*') || ' ' || coalesce(r.rolname, '*') as key,
        s.setconfig::text as def from pg_db_role_setting s
      left join pg_database d on d.oid = s.setdatabase left join pg_roles r on r.oid = s.setrole`,
 ];
 
-/** Every entry, keyed; run on one connection of the database the server uses. */
-export async function catalogSnapshot(sql: postgres.Sql): Promise<Map<string, string>> {
+/** One database's own role settings, keyed without its name (databases of one cluster are compared). */
+const THIS_DATABASE_SETTINGS = `select 'setting ' || coalesce(r.rolname, '*') as key, s.setconfig::text as def
+  from pg_db_role_setting s left join pg_roles r on r.oid = s.setrole
+ where s.setdatabase = (select oid from pg_database where datname = current_database())`;
+
+/**
+ * Every entry, keyed; run on one connection of the database the server uses. `cluster` (the default) adds what the
+ * cluster shares, for two clusters; `database` leaves that out, for two databases of one cluster (schema parity).
+ */
+export async function catalogSnapshot(
+  sql: postgres.Sql,
+  scope: 'cluster' | 'database' = 'cluster',
+): Promise<Map<string, string>> {
   const entries = new Map<string, string>();
-  for (const query of QUERIES)
+  const queries =
+    scope === 'cluster' ? [...DATABASE_QUERIES, ...CLUSTER_QUERIES] : [...DATABASE_QUERIES, THIS_DATABASE_SETTINGS];
+  for (const query of queries)
     for (const row of await sql.unsafe<CatalogEntry[]>(query)) entries.set(row.key, row.def ?? '');
   return entries;
 }
@@ -99,21 +121,22 @@ interface CatalogDifference {
 
 /**
  * `newOnlyAllowed`: objects the new cluster may have alone, those code (not a migration) adds to a ledger that an
- * older release made without them.
+ * older release made without them. `labels` name the two sides in the lines (schema parity: fresh and upgraded).
  */
 export function compareCatalogs(
   oldCatalog: Map<string, string>,
   newCatalog: Map<string, string>,
   newOnlyAllowed: (key: string) => boolean = () => false,
+  [oldLabel, newLabel]: readonly [string, string] = ['old', 'new'],
 ): CatalogDifference {
   const missing: string[] = [];
   const different: string[] = [];
   for (const [key, def] of oldCatalog) {
     const other = newCatalog.get(key);
     if (other === undefined) missing.push(key);
-    else if (other !== def) different.push(`${key}: ${def} (old) vs ${other} (new)`);
+    else if (other !== def) different.push(`${key}: ${def} (${oldLabel}) vs ${other} (${newLabel})`);
   }
   for (const key of newCatalog.keys())
-    if (!oldCatalog.has(key) && !newOnlyAllowed(key)) different.push(`${key} (new only)`);
+    if (!oldCatalog.has(key) && !newOnlyAllowed(key)) different.push(`${key} (${newLabel} only)`);
   return { missing: missing.sort(), different: different.sort() };
 }

@@ -42,14 +42,14 @@ function unwrapSingle(body: string): string {
   return t.slice(1, -1).trim();
 }
 
-/** The singular check; thrown inside the transaction so that a write that breaks it is rolled back. */
+/**
+ * The singular check; thrown inside the transaction so that a write that breaks it is rolled back. It counts the
+ * affected rows whatever the return preference: `return=minimal` asks for no body, not for several rows (a client
+ * asking for one object expects to have written one).
+ */
 export function checkResult(plan: Plan, r: MainResult): void {
-  if (isSingular(plan.media) && plan.kind !== 'options' && plan.kind !== 'openapi') {
-    const rowsMatter =
-      plan.kind === 'read' ||
-      (plan.kind === 'mutate' && plan.representation) ||
-      (plan.kind === 'call' && plan.read && plan.fn.returnsSet);
-    if (rowsMatter && r.pageTotal !== 1) throw errors.singular(r.pageTotal);
+  if (isSingular(plan.media) && plan.kind !== 'options' && plan.kind !== 'openapi' && r.pageTotal !== 1) {
+    throw errors.singular(r.pageTotal);
   }
   if (
     plan.kind !== 'read' &&
@@ -114,7 +114,9 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
       return { status: 204, headers, body: null };
     }
     if (plan.count) headers['content-range'] = contentRange(0, r.pageTotal, r.total);
-    return { status: 200, headers, body: plan.head ? null : r.body };
+    // A set of scalars renders as an array; asked for one object, its one element is the answer.
+    const body = singular && plan.fn.returnsSet ? unwrapSingle(r.body) : r.body;
+    return { status: 200, headers, body: plan.head ? null : body };
   }
 
   if (plan.kind === 'read' || plan.kind === 'call') {

@@ -7,6 +7,9 @@ import { applyPaging, isObject, rootLevel, type Step } from './plan-step.js';
 import { checkAllAddressed, type PlanContext, planRead } from './read-planner.js';
 import type { CallArgs, Plan } from './types.js';
 
+/** A call names max-affected (under handling=strict) in Preference-Applied, as PostgREST. */
+const CALL_APPLIES = { maxAffected: true } as const;
+
 const isJsonType = (t: string) => t === 'json' || t === 'jsonb';
 
 function chooseFunction(
@@ -70,7 +73,7 @@ function closestFunction(cache: SchemaCache, schema: string, name: string): stri
 export function planCall(step: Step, name: string): Plan {
   const { request, schema, common, h } = step;
   const method = request.method;
-  if (method === 'OPTIONS') return { ...common.of(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD,POST' };
+  if (method === 'OPTIONS') return { ...common.of(true), kind: 'options', allow: 'OPTIONS,GET,HEAD,POST' };
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw errors.rpcMethod(method);
   const fns = step.ctx.cache.functions.get(tableKey(schema, name));
   const readOnly = method !== 'POST';
@@ -99,11 +102,27 @@ export function planCall(step: Step, name: string): Plan {
   }
   if (fn.returnKind !== 'composite') {
     checkAllAddressed(query, null);
-    return { ...common.of(readOnly, []), kind: 'call', read: null, scalar: call, fn, count: h.prefer.count, offset: 0 };
+    return {
+      ...common.of(readOnly, CALL_APPLIES),
+      kind: 'call',
+      read: null,
+      scalar: call,
+      fn,
+      count: h.prefer.count,
+      offset: 0,
+    };
   }
   const ctx: PlanContext = { ...step.ctx, query };
   const read = planRead(ctx, rootLevel(ctx, { kind: 'call', call }, true));
   checkAllAddressed(query, read);
   const { root, offset } = applyPaging(read, h, step.opts, readOnly);
-  return { ...common.of(readOnly, []), kind: 'call', read: root, scalar: null, fn, count: h.prefer.count, offset };
+  return {
+    ...common.of(readOnly, CALL_APPLIES),
+    kind: 'call',
+    read: root,
+    scalar: null,
+    fn,
+    count: h.prefer.count,
+    offset,
+  };
 }

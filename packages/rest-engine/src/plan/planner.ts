@@ -22,10 +22,10 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
   const common = new CommonFields(schema, h, method === 'HEAD', opts.txOverridable);
 
   if (target.kind === 'root') {
-    if (method === 'OPTIONS') return { ...common.of(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD' };
+    if (method === 'OPTIONS') return { ...common.of(true), kind: 'options', allow: 'OPTIONS,GET,HEAD' };
     if (method !== 'GET' && method !== 'HEAD') throw errors.unsupportedMethod(method);
     if (h.accept !== 'openapi' && h.accept !== 'json') throw errors.notAcceptable(request.acceptHeader);
-    return { ...common.of(true, []), kind: 'openapi' };
+    return { ...common.of(true), kind: 'openapi' };
   }
   if (h.accept === 'openapi' || (h.accept === 'plan' && !opts.planEnabled)) {
     throw errors.notAcceptable(request.acceptHeader);
@@ -43,14 +43,14 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
       if (table.insertable && table.updatable) allow.push('PUT');
       if (table.updatable) allow.push('PATCH');
       if (table.deletable) allow.push('DELETE');
-      return { ...common.of(true, []), kind: 'options', allow: allow.join(',') };
+      return { ...common.of(true), kind: 'options', allow: allow.join(',') };
     }
     case 'GET':
     case 'HEAD': {
       const read = planRead(ctx, rootLevel(ctx, { kind: 'table', table }, true));
       checkAllAddressed(ctx.query, read);
       const { root, offset } = applyPaging(read, h, opts, true);
-      return { ...common.of(true, []), kind: 'read', read: root, count: prefer.count, offset };
+      return { ...common.of(true), kind: 'read', read: root, count: prefer.count, offset };
     }
     case 'POST':
     case 'PUT':

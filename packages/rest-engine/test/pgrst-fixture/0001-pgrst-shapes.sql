@@ -10,3 +10,8 @@ create function rename_projects(lo int, hi int, new_name text) returns setof pro
 
 grant select on slots to anon;
 grant select, insert, update, delete on slots to authenticated, service_role;
+
+-- A table without a primary key: an upsert has no conflict target unless on_conflict names one.
+create table readings (label text unique, value int);
+grant select on readings to anon;
+grant select, insert, update, delete on readings to authenticated, service_role;

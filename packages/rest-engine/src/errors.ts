@@ -39,9 +39,19 @@ export const errors = {
   parse: (message: string, details: string | null = null) => new RestError(400, 'PGRST100', message, { details }),
   rpcMethod: (method: string) => new RestError(405, 'PGRST101', `Cannot use the ${method} method on RPC`),
   invalidBody: (message: string, details: string | null = null) => new RestError(400, 'PGRST102', message, { details }),
+  // The answer still says how many rows there are, as a 416 should (RFC 9110: `*/total`).
   rangeNotSatisfiable: (offset: number, total: number) =>
     new RestError(416, 'PGRST103', 'Requested range not satisfiable', {
-      details: offset > total ? `An offset of ${offset} was requested, but there are only ${total} rows.` : null,
+      details: `An offset of ${offset} was requested, but there are only ${total} rows.`,
+      headers: { 'content-range': `*/${total}` },
+    }),
+  rangeReversed: () =>
+    new RestError(416, 'PGRST103', 'Requested range not satisfiable', {
+      details: 'The lower boundary must be lower than or equal to the upper boundary in the Range header.',
+    }),
+  negativeLimit: () =>
+    new RestError(416, 'PGRST103', 'Requested range not satisfiable', {
+      details: 'Limit should be greater than or equal to zero.',
     }),
   invalidPut: (message = "Filters must include all and only primary key columns with 'eq' operators") =>
     new RestError(405, 'PGRST105', message),

@@ -90,8 +90,9 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
   if (plan.kind === 'mutate') {
     const m = plan.mutation;
     const total = plan.count ? r.total : null;
+    // Inserts and deletes name no range of rows, only their count (PostgREST 13); updates name the rows updated.
     headers['content-range'] =
-      m.kind === 'insert' ? `*/${total === null ? '*' : total}` : contentRange(0, r.pageTotal, total);
+      m.kind === 'update' ? contentRange(0, r.pageTotal, total) : `*/${total === null ? '*' : total}`;
     if (plan.location && r.location) {
       const pk = JSON.parse(r.location) as Record<string, unknown>;
       headers.location = `/${encodeURIComponent(m.table.name)}?${Object.entries(pk)
@@ -109,11 +110,12 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
   }
 
   if (plan.kind === 'call' && !plan.read) {
+    // Every call's answer has a range, as a read's: a scalar result is one row.
+    headers['content-range'] = contentRange(0, r.pageTotal, r.total);
     if (plan.fn.returnKind === 'void') {
       delete headers['content-type'];
       return { status: 204, headers, body: null };
     }
-    if (plan.count) headers['content-range'] = contentRange(0, r.pageTotal, r.total);
     // A set of scalars renders as an array; asked for one object, its one element is the answer.
     const body = singular && plan.fn.returnsSet ? unwrapSingle(r.body) : r.body;
     return { status: 200, headers, body: plan.head ? null : body };

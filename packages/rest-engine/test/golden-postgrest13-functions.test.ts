@@ -90,7 +90,7 @@ describe('RPC', () => {
         "params": [
           "{"a":"1","b":"2"}",
         ],
-        "range": null,
+        "range": "0-0/*",
         "rows": 3,
         "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null') AS body FROM (SELECT "public"."add_numbers"("a" := _args."a", "b" := _args."b") AS pgrst_scalar FROM json_to_record($1::text::json) AS _args("a" integer, "b" integer)) _t",
         "status": 200,
@@ -103,7 +103,7 @@ describe('RPC', () => {
         "params": [
           "hi",
         ],
-        "range": null,
+        "range": "0-0/*",
         "rows": "HI",
         "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null') AS body FROM (SELECT "public"."shout"($1::text::text) AS pgrst_scalar) _t",
         "status": 200,

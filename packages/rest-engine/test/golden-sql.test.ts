@@ -379,7 +379,7 @@ describe('golden SQL', () => {
         "params": [
           "5",
         ],
-        "range": "0-0/*",
+        "range": "*/*",
         "rows": null,
         "sql": "WITH pgrst_source AS (DELETE FROM "public"."tasks" AS pgrst_t WHERE pgrst_t."id" = $1 AND pgrst_t."done" IS FALSE RETURNING 1) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, '' AS body FROM (SELECT 1 FROM pgrst_source) _t",
         "status": 204,

@@ -79,7 +79,7 @@ describe('DELETE on a soft-delete table', () => {
       claims: USER_A,
     });
     expect(res.status).toBe(200);
-    expect(res.headers['content-range']).toBe('0-0/1');
+    expect(res.headers['content-range']).toBe('*/1');
     expect(res.json).toEqual([{ id: 1, title: 'plan', archived_at: expect.any(String) }]);
     expect(await archived(1)).toBe(true);
   });
@@ -89,7 +89,7 @@ describe('DELETE on a soft-delete table', () => {
       headers: { prefer: 'count=exact' },
       claims: USER_A,
     });
-    expect([res.status, res.headers['content-range'], res.text]).toEqual([204, '0-1/2', null]);
+    expect([res.status, res.headers['content-range'], res.text]).toEqual([204, '*/2', null]);
     expect([await archived(2), await archived(3)]).toEqual([true, true]);
   });
 
@@ -100,7 +100,7 @@ describe('DELETE on a soft-delete table', () => {
 
   it('a row the function answers NULL for is skipped (the service role reads archived rows)', async () => {
     const res = await h.req('DELETE', '/documents?id=in.(1,4)&select=id', { headers: REPRESENT, claims: SERVICE });
-    expect([res.status, res.headers['content-range'], res.json]).toEqual([200, '0-0/1', [{ id: 4 }]]);
+    expect([res.status, res.headers['content-range'], res.json]).toEqual([200, '*/1', [{ id: 4 }]]);
   });
 
   it('a two-column key', async () => {

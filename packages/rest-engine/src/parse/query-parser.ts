@@ -16,6 +16,8 @@ function splitKey(key: string): [string[], string] {
 }
 
 function nonNegativeInt(v: string, what: string): number {
+  // A negative limit asks for a range that cannot exist: 416, as PostgREST (an unreadable one is a parse error).
+  if (what === 'limit' && /^-\d{1,15}$/.test(v.trim())) throw errors.negativeLimit();
   if (!/^\d{1,15}$/.test(v.trim()))
     throw errors.parse(`"failed to parse ${what} parameter (${v})"`, `${what} must be a non-negative integer`);
   return Number(v.trim());

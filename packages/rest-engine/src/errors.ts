@@ -112,7 +112,8 @@ export const errors = {
           "Find the desired relationship in the 'details' key.",
       },
     ),
-  noFunction: (schema: string, name: string, args: string[], suggestion: string | null = null) =>
+  // By POST (`post`) a single unnamed json/jsonb parameter would also have matched, and the details say so.
+  noFunction: (schema: string, name: string, args: string[], suggestion: string | null = null, post = true) =>
     new RestError(
       404,
       'PGRST202',
@@ -125,7 +126,8 @@ export const errors = {
           (args.length === 0
             ? 'without parameters'
             : `with parameter${args.length === 1 ? '' : 's'} ${args.join(', ')}`) +
-          ' or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
+          (post ? ' or with a single unnamed json/jsonb parameter' : '') +
+          ', but no matches were found in the schema cache.',
         hint: suggestion === null ? null : `Perhaps you meant to call the function ${schema}.${suggestion}`,
       },
     ),

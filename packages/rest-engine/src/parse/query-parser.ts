@@ -47,7 +47,8 @@ export function parseQuery(search: string): QueryTree {
 
   for (const [key, value] of params) {
     if (key === 'select') {
-      select = parseSelect(value);
+      // An empty root select is no select: every column, as PostgREST (an empty embed `rel()` stays empty).
+      select = value.trim() === '' ? null : parseSelect(value);
       continue;
     }
     if (key === 'on_conflict') {

@@ -15,3 +15,13 @@ grant select, insert, update, delete on slots to authenticated, service_role;
 create table readings (label text unique, value int);
 grant select on readings to anon;
 grant select, insert, update, delete on readings to authenticated, service_role;
+
+-- Result shapes: one OUT parameter and a one-column TABLE are rows with that column, as any OUT or TABLE list.
+create function plus_one(num int, out num_plus_one int) language sql immutable as $$ select num + 1 $$;
+create function letters() returns table (letter text) language sql immutable as $$ values ('A'), ('B') $$;
+-- VARIADIC parameters: by POST an array, by GET the parameter repeated.
+create function joined(variadic parts text[] default '{}') returns text[] language sql immutable as $$ select parts $$;
+create function greet(who text, variadic extra text[]) returns text language sql immutable as
+  $$ select 'Hello, ' || who $$;
+create function slot_range(lo int, hi int) returns setof slots language sql stable as
+  $$ select * from slots where id between lo and hi order by id $$;

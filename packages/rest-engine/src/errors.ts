@@ -220,9 +220,12 @@ export function fromDatabaseError(err: unknown, authenticated: boolean): RestErr
   if (err instanceof RestError) return err;
   const e = err as PgErrorLike & { name?: string };
   if (e && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && e.severity) {
-    return new RestError(sqlStateToStatus(e.code, authenticated), e.code, e.message ?? 'database error', {
+    const status = sqlStateToStatus(e.code, authenticated);
+    return new RestError(status, e.code, e.message ?? 'database error', {
       details: e.detail ?? null,
       hint: e.hint ?? null,
+      // Refused as the anonymous role: a token may be what is missing, and RFC 9110 wants the scheme named.
+      headers: status === 401 ? { 'www-authenticate': 'Bearer' } : undefined,
     });
   }
   if (e && typeof e.code === 'string' && /CONNECT|ECONN|CONNECTION|TIMEOUT/i.test(e.code))

@@ -210,7 +210,8 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     if (p.kind === 'options') return { status: 200, headers: { allow: p.allow, 'content-type': MEDIA }, body: null };
     if (p.kind !== 'openapi') return null;
     openapi ??= JSON.stringify(buildOpenApi(cache, p.schema));
-    const headers = { 'content-type': 'application/openapi+json; charset=utf-8' };
+    const headers: Record<string, string> = { 'content-type': 'application/openapi+json; charset=utf-8' };
+    if (p.profiled) headers['content-profile'] = p.schema;
     return { status: 200, headers, body: p.head ? null : openapi };
   }
 

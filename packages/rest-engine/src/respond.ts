@@ -61,6 +61,12 @@ export function checkResult(plan: Plan, r: MainResult): void {
   }
 }
 
+/** An answer without a body names neither its media type nor its schema. */
+function withoutBody(headers: Record<string, string>): void {
+  delete headers['content-type'];
+  delete headers['content-profile'];
+}
+
 function contentRange(offset: number, page: number, total: number | null): string {
   const t = total === null ? '*' : String(total);
   return page > 0 ? `${offset}-${offset + page - 1}/${t}` : `*/${t}`;
@@ -84,6 +90,7 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
     return { status: 200, headers: { 'content-type': type }, body: plan.head ? null : r.body };
   }
   const headers: Record<string, string> = { 'content-type': CONTENT_TYPES[plan.media] };
+  if (plan.profiled) headers['content-profile'] = plan.schema;
   if (plan.applied.length) headers['preference-applied'] = plan.applied.join(', ');
   const singular = isSingular(plan.media);
 
@@ -103,7 +110,7 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
     // an ignore-duplicates one stays 201, as in PostgREST.
     const status = plan.status === 201 && r.inserted === 0 ? 200 : plan.status;
     if (!plan.representation) {
-      delete headers['content-type'];
+      withoutBody(headers);
       return { status: status === 200 ? 204 : status, headers, body: null };
     }
     return { status: status === 204 ? 200 : status, headers, body: singular ? unwrapSingle(r.body) : r.body };
@@ -113,7 +120,7 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
     // Every call's answer has a range, as a read's: a scalar result is one row.
     headers['content-range'] = contentRange(0, r.pageTotal, r.total);
     if (plan.fn.returnKind === 'void') {
-      delete headers['content-type'];
+      withoutBody(headers);
       return { status: 204, headers, body: null };
     }
     // A set of scalars renders as an array; asked for one object, its one element is the answer.

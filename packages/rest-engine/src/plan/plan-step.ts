@@ -39,6 +39,8 @@ export class CommonFields {
     private readonly h: RequestHeaders,
     private readonly head: boolean,
     private readonly txAllowed: boolean,
+    /** The schema was negotiated (a profile header, or several schemas exposed): answers name it. */
+    private readonly profiled: boolean,
   ) {}
 
   of(readOnly: boolean, byPlan: AppliedByPlan = NOTHING_BY_PLAN): PlanCommon {
@@ -55,7 +57,8 @@ export class CommonFields {
     if (byPlan.maxAffected && prefer.handling === 'strict' && prefer.maxAffected !== null)
       applied.push(`max-affected=${prefer.maxAffected}`);
     const media = this.h.accept;
-    return { schema: this.schema, readOnly, media, explain: this.h.plan, prefer, head: this.head, applied };
+    const { schema, head, profiled } = this;
+    return { schema, readOnly, media, explain: this.h.plan, prefer, head, applied, profiled };
   }
 }
 

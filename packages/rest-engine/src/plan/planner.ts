@@ -19,7 +19,8 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
   if (!opts.schemas.includes(schema)) throw errors.schemaNotExposed(schema, opts.schemas);
   const prefer = h.prefer;
   if (prefer.handling === 'strict' && prefer.invalid.length) throw errors.strictPrefer([...prefer.invalid]);
-  const common = new CommonFields(schema, h, method === 'HEAD', opts.txOverridable);
+  const profiled = h.profile !== null || opts.schemas.length > 1;
+  const common = new CommonFields(schema, h, method === 'HEAD', opts.txOverridable, profiled);
 
   if (target.kind === 'root') {
     if (method === 'OPTIONS') return { ...common.of(true), kind: 'options', allow: 'OPTIONS,GET,HEAD' };

@@ -25,3 +25,11 @@ create function greet(who text, variadic extra text[]) returns text language sql
   $$ select 'Hello, ' || who $$;
 create function slot_range(lo int, hi int) returns setof slots language sql stable as
   $$ select * from slots where id between lo and hi order by id $$;
+
+-- A second schema, exposed beside public by the tests of schema negotiation (Accept-Profile, Content-Profile).
+create schema alt;
+create table alt.slots (id int primary key, note text);
+insert into alt.slots values (1, 'alt one');
+grant usage on schema alt to anon, authenticated, service_role;
+grant select on alt.slots to anon;
+grant select, insert, update, delete on alt.slots to authenticated, service_role;

@@ -13,6 +13,9 @@ export interface MainResult {
   readonly planRows: number | null;
   /** Upserts into tables: how many rows were inserted rather than updated. */
   readonly inserted: number | null;
+  /** The response.headers and response.status settings as SQL left them (null: not set). */
+  readonly gucHeaders?: string | null;
+  readonly gucStatus?: string | null;
 }
 
 export interface EngineResponse {

@@ -42,7 +42,7 @@ describe('golden statements', () => {
           "1",
           "p%",
         ],
-        "sql": "WITH pgrst_source AS (SELECT pgrst_d.* FROM "public"."documents" AS pgrst_t CROSS JOIN LATERAL "public"."archive_document"(pgrst_t."id") AS pgrst_d WHERE pgrst_t."id" = $1 AND pgrst_t."title" LIKE $2 AND pgrst_d."id" IS NOT NULL) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, '' AS body FROM (SELECT 1 FROM pgrst_source) _t",
+        "sql": "WITH pgrst_source AS (SELECT pgrst_d.* FROM "public"."documents" AS pgrst_t CROSS JOIN LATERAL "public"."archive_document"(pgrst_t."id") AS pgrst_d WHERE pgrst_t."id" = $1 AND pgrst_t."title" LIKE $2 AND pgrst_d."id" IS NOT NULL) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, '' AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT 1 FROM pgrst_source) _t",
       }
     `);
   });

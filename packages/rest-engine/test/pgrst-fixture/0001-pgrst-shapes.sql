@@ -33,3 +33,23 @@ insert into alt.slots values (1, 'alt one');
 grant usage on schema alt to anon, authenticated, service_role;
 grant select on alt.slots to anon;
 grant select, insert, update, delete on alt.slots to authenticated, service_role;
+
+-- Functions that shape their own answer: response.status and response.headers, and RAISE SQLSTATE 'PGRST'.
+create function teapot() returns json language plpgsql volatile as $$
+begin
+  perform set_config('response.status', '418', true);
+  perform set_config('response.headers', '[{"X-Brew": "green"}, {"Set-Cookie": "a=1"}, {"Set-Cookie": "b=2"}]', true);
+  return '{"short": "and stout"}';
+end $$;
+create function bad_status() returns int language plpgsql volatile as $$
+begin perform set_config('response.status', 'teapot', true); return 1; end $$;
+create function bad_headers() returns int language plpgsql volatile as $$
+begin perform set_config('response.headers', '{"X-Not": "an array"}', true); return 1; end $$;
+create function pay_first() returns void language plpgsql as $$
+begin
+  raise sqlstate 'PGRST' using
+    message = '{"code": "P0402", "message": "Payment Required", "details": "Quota exceeded", "hint": "Upgrade"}',
+    detail = '{"status": 402, "headers": {"X-Powered-By": "Coins"}}';
+end $$;
+create function raise_unparsable() returns void language plpgsql as $$
+begin raise sqlstate 'PGRST' using message = 'not json', detail = '{}'; end $$;

@@ -15,6 +15,7 @@ import { COMPILE, EXECUTE, PARSE, PLAN, RESPOND, StageTimer } from './stage-time
 import { PlanCache, planKey, type CachedPlan } from './plan-cache.js';
 import type { Plan } from './plan/types.js';
 import { respond, type EngineResponse } from './respond.js';
+import { applyResponseGucs, isRaisedAnswer, raisedAnswer } from './response-gucs.js';
 import { checkAnonRole } from './role-check.js';
 import type { EngineRequest } from './engine-request.js';
 import { toRawRequest } from './request-normalizer.js';
@@ -210,7 +211,8 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     if (p.kind === 'options') return { status: 200, headers: { allow: p.allow, 'content-type': MEDIA }, body: null };
     if (p.kind !== 'openapi') return null;
     openapi ??= JSON.stringify(buildOpenApi(cache, p.schema));
-    const headers = { 'content-type': 'application/openapi+json; charset=utf-8' };
+    const headers: Record<string, string> = { 'content-type': 'application/openapi+json; charset=utf-8' };
+    if (p.profiled) headers['content-profile'] = p.schema;
     return { status: 200, headers, body: p.head ? null : openapi };
   }
 
@@ -250,11 +252,13 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       const ctx = txContext(req, p, role);
       const env = req.sql === undefined || req.sql === sql ? execution : { ...execution, sql: req.sql };
       const result = timer.time(EXECUTE, await executePlan(env, ctx, p, prepared.compiled!));
-      const res = timer.time(RESPOND, respond(p, result, maxRows));
+      const res = timer.time(RESPOND, applyResponseGucs(respond(p, result, maxRows), result));
       res.headers['server-timing'] = timer.header();
       return res;
     } catch (e) {
-      const res = errorResponse(e instanceof RestError ? e : fromDatabaseError(e, role !== anonRole));
+      const err =
+        e instanceof RestError ? e : isRaisedAnswer(e) ? raisedAnswer(e) : fromDatabaseError(e, role !== anonRole);
+      const res = errorResponse(err);
       // HEAD answers carry no body, errors included (status and headers still tell what went wrong).
       if (req.method.toUpperCase() === 'HEAD') res.body = null;
       return res;

@@ -49,9 +49,19 @@ export const errors = {
   parse: (message: string, details: string | null = null) => new RestError(400, 'PGRST100', message, { details }),
   rpcMethod: (method: string) => new RestError(405, 'PGRST101', `Cannot use the ${method} method on RPC`),
   invalidBody: (message: string, details: string | null = null) => new RestError(400, 'PGRST102', message, { details }),
+  // The answer still says how many rows there are, as a 416 should (RFC 9110: `*/total`).
   rangeNotSatisfiable: (offset: number, total: number) =>
     new RestError(416, 'PGRST103', 'Requested range not satisfiable', {
-      details: offset > total ? `An offset of ${offset} was requested, but there are only ${total} rows.` : null,
+      details: `An offset of ${offset} was requested, but there are only ${total} rows.`,
+      headers: { 'content-range': `*/${total}` },
+    }),
+  rangeReversed: () =>
+    new RestError(416, 'PGRST103', 'Requested range not satisfiable', {
+      details: 'The lower boundary must be lower than or equal to the upper boundary in the Range header.',
+    }),
+  negativeLimit: () =>
+    new RestError(416, 'PGRST103', 'Requested range not satisfiable', {
+      details: 'Limit should be greater than or equal to zero.',
     }),
   invalidPut: (message = "Filters must include all and only primary key columns with 'eq' operators") =>
     new RestError(405, 'PGRST105', message),
@@ -112,7 +122,8 @@ export const errors = {
           "Find the desired relationship in the 'details' key.",
       },
     ),
-  noFunction: (schema: string, name: string, args: string[], suggestion: string | null = null) =>
+  // By POST (`post`) a single unnamed json/jsonb parameter would also have matched, and the details say so.
+  noFunction: (schema: string, name: string, args: string[], suggestion: string | null = null, post = true) =>
     new RestError(
       404,
       'PGRST202',
@@ -125,7 +136,8 @@ export const errors = {
           (args.length === 0
             ? 'without parameters'
             : `with parameter${args.length === 1 ? '' : 's'} ${args.join(', ')}`) +
-          ' or with a single unnamed json/jsonb parameter, but no matches were found in the schema cache.',
+          (post ? ' or with a single unnamed json/jsonb parameter' : '') +
+          ', but no matches were found in the schema cache.',
         hint: suggestion === null ? null : `Perhaps you meant to call the function ${schema}.${suggestion}`,
       },
     ),
@@ -218,9 +230,12 @@ export function fromDatabaseError(err: unknown, authenticated: boolean): RestErr
   if (err instanceof RestError) return err;
   const e = err as PgErrorLike & { name?: string };
   if (e && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && e.severity) {
-    return new RestError(sqlStateToStatus(e.code, authenticated), e.code, e.message ?? 'database error', {
+    const status = sqlStateToStatus(e.code, authenticated);
+    return new RestError(status, e.code, e.message ?? 'database error', {
       details: e.detail ?? null,
       hint: e.hint ?? null,
+      // Refused as the anonymous role: a token may be what is missing, and RFC 9110 wants the scheme named.
+      headers: status === 401 ? { 'www-authenticate': 'Bearer' } : undefined,
     });
   }
   if (e && typeof e.code === 'string' && /CONNECT|ECONN|CONNECTION|TIMEOUT/i.test(e.code))

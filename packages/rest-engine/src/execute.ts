@@ -151,6 +151,8 @@ function toResult(
     location: row.location ?? null,
     planRows,
     inserted: row.inserted === undefined || row.inserted === null ? null : Number(row.inserted),
+    gucHeaders: row.response_headers ?? null,
+    gucStatus: row.response_status ?? null,
   };
 }
 

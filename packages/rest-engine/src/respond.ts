@@ -13,6 +13,9 @@ export interface MainResult {
   readonly planRows: number | null;
   /** Upserts into tables: how many rows were inserted rather than updated. */
   readonly inserted: number | null;
+  /** The response.headers and response.status settings as SQL left them (null: not set). */
+  readonly gucHeaders?: string | null;
+  readonly gucStatus?: string | null;
 }
 
 export interface EngineResponse {
@@ -42,14 +45,14 @@ function unwrapSingle(body: string): string {
   return t.slice(1, -1).trim();
 }
 
-/** The singular check; thrown inside the transaction so that a write that breaks it is rolled back. */
+/**
+ * The singular check; thrown inside the transaction so that a write that breaks it is rolled back. It counts the
+ * affected rows whatever the return preference: `return=minimal` asks for no body, not for several rows (a client
+ * asking for one object expects to have written one).
+ */
 export function checkResult(plan: Plan, r: MainResult): void {
-  if (isSingular(plan.media) && plan.kind !== 'options' && plan.kind !== 'openapi') {
-    const rowsMatter =
-      plan.kind === 'read' ||
-      (plan.kind === 'mutate' && plan.representation) ||
-      (plan.kind === 'call' && plan.read && plan.fn.returnsSet);
-    if (rowsMatter && r.pageTotal !== 1) throw errors.singular(r.pageTotal);
+  if (isSingular(plan.media) && plan.kind !== 'options' && plan.kind !== 'openapi' && r.pageTotal !== 1) {
+    throw errors.singular(r.pageTotal);
   }
   if (
     plan.kind !== 'read' &&
@@ -59,6 +62,12 @@ export function checkResult(plan: Plan, r: MainResult): void {
   ) {
     throw errors.maxAffected(r.pageTotal);
   }
+}
+
+/** An answer without a body names neither its media type nor its schema. */
+function withoutBody(headers: Record<string, string>): void {
+  delete headers['content-type'];
+  delete headers['content-profile'];
 }
 
 function contentRange(offset: number, page: number, total: number | null): string {
@@ -84,14 +93,16 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
     return { status: 200, headers: { 'content-type': type }, body: plan.head ? null : r.body };
   }
   const headers: Record<string, string> = { 'content-type': CONTENT_TYPES[plan.media] };
+  if (plan.profiled) headers['content-profile'] = plan.schema;
   if (plan.applied.length) headers['preference-applied'] = plan.applied.join(', ');
   const singular = isSingular(plan.media);
 
   if (plan.kind === 'mutate') {
     const m = plan.mutation;
     const total = plan.count ? r.total : null;
+    // Inserts and deletes name no range of rows, only their count (PostgREST 13); updates name the rows updated.
     headers['content-range'] =
-      m.kind === 'insert' ? `*/${total === null ? '*' : total}` : contentRange(0, r.pageTotal, total);
+      m.kind === 'update' ? contentRange(0, r.pageTotal, total) : `*/${total === null ? '*' : total}`;
     if (plan.location && r.location) {
       const pk = JSON.parse(r.location) as Record<string, unknown>;
       headers.location = `/${encodeURIComponent(m.table.name)}?${Object.entries(pk)
@@ -102,19 +113,22 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
     // an ignore-duplicates one stays 201, as in PostgREST.
     const status = plan.status === 201 && r.inserted === 0 ? 200 : plan.status;
     if (!plan.representation) {
-      delete headers['content-type'];
+      withoutBody(headers);
       return { status: status === 200 ? 204 : status, headers, body: null };
     }
     return { status: status === 204 ? 200 : status, headers, body: singular ? unwrapSingle(r.body) : r.body };
   }
 
   if (plan.kind === 'call' && !plan.read) {
+    // Every call's answer has a range, as a read's: a scalar result is one row.
+    headers['content-range'] = contentRange(0, r.pageTotal, r.total);
     if (plan.fn.returnKind === 'void') {
-      delete headers['content-type'];
+      withoutBody(headers);
       return { status: 204, headers, body: null };
     }
-    if (plan.count) headers['content-range'] = contentRange(0, r.pageTotal, r.total);
-    return { status: 200, headers, body: plan.head ? null : r.body };
+    // A set of scalars renders as an array; asked for one object, its one element is the answer.
+    const body = singular && plan.fn.returnsSet ? unwrapSingle(r.body) : r.body;
+    return { status: 200, headers, body: plan.head ? null : body };
   }
 
   if (plan.kind === 'read' || plan.kind === 'call') {

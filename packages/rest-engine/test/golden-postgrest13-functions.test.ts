@@ -28,7 +28,7 @@ describe('computed fields and relationships', () => {
             ],
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e0_1.body AS "tasks" FROM "public"."projects" t0 LEFT JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_1."title" AS "title", "public"."task_label"(t0_1) AS "task_label" FROM "public"."tasks" t0_1 WHERE t0_1."project_id" = t0."id") _e) e0_1 ON TRUE WHERE t0."id" = $1) _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."name" AS "name", e0_1.body AS "tasks" FROM "public"."projects" t0 LEFT JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_1."title" AS "title", "public"."task_label"(t0_1) AS "task_label" FROM "public"."tasks" t0_1 WHERE t0_1."project_id" = t0."id") _e) e0_1 ON TRUE WHERE t0."id" = $1) _t",
         "status": 200,
       }
     `);
@@ -58,7 +58,7 @@ describe('computed fields and relationships', () => {
             },
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e0_1.body AS "open_tasks", e0_2.body AS "owner_of" FROM "public"."projects" t0 LEFT JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_1."title" AS "title" FROM "public"."open_tasks"(t0) t0_1) _e) e0_1 ON TRUE LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT t0_2."email" AS "email" FROM "public"."owner_of"(t0) t0_2) _e) e0_2 ON TRUE WHERE t0."id" = $1) _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."name" AS "name", e0_1.body AS "open_tasks", e0_2.body AS "owner_of" FROM "public"."projects" t0 LEFT JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_1."title" AS "title" FROM "public"."open_tasks"(t0) t0_1) _e) e0_1 ON TRUE LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT t0_2."email" AS "email" FROM "public"."owner_of"(t0) t0_2) _e) e0_2 ON TRUE WHERE t0."id" = $1) _t",
         "status": 200,
       }
     `);
@@ -81,7 +81,7 @@ describe('RPC', () => {
             "id": 3,
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id" FROM json_to_record($1::text::json) AS _args("p_owner" integer) CROSS JOIN LATERAL "public"."projects_of"("p_owner" := _args."p_owner") t0 ORDER BY t0."id") _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."id" AS "id" FROM json_to_record($1::text::json) AS _args("p_owner" integer) CROSS JOIN LATERAL "public"."projects_of"("p_owner" := _args."p_owner") t0 ORDER BY t0."id") _t",
         "status": 200,
       }
     `);
@@ -90,9 +90,9 @@ describe('RPC', () => {
         "params": [
           "{"a":"1","b":"2"}",
         ],
-        "range": null,
+        "range": "0-0/*",
         "rows": 3,
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null') AS body FROM (SELECT "public"."add_numbers"("a" := _args."a", "b" := _args."b") AS pgrst_scalar FROM json_to_record($1::text::json) AS _args("a" integer, "b" integer)) _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null') AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT "public"."add_numbers"("a" := _args."a", "b" := _args."b") AS pgrst_scalar FROM json_to_record($1::text::json) AS _args("a" integer, "b" integer)) _t",
         "status": 200,
       }
     `);
@@ -103,9 +103,9 @@ describe('RPC', () => {
         "params": [
           "hi",
         ],
-        "range": null,
+        "range": "0-0/*",
         "rows": "HI",
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null') AS body FROM (SELECT "public"."shout"($1::text::text) AS pgrst_scalar) _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null') AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT "public"."shout"($1::text::text) AS pgrst_scalar) _t",
         "status": 200,
       }
     `);
@@ -157,7 +157,7 @@ describe('media', () => {
         "params": [
           "1",
         ],
-        "sql": "EXPLAIN (FORMAT TEXT, VERBOSE) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id" FROM "public"."tasks" t0 WHERE t0."id" = $1) _t",
+        "sql": "EXPLAIN (FORMAT TEXT, VERBOSE) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."id" AS "id" FROM "public"."tasks" t0 WHERE t0."id" = $1) _t",
       }
     `);
     const res = await h().req('GET', '/tasks?select=id&id=eq.1', { headers: { accept }, claims: USER_A });
@@ -190,7 +190,7 @@ describe('media', () => {
     expect(compile(plan(parse(input), h().engine.schemaCache, GOLDEN_OPTIONS), null).main).toMatchInlineSnapshot(`
       {
         "params": [],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(ST_AsGeoJSON(_t)::json), '[]'))::text AS body FROM (SELECT t0."id" AS "id" FROM "public"."tasks" t0) _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, json_build_object('type', 'FeatureCollection', 'features', coalesce(json_agg(ST_AsGeoJSON(_t)::json), '[]'))::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."id" AS "id" FROM "public"."tasks" t0) _t",
       }
     `);
   });

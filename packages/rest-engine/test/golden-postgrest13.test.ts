@@ -22,7 +22,7 @@ describe('embed targets', () => {
             "title": "Design nozzle",
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."title" AS "title", e0_1.body AS "project_id" FROM "public"."tasks" t0 LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT t0_1."name" AS "name" FROM "public"."projects" t0_1 WHERE t0_1."id" = t0."project_id") _e) e0_1 ON TRUE WHERE t0."id" = $1) _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."title" AS "title", e0_1.body AS "project_id" FROM "public"."tasks" t0 LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT t0_1."name" AS "name" FROM "public"."projects" t0_1 WHERE t0_1."id" = t0."project_id") _e) e0_1 ON TRUE WHERE t0."id" = $1) _t",
         "status": 200,
       }
     `);
@@ -42,7 +42,7 @@ describe('embed targets', () => {
             },
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e0_1.body AS "projects_owner_id_fkey" FROM "public"."projects" t0 LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT t0_1."email" AS "email" FROM "public"."users" t0_1 WHERE t0_1."id" = t0."owner_id") _e) e0_1 ON TRUE WHERE t0."id" = $1) _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."name" AS "name", e0_1.body AS "projects_owner_id_fkey" FROM "public"."projects" t0 LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT t0_1."email" AS "email" FROM "public"."users" t0_1 WHERE t0_1."id" = t0."owner_id") _e) e0_1 ON TRUE WHERE t0."id" = $1) _t",
         "status": 200,
       }
     `);
@@ -67,7 +67,7 @@ describe('embed targets', () => {
             ],
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e0_1.body AS "users", e0_2.body AS "manager_id" FROM "public"."users" t0 LEFT JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_1."name" AS "name" FROM "public"."users" t0_1 WHERE t0_1."manager_id" = t0."id") _e) e0_1 ON TRUE LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT t0_2."name" AS "name" FROM "public"."users" t0_2 WHERE t0_2."id" = t0."manager_id") _e) e0_2 ON TRUE WHERE t0."id" = $1) _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."name" AS "name", e0_1.body AS "users", e0_2.body AS "manager_id" FROM "public"."users" t0 LEFT JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_1."name" AS "name" FROM "public"."users" t0_1 WHERE t0_1."manager_id" = t0."id") _e) e0_1 ON TRUE LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT t0_2."name" AS "name" FROM "public"."users" t0_2 WHERE t0_2."id" = t0."manager_id") _e) e0_2 ON TRUE WHERE t0."id" = $1) _t",
         "status": 200,
       }
     `);
@@ -106,7 +106,7 @@ describe('aggregates inside embeds', () => {
             ],
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e0_1.body AS "tasks" FROM "public"."projects" t0 LEFT JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT pg_catalog.count(*) AS "count" FROM "public"."tasks" t0_1 WHERE t0_1."project_id" = t0."id") _e) e0_1 ON TRUE ORDER BY t0."id") _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."name" AS "name", e0_1.body AS "tasks" FROM "public"."projects" t0 LEFT JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT pg_catalog.count(*) AS "count" FROM "public"."tasks" t0_1 WHERE t0_1."project_id" = t0."id") _e) e0_1 ON TRUE ORDER BY t0."id") _t",
         "status": 200,
       }
     `);
@@ -126,7 +126,7 @@ describe('aggregates inside embeds', () => {
             "sum": 3,
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT pg_catalog.sum(t0."priority") AS "sum", e0_1."name" FROM "public"."tasks" t0 LEFT JOIN LATERAL (SELECT t0_1."name" AS "name", 1 AS pgrst_rows FROM "public"."projects" t0_1 WHERE t0_1."id" = t0."project_id") e0_1 ON TRUE WHERE t0."project_id" = $1 GROUP BY e0_1."name") _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT pg_catalog.sum(t0."priority") AS "sum", e0_1."name" FROM "public"."tasks" t0 LEFT JOIN LATERAL (SELECT t0_1."name" AS "name", 1 AS pgrst_rows FROM "public"."projects" t0_1 WHERE t0_1."id" = t0."project_id") e0_1 ON TRUE WHERE t0."project_id" = $1 GROUP BY e0_1."name") _t",
         "status": 200,
       }
     `);
@@ -154,7 +154,7 @@ describe('counts, upserts and defaults', () => {
             "name": "n2",
           },
         ],
-        "sql": "WITH pgrst_source AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r RETURNING pgrst_t."name") SELECT pg_catalog.count(_t) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name" FROM pgrst_source t0) _t",
+        "sql": "WITH pgrst_source AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r RETURNING pgrst_t."name") SELECT pg_catalog.count(_t) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."name" AS "name" FROM pgrst_source t0) _t",
         "status": 201,
       }
     `);
@@ -187,7 +187,7 @@ describe('counts, upserts and defaults', () => {
             "id": 3,
           },
         ],
-        "sql": "WITH pgrst_source AS (UPDATE "public"."tasks" AS pgrst_t SET "priority" = _r."priority" FROM json_populate_record(NULL::"public"."tasks", $1::text::json) _r WHERE pgrst_t."project_id" = $2 RETURNING pgrst_t."id") SELECT pg_catalog.count(_t) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id" FROM pgrst_source t0) _t",
+        "sql": "WITH pgrst_source AS (UPDATE "public"."tasks" AS pgrst_t SET "priority" = _r."priority" FROM json_populate_record(NULL::"public"."tasks", $1::text::json) _r WHERE pgrst_t."project_id" = $2 RETURNING pgrst_t."id") SELECT pg_catalog.count(_t) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."id" AS "id" FROM pgrst_source t0) _t",
         "status": 200,
       }
     `);
@@ -200,7 +200,7 @@ describe('counts, upserts and defaults', () => {
         ],
         "range": "0-0/1",
         "rows": 5,
-        "sql": "SELECT pg_catalog.count(_t) AS total, pg_catalog.count(_t) AS page_total, coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null') AS body FROM (SELECT "public"."add_numbers"("a" := _args."a", "b" := _args."b") AS pgrst_scalar FROM json_to_record($1::text::json) AS _args("a" integer, "b" integer)) _t",
+        "sql": "SELECT pg_catalog.count(_t) AS total, pg_catalog.count(_t) AS page_total, coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null') AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT "public"."add_numbers"("a" := _args."a", "b" := _args."b") AS pgrst_scalar FROM json_to_record($1::text::json) AS _args("a" integer, "b" integer)) _t",
         "status": 200,
       }
     `);
@@ -224,7 +224,7 @@ describe('counts, upserts and defaults', () => {
             "name": "brand new",
           },
         ],
-        "sql": "WITH pgrst_upsert AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r ON CONFLICT ("name") DO UPDATE SET "name" = EXCLUDED."name" RETURNING pgrst_t AS pgrst_row, pgrst_t.xmax = 0 AS pgrst_inserted), pgrst_source AS (SELECT (pgrst_row).* FROM pgrst_upsert) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, (SELECT pg_catalog.count(*) FROM pgrst_upsert WHERE pgrst_inserted) AS inserted FROM (SELECT t0."name" AS "name" FROM pgrst_source t0) _t",
+        "sql": "WITH pgrst_upsert AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r ON CONFLICT ("name") DO UPDATE SET "name" = EXCLUDED."name" RETURNING pgrst_t AS pgrst_row, pgrst_t.xmax = 0 AS pgrst_inserted), pgrst_source AS (SELECT (pgrst_row).* FROM pgrst_upsert) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, (SELECT pg_catalog.count(*) FROM pgrst_upsert WHERE pgrst_inserted) AS inserted FROM (SELECT t0."name" AS "name" FROM pgrst_source t0) _t",
         "status": 201,
       }
     `);
@@ -256,7 +256,7 @@ describe('counts, upserts and defaults', () => {
             "label": "x",
           },
         ],
-        "sql": "WITH pgrst_source AS (INSERT INTO "public"."counters" AS pgrst_t ("id", "label") SELECT CASE WHEN _j.j::jsonb ? $1::text THEN _r."id" ELSE _d.d0 END, _r."label" FROM json_array_elements($2::text::json) _j(j) CROSS JOIN LATERAL json_populate_record(NULL::"public"."counters", _j.j) _r CROSS JOIN LATERAL (SELECT _j.j AS pgrst_row, nextval('public.counters_id_seq'::regclass) AS d0) _d RETURNING pgrst_t."id", pgrst_t."label") SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id", t0."label" AS "label" FROM pgrst_source t0) _t",
+        "sql": "WITH pgrst_source AS (INSERT INTO "public"."counters" AS pgrst_t ("id", "label") SELECT CASE WHEN _j.j::jsonb ? $1::text THEN _r."id" ELSE _d.d0 END, _r."label" FROM json_array_elements($2::text::json) _j(j) CROSS JOIN LATERAL json_populate_record(NULL::"public"."counters", _j.j) _r CROSS JOIN LATERAL (SELECT _j.j AS pgrst_row, nextval('public.counters_id_seq'::regclass) AS d0) _d RETURNING pgrst_t."id", pgrst_t."label") SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."id" AS "id", t0."label" AS "label" FROM pgrst_source t0) _t",
         "status": 201,
       }
     `);

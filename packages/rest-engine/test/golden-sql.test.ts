@@ -26,7 +26,7 @@ describe('golden SQL', () => {
             "name": "Bridge plans",
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id", t0."name" AS "name" FROM "public"."projects" t0 WHERE t0."id" > $1 ORDER BY t0."name" DESC NULLS LAST LIMIT $2::int8 OFFSET $3::int8) _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."id" AS "id", t0."name" AS "name" FROM "public"."projects" t0 WHERE t0."id" > $1 ORDER BY t0."name" DESC NULLS LAST LIMIT $2::int8 OFFSET $3::int8) _t",
         "status": 200,
       }
     `);
@@ -81,7 +81,7 @@ describe('golden SQL', () => {
             ],
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e0_1.body AS "owner", e0_2.body AS "tasks" FROM "public"."projects" t0 LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT t0_1."email" AS "email" FROM "public"."users" t0_1 WHERE t0_1."id" = t0."owner_id") _e) e0_1 ON TRUE LEFT JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_2."title" AS "title" FROM "public"."tasks" t0_2 WHERE t0_2."project_id" = t0."id" ORDER BY t0_2."id" LIMIT $1::int8) _e) e0_2 ON TRUE) _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."name" AS "name", e0_1.body AS "owner", e0_2.body AS "tasks" FROM "public"."projects" t0 LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT t0_1."email" AS "email" FROM "public"."users" t0_1 WHERE t0_1."id" = t0."owner_id") _e) e0_1 ON TRUE LEFT JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_2."title" AS "title" FROM "public"."tasks" t0_2 WHERE t0_2."project_id" = t0."id" ORDER BY t0_2."id" LIMIT $1::int8) _e) e0_2 ON TRUE) _t",
         "status": 200,
       }
     `);
@@ -111,7 +111,7 @@ describe('golden SQL', () => {
             ],
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id", e0_1.body AS "tags" FROM "public"."projects" t0 INNER JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_1."name" AS "name" FROM "public"."tags" t0_1 WHERE EXISTS (SELECT 1 FROM "public"."project_tags" t0_1_j WHERE t0_1_j."project_id" = t0."id" AND t0_1_j."tag_id" = t0_1."id") AND t0_1."name" = $1) _e) e0_1 ON e0_1.body::text <> '[]') _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."id" AS "id", e0_1.body AS "tags" FROM "public"."projects" t0 INNER JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_1."name" AS "name" FROM "public"."tags" t0_1 WHERE EXISTS (SELECT 1 FROM "public"."project_tags" t0_1_j WHERE t0_1_j."project_id" = t0."id" AND t0_1_j."tag_id" = t0_1."id") AND t0_1."name" = $1) _e) e0_1 ON e0_1.body::text <> '[]') _t",
         "status": 200,
       }
     `);
@@ -142,7 +142,7 @@ describe('golden SQL', () => {
             "id": 1,
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id", (t0."meta"->>$1::text) AS "color" FROM "public"."projects" t0 WHERE t0."id" = ANY($2) AND t0."search" @@ to_tsquery($3::regconfig, $4) AND (t0."meta"->$5::text->>$6::text) = $7 AND (t0."budget" > $8 OR (t0."mood" = $9 AND NOT (t0."is_active" IS TRUE)))) _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."id" AS "id", (t0."meta"->>$1::text) AS "color" FROM "public"."projects" t0 WHERE t0."id" = ANY($2) AND t0."search" @@ to_tsquery($3::regconfig, $4) AND (t0."meta"->$5::text->>$6::text) = $7 AND (t0."budget" > $8 OR (t0."mood" = $9 AND NOT (t0."is_active" IS TRUE)))) _t",
         "status": 200,
       }
     `);
@@ -166,7 +166,7 @@ describe('golden SQL', () => {
             101,
             100,
           ],
-          "sql": "SELECT (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM "public"."tasks" t0 WHERE t0."done" IS FALSE LIMIT $1::int8) _c) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id" FROM "public"."tasks" t0 WHERE t0."done" IS FALSE LIMIT $2::int8) _t",
+          "sql": "SELECT (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM "public"."tasks" t0 WHERE t0."done" IS FALSE LIMIT $1::int8) _c) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."id" AS "id" FROM "public"."tasks" t0 WHERE t0."done" IS FALSE LIMIT $2::int8) _t",
         },
       }
     `);
@@ -192,7 +192,7 @@ describe('golden SQL', () => {
             "id": 5,
           },
         ],
-        "sql": "SELECT (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM "public"."tasks" t0 WHERE t0."done" IS FALSE) _c) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."id" AS "id" FROM "public"."tasks" t0 WHERE t0."done" IS FALSE) _t",
+        "sql": "SELECT (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM "public"."tasks" t0 WHERE t0."done" IS FALSE) _c) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."id" AS "id" FROM "public"."tasks" t0 WHERE t0."done" IS FALSE) _t",
         "status": 200,
       }
     `);
@@ -229,7 +229,7 @@ describe('golden SQL', () => {
             ],
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name", e0_1."titles", e0_1."priority" FROM "public"."projects" t0 INNER JOIN LATERAL (SELECT coalesce(json_agg(_e."titles"), '[]') AS "titles", coalesce(json_agg(_e."priority"), '[]') AS "priority", pg_catalog.count(*) AS pgrst_rows FROM (SELECT t0_1."title" AS "titles", t0_1."priority" AS "priority" FROM "public"."tasks" t0_1 WHERE t0_1."project_id" = t0."id" AND t0_1."done" IS FALSE ORDER BY t0_1."id") _e) e0_1 ON e0_1.pgrst_rows > 0 ORDER BY t0."id") _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."name" AS "name", e0_1."titles", e0_1."priority" FROM "public"."projects" t0 INNER JOIN LATERAL (SELECT coalesce(json_agg(_e."titles"), '[]') AS "titles", coalesce(json_agg(_e."priority"), '[]') AS "priority", pg_catalog.count(*) AS pgrst_rows FROM (SELECT t0_1."title" AS "titles", t0_1."priority" AS "priority" FROM "public"."tasks" t0_1 WHERE t0_1."project_id" = t0."id" AND t0_1."done" IS FALSE ORDER BY t0_1."id") _e) e0_1 ON e0_1.pgrst_rows > 0 ORDER BY t0."id") _t",
         "status": 200,
       }
     `);
@@ -271,7 +271,7 @@ describe('golden SQL', () => {
             "title": "Write report",
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."title" AS "title", (t0."priority")::"pg_catalog"."text" AS "priority", e0_2."project_name" FROM "public"."tasks" t0 LEFT JOIN LATERAL (SELECT t0_2."name" AS "project_name", 1 AS pgrst_rows FROM "public"."projects" t0_2 WHERE t0_2."id" = t0."project_id") e0_2 ON TRUE ORDER BY (SELECT t0_o0."name" FROM "public"."projects" t0_o0 WHERE t0_o0."id" = t0."project_id" LIMIT 1) DESC, t0."id") _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."title" AS "title", (t0."priority")::"pg_catalog"."text" AS "priority", e0_2."project_name" FROM "public"."tasks" t0 LEFT JOIN LATERAL (SELECT t0_2."name" AS "project_name", 1 AS pgrst_rows FROM "public"."projects" t0_2 WHERE t0_2."id" = t0."project_id") e0_2 ON TRUE ORDER BY (SELECT t0_o0."name" FROM "public"."projects" t0_o0 WHERE t0_o0."id" = t0."project_id" LIMIT 1) DESC, t0."id") _t",
         "status": 200,
       }
     `);
@@ -298,7 +298,7 @@ describe('golden SQL', () => {
             "project_id": 1,
           },
         ],
-        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."project_id" AS "project_id", pg_catalog.count(*) AS "count", pg_catalog.max(t0."priority") AS "max" FROM "public"."tasks" t0 GROUP BY t0."project_id") _t",
+        "sql": "SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."project_id" AS "project_id", pg_catalog.count(*) AS "count", pg_catalog.max(t0."priority") AS "max" FROM "public"."tasks" t0 GROUP BY t0."project_id") _t",
         "status": 200,
       }
     `);
@@ -320,7 +320,7 @@ describe('golden SQL', () => {
             "name": "g2",
           },
         ],
-        "sql": "WITH pgrst_source AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r RETURNING pgrst_t."name") SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0."name" AS "name" FROM pgrst_source t0) _t",
+        "sql": "WITH pgrst_source AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r RETURNING pgrst_t."name") SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."name" AS "name" FROM pgrst_source t0) _t",
         "status": 201,
       }
     `);
@@ -345,7 +345,7 @@ describe('golden SQL', () => {
             "name": "alpha",
           },
         ],
-        "sql": "WITH pgrst_upsert AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r ON CONFLICT ("name") DO UPDATE SET "name" = EXCLUDED."name" RETURNING pgrst_t AS pgrst_row, pgrst_t.xmax = 0 AS pgrst_inserted), pgrst_source AS (SELECT (pgrst_row).* FROM pgrst_upsert) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, (SELECT pg_catalog.count(*) FROM pgrst_upsert WHERE pgrst_inserted) AS inserted FROM (SELECT t0.* FROM pgrst_source t0) _t",
+        "sql": "WITH pgrst_upsert AS (INSERT INTO "public"."tags" AS pgrst_t ("name") SELECT _r."name" FROM json_populate_recordset(NULL::"public"."tags", $1::text::json) _r ON CONFLICT ("name") DO UPDATE SET "name" = EXCLUDED."name" RETURNING pgrst_t AS pgrst_row, pgrst_t.xmax = 0 AS pgrst_inserted), pgrst_source AS (SELECT (pgrst_row).* FROM pgrst_upsert) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, (SELECT pg_catalog.count(*) FROM pgrst_upsert WHERE pgrst_inserted) AS inserted FROM (SELECT t0.* FROM pgrst_source t0) _t",
         "status": 200,
       }
     `);
@@ -370,7 +370,7 @@ describe('golden SQL', () => {
             "title": "Design nozzle",
           },
         ],
-        "sql": "WITH pgrst_source AS (UPDATE "public"."tasks" AS pgrst_t SET "done" = _r."done" FROM json_populate_record(NULL::"public"."tasks", $1::text::json) _r WHERE pgrst_t."id" = $2 RETURNING pgrst_t.*) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body FROM (SELECT t0.* FROM pgrst_source t0) _t",
+        "sql": "WITH pgrst_source AS (UPDATE "public"."tasks" AS pgrst_t SET "done" = _r."done" FROM json_populate_record(NULL::"public"."tasks", $1::text::json) _r WHERE pgrst_t."id" = $2 RETURNING pgrst_t.*) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0.* FROM pgrst_source t0) _t",
         "status": 200,
       }
     `);
@@ -379,9 +379,9 @@ describe('golden SQL', () => {
         "params": [
           "5",
         ],
-        "range": "0-0/*",
+        "range": "*/*",
         "rows": null,
-        "sql": "WITH pgrst_source AS (DELETE FROM "public"."tasks" AS pgrst_t WHERE pgrst_t."id" = $1 AND pgrst_t."done" IS FALSE RETURNING 1) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, '' AS body FROM (SELECT 1 FROM pgrst_source) _t",
+        "sql": "WITH pgrst_source AS (DELETE FROM "public"."tasks" AS pgrst_t WHERE pgrst_t."id" = $1 AND pgrst_t."done" IS FALSE RETURNING 1) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, '' AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT 1 FROM pgrst_source) _t",
         "status": 204,
       }
     `);

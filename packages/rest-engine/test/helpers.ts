@@ -128,3 +128,9 @@ export function goldenSuite(opts: Partial<RestEngineOptions>) {
       goldenCase(harness(), method, pathQuery, headers, body),
   };
 }
+
+/** The main fixture plus the shapes of PostgREST's own test suite (test/pgrst-fixture). */
+export const PGRST_FIXTURE = [
+  ...FIXTURE,
+  { name: 'rest-engine-pgrst-shapes', dir: join(dirname(fileURLToPath(import.meta.url)), 'pgrst-fixture') },
+];

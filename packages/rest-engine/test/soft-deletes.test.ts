@@ -42,7 +42,7 @@ describe('golden statements', () => {
           "1",
           "p%",
         ],
-        "sql": "WITH pgrst_source AS (SELECT pgrst_d.* FROM "public"."documents" AS pgrst_t CROSS JOIN LATERAL "public"."archive_document"(pgrst_t."id") AS pgrst_d WHERE pgrst_t."id" = $1 AND pgrst_t."title" LIKE $2 AND pgrst_d."id" IS NOT NULL) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, '' AS body FROM (SELECT 1 FROM pgrst_source) _t",
+        "sql": "WITH pgrst_source AS (SELECT pgrst_d.* FROM "public"."documents" AS pgrst_t CROSS JOIN LATERAL "public"."archive_document"(pgrst_t."id") AS pgrst_d WHERE pgrst_t."id" = $1 AND pgrst_t."title" LIKE $2 AND pgrst_d."id" IS NOT NULL) SELECT NULL::bigint AS total, pg_catalog.count(_t) AS page_total, '' AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT 1 FROM pgrst_source) _t",
       }
     `);
   });
@@ -79,7 +79,7 @@ describe('DELETE on a soft-delete table', () => {
       claims: USER_A,
     });
     expect(res.status).toBe(200);
-    expect(res.headers['content-range']).toBe('0-0/1');
+    expect(res.headers['content-range']).toBe('*/1');
     expect(res.json).toEqual([{ id: 1, title: 'plan', archived_at: expect.any(String) }]);
     expect(await archived(1)).toBe(true);
   });
@@ -89,7 +89,7 @@ describe('DELETE on a soft-delete table', () => {
       headers: { prefer: 'count=exact' },
       claims: USER_A,
     });
-    expect([res.status, res.headers['content-range'], res.text]).toEqual([204, '0-1/2', null]);
+    expect([res.status, res.headers['content-range'], res.text]).toEqual([204, '*/2', null]);
     expect([await archived(2), await archived(3)]).toEqual([true, true]);
   });
 
@@ -100,7 +100,7 @@ describe('DELETE on a soft-delete table', () => {
 
   it('a row the function answers NULL for is skipped (the service role reads archived rows)', async () => {
     const res = await h.req('DELETE', '/documents?id=in.(1,4)&select=id', { headers: REPRESENT, claims: SERVICE });
-    expect([res.status, res.headers['content-range'], res.json]).toEqual([200, '0-0/1', [{ id: 4 }]]);
+    expect([res.status, res.headers['content-range'], res.json]).toEqual([200, '*/1', [{ id: 4 }]]);
   });
 
   it('a two-column key', async () => {

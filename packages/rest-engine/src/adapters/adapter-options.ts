@@ -68,6 +68,16 @@ function payloadTooLarge(e: BodyTooLargeError): EngineResponse {
   return { status: 413, headers: { 'content-type': JSON_MEDIA, connection: 'close' }, body: JSON.stringify(body) };
 }
 
+/**
+ * The Content-Length of an answer without a body, or null where none is sent: 204 and 304 carry none by
+ * definition, and a HEAD answer's length would be its GET's, which is not known. Every answer of the engine is
+ * buffered, so a length is always known and nothing is sent chunked (a chunked answer costs its framing and, in
+ * PostgREST's suite, a header that PostgREST sends).
+ */
+function emptyBodyLength(status: number, method: string): string | null {
+  return status === 204 || status === 304 || method === 'HEAD' ? null : '0';
+}
+
 interface HttpPieces {
   readonly method: string;
   /** Path and query string as sent ('/rest/v1/todos?select=*'). */
@@ -95,7 +105,7 @@ export async function answer(engine: RestEngine, a: ResolvedAdapter, http: HttpP
       http.claims !== undefined || !a.authenticate ? undefined : await a.authenticate(headers);
     const method = http.method.toUpperCase();
     const body = method === 'GET' || method === 'HEAD' ? undefined : await http.body(a.maxBodyBytes, headers);
-    return await engine.handle({
+    const res = await engine.handle({
       method,
       path,
       search: q === -1 ? '' : http.target.slice(q + 1),
@@ -104,6 +114,12 @@ export async function answer(engine: RestEngine, a: ResolvedAdapter, http: HttpP
       claims: who === undefined ? http.claims : who.claims,
       role: who?.role,
     });
+    // Said for an empty answer, or Node sends it chunked; a text body's length is the host's to set.
+    if (res.body === null) {
+      const length = emptyBodyLength(res.status, method);
+      if (length !== null) res.headers['content-length'] = length;
+    }
+    return res;
   } catch (e) {
     if (e instanceof BodyTooLargeError) return payloadTooLarge(e);
     if (e instanceof RestError) return errorResponse(e);

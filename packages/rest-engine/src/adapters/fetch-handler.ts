@@ -36,6 +36,8 @@ export function createFetchHandler(engine: RestEngine, options: AdapterOptions =
         },
         claims: context.claims,
       })) ?? outsideMount();
+    // A text body's length is left to the host: every fetch host sets it (node-server without a header entry, which
+    // is cheaper than ours).
     context.beforeResponse?.(res.headers);
     return new Response(res.body, { status: res.status, headers: res.headers });
   };

@@ -32,15 +32,21 @@ export function createNodeHandler(engine: RestEngine, options: AdapterOptions = 
       });
       if (found === null && next) return next();
       const out = found ?? outsideMount();
+      // With a length, Node writes the head and the body in one write, without chunk framing.
+      if (out.body !== null) out.headers['content-length'] = byteLength(out.body);
       res.writeHead(out.status, out.headers);
       res.end(out.body ?? undefined);
     } catch (e) {
       if (next) return next(e);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify({ code: 'PGRST000', details: null, hint: null, message: 'Internal server error' }));
+      const body = JSON.stringify({ code: 'PGRST000', details: null, hint: null, message: 'Internal server error' });
+      if (!res.headersSent)
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': byteLength(body) });
+      res.end(body);
     }
   };
 }
+
+const byteLength = (body: string): string => String(Buffer.byteLength(body));
 
 const isEmptyObject = (v: unknown): boolean =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0;

@@ -54,10 +54,32 @@ function localSet(jwks: JWK | JSONWebKeySet): JWTVerifyGetKey {
 }
 
 function claimError(e: InstanceType<typeof joseErrors.JWTClaimValidationFailed>): RestError {
+  if (e.reason === 'invalid' && ['exp', 'nbf', 'iat'].includes(e.claim))
+    return errors.jwt(`The JWT '${e.claim}' claim must be a number`, 'PGRST303');
   if (e.claim === 'nbf') return errors.jwt('JWT not yet valid', 'PGRST303');
-  if (e.claim === 'aud') return errors.jwt('JWT not in audience', 'PGRST303');
   if (e.claim === 'iat') return errors.jwt('JWT issued at future', 'PGRST303');
   return errors.jwt(`JWT claim ${e.claim} is invalid`, 'PGRST303');
+}
+
+/**
+ * The `aud` claim as PostgREST reads it, checked here rather than by jose (which refuses `[]`): absent, null or an
+ * empty array passes; a string or an array of strings must name the audience when one is configured; any other
+ * value is refused whether or not one is.
+ */
+function checkAudience(aud: unknown, audience: string | undefined): void {
+  if (aud === undefined || aud === null) return;
+  const list = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : null;
+  if (list === null || list.some((a) => typeof a !== 'string'))
+    throw errors.jwt("The JWT 'aud' claim must be a string or an array of strings", 'PGRST303');
+  if (audience === undefined) return;
+  if (typeof aud === 'string' ? aud !== audience : list.length > 0 && !list.includes(audience))
+    throw errors.jwt('JWT not in audience', 'PGRST303');
+}
+
+/** The token of an `Authorization: Bearer` header; null without one (anonymous), '' for an empty one. */
+function bearerToken(authorization: string | undefined): string | null {
+  const match = authorization ? /^bearer(?:\s+(.*))?$/i.exec(authorization.trim()) : null;
+  return match ? (match[1] ?? '').trim() : null;
 }
 
 /** An `authenticate` for the adapters: reads `Authorization: Bearer <token>`. */
@@ -67,12 +89,13 @@ export function createJwtAuthenticator(options: JwtOptions): Authenticate {
   const rolePath = parseRoleClaimKey(options.roleClaimKey ?? '.role');
   const clockTolerance = options.clockSkewSeconds ?? 30;
   const anonRole = options.anonRole === undefined ? 'anon' : options.anonRole;
-  const verifyOptions = { audience: options.audience, clockTolerance, algorithms };
+  const verifyOptions = { clockTolerance, algorithms };
   return async (headers) => {
-    const authorization = headers.authorization;
-    const match = authorization ? /^bearer\s+(.*)$/i.exec(authorization.trim()) : null;
-    const token = match?.[1]?.trim();
-    if (!token) {
+    const token = bearerToken(headers.authorization);
+    if (token === '') throw errors.jwt('Empty JWT is sent in Authorization header');
+    if (token !== null && token.split('.').length !== 3)
+      throw errors.jwt(`Expected 3 parts in JWT; got ${token.split('.').length}`);
+    if (token === null) {
       if (anonRole === null)
         throw new RestError(401, 'PGRST302', 'Anonymous access is disabled', {
           headers: { 'www-authenticate': 'Bearer' },
@@ -87,6 +110,10 @@ export function createJwtAuthenticator(options: JwtOptions): Authenticate {
       if (e instanceof joseErrors.JWTClaimValidationFailed) throw claimError(e);
       throw errors.jwt(e instanceof joseErrors.JOSEError ? jwtMessage(e) : 'JWT could not be decoded', 'PGRST301');
     }
+    checkAudience(payload.aud, options.audience);
+    // jose checks that iat is a number, not that it is past: PostgREST refuses a token issued in the future.
+    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + clockTolerance)
+      throw errors.jwt('JWT issued at future', 'PGRST303');
     const role = readPath(payload, rolePath);
     if (role === undefined || role === null) {
       if (anonRole === null)

@@ -62,10 +62,14 @@ export async function serve(config: CommandConfig): Promise<RunningCommand> {
   const handle = createNodeHandler(engine, { authenticate });
   const server: Server = createServer((req, res) => {
     if (config.openapiMode === 'disabled' && (req.url === '/' || req.url?.startsWith('/?'))) {
-      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(
-        JSON.stringify({ code: 'PGRST126', details: null, hint: null, message: 'Root endpoint metadata is disabled' }),
-      );
+      const body = JSON.stringify({
+        code: 'PGRST126',
+        details: null,
+        hint: null,
+        message: 'Root endpoint metadata is disabled',
+      });
+      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length) });
+      res.end(body);
       return;
     }
     void handle(req, res);

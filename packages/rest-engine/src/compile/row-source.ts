@@ -30,6 +30,14 @@ export function callExpr(b: SqlBuilder, call: CallArgs): void {
     // The body as text, cast in SQL: it is already the JSON the function takes.
     b.param(call.json, 'text').push('::', call.fn.args[0].type);
   else if (call.mode === 'record')
-    b.push(call.argNames.map((n) => `${quoteIdent(n)} := _args.${quoteIdent(n)}`).join(', '));
+    // A VARIADIC parameter takes its array by name only after the VARIADIC keyword.
+    b.push(
+      call.argNames
+        .map((n) => {
+          const variadic = call.fn.args.find((a) => a.name === n)?.variadic ? 'VARIADIC ' : '';
+          return `${variadic}${quoteIdent(n)} := _args.${quoteIdent(n)}`;
+        })
+        .join(', '),
+    );
   b.push(')');
 }

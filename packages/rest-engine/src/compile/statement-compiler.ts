@@ -17,6 +17,15 @@ export interface CompiledRequest {
   readonly explain: Statement | null;
 }
 
+/**
+ * The response.headers and response.status settings, read after the rows (an aggregate's outputs are computed after
+ * its input), so that what a function or trigger of this statement set is seen: in the same statement, no extra round
+ * trip. Empty when nothing set them.
+ */
+const RESPONSE_GUCS =
+  ", nullif(current_setting('response.headers', true), '') AS response_headers" +
+  ", nullif(current_setting('response.status', true), '') AS response_status";
+
 function body(b: SqlBuilder, media: MediaType, single: boolean): void {
   switch (media) {
     case 'csv':
@@ -62,7 +71,7 @@ function wrapRead(
   } else b.push('NULL::bigint');
   b.push(' AS total, pg_catalog.count(_t) AS page_total, ');
   body(b, media, single);
-  b.push(' AS body FROM (');
+  b.push(' AS body', RESPONSE_GUCS, ' FROM (');
   selectQuery(b, read, null);
   b.push(') _t');
 }
@@ -243,7 +252,7 @@ function compileStatement(
       );
       if (plan.representation) body(b, plan.media, false);
       else b.push("''");
-      b.push(' AS body');
+      b.push(' AS body', RESPONSE_GUCS);
       if (plan.location) {
         b.push(
           ', (SELECT row_to_json(_l)::text FROM (SELECT ',
@@ -280,7 +289,7 @@ function compileStatement(
       if (plan.fn.returnKind === 'void') b.push("''");
       else if (plan.fn.returnsSet) b.push("coalesce(json_agg(_t.pgrst_scalar), '[]')::text");
       else b.push("coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null')");
-      b.push(' AS body FROM (SELECT ');
+      b.push(' AS body', RESPONSE_GUCS, ' FROM (SELECT ');
       callExpr(b, call);
       b.push(' AS pgrst_scalar');
       if (call.mode === 'record') {

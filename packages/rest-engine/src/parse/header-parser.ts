@@ -154,7 +154,7 @@ export function parseRange(header: string | undefined): RequestHeaders['range'] 
   if (!m) return null; // PostgREST ignores a Range it cannot read
   const first = Number(m[1]);
   const last = m[2] === '' ? null : Number(m[2]);
-  if (last !== null && last < first) throw errors.rangeNotSatisfiable(first, 0);
+  if (last !== null && last < first) throw errors.rangeReversed();
   return { offset: first, limit: last === null ? null : last - first + 1 };
 }
 

@@ -16,6 +16,8 @@ function splitKey(key: string): [string[], string] {
 }
 
 function nonNegativeInt(v: string, what: string): number {
+  // A negative limit asks for a range that cannot exist: 416, as PostgREST (an unreadable one is a parse error).
+  if (what === 'limit' && /^-\d{1,15}$/.test(v.trim())) throw errors.negativeLimit();
   if (!/^\d{1,15}$/.test(v.trim()))
     throw errors.parse(`"failed to parse ${what} parameter (${v})"`, `${what} must be a non-negative integer`);
   return Number(v.trim());
@@ -45,7 +47,8 @@ export function parseQuery(search: string): QueryTree {
 
   for (const [key, value] of params) {
     if (key === 'select') {
-      select = parseSelect(value);
+      // An empty root select is no select: every column, as PostgREST (an empty embed `rel()` stays empty).
+      select = value.trim() === '' ? null : parseSelect(value);
       continue;
     }
     if (key === 'on_conflict') {

@@ -7,6 +7,9 @@ import { applyPaging, isObject, rootLevel, type Step } from './plan-step.js';
 import { checkAllAddressed, type PlanContext, planRead } from './read-planner.js';
 import type { CallArgs, Plan } from './types.js';
 
+/** A call names max-affected (under handling=strict) in Preference-Applied, as PostgREST. */
+const CALL_APPLIES = { maxAffected: true } as const;
+
 const isJsonType = (t: string) => t === 'json' || t === 'jsonb';
 
 function chooseFunction(
@@ -29,7 +32,8 @@ function chooseFunction(
     : allowSingle
       ? fns.filter((f) => f.args.length === 1 && f.args[0].name === '' && isJsonType(f.args[0].type))
       : [];
-  if (candidates.length === 0) throw errors.noFunction(schema, name, [...(keys ?? [])]);
+  if (candidates.length === 0)
+    throw errors.noFunction(schema, name, [...(keys ?? [])], closestParameters(fns, name, keys ?? []), allowSingle);
   if (candidates.length > 1) {
     // Fewest parameters first, then by signature, as PostgREST lists them.
     const sigs = candidates
@@ -59,18 +63,33 @@ function singleArgument(fn: DbFunction, body: unknown): string {
   return JSON.stringify(body);
 }
 
-/** For a misspelt function name: the nearest name in the schema, within a third of its length in edits. */
+/** How alike two texts are: 1 for equal, 0 for nothing in common (edits over the longer length). */
+const similarity = (a: string, b: string) => 1 - distance(a, b) / Math.max(a.length, b.length, 1);
+
+/** For a misspelt function name: the most alike name in the schema, if at least 3/4 alike (PostgREST's bar). */
 function closestFunction(cache: SchemaCache, schema: string, name: string): string | null {
   const names = [...cache.functions.values()].filter((f) => f[0].schema === schema).map((f) => f[0].name);
   if (names.length === 0) return null;
   const best = closest(name, names);
-  return distance(name, best) <= Math.max(1, Math.floor(name.length / 3)) ? best : null;
+  return similarity(name, best) >= 0.75 ? best : null;
+}
+
+/**
+ * For arguments that no overload takes: the overload whose parameter list (sorted, as text) is most alike the
+ * arguments', if at least a third alike, as PostgREST hints (naming parameters reveals nothing a caller may not see).
+ */
+function closestParameters(fns: readonly DbFunction[], name: string, keys: readonly string[]): string | null {
+  const text = (names: readonly string[]) => `(${[...names].sort().join(', ')})`;
+  const lists = fns.map((f) => text(f.args.map((a) => a.name)));
+  const wanted = text(keys);
+  const best = closest(wanted, lists);
+  return similarity(wanted, best) >= 1 / 3 ? `${name}${best}` : null;
 }
 
 export function planCall(step: Step, name: string): Plan {
   const { request, schema, common, h } = step;
   const method = request.method;
-  if (method === 'OPTIONS') return { ...common.of(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD,POST' };
+  if (method === 'OPTIONS') return { ...common.of(true), kind: 'options', allow: 'OPTIONS,GET,HEAD,POST' };
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw errors.rpcMethod(method);
   const fns = step.ctx.cache.functions.get(tableKey(schema, name));
   const readOnly = method !== 'POST';
@@ -88,10 +107,17 @@ export function planCall(step: Step, name: string): Plan {
       : { fn, mode: keys!.length ? 'record' : 'none', json: JSON.stringify(body), argNames: keys! };
   } else {
     const argNames = new Set((fns ?? []).flatMap((f) => f.args.map((a) => a.name)).filter((n) => n !== ''));
+    const variadic = new Set((fns ?? []).flatMap((f) => f.args.filter((a) => a.variadic).map((a) => a.name)));
     const isArg = (f: (typeof query.filters)[number]) => f.path.length === 0 && argNames.has(f.key);
-    const args: Record<string, string> = {};
-    for (const f of query.filters) if (isArg(f)) args[f.key] = f.raw;
-    if (!fns) throw errors.noFunction(schema, name, Object.keys(args), closestFunction(step.ctx.cache, schema, name));
+    // A repeated parameter: the last value, or every value for a VARIADIC one (its array).
+    const args: Record<string, string | string[]> = {};
+    for (const f of query.filters) {
+      if (!isArg(f)) continue;
+      const prev = args[f.key];
+      args[f.key] = !variadic.has(f.key) ? f.raw : Array.isArray(prev) ? [...prev, f.raw] : [f.raw];
+    }
+    if (!fns)
+      throw errors.noFunction(schema, name, Object.keys(args), closestFunction(step.ctx.cache, schema, name), false);
     fn = chooseFunction(fns, Object.keys(args), schema, name, false);
     const argKeys = Object.keys(args);
     call = { fn, mode: argKeys.length ? 'record' : 'none', json: JSON.stringify(args), argNames: argKeys };
@@ -99,11 +125,27 @@ export function planCall(step: Step, name: string): Plan {
   }
   if (fn.returnKind !== 'composite') {
     checkAllAddressed(query, null);
-    return { ...common.of(readOnly, []), kind: 'call', read: null, scalar: call, fn, count: h.prefer.count, offset: 0 };
+    return {
+      ...common.of(readOnly, CALL_APPLIES),
+      kind: 'call',
+      read: null,
+      scalar: call,
+      fn,
+      count: h.prefer.count,
+      offset: 0,
+    };
   }
   const ctx: PlanContext = { ...step.ctx, query };
   const read = planRead(ctx, rootLevel(ctx, { kind: 'call', call }, true));
   checkAllAddressed(query, read);
   const { root, offset } = applyPaging(read, h, step.opts, readOnly);
-  return { ...common.of(readOnly, []), kind: 'call', read: root, scalar: null, fn, count: h.prefer.count, offset };
+  return {
+    ...common.of(readOnly, CALL_APPLIES),
+    kind: 'call',
+    read: root,
+    scalar: null,
+    fn,
+    count: h.prefer.count,
+    offset,
+  };
 }

@@ -18,6 +18,20 @@ export interface PlannerOptions {
   readonly softDeletes?: ReadonlyMap<string, string>;
 }
 
+/** The preferences a plan of some kinds applies: each is named in Preference-Applied only where its plan says so. */
+export interface AppliedByPlan {
+  /** Inserts into a table with a primary key or an on_conflict target. */
+  readonly resolution?: boolean;
+  /** Inserts and updates. */
+  readonly missing?: boolean;
+  /** Writes: RPC and reads have no representation to choose. */
+  readonly return?: boolean;
+  /** Updates, deletes and calls, under handling=strict. */
+  readonly maxAffected?: boolean;
+}
+
+const NOTHING_BY_PLAN: AppliedByPlan = {};
+
 /** The fields every plan shares (an object, not a closure per request). */
 export class CommonFields {
   constructor(
@@ -25,16 +39,26 @@ export class CommonFields {
     private readonly h: RequestHeaders,
     private readonly head: boolean,
     private readonly txAllowed: boolean,
+    /** The schema was negotiated (a profile header, or several schemas exposed): answers name it. */
+    private readonly profiled: boolean,
   ) {}
 
-  of(readOnly: boolean, applied: string[]): PlanCommon {
+  of(readOnly: boolean, byPlan: AppliedByPlan = NOTHING_BY_PLAN): PlanCommon {
     const prefer = this.h.prefer;
+    // In PostgREST's order, whatever the request's: clients and its test suite compare the header as a string.
+    const applied: string[] = [];
+    if (byPlan.resolution && prefer.resolution) applied.push(`resolution=${prefer.resolution}`);
+    if (byPlan.missing && prefer.missing) applied.push(`missing=${prefer.missing}`);
+    if (byPlan.return && prefer.return) applied.push(`return=${prefer.return}`);
     if (prefer.count) applied.push(`count=${prefer.count}`);
-    if (prefer.handling) applied.push(`handling=${prefer.handling}`);
     if (prefer.tx && this.txAllowed) applied.push(`tx=${prefer.tx}`);
+    if (prefer.handling) applied.push(`handling=${prefer.handling}`);
     if (prefer.timezone) applied.push(`timezone=${prefer.timezone}`);
+    if (byPlan.maxAffected && prefer.handling === 'strict' && prefer.maxAffected !== null)
+      applied.push(`max-affected=${prefer.maxAffected}`);
     const media = this.h.accept;
-    return { schema: this.schema, readOnly, media, explain: this.h.plan, prefer, head: this.head, applied };
+    const { schema, head, profiled } = this;
+    return { schema, readOnly, media, explain: this.h.plan, prefer, head, applied, profiled };
   }
 }
 

@@ -19,13 +19,14 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
   if (!opts.schemas.includes(schema)) throw errors.schemaNotExposed(schema, opts.schemas);
   const prefer = h.prefer;
   if (prefer.handling === 'strict' && prefer.invalid.length) throw errors.strictPrefer([...prefer.invalid]);
-  const common = new CommonFields(schema, h, method === 'HEAD', opts.txOverridable);
+  const profiled = h.profile !== null || opts.schemas.length > 1;
+  const common = new CommonFields(schema, h, method === 'HEAD', opts.txOverridable, profiled);
 
   if (target.kind === 'root') {
-    if (method === 'OPTIONS') return { ...common.of(true, []), kind: 'options', allow: 'OPTIONS,GET,HEAD' };
+    if (method === 'OPTIONS') return { ...common.of(true), kind: 'options', allow: 'OPTIONS,GET,HEAD' };
     if (method !== 'GET' && method !== 'HEAD') throw errors.unsupportedMethod(method);
     if (h.accept !== 'openapi' && h.accept !== 'json') throw errors.notAcceptable(request.acceptHeader);
-    return { ...common.of(true, []), kind: 'openapi' };
+    return { ...common.of(true), kind: 'openapi' };
   }
   if (h.accept === 'openapi' || (h.accept === 'plan' && !opts.planEnabled)) {
     throw errors.notAcceptable(request.acceptHeader);
@@ -43,14 +44,14 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
       if (table.insertable && table.updatable) allow.push('PUT');
       if (table.updatable) allow.push('PATCH');
       if (table.deletable) allow.push('DELETE');
-      return { ...common.of(true, []), kind: 'options', allow: allow.join(',') };
+      return { ...common.of(true), kind: 'options', allow: allow.join(',') };
     }
     case 'GET':
     case 'HEAD': {
       const read = planRead(ctx, rootLevel(ctx, { kind: 'table', table }, true));
       checkAllAddressed(ctx.query, read);
       const { root, offset } = applyPaging(read, h, opts, true);
-      return { ...common.of(true, []), kind: 'read', read: root, count: prefer.count, offset };
+      return { ...common.of(true), kind: 'read', read: root, count: prefer.count, offset };
     }
     case 'POST':
     case 'PUT':

@@ -112,6 +112,8 @@ export interface PlanCommon {
   readonly prefer: Preferences;
   readonly applied: readonly string[];
   readonly head: boolean;
+  /** Answers with a body say their schema in Content-Profile (it was negotiated: PostgREST's rule). */
+  readonly profiled: boolean;
 }
 
 export type Plan =

@@ -3,7 +3,7 @@
 import { errors } from '../errors.js';
 import type { ApiRequest } from '../parse/request-parser.js';
 import { type DbFunction, type Table, tableKey } from '../schema-cache/types.js';
-import { isObject, rootLevel, type Step } from './plan-step.js';
+import { type AppliedByPlan, isObject, rootLevel, type Step } from './plan-step.js';
 import { checkAllAddressed, planConditions, planRead } from './read-planner.js';
 import { softDeleteFunction } from './soft-delete.js';
 import type { Mutation, Plan } from './types.js';
@@ -39,7 +39,7 @@ function checkPut(table: Table, query: ApiRequest['query'], row: Record<string, 
   }
 }
 
-function planInsert(step: Step, table: Table, applied: string[]): Extract<Mutation, { kind: 'insert' }> {
+function planInsert(step: Step, table: Table): Extract<Mutation, { kind: 'insert' }> {
   const { query } = step.ctx;
   const prefer = step.h.prefer;
   if (!table.insertable) throw errors.notInsertable(table.name, 'insert');
@@ -59,15 +59,14 @@ function planInsert(step: Step, table: Table, applied: string[]): Extract<Mutati
     if (rows.length !== 1) throw errors.invalidBody('PUT payload must contain a single row');
     checkPut(table, query, rows[0]);
     onConflict = { columns: table.pk, action: 'update' };
-  } else if (prefer.resolution) {
+  } else if (prefer.resolution && (query.onConflict !== null || table.pk.length > 0)) {
+    // Without a conflict target (no primary key, no on_conflict) the resolution is ignored, as in PostgREST.
     const cols = query.onConflict ?? table.pk;
     checkColumns(table, cols);
     onConflict = { columns: cols, action: prefer.resolution === 'merge-duplicates' ? 'update' : 'nothing' };
-    applied.push(`resolution=${prefer.resolution}`);
   }
   const defaults = new Map<string, string>();
   if (prefer.missing === 'default' && query.columns) {
-    applied.push('missing=default');
     for (const c of columns) {
       const col = table.columns.get(c)!;
       if (col.defaultExpr !== null && rows.some((r) => !(c in r))) defaults.set(c, col.defaultExpr);
@@ -82,13 +81,12 @@ export function planWrite(step: Step, table: Table): Plan {
   const { query } = ctx;
   const method = request.method;
   const ret = h.prefer.return ?? 'minimal';
-  const applied = h.prefer.return ? [`return=${h.prefer.return}`] : [];
   let mutation: Mutation;
   let status: number;
   let location: readonly string[] | null = null;
 
   if (method === 'POST' || method === 'PUT') {
-    mutation = planInsert(step, table, applied);
+    mutation = planInsert(step, table);
     status = method === 'POST' ? 201 : ret === 'representation' ? 200 : 204;
     if (ret === 'headers-only' && table.pk.length) location = table.pk;
   } else {
@@ -108,12 +106,10 @@ export function planWrite(step: Step, table: Table): Plan {
     }
     status = ret === 'representation' ? 200 : 204;
   }
-  if (h.prefer.maxAffected !== null && h.prefer.handling === 'strict' && mutation.kind !== 'insert')
-    applied.push(`max-affected=${h.prefer.maxAffected}`);
   const returning = planRead(ctx, rootLevel(ctx, { kind: 'mutated', table }, false));
   checkAllAddressed(query, returning);
   return {
-    ...step.common.of(false, applied),
+    ...step.common.of(false, appliedBy(step, mutation)),
     kind: 'mutate',
     mutation,
     count: h.prefer.count,
@@ -121,6 +117,18 @@ export function planWrite(step: Step, table: Table): Plan {
     representation: ret === 'representation',
     location,
     status,
+  };
+}
+
+/** What a write names in Preference-Applied besides the preferences every plan applies (PostgREST's rules). */
+function appliedBy(step: Step, m: Mutation): AppliedByPlan {
+  const post = step.request.method === 'POST';
+  return {
+    // An upsert's resolution only where a conflict target exists: the primary key or on_conflict.
+    resolution: post && (m.table.pk.length > 0 || step.ctx.query.onConflict !== null),
+    missing: (post && m.kind === 'insert') || m.kind === 'update',
+    return: true,
+    maxAffected: m.kind !== 'insert',
   };
 }
 

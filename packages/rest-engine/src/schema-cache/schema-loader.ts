@@ -175,7 +175,9 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
     else if (returnTable) {
       returnKind = 'composite';
       outColumns = returnTable.columns;
-    } else if (f.rettyptype === 'c' || (f.rettype === 'record' && outArgs.length > 0)) {
+      // Any OUT, INOUT or TABLE parameter makes rows with those columns, also when there is one (Postgres then
+      // reports its type as the return type): `{"num_plus_one": 6}`, not `6`, as PostgREST.
+    } else if (f.rettyptype === 'c' || outArgs.length > 0) {
       returnKind = 'composite';
       outColumns = new Map(
         outArgs.map((a) => {
@@ -207,7 +209,13 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       returnTable,
       outColumns,
       volatility: f.vol === 'i' ? 'immutable' : f.vol === 's' ? 'stable' : 'volatile',
-      args: inArgs.map((a, i) => ({ name: a.name, type: a.type, typeOid: a.oid, hasDefault: i >= firstDefault })),
+      args: inArgs.map((a, i) => ({
+        name: a.name,
+        type: a.type,
+        typeOid: a.oid,
+        hasDefault: i >= firstDefault,
+        variadic: a.mode === 'v',
+      })),
       argTable:
         inArgs.length > 0 && firstDefault <= 1 ? (byOid.get(argTypes.get(inArgs[0].oid)?.relid ?? 0) ?? null) : null,
       rows: Number(f.rows),

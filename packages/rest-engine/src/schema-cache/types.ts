@@ -57,6 +57,8 @@ interface FunctionArg {
   readonly type: string;
   readonly typeOid: number;
   readonly hasDefault: boolean;
+  /** A VARIADIC parameter (an array): named in a call only with the VARIADIC keyword. */
+  readonly variadic: boolean;
 }
 
 export interface DbFunction {

@@ -3,7 +3,8 @@
 # small data, so that a benchmark that no longer runs fails CI; the figures are printed and not judged. bench rest
 # drives its load with wrk and compares PgBouncer and a streaming read replica (PostgreSQL 15 with pg_basebackup),
 # all from Debian's packages, installed here when missing (CI must have them: a skipped comparison would hide a
-# broken one). Without root a developer's run goes on with what is installed (the benches say what they skip).
+# broken one). Arguments go to `pnpm bench:smoke` (names, or `--except NAME`). Without root a developer's run goes on
+# with what is installed (the benches say what they skip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/debian-packages.sh
@@ -12,5 +13,5 @@ cd "$(dirname "$0")/.."
 [ -x /usr/lib/postgresql/15/bin/pg_basebackup ] && export PG_BIN_DIR=/usr/lib/postgresql/15/bin
 [ -x /usr/sbin/pgbouncer ] && export PGBOUNCER=/usr/sbin/pgbouncer
 started=$(date +%s)
-npx -y pnpm@10 bench:smoke
-echo "bench-smoke: every benchmark ran in $(($(date +%s) - started)) s (load average now: $(cut -d' ' -f1-3 /proc/loadavg))"
+npx -y pnpm@10 bench:smoke "$@"
+echo "bench-smoke: the benchmarks ran in $(($(date +%s) - started)) s (load average now: $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -1,5 +1,5 @@
-// `pnpm bench [--smoke] [rest|auth|storage|webhooks|notifications|functions|realtime|day ...]`: runs the named
-// benchmarks (all when none is named). `day` takes options of its own (scripts/bench-day/main.ts).
+// `pnpm bench [--smoke] [--except NAME] [rest|auth|storage|webhooks|notifications|functions|realtime|day ...]`: runs
+// the named benchmarks (all when none is named, but those after --except: CI runs rest beside the others). `day` takes options of its own (scripts/bench-day/main.ts).
 // Each prints its figures as ratios against a baseline measured in the same run; nothing here asserts timings.
 // --smoke (`pnpm bench:smoke`, run by CI): each benchmark briefly, on small data (scripts/support/bench-smoke.ts), so
 // that one that no longer runs fails; the exit status is not 0 when any benchmark failed, and the figures are not judged.
@@ -27,8 +27,10 @@ const names = process.argv
     (a, i, args) =>
       !a.startsWith('-') && !(args[i - 1]?.startsWith('--') && !flags.includes(args[i - 1]) && !['day'].includes(a)),
   );
+const except = process.argv.flatMap((a, i, args) => (args[i - 1] === '--except' ? [a] : []));
 // The smoke run covers the day benchmark too, at one tiny K.
-for (const name of names.length > 0 ? names : smoke ? [...all, ...onRequest] : all) {
+const chosen = names.length > 0 ? names : smoke ? [...all, ...onRequest] : all;
+for (const name of chosen.filter((n) => !except.includes(n))) {
   if (![...all, ...onRequest].includes(name as never)) {
     console.error(`unknown benchmark "${name}"; choose from ${[...all, ...onRequest].join(', ')}`);
     process.exit(2);

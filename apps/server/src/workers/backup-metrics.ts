@@ -1,8 +1,9 @@
 // The newest complete base backup in BACKUP_TARGET, for backup_base_last_success_timestamp_seconds. Listing the
 // target reads every manifest (S3 requests), so it is read at start, when a base backup is announced on the database
 // (createBackup notifies BASE_BACKUP_CHANNEL, whoever took it: the schedule, the console, `auction-ops backup
-// create`), and every few minutes (an announcement missed while the listener reconnected), never per scrape. The gauge is declared even
-// without BACKUP_TARGET (then it has no sample), so dashboards and absent() alerts find a declared metric.
+// create`), and every few minutes (an announcement missed while the listener reconnected), never per scrape. The
+// gauge is declared even without BACKUP_TARGET (then it has no sample), so dashboards and absent() alerts find a
+// declared metric.
 import { BASE_BACKUP_CHANNEL, type BackupTarget, listBackups } from '@auction-ops/backups';
 import { gaugeOnScrape } from '@auction-ops/observability';
 import type { ServerContext } from '../context.js';

@@ -12,6 +12,14 @@ const gucHeadersError = () =>
   );
 const gucStatusError = () => new RestError(500, 'PGRST112', 'response.status guc must be a valid status code');
 
+// What HTTP allows in a field name (a token) and value: anything else (a line break above all) would let SQL text
+// start a header or an answer of its own, and Node's writer throws on it mid-answer.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const validHeader = (name: string, value: unknown): value is string =>
+  HEADER_NAME.test(name) && typeof value === 'string' && HEADER_VALUE.test(value);
+const validStatus = (status: number) => Number.isInteger(status) && status >= 100 && status <= 599;
+
 /** `[{"Name": "value"}, ...]` as header pairs, or null when the text is not that shape. */
 function headerPairs(text: string): [string, string][] | null {
   let parsed: unknown;
@@ -24,8 +32,9 @@ function headerPairs(text: string): [string, string][] | null {
   const pairs: [string, string][] = [];
   for (const item of parsed) {
     const entries = item !== null && typeof item === 'object' && !Array.isArray(item) ? Object.entries(item) : [];
-    if (entries.length !== 1 || typeof entries[0][1] !== 'string') return null;
-    pairs.push([entries[0][0].toLowerCase(), entries[0][1]]);
+    const [name, value] = entries[0] ?? [];
+    if (entries.length !== 1 || name === undefined || !validHeader(name, value)) return null;
+    pairs.push([name.toLowerCase(), value]);
   }
   return pairs;
 }
@@ -33,7 +42,7 @@ function headerPairs(text: string): [string, string][] | null {
 /** The answer with the settings' status and headers applied (they win over the engine's own). */
 export function applyResponseGucs(res: EngineResponse, r: MainResult): EngineResponse {
   if (r.gucStatus) {
-    if (!/^\d{3}$/.test(r.gucStatus.trim())) throw gucStatusError();
+    if (!/^\d{3}$/.test(r.gucStatus.trim()) || !validStatus(Number(r.gucStatus.trim()))) throw gucStatusError();
     res.status = Number(r.gucStatus.trim());
   }
   if (r.gucHeaders) {
@@ -87,8 +96,8 @@ export function raisedAnswer(e: PgErrorFields): RestError {
   const headersOk =
     headers !== null &&
     typeof headers === 'object' &&
-    Object.values(headers as object).every((v) => typeof v === 'string');
-  if (d === null || typeof d.status !== 'number' || !headersOk)
+    Object.entries(headers as object).every(([name, value]) => validHeader(name, value));
+  if (d === null || typeof d.status !== 'number' || !validStatus(d.status) || !headersOk)
     return raiseParseError(`Invalid JSON value for DETAIL: '${e.detail}'`, DETAIL_HINT);
   const lower = Object.fromEntries(
     Object.entries(headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),

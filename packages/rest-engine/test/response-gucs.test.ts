@@ -31,6 +31,22 @@ describe('response.status and response.headers', () => {
       json: { code: 'PGRST111' },
     });
   });
+  it('a header name or value HTTP does not allow, or a status outside 100-599, is refused, never sent', async () => {
+    const cases: [string, string, string][] = [
+      ['200', '[{"X-Ok": "fine\\r\\nX-Injected: 1"}]', 'PGRST111'],
+      ['200', '[{"X-Ok\\r\\nX-Injected": "1"}]', 'PGRST111'],
+      ['200', '[{"bad name": "1"}]', 'PGRST111'],
+      ['099', '[]', 'PGRST112'],
+      ['600', '[]', 'PGRST112'],
+    ];
+    for (const [status, headers, code] of cases) {
+      const r = await h.req('POST', '/rpc/set_answer', { body: { status, headers } });
+      expect(r, `${status} ${headers}`).toMatchObject({ status: 500, json: { code } });
+      expect(r.headers['x-injected']).toBeUndefined();
+    }
+    // The engine still answers after them.
+    expect((await h.req('GET', '/slots?id=eq.1')).status).toBe(200);
+  });
   it('untouched settings leave the answer as it was', async () => {
     const r = await h.req('GET', '/slots?id=eq.1');
     expect(r.status).toBe(200);
@@ -46,6 +62,18 @@ describe("RAISE SQLSTATE 'PGRST'", () => {
       headers: { 'x-powered-by': 'Coins' },
       json: { code: 'P0402', message: 'Payment Required', details: 'Quota exceeded', hint: 'Upgrade' },
     });
+  });
+  it('a DETAIL with a status outside 100-599 or a header HTTP does not allow is PGRST121, never sent', async () => {
+    const message = '{"code": "P0001", "message": "no"}';
+    for (const detail of [
+      '{"status": 42, "headers": {}}',
+      '{"status": 400, "headers": {"X-Ok": "a\\r\\nX-Injected: 1"}}',
+      '{"status": 400, "headers": {"bad name": "1"}}',
+    ]) {
+      const r = await h.req('POST', '/rpc/raise_answer', { body: { message, detail } });
+      expect(r, detail).toMatchObject({ status: 500, json: { code: 'PGRST121' } });
+      expect(r.headers['x-injected']).toBeUndefined();
+    }
   });
   it('a MESSAGE that is not JSON is PGRST121', async () => {
     expect(await h.req('POST', '/rpc/raise_unparsable', { body: {} })).toMatchObject({

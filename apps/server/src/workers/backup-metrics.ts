@@ -29,31 +29,58 @@ export function baseBackupGauge(ctx: ServerContext): { set(seconds: number | und
   };
 }
 
+/**
+ * Reads a figure from the target now, every few minutes and on refresh(), one read at a time: a refresh asked for
+ * during a read runs once after it, so a burst of announcements costs one more listing, not one each.
+ */
+export function pollTarget<T>(ctx: ServerContext, what: string, read: () => Promise<T>, apply: (value: T) => void) {
+  let reading = false;
+  let again = false;
+  const refresh = (): void => {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    void read()
+      .then(apply, (error) => ctx.log.warn(`backup: ${what} failed`, { error: String(error) }))
+      .finally(() => {
+        reading = false;
+        if (again) {
+          again = false;
+          refresh();
+        }
+      });
+  };
+  refresh();
+  const timer = setInterval(refresh, REFRESH_MS);
+  timer.unref();
+  return { refresh, stop: () => clearInterval(timer) };
+}
+
 export function watchBaseBackups(
   ctx: ServerContext,
   target: BackupTarget,
   gauge: { set(seconds: number | undefined): void },
 ): { refresh(): void; stop(): Promise<void> } {
-  const refresh = () =>
-    void listBackups(target).then(
-      (backups) => {
-        const last = backups.at(-1);
-        gauge.set(last ? Date.parse(last.finished_at) / 1000 : undefined);
-      },
-      (error) => ctx.log.warn('backup: listing the base backups failed', { error: String(error) }),
-    );
-  refresh();
-  const timer = setInterval(refresh, REFRESH_MS);
-  timer.unref();
+  const poll = pollTarget(
+    ctx,
+    'listing the base backups',
+    () => listBackups(target),
+    (backups) => {
+      const last = backups.at(-1);
+      gauge.set(last ? Date.parse(last.finished_at) / 1000 : undefined);
+    },
+  );
   // Listening starts after the first listing; a backup finished in between is caught by the listing after it.
-  const listening = ctx.ownerSql.listen(BASE_BACKUP_CHANNEL, refresh, refresh).catch((error) => {
+  const listening = ctx.ownerSql.listen(BASE_BACKUP_CHANNEL, poll.refresh, poll.refresh).catch((error) => {
     ctx.log.warn('backup: listening for finished base backups failed', { error: String(error) });
     return undefined;
   });
   return {
-    refresh,
+    refresh: poll.refresh,
     async stop() {
-      clearInterval(timer);
+      poll.stop();
       await (await listening)?.unlisten().catch(() => {});
     },
   };

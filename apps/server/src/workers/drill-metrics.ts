@@ -4,8 +4,7 @@
 import { type BackupTarget, type DrillRecord, readDrillRecord } from '@auction-ops/backups';
 import { counterOnScrape, gaugeOnScrape } from '@auction-ops/observability';
 import type { ServerContext } from '../context.js';
-
-const REFRESH_MS = 5 * 60_000;
+import { pollTarget } from './backup-metrics.js';
 
 interface DrillMetrics {
   set(record: DrillRecord | null): void;
@@ -38,13 +37,10 @@ export function drillMetrics(ctx: ServerContext): DrillMetrics {
 }
 
 export function watchDrills(ctx: ServerContext, target: BackupTarget, metrics: DrillMetrics) {
-  const refresh = () =>
-    void readDrillRecord(target).then(
-      (record) => metrics.set(record ?? null),
-      (error) => ctx.log.warn('backup: reading the restore drill record failed', { error: String(error) }),
-    );
-  refresh();
-  const timer = setInterval(refresh, REFRESH_MS);
-  timer.unref();
-  return { refresh, stop: () => clearInterval(timer) };
+  return pollTarget(
+    ctx,
+    'reading the restore drill record',
+    () => readDrillRecord(target),
+    (record) => metrics.set(record ?? null),
+  );
 }

@@ -51,15 +51,14 @@ export async function checkLedger(restored: postgres.Sql, source: SourceState): 
 export async function checkRowCounts(restored: postgres.Sql, source: SourceState): Promise<number> {
   const differences: string[] = [];
   let rows = 0;
-  for (const [table, expected] of source.counts) {
-    const [schema, ...rest] = table.split('.');
-    const name = rest.join('.');
-    const [found] = await restored`select to_regclass(${qualified(schema!, name)}) is not null as yes`;
+  for (const { schema, name, rows: expected } of source.counts) {
+    const table = qualified(schema, name);
+    const [found] = await restored`select to_regclass(${table}) is not null as yes`;
     if (!found.yes) {
       differences.push(`${table} is missing`);
       continue;
     }
-    const [{ n }] = await restored.unsafe(`select count(*)::bigint as n from ${qualified(schema!, name)}`);
+    const [{ n }] = await restored.unsafe(`select count(*)::bigint as n from ${table}`);
     rows += Number(n);
     if (Math.abs(Number(n) - expected) > rowTolerance(expected))
       differences.push(`${table} has ${n} rows, the source ${expected}`);

@@ -37,10 +37,32 @@ export async function readDrillRecord(target: BackupTarget): Promise<DrillRecord
   const text = await target.store.getText(RECORD_KEY);
   if (text === undefined) return undefined;
   try {
-    return JSON.parse(text) as DrillRecord;
+    const value: unknown = JSON.parse(text);
+    // A torn write, or a file of another shape (a target others can write), is as good as none: the next drill
+    // writes a whole one, and the metrics and status page never read a field that is not there.
+    return isDrillRecord(value) ? value : undefined;
   } catch {
-    return undefined; // a torn write is as good as none: the next drill writes a whole one
+    return undefined;
   }
+}
+
+const isTime = (v: unknown) => typeof v === 'string' && !Number.isNaN(Date.parse(v));
+const isCount = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+/** The fields the metrics and the status page read, of the types they read. */
+function isDrillRecord(v: unknown): v is DrillRecord {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const r = v as Record<string, unknown>;
+  return (
+    (r.outcome === 'passed' || r.outcome === 'failed' || r.outcome === 'skipped') &&
+    isTime(r.started_at) &&
+    isTime(r.finished_at) &&
+    isCount(r.duration_seconds) &&
+    typeof r.reason === 'string' &&
+    (r.last_success_at === null || isTime(r.last_success_at)) &&
+    (r.last_success_duration_seconds === null || isCount(r.last_success_duration_seconds)) &&
+    isCount(r.failures_total)
+  );
 }
 
 type DrillRun = Omit<DrillRecord, 'last_success_at' | 'last_success_duration_seconds' | 'failures_total'>;

@@ -17,11 +17,17 @@ export interface Probe {
   password: string;
 }
 
+export interface TableCount {
+  schema: string;
+  name: string;
+  rows: number;
+}
+
 export interface SourceState {
   /** The instant restored to (millisecond precision, as recovery_target_time is given). */
   at: Date;
-  /** Exact row counts of every permanent table, `schema.table`. */
-  counts: Map<string, number>;
+  /** Exact row counts of every permanent table. */
+  counts: TableCount[];
   /** `package/name checksum` of every applied migration. */
   ledger: string[];
 }
@@ -58,10 +64,10 @@ async function readState(sql: postgres.Sql): Promise<SourceState> {
        where c.relkind = 'r' and c.relpersistence = 'p'
          and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%'
        order by 1, 2`;
-    const counts = new Map<string, number>();
+    const counts: TableCount[] = [];
     for (const t of tables) {
       const [{ n }] = await tx.unsafe(`select count(*)::bigint as n from ${qualified(t.schema, t.name)}`);
-      counts.set(`${t.schema}.${t.name}`, Number(n));
+      counts.push({ schema: t.schema, name: t.name, rows: Number(n) });
     }
     const ledger = (await exists(tx, 'auction_ops.migrations'))
       ? (await tx`select package, name, checksum from auction_ops.migrations order by 1, 2`).map(

@@ -109,7 +109,7 @@ async function restoreAndCheck(
     const signIn = await checkSignIn(sql, dataDir, probe, sourceJwtSecret(options), options.jwtSecret);
     return {
       backupId: restored.id,
-      checked: { tables: state.counts.size, rows, migrations, objects, sign_in: signIn },
+      checked: { tables: state.counts.length, rows, migrations, objects, sign_in: signIn },
     };
   } finally {
     await sql.end({ timeout: 5 });

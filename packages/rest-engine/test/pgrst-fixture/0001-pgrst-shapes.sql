@@ -45,6 +45,15 @@ create function bad_status() returns int language plpgsql volatile as $$
 begin perform set_config('response.status', 'teapot', true); return 1; end $$;
 create function bad_headers() returns int language plpgsql volatile as $$
 begin perform set_config('response.headers', '{"X-Not": "an array"}', true); return 1; end $$;
+-- Hostile settings and raises: whatever SQL computes (from a row, a request) reaches them.
+create function set_answer(status text, headers text) returns int language plpgsql volatile as $$
+begin
+  perform set_config('response.status', status, true);
+  perform set_config('response.headers', headers, true);
+  return 1;
+end $$;
+create function raise_answer(message text, detail text) returns void language plpgsql as $$
+begin raise sqlstate 'PGRST' using message = message, detail = detail; end $$;
 create function pay_first() returns void language plpgsql as $$
 begin
   raise sqlstate 'PGRST' using

@@ -72,8 +72,6 @@ export async function prepareServer(
   log: Logger,
   onDatabaseLost: (error: Error) => void = () => {},
 ): Promise<PreparedServer> {
-  // PORT=0 asks for any free port: settle it first so PUBLIC_URL (token issuer, e-mail links) names the real one.
-  if (config.PORT === 0) config = withPort(config, await findFreePort());
   // Before anything starts: plain HTTP on a public interface is refused here, with the reason.
   transportOf(config);
   const secrets = loadSecrets(config.DATA_DIR, config.JWT_SECRET);
@@ -95,6 +93,10 @@ export async function prepareServer(
   });
   if (config.BACKUP_TARGET && config.DATABASE_URL)
     log.warn('BACKUP_TARGET does not cover an external database (DATABASE_URL): see docs/backups.md');
+  // PORT=0 asks for any free port: settled before the services are made, so PUBLIC_URL (token issuer, e-mail links)
+  // names the real one, and after the database, as late as that allows: until the server listens, the port is free
+  // for anyone (another server, an outgoing connection) to take, and the migrations took seconds of that window.
+  if (config.PORT === 0) config = withPort(config, await findFreePort());
   return { config, jwtSecret: secrets.jwtSecret, ownerUrl: db.ownerUrl, requestUrl: db.requestUrl, close: db.close };
 }
 

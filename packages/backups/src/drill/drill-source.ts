@@ -17,7 +17,7 @@ export interface Probe {
   password: string;
 }
 
-export interface TableCount {
+interface TableCount {
   schema: string;
   name: string;
   rows: number;

@@ -4,7 +4,7 @@ import type { Claims } from '@auction-ops/auth-core';
 import { Channel, presenceKeyOf } from './channel.js';
 import type { Binding, ChangeEvent } from './change-binding.js';
 import { parseFilter } from './filters.js';
-import { isObject, replyFrame, type Frame } from './protocol.js';
+import { isObject, replyFrame, type BroadcastMessage, type Frame } from './protocol.js';
 import { replayOf, type Replay } from './broadcast-options.js';
 import { reasons } from './realtime-errors.js';
 import { closeWithError, type SessionHost } from './session-host.js';
@@ -84,6 +84,9 @@ export class ChannelJoiner {
     host.channels.set(frame.topic, channel);
     if (replay) hub.hold(channel);
     hub.attach(channel);
+    // Read before the reply: a message the client (or anyone) sends once it sees SUBSCRIBED is stored after this
+    // read, so it arrives live and never as replayed.
+    const stored = replay ? await this.storedFor(channel, replay) : [];
     // Registered before the reply: every change committed after the client sees SUBSCRIBED is matched.
     channel.reply(frame.ref, 'ok', {
       postgres_changes: requested.map((entry, i) => ({ ...(entry as object), id: bindings[i]!.id })),
@@ -96,23 +99,25 @@ export class ChannelJoiner {
         channel: frame.topic.replace(/^realtime:/, ''),
       });
     }
-    if (replay) await this.replay(channel, replay);
+    if (replay) this.replay(channel, stored);
     if (channel.config.presenceEnabled) channel.push('presence_state', await hub.presenceState(channel));
   }
 
-  // Stored messages first, then what arrived live meanwhile (held since before the reply).
-  private async replay(channel: Channel, replay: Replay): Promise<void> {
-    const { hub } = this.host;
-    const replayed = new Set<string>();
+  private async storedFor(channel: Channel, replay: Replay): Promise<Array<BroadcastMessage & { id: string }>> {
     try {
-      const stored = await hub.store.since(channel.topic.replace(/^realtime:/, ''), replay.since, replay.limit);
-      for (const message of stored) {
-        replayed.add(message.id);
-        if (channel.joined) channel.deliverBroadcast(message);
-      }
-    } finally {
-      hub.release(channel, replayed);
+      return await this.host.hub.store.since(channel.topic.replace(/^realtime:/, ''), replay.since, replay.limit);
+    } catch (error) {
+      this.host.hub.release(channel);
+      throw error;
     }
+  }
+
+  // Stored messages first, then what arrived live meanwhile (held since before the read). A message stored while
+  // the join read the store arrives once: its live copy, held or still to come, is skipped (Channel.replayed).
+  private replay(channel: Channel, stored: Array<BroadcastMessage & { id: string }>): void {
+    channel.replayed = new Set(stored.map((message) => message.id));
+    for (const message of stored) if (channel.joined) channel.deliverBroadcast(message);
+    this.host.hub.release(channel);
   }
 
   private async bindingsOf(channel: Channel, requested: unknown[]): Promise<Binding[] | string> {

@@ -29,6 +29,8 @@ export class Channel implements ChangeTarget {
   joined = true;
   /** Broadcasts waiting while stored messages are replayed to this channel (see RealtimeHub.hold). */
   held: BroadcastMessage[] | undefined;
+  /** The ids of the stored messages replayed at the join (at most 25): their live copies are not sent again. */
+  replayed: ReadonlySet<string> | undefined;
   /** What the policies let this connection do on the topic: checked at the join and at each new token. */
   grants: TopicGrants = PUBLIC_GRANTS;
   private expiry: NodeJS.Timeout | undefined;
@@ -64,6 +66,11 @@ export class Channel implements ChangeTarget {
 
   reply(ref: string | null, status: 'ok' | 'error', response: Record<string, unknown> = {}): void {
     this.push('phx_reply', { status, response }, ref);
+  }
+
+  /** A live copy of a message this channel received replayed at its join (stored and broadcast meanwhile). */
+  wasReplayed(message: BroadcastMessage): boolean {
+    return message.meta?.id !== undefined && this.replayed?.has(message.meta.id) === true;
   }
 
   deliverBroadcast(message: BroadcastMessage): void {

@@ -141,13 +141,12 @@ export class RealtimeHub {
     channel.held = [];
   }
 
-  release(channel: Channel, skip: ReadonlySet<string> = new Set()): void {
+  release(channel: Channel): void {
     const held = channel.held ?? [];
     channel.held = undefined;
     for (const message of held) {
       if (!channel.joined) return;
-      // A message stored and broadcast while the replay was read arrives once, as replayed.
-      if (!(message.meta && skip.has(message.meta.id))) channel.deliverBroadcast(message);
+      if (!channel.wasReplayed(message)) channel.deliverBroadcast(message);
     }
   }
 
@@ -203,7 +202,7 @@ export class RealtimeHub {
       }
       if (channel === sender && !channel.config.self) continue;
       if (channel.held) channel.held.push(message);
-      else channel.deliverBroadcast(message);
+      else if (!channel.wasReplayed(message)) channel.deliverBroadcast(message);
     }
   }
 

@@ -2,10 +2,9 @@
 // processes (their request connections carry the worker's pid in application_name), a worker killed with SIGKILL
 // is replaced while the other keeps answering, SIGTERM drains everything (a request in flight completes) and stops
 // the embedded Postgres, a worker that cannot start stops the server with its reason, and SIGHUP reaches every worker.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { get, request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import postgres from 'postgres';
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort, runningClusterUrl } from '@auction-ops/database';
 import { createLocalCertificates } from '@auction-ops/server-config/local-certificates';
 import { version } from '../src/version.js';
+import { migratedDataDir } from './support/migrated-data-dir.js';
 import { postgresProcessesFor, serverProcess, workerPids } from './support/test-server.js';
 
 const secret = 'cluster-test-secret-'.padEnd(40, 'x');
@@ -37,8 +37,9 @@ async function until<T>(probe: () => Promise<T> | T, done: (value: T) => boolean
 
 describe('WEB_CONCURRENCY=2', () => {
   let dataDir: string;
-  beforeAll(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-cluster-'));
+  beforeAll(async () => {
+    // A migrated copy: the workers and their stops are under test here, not a first start.
+    dataDir = await migratedDataDir('auction-ops-cluster-');
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -152,7 +153,7 @@ describe('WEB_CONCURRENCY=2', () => {
   }, 120_000);
 
   it('stops with the reason and without Postgres when a worker cannot start', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'auction-ops-cluster-bad-'));
+    const dir = await migratedDataDir('auction-ops-cluster-bad-');
     try {
       // The configuration passes validation; the workers' storage service refuses it when they build their services.
       const env = {
@@ -187,7 +188,7 @@ describe('WEB_CONCURRENCY=2', () => {
   }, 120_000);
 
   it('passes SIGHUP on to every worker when TLS is on: all of them serve the renewed certificate', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'auction-ops-cluster-tls-'));
+    const dir = await migratedDataDir('auction-ops-cluster-tls-');
     const certs = createLocalCertificates();
     writeFileSync(join(dir, 'cert.pem'), certs.cert);
     writeFileSync(join(dir, 'key.pem'), certs.key);

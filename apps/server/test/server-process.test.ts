@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import postgres from 'postgres';
 import { SignJWT } from 'jose';
 import { findFreePort, runningClusterUrl, startEmbeddedPostgres } from '@auction-ops/database';
+import { migratedDataDir } from './support/migrated-data-dir.js';
 import { postgresProcessesFor } from './support/test-server.js';
 
 const start = fileURLToPath(new URL('../bin/start.mjs', import.meta.url));
@@ -133,7 +134,8 @@ describe('server process', () => {
   }, 120_000);
 
   it('recovers the cluster after the server is killed with SIGKILL', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'auction-ops-crash-'));
+    // A migrated copy: the crash and the recovery are under test here (the first start is the test above).
+    const dir = await migratedDataDir('auction-ops-crash-');
     const p = await findFreePort();
     // DB_EMBEDDED_PORT (issue 56): the cluster listens where the operator said, after the crash as before it.
     const pgPort = await findFreePort();

@@ -4,12 +4,12 @@
 // without passing a signal on (SIGKILL after a stop timeout) must not leave the server running as an orphan either.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findFreePort } from '@auction-ops/database';
+import { migratedDataDir } from './support/migrated-data-dir.js';
 import { postgresProcessesFor } from './support/test-server.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -64,7 +64,8 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs: number,
 
 async function start(command: string): Promise<Started> {
   const [file, args] = COMMANDS[command];
-  const dataDir = mkdtempSync(join(tmpdir(), 'auction-ops-signals-'));
+  // A migrated copy: what is under test is the stop, not a first start (server-process.test.ts has that).
+  const dataDir = await migratedDataDir('auction-ops-signals-');
   const port = await findFreePort();
   const child = spawn(file, args, {
     cwd: REPO,

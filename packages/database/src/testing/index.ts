@@ -11,3 +11,4 @@ export {
   type PgCluster,
 } from './pg-cluster.js';
 export { startTcpRelay, type TcpRelay } from './tcp-relay.js';
+export { copyRunSharedDirectory } from './run-shared-directory.js';

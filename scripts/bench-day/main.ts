@@ -1,5 +1,7 @@
-// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--drop-one]`: plays the peak hour of the reference
-// auction group (profile.ts) at K times its rates, compressed, from processes of its own, and prints the figures.
+// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--minutes M] [--drop-one]`: plays the peak hour of
+// the reference auction group (profile.ts) at K times its rates, compressed, from processes of its own, and prints
+// the figures. --minutes plays only the first M minutes of the (compressed) hour, at its rates: a large K at a low
+// compression in a set time (`--k 20 --compression 1 --minutes 15`).
 // Without --k it steps K through profile.ts's kSteps until a run fails, then bisects between the last good and the
 // first bad, and ends with the largest K that held. --faults injects the faults of profile.ts (or the ones named,
 // comma-separated) into the traffic of one K.
@@ -26,10 +28,19 @@ export async function main(): Promise<void> {
   // audited short day of `pnpm test:day` judges a run).
   const compression = option('compression') ? Number(option('compression')) : SMOKE ? 720 : undefined;
   const dropOne = process.argv.includes('--drop-one');
+  const minutes = option('minutes') ? Number(option('minutes')) : undefined;
+  if (minutes !== undefined && !(minutes > 0))
+    throw new Error(`--minutes must be a positive number, not ${option('minutes')}`);
   const one = option('k') ?? (SMOKE ? '0.01' : undefined);
   const run = async (k: number) => {
     console.log(`\n--- day at K=${k}${withFaults ? ' with faults' : ''} (${loadAverage()}) ---`);
-    const result = await runDay({ k, compression, dropOne, faults: withFaults ? (chosen as FaultName[]) : [] });
+    const result = await runDay({
+      k,
+      compression,
+      minutes,
+      dropOne,
+      faults: withFaults ? (chosen as FaultName[]) : [],
+    });
     console.log(formatDay(result));
     console.log(`at the end of K=${k}: ${loadAverage()}`);
     return result.held;

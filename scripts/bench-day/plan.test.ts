@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contractShaped } from './http-client.js';
-import { makePlan } from './plan.js';
+import { makePlan, playing } from './plan.js';
 import { recoveredAt, rssGrowth } from './stats.js';
 
 describe('the day plan', () => {
@@ -18,6 +18,19 @@ describe('the day plan', () => {
     expect(
       plan.jobs.every((j, i) => j.at >= 0 && j.at < plan.durationMs && (i === 0 || plan.jobs[i - 1]!.at <= j.at)),
     ).toBe(true);
+  });
+
+  it('plays a slice of the hour at the same rates with --minutes', () => {
+    const hour = makePlan(20, 1);
+    const slice = makePlan(20, 1, 15);
+    expect([slice.durationMs, slice.hourMs, hour.durationMs]).toEqual([900_000, 3_600_000, 3_600_000]);
+    expect([slice.auctions, slice.staff, slice.admins, slice.submissionSubscribers]).toEqual([400, 10_000, 800, 1000]);
+    // The jobs of the hour's first quarter, the same schedule as the whole hour's.
+    expect(slice.jobs).toEqual(hour.jobs.filter((j) => j.at < 900_000));
+    const messages = slice.jobs.filter((j) => j.kind === 'message').length;
+    expect(messages).toBe(10_000); // 10,000 staff x 4 an hour, a quarter of it
+    expect(makePlan(1, 20, 60).durationMs).toBe(180_000); // a slice longer than the hour is the hour
+    expect([playing(slice), playing(hour)]).toEqual(["the first 900 s of the hour's 3600 s", 'the hour in 3600 s']);
   });
 
   it('scales every count with K, keeping at least one of each', () => {

@@ -17,7 +17,10 @@ export interface Plan {
   k: number;
   profile: typeof profile;
   compression: number;
+  /** How long the run plays: the compressed hour, or the slice of it `--minutes` asks for. */
   durationMs: number;
+  /** The compressed hour's length (durationMs for a whole hour). */
+  hourMs: number;
   auctions: number;
   staff: number;
   admins: number;
@@ -45,11 +48,16 @@ export function seeded(seed: number): () => number {
   };
 }
 
-export function makePlan(k: number, compression: number): Plan {
+/**
+ * The plan at K and compression; with `minutes`, only the hour's first `minutes` minutes of play (the jobs of the
+ * whole hour at the same rates, cut where the slice ends), so that a large K at a low compression runs in a set time.
+ */
+export function makePlan(k: number, compression: number, minutes?: number): Plan {
   const p = profile;
   const random = seeded(Math.round(k * 1000) + compression);
   const pick = (n: number) => Math.floor(random() * n);
-  const durationMs = Math.round((3600 / compression) * 1000);
+  const hourMs = Math.round((3600 / compression) * 1000);
+  const durationMs = minutes === undefined ? hourMs : Math.min(hourMs, Math.round(minutes * 60_000));
   const auctions = scaled(p.auctions, k);
   // Staff and admins are dealt to auctions round robin (world.ts): user u of auction a is the u-th so dealt.
   const staff = Math.max(auctions, scaled(p.staffOnline, k));
@@ -57,7 +65,7 @@ export function makePlan(k: number, compression: number): Plan {
   const perAuction = (total: number, a: number) => Math.floor(total / auctions) + (a < total % auctions ? 1 : 0);
   const jobs: Job[] = [];
   const perHour = (count: number, make: (at: number, i: number) => Job) => {
-    for (const [i, at] of spread(count, durationMs, random).entries()) jobs.push(make(at, i));
+    for (const [i, at] of spread(count, hourMs, random).entries()) jobs.push(make(at, i));
   };
 
   const locations = p.locationsPerAuction;
@@ -91,7 +99,7 @@ export function makePlan(k: number, compression: number): Plan {
   for (let u = 0; u < admins; u++) {
     const auction = u % auctions;
     const user = Math.floor(u / auctions);
-    for (let at = random() * refreshMs; at < durationMs; at += refreshMs)
+    for (let at = random() * refreshMs; at < hourMs; at += refreshMs)
       jobs.push({ kind: 'refresh', at: Math.floor(at), auction, user });
   }
   perHour(scaled(p.csvImportsPerHour, k), (at, i) => ({
@@ -106,10 +114,19 @@ export function makePlan(k: number, compression: number): Plan {
     profile: p,
     compression,
     durationMs,
+    hourMs,
     auctions,
     staff,
     admins,
     submissionSubscribers: scaled(p.submissionSubscribers, k),
-    jobs,
+    jobs: jobs.filter((job) => job.at < durationMs),
   };
+}
+
+/** What a run plays: the hour in N s, or the first N s of the hour's M s. */
+export function playing(plan: Pick<Plan, 'durationMs' | 'hourMs'>): string {
+  const seconds = (ms: number) => Math.round(ms / 1000);
+  return plan.durationMs < plan.hourMs
+    ? `the first ${seconds(plan.durationMs)} s of the hour's ${seconds(plan.hourMs)} s`
+    : `the hour in ${seconds(plan.durationMs)} s`;
 }

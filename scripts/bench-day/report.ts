@@ -1,6 +1,7 @@
 // The printed figures of a day run: per request kind p50/p99 and errors, realtime and webhook figures, the
 // imports, RSS of every process and the database's connections, the service levels (held or not), each fault with
 // its recovery and what requests met, and the audit.
+import { playing } from './plan.js';
 import type { DayResult } from './run.js';
 import { byKind, percentile } from './stats.js';
 
@@ -18,7 +19,7 @@ export function formatDay(r: DayResult): string {
   const out: string[] = [];
   const p = r.plan;
   out.push(
-    `K=${p.k}: ${p.auctions} auctions, ${p.staff} staff, ${p.admins} admins, the hour in ${Math.round(p.durationMs / 1000)} s (compression ${p.compression}), ${p.jobs} jobs`,
+    `K=${p.k}: ${p.auctions} auctions, ${p.staff} staff, ${p.admins} admins, ${playing(p)} (compression ${p.compression}), ${p.jobs} jobs`,
   );
   out.push(
     table(

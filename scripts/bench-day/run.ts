@@ -5,7 +5,7 @@ import { audit, type Audit } from './audit.js';
 import { type Child, startChild } from './child.js';
 import { DISK_FAULT_FLOOR_MB, diskFaultTmpfsMb, type FaultWindow, injectFault, until } from './faults.js';
 import type { RequestRecord } from './messages.js';
-import { makePlan, type Plan } from './plan.js';
+import { makePlan, type Plan, playing } from './plan.js';
 import { faults as faultSchedule, type FaultName, profile } from './profile.js';
 import { startSampler, type Sample } from './sampler.js';
 import { startDayServer } from './server.js';
@@ -18,6 +18,8 @@ export interface DayOptions {
   /** Faults to inject (by name), or none. */
   faults?: readonly FaultName[];
   compression?: number;
+  /** Play only the first this many minutes of the compressed hour (`--minutes`), at the hour's rates. */
+  minutes?: number;
   /** After the audit, deletes one acknowledged message row and audits again (`auditAfterDrop`): the proof that
    * the audit can fail. */
   dropOne?: boolean;
@@ -73,7 +75,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
   const log = options.log ?? ((line: string) => console.log(line));
   const faulted = (options.faults?.length ?? 0) > 0;
   const compression = options.compression ?? (faulted ? profile.faultsCompression : profile.compression);
-  const plan = makePlan(options.k, compression);
+  const plan = makePlan(options.k, compression, options.minutes);
   const began = Date.now();
   const children: Child[] = [];
   const endpoints = plan.auctions * profile.webhookEndpointsPerAuction;
@@ -210,7 +212,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         csvBytes: profile.csvImportBytes,
       });
     log(
-      `K=${plan.k}: playing the hour in ${Math.round(plan.durationMs / 1000)} s (compression ${compression}): ${plan.jobs.length} jobs, ${generatorProcs} generators, ${subscriberProcs} subscriber processes`,
+      `K=${plan.k}: playing ${playing(plan)} (compression ${compression}): ${plan.jobs.length} jobs, ${generatorProcs} generators, ${subscriberProcs} subscriber processes`,
     );
 
     const windows: FaultWindow[] = [];

@@ -252,6 +252,8 @@ export async function serveOn(
       const s = serve(options, () => resolve(s as Server));
       (s as Server).once('error', reject);
     });
+    // Node's 5 s default closes idle connections sooner than clients and proxies stop reusing them.
+    if (!isSecureServer(server)) server.keepAliveTimeout = config.HTTP_KEEP_ALIVE_SECONDS * 1000;
     watchRequestBodies(server, { idleMs: config.BODY_IDLE_TIMEOUT_MS, log });
     acceptWebSocketUpgrades(server, app, services.realtime);
     const secure = isSecureServer(server) ? server : undefined;

@@ -14,6 +14,10 @@ const rpcNames = v.pipe(
 export const limitsSettings = {
   // A request body that sends nothing for this long while the server waits for it is closed (slow-drip uploads).
   BODY_IDLE_TIMEOUT_MS: v.optional(positiveInt, '30000'),
+  // An idle keep-alive connection is closed after this long. Longer than the idle timeouts of the proxies and load
+  // balancers put in front (60 s is common), so that they never send a request on a connection this server is
+  // closing, which the client sees as a reset (Node's own 5 s made even a short stall of a client lose requests).
+  HTTP_KEEP_ALIVE_SECONDS: v.optional(positiveInt, '75'),
   // The JSON body of a function (import-csv's upload has IMPORT_MAX_BYTES): past it 413 VALIDATION_ERROR.
   FUNCTION_MAX_BODY_BYTES: v.optional(positiveInt, String(1024 * 1024)),
   // Free space (MiB) kept on DATA_DIR's filesystem for PostgreSQL's WAL: under it uploads and CSV imports answer 507

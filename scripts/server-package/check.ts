@@ -3,8 +3,9 @@
 // `auction-ops start` (two cluster workers, PORT=0, a temporary DATA_DIR): /health, supabase-js sign-up and reads
 // under row-level security, the console's prebuilt client, then SIGTERM to npx: port closed, PostgreSQL stopped.
 // Then the same from a global install (`npm install -g --ignore-scripts --prefix`): `seed --demo`, then start in a
-// working directory with the default ./.data, stopped by SIGTERM, and started again and stopped by SIGINT. Neither
-// install may print an npm warning but those install-warnings.ts allows, each with its reason (issue 56).
+// working directory with the default ./.data, stopped by SIGTERM, started again and stopped by SIGINT, and started
+// again and killed with SIGKILL (its PostgreSQL's watchdog stops the cluster). Neither install may print an npm
+// warning but those install-warnings.ts allows, each with its reason (issue 56).
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,6 +144,15 @@ async function globalInstall(work: string, tarball: string, version: string): Pr
   await probeAndStop('auction-ops start (global)', server, join(cwd, '.data'), version, 'SIGTERM');
   const again = await startServer(bin, ['start'], cwd, env);
   await probeAndStop('auction-ops start (global), again', again, join(cwd, '.data'), version, 'SIGINT');
+  // kill -9 (issue 56): the watchdog started with the embedded PostgreSQL, from the bundle, stops the cluster.
+  const killed = await startServer(bin, ['start'], cwd, env);
+  await stopServer(killed, 'SIGKILL');
+  await waitFor(
+    'the watchdog to stop the PostgreSQL of a killed server',
+    () => !postmasterAlive(join(cwd, '.data')),
+    30_000,
+  );
+  check('auction-ops start (global), killed with SIGKILL: its PostgreSQL stopped', true);
 }
 
 async function main(): Promise<number> {

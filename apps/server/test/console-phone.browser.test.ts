@@ -2,6 +2,7 @@
 // page lies inside the viewport, the document never scrolls sideways, and no blank gap over 40 px separates the
 // navigation from the page's heading. The backups page's list comes from a routed answer (taking a real backup
 // is console-backups.browser.test.ts's job); every other page reads what the test wrote into a real server.
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.js';
@@ -146,5 +147,7 @@ for (const { id, query, expected, open } of PAGES) {
     expect(outside, 'actions outside the viewport').toEqual([]);
     expect(layout.scrollWidth).toBeLessThanOrEqual(WIDTH);
     expect(layout.gap, 'blank px between the navigation and the heading').toBeLessThanOrEqual(40);
+    const shots = process.env.CONSOLE_SCREENSHOTS_DIR;
+    if (shots) await page.screenshot({ path: join(shots, `phone-${id}.png`), fullPage: true });
   });
 }

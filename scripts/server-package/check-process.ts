@@ -23,6 +23,17 @@ export async function run(cmd: string, args: string[], cwd: string, env = plainE
   }
 }
 
+/** Runs a command like `run`, and answers everything it printed, stdout then stderr. */
+export async function runAll(cmd: string, args: string[], cwd: string, env = plainEnv()): Promise<string> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(cmd, args, { cwd, env, maxBuffer: 64 << 20 });
+    return `${stdout}${stderr}`;
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${cmd} ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+  }
+}
+
 /** Polls `condition` until it holds; throws `what` past the deadline. */
 export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, ms: number): Promise<void> {
   const deadline = Date.now() + ms;

@@ -2,8 +2,10 @@
 // installs the tarball with plain npm into an empty project, and runs there `auction-ops --version` and
 // `auction-ops start` (two cluster workers, PORT=0, a temporary DATA_DIR): /health, supabase-js sign-up and reads
 // under row-level security, the console's prebuilt client, then SIGTERM to npx: port closed, PostgreSQL stopped.
-// Then the same from a global install (`npm install -g --prefix`): `seed --demo`, then start in a working directory
-// with the default ./.data, stopped by SIGTERM, and started again and stopped by SIGINT.
+// Then the same from a global install (`npm install -g --ignore-scripts --prefix`): `seed --demo`, then start in a
+// working directory with the default ./.data, stopped by SIGTERM, started again and stopped by SIGINT, and started
+// again and killed with SIGKILL (its PostgreSQL's watchdog stops the cluster). Neither install may print an npm
+// warning but those install-warnings.ts allows, each with its reason (issue 56).
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,12 +16,14 @@ import {
   portOpen,
   postmasterAlive,
   run,
+  runAll,
   type StartedServer,
   startServer,
   stopServer,
   waitFor,
 } from './check-process.js';
 import { supabaseCalls } from './check-supabase.js';
+import { unexpectedWarnings } from './install-warnings.js';
 
 let passed = 0;
 let failed = 0;
@@ -34,6 +38,12 @@ async function timed<T>(what: string, work: () => Promise<T>): Promise<T> {
   const result = await work();
   timings.push(`${what} ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return result;
+}
+
+/** On a supported Node the install prints no warnings (issue 56): no EBADENGINE, no skipped install scripts. */
+function checkInstallOutput(label: string, output: string): void {
+  const warnings = unexpectedWarnings(output);
+  check(`${label} prints no npm warnings`, warnings.length === 0, warnings.join('\n'));
 }
 
 const serverEnv = (extra: Record<string, string>) =>
@@ -70,9 +80,12 @@ async function localInstall(work: string, tarball: string, version: string): Pro
   const app = join(work, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'operator', private: true }));
-  await timed('npm install', () => run('npm', ['install', '--no-audit', '--no-fund', tarball], app));
-  const installed = join(app, 'node_modules/auction-ops');
-  const shipped = listFiles(installed).length;
+  const installed = await timed('npm install', () =>
+    runAll('npm', ['install', '--no-audit', '--no-fund', tarball], app),
+  );
+  checkInstallOutput(`npm install on Node ${process.versions.node}`, installed);
+  const packageDir = join(app, 'node_modules/auction-ops');
+  const shipped = listFiles(packageDir).length;
   // The console's client and the parse worker ship built: nothing may fall back to building them here.
   check('esbuild is not installed with the package', !existsSync(join(app, 'node_modules/esbuild')));
   const npx = await run('npx', ['--no-install', 'auction-ops', '--version'], app);
@@ -98,14 +111,16 @@ async function localInstall(work: string, tarball: string, version: string): Pro
   } finally {
     await probeAndStop('npx auction-ops start', server, dataDir, version, 'SIGTERM');
   }
-  check('nothing was written into node_modules/auction-ops', listFiles(installed).length === shipped);
+  check('nothing was written into node_modules/auction-ops', listFiles(packageDir).length === shipped);
 }
 
 async function globalInstall(work: string, tarball: string, version: string): Promise<void> {
   const prefix = join(work, 'global');
-  await timed('npm install -g', () =>
-    run('npm', ['install', '-g', '--no-audit', '--no-fund', '--prefix', prefix, tarball], work),
+  const installed = await timed('npm install -g', () =>
+    // No install scripts, as npm 12 runs none unapproved: the embedded PostgreSQL's library links are the server's.
+    runAll('npm', ['install', '-g', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', prefix, tarball], work),
   );
+  checkInstallOutput(`npm install -g on Node ${process.versions.node}`, installed);
   const bin = join(prefix, 'bin/auction-ops');
   const printed = await run(bin, ['--version'], work);
   check(`${bin} --version prints ${version}`, printed.trim() === version, printed);
@@ -129,6 +144,15 @@ async function globalInstall(work: string, tarball: string, version: string): Pr
   await probeAndStop('auction-ops start (global)', server, join(cwd, '.data'), version, 'SIGTERM');
   const again = await startServer(bin, ['start'], cwd, env);
   await probeAndStop('auction-ops start (global), again', again, join(cwd, '.data'), version, 'SIGINT');
+  // kill -9 (issue 56): the watchdog started with the embedded PostgreSQL, from the bundle, stops the cluster.
+  const killed = await startServer(bin, ['start'], cwd, env);
+  await stopServer(killed, 'SIGKILL');
+  await waitFor(
+    'the watchdog to stop the PostgreSQL of a killed server',
+    () => !postmasterAlive(join(cwd, '.data')),
+    30_000,
+  );
+  check('auction-ops start (global), killed with SIGKILL: its PostgreSQL stopped', true);
 }
 
 async function main(): Promise<number> {

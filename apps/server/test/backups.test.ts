@@ -19,6 +19,7 @@ import {
   TEST_PASSWORD,
   testClient,
   type ServerProcess,
+  watchdogsFor,
 } from './support/test-server.js';
 import { until } from './support/loopback.js';
 
@@ -144,7 +145,9 @@ beforeAll(async () => {
   // Older than the archive timeout (1 s) with margin: these changes must be in the archive now.
   await sleep(4000);
 
-  // The disk dies: no shutdown, no checkpoint, the cluster gone with its directory.
+  // The disk dies: no shutdown, no checkpoint, the cluster gone with its directory. The watchdog first, which would
+  // otherwise give the cluster a fast shutdown (with its checkpoint) once the server is gone.
+  for (const pid of watchdogsFor(dataDir)) process.kill(pid, 'SIGKILL');
   server.proc.child.kill('SIGKILL');
   await server.proc.exited;
   for (const line of postgresProcessesFor(dataDir)) process.kill(Number(line.trim().split(/\s+/)[0]), 'SIGKILL');

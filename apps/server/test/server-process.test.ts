@@ -1,7 +1,7 @@
 // The foundation's acceptance, against the real entry point in a child process: first start, API-key gate,
 // restart with data kept, clean shutdown without orphaned postgres, one server per DATA_DIR, bad configuration.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,7 @@ import postgres from 'postgres';
 import { SignJWT } from 'jose';
 import { findFreePort, runningClusterUrl, startEmbeddedPostgres } from '@auction-ops/database';
 import { migratedDataDir } from './support/migrated-data-dir.js';
-import { postgresProcessesFor } from './support/test-server.js';
+import { postgresProcessesFor, watchdogsFor } from './support/test-server.js';
 
 const start = fileURLToPath(new URL('../bin/start.mjs', import.meta.url));
 const secret = 'test-secret-'.padEnd(40, 'x');
@@ -61,6 +61,39 @@ async function waitForOutput(proc: { output: () => string; exited: Promise<unkno
     const found = proc.output().match(pattern)?.[1];
     if (found) return found;
     if (done) throw new Error(`server exited without printing ${pattern}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const postmasterPidOf = (dataDir: string) =>
+  Number(readFileSync(join(dataDir, 'postgres/data/postmaster.pid'), 'utf8').split('\n')[0]);
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A failed test leaves no PostgreSQL (nor watchdog) of `dir` running. */
+function stopLeftovers(dir: string): void {
+  const pids = [...watchdogsFor(dir), ...postgresProcessesFor(dir).map((line) => Number(line.trim().split(/\s+/)[0]))];
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+}
+
+/** Polls `condition` until it holds; fails naming `what` past the deadline. */
+async function until(condition: () => boolean, what: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -133,7 +166,7 @@ describe('server process', () => {
     expect(postgresProcessesFor(dataDir)).toEqual([]);
   }, 120_000);
 
-  it('recovers the cluster after the server is killed with SIGKILL', async () => {
+  it('stops its PostgreSQL when the server is killed with SIGKILL, and starts again on the same port', async () => {
     // A migrated copy: the crash and the recovery are under test here (the first start is the test above).
     const dir = await migratedDataDir('auction-ops-crash-');
     const p = await findFreePort();
@@ -144,14 +177,47 @@ describe('server process', () => {
       const crashed = startProcess(env);
       await waitForHealth(`http://127.0.0.1:${p}`, crashed.exited);
       expect(runningClusterUrl(join(dir, 'postgres'))).toContain(`@127.0.0.1:${pgPort}/`);
+      const postmaster = postmasterPidOf(dir);
+      expect(isAlive(postmaster)).toBe(true);
+      expect(watchdogsFor(dir)).toHaveLength(1);
       crashed.child.kill('SIGKILL');
       await crashed.exited;
-      // Its PostgreSQL outlived it (reparented); the next start stops it and says so (issue 56, item 7).
-      const orphans = postgresProcessesFor(dir);
-      expect(orphans.length).toBeGreaterThan(0);
+      // Its watchdog saw it go and stopped its PostgreSQL (issue 56, item 7): no orphan holds DATA_DIR.
+      await until(() => !isAlive(postmaster), 'the postmaster of the killed server to stop', 30_000);
+      await until(() => watchdogsFor(dir).length === 0, 'its watchdog to end', 10_000);
+      expect(postgresProcessesFor(dir)).toEqual([]);
+      expect(readFileSync(join(dir, 'postgres/postgres.log'), 'utf8')).toMatch(
+        new RegExp(`auction-ops: the process that started this PostgreSQL \\(postmaster ${postmaster}\\) is gone`),
+      );
       const next = startProcess({ ...env, LOG_LEVEL: 'info' });
       await waitForHealth(`http://127.0.0.1:${p}`, next.exited);
       expect(runningClusterUrl(join(dir, 'postgres'))).toContain(`@127.0.0.1:${pgPort}/`);
+      expect(next.output()).not.toMatch(/still running on/);
+      // A stop in order ends the watchdog with its PostgreSQL.
+      next.child.kill('SIGTERM');
+      expect(await next.exited).toBe(0);
+      expect(postgresProcessesFor(dir)).toEqual([]);
+      await until(() => watchdogsFor(dir).length === 0, 'the watchdog to end after a clean stop', 10_000);
+    } finally {
+      stopLeftovers(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('stops a PostgreSQL that outlived its server and its watchdog at the next start, and says so', async () => {
+    const dir = await migratedDataDir('auction-ops-orphan-');
+    const p = await findFreePort();
+    const env = { DATA_DIR: dir, PORT: String(p), JWT_SECRET: secret };
+    try {
+      const crashed = startProcess(env);
+      await waitForHealth(`http://127.0.0.1:${p}`, crashed.exited);
+      // Both killed outright (the OOM killer, kill -9 of everything): the PostgreSQL is left running.
+      for (const pid of watchdogsFor(dir)) process.kill(pid, 'SIGKILL');
+      crashed.child.kill('SIGKILL');
+      await crashed.exited;
+      expect(isAlive(postmasterPidOf(dir))).toBe(true);
+      const next = startProcess({ ...env, LOG_LEVEL: 'info' });
+      await waitForHealth(`http://127.0.0.1:${p}`, next.exited);
       expect(next.output()).toMatch(
         /found PostgreSQL \(pid \d+\) still running on .*left by a server that did not stop it/,
       );
@@ -160,6 +226,7 @@ describe('server process', () => {
       expect(await next.exited).toBe(0);
       expect(postgresProcessesFor(dir)).toEqual([]);
     } finally {
+      stopLeftovers(dir);
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);

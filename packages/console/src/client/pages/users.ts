@@ -98,24 +98,22 @@ async function renderDetails(user: UserRow, into: HTMLElement, outcome?: HTMLEle
       : h(
           'div',
           {},
-          stacked(
-            dataTable(
-              `Sessions of ${name}`,
-              ['Opened', 'Last refreshed', 'Level', 'Address', 'Client', 'Actions'],
-              sessionRows.map((s) => [
-                when(s.created_at),
-                when(s.refreshed_at),
-                s.aal,
-                s.ip ?? '—',
-                s.user_agent ?? '—',
-                button('Revoke', `Revoke the session of ${name} opened ${when(s.created_at)}`, () =>
-                  act(
-                    () => `Session of ${name} revoked: its refresh token no longer works.`,
-                    () => rpc('admin_revoke_user_sessions', { p_user_id: user.id, p_session_id: s.id }),
-                  ),
+          dataTable(
+            `Sessions of ${name}`,
+            ['Opened', 'Last refreshed', 'Level', 'Address', 'Client', 'Actions'],
+            sessionRows.map((s) => [
+              when(s.created_at),
+              when(s.refreshed_at),
+              s.aal,
+              s.ip ?? '—',
+              s.user_agent ?? '—',
+              button('Revoke', `Revoke the session of ${name} opened ${when(s.created_at)}`, () =>
+                act(
+                  () => `Session of ${name} revoked: its refresh token no longer works.`,
+                  () => rpc('admin_revoke_user_sessions', { p_user_id: user.id, p_session_id: s.id }),
                 ),
-              ]),
-            ),
+              ),
+            ]),
           ),
           button(
             'Revoke all sessions',
@@ -131,42 +129,28 @@ async function renderDetails(user: UserRow, into: HTMLElement, outcome?: HTMLEle
     factorRows.length === 0
       ? // A description, not an outcome: the page's live regions stay for what an action did.
         h('p', { class: 'notice' }, `${name} has no second factors.`)
-      : stacked(
-          dataTable(
-            `Second factors of ${name}`,
-            ['Name', 'Type', 'Status', 'Added', 'Actions'],
-            factorRows.map((f) => [
-              f.friendly_name || '—',
-              f.factor_type,
-              f.status,
-              when(f.created_at),
-              button(
-                'Remove',
-                `Remove factor ${f.friendly_name || f.factor_type} of ${name}`,
-                () =>
-                  act(
-                    () =>
-                      `Factor ${f.friendly_name || f.factor_type} of ${name} removed; they now sign in with one factor.`,
-                    () => rpc('admin_delete_user_factor', { p_user_id: user.id, p_factor_id: f.id }),
-                  ),
-                true,
-              ),
-            ]),
-          ),
+      : dataTable(
+          `Second factors of ${name}`,
+          ['Name', 'Type', 'Status', 'Added', 'Actions'],
+          factorRows.map((f) => [
+            f.friendly_name || '—',
+            f.factor_type,
+            f.status,
+            when(f.created_at),
+            button(
+              'Remove',
+              `Remove factor ${f.friendly_name || f.factor_type} of ${name}`,
+              () =>
+                act(
+                  () =>
+                    `Factor ${f.friendly_name || f.factor_type} of ${name} removed; they now sign in with one factor.`,
+                  () => rpc('admin_delete_user_factor', { p_user_id: user.id, p_factor_id: f.id }),
+                ),
+              true,
+            ),
+          ]),
         ),
   );
-}
-
-/** Lets the table's rows stack into cards on a narrow screen: each cell carries its column's name. */
-function stacked(wrap: HTMLElement): HTMLElement {
-  wrap.classList.add('stacked');
-  const headers = [...wrap.querySelectorAll('thead th')].map((th) => th.textContent ?? '');
-  for (const row of wrap.querySelectorAll('tbody tr')) {
-    [...row.children].forEach((cell, i) => {
-      cell.setAttribute('data-label', headers[i] ?? '');
-    });
-  }
-  return wrap;
 }
 
 /** `outcome` is the notice of the action that led to this rendering. */
@@ -263,12 +247,10 @@ export async function renderUsers(main: HTMLElement, params: URLSearchParams, ou
     h('h1', {}, 'Users'),
     searchForm('users', 'Search by e-mail or name', query),
     feedback,
-    stacked(
-      dataTable(
-        `${users.length} user${users.length === 1 ? '' : 's'}${query ? ` matching “${query}”` : ''}`,
-        ['E-mail', 'Name', 'Last sign-in', 'Status', 'Sessions', 'Factors', 'Actions'],
-        rows,
-      ),
+    dataTable(
+      `${users.length} user${users.length === 1 ? '' : 's'}${query ? ` matching “${query}”` : ''}`,
+      ['E-mail', 'Name', 'Last sign-in', 'Status', 'Sessions', 'Factors', 'Actions'],
+      rows,
     ),
     details,
   );

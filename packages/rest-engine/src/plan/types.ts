@@ -43,7 +43,13 @@ export interface EmbedPlan {
 }
 
 export type PlannedCondition =
-  | { readonly kind: 'filter'; readonly filter: Filter; readonly column: Column }
+  | {
+      readonly kind: 'filter';
+      readonly filter: Filter;
+      readonly column: Column;
+      /** Filtering on a computed field: the function of the level's row, its result type described by `column`. */
+      readonly computed?: DbFunction;
+    }
   | {
       readonly kind: 'logic';
       readonly op: 'and' | 'or';
@@ -58,6 +64,8 @@ export interface PlannedOrder {
   readonly nulls: 'first' | 'last' | null;
   /** Ordering by a column of a to-one related table. */
   readonly related: Relationship | null;
+  /** Ordering by a computed field of the level's table. */
+  readonly computed?: DbFunction;
 }
 
 /** Accepted names per embed level below the root: a query-string path segment may be the embed's alias or name. */

@@ -6,10 +6,16 @@ import { buildRelationships, type RawFk, type ViewColumnSource } from './relatio
 import { viewColumnOrigins } from './view-lineage.js';
 import { tableKey, type Column, type DbFunction, type Relationship, type SchemaCache, type Table } from './types.js';
 
+const OUTSIDE_SYSTEM_SCHEMAS = `(n.nspname = any($1) or (n.nspname not in ('pg_catalog', 'information_schema')
+  and n.nspname not like 'pg\\_toast%' and n.nspname not like 'pg\\_temp\\_%'))`;
+
 // The catalogs only: the authenticator may lack USAGE on the exposed schemas (PostgREST's tutorials grant it to the
 // request roles alone), and name-resolving functions such as pg_get_serial_sequence would then fail.
+// Relations of every schema but the system ones are read: a relationship between two exposed relations may run
+// through tables and views of schemas that are not exposed (views over private tables, middle views on the extra
+// search path); only the exposed ones ($1) become names requests may use.
 const RELATIONS = `
-select c.oid::int as oid, n.nspname as schema, c.relname as name, c.relkind::text as relkind,
+select c.oid::int as oid, n.nspname as schema, n.nspname = any($1) as exposed, c.relispartition as partition, c.relname as name, c.relkind::text as relkind,
   pg_relation_is_updatable(c.oid, true) as upd, obj_description(c.oid, 'pg_class') as comment,
   coalesce((select json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod),
       'oid', a.atttypid::int, 'num', a.attnum, 'cat', t.typcategory, 'typname', t.typname, 'nullable', not a.attnotnull,
@@ -32,7 +38,7 @@ select c.oid::int as oid, n.nspname as schema, c.relname as name, c.relkind::tex
         join pg_attribute a on a.attrelid = k.conrelid and a.attnum = x.n)))
     from pg_constraint k where k.conrelid = c.oid and k.contype in ('p', 'u')), '[]') as keys
 from pg_class c join pg_namespace n on n.oid = c.relnamespace
-where n.nspname = any($1) and c.relkind in ('r', 'p', 'v', 'm', 'f')`;
+where c.relkind in ('r', 'p', 'v', 'm', 'f') and ${OUTSIDE_SYSTEM_SCHEMAS}`;
 
 const FKS = `
 select k.conname as name, k.conrelid::int as from_oid, k.confrelid::int as to_oid,
@@ -46,7 +52,7 @@ from pg_constraint k where k.contype = 'f'`;
 const VIEW_TREES = `
 select r.ev_class::int as view_oid, r.ev_action::text as tree
 from pg_rewrite r join pg_class v on v.oid = r.ev_class join pg_namespace n on n.oid = v.relnamespace
-where n.nspname = any($1) and v.relkind in ('v', 'm') and r.rulename = '_RETURN'`;
+where v.relkind in ('v', 'm') and r.rulename = '_RETURN' and ${OUTSIDE_SYSTEM_SCHEMAS}`;
 
 const FUNCTIONS = `
 select n.nspname as schema, p.proname as name, p.provolatile::text as vol, p.proretset as retset,
@@ -140,14 +146,18 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       deletable: kind === 'table' || (upd & 16) !== 0,
     };
     byOid.set(r.oid, t);
-    tables.set(tableKey(t.schema, t.name), t);
+    if (r.exposed) tables.set(tableKey(t.schema, t.name), t);
   }
 
+  // Partitions have no relationships of their own, as in PostgREST: the foreign keys a partition inherits from its
+  // partitioned table (and those pointing at a partition) would only copy the partitioned table's.
+  const partitions = new Set<number>(rels.filter((r) => r.partition).map((r) => r.oid));
   const rawFks: RawFk[] = [];
   for (const f of fks) {
     const from = byOid.get(f.from_oid),
       to = byOid.get(f.to_oid);
-    if (from && to) rawFks.push({ name: f.name, from, to, cols: f.cols, fcols: f.fcols });
+    if (from && to && !partitions.has(f.from_oid) && !partitions.has(f.to_oid))
+      rawFks.push({ name: f.name, from, to, cols: f.cols, fcols: f.fcols });
   }
   const sources: ViewColumnSource[] = [];
   for (const { view_oid, tree } of viewTrees) {

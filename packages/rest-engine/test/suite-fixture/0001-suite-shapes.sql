@@ -1,0 +1,42 @@
+-- Shapes from PostgREST's own test suite that the main fixture lacks, for the engine's tests of relationships
+-- through views over a schema that is not exposed, partitions, computed fields in filters and order, and PUT.
+create schema hidden;
+create table hidden.authors (id int primary key, name text);
+create table hidden.books (id int primary key, title text, author_id int references hidden.authors);
+insert into hidden.authors values (1, 'Ann'), (2, 'Bob');
+insert into hidden.books values (1, 'First', 1), (2, 'Second', 1), (3, 'Third', 2);
+create view writers as select id, name from hidden.authors;
+create view titles as select id, title, author_id as writer from hidden.books;
+-- One base column shown under two names: a relationship for each.
+create view titles_twice as select id, author_id as first_author, author_id as second_author from hidden.books;
+
+-- A many-to-many whose junction is exposed only as a view.
+create table hidden.tags (id int primary key, name text);
+create table hidden.book_tags (
+  book_id int references hidden.books, tag_id int references hidden.tags, primary key (book_id, tag_id));
+insert into hidden.tags values (1, 'red'), (2, 'blue');
+insert into hidden.book_tags values (1, 1), (1, 2), (3, 2);
+create view tag_list as select * from hidden.tags;
+create view book_tag_links as select * from hidden.book_tags;
+
+-- A self-reference seen through a view.
+create table hidden.nodes (id int primary key, parent_id int references hidden.nodes);
+insert into hidden.nodes values (1, null), (2, 1);
+create view tree as select id, parent_id from hidden.nodes;
+
+-- A partitioned table referenced by a foreign key: its partitions get copies of that constraint, which make no
+-- relationships.
+create table yearly (id int, year int, primary key (id, year)) partition by list (year);
+create table yearly_2020 partition of yearly for values in (2020);
+insert into yearly values (1, 2020);
+create table year_notes (id int, year int, note text, foreign key (id, year) references yearly);
+insert into year_notes values (1, 2020, 'n');
+
+-- Computed fields, and a table for PUT.
+create table gauges (id int primary key, level int);
+insert into gauges values (1, 5), (2, 10), (3, 1);
+create function doubled(g gauges) returns int language sql immutable as $$ select g.level * 2 $$;
+create function is_high(g gauges) returns boolean language sql immutable as $$ select g.level >= 5 $$;
+
+grant select on writers, titles, titles_twice, tag_list, book_tag_links, tree, yearly, yearly_2020, year_notes, gauges to anon, service_role;
+grant insert, update, delete on gauges to service_role;

@@ -2,14 +2,11 @@
 // (test/suite-fixture): relationships through views over tables of a schema that is not exposed (also junctions
 // and self-references), partitions without relationships of their own, computed fields in filters and order, and PUT's 201.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE, type Harness, SERVICE, setup } from './helpers.js';
+import { type Harness, SERVICE, SUITE_FIXTURE, setup } from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await setup({}, 2, [
-    ...FIXTURE,
-    { name: 'rest-engine-suite-shapes', dir: new URL('./suite-fixture', import.meta.url).pathname },
-  ]);
+  h = await setup({}, 2, SUITE_FIXTURE);
 });
 afterAll(async () => {
   await h?.close();

@@ -99,7 +99,8 @@ export function planWrite(step: Step, table: Table): Plan {
     if (where.length === 0 && !step.opts.allowUnfilteredWrites)
       throw errors.unfilteredWrite(method === 'PATCH' ? 'UPDATE' : 'DELETE');
     if (method === 'PATCH') {
-      const body = request.body;
+      // An array body updates with its first object (an empty one with nothing), as PostgREST.
+      const body = Array.isArray(request.body) ? (request.body[0] ?? {}) : request.body;
       if (!isObject(body)) throw errors.invalidBody('Empty or invalid json');
       const columns = query.columns ? [...query.columns] : Object.keys(body);
       checkColumns(table, columns);

@@ -40,3 +40,14 @@ create function is_high(g gauges) returns boolean language sql immutable as $$ s
 
 grant select on writers, titles, titles_twice, tag_list, book_tag_links, tree, yearly, yearly_2020, year_notes, gauges to anon, service_role;
 grant insert, update, delete on gauges to service_role;
+
+-- Functions for request bodies that are not JSON: an HTML form (with a VARIADIC parameter), a raw text body to a
+-- single unnamed parameter; and one whose argument shares its name with a column filtered on by GET.
+create function add_them(a int, b int) returns int language sql immutable as $$ select a + b $$;
+create function joined_words(variadic words text[]) returns text language sql immutable as
+  $$ select array_to_string(words, ' ') $$;
+create function shout_text(text) returns text language sql immutable as $$ select upper($1) $$;
+create function gauges_upto(id int) returns setof gauges language sql stable as
+  $$ select * from gauges g where g.id <= gauges_upto.id $$;
+create table memos (id int primary key, body text, score int);
+grant select, insert, update, delete on memos to service_role;

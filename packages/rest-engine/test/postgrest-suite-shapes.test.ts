@@ -1,6 +1,8 @@
 // Behaviours PostgREST's own test suite checks (`pnpm conformance postgrest`), on shapes of its fixtures
 // (test/suite-fixture): relationships through views over tables of a schema that is not exposed (also junctions
-// and self-references), partitions without relationships of their own, computed fields in filters and order, and PUT's 201.
+// and self-references), partitions without relationships of their own, computed fields in filters and order, JSON
+// paths on arrays and composites (and the names they answer under), is.not_null, negative offsets, Proxy-Status
+// on errors, and PUT's 201.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, SERVICE, SUITE_FIXTURE, setup } from './helpers.js';
 
@@ -80,6 +82,41 @@ describe('computed fields', () => {
       headers: { prefer: 'return=representation' },
     });
     expect(r.json).toEqual([{ id: 3, level: 0 }]);
+  });
+});
+
+describe('JSON paths on columns that are not json', () => {
+  it('select array items and composite fields', async () => {
+    const r = await get('/shelves?select=id,first:sizes->0,cell:grid->1->0,x:label->x,y:label->>y&order=id');
+    expect(r.json).toEqual([
+      { id: 1, first: 3, cell: 3, x: 10, y: 'ten' },
+      { id: 2, first: 5, cell: 7, x: 20, y: 'twenty' },
+    ]);
+  });
+  it('answer under the last key that is not an index, else the column', async () => {
+    expect((await get('/shelves?select=sizes->0&id=eq.1')).json).toEqual([{ sizes: 3 }]);
+    expect((await get('/shelves?select=label->y&id=eq.1')).json).toEqual([{ y: 'ten' }]);
+  });
+  it('filter and order by them', async () => {
+    expect((await get('/shelves?select=id&sizes->0=eq.5')).json).toEqual([{ id: 2 }]);
+    expect((await get('/shelves?select=id&label->>y=eq.ten')).json).toEqual([{ id: 1 }]);
+    expect((await get('/shelves?select=id&order=label->x.desc')).json).toEqual([{ id: 2 }, { id: 1 }]);
+  });
+});
+
+describe('query string and errors', () => {
+  it('reads is.not_null as IS NOT NULL', async () => {
+    expect((await get('/memos?select=id&body=is.not_null&id=lt.0')).status).toBe(200);
+    expect((await get('/gauges?select=id&level=is.not_null&order=id&limit=1')).json).toEqual([{ id: 1 }]);
+    expect((await get('/gauges?select=id&level=not.is.not_null')).json).toEqual([]);
+  });
+  it('takes a negative offset as none', async () => {
+    expect((await get('/gauges?select=id&order=id&offset=-4&limit=1')).json).toEqual([{ id: 1 }]);
+  });
+  it('names the error code in Proxy-Status', async () => {
+    const r = await get('/no_such_table');
+    expect(r.status).toBe(404);
+    expect(r.headers['proxy-status']).toBe('PostgREST; error=PGRST205');
   });
 });
 

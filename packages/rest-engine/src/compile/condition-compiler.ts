@@ -17,7 +17,9 @@ export function field(b: SqlBuilder, alias: string, f: Field, computed?: DbFunct
     return;
   }
   b.push('(');
+  if (f.viaJsonb) b.push('pg_catalog.to_jsonb(');
   value();
+  if (f.viaJsonb) b.push(')');
   for (const step of f.jsonPath) {
     b.push(step.arrow);
     if (step.index) b.param(step.key, 'int4');
@@ -59,7 +61,7 @@ function filter(b: SqlBuilder, alias: string, f: Filter, col: Column, computed?:
   const v = f.value;
   if (v.kind === 'is') {
     field(b, alias, f.field, computed);
-    b.push(' IS ', v.value.toUpperCase());
+    b.push(' IS ', v.value === 'not_null' ? 'NOT NULL' : v.value.toUpperCase());
   } else if (f.op === 'in' && v.kind === 'list') {
     field(b, alias, f.field, computed);
     b.push(' = ANY(').param(arrayLiteral(v.values)).push(')');

@@ -9,6 +9,11 @@ export interface JsonStep {
 export interface Field {
   readonly name: string;
   readonly jsonPath: readonly JsonStep[];
+  /**
+   * Set by the planner when the path runs on a column that is not json or jsonb (an array, a composite): the steps
+   * then read the column's jsonb form, as PostgREST reads them.
+   */
+  readonly viaJsonb?: boolean;
 }
 
 export const AGGREGATES = ['count', 'sum', 'avg', 'max', 'min'] as const;
@@ -54,7 +59,7 @@ export const FTS_OPERATORS: ReadonlySet<Operator> = new Set(['fts', 'plfts', 'ph
 export type FilterValue =
   | { readonly kind: 'scalar'; readonly value: string }
   | { readonly kind: 'list'; readonly values: readonly string[] }
-  | { readonly kind: 'is'; readonly value: 'null' | 'true' | 'false' | 'unknown' };
+  | { readonly kind: 'is'; readonly value: 'null' | 'not_null' | 'true' | 'false' | 'unknown' };
 
 export interface Filter {
   readonly kind: 'filter';

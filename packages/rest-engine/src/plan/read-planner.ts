@@ -53,6 +53,12 @@ function column(columns: ReadonlyMap<string, Column>, label: string, field: Fiel
   return c;
 }
 
+/** The field, marked to read its JSON path on the column's jsonb form when the column is not json or jsonb. */
+function onColumn(field: Field, col: Column): Field {
+  if (field.jsonPath.length === 0 || col.baseType === 'json' || col.baseType === 'jsonb') return field;
+  return { ...field, viaJsonb: true };
+}
+
 const STAR: SelectItem[] = [{ kind: 'star' }];
 
 /** A computed field of the level's table named like the field, when the table has no such column. */
@@ -130,16 +136,19 @@ function planItem(ctx: PlanContext, level: Level, item: SelectItem, i: number): 
           i,
         );
       }
-      column(level.columns, level.columnLabel ?? level.label, item.field);
-      const last = item.field.jsonPath[item.field.jsonPath.length - 1];
+      const col = column(level.columns, level.columnLabel ?? level.label, item.field);
+      // A JSON path answers under its last key that is not an array index (`data->0->>a` as `a`), else under the
+      // column's name (`data->>0` as `data`), as PostgREST names it.
+      const last = item.field.jsonPath.findLast((step) => !step.index);
       const alias = item.alias ?? (last ? last.key : item.field.name);
-      return { kind: 'column', field: item.field, cast: resolveCast(ctx.cache, item.cast), alias };
+      return { kind: 'column', field: onColumn(item.field, col), cast: resolveCast(ctx.cache, item.cast), alias };
     }
     case 'aggregate': {
       if (!ctx.aggregatesEnabled) throw errors.aggregatesDisabled();
-      if (item.field) column(level.columns, level.columnLabel ?? level.label, item.field);
+      const field =
+        item.field && onColumn(item.field, column(level.columns, level.columnLabel ?? level.label, item.field));
       const cast = resolveCast(ctx.cache, item.cast);
-      return { kind: 'aggregate', fn: item.fn, field: item.field, cast, alias: item.alias ?? item.fn };
+      return { kind: 'aggregate', fn: item.fn, field, cast, alias: item.alias ?? item.fn };
     }
     case 'embed':
       return { kind: 'embed', embed: planEmbed(ctx, level, item, i) };
@@ -157,16 +166,16 @@ function planOrder(ctx: PlanContext, level: Level, embeds: readonly EmbedPlan[])
           order.push({ field: t.field, dir: t.dir, nulls: t.nulls, related: null, computed });
           continue;
         }
-        column(level.columns, level.columnLabel ?? level.label, t.field);
-        order.push({ field: t.field, dir: t.dir, nulls: t.nulls, related: null });
+        const col = column(level.columns, level.columnLabel ?? level.label, t.field);
+        order.push({ field: onColumn(t.field, col), dir: t.dir, nulls: t.nulls, related: null });
         continue;
       }
       const embedded = embeds.find((e) => e.name === t.relation || e.rel.foreignTable.name === t.relation);
       if (!level.relTable) throw errors.noRelationship(level.label, t.relation, ctx.cache.schemas[0]);
       const rel = embedded?.rel ?? resolveRelationship(ctx.cache, level.relTable, t.relation, null);
       if (!isToOne(rel)) throw errors.orderToMany(level.label, t.relation);
-      column(rel.foreignTable.columns, rel.foreignTable.name, t.field);
-      order.push({ field: t.field, dir: t.dir, nulls: t.nulls, related: rel });
+      const col = column(rel.foreignTable.columns, rel.foreignTable.name, t.field);
+      order.push({ field: onColumn(t.field, col), dir: t.dir, nulls: t.nulls, related: rel });
     }
   }
   return order;
@@ -216,7 +225,7 @@ export function planConditions(
   // With a label, a name that is neither is an error reported against it; without, null.
   const resolve = (c: Filter, unknownIn: string | null): PlannedCondition | null => {
     const col = columns.get(c.field.name);
-    if (col) return { kind: 'filter', filter: c, column: col };
+    if (col) return { kind: 'filter', filter: { ...c, field: onColumn(c.field, col) }, column: col };
     const fn = fields?.get(c.field.name);
     if (fn) return { kind: 'filter', filter: c, column: resultColumn(fn), computed: fn };
     if (unknownIn !== null) throw errors.unknownColumn(c.field.name, unknownIn);

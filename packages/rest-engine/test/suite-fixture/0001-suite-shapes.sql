@@ -51,3 +51,9 @@ create function gauges_upto(id int) returns setof gauges language sql stable as
   $$ select * from gauges g where g.id <= gauges_upto.id $$;
 create table memos (id int primary key, body text, score int);
 grant select, insert, update, delete on memos to service_role;
+
+-- JSON paths on columns that are not json: an array and a composite.
+create type pair as (x int, y text);
+create table shelves (id int primary key, sizes int[], grid int[][], label pair);
+insert into shelves values (1, '{3,4}', '{{1,2},{3,4}}', row(10, 'ten')), (2, '{5}', '{{5,6},{7,8}}', row(20, 'twenty'));
+grant select on shelves to service_role;

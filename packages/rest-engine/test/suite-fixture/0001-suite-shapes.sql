@@ -57,3 +57,9 @@ create type pair as (x int, y text);
 create table shelves (id int primary key, sizes int[], grid int[][], label pair);
 insert into shelves values (1, '{3,4}', '{{1,2},{3,4}}', row(10, 'ten')), (2, '{5}', '{{5,6},{7,8}}', row(20, 'twenty'));
 grant select on shelves to service_role;
+
+-- A deferred constraint, violated by a function: checked also when the transaction is rolled back.
+create table deferred_once (col int unique deferrable initially deferred);
+create function break_deferred() returns void language sql volatile as
+  $$ insert into deferred_once values (1), (1) $$;
+grant select, insert on deferred_once to service_role;

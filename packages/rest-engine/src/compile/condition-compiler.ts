@@ -49,6 +49,9 @@ const SIMPLE_OPS: Record<string, string> = {
   adj: '-|-',
   isdistinct: 'IS DISTINCT FROM',
 };
+/** The operators whose value a data representation reads through its cast from text (not LIKE patterns). */
+const COMPARING = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'isdistinct']);
+
 const FTS_FN: Record<string, string> = {
   fts: 'to_tsquery',
   plfts: 'plainto_tsquery',
@@ -57,11 +60,20 @@ const FTS_FN: Record<string, string> = {
 };
 
 function filter(b: SqlBuilder, alias: string, f: Filter, col: Column, computed?: DbFunction): void {
+  // A data representation read from text: the query-string value goes through the domain's cast from text (the
+  // type named comes from the catalog, never from the request).
+  const cast = f.field.jsonPath.length === 0 && !computed && COMPARING.has(f.op) ? col.representation?.fromText : null;
+  const fromText = cast ? qualified(cast.schema, cast.name) : null;
   if (f.negate) b.push('NOT (');
   const v = f.value;
   if (v.kind === 'is') {
     field(b, alias, f.field, computed);
     b.push(' IS ', v.value === 'not_null' ? 'NOT NULL' : v.value.toUpperCase());
+  } else if (f.op === 'in' && v.kind === 'list' && fromText) {
+    field(b, alias, f.field, computed);
+    b.push(' = ANY(SELECT ', fromText, '(_v) FROM pg_catalog.unnest(')
+      .param(arrayLiteral(v.values), 'text[]')
+      .push(') _v)');
   } else if (f.op === 'in' && v.kind === 'list') {
     field(b, alias, f.field, computed);
     b.push(' = ANY(').param(arrayLiteral(v.values)).push(')');
@@ -84,6 +96,9 @@ function filter(b: SqlBuilder, alias: string, f: Filter, col: Column, computed?:
     b.push(' @@ ', FTS_FN[f.op], '(');
     lang();
     b.param(v.value).push(')');
+  } else if (v.kind === 'scalar' && fromText) {
+    field(b, alias, f.field, computed);
+    b.push(' ', SIMPLE_OPS[f.op], ' ', fromText, '(').param(v.value, 'text').push(')');
   } else if (v.kind === 'scalar') {
     field(b, alias, f.field, computed);
     b.push(' ', SIMPLE_OPS[f.op], ' ').param(v.value);

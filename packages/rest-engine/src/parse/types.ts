@@ -123,7 +123,10 @@ export type MediaType =
   | 'stripped-array'
   | 'stripped-object'
   | 'geojson'
-  | 'plan';
+  | 'plan'
+  // Only media types the engine does not produce itself were asked for: a function returning a domain named after
+  // one of them (`create domain "text/plain" as text`) may answer in it; anything else is 406 PGRST107.
+  | 'raw';
 
 /** `Accept: application/vnd.pgrst.plan+json; for="..."; options=analyze|verbose|...`: EXPLAIN instead of rows. */
 export interface PlanRequest {
@@ -136,6 +139,8 @@ export interface PlanRequest {
 export interface RequestHeaders {
   readonly prefer: Preferences;
   readonly accept: MediaType;
+  /** The Accept header's media types in its order (lower case, without parameters). */
+  readonly acceptTypes: readonly string[];
   readonly plan: PlanRequest | null;
   readonly range: { readonly offset: number; readonly limit: number | null } | null;
   readonly profile: string | null;

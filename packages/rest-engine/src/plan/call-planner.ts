@@ -151,11 +151,20 @@ export function planCall(step: Step, name: string): Plan {
     call = { fn, mode: argKeys.length ? 'record' : 'none', json: JSON.stringify(args), argNames: argKeys };
     query = { ...query, filters: query.filters.filter((f) => !isArg(f)) };
   }
+  // Asked only for media types the engine does not produce itself: the function's own media type, if asked for.
+  let rawType: string | null = null;
+  if (h.accept === 'raw') {
+    const type = fn.mediaType;
+    if (type === null || fn.returnsSet || !h.acceptTypes.includes(type))
+      throw errors.notAcceptable(request.acceptHeader);
+    rawType = type;
+  }
   if (fn.returnKind !== 'composite') {
     checkAllAddressed(query, null);
     return {
       ...common.of(readOnly, CALL_APPLIES),
       kind: 'call',
+      rawType,
       read: null,
       scalar: call,
       fn,
@@ -170,6 +179,7 @@ export function planCall(step: Step, name: string): Plan {
   return {
     ...common.of(readOnly, CALL_APPLIES),
     kind: 'call',
+    rawType,
     read: root,
     scalar: null,
     fn,

@@ -99,7 +99,21 @@ function planEmbed(ctx: PlanContext, level: Level, item: Extract<SelectItem, { k
 function planSelect(ctx: PlanContext, level: Level): PlannedSelect[] {
   const select = level.select ?? STAR;
   refuseRepeatedEmbeds(level, select);
-  return select.map((item, i) => planItem(ctx, level, item, i));
+  // With a column answering through its data representation, `*` is spelled out so that each column is cast.
+  const represented = [...level.columns.values()].some((c) => c.representation?.toJson);
+  const items = represented
+    ? select.flatMap((item): SelectItem[] =>
+        item.kind !== 'star'
+          ? [item]
+          : [...level.columns.keys()].map((name) => ({
+              kind: 'column',
+              field: { name, jsonPath: [] },
+              alias: null,
+              cast: null,
+            })),
+      )
+    : select;
+  return items.map((item, i) => planItem(ctx, level, item, i));
 }
 
 /**
@@ -141,7 +155,9 @@ function planItem(ctx: PlanContext, level: Level, item: SelectItem, i: number): 
       // column's name (`data->>0` as `data`), as PostgREST names it.
       const last = item.field.jsonPath.findLast((step) => !step.index);
       const alias = item.alias ?? (last ? last.key : item.field.name);
-      return { kind: 'column', field: onColumn(item.field, col), cast: resolveCast(ctx.cache, item.cast), alias };
+      const toJson = item.field.jsonPath.length === 0 ? col.representation?.toJson : null;
+      const cast = resolveCast(ctx.cache, item.cast);
+      return { kind: 'column', field: onColumn(item.field, col), cast, alias, ...(toJson ? { toJson } : {}) };
     }
     case 'aggregate': {
       if (!ctx.aggregatesEnabled) throw errors.aggregatesDisabled();

@@ -20,7 +20,14 @@ export interface CallArgs {
 
 export type PlannedSelect =
   | { readonly kind: 'star' }
-  | { readonly kind: 'column'; readonly field: Field; readonly cast: string | null; readonly alias: string }
+  | {
+      readonly kind: 'column';
+      readonly field: Field;
+      readonly cast: string | null;
+      readonly alias: string;
+      /** The column's domain answers through this cast function to json (a data representation). */
+      readonly toJson?: { readonly schema: string; readonly name: string };
+    }
   | {
       readonly kind: 'aggregate';
       readonly fn: Aggregate;
@@ -143,6 +150,8 @@ export type Plan =
     })
   | (PlanCommon & {
       readonly kind: 'call';
+      /** With the `raw` media type: the function's media type (fn.mediaType), its value the whole answer. */
+      readonly rawType: string | null;
       readonly read: ReadPlan | null;
       readonly scalar: CallArgs | null;
       readonly fn: DbFunction;

@@ -54,9 +54,19 @@ select r.ev_class::int as view_oid, r.ev_action::text as tree
 from pg_rewrite r join pg_class v on v.oid = r.ev_class join pg_namespace n on n.oid = v.relnamespace
 where v.relkind in ('v', 'm') and r.rulename = '_RETURN' and ${OUTSIDE_SYSTEM_SCHEMAS}`;
 
+// Casts of domains to json, and from json or text to domains, done by a function: data representations.
+const REPRESENTATIONS = `
+select c.castsource::int as src, c.casttarget::int as tgt, s.typtype::text as srctype, t.typtype::text as tgttype,
+  s.typname as srcname, t.typname as tgtname, fn.nspname as fschema, f.proname as fname
+from pg_cast c join pg_type s on s.oid = c.castsource join pg_type t on t.oid = c.casttarget
+join pg_proc f on f.oid = c.castfunc join pg_namespace fn on fn.oid = f.pronamespace
+where c.castmethod = 'f' and ((s.typtype = 'd' and t.oid = 'pg_catalog.json'::pg_catalog.regtype)
+  or (t.typtype = 'd' and c.castsource in ('pg_catalog.json'::pg_catalog.regtype, 'pg_catalog.text'::pg_catalog.regtype)))`;
+
 const FUNCTIONS = `
 select n.nspname as schema, p.proname as name, p.provolatile::text as vol, p.proretset as retset,
   format_type(p.prorettype, null) as rettype, t.typtype::text as rettyptype, t.typrelid::int as retrel,
+  t.typname as rettypname, (select b.typname from pg_type b where b.oid = t.typbasetype) as retbase,
   p.pronargs as nargs, p.pronargdefaults as ndefaults, p.prorows::float8 as rows, obj_description(p.oid, 'pg_proc') as
     comment,
   coalesce((select json_agg(json_build_object('name', coalesce(p.proargnames[x.i], ''), 'type', format_type(x.t, null),
@@ -99,7 +109,7 @@ const SQL_TYPE_ALIASES: Record<string, string> = {
 type Row = Record<string, any>;
 
 export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly string[]): Promise<SchemaCache> {
-  const [rels, fks, viewTrees, fns, types, zones] = await sql
+  const [rels, fks, viewTrees, fns, types, zones, reps] = await sql
     .begin('read only', (tx) => [
       tx.unsafe(`select set_config('search_path', '', true)`),
       tx.unsafe(RELATIONS, [schemas as string[]]),
@@ -108,9 +118,30 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       tx.unsafe(FUNCTIONS, [schemas as string[]]),
       tx.unsafe(TYPES, [schemas as string[]]),
       tx.unsafe('select name from pg_catalog.pg_timezone_names'),
+      tx.unsafe(REPRESENTATIONS),
     ])
     .then((r) => r.slice(1) as unknown as Row[][]);
 
+  const castsBy = (pick: (r: Row) => boolean, key: (r: Row) => number) =>
+    new Map<number, { schema: string; name: string }>(
+      reps.filter(pick).map((r) => [key(r), { schema: r.fschema, name: r.fname }]),
+    );
+  const toJson = castsBy(
+    (r) => r.srctype === 'd',
+    (r) => r.src,
+  );
+  const fromJson = castsBy(
+    (r) => r.tgttype === 'd' && r.srcname === 'json',
+    (r) => r.tgt,
+  );
+  const fromText = castsBy(
+    (r) => r.tgttype === 'd' && r.srcname === 'text',
+    (r) => r.tgt,
+  );
+  const representationOf = (oid: number): Column['representation'] =>
+    toJson.has(oid) || fromJson.has(oid) || fromText.has(oid)
+      ? { toJson: toJson.get(oid) ?? null, fromJson: fromJson.get(oid) ?? null, fromText: fromText.get(oid) ?? null }
+      : undefined;
   const byOid = new Map<number, Table>();
   const tables = new Map<string, Table>();
   const columnNames = new Map<number, Map<number, string>>();
@@ -128,6 +159,7 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
         defaultExpr: c.default,
         generated: c.generated,
         enumValues: c.enum,
+        ...(representationOf(c.oid) ? { representation: representationOf(c.oid) } : {}),
       });
     }
     const keys = r.keys as { type: string; cols: string[] }[];
@@ -210,6 +242,7 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       );
     }
     const fn: DbFunction = {
+      mediaType: mediaTypeOf(f),
       schema: f.schema,
       name: f.name,
       comment: f.comment,
@@ -256,6 +289,18 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
     relationships: withComputed(buildRelationships([...tables.values()], rawFks, sources), rowFunctions),
     computedFields: computedFields(rowFunctions),
   };
+}
+
+/** Base types whose values a media type domain's answer carries as text. */
+const TEXT_BASES = new Set(['text', 'xml', 'varchar', 'bpchar', 'json', 'jsonb']);
+
+/**
+ * The media type a function answers in when asked for it: its return type is a domain named like a media type
+ * (`create domain "text/plain" as text`) over a textual type. Binary domains (over bytea) are not served.
+ */
+function mediaTypeOf(f: Row): string | null {
+  if (f.rettyptype !== 'd' || !/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i.test(f.rettypname)) return null;
+  return TEXT_BASES.has(f.retbase) ? (f.rettypname as string).toLowerCase() : null;
 }
 
 /** Functions of one table's row returning a single scalar: selectable like columns of that table. */

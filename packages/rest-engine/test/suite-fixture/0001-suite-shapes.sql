@@ -63,3 +63,28 @@ create table deferred_once (col int unique deferrable initially deferred);
 create function break_deferred() returns void language sql volatile as
   $$ insert into deferred_once values (1), (1) $$;
 grant select, insert on deferred_once to service_role;
+
+-- Functions answering in a media type of their own: their return type is a domain named after it.
+create domain "text/plain" as text;
+create domain "text/html" as text;
+create domain "text/xml" as xml;
+create function hello_plain() returns "text/plain" language sql immutable as $$ select 'Hello'::"text/plain" $$;
+create function hello_page() returns "text/html" language sql immutable as
+  $$ select '<h1>Hello</h1>'::"text/html" $$;
+create function hello_twice() returns setof "text/plain" language sql immutable as
+  $$ values ('a'::"text/plain"), ('b') $$;
+create function echo_xml(xml) returns "text/xml" language sql immutable as $$ select $1::"text/xml" $$;
+
+-- A data representation: a colour stored as an integer, read and written as '#RRGGBB' through casts.
+create domain rgb as integer check (value >= 0 and value <= 16777215);
+create function rgb(text) returns rgb language sql immutable as
+  $$ select (('x' || lpad(ltrim($1, '#'), 8, '0'))::bit(32)::int)::rgb $$;
+create function rgb(json) returns rgb language sql immutable as $$ select rgb($1 #>> '{}') $$;
+create function "json"(rgb) returns json language sql immutable as
+  $$ select to_json('#' || lpad(upper(to_hex($1)), 6, '0')) $$;
+create cast (rgb as json) with function "json"(rgb) as implicit;
+create cast (json as rgb) with function rgb(json) as implicit;
+create cast (text as rgb) with function rgb(text) as implicit;
+create table swatches (id int primary key, name text, colour rgb);
+insert into swatches values (1, 'black', 0), (2, 'blue', 255);
+grant select, insert, update on swatches to service_role;

@@ -42,4 +42,9 @@ describe('data representations', () => {
     const upd = await req('PATCH', '/swatches?id=eq.3', { colour: '#00FF00' }, 'return=representation');
     expect(upd.json).toEqual([{ id: 3, name: 'red', colour: '#00FF00' }]);
   });
+  it('are not read when a PATCH updates no row', async () => {
+    const r = await req('PATCH', '/swatches?id=eq.999', { colour: 'not a colour' }, 'return=representation');
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual([]);
+  });
 });

@@ -196,16 +196,19 @@ function mutationCte(b: SqlBuilder, m: Mutation, returned: readonly string[] | n
       b.push('UPDATE ', t, ' AS pgrst_t SET ');
       m.columns.forEach((c, i) => {
         b.push(i ? ', ' : '', quoteIdent(c), ' = ');
-        // A data representation: the body's JSON value cast to the column's domain.
-        if (reps.includes(c))
-          b.push(fromJsonCast(m.table, c), '(').param(m.body, 'text').push('::json -> ').param(c, 'text').push(')');
+        // A data representation: the body's JSON value through the domain's cast function.
+        if (reps.includes(c)) b.push(fromJsonCast(m.table, c), '(_j.j -> ').param(c, 'text').push(')');
         else b.push(`_r.${quoteIdent(c)}`);
       });
-      b.push(' FROM json_populate_record(NULL::', t, ', ');
-      if (reps.length)
-        b.push('(').param(m.body, 'text').push('::jsonb - ').param(arrayLiteral(reps), 'text[]').push(')::json');
-      else b.param(m.body, 'text').push('::json');
-      b.push(') _r');
+      if (reps.length) {
+        // The body comes from a set-returning function, so that the (often immutable) cast functions run per
+        // updated row, never folded into constants at planning: an update of no row calls none of them.
+        b.push(' FROM json_array_elements(json_build_array(').param(m.body, 'text').push('::json)) _j(j)');
+        b.push(' CROSS JOIN LATERAL json_populate_record(NULL::', t, ', (_j.j::jsonb - ');
+        b.param(arrayLiteral(reps), 'text[]').push(')::json) _r');
+      } else {
+        b.push(' FROM json_populate_record(NULL::', t, ', ').param(m.body, 'text').push('::json) _r');
+      }
       where(b, m.where);
       b.push(returningList(returned));
     }

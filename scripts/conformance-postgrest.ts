@@ -5,7 +5,8 @@
 // against the command started with the PGRST_* variables of each spec group's configuration. Prints per spec file
 // translated / passed / failed / not translated and ends with `N passed, N failed`; writes every case to
 // CONFORMANCE_RESULTS (default .tmp/conformance/postgrest-results.json). Exit 0 when it ran; with
-// CONFORMANCE_MAX_FAILURES=N, 1 when more than N cases failed.
+// CONFORMANCE_MAX_FAILURES=N, 1 when more than N cases failed. CONFORMANCE_ONLY=Name[,Name] runs only the spec files
+// whose names contain one of the names.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -39,7 +40,12 @@ export async function main(given = process.argv[3]): Promise<number> {
     const root = stageUpstream(UPSTREAM, checkout, stage);
     const db = await startSuiteDatabase(root);
     try {
-      const { cases, files } = translateSuite(root, db.version);
+      const suite = translateSuite(root, db.version);
+      // CONFORMANCE_ONLY=QuerySpec,RpcSpec runs only the spec files whose names contain one of the words.
+      const only = (process.env.CONFORMANCE_ONLY ?? '').split(',').filter((w) => w !== '');
+      const picked = (file: string) => only.length === 0 || only.some((w) => file.includes(w));
+      const files = suite.files.filter(picked);
+      const cases = suite.cases.filter((c) => picked(c.file));
       const translated = cases.filter((c): c is TranslatedCase & { kind: 'translated' } => c.kind === 'translated');
       const untranslated = cases.filter(
         (c): c is UntranslatedCase & { kind: 'untranslated' } => c.kind === 'untranslated',

@@ -117,8 +117,19 @@ export interface RestEngine {
 
 const MEDIA = 'application/json; charset=utf-8';
 
+/** An error's answer: its JSON body, and, as PostgREST, a Proxy-Status header naming its code. */
 export function errorResponse(e: RestError): EngineResponse {
-  return { status: e.status, headers: { 'content-type': MEDIA, ...e.headers }, body: e.body(), errorCode: e.code };
+  return {
+    status: e.status,
+    headers: {
+      'content-type': MEDIA,
+      // A code raised by a function may hold any text: only printable ASCII goes into a header.
+      ...(/^[\x20-\x7e]*$/.test(e.code) ? { 'proxy-status': `PostgREST; error=${e.code}` } : {}),
+      ...e.headers,
+    },
+    body: e.body(),
+    errorCode: e.code,
+  };
 }
 
 export async function createRestEngine(options: RestEngineOptions): Promise<RestEngine> {

@@ -141,6 +141,13 @@ export const errors = {
         hint: suggestion === null ? null : `Perhaps you meant to call the function ${schema}.${suggestion}`,
       },
     ),
+  /** No overload takes a body of this media type whole (a single unnamed parameter of `type`). */
+  noRawBodyFunction: (schema: string, name: string, type: string) =>
+    new RestError(404, 'PGRST202', `Could not find the function ${schema}.${name} in the schema cache`, {
+      details:
+        `Searched for the function ${schema}.${name} with a single unnamed ${type} parameter, ` +
+        'but no matches were found in the schema cache.',
+    }),
   ambiguousFunction: (schema: string, name: string, sigs: string[]) =>
     new RestError(
       300,

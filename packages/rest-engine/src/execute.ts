@@ -160,6 +160,9 @@ function send(conn: postgres.ReservedSql, text: string, params: readonly unknown
   return conn.unsafe(text, params as never[], { prepare });
 }
 
+/** Checks the deferred constraints of a transaction about to be rolled back (an error when one is violated). */
+const CHECK_DEFERRED = 'SET CONSTRAINTS ALL IMMEDIATE';
+
 export async function execute(
   sql: postgres.Sql,
   ctx: TxContext,
@@ -196,6 +199,8 @@ export async function execute(
     const pre = opts.preRequest ? settle(send(conn, opts.preRequest, [], true)) : null;
     const mainRows = settle(send(conn, mainText.text, mainParams, mainText.prepare));
     const explainRows = explain ? settle(send(conn, explain.sql, explainParams)) : null;
+    // A write that is rolled back still answers for its deferred constraints, as PostgREST: they are checked now.
+    const checked = opts.end === 'rollback' && !opts.readOnly ? settle(send(conn, CHECK_DEFERRED, [], true)) : null;
     const end =
       typeof opts.end === 'string'
         ? settle(send(conn, opts.end === 'commit' ? 'COMMIT' : 'ROLLBACK', [], true), true)
@@ -205,6 +210,7 @@ export async function execute(
     await pre;
     const rows = await mainRows;
     const plan = await explainRows;
+    await checked;
     await end;
     if (failure !== null) {
       const { reason, atCommit } = failure as { reason: unknown; atCommit: boolean };
@@ -220,6 +226,12 @@ export async function execute(
     } catch (e) {
       await send(conn, 'ROLLBACK', [], true);
       throw e;
+    }
+    if (ended === 'rollback' && !opts.readOnly) {
+      await send(conn, CHECK_DEFERRED, [], true).catch(async (e) => {
+        await send(conn, 'ROLLBACK', [], true);
+        throw e;
+      });
     }
     await send(conn, ended === 'commit' ? 'COMMIT' : 'ROLLBACK', [], true).catch((e) => {
       throw ended === 'commit' ? afterCommitSent(e, true) : e;

@@ -35,7 +35,12 @@ const CONTENT_TYPES: Record<MediaType, string> = {
   openapi: 'application/openapi+json; charset=utf-8',
   geojson: 'application/geo+json; charset=utf-8',
   plan: 'application/vnd.pgrst.plan+json; charset=utf-8',
+  raw: 'application/octet-stream', // replaced by the plan's own media type (rawContentType)
 };
+
+/** A raw answer's Content-Type: its media type, with the charset PostgREST names for the text types it knows. */
+const rawContentType = (type: string) =>
+  type === 'text/plain' || type === 'text/xml' ? `${type}; charset=utf-8` : type;
 
 const isSingular = (m: MediaType) => m === 'object' || m === 'stripped-object';
 
@@ -125,6 +130,10 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
     if (plan.fn.returnKind === 'void') {
       withoutBody(headers);
       return { status: 204, headers, body: null };
+    }
+    if (plan.rawType !== null) {
+      headers['content-type'] = rawContentType(plan.rawType);
+      return { status: 200, headers, body: plan.head ? null : r.body };
     }
     // A set of scalars renders as an array; asked for one object, its one element is the answer.
     const body = singular && plan.fn.returnsSet ? unwrapSingle(r.body) : r.body;

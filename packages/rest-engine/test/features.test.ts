@@ -139,7 +139,8 @@ describe('responses', () => {
       claims: USER_A,
       headers: { prefer: 'return=representation' },
     });
-    expect(put).toMatchObject({ status: 200, json: [{ id: 50, name: 'put' }] });
+    // 201: the row was inserted (a PUT that replaces a row answers 200, test/postgrest-suite-shapes.test.ts).
+    expect(put).toMatchObject({ status: 201, json: [{ id: 50, name: 'put' }] });
     expect((await h.req('PUT', '/tags?name=eq.x', { body: { id: 1, name: 'x' }, claims: USER_A })).json.code).toBe(
       'PGRST105',
     );

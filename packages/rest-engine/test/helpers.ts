@@ -134,3 +134,9 @@ export const PGRST_FIXTURE = [
   ...FIXTURE,
   { name: 'rest-engine-pgrst-shapes', dir: join(dirname(fileURLToPath(import.meta.url)), 'pgrst-fixture') },
 ];
+
+/** The main fixture plus shapes of PostgREST's own test suite used by the tests of its groups (test/suite-fixture). */
+export const SUITE_FIXTURE = [
+  ...FIXTURE,
+  { name: 'rest-engine-suite-shapes', dir: join(dirname(fileURLToPath(import.meta.url)), 'suite-fixture') },
+];

@@ -1,17 +1,25 @@
 // Compiles conditions: a field (column, or a path into a JSON column), filters with their operators (comparison,
 // IN, ANY/ALL, full-text search), the null checks on embeds and the and/or/not trees that combine them.
-import { quoteIdent } from '../ident.js';
+import { qualified, quoteIdent } from '../ident.js';
 import type { Field, Filter } from '../parse/types.js';
-import type { Column } from '../schema-cache/types.js';
+import type { Column, DbFunction } from '../schema-cache/types.js';
 import type { PlannedCondition } from '../plan/types.js';
 import { arrayLiteral, type SqlBuilder } from './sql-builder.js';
 
-export function field(b: SqlBuilder, alias: string, f: Field): void {
+/** A field of the row `alias`: its column, or with `computed` that computed field (the function of the row). */
+export function field(b: SqlBuilder, alias: string, f: Field, computed?: DbFunction): void {
+  const value = () => {
+    if (computed) b.push(qualified(computed.schema, computed.name), '(', alias, ')');
+    else b.push(alias, '.', quoteIdent(f.name));
+  };
   if (f.jsonPath.length === 0) {
-    b.push(alias, '.', quoteIdent(f.name));
+    value();
     return;
   }
-  b.push('(', alias, '.', quoteIdent(f.name));
+  b.push('(');
+  if (f.viaJsonb) b.push('pg_catalog.to_jsonb(');
+  value();
+  if (f.viaJsonb) b.push(')');
   for (const step of f.jsonPath) {
     b.push(step.arrow);
     if (step.index) b.param(step.key, 'int4');
@@ -41,6 +49,9 @@ const SIMPLE_OPS: Record<string, string> = {
   adj: '-|-',
   isdistinct: 'IS DISTINCT FROM',
 };
+/** The operators whose value a data representation reads through its cast from text (not LIKE patterns). */
+const COMPARING = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'isdistinct']);
+
 const FTS_FN: Record<string, string> = {
   fts: 'to_tsquery',
   plfts: 'plainto_tsquery',
@@ -48,17 +59,26 @@ const FTS_FN: Record<string, string> = {
   wfts: 'websearch_to_tsquery',
 };
 
-function filter(b: SqlBuilder, alias: string, f: Filter, col: Column): void {
+function filter(b: SqlBuilder, alias: string, f: Filter, col: Column, computed?: DbFunction): void {
+  // A data representation read from text: the query-string value goes through the domain's cast from text (the
+  // type named comes from the catalog, never from the request).
+  const cast = f.field.jsonPath.length === 0 && !computed && COMPARING.has(f.op) ? col.representation?.fromText : null;
+  const fromText = cast ? qualified(cast.schema, cast.name) : null;
   if (f.negate) b.push('NOT (');
   const v = f.value;
   if (v.kind === 'is') {
-    field(b, alias, f.field);
-    b.push(' IS ', v.value.toUpperCase());
+    field(b, alias, f.field, computed);
+    b.push(' IS ', v.value === 'not_null' ? 'NOT NULL' : v.value.toUpperCase());
+  } else if (f.op === 'in' && v.kind === 'list' && fromText) {
+    field(b, alias, f.field, computed);
+    b.push(' = ANY(SELECT ', fromText, '(_v) FROM pg_catalog.unnest(')
+      .param(arrayLiteral(v.values), 'text[]')
+      .push(') _v)');
   } else if (f.op === 'in' && v.kind === 'list') {
-    field(b, alias, f.field);
+    field(b, alias, f.field, computed);
     b.push(' = ANY(').param(arrayLiteral(v.values)).push(')');
   } else if (f.quant && v.kind === 'list') {
-    field(b, alias, f.field);
+    field(b, alias, f.field, computed);
     b.push(' ', SIMPLE_OPS[f.op], f.quant === 'any' ? ' ANY(' : ' ALL(')
       .param(arrayLiteral(v.values))
       .push(')');
@@ -66,18 +86,21 @@ function filter(b: SqlBuilder, alias: string, f: Filter, col: Column): void {
     const lang = () => {
       if (f.lang) b.param(f.lang, 'regconfig').push(', ');
     };
-    if (col.baseType === 'tsvector' && f.field.jsonPath.length === 0) field(b, alias, f.field);
+    if (col.baseType === 'tsvector' && f.field.jsonPath.length === 0) field(b, alias, f.field, computed);
     else {
       b.push('to_tsvector(');
       lang();
-      field(b, alias, f.field);
+      field(b, alias, f.field, computed);
       b.push(')');
     }
     b.push(' @@ ', FTS_FN[f.op], '(');
     lang();
     b.param(v.value).push(')');
+  } else if (v.kind === 'scalar' && fromText) {
+    field(b, alias, f.field, computed);
+    b.push(' ', SIMPLE_OPS[f.op], ' ', fromText, '(').param(v.value, 'text').push(')');
   } else if (v.kind === 'scalar') {
-    field(b, alias, f.field);
+    field(b, alias, f.field, computed);
     b.push(' ', SIMPLE_OPS[f.op], ' ').param(v.value);
   } else {
     b.push('FALSE'); // unreachable: the parser pairs operators and value kinds
@@ -88,7 +111,7 @@ function filter(b: SqlBuilder, alias: string, f: Filter, col: Column): void {
 export function condition(b: SqlBuilder, alias: string, c: PlannedCondition): void {
   switch (c.kind) {
     case 'filter':
-      filter(b, alias, c.filter, c.column);
+      filter(b, alias, c.filter, c.column, c.computed);
       return;
     case 'embed-null':
       if (c.embed.spread && c.embed.toOne) b.push(c.embed.sqlAlias, '.pgrst_rows IS ', c.isNull ? 'NULL' : 'NOT NULL');

@@ -60,7 +60,8 @@ export function selectQuery(
         b.push(' FROM ', qualified(t.schema, t.name), ' ', ra, ' WHERE ');
         joinCondition(b, r, a, ra);
         b.push(' LIMIT 1)');
-      } else field(b, a, o.field);
+      } else if (o.computed) field(b, row, o.field, o.computed);
+      else field(b, a, o.field);
       if (o.dir) b.push(o.dir === 'asc' ? ' ASC' : ' DESC');
       if (o.nulls) b.push(o.nulls === 'first' ? ' NULLS FIRST' : ' NULLS LAST');
     });

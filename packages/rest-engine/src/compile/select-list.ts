@@ -17,11 +17,12 @@ export function selectItem(b: SqlBuilder, alias: string, item: PlannedSelect, ro
       b.push(alias, '.*');
       return;
     case 'column':
-      if (item.cast) {
-        b.push('(');
-        field(b, alias, item.field);
-        b.push(')::', item.cast);
-      } else field(b, alias, item.field);
+      if (item.cast) b.push('(');
+      // A data representation: the domain's own cast function to json, then any cast the request asks for.
+      if (item.toJson) b.push(qualified(item.toJson.schema, item.toJson.name), '(');
+      field(b, alias, item.field);
+      if (item.toJson) b.push(')');
+      if (item.cast) b.push(')::', item.cast);
       b.push(' AS ', quoteIdent(item.alias));
       return;
     case 'aggregate':

@@ -3,11 +3,11 @@
 import { qualified, quoteIdent } from '../ident.js';
 import type { MediaType, Preferences } from '../parse/types.js';
 import type { Mutation, Plan, ReadPlan } from '../plan/types.js';
-import type { DbFunction } from '../schema-cache/types.js';
+import type { DbFunction, Table } from '../schema-cache/types.js';
 import { condition } from './condition-compiler.js';
 import { countedRows, countQuery, selectQuery } from './read-compiler.js';
 import { callArgsFrom, callExpr } from './row-source.js';
-import { SqlBuilder, type Statement } from './sql-builder.js';
+import { arrayLiteral, SqlBuilder, type Statement } from './sql-builder.js';
 
 export interface CompiledRequest {
   readonly main: Statement;
@@ -118,6 +118,16 @@ function returningList(columns: readonly string[] | null): string {
     : ` RETURNING ${columns.map((c) => `pgrst_t.${quoteIdent(c)}`).join(', ')}`;
 }
 
+/** The written columns whose domain is read from JSON through its own cast (data representations). */
+const fromJsonColumns = (table: Table, columns: readonly string[]) =>
+  columns.filter((c) => table.columns.get(c)?.representation?.fromJson);
+
+/** The qualified name of a written column's cast function from json (only for those fromJsonColumns lists). */
+function fromJsonCast(table: Table, column: string): string {
+  const f = table.columns.get(column)!.representation!.fromJson!;
+  return qualified(f.schema, f.name);
+}
+
 function mutationCte(b: SqlBuilder, m: Mutation, returned: readonly string[] | null): void {
   const t = qualified(m.table.schema, m.table.name);
   b.push(upsertCountsInserts(m) ? 'WITH pgrst_upsert AS (' : 'WITH pgrst_source AS (');
@@ -129,34 +139,43 @@ function mutationCte(b: SqlBuilder, m: Mutation, returned: readonly string[] | n
     } else {
       const cols = m.columns.map(quoteIdent).join(', ');
       b.push('INSERT INTO ', t, ' AS pgrst_t (', cols, ') SELECT ');
-      if (m.defaults.size === 0) {
+      const reps = fromJsonColumns(m.table, m.columns);
+      if (m.defaults.size === 0 && reps.length === 0) {
         b.push(m.columns.map((c) => `_r.${quoteIdent(c)}`).join(', '), ' FROM json_populate_recordset(NULL::', t, ', ')
           .param(m.body, 'text')
           .push('::json')
           .push(') _r');
       } else {
         const defaults = [...m.defaults];
+        // A column read through its data representation: the body's JSON value cast to the column's domain.
+        const value = (c: string) => {
+          if (reps.includes(c)) b.push(fromJsonCast(m.table, c), '(_j.j -> ').param(c, 'text').push(')');
+          else b.push(`_r.${quoteIdent(c)}`);
+        };
         m.columns.forEach((c, i) => {
           if (i) b.push(', ');
           const d = defaults.findIndex(([name]) => name === c);
-          if (d !== -1)
-            b.push('CASE WHEN _j.j::jsonb ? ')
-              .param(c, 'text')
-              .push(` THEN _r.${quoteIdent(c)} ELSE _d.d${d} END`);
-          else b.push(`_r.${quoteIdent(c)}`);
+          if (d !== -1) {
+            b.push('CASE WHEN _j.j::jsonb ? ').param(c, 'text').push(' THEN ');
+            value(c);
+            b.push(` ELSE _d.d${d} END`);
+          } else value(c);
         });
-        b.push(' FROM json_array_elements(')
-          .param(m.body, 'text')
-          .push('::json')
-          .push(') _j(j) CROSS JOIN LATERAL json_populate_record(NULL::', t, ', _j.j) _r');
+        b.push(' FROM json_array_elements(').param(m.body, 'text').push('::json').push(') _j(j)');
+        b.push(' CROSS JOIN LATERAL json_populate_record(NULL::', t, ', ');
+        // The represented keys are left out of the row the base types read (their text is not the base's).
+        if (reps.length) b.push('(_j.j::jsonb - ').param(arrayLiteral(reps), 'text[]').push(')::json');
+        else b.push('_j.j');
+        b.push(') _r');
         // Defaults come from pg_catalog (pg_get_expr), never from the request. Evaluated once per row, as
         // PostgREST does: a sequence advances for every row, also for rows that carry their own value.
         // The row reference makes the subquery correlated, so that it runs for each row rather than once.
-        b.push(
-          ' CROSS JOIN LATERAL (SELECT _j.j AS pgrst_row, ',
-          defaults.map(([, def], k) => `${def} AS d${k}`).join(', '),
-          ') _d',
-        );
+        if (defaults.length)
+          b.push(
+            ' CROSS JOIN LATERAL (SELECT _j.j AS pgrst_row, ',
+            defaults.map(([, def], k) => `${def} AS d${k}`).join(', '),
+            ') _d',
+          );
       }
       if (m.onConflict) {
         b.push(' ON CONFLICT (', m.onConflict.columns.map(quoteIdent).join(', '), ')');
@@ -173,13 +192,23 @@ function mutationCte(b: SqlBuilder, m: Mutation, returned: readonly string[] | n
     if (m.columns.length === 0) {
       b.push('SELECT pgrst_t.* FROM ', t, ' pgrst_t WHERE FALSE');
     } else {
-      b.push(
-        'UPDATE ',
-        t,
-        ' AS pgrst_t SET ',
-        m.columns.map((c) => `${quoteIdent(c)} = _r.${quoteIdent(c)}`).join(', '),
-      );
-      b.push(' FROM json_populate_record(NULL::', t, ', ').param(m.body, 'text').push('::json').push(') _r');
+      const reps = fromJsonColumns(m.table, m.columns);
+      b.push('UPDATE ', t, ' AS pgrst_t SET ');
+      m.columns.forEach((c, i) => {
+        b.push(i ? ', ' : '', quoteIdent(c), ' = ');
+        // A data representation: the body's JSON value through the domain's cast function.
+        if (reps.includes(c)) b.push(fromJsonCast(m.table, c), '(_j.j -> ').param(c, 'text').push(')');
+        else b.push(`_r.${quoteIdent(c)}`);
+      });
+      if (reps.length) {
+        // The body comes from a set-returning function, so that the (often immutable) cast functions run per
+        // updated row, never folded into constants at planning: an update of no row calls none of them.
+        b.push(' FROM json_array_elements(json_build_array(').param(m.body, 'text').push('::json)) _j(j)');
+        b.push(' CROSS JOIN LATERAL json_populate_record(NULL::', t, ', (_j.j::jsonb - ');
+        b.param(arrayLiteral(reps), 'text[]').push(')::json) _r');
+      } else {
+        b.push(' FROM json_populate_record(NULL::', t, ', ').param(m.body, 'text').push('::json) _r');
+      }
       where(b, m.where);
       b.push(returningList(returned));
     }
@@ -286,7 +315,9 @@ function compileStatement(
         plan.count ? 'pg_catalog.count(_t)' : 'NULL::bigint',
         ' AS total, pg_catalog.count(_t) AS page_total, ',
       );
-      if (plan.fn.returnKind === 'void') b.push("''");
+      // A raw media type: the function's value as it is, the whole answer (empty without a row).
+      if (plan.rawType !== null) b.push("coalesce(min(_t.pgrst_scalar::text), '')");
+      else if (plan.fn.returnKind === 'void') b.push("''");
       else if (plan.fn.returnsSet) b.push("coalesce(json_agg(_t.pgrst_scalar), '[]')::text");
       else b.push("coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null')");
       b.push(' AS body', RESPONSE_GUCS, ' FROM (SELECT ');

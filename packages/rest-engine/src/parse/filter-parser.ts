@@ -79,8 +79,9 @@ export function parseFilter(field: Field, spec: string, inLogicTree = false): Fi
   let value: FilterValue;
   if (op === 'is') {
     const v = raw.toLowerCase();
-    if (v !== 'null' && v !== 'true' && v !== 'false' && v !== 'unknown') {
-      throw errors.parse(`"failed to parse filter (${spec})"`, 'is accepts null, true, false or unknown');
+    // `not_null` is PostgREST's spelling of IS NOT NULL.
+    if (v !== 'null' && v !== 'not_null' && v !== 'true' && v !== 'false' && v !== 'unknown') {
+      throw errors.parse(`"failed to parse filter (${spec})"`, 'is accepts null, not_null, true, false or unknown');
     }
     value = { kind: 'is', value: v };
   } else if (op === 'in') {

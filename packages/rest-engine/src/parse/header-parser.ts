@@ -1,5 +1,5 @@
 // Prefer, Accept, Range and the profile headers.
-import { errors } from '../errors.js';
+import { errors, RestError } from '../errors.js';
 import type { MediaType, PlanRequest, Preferences, RequestHeaders } from './types.js';
 
 type MutablePreferences = { -readonly [K in keyof Preferences]: Preferences[K] };
@@ -109,6 +109,7 @@ export function parseAccept(header: string | undefined): MediaType {
       case '*/*':
       case 'application/*':
         return 'json';
+      case 'application/vnd.pgrst.array':
       case 'application/vnd.pgrst.array+json':
         return stripped ? 'stripped-array' : 'json';
       case 'application/vnd.pgrst.object+json':
@@ -159,10 +160,22 @@ export function parseRange(header: string | undefined): RequestHeaders['range'] 
 }
 
 export function parseHeaders(headers: Readonly<Record<string, string | undefined>>, write: boolean): RequestHeaders {
-  const accept = parseAccept(headers.accept);
+  let accept: MediaType;
+  try {
+    accept = parseAccept(headers.accept);
+  } catch (e) {
+    // None the engine produces itself: the planner decides (a function may answer in one of them).
+    if (!(e instanceof RestError) || e.code !== 'PGRST107') throw e;
+    accept = 'raw';
+  }
+  const acceptTypes = (headers.accept ?? '')
+    .split(',')
+    .map((t) => t.split(';')[0].trim().toLowerCase())
+    .filter((t) => t !== '');
   return {
     prefer: parsePrefer(headers.prefer),
     accept,
+    acceptTypes,
     plan: accept === 'plan' ? parsePlanAccept(headers.accept!) : null,
     range: parseRange(headers.range),
     profile: (write ? headers['content-profile'] : headers['accept-profile']) ?? null,

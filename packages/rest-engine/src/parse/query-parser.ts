@@ -18,6 +18,8 @@ function splitKey(key: string): [string[], string] {
 function nonNegativeInt(v: string, what: string): number {
   // A negative limit asks for a range that cannot exist: 416, as PostgREST (an unreadable one is a parse error).
   if (what === 'limit' && /^-\d{1,15}$/.test(v.trim())) throw errors.negativeLimit();
+  // A negative offset skips nothing (PostgREST takes it as no offset).
+  if (what === 'offset' && /^-\d{1,15}$/.test(v.trim())) return 0;
   if (!/^\d{1,15}$/.test(v.trim()))
     throw errors.parse(`"failed to parse ${what} parameter (${v})"`, `${what} must be a non-negative integer`);
   return Number(v.trim());

@@ -30,6 +30,8 @@ export interface ApiRequest {
   readonly acceptHeader: string;
   readonly query: QueryTree;
   readonly body: unknown;
+  /** The body's media type (Content-Type without parameters, lower case; '' when none was sent). */
+  readonly bodyMedia: string;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
@@ -69,12 +71,100 @@ function parseJsonBody(body: string | undefined): unknown {
   }
 }
 
+/**
+ * An HTML form's body (`application/x-www-form-urlencoded`) as the object a JSON body would be: each key to its text,
+ * a repeated key to the list of its texts (a VARIADIC argument's array).
+ */
+function parseFormBody(body: string | undefined): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of new URLSearchParams(body ?? '')) {
+    const prev = out[key];
+    out[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+  }
+  return out;
+}
+
+/**
+ * A CSV body (`text/csv`): the first line names the columns, each further line is a row of texts; a field that
+ * is the bare word NULL is null (as PostgREST reads it). Fields may be quoted with `"`, a doubled `""` inside.
+ */
+function parseCsvBody(body: string | undefined): Record<string, string | null>[] {
+  const records: { text: string; quoted: boolean }[][] = [];
+  let row: { text: string; quoted: boolean }[] = [];
+  let text = '';
+  let quoted = false;
+  let inQuotes = false;
+  const src = body ?? '';
+  const endField = () => {
+    row.push({ text, quoted });
+    text = '';
+    quoted = false;
+  };
+  for (let i = 0; i < src.length; i++) {
+    const ch = src[i];
+    if (inQuotes) {
+      if (ch === '"' && src[i + 1] === '"') {
+        text += '"';
+        i++;
+      } else if (ch === '"') inQuotes = false;
+      else text += ch;
+    } else if (ch === '"') {
+      inQuotes = true;
+      quoted = true;
+    } else if (ch === ',') endField();
+    else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && src[i + 1] === '\n') i++;
+      endField();
+      records.push(row);
+      row = [];
+    } else text += ch;
+  }
+  if (inQuotes) throw errors.invalidBody('Empty or invalid json', 'unterminated quoted field in the CSV body');
+  if (text !== '' || quoted || row.length > 0) {
+    endField();
+    records.push(row);
+  }
+  const lines = records.filter((r) => !(r.length === 1 && r[0].text === '' && !r[0].quoted));
+  if (lines.length === 0) return [];
+  const header = lines[0].map((f) => f.text);
+  return lines.slice(1).map((fields) => {
+    if (fields.length !== header.length) throw errors.invalidBody('All lines must have same number of fields');
+    return Object.fromEntries(
+      header.map((name, i) => [name, !fields[i].quoted && fields[i].text === 'NULL' ? null : fields[i].text]),
+    );
+  });
+}
+
+/** The media types of a body passed whole to a function's single unnamed parameter, and that parameter's type. */
+export const RAW_BODY_TYPES: Readonly<Record<string, string>> = {
+  'text/plain': 'text',
+  'text/xml': 'xml',
+  'application/octet-stream': 'bytea',
+};
+
+/** The body by its Content-Type: JSON (the default), an HTML form, CSV, or a raw text for an RPC. */
+function parseBody(body: string | undefined, media: string, target: Target): ApiRequest['body'] {
+  if (media === 'application/x-www-form-urlencoded') return parseFormBody(body);
+  if (media === 'text/csv') return parseCsvBody(body);
+  if (target.kind === 'rpc' && RAW_BODY_TYPES[media] !== undefined) return new RawBody(body ?? '', media);
+  return parseJsonBody(body);
+}
+
+/** A body taken as it came (text/plain, text/xml, application/octet-stream to a function). */
+export class RawBody {
+  constructor(
+    readonly text: string,
+    readonly media: string,
+  ) {}
+}
+
 export function parse(req: RawRequest): ApiRequest {
   const method = req.method.toUpperCase();
   const target = parseTarget(req.path);
   const headers = parseHeaders(req.headers, WRITE_METHODS.has(method));
   // The root's query string is not read (OpenAPI takes no parameters).
   const query = target.kind === 'root' ? EMPTY_QUERY : parseQuery(req.search);
-  const body = target.kind !== 'root' && BODY_METHODS.has(method) ? parseJsonBody(req.body) : undefined;
-  return { kind: 'request', method, target, headers, acceptHeader: req.headers.accept ?? '', query, body };
+  const bodyMedia = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const body = target.kind !== 'root' && BODY_METHODS.has(method) ? parseBody(req.body, bodyMedia, target) : undefined;
+  return { kind: 'request', method, target, headers, acceptHeader: req.headers.accept ?? '', query, body, bodyMedia };
 }

@@ -9,6 +9,11 @@ export interface JsonStep {
 export interface Field {
   readonly name: string;
   readonly jsonPath: readonly JsonStep[];
+  /**
+   * Set by the planner when the path runs on a column that is not json or jsonb (an array, a composite): the steps
+   * then read the column's jsonb form, as PostgREST reads them.
+   */
+  readonly viaJsonb?: boolean;
 }
 
 export const AGGREGATES = ['count', 'sum', 'avg', 'max', 'min'] as const;
@@ -54,7 +59,7 @@ export const FTS_OPERATORS: ReadonlySet<Operator> = new Set(['fts', 'plfts', 'ph
 export type FilterValue =
   | { readonly kind: 'scalar'; readonly value: string }
   | { readonly kind: 'list'; readonly values: readonly string[] }
-  | { readonly kind: 'is'; readonly value: 'null' | 'true' | 'false' | 'unknown' };
+  | { readonly kind: 'is'; readonly value: 'null' | 'not_null' | 'true' | 'false' | 'unknown' };
 
 export interface Filter {
   readonly kind: 'filter';
@@ -118,7 +123,10 @@ export type MediaType =
   | 'stripped-array'
   | 'stripped-object'
   | 'geojson'
-  | 'plan';
+  | 'plan'
+  // Only media types the engine does not produce itself were asked for: a function returning a domain named after
+  // one of them (`create domain "text/plain" as text`) may answer in it; anything else is 406 PGRST107.
+  | 'raw';
 
 /** `Accept: application/vnd.pgrst.plan+json; for="..."; options=analyze|verbose|...`: EXPLAIN instead of rows. */
 export interface PlanRequest {
@@ -131,6 +139,8 @@ export interface PlanRequest {
 export interface RequestHeaders {
   readonly prefer: Preferences;
   readonly accept: MediaType;
+  /** The Accept header's media types in its order (lower case, without parameters). */
+  readonly acceptTypes: readonly string[];
   readonly plan: PlanRequest | null;
   readonly range: { readonly offset: number; readonly limit: number | null } | null;
   readonly profile: string | null;

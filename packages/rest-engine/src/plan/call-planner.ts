@@ -2,6 +2,7 @@
 // the query string (GET), and the read of a composite result.
 import { closest, distance } from 'fastest-levenshtein';
 import { errors } from '../errors.js';
+import { RAW_BODY_TYPES, RawBody } from '../parse/request-parser.js';
 import { tableKey, type DbFunction, type SchemaCache } from '../schema-cache/types.js';
 import { applyPaging, isObject, rootLevel, type Step } from './plan-step.js';
 import { checkAllAddressed, type PlanContext, planRead } from './read-planner.js';
@@ -96,19 +97,46 @@ export function planCall(step: Step, name: string): Plan {
   let fn: DbFunction, call: CallArgs;
   // By GET, query-string entries naming an argument are arguments, not filters on the result.
   let query = step.ctx.query;
-  if (!readOnly) {
+  if (!readOnly && request.body instanceof RawBody) {
+    // A text/plain, text/xml or application/octet-stream body goes whole to the overload with a single unnamed
+    // parameter of that type.
+    const type = RAW_BODY_TYPES[request.body.media];
+    const single = fns?.find((f) => f.args.length === 1 && f.args[0].name === '' && f.args[0].type === type);
+    if (!single) throw errors.noRawBodyFunction(schema, name, type);
+    fn = single;
+    call = { fn, mode: 'single', json: request.body.text, argNames: [] };
+  } else if (!readOnly) {
     const body = request.body ?? {};
-    const keys = isObject(body) ? Object.keys(body) : null;
+    // An array of objects: its first object names the arguments (PostgREST calls with the first alone); a
+    // function with a single unnamed json parameter still takes the whole array.
+    const rows = Array.isArray(body) && body.length > 0 && body.every(isObject) ? body : null;
+    const first: unknown = rows ? rows[0] : body;
+    let keys = isObject(first) ? Object.keys(first) : null;
+    // ?columns= names the keys that are arguments; the others are left out.
+    const wanted = step.ctx.query.columns;
+    if (keys && wanted) keys = keys.filter((k) => wanted.includes(k));
     if (!fns) throw errors.noFunction(schema, name, [...(keys ?? [])], closestFunction(step.ctx.cache, schema, name));
-    fn = chooseFunction(fns, keys, schema, name, true);
+    // A CSV body is rows of named values, never one json value.
+    fn = chooseFunction(fns, keys, schema, name, request.bodyMedia !== 'text/csv');
     const single = fn.args.length === 1 && fn.args[0].name === '';
-    call = single
-      ? { fn, mode: 'single', json: singleArgument(fn, body), argNames: [] }
-      : { fn, mode: keys!.length ? 'record' : 'none', json: JSON.stringify(body), argNames: keys! };
+    if (single) call = { fn, mode: 'single', json: singleArgument(fn, body), argNames: [] };
+    else {
+      const given = first as Record<string, unknown>;
+      const args: Record<string, unknown> = {};
+      for (const k of keys!) {
+        // One value for a VARIADIC parameter (an HTML form's key given once) is an array of that value.
+        const variadic = fn.args.some((a) => a.variadic && a.name === k);
+        args[k] = variadic && typeof given[k] === 'string' ? [given[k]] : given[k];
+      }
+      call = { fn, mode: keys!.length ? 'record' : 'none', json: JSON.stringify(args), argNames: keys! };
+    }
   } else {
     const argNames = new Set((fns ?? []).flatMap((f) => f.args.map((a) => a.name)).filter((n) => n !== ''));
     const variadic = new Set((fns ?? []).flatMap((f) => f.args.filter((a) => a.variadic).map((a) => a.name)));
-    const isArg = (f: (typeof query.filters)[number]) => f.path.length === 0 && argNames.has(f.key);
+    // As in PostgREST, an entry whose value reads as a filter (`id=gt.2`) is a filter even when it names an
+    // argument; one that does not (`id=5`) is the argument.
+    const isArg = (f: (typeof query.filters)[number]) =>
+      f.path.length === 0 && argNames.has(f.key) && f.node instanceof Error;
     // A repeated parameter: the last value, or every value for a VARIADIC one (its array).
     const args: Record<string, string | string[]> = {};
     for (const f of query.filters) {
@@ -123,11 +151,20 @@ export function planCall(step: Step, name: string): Plan {
     call = { fn, mode: argKeys.length ? 'record' : 'none', json: JSON.stringify(args), argNames: argKeys };
     query = { ...query, filters: query.filters.filter((f) => !isArg(f)) };
   }
+  // Asked only for media types the engine does not produce itself: the function's own media type, if asked for.
+  let rawType: string | null = null;
+  if (h.accept === 'raw') {
+    const type = fn.mediaType;
+    if (type === null || fn.returnsSet || !h.acceptTypes.includes(type))
+      throw errors.notAcceptable(request.acceptHeader);
+    rawType = type;
+  }
   if (fn.returnKind !== 'composite') {
     checkAllAddressed(query, null);
     return {
       ...common.of(readOnly, CALL_APPLIES),
       kind: 'call',
+      rawType,
       read: null,
       scalar: call,
       fn,
@@ -142,6 +179,7 @@ export function planCall(step: Step, name: string): Plan {
   return {
     ...common.of(readOnly, CALL_APPLIES),
     kind: 'call',
+    rawType,
     read: root,
     scalar: null,
     fn,

@@ -37,6 +37,8 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
 
   const table = cache.tables.get(tableKey(schema, target.name));
   if (!table) throw errors.noTable(schema, target.name);
+  // Media types only a function's own domain can answer in (call-planner.ts): a table has none.
+  if (h.accept === 'raw' && method !== 'OPTIONS') throw errors.notAcceptable(request.acceptHeader);
   switch (method) {
     case 'OPTIONS': {
       const allow = ['OPTIONS', 'GET', 'HEAD'];

@@ -1,7 +1,7 @@
 // Resolves select trees, filters, logic trees, order and limits against the schema cache, one embed level at a time.
 // Pure: each function reads the planning context and its level and returns new plan nodes; nothing is mutated.
 import { errors } from '../errors.js';
-import type { Condition, Field, QueryTree, SelectItem } from '../parse/types.js';
+import type { Condition, Field, Filter, QueryTree, SelectItem } from '../parse/types.js';
 import { type Column, type DbFunction, type SchemaCache, type Table, tableKey } from '../schema-cache/types.js';
 import { isToOne, resolveRelationship } from './relationship-resolver.js';
 import type { EmbedPlan, Names, PlannedCondition, PlannedOrder, PlannedSelect, ReadPlan, Source } from './types.js';
@@ -53,6 +53,12 @@ function column(columns: ReadonlyMap<string, Column>, label: string, field: Fiel
   return c;
 }
 
+/** The field, marked to read its JSON path on the column's jsonb form when the column is not json or jsonb. */
+function onColumn(field: Field, col: Column): Field {
+  if (field.jsonPath.length === 0 || col.baseType === 'json' || col.baseType === 'jsonb') return field;
+  return { ...field, viaJsonb: true };
+}
+
 const STAR: SelectItem[] = [{ kind: 'star' }];
 
 /** A computed field of the level's table named like the field, when the table has no such column. */
@@ -93,7 +99,21 @@ function planEmbed(ctx: PlanContext, level: Level, item: Extract<SelectItem, { k
 function planSelect(ctx: PlanContext, level: Level): PlannedSelect[] {
   const select = level.select ?? STAR;
   refuseRepeatedEmbeds(level, select);
-  return select.map((item, i) => planItem(ctx, level, item, i));
+  // With a column answering through its data representation, `*` is spelled out so that each column is cast.
+  const represented = [...level.columns.values()].some((c) => c.representation?.toJson);
+  const items = represented
+    ? select.flatMap((item): SelectItem[] =>
+        item.kind !== 'star'
+          ? [item]
+          : [...level.columns.keys()].map((name) => ({
+              kind: 'column',
+              field: { name, jsonPath: [] },
+              alias: null,
+              cast: null,
+            })),
+      )
+    : select;
+  return items.map((item, i) => planItem(ctx, level, item, i));
 }
 
 /**
@@ -130,16 +150,21 @@ function planItem(ctx: PlanContext, level: Level, item: SelectItem, i: number): 
           i,
         );
       }
-      column(level.columns, level.columnLabel ?? level.label, item.field);
-      const last = item.field.jsonPath[item.field.jsonPath.length - 1];
+      const col = column(level.columns, level.columnLabel ?? level.label, item.field);
+      // A JSON path answers under its last key that is not an array index (`data->0->>a` as `a`), else under the
+      // column's name (`data->>0` as `data`), as PostgREST names it.
+      const last = item.field.jsonPath.findLast((step) => !step.index);
       const alias = item.alias ?? (last ? last.key : item.field.name);
-      return { kind: 'column', field: item.field, cast: resolveCast(ctx.cache, item.cast), alias };
+      const toJson = item.field.jsonPath.length === 0 ? col.representation?.toJson : null;
+      const cast = resolveCast(ctx.cache, item.cast);
+      return { kind: 'column', field: onColumn(item.field, col), cast, alias, ...(toJson ? { toJson } : {}) };
     }
     case 'aggregate': {
       if (!ctx.aggregatesEnabled) throw errors.aggregatesDisabled();
-      if (item.field) column(level.columns, level.columnLabel ?? level.label, item.field);
+      const field =
+        item.field && onColumn(item.field, column(level.columns, level.columnLabel ?? level.label, item.field));
       const cast = resolveCast(ctx.cache, item.cast);
-      return { kind: 'aggregate', fn: item.fn, field: item.field, cast, alias: item.alias ?? item.fn };
+      return { kind: 'aggregate', fn: item.fn, field, cast, alias: item.alias ?? item.fn };
     }
     case 'embed':
       return { kind: 'embed', embed: planEmbed(ctx, level, item, i) };
@@ -152,16 +177,21 @@ function planOrder(ctx: PlanContext, level: Level, embeds: readonly EmbedPlan[])
     if (!atLevel(entry.path, level.names)) continue;
     for (const t of entry.node) {
       if (t.relation === null) {
-        column(level.columns, level.columnLabel ?? level.label, t.field);
-        order.push({ field: t.field, dir: t.dir, nulls: t.nulls, related: null });
+        const computed = computedField(ctx, level, t.field);
+        if (computed) {
+          order.push({ field: t.field, dir: t.dir, nulls: t.nulls, related: null, computed });
+          continue;
+        }
+        const col = column(level.columns, level.columnLabel ?? level.label, t.field);
+        order.push({ field: onColumn(t.field, col), dir: t.dir, nulls: t.nulls, related: null });
         continue;
       }
       const embedded = embeds.find((e) => e.name === t.relation || e.rel.foreignTable.name === t.relation);
       if (!level.relTable) throw errors.noRelationship(level.label, t.relation, ctx.cache.schemas[0]);
       const rel = embedded?.rel ?? resolveRelationship(ctx.cache, level.relTable, t.relation, null);
       if (!isToOne(rel)) throw errors.orderToMany(level.label, t.relation);
-      column(rel.foreignTable.columns, rel.foreignTable.name, t.field);
-      order.push({ field: t.field, dir: t.dir, nulls: t.nulls, related: rel });
+      const col = column(rel.foreignTable.columns, rel.foreignTable.name, t.field);
+      order.push({ field: onColumn(t.field, col), dir: t.dir, nulls: t.nulls, related: rel });
     }
   }
   return order;
@@ -172,7 +202,7 @@ export function planRead(ctx: PlanContext, level: Level): ReadPlan {
   const embeds: EmbedPlan[] = [];
   for (const s of select) if (s.kind === 'embed') embeds.push(s.embed);
   const where = level.takeFilters
-    ? planConditions(ctx, level.columns, level.columnLabel ?? level.label, embeds, level.names)
+    ? planConditions(ctx, level.columns, level.columnLabel ?? level.label, embeds, level.names, level.relTable)
     : [];
   let limit: number | null = null,
     offset: number | null = null;
@@ -203,15 +233,27 @@ export function planConditions(
   label: string,
   embeds: readonly EmbedPlan[],
   names: Names,
+  table: Table | null,
 ): PlannedCondition[] {
   const out: PlannedCondition[] = [];
+  // Computed fields of the level's table may be filtered on like columns (a column of that name wins).
+  const fields = table ? ctx.cache.computedFields.get(tableKey(table.schema, table.name)) : undefined;
+  // With a label, a name that is neither is an error reported against it; without, null.
+  const resolve = (c: Filter, unknownIn: string | null): PlannedCondition | null => {
+    const col = columns.get(c.field.name);
+    if (col) return { kind: 'filter', filter: { ...c, field: onColumn(c.field, col) }, column: col };
+    const fn = fields?.get(c.field.name);
+    if (fn) return { kind: 'filter', filter: c, column: resultColumn(fn), computed: fn };
+    if (unknownIn !== null) throw errors.unknownColumn(c.field.name, unknownIn);
+    return null;
+  };
   for (const entry of ctx.query.filters) {
     if (!atLevel(entry.path, names)) continue;
     if (entry.node instanceof Error) throw entry.node;
     const f = entry.node;
-    const col = columns.get(f.field.name);
-    if (col) {
-      out.push({ kind: 'filter', filter: f, column: col });
+    const resolved = resolve(f, null);
+    if (resolved) {
+      out.push(resolved);
       continue;
     }
     const embed = f.field.jsonPath.length === 0 ? embeds.find((e) => e.name === f.field.name) : undefined;
@@ -223,20 +265,39 @@ export function planConditions(
     throw errors.unknownColumn(f.field.name, label);
   }
   for (const entry of ctx.query.logic) {
-    if (atLevel(entry.path, names)) out.push(planCondition(entry.node, columns, label));
+    if (atLevel(entry.path, names)) out.push(planCondition(entry.node, label, resolve));
   }
   return out;
 }
 
-function planCondition(c: Condition, columns: ReadonlyMap<string, Column>, label: string): PlannedCondition {
+function planCondition(
+  c: Condition,
+  label: string,
+  resolve: (c: Filter, unknownIn: string) => PlannedCondition | null,
+): PlannedCondition {
   if (c.kind === 'logic')
     return {
       kind: 'logic',
       op: c.op,
       negate: c.negate,
-      children: c.children.map((x) => planCondition(x, columns, label)),
+      children: c.children.map((x) => planCondition(x, label, resolve)),
     };
-  return { kind: 'filter', filter: c, column: column(columns, label, c.field) };
+  return resolve(c, label)!;
+}
+
+/** A computed field's result described as a column (its type decides how filters compare it). */
+function resultColumn(fn: DbFunction): Column {
+  return {
+    name: fn.name,
+    type: fn.returnType,
+    typeOid: 0,
+    typeCategory: fn.returnType === 'boolean' ? 'B' : 'U',
+    baseType: fn.returnType === 'tsvector' ? 'tsvector' : fn.returnType,
+    nullable: true,
+    defaultExpr: null,
+    generated: false,
+    enumValues: null,
+  };
 }
 
 /** The names of every level of a read tree, root first. */

@@ -29,6 +29,11 @@ function describe(r: Relationship) {
  */
 function targets(r: Relationship, target: string): boolean {
   if (r.computed) return r.computed.name === target;
+  // A self-reference (also one seen through a view): the table's name means the children, the FK column the parent.
+  if (isSelf(r) && !r.junction) {
+    if (r.foreignTable.name === target) return r.cardinality !== 'm2o';
+    return r.cardinality === 'm2o' && r.columns.length === 1 && r.columns[0] === target;
+  }
   if (r.foreignTable.name === target) return true;
   // By constraint or column the relationship to the table is meant, not those derived through views.
   if (r.junction || r.foreignTable.kind === 'view') return false;

@@ -20,7 +20,14 @@ export interface CallArgs {
 
 export type PlannedSelect =
   | { readonly kind: 'star' }
-  | { readonly kind: 'column'; readonly field: Field; readonly cast: string | null; readonly alias: string }
+  | {
+      readonly kind: 'column';
+      readonly field: Field;
+      readonly cast: string | null;
+      readonly alias: string;
+      /** The column's domain answers through this cast function to json (a data representation). */
+      readonly toJson?: { readonly schema: string; readonly name: string };
+    }
   | {
       readonly kind: 'aggregate';
       readonly fn: Aggregate;
@@ -43,7 +50,13 @@ export interface EmbedPlan {
 }
 
 export type PlannedCondition =
-  | { readonly kind: 'filter'; readonly filter: Filter; readonly column: Column }
+  | {
+      readonly kind: 'filter';
+      readonly filter: Filter;
+      readonly column: Column;
+      /** Filtering on a computed field: the function of the level's row, its result type described by `column`. */
+      readonly computed?: DbFunction;
+    }
   | {
       readonly kind: 'logic';
       readonly op: 'and' | 'or';
@@ -58,6 +71,8 @@ export interface PlannedOrder {
   readonly nulls: 'first' | 'last' | null;
   /** Ordering by a column of a to-one related table. */
   readonly related: Relationship | null;
+  /** Ordering by a computed field of the level's table. */
+  readonly computed?: DbFunction;
 }
 
 /** Accepted names per embed level below the root: a query-string path segment may be the embed's alias or name. */
@@ -135,6 +150,8 @@ export type Plan =
     })
   | (PlanCommon & {
       readonly kind: 'call';
+      /** With the `raw` media type: the function's media type (fn.mediaType), its value the whole answer. */
+      readonly rawType: string | null;
       readonly read: ReadPlan | null;
       readonly scalar: CallArgs | null;
       readonly fn: DbFunction;

@@ -87,16 +87,20 @@ export function planWrite(step: Step, table: Table): Plan {
 
   if (method === 'POST' || method === 'PUT') {
     mutation = planInsert(step, table);
-    status = method === 'POST' ? 201 : ret === 'representation' ? 200 : 204;
+    // A PUT answering with its row is 201 when the row was inserted, 200 when it replaced one (respond.ts turns 201
+    // into 200 when the upsert counted no insert; a view's upsert cannot count them and stays 200).
+    if (method === 'POST') status = 201;
+    else status = ret !== 'representation' ? 204 : table.kind === 'table' ? 201 : 200;
     if (ret === 'headers-only' && table.pk.length) location = table.pk;
   } else {
     if (method === 'PATCH' && !table.updatable) throw errors.notInsertable(table.name, 'update');
     if (method === 'DELETE' && !table.deletable) throw errors.notInsertable(table.name, 'delete');
-    const where = planConditions(ctx, table.columns, table.name, [], []);
+    const where = planConditions(ctx, table.columns, table.name, [], [], table);
     if (where.length === 0 && !step.opts.allowUnfilteredWrites)
       throw errors.unfilteredWrite(method === 'PATCH' ? 'UPDATE' : 'DELETE');
     if (method === 'PATCH') {
-      const body = request.body;
+      // An array body updates with its first object (an empty one with nothing), as PostgREST.
+      const body = Array.isArray(request.body) ? (request.body[0] ?? {}) : request.body;
       if (!isObject(body)) throw errors.invalidBody('Empty or invalid json');
       const columns = query.columns ? [...query.columns] : Object.keys(body);
       checkColumns(table, columns);

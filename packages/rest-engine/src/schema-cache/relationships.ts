@@ -21,12 +21,15 @@ export interface ViewColumnSource {
 /** A relation a foreign key can be seen through: the table itself, or a view showing some of its columns. */
 interface Alias {
   rel: Table;
-  /** Base column to the alias's column showing it; null: every column (the relation itself). */
-  cols: Map<string, string> | null;
+  /**
+   * Base column to the alias's columns showing it (a view may show one column under several names); null: every
+   * column (the relation itself).
+   */
+  cols: Map<string, string[]> | null;
 }
 
 /** A view's columns by the source relation and source column they show. */
-type ViewSources = Map<Table, Map<Table, Map<string, string>>>;
+type ViewSources = Map<Table, Map<Table, Map<string, string[]>>>;
 
 function aliasesOf(t: Table, byView: ViewSources): Alias[] {
   const out: Alias[] = [{ rel: t, cols: null }];
@@ -35,10 +38,10 @@ function aliasesOf(t: Table, byView: ViewSources): Alias[] {
     for (const [view, sources] of byView) {
       const shown = sources.get(cur.rel);
       if (!shown || out.some((a) => a.rel === view)) continue;
-      const cols = new Map<string, string>();
-      for (const [base, curCol] of cur.cols ?? new Map([...shown.keys()].map((c) => [c, c]))) {
-        const viewCol = shown.get(curCol);
-        if (viewCol !== undefined) cols.set(base, viewCol);
+      const cols = new Map<string, string[]>();
+      for (const [base, curCols] of cur.cols ?? new Map([...shown.keys()].map((c) => [c, [c]]))) {
+        const viewCols = curCols.flatMap((c) => shown.get(c) ?? []);
+        if (viewCols.length > 0) cols.set(base, viewCols);
       }
       out.push({ rel: view, cols });
     }
@@ -47,8 +50,16 @@ function aliasesOf(t: Table, byView: ViewSources): Alias[] {
 }
 
 const covers = (a: Alias, cols: readonly string[]) => a.cols === null || cols.every((c) => a.cols!.has(c));
-/** The alias's names for base columns it covers. */
-const namesIn = (a: Alias, cols: readonly string[]) => (a.cols === null ? cols : cols.map((c) => a.cols!.get(c)!));
+/**
+ * The alias's names for base columns it covers: one list, or, when the alias shows a column under several names,
+ * one list per combination of them (each a relationship of its own, as in PostgREST).
+ */
+function namesIn(a: Alias, cols: readonly string[]): (readonly string[])[] {
+  if (a.cols === null) return [cols];
+  let out: string[][] = [[]];
+  for (const c of cols) out = out.flatMap((prefix) => a.cols!.get(c)!.map((name) => [...prefix, name]));
+  return out;
+}
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 const isUnique = (t: Table, cols: readonly string[]) => t.uniques.some((u) => sameSet(u, cols));
 
@@ -69,8 +80,7 @@ export function buildRelationships(
       cols = new Map();
       m.set(s.source, cols);
     }
-    // A base column shown twice: the view column keeping its name wins, else the first.
-    if (!cols.has(s.sourceColumn) || s.column === s.sourceColumn) cols.set(s.sourceColumn, s.column);
+    cols.set(s.sourceColumn, [...(cols.get(s.sourceColumn) ?? []), s.column]);
   }
   const aliasCache = new Map<Table, Alias[]>();
   const aliases = (t: Table) => {
@@ -82,8 +92,13 @@ export function buildRelationships(
     return a;
   };
 
+  // `tables` are the exposed relations: a relationship is kept when both its ends are among them (the foreign keys
+  // and views it runs through may lie in other schemas).
   const out = new Map<string, Relationship[]>(tables.map((t) => [tableKey(t.schema, t.name), []]));
-  const add = (r: Relationship) => out.get(tableKey(r.table.schema, r.table.name))?.push(r);
+  const exposed = new Set(tables);
+  const add = (r: Relationship) => {
+    if (exposed.has(r.foreignTable)) out.get(tableKey(r.table.schema, r.table.name))?.push(r);
+  };
 
   for (const fk of fks) {
     const unique = isUnique(fk.from, fk.cols);
@@ -91,55 +106,64 @@ export function buildRelationships(
       if (!covers(a, fk.cols)) continue;
       for (const b of aliases(fk.to)) {
         if (!covers(b, fk.fcols)) continue;
-        add({
-          cardinality: unique ? 'o2o' : 'm2o',
-          table: a.rel,
-          foreignTable: b.rel,
-          constraint: fk.name,
-          columns: namesIn(a, fk.cols),
-          foreignColumns: namesIn(b, fk.fcols),
-        });
-        add({
-          cardinality: unique ? 'o2o' : 'o2m',
-          table: b.rel,
-          foreignTable: a.rel,
-          constraint: fk.name,
-          columns: namesIn(b, fk.fcols),
-          foreignColumns: namesIn(a, fk.cols),
-        });
+        for (const columns of namesIn(a, fk.cols)) {
+          for (const foreignColumns of namesIn(b, fk.fcols)) {
+            add({
+              cardinality: unique ? 'o2o' : 'm2o',
+              table: a.rel,
+              foreignTable: b.rel,
+              constraint: fk.name,
+              columns,
+              foreignColumns,
+            });
+            add({
+              cardinality: unique ? 'o2o' : 'o2m',
+              table: b.rel,
+              foreignTable: a.rel,
+              constraint: fk.name,
+              columns: foreignColumns,
+              foreignColumns: columns,
+            });
+          }
+        }
       }
     }
   }
 
-  // A junction: a table with two foreign keys whose columns together lie within its primary key or a unique key.
+  // A junction: a table with two foreign keys whose columns together lie within its primary key or a unique key,
+  // or an exposed view showing those columns of such a table. A junction in a schema that is not exposed is not
+  // used (it would name a relation requests cannot).
   const fksFrom = new Map<Table, RawFk[]>();
   for (const fk of fks) fksFrom.set(fk.from, [...(fksFrom.get(fk.from) ?? []), fk]);
-  for (const [junction, list] of fksFrom) {
-    if (junction.kind !== 'table') continue;
+  for (const [base, list] of fksFrom) {
+    if (base.kind !== 'table') continue;
     for (const fk1 of list) {
       for (const fk2 of list) {
         if (fk1 === fk2) continue;
         const both = [...fk1.cols, ...fk2.cols];
-        if (!junction.uniques.some((u) => both.every((c) => u.includes(c)))) continue;
-        for (const a of aliases(fk1.to)) {
-          if (!covers(a, fk1.fcols)) continue;
-          for (const b of aliases(fk2.to)) {
-            if (!covers(b, fk2.fcols)) continue;
-            add({
-              cardinality: 'm2m',
-              table: a.rel,
-              foreignTable: b.rel,
-              constraint: fk2.name,
-              columns: namesIn(a, fk1.fcols),
-              foreignColumns: namesIn(b, fk2.fcols),
-              junction: {
-                table: junction,
-                constraint1: fk1.name,
-                cols1: fk1.cols,
-                constraint2: fk2.name,
-                cols2: fk2.cols,
-              },
-            });
+        if (!base.uniques.some((u) => both.every((c) => u.includes(c)))) continue;
+        for (const junction of aliases(base)) {
+          if (!exposed.has(junction.rel) || !covers(junction, both)) continue;
+          for (const a of aliases(fk1.to)) {
+            if (!covers(a, fk1.fcols)) continue;
+            for (const b of aliases(fk2.to)) {
+              if (!covers(b, fk2.fcols)) continue;
+              add({
+                cardinality: 'm2m',
+                table: a.rel,
+                foreignTable: b.rel,
+                constraint: fk2.name,
+                columns: namesIn(a, fk1.fcols)[0],
+                foreignColumns: namesIn(b, fk2.fcols)[0],
+                junction: {
+                  table: junction.rel,
+                  constraint1: fk1.name,
+                  cols1: namesIn(junction, fk1.cols)[0],
+                  constraint2: fk2.name,
+                  cols2: namesIn(junction, fk2.cols)[0],
+                },
+              });
+            }
           }
         }
       }

@@ -6,10 +6,16 @@ import { buildRelationships, type RawFk, type ViewColumnSource } from './relatio
 import { viewColumnOrigins } from './view-lineage.js';
 import { tableKey, type Column, type DbFunction, type Relationship, type SchemaCache, type Table } from './types.js';
 
+const OUTSIDE_SYSTEM_SCHEMAS = `(n.nspname = any($1) or (n.nspname not in ('pg_catalog', 'information_schema')
+  and n.nspname not like 'pg\\_toast%' and n.nspname not like 'pg\\_temp\\_%'))`;
+
 // The catalogs only: the authenticator may lack USAGE on the exposed schemas (PostgREST's tutorials grant it to the
 // request roles alone), and name-resolving functions such as pg_get_serial_sequence would then fail.
+// Relations of every schema but the system ones are read: a relationship between two exposed relations may run
+// through tables and views of schemas that are not exposed (views over private tables, middle views on the extra
+// search path); only the exposed ones ($1) become names requests may use.
 const RELATIONS = `
-select c.oid::int as oid, n.nspname as schema, c.relname as name, c.relkind::text as relkind,
+select c.oid::int as oid, n.nspname as schema, n.nspname = any($1) as exposed, c.relispartition as partition, c.relname as name, c.relkind::text as relkind,
   pg_relation_is_updatable(c.oid, true) as upd, obj_description(c.oid, 'pg_class') as comment,
   coalesce((select json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod),
       'oid', a.atttypid::int, 'num', a.attnum, 'cat', t.typcategory, 'typname', t.typname, 'nullable', not a.attnotnull,
@@ -32,7 +38,7 @@ select c.oid::int as oid, n.nspname as schema, c.relname as name, c.relkind::tex
         join pg_attribute a on a.attrelid = k.conrelid and a.attnum = x.n)))
     from pg_constraint k where k.conrelid = c.oid and k.contype in ('p', 'u')), '[]') as keys
 from pg_class c join pg_namespace n on n.oid = c.relnamespace
-where n.nspname = any($1) and c.relkind in ('r', 'p', 'v', 'm', 'f')`;
+where c.relkind in ('r', 'p', 'v', 'm', 'f') and ${OUTSIDE_SYSTEM_SCHEMAS}`;
 
 const FKS = `
 select k.conname as name, k.conrelid::int as from_oid, k.confrelid::int as to_oid,
@@ -46,11 +52,21 @@ from pg_constraint k where k.contype = 'f'`;
 const VIEW_TREES = `
 select r.ev_class::int as view_oid, r.ev_action::text as tree
 from pg_rewrite r join pg_class v on v.oid = r.ev_class join pg_namespace n on n.oid = v.relnamespace
-where n.nspname = any($1) and v.relkind in ('v', 'm') and r.rulename = '_RETURN'`;
+where v.relkind in ('v', 'm') and r.rulename = '_RETURN' and ${OUTSIDE_SYSTEM_SCHEMAS}`;
+
+// Casts of domains to json, and from json or text to domains, done by a function: data representations.
+const REPRESENTATIONS = `
+select c.castsource::int as src, c.casttarget::int as tgt, s.typtype::text as srctype, t.typtype::text as tgttype,
+  s.typname as srcname, t.typname as tgtname, fn.nspname as fschema, f.proname as fname
+from pg_cast c join pg_type s on s.oid = c.castsource join pg_type t on t.oid = c.casttarget
+join pg_proc f on f.oid = c.castfunc join pg_namespace fn on fn.oid = f.pronamespace
+where c.castmethod = 'f' and ((s.typtype = 'd' and t.oid = 'pg_catalog.json'::pg_catalog.regtype)
+  or (t.typtype = 'd' and c.castsource in ('pg_catalog.json'::pg_catalog.regtype, 'pg_catalog.text'::pg_catalog.regtype)))`;
 
 const FUNCTIONS = `
 select n.nspname as schema, p.proname as name, p.provolatile::text as vol, p.proretset as retset,
   format_type(p.prorettype, null) as rettype, t.typtype::text as rettyptype, t.typrelid::int as retrel,
+  t.typname as rettypname, (select b.typname from pg_type b where b.oid = t.typbasetype) as retbase,
   p.pronargs as nargs, p.pronargdefaults as ndefaults, p.prorows::float8 as rows, obj_description(p.oid, 'pg_proc') as
     comment,
   coalesce((select json_agg(json_build_object('name', coalesce(p.proargnames[x.i], ''), 'type', format_type(x.t, null),
@@ -93,7 +109,7 @@ const SQL_TYPE_ALIASES: Record<string, string> = {
 type Row = Record<string, any>;
 
 export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly string[]): Promise<SchemaCache> {
-  const [rels, fks, viewTrees, fns, types, zones] = await sql
+  const [rels, fks, viewTrees, fns, types, zones, reps] = await sql
     .begin('read only', (tx) => [
       tx.unsafe(`select set_config('search_path', '', true)`),
       tx.unsafe(RELATIONS, [schemas as string[]]),
@@ -102,9 +118,30 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       tx.unsafe(FUNCTIONS, [schemas as string[]]),
       tx.unsafe(TYPES, [schemas as string[]]),
       tx.unsafe('select name from pg_catalog.pg_timezone_names'),
+      tx.unsafe(REPRESENTATIONS),
     ])
     .then((r) => r.slice(1) as unknown as Row[][]);
 
+  const castsBy = (pick: (r: Row) => boolean, key: (r: Row) => number) =>
+    new Map<number, { schema: string; name: string }>(
+      reps.filter(pick).map((r) => [key(r), { schema: r.fschema, name: r.fname }]),
+    );
+  const toJson = castsBy(
+    (r) => r.srctype === 'd',
+    (r) => r.src,
+  );
+  const fromJson = castsBy(
+    (r) => r.tgttype === 'd' && r.srcname === 'json',
+    (r) => r.tgt,
+  );
+  const fromText = castsBy(
+    (r) => r.tgttype === 'd' && r.srcname === 'text',
+    (r) => r.tgt,
+  );
+  const representationOf = (oid: number): Column['representation'] =>
+    toJson.has(oid) || fromJson.has(oid) || fromText.has(oid)
+      ? { toJson: toJson.get(oid) ?? null, fromJson: fromJson.get(oid) ?? null, fromText: fromText.get(oid) ?? null }
+      : undefined;
   const byOid = new Map<number, Table>();
   const tables = new Map<string, Table>();
   const columnNames = new Map<number, Map<number, string>>();
@@ -122,6 +159,7 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
         defaultExpr: c.default,
         generated: c.generated,
         enumValues: c.enum,
+        ...(representationOf(c.oid) ? { representation: representationOf(c.oid) } : {}),
       });
     }
     const keys = r.keys as { type: string; cols: string[] }[];
@@ -140,14 +178,18 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       deletable: kind === 'table' || (upd & 16) !== 0,
     };
     byOid.set(r.oid, t);
-    tables.set(tableKey(t.schema, t.name), t);
+    if (r.exposed) tables.set(tableKey(t.schema, t.name), t);
   }
 
+  // Partitions have no relationships of their own, as in PostgREST: the foreign keys a partition inherits from its
+  // partitioned table (and those pointing at a partition) would only copy the partitioned table's.
+  const partitions = new Set<number>(rels.filter((r) => r.partition).map((r) => r.oid));
   const rawFks: RawFk[] = [];
   for (const f of fks) {
     const from = byOid.get(f.from_oid),
       to = byOid.get(f.to_oid);
-    if (from && to) rawFks.push({ name: f.name, from, to, cols: f.cols, fcols: f.fcols });
+    if (from && to && !partitions.has(f.from_oid) && !partitions.has(f.to_oid))
+      rawFks.push({ name: f.name, from, to, cols: f.cols, fcols: f.fcols });
   }
   const sources: ViewColumnSource[] = [];
   for (const { view_oid, tree } of viewTrees) {
@@ -200,6 +242,7 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       );
     }
     const fn: DbFunction = {
+      mediaType: mediaTypeOf(f),
       schema: f.schema,
       name: f.name,
       comment: f.comment,
@@ -246,6 +289,18 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
     relationships: withComputed(buildRelationships([...tables.values()], rawFks, sources), rowFunctions),
     computedFields: computedFields(rowFunctions),
   };
+}
+
+/** Base types whose values a media type domain's answer carries as text. */
+const TEXT_BASES = new Set(['text', 'xml', 'varchar', 'bpchar', 'json', 'jsonb']);
+
+/**
+ * The media type a function answers in when asked for it: its return type is a domain named like a media type
+ * (`create domain "text/plain" as text`) over a textual type. Binary domains (over bytea) are not served.
+ */
+function mediaTypeOf(f: Row): string | null {
+  if (f.rettyptype !== 'd' || !/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i.test(f.rettypname)) return null;
+  return TEXT_BASES.has(f.retbase) ? (f.rettypname as string).toLowerCase() : null;
 }
 
 /** Functions of one table's row returning a single scalar: selectable like columns of that table. */

@@ -12,6 +12,22 @@ export interface Column {
   readonly defaultExpr: string | null;
   readonly generated: boolean;
   readonly enumValues: readonly string[] | null;
+  /**
+   * Data representations (PostgREST's): the column's type is a domain with casts that the API reads and writes it
+   * through: to json for answers, from json for request bodies, from text for query-string values. PostgreSQL does
+   * not apply casts of domains itself, so each is its cast function, called by name.
+   */
+  readonly representation?: {
+    readonly toJson: CastFunction | null;
+    readonly fromJson: CastFunction | null;
+    readonly fromText: CastFunction | null;
+  };
+}
+
+/** A cast's function (pg_cast.castfunc), by schema and name. */
+interface CastFunction {
+  readonly schema: string;
+  readonly name: string;
 }
 
 export interface Table {
@@ -66,6 +82,11 @@ export interface DbFunction {
   readonly name: string;
   readonly args: readonly FunctionArg[];
   readonly returnType: string;
+  /**
+   * The media type the function can answer in, raw, when a request asks for it: its return type is a domain named
+   * like one over a textual type (`create domain "text/html" as text`); null otherwise.
+   */
+  readonly mediaType: string | null;
   readonly returnsSet: boolean;
   /** 'void', 'scalar', or 'composite' (rows with columns: a table's row type or RETURNS TABLE/OUT params). */
   readonly returnKind: 'void' | 'scalar' | 'composite';

@@ -1,0 +1,138 @@
+// Behaviours PostgREST's own test suite checks (`pnpm conformance postgrest`), on shapes of its fixtures
+// (test/suite-fixture): relationships through views over tables of a schema that is not exposed (also junctions
+// and self-references), partitions without relationships of their own, computed fields in filters and order, JSON
+// paths on arrays and composites (and the names they answer under), is.not_null, negative offsets, Proxy-Status
+// on errors, and PUT's 201.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, SERVICE, SUITE_FIXTURE, setup } from './helpers.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await setup({}, 2, SUITE_FIXTURE);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const get = (path: string) => h.req('GET', path, { claims: SERVICE });
+
+describe('relationships through views over a schema that is not exposed', () => {
+  it('embeds a parent view through a renamed foreign key column', async () => {
+    const r = await get('/titles?select=title,writers(name)&order=id');
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual([
+      { title: 'First', writers: { name: 'Ann' } },
+      { title: 'Second', writers: { name: 'Ann' } },
+      { title: 'Third', writers: { name: 'Bob' } },
+    ]);
+  });
+  it('embeds the children views', async () => {
+    const r = await get('/writers?select=name,titles(title)&id=eq.2');
+    expect(r.json).toEqual([{ name: 'Bob', titles: [{ title: 'Third' }] }]);
+  });
+  it('gives a column shown twice a relationship under each name', async () => {
+    const ambiguous = await get('/titles_twice?select=id,writers(name)');
+    expect(ambiguous.status).toBe(300);
+    expect(ambiguous.json.code).toBe('PGRST201');
+    expect(ambiguous.json.details).toHaveLength(2);
+    const r = await get('/titles_twice?select=id,writers!first_author(name)&id=eq.3');
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual([{ id: 3, writers: { name: 'Bob' } }]);
+  });
+  it('embeds many-to-many through an exposed view of the junction', async () => {
+    const r = await get('/titles?select=id,tag_list(name)&id=in.(1,2)&order=id');
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual([
+      { id: 1, tag_list: expect.arrayContaining([{ name: 'red' }, { name: 'blue' }]) },
+      { id: 2, tag_list: [] },
+    ]);
+  });
+  it('embeds a self-reference of a view: the FK column names the parent, the view the children', async () => {
+    const r = await get('/tree?select=id,parent_id(id),children:tree!parent_id(id)&order=id');
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual([
+      { id: 1, parent_id: null, children: [{ id: 2 }] },
+      { id: 2, parent_id: { id: 1 }, children: [] },
+    ]);
+  });
+});
+
+describe('partitions', () => {
+  it('have no relationships of their own; their partitioned table has', async () => {
+    expect((await get('/yearly?select=id,year_notes(note)')).json).toEqual([{ id: 1, year_notes: [{ note: 'n' }] }]);
+    const r = await get('/yearly_2020?select=id,year_notes(note)');
+    expect(r.status).toBe(400);
+    expect(r.json.code).toBe('PGRST200');
+  });
+});
+
+describe('computed fields', () => {
+  it('filter like columns', async () => {
+    expect((await get('/gauges?select=id&is_high=eq.true&order=id')).json).toEqual([{ id: 1 }, { id: 2 }]);
+    expect((await get('/gauges?select=id&doubled=gt.9&order=id')).json).toEqual([{ id: 1 }, { id: 2 }]);
+    expect((await get('/gauges?select=id&or=(doubled.eq.2,id.eq.2)&order=id')).json).toEqual([{ id: 2 }, { id: 3 }]);
+  });
+  it('order like columns', async () => {
+    expect((await get('/gauges?select=id&order=doubled.desc')).json).toEqual([{ id: 2 }, { id: 1 }, { id: 3 }]);
+  });
+  it('filter the rows a PATCH changes', async () => {
+    const r = await h.req('PATCH', '/gauges?is_high=eq.false', {
+      claims: SERVICE,
+      body: { level: 0 },
+      headers: { prefer: 'return=representation' },
+    });
+    expect(r.json).toEqual([{ id: 3, level: 0 }]);
+  });
+});
+
+describe('JSON paths on columns that are not json', () => {
+  it('select array items and composite fields', async () => {
+    const r = await get('/shelves?select=id,first:sizes->0,cell:grid->1->0,x:label->x,y:label->>y&order=id');
+    expect(r.json).toEqual([
+      { id: 1, first: 3, cell: 3, x: 10, y: 'ten' },
+      { id: 2, first: 5, cell: 7, x: 20, y: 'twenty' },
+    ]);
+  });
+  it('answer under the last key that is not an index, else the column', async () => {
+    expect((await get('/shelves?select=sizes->0&id=eq.1')).json).toEqual([{ sizes: 3 }]);
+    expect((await get('/shelves?select=label->y&id=eq.1')).json).toEqual([{ y: 'ten' }]);
+  });
+  it('filter and order by them', async () => {
+    expect((await get('/shelves?select=id&sizes->0=eq.5')).json).toEqual([{ id: 2 }]);
+    expect((await get('/shelves?select=id&label->>y=eq.ten')).json).toEqual([{ id: 1 }]);
+    expect((await get('/shelves?select=id&order=label->x.desc')).json).toEqual([{ id: 2 }, { id: 1 }]);
+  });
+});
+
+describe('query string and errors', () => {
+  it('reads is.not_null as IS NOT NULL', async () => {
+    expect((await get('/memos?select=id&body=is.not_null&id=lt.0')).status).toBe(200);
+    expect((await get('/gauges?select=id&level=is.not_null&order=id&limit=1')).json).toEqual([{ id: 1 }]);
+    expect((await get('/gauges?select=id&level=not.is.not_null')).json).toEqual([]);
+  });
+  it('takes a negative offset as none', async () => {
+    expect((await get('/gauges?select=id&order=id&offset=-4&limit=1')).json).toEqual([{ id: 1 }]);
+  });
+  it('names the error code in Proxy-Status', async () => {
+    const r = await get('/no_such_table');
+    expect(r.status).toBe(404);
+    expect(r.headers['proxy-status']).toBe('PostgREST; error=PGRST205');
+  });
+});
+
+describe('PUT', () => {
+  const put = (id: number, level: number, prefer = 'return=representation') =>
+    h.req('PUT', `/gauges?id=eq.${id}`, { claims: SERVICE, body: { id, level }, headers: { prefer } });
+  it('is 201 when it inserted the row, 200 when it replaced one', async () => {
+    const inserted = await put(40, 1);
+    expect(inserted.status).toBe(201);
+    expect(inserted.json).toEqual([{ id: 40, level: 1 }]);
+    const replaced = await put(40, 2);
+    expect(replaced.status).toBe(200);
+    expect(replaced.json).toEqual([{ id: 40, level: 2 }]);
+  });
+  it('is 204 without a representation', async () => {
+    expect((await put(41, 1, 'return=minimal')).status).toBe(204);
+    expect((await put(41, 2, 'return=minimal')).status).toBe(204);
+  });
+});

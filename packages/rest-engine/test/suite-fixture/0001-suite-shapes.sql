@@ -1,0 +1,90 @@
+-- Shapes from PostgREST's own test suite that the main fixture lacks, for the engine's tests of relationships
+-- through views over a schema that is not exposed, partitions, computed fields in filters and order, and PUT.
+create schema hidden;
+create table hidden.authors (id int primary key, name text);
+create table hidden.books (id int primary key, title text, author_id int references hidden.authors);
+insert into hidden.authors values (1, 'Ann'), (2, 'Bob');
+insert into hidden.books values (1, 'First', 1), (2, 'Second', 1), (3, 'Third', 2);
+create view writers as select id, name from hidden.authors;
+create view titles as select id, title, author_id as writer from hidden.books;
+-- One base column shown under two names: a relationship for each.
+create view titles_twice as select id, author_id as first_author, author_id as second_author from hidden.books;
+
+-- A many-to-many whose junction is exposed only as a view.
+create table hidden.tags (id int primary key, name text);
+create table hidden.book_tags (
+  book_id int references hidden.books, tag_id int references hidden.tags, primary key (book_id, tag_id));
+insert into hidden.tags values (1, 'red'), (2, 'blue');
+insert into hidden.book_tags values (1, 1), (1, 2), (3, 2);
+create view tag_list as select * from hidden.tags;
+create view book_tag_links as select * from hidden.book_tags;
+
+-- A self-reference seen through a view.
+create table hidden.nodes (id int primary key, parent_id int references hidden.nodes);
+insert into hidden.nodes values (1, null), (2, 1);
+create view tree as select id, parent_id from hidden.nodes;
+
+-- A partitioned table referenced by a foreign key: its partitions get copies of that constraint, which make no
+-- relationships.
+create table yearly (id int, year int, primary key (id, year)) partition by list (year);
+create table yearly_2020 partition of yearly for values in (2020);
+insert into yearly values (1, 2020);
+create table year_notes (id int, year int, note text, foreign key (id, year) references yearly);
+insert into year_notes values (1, 2020, 'n');
+
+-- Computed fields, and a table for PUT.
+create table gauges (id int primary key, level int);
+insert into gauges values (1, 5), (2, 10), (3, 1);
+create function doubled(g gauges) returns int language sql immutable as $$ select g.level * 2 $$;
+create function is_high(g gauges) returns boolean language sql immutable as $$ select g.level >= 5 $$;
+
+grant select on writers, titles, titles_twice, tag_list, book_tag_links, tree, yearly, yearly_2020, year_notes, gauges to anon, service_role;
+grant insert, update, delete on gauges to service_role;
+
+-- Functions for request bodies that are not JSON: an HTML form (with a VARIADIC parameter), a raw text body to a
+-- single unnamed parameter; and one whose argument shares its name with a column filtered on by GET.
+create function add_them(a int, b int) returns int language sql immutable as $$ select a + b $$;
+create function joined_words(variadic words text[]) returns text language sql immutable as
+  $$ select array_to_string(words, ' ') $$;
+create function shout_text(text) returns text language sql immutable as $$ select upper($1) $$;
+create function gauges_upto(id int) returns setof gauges language sql stable as
+  $$ select * from gauges g where g.id <= gauges_upto.id $$;
+create table memos (id int primary key, body text, score int);
+grant select, insert, update, delete on memos to service_role;
+
+-- JSON paths on columns that are not json: an array and a composite.
+create type pair as (x int, y text);
+create table shelves (id int primary key, sizes int[], grid int[][], label pair);
+insert into shelves values (1, '{3,4}', '{{1,2},{3,4}}', row(10, 'ten')), (2, '{5}', '{{5,6},{7,8}}', row(20, 'twenty'));
+grant select on shelves to service_role;
+
+-- A deferred constraint, violated by a function: checked also when the transaction is rolled back.
+create table deferred_once (col int unique deferrable initially deferred);
+create function break_deferred() returns void language sql volatile as
+  $$ insert into deferred_once values (1), (1) $$;
+grant select, insert on deferred_once to service_role;
+
+-- Functions answering in a media type of their own: their return type is a domain named after it.
+create domain "text/plain" as text;
+create domain "text/html" as text;
+create domain "text/xml" as xml;
+create function hello_plain() returns "text/plain" language sql immutable as $$ select 'Hello'::"text/plain" $$;
+create function hello_page() returns "text/html" language sql immutable as
+  $$ select '<h1>Hello</h1>'::"text/html" $$;
+create function hello_twice() returns setof "text/plain" language sql immutable as
+  $$ values ('a'::"text/plain"), ('b') $$;
+create function echo_xml(xml) returns "text/xml" language sql immutable as $$ select $1::"text/xml" $$;
+
+-- A data representation: a colour stored as an integer, read and written as '#RRGGBB' through casts.
+create domain rgb as integer check (value >= 0 and value <= 16777215);
+create function rgb(text) returns rgb language sql immutable as
+  $$ select (('x' || lpad(ltrim($1, '#'), 8, '0'))::bit(32)::int)::rgb $$;
+create function rgb(json) returns rgb language sql immutable as $$ select rgb($1 #>> '{}') $$;
+create function "json"(rgb) returns json language sql immutable as
+  $$ select to_json('#' || lpad(upper(to_hex($1)), 6, '0')) $$;
+create cast (rgb as json) with function "json"(rgb) as implicit;
+create cast (json as rgb) with function rgb(json) as implicit;
+create cast (text as rgb) with function rgb(text) as implicit;
+create table swatches (id int primary key, name text, colour rgb);
+insert into swatches values (1, 'black', 0), (2, 'blue', 255);
+grant select, insert, update on swatches to service_role;

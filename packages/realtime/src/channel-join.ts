@@ -107,7 +107,8 @@ export class ChannelJoiner {
     try {
       return await this.host.hub.store.since(channel.topic.replace(/^realtime:/, ''), replay.since, replay.limit);
     } catch (error) {
-      this.host.hub.release(channel);
+      // The join fails (the session answers it with an error): the channel leaves, nothing is sent on it.
+      this.host.drop(channel);
       throw error;
     }
   }

@@ -57,6 +57,10 @@ export async function buildServer(outDir = firstWritable(OUT_DIRS)) {
     entryNames: '[name]',
     chunkNames: 'chunks/[name]-[hash]',
     outExtension: { '.js': '.mjs' },
+    // Packages resolve as Node resolves them, since Node loads them (externalPackages): without any condition set,
+    // esbuild adds the bundlers' `module`, whose files Node may not load (@opentelemetry/api 1.9's ESM build imports
+    // its modules without file extensions, and a server with tracing on failed to start).
+    conditions: [],
     sourcemap: 'linked',
     write: false,
     logLevel: 'silent',

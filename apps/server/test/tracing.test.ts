@@ -2,8 +2,11 @@
 // route and continuing the caller's traceparent, child spans for the REST engine's stages and for each database
 // statement (the text with placeholders, never the values), in JSON and in protobuf.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestServer } from './support/test-server.js';
+import { findFreePort } from '@auction-ops/database';
+import { migratedDataDir } from './support/migrated-data-dir.js';
+import { serverProcess, startTestServer } from './support/test-server.js';
 import { attributeOf, startFakeCollector } from './support/fake-otlp-collector.js';
 import { startLoopbackServer } from './support/loopback.js';
 import { sampleOf } from './support/prometheus-text.js';
@@ -210,4 +213,50 @@ describe('background work', () => {
     expect(statements.length).toBeGreaterThan(0);
     expect(statements.every((s) => s.traceId === job!.traceId)).toBe(true);
   });
+});
+
+describe('from the production build (`pnpm start`, bin/start.mjs)', () => {
+  it('starts with tracing on and exports the spans of its requests', async () => {
+    // Tracing is a chunk of the build loaded only when configured: a build that resolved its packages as bundlers do
+    // (the `module` condition) failed to start here with ERR_MODULE_NOT_FOUND from @opentelemetry/api's ESM build.
+    const dataDir = await migratedDataDir('auction-ops-tracing-');
+    const port = await findFreePort();
+    const proc = serverProcess(
+      {
+        DATA_DIR: dataDir,
+        JWT_SECRET: randomBytes(32).toString('base64url'),
+        RATE_LIMITS_ENABLED: 'false',
+        LOG_LEVEL: 'warn',
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
+      port,
+    );
+    const server = proc.start();
+    try {
+      const deadline = Date.now() + 90_000;
+      while (!(await proc.healthy())) {
+        if (server.child.exitCode !== null) throw new Error(`the server exited at start:\n${server.output()}`);
+        if (Date.now() > deadline) throw new Error('the server did not answer /health within 90 s');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const traceId = randomBytes(16).toString('hex');
+      const res = await fetch(`http://127.0.0.1:${port}/health`, {
+        headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      });
+      expect(res.status).toBe(200);
+      await vi.waitFor(
+        () => {
+          if (!collector.spans().some((span) => span.traceId === traceId))
+            throw new Error('no span of the request yet');
+        },
+        { timeout: 30_000, interval: 100 },
+      );
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 150_000);
 });

@@ -4,7 +4,7 @@
 // testCluster() (test-cluster.ts), and files that need no database do not wait at all.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,9 @@ let exited: Promise<unknown> | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), 'auction-ops-test-'));
+  // Passable (not readable) by others: the run's shared directories (run-shared-directory.ts) hold embedded
+  // clusters, which run as PostgreSQL's own user when the tests run as root.
+  chmodSync(dir, 0o711);
   const file = join(dir, 'cluster.json');
   project.provide('pgClusterFile', file);
   const external = process.env.TEST_DATABASE_URL;

@@ -28,6 +28,12 @@ describe('HTML forms', () => {
   it('call a function with named arguments', async () => {
     expect((await send('POST', '/rpc/add_them', 'a=1&b=2', FORM)).json).toBe(3);
   });
+  it('take the key that names the prototype as a column like any other (refused as unknown)', async () => {
+    const r = await send('POST', '/memos', 'id=3&body=b&__proto__=x&__proto__=y', FORM);
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.json)).toContain('__proto__');
+    expect((await send('GET', '/memos?id=eq.3', '', {})).json).toEqual([]);
+  });
   it('give a VARIADIC parameter one value or, by a repeated key, several', async () => {
     expect((await send('POST', '/rpc/joined_words', 'words=hi', FORM)).json).toBe('hi');
     expect((await send('POST', '/rpc/joined_words', 'words=hi&words=there', FORM)).json).toBe('hi there');
@@ -46,6 +52,11 @@ describe('CSV', () => {
       { id: 11, body: null, score: 2 },
       { id: 12, body: 'NULL', score: 3 },
     ]);
+  });
+  it('refuses an unterminated quoted field, writing nothing', async () => {
+    const r = await send('POST', '/memos', 'id,body\n21,"never closed\n', { 'content-type': 'text/csv' });
+    expect([r.status, r.json.code]).toEqual([400, 'PGRST102']);
+    expect((await send('GET', '/memos?id=eq.21', '', {})).json).toEqual([]);
   });
   it('refuses lines of unequal length', async () => {
     const r = await send('POST', '/memos', 'id,body\n20\n', { 'content-type': 'text/csv' });

@@ -76,7 +76,8 @@ function parseJsonBody(body: string | undefined): unknown {
  * a repeated key to the list of its texts (a VARIADIC argument's array).
  */
 function parseFormBody(body: string | undefined): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  // No prototype: a key named `__proto__` is a key like any other, never the object's prototype.
+  const out: Record<string, string | string[]> = Object.create(null);
   for (const [key, value] of new URLSearchParams(body ?? '')) {
     const prev = out[key];
     out[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];

@@ -120,7 +120,7 @@ function parseCsvBody(body: string | undefined): Record<string, string | null>[]
       row = [];
     } else text += ch;
   }
-  if (inQuotes) throw errors.invalidBody('Empty or invalid json', 'unterminated quoted field in the CSV body');
+  if (inQuotes) throw errors.invalidBody('Invalid CSV body', 'a quoted field is not closed');
   if (text !== '' || quoted || row.length > 0) {
     endField();
     records.push(row);

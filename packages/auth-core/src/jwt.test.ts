@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SignJWT, exportPKCS8, generateKeyPair, createLocalJWKSet, jwtVerify } from 'jose';
 import { TokenError, createTokenSigner, createTokenVerifier, secretKey, signApiKey } from './jwt.js';
 
@@ -21,19 +21,28 @@ describe('token verifier', () => {
   });
 
   it('answers from the cache synchronously only for tokens it verified and that have not expired', async () => {
-    const verifier = createTokenVerifier(SECRET);
-    const soon = Math.floor(Date.now() / 1000) + 1;
-    const token = await new SignJWT({ role: 'authenticated', sub: 'u' })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setExpirationTime(soon)
-      .sign(secretKey(SECRET));
-    expect(verifier.cached(token)).toBeUndefined();
-    await verifier.verify(token);
-    expect(verifier.cached(token)).toMatchObject({ sub: 'u' });
-    expect(verifier.cached(await signApiKey('t'.repeat(40), 'anon'))).toBeUndefined();
-    await new Promise((r) => setTimeout(r, (soon + 0.05) * 1000 - Date.now()));
-    expect(verifier.cached(token)).toBeUndefined();
-    await expect(verifier.verify(token)).rejects.toMatchObject({ reason: 'expired' });
+    // The clock is moved past the expiry instead of waited for: a token that expires
+    // "in a second" could expire before its first check on a loaded machine.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const verifier = createTokenVerifier(SECRET);
+      const exp = Math.floor(Date.now() / 1000) + 60;
+      const token = await new SignJWT({ role: 'authenticated', sub: 'u' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime(exp)
+        .sign(secretKey(SECRET));
+      expect(verifier.cached(token)).toBeUndefined();
+      await verifier.verify(token);
+      expect(verifier.cached(token)).toMatchObject({ sub: 'u' });
+      expect(verifier.cached(await signApiKey('t'.repeat(40), 'anon'))).toBeUndefined();
+      vi.setSystemTime((exp - 1) * 1000);
+      expect(verifier.cached(token)).toMatchObject({ sub: 'u' });
+      vi.setSystemTime(exp * 1000 + 50);
+      expect(verifier.cached(token)).toBeUndefined();
+      await expect(verifier.verify(token)).rejects.toMatchObject({ reason: 'expired' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses alg none and HS256 tokens signed with the public key text', async () => {

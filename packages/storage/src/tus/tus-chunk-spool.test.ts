@@ -1,9 +1,17 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spoolChunk } from './tus-chunk-spool.js';
+
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 describe('spoolChunk', () => {
   let dir: string;
@@ -22,7 +30,11 @@ describe('spoolChunk', () => {
     const source = new PassThrough();
     const spooled = spoolChunk(source, dir, 1000);
     source.write(Buffer.alloc(300, 1));
-    await new Promise((r) => setTimeout(r, 50));
+    // What "arrived" means here: the bytes reached the spool file (not a fixed wait, which a busy machine outruns).
+    await until(async () => {
+      const [name] = await readdir(dir);
+      return name !== undefined && (await stat(join(dir, name))).size === 300;
+    });
     source.destroy(new Error('aborted'));
     const chunk = await spooled;
     expect(chunk).toMatchObject({ size: 300, interrupted: true });

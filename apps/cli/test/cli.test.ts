@@ -120,4 +120,4 @@ it('analytics verify exits 1 naming a rollup bucket that differs from its rows; 
   expect((await cli('analytics', 'rebuild')).code).toBe(0);
   expect((await cli('analytics', 'verify')).code).toBe(0);
   expect((await cli('analytics', 'check')).code).toBe(2);
-}, 180_000); // seven runs of the command, each starting Node and tsx, on a loaded machine
+}, 180_000); // seven runs of the command, each a Node process, on a loaded machine

@@ -29,7 +29,7 @@ async function untouched(args: string[]): Promise<CliRun & { made: string[] }> {
   return { ...run, made };
 }
 
-/** Runs `work` over `items`, `width` at a time: every run starts Node and tsx, and the machine has two cores. */
+/** Runs `work` over `items`, `width` at a time: every run starts a Node process, and the machine has two cores. */
 async function eachLimited<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
   await Promise.all(
@@ -39,7 +39,7 @@ async function eachLimited<T>(items: T[], width: number, work: (item: T) => Prom
   );
 }
 
-// About 70 runs of the command, each a Node process loading tsx, three at a time on a loaded machine.
+// About 70 runs of the command, each a Node process, three at a time on a loaded machine.
 const RUNS = 150_000;
 
 it(

@@ -4,9 +4,8 @@
 import cluster from 'node:cluster';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildServer } from '../build/server-build.mjs';
+import { BUILD_VARIABLE, buildServer } from '../build/server-build.mjs';
 
-const BUILD_VARIABLE = 'AUCTION_OPS_SERVER_BUILD';
 if (cluster.isPrimary) process.env[BUILD_VARIABLE] = await buildServer();
 // Stack traces in logs name the TypeScript sources, as they did under tsx.
 process.setSourceMapsEnabled(true);

@@ -17,11 +17,13 @@ import {
 } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, stop } from 'esbuild';
 
 const SERVER_SRC = fileURLToPath(new URL('../src/', import.meta.url));
+/** The `auction-ops` command line (apps/cli), built with the server: its `start` is the server's main. */
+const CLI_MAIN = fileURLToPath(new URL('../../cli/src/main.ts', import.meta.url));
 /**
  * Where builds go: apps/server/dist, or, from a checkout the server may not write to (a read-only image), a
  * directory of this checkout's own in the system's temporary directory.
@@ -30,13 +32,22 @@ export const OUT_DIRS = [
   fileURLToPath(new URL('../dist/', import.meta.url)),
   join(tmpdir(), `auction-ops-server-${createHash('sha256').update(SERVER_SRC).digest('hex').slice(0, 12)}`),
 ];
+/** Where a cluster's primary tells its workers which build to run (they must not build one of their own). */
+export const BUILD_VARIABLE = 'AUCTION_OPS_SERVER_BUILD';
 /** Builds kept beside the newest: a server started from one of them may still restart a cluster worker from it. */
 const KEPT_BUILDS = 4;
+/** What the newest build was made from, in its output directory (see unchangedBuild). */
+const RECORD = 'newest-build.json';
+/** This file: a change to how the build is made is a change to the build. */
+const BUILDER = fileURLToPath(import.meta.url);
+/** The checkout: the build's working directory, so the same sources bundle the same from any current directory. */
+const CHECKOUT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
- * Bundles src/main.ts (what `pnpm start` runs) and src/index.ts (startServer, for benchmarks) into
- * `<outDir>/build-<content hash>/`, and returns that directory. The same sources give the same directory, written once;
- * a build is written under a temporary name and renamed into place, so a reader never sees half of one.
+ * Bundles src/main.ts (what `pnpm start` runs), src/index.ts (startServer, for benchmarks) and the CLI's main (what
+ * `auction-ops` runs in a checkout) into `<outDir>/build-<content hash>/`, and returns that directory. The same sources
+ * give the same directory, written once; a build is written under a temporary name and renamed into place, so a
+ * reader never sees half of one. Sources unchanged since the newest build are not bundled again (unchangedBuild).
  *
  * What the bundle must keep from running the sources in place:
  * - `import.meta.url` is each source file's own URL, so the files found beside the sources (migrations, templates,
@@ -46,8 +57,12 @@ const KEPT_BUILDS = 4;
  * - a dynamic import (tracing, loaded only when configured) stays a chunk of its own, loaded only then.
  */
 export async function buildServer(outDir = firstWritable(OUT_DIRS)) {
+  const unchanged = unchangedBuild(outDir);
+  if (unchanged) return unchanged;
   const result = await build({
-    entryPoints: { main: join(SERVER_SRC, 'main.ts'), index: join(SERVER_SRC, 'index.ts') },
+    absWorkingDir: CHECKOUT,
+    metafile: true,
+    entryPoints: { main: join(SERVER_SRC, 'main.ts'), index: join(SERVER_SRC, 'index.ts'), cli: CLI_MAIN },
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -64,7 +79,7 @@ export async function buildServer(outDir = firstWritable(OUT_DIRS)) {
     sourcemap: 'linked',
     write: false,
     logLevel: 'silent',
-    plugins: [externalPackages, ownFileUrls],
+    plugins: [serverStart, externalPackages, ownFileUrls],
   }).finally(() => {
     // esbuild's service process is not needed after this one build.
     void stop();
@@ -86,8 +101,71 @@ export async function buildServer(outDir = firstWritable(OUT_DIRS)) {
       if (!existsSync(dir)) throw error; // else another start wrote the same build first
     }
   }
+  recordBuild(outDir, dir, result.metafile);
   pruneOldBuilds(outDir, dir);
   return dir;
+}
+
+/**
+ * The newest build in `outDir` if nothing it was made from has changed since, else undefined: a start (and every
+ * command of the CLI, which runs from the same build) then costs reading its sources, not bundling them. What it was
+ * made from: every bundled source and the package.json beside it (which resolves imports between the workspace's
+ * packages), this builder, the lockfile (the versions of the packages left to Node), and the files of those packages
+ * it imports, which must still be there.
+ */
+export function unchangedBuild(outDir) {
+  let record;
+  try {
+    record = JSON.parse(readFileSync(join(outDir, RECORD), 'utf8'));
+  } catch {
+    return undefined; // no build recorded yet, or a record cut off by a crash: build
+  }
+  const dir = join(outDir, record.dir);
+  if (!existsSync(join(dir, 'main.mjs'))) return undefined;
+  for (const [file, digest] of Object.entries(record.inputs)) if (digestOf(file) !== digest) return undefined;
+  for (const file of record.externals) if (!existsSync(file)) return undefined;
+  return dir;
+}
+
+function recordBuild(outDir, dir, metafile) {
+  const files = new Set([BUILDER, join(CHECKOUT, 'pnpm-lock.yaml')]);
+  for (const input of Object.keys(metafile.inputs)) {
+    const file = resolve(CHECKOUT, input);
+    files.add(file);
+    const manifest = packageJsonOf(file);
+    if (manifest) files.add(manifest);
+  }
+  const externals = new Set();
+  for (const output of Object.values(metafile.outputs))
+    for (const { path, external } of output.imports)
+      if (external && path.startsWith('file:')) externals.add(fileURLToPath(path));
+  const record = {
+    dir: relative(outDir, dir),
+    inputs: Object.fromEntries([...files].map((file) => [file, digestOf(file)])),
+    externals: [...externals],
+  };
+  // Written whole under another name and renamed: a concurrent start reads the old record or the new one.
+  const pending = join(outDir, `${RECORD}.${process.pid}`);
+  writeFileSync(pending, JSON.stringify(record));
+  renameSync(pending, join(outDir, RECORD));
+}
+
+/** The SHA-256 of a file's bytes, or null when it is not there. */
+function digestOf(file) {
+  try {
+    return createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch {
+    return null;
+  }
+}
+
+/** The package.json of the workspace package a source belongs to. */
+function packageJsonOf(file) {
+  for (let dir = dirname(file); dir.startsWith(CHECKOUT) && dir !== CHECKOUT; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) return manifest;
+  }
+  return undefined;
 }
 
 /** The first of `dirs` that exists or can be made, and can be written to. */
@@ -121,6 +199,17 @@ export async function resolveNpmImport(b, args) {
     pluginData: { resolving: true },
   });
 }
+
+/**
+ * The CLI's `start` runs the server's main in the CLI's own process (signals reach the server there), from this same
+ * build: the `main` entry's code, not bin/start.mjs (which would build again).
+ */
+const serverStart = {
+  name: 'server-start',
+  setup(b) {
+    b.onResolve({ filter: /^@auction-ops\/server\/start$/ }, () => ({ path: join(SERVER_SRC, 'main.ts') }));
+  },
+};
 
 /** Bare imports outside the workspace: left to Node, by the absolute URL esbuild resolves from the importer. */
 const externalPackages = {

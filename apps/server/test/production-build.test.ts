@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer, firstWritable } from '../build/server-build.mjs';
+import { buildServer, firstWritable, unchangedBuild } from '../build/server-build.mjs';
 
 const OWN_SOURCES = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -34,6 +34,38 @@ describe('production build', () => {
     expect(await buildServer(out)).toBe(dir);
     expect(statSync(join(dir, 'main.mjs')).mtimeMs).toBe(written);
     expect(readdirSync(out).filter((name) => name.startsWith('build-'))).toEqual([dir.slice(out.length + 1)]);
+  });
+
+  it('is not bundled again while its sources, its builder and the lockfile are unchanged', async () => {
+    const record = join(out, 'newest-build.json');
+    const written = statSync(record).mtimeMs;
+    const inputs = Object.keys(JSON.parse(readFileSync(record, 'utf8')).inputs);
+    expect(inputs).toContain(join(OWN_SOURCES, 'apps/server/src/main.ts'));
+    expect(inputs).toContain(join(OWN_SOURCES, 'apps/cli/src/main.ts'));
+    expect(inputs).toContain(join(OWN_SOURCES, 'packages/rest-engine/package.json'));
+    expect(inputs).toContain(join(OWN_SOURCES, 'pnpm-lock.yaml'));
+    expect(inputs).toContain(join(OWN_SOURCES, 'apps/server/build/server-build.mjs'));
+    expect(unchangedBuild(out)).toBe(dir);
+    expect(await buildServer(out)).toBe(dir);
+    expect(statSync(record).mtimeMs).toBe(written);
+  });
+
+  it('is bundled again when a source it was made from changed, or a package it imports is gone', async () => {
+    const record = join(out, 'newest-build.json');
+    const made = JSON.parse(readFileSync(record, 'utf8'));
+    const source = join(OWN_SOURCES, 'apps/server/src/main.ts');
+    // As if main.ts had other bytes when the build was made: its bytes now differ from the recorded ones.
+    writeFileSync(record, JSON.stringify({ ...made, inputs: { ...made.inputs, [source]: 'other bytes' } }));
+    expect(unchangedBuild(out)).toBeUndefined();
+    expect(await buildServer(out)).toBe(dir);
+    expect(JSON.parse(readFileSync(record, 'utf8')).inputs[source]).toBe(made.inputs[source]);
+
+    writeFileSync(record, JSON.stringify({ ...made, externals: [...made.externals, join(out, 'gone/index.js')] }));
+    expect(unchangedBuild(out)).toBeUndefined();
+    writeFileSync(record, '{"dir":');
+    expect(unchangedBuild(out)).toBeUndefined();
+    expect(await buildServer(out)).toBe(dir);
+    expect(unchangedBuild(out)).toBe(dir);
   });
 
   it('is built elsewhere when its first place cannot be written to (a read-only checkout)', () => {

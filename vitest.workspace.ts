@@ -1,7 +1,5 @@
-// The test projects, one per package and app. Vitest 4 no longer reads workspace files on its own;
-// vitest.config.ts passes this list as `test.projects`, so this file stays the one place to add a project.
-import { defineProject } from 'vitest/config';
-import { sourceAlias } from './vitest.source-alias.js';
+// What `pnpm test` runs (vitest.config.ts): the tests of every package and app, and of the repository's scripts.
+// The other configurations (browser, outage, disk, day, upgrade, pg-cluster) name their own files.
 
 export const testDirs = [
   'packages/database',
@@ -21,43 +19,17 @@ export const testDirs = [
   'apps/cli',
 ];
 
-const packageProjects = testDirs.map((dir) =>
-  defineProject({
-    resolve: sourceAlias,
-    test: {
-      name: dir.split('/')[1],
-      root: dir,
-      include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-      // The outage test runs alone (`pnpm test:outage`, vitest.outage.config.ts), so does the full-disk test
-      // (`pnpm test:disk`, vitest.disk.config.ts); browser tests need Chromium
-      // (`pnpm test:browser`, vitest.browser.config.ts).
-      exclude: [
-        '**/node_modules/**',
-        '**/*.browser.test.ts',
-        ...(dir === 'apps/server' ? ['test/postgres-restart.test.ts', 'test/disk-full.test.ts'] : []),
-      ],
-      testTimeout: 30_000,
-      hookTimeout: 120_000,
-      pool: 'forks',
-      // A worker runs file after file of its project in one process, modules loaded once: importing the server
-      // anew for each file was most of the suite's time. Files share that process, not their state: each makes
-      // its own databases, servers and directories and closes them (docs/testing.md, "What a test may assume").
-      isolate: false,
-    },
-  }),
-);
+export const testInclude = [
+  ...testDirs.flatMap((dir) => [`${dir}/src/**/*.test.ts`, `${dir}/test/**/*.test.ts`]),
+  // The repository's own scripts (the import-circle check, the conformance translator): no database.
+  'scripts/**/*.test.ts',
+];
 
-// Tests of the repository's own scripts (the import-circle check): no database, run with the rest. The checks run
-// as commands (Node and tsx, seconds each on a busy machine): the packages' test timeout, not Vitest's 5 s.
-const scriptsProject = defineProject({
-  test: {
-    name: 'scripts',
-    root: 'scripts',
-    include: ['**/*.test.ts'],
-    pool: 'forks',
-    isolate: false,
-    testTimeout: 30_000,
-  },
-});
-
-export default [...packageProjects, scriptsProject];
+export const testExclude = [
+  '**/node_modules/**',
+  // Browser tests need Chromium (`pnpm test:browser`, vitest.browser.config.ts).
+  '**/*.browser.test.ts',
+  // The outage test runs alone (`pnpm test:outage`), so does the full-disk test (`pnpm test:disk`).
+  'apps/server/test/postgres-restart.test.ts',
+  'apps/server/test/disk-full.test.ts',
+];

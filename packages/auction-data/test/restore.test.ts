@@ -177,4 +177,4 @@ it('lists what will be lost, then puts A back as at T1 and leaves B byte-identic
   // And one broadcast on the auction's private realtime topic.
   const sent = await sql`select event, private from realtime.messages where topic = ${`auction:${a.id}`}`;
   expect(sent).toEqual([{ event: 'auction.restored', private: true }]);
-});
+}, 120_000); // restores a backup into a scratch cluster and replays WAL: over 30 s on a loaded machine

@@ -63,7 +63,8 @@ describe('backup create and list', () => {
   });
 });
 
-describe('backup restore', () => {
+// Each restore copies a backup and starts a PostgreSQL that replays WAL: seconds alone, over 30 s on a loaded machine.
+describe('backup restore', { timeout: 120_000 }, () => {
   it('latest replays every archived change, and brings the objects and secrets along', async () => {
     const dir = freshDir();
     await restoreBackup({ target: server.target, id: 'latest', dataDir: dir });

@@ -101,6 +101,17 @@ describe('translation of examples', () => {
     expect(failures(c!, response(200, [], 'a,b\n1,2\n'))).toEqual([]);
   });
 
+  it('keeps the line feed of a [str|...|] opened at the end of its line', () => {
+    const src = module(`withConfig baseCfg $
+  it "html" $ get "/page" \`shouldRespondWith\`
+    [str|
+        |<p>
+        |]`);
+    const [c] = translated(translateModule(src, ENTRY, 150000));
+    expect(failures(c!, response(200, [], '\n<p>\n'))).toEqual([]);
+    expect(failures(c!, response(200, [], '<p>\n'))).toEqual(['body differs']);
+  });
+
   it('keeps a response bound with <- and checks its headers with SpecHelper predicates', () => {
     const src = module(`withConfig baseCfg $
   it "times" $ do

@@ -95,37 +95,44 @@ export function parsePrefer(header: string | undefined): Preferences {
   return p;
 }
 
+/** The media type the engine produces itself for one entry of an Accept header, or null. */
+export function builtinMediaOf(entry: string): MediaType | null {
+  const [type, ...params] = entry
+    .trim()
+    .split(';')
+    .map((s) => s.trim().toLowerCase());
+  const stripped = params.includes('nulls=stripped');
+  switch (type) {
+    case 'application/json':
+    case '*/*':
+    case 'application/*':
+      return 'json';
+    case 'application/vnd.pgrst.array':
+    case 'application/vnd.pgrst.array+json':
+      return stripped ? 'stripped-array' : 'json';
+    case 'application/vnd.pgrst.object+json':
+    case 'application/vnd.pgrst.object':
+      return stripped ? 'stripped-object' : 'object';
+    case 'text/csv':
+      return 'csv';
+    case 'application/openapi+json':
+      return 'openapi';
+    case 'application/geo+json':
+      return 'geojson';
+    case 'application/vnd.pgrst.plan':
+    case 'application/vnd.pgrst.plan+json':
+    case 'application/vnd.pgrst.plan+text':
+      return 'plan';
+  }
+  return null;
+}
+
 export function parseAccept(header: string | undefined): MediaType {
   if (!header || header.trim() === '') return 'json';
   // Client order first; q-values are not weighed (PostgREST also takes the first it can produce).
   for (const raw of header.split(',')) {
-    const [type, ...params] = raw
-      .trim()
-      .split(';')
-      .map((s) => s.trim().toLowerCase());
-    const stripped = params.includes('nulls=stripped');
-    switch (type) {
-      case 'application/json':
-      case '*/*':
-      case 'application/*':
-        return 'json';
-      case 'application/vnd.pgrst.array':
-      case 'application/vnd.pgrst.array+json':
-        return stripped ? 'stripped-array' : 'json';
-      case 'application/vnd.pgrst.object+json':
-      case 'application/vnd.pgrst.object':
-        return stripped ? 'stripped-object' : 'object';
-      case 'text/csv':
-        return 'csv';
-      case 'application/openapi+json':
-        return 'openapi';
-      case 'application/geo+json':
-        return 'geojson';
-      case 'application/vnd.pgrst.plan':
-      case 'application/vnd.pgrst.plan+json':
-      case 'application/vnd.pgrst.plan+text':
-        return 'plan';
-    }
+    const media = builtinMediaOf(raw);
+    if (media !== null) return media;
   }
   throw errors.notAcceptable(header);
 }

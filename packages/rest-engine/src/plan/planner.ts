@@ -7,6 +7,7 @@ import type { RequestHeaders } from '../parse/types.js';
 import { tableKey, type SchemaCache } from '../schema-cache/types.js';
 import { planCall } from './call-planner.js';
 import { applyPaging, CommonFields, rootLevel, type PlannerOptions, type Step } from './plan-step.js';
+import { isDefaultSelect, negotiateMedia } from './media-negotiation.js';
 import { checkAllAddressed, type PlanContext, planRead } from './read-planner.js';
 import type { Plan } from './types.js';
 import { planWrite } from './write-planner.js';
@@ -37,8 +38,9 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
 
   const table = cache.tables.get(tableKey(schema, target.name));
   if (!table) throw errors.noTable(schema, target.name);
-  // Media types only a function's own domain can answer in (call-planner.ts): a table has none.
-  if (h.accept === 'raw' && method !== 'OPTIONS') throw errors.notAcceptable(request.acceptHeader);
+  // Writes answer in the engine's own media types; reads may also answer through a media type handler.
+  if (h.accept === 'raw' && method !== 'OPTIONS' && method !== 'GET' && method !== 'HEAD')
+    throw errors.notAcceptable(request.acceptHeader);
   switch (method) {
     case 'OPTIONS': {
       const allow = ['OPTIONS', 'GET', 'HEAD'];
@@ -53,7 +55,8 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
       const read = planRead(ctx, rootLevel(ctx, { kind: 'table', table }, true));
       checkAllAddressed(ctx.query, read);
       const { root, offset } = applyPaging(read, h, opts, true);
-      return { ...common.of(true), kind: 'read', read: root, count: prefer.count, offset };
+      const media = negotiateMedia(cache, request.acceptHeader, h.accept, table, isDefaultSelect(ctx.query.select), false);
+      return { ...common.of(true), ...media, kind: 'read', read: root, count: prefer.count, offset };
     }
     case 'POST':
     case 'PUT':

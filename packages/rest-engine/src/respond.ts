@@ -153,7 +153,11 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
     if (plan.handler !== null) return handlerAnswer(plan.handler, 200, headers, plan.head, r.body);
     // A set of scalars renders as an array; asked for one object, its one element is the answer.
     const body = text(r.body);
-    return { status: 200, headers, body: plan.head ? null : singular && plan.fn.returnsSet ? unwrapSingle(body) : body };
+    return {
+      status: 200,
+      headers,
+      body: plan.head ? null : singular && plan.fn.returnsSet ? unwrapSingle(body) : body,
+    };
   }
 
   if (plan.kind === 'read' || plan.kind === 'call') {

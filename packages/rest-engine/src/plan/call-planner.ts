@@ -155,7 +155,14 @@ export function planCall(step: Step, name: string): Plan {
   // A function returning rows of a relation answers through that relation's handlers (named in its schema).
   const target = { schema: fn.schema, name: fn.returnTable?.name ?? fn.name };
   const scalar = fn.returnKind !== 'composite';
-  const media = negotiateMedia(step.ctx.cache, request.acceptHeader, h.accept, target, isDefaultSelect(query.select), scalar);
+  const media = negotiateMedia(
+    step.ctx.cache,
+    request.acceptHeader,
+    h.accept,
+    target,
+    isDefaultSelect(query.select),
+    scalar,
+  );
   if (fn.returnKind !== 'composite') {
     checkAllAddressed(query, null);
     return {

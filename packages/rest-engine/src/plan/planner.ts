@@ -55,7 +55,14 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
       const read = planRead(ctx, rootLevel(ctx, { kind: 'table', table }, true));
       checkAllAddressed(ctx.query, read);
       const { root, offset } = applyPaging(read, h, opts, true);
-      const media = negotiateMedia(cache, request.acceptHeader, h.accept, table, isDefaultSelect(ctx.query.select), false);
+      const media = negotiateMedia(
+        cache,
+        request.acceptHeader,
+        h.accept,
+        table,
+        isDefaultSelect(ctx.query.select),
+        false,
+      );
       return { ...common.of(true), ...media, kind: 'read', read: root, count: prefer.count, offset };
     }
     case 'POST':

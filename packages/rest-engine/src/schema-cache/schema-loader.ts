@@ -328,12 +328,21 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
 }
 
 /** Send functions of the textual base types: their bytes are the value's text (jsonb's after a version byte). */
-const TEXT_SENDS = new Set(['textsend', 'varcharsend', 'bpcharsend', 'namesend', 'xml_send', 'json_send', 'jsonb_send']);
+const TEXT_SENDS = new Set([
+  'textsend',
+  'varcharsend',
+  'bpcharsend',
+  'namesend',
+  'xml_send',
+  'json_send',
+  'jsonb_send',
+]);
 
 function mediaHandlersOf(rows: readonly Row[]): Map<string, MediaHandler> {
   const out = new Map<string, MediaHandler>();
   for (const r of rows) {
-    const target = r.target_schema === null ? null : { schema: r.target_schema as string, name: r.target_name as string };
+    const target =
+      r.target_schema === null ? null : { schema: r.target_schema as string, name: r.target_name as string };
     out.set(mediaHandlerKey(target ? tableKey(target.schema, target.name) : '', r.media_type), {
       kind: r.kind,
       schema: r.schema,

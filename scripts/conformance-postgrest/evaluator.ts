@@ -5,7 +5,7 @@ import type { Step } from './cases.js';
 import { headerIs } from './checks.js';
 import type { Decl, Expr, Stmt } from './hs-ast.js';
 import { JsonQuoteError, parseJsonQuote } from './json-quote.js';
-import { respond, shouldBe, shouldSatisfy, toMatcher } from './steps.js';
+import { respond, shouldBe, shouldContain, shouldSatisfy, toMatcher } from './steps.js';
 import {
   type SpecItem,
   type Thunk,
@@ -161,6 +161,8 @@ export class Evaluator {
         return shouldBe(L(), R());
       case 'shouldSatisfy':
         return shouldSatisfy(L(), R());
+      case 'shouldContain':
+        return shouldContain(L(), R());
       case '<$>': {
         const f = L();
         const x = R();

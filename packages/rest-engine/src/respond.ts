@@ -139,6 +139,8 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
       withoutBody(headers);
       return { status: status === 200 ? 204 : status, headers, body: null };
     }
+    if (plan.handler !== null)
+      return handlerAnswer(plan.handler, status === 204 ? 200 : status, headers, false, r.body);
     const body = text(r.body);
     return { status: status === 204 ? 200 : status, headers, body: singular ? unwrapSingle(body) : body };
   }

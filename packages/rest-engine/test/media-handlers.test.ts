@@ -44,6 +44,15 @@ describe('media type handlers', () => {
     expect((await get('/gauges?order=id', 'application/x-marked')).text).toBe('\u0001[1, 2, 3]');
   });
 
+  it('answer a write that returns its rows, and accept the media type of one that does not', async () => {
+    const patch = (prefer: string) =>
+      h.req('PATCH', '/gauges?id=eq.3', { claims: SERVICE, body: { level: 1 }, headers: { accept: TSV, prefer } });
+    const rows = await patch('return=representation');
+    expect(rows).toMatchObject({ status: 200, text: '3\t1\n' });
+    expect(rows.headers['content-type']).toBe(TSV);
+    expect(await patch('return=minimal')).toMatchObject({ status: 204, text: null });
+  });
+
   it('answer HEAD without a body', async () => {
     const r = await h.req('HEAD', '/gauges', { claims: SERVICE, headers: { accept: TSV } });
     expect(r).toMatchObject({ status: 200, text: null });

@@ -299,7 +299,7 @@ function compileStatement(
         plan.count ? 'pg_catalog.count(_t)' : 'NULL::bigint',
         ' AS total, pg_catalog.count(_t) AS page_total, ',
       );
-      if (plan.representation) body(b, plan.media, false);
+      if (plan.representation) body(b, plan.media, false, plan.handler);
       else b.push("''");
       b.push(' AS body', RESPONSE_GUCS);
       if (plan.location) {

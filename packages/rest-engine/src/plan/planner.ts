@@ -38,9 +38,6 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
 
   const table = cache.tables.get(tableKey(schema, target.name));
   if (!table) throw errors.noTable(schema, target.name);
-  // Writes answer in the engine's own media types; reads may also answer through a media type handler.
-  if (h.accept === 'raw' && method !== 'OPTIONS' && method !== 'GET' && method !== 'HEAD')
-    throw errors.notAcceptable(request.acceptHeader);
   switch (method) {
     case 'OPTIONS': {
       const allow = ['OPTIONS', 'GET', 'HEAD'];

@@ -1,10 +1,10 @@
-// Content negotiation with the database's media type handlers (PostgREST's): the Accept header's entries in order,
-// the first one something can answer wins. The engine's own vendored media types (one object, stripped nulls, plan)
+// Content negotiation with the database's media type handlers (PostgREST's): the Accept header's entries in
+// PostgREST's order (q-value, then specificity), the first one something can answer wins. The engine's own vendored media types (one object, stripped nulls, plan)
 // are never overridden; any other media type is answered by, in this order, the relation's (or function's) handler
 // for `*/*`, its handler for that media type (both only with the default select: a handler takes the relation's
 // whole row), an anyelement handler for it, and last the engine's own rendering (JSON, CSV, GeoJSON).
 import { errors } from '../errors.js';
-import { builtinMediaOf } from '../parse/header-parser.js';
+import { acceptEntries, builtinMediaOf } from '../parse/header-parser.js';
 import type { MediaType, SelectItem } from '../parse/types.js';
 import { type MediaHandler, mediaHandlerKey, type SchemaCache, tableKey } from '../schema-cache/types.js';
 
@@ -40,8 +40,7 @@ export function negotiateMedia(
   }
   const own = tableKey(target.schema, target.name);
   const usable = (h: MediaHandler | undefined) => (h && (scalar || h.kind === 'aggregate') ? h : undefined);
-  const entries = acceptHeader.trim() === '' ? ['*/*'] : acceptHeader.split(',');
-  for (const entry of entries) {
+  for (const entry of acceptEntries(acceptHeader)) {
     const builtin = builtinMediaOf(entry);
     if (builtin !== null && VENDORED.has(builtin)) return { media: builtin, handler: null };
     const type = entry.split(';')[0]!.trim().toLowerCase();

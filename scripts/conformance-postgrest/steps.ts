@@ -3,7 +3,7 @@
 // \`shouldSatisfy\` matchHeader ...`). Assertions over values computed in Haskell (lenses into the body, costs of a
 // plan, lookups) are not translated.
 import type { Check, Step } from './cases.js';
-import { bodyBytes, bodyJson, jsonContentType, statusIs } from './checks.js';
+import { bodyBytes, bodyJson, headerIs, jsonContentType, statusIs } from './checks.js';
 import { type Val, Untranslatable, bytesOf, describe, ready } from './values.js';
 
 export function respond(action: Val, matcher: Val): Val {
@@ -35,6 +35,21 @@ export function shouldSatisfy(actual: Val, predicate: Val): Val {
     if (c.t === 'check') return check(actual.ref, c.check);
   }
   throw new Untranslatable(`shouldSatisfy on ${describe(actual)} with ${describe(predicate)}`);
+}
+
+/**
+ * `simpleHeaders r \`shouldContain\` [("Name", "value")]`: each listed header is among the bound response's (a list
+ * of one pair, as the suite writes it: a longer one would ask for adjacent headers, which no check here reads).
+ */
+export function shouldContain(actual: Val, expected: Val): Val {
+  if (actual.t === 'response' && actual.part === 'headers' && expected.t === 'list' && expected.items.length === 1) {
+    const [pair] = expected.items;
+    if (pair!.t === 'tuple' && pair!.items.length === 2) {
+      const [name, value] = pair!.items;
+      if (name!.t === 'str' && value!.t === 'str') return check(actual.ref, headerIs(name!.v, value!.v));
+    }
+  }
+  throw new Untranslatable(`shouldContain on ${describe(actual)} with ${describe(expected)}`);
 }
 
 function check(ref: number, c: Check): Val {

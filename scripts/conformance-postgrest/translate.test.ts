@@ -101,6 +101,33 @@ describe('translation of examples', () => {
     expect(failures(c!, response(200, [], 'a,b\n1,2\n'))).toEqual([]);
   });
 
+  it('keeps the line feed of a [str|...|] opened at the end of its line', () => {
+    const src = module(`withConfig baseCfg $
+  it "html" $ get "/page" \`shouldRespondWith\`
+    [str|
+        |<p>
+        |]`);
+    const [c] = translated(translateModule(src, ENTRY, 150000));
+    expect(failures(c!, response(200, [], '\n<p>\n'))).toEqual([]);
+    expect(failures(c!, response(200, [], '<p>\n'))).toEqual(['body differs']);
+  });
+
+  it('checks a header a bound response shouldContain', () => {
+    const src = module(`withConfig baseCfg $
+  it "png" $ do
+    r <- request methodGet "/rpc/img" [] ""
+    liftIO $ do
+      simpleHeaders r \`shouldContain\` [("Content-Type", "image/png")]`);
+    const [c] = translated(translateModule(src, ENTRY, 150000));
+    const [, header] = c!.steps;
+    expect(
+      header!.kind === 'check' && header!.check.test(response(200, [['Content-Type', 'image/png']], '')),
+    ).toBeNull();
+    expect(
+      header!.kind === 'check' && header!.check.test(response(200, [['Content-Type', 'text/plain']], '')),
+    ).not.toBeNull();
+  });
+
   it('keeps a response bound with <- and checks its headers with SpecHelper predicates', () => {
     const src = module(`withConfig baseCfg $
   it "times" $ do

@@ -3,12 +3,14 @@
 import { errors } from './errors.js';
 import type { MediaType } from './parse/types.js';
 import type { Plan } from './plan/types.js';
+import type { MediaHandler } from './schema-cache/types.js';
 
 /** The main statement's one row: the total (or null), the page size, the body as text, and the Location keys. */
 export interface MainResult {
   readonly total: number | null;
   readonly pageTotal: number;
-  readonly body: string;
+  /** Bytes when a media type handler made the answer. */
+  readonly body: string | Uint8Array;
   readonly location: string | null;
   readonly planRows: number | null;
   /** Upserts into tables: how many rows were inserted rather than updated. */
@@ -22,6 +24,11 @@ export interface EngineResponse {
   status: number;
   headers: Record<string, string>;
   body: string | null;
+  /**
+   * A binary answer (a media type handler whose domain is over bytea, such as `image/png`): its bytes, sent
+   * instead of body (then null). Absent for every other answer.
+   */
+  bytes?: Uint8Array;
   /** An error's code (PGRST code or SQLSTATE), also when a HEAD answer carries no body: for embeddings to act on. */
   errorCode?: string;
 }
@@ -38,9 +45,18 @@ const CONTENT_TYPES: Record<MediaType, string> = {
   raw: 'application/octet-stream', // replaced by the plan's own media type (rawContentType)
 };
 
-/** A raw answer's Content-Type: its media type, with the charset PostgREST names for the text types it knows. */
-const rawContentType = (type: string) =>
-  type === 'text/plain' || type === 'text/xml' ? `${type}; charset=utf-8` : type;
+/** The media types PostgREST knows by name and answers with `; charset=utf-8` (any other goes as it is). */
+const CHARSET_TYPES = new Set([
+  'application/json',
+  'application/geo+json',
+  'text/csv',
+  'text/plain',
+  'text/xml',
+  'application/openapi+json',
+]);
+
+/** A handler's answer's Content-Type: its media type, with the charset PostgREST names for the types it knows. */
+const rawContentType = (type: string) => (CHARSET_TYPES.has(type) ? `${type}; charset=utf-8` : type);
 
 const isSingular = (m: MediaType) => m === 'object' || m === 'stripped-object';
 
@@ -95,9 +111,11 @@ function countOf(plan: Extract<Plan, { kind: 'read' | 'call' }>, r: MainResult, 
 export function respond(plan: Plan, r: MainResult, maxRows: number | null): EngineResponse {
   if (plan.explain) {
     const type = `application/vnd.pgrst.plan+${plan.explain.format}; for="${plan.explain.for}"; charset=utf-8`;
-    return { status: 200, headers: { 'content-type': type }, body: plan.head ? null : r.body };
+    return { status: 200, headers: { 'content-type': type }, body: plan.head ? null : text(r.body) };
   }
-  const headers: Record<string, string> = { 'content-type': CONTENT_TYPES[plan.media] };
+  const headers: Record<string, string> = {
+    'content-type': plan.handler ? rawContentType(plan.handler.answers) : CONTENT_TYPES[plan.media],
+  };
   if (plan.profiled) headers['content-profile'] = plan.schema;
   if (plan.applied.length) headers['preference-applied'] = plan.applied.join(', ');
   const singular = isSingular(plan.media);
@@ -121,7 +139,10 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
       withoutBody(headers);
       return { status: status === 200 ? 204 : status, headers, body: null };
     }
-    return { status: status === 204 ? 200 : status, headers, body: singular ? unwrapSingle(r.body) : r.body };
+    if (plan.handler !== null)
+      return handlerAnswer(plan.handler, status === 204 ? 200 : status, headers, false, r.body);
+    const body = text(r.body);
+    return { status: status === 204 ? 200 : status, headers, body: singular ? unwrapSingle(body) : body };
   }
 
   if (plan.kind === 'call' && !plan.read) {
@@ -131,13 +152,14 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
       withoutBody(headers);
       return { status: 204, headers, body: null };
     }
-    if (plan.rawType !== null) {
-      headers['content-type'] = rawContentType(plan.rawType);
-      return { status: 200, headers, body: plan.head ? null : r.body };
-    }
+    if (plan.handler !== null) return handlerAnswer(plan.handler, 200, headers, plan.head, r.body);
     // A set of scalars renders as an array; asked for one object, its one element is the answer.
-    const body = singular && plan.fn.returnsSet ? unwrapSingle(r.body) : r.body;
-    return { status: 200, headers, body: plan.head ? null : body };
+    const body = text(r.body);
+    return {
+      status: 200,
+      headers,
+      body: plan.head ? null : singular && plan.fn.returnsSet ? unwrapSingle(body) : body,
+    };
   }
 
   if (plan.kind === 'read' || plan.kind === 'call') {
@@ -149,8 +171,26 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
       if (plan.offset > total) throw errors.rangeNotSatisfiable(plan.offset, total);
       if (1 + upper - plan.offset < total) status = 206;
     }
-    const body = singular && (plan.kind === 'read' || plan.fn.returnsSet) ? unwrapSingle(r.body) : r.body;
-    return { status, headers, body: plan.head ? null : body };
+    if (plan.handler !== null) return handlerAnswer(plan.handler, status, headers, plan.head, r.body);
+    const body = singular && (plan.kind === 'read' || plan.fn.returnsSet) ? unwrapSingle(text(r.body)) : r.body;
+    return { status, headers, body: plan.head ? null : text(body) };
   }
-  return { status: 200, headers, body: r.body };
+  return { status: 200, headers, body: text(r.body) };
+}
+
+/** A body the engine rendered: text (bytes come only from media type handlers). */
+const text = (body: string | Uint8Array): string =>
+  typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+
+/** A media type handler's answer: text for a domain over a textual type, else its bytes. */
+function handlerAnswer(
+  handler: MediaHandler,
+  status: number,
+  headers: Record<string, string>,
+  head: boolean,
+  body: string | Uint8Array,
+): EngineResponse {
+  if (head) return { status, headers, body: null };
+  if (handler.binary && typeof body !== 'string') return { status, headers, body: null, bytes: body };
+  return { status, headers, body: text(body) };
 }

@@ -22,7 +22,7 @@ export async function serveEngine(engine: RestEngine): Promise<{ url: string; cl
       claims,
     });
     res.writeHead(out.status, out.headers);
-    res.end(out.body ?? undefined);
+    res.end(out.bytes ?? out.body ?? undefined);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -115,7 +115,7 @@ export async function answer(engine: RestEngine, a: ResolvedAdapter, http: HttpP
       role: who?.role,
     });
     // Said for an empty answer, or Node sends it chunked; a text body's length is the host's to set.
-    if (res.body === null) {
+    if (res.body === null && res.bytes === undefined) {
       const length = emptyBodyLength(res.status, method);
       if (length !== null) res.headers['content-length'] = length;
     }

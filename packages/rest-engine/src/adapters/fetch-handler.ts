@@ -39,7 +39,7 @@ export function createFetchHandler(engine: RestEngine, options: AdapterOptions =
     // A text body's length is left to the host: every fetch host sets it (node-server without a header entry, which
     // is cheaper than ours).
     context.beforeResponse?.(res.headers);
-    return new Response(res.body, { status: res.status, headers: res.headers });
+    return new Response(res.bytes ?? res.body, { status: res.status, headers: res.headers });
   };
 }
 

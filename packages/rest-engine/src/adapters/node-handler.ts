@@ -33,9 +33,10 @@ export function createNodeHandler(engine: RestEngine, options: AdapterOptions = 
       if (found === null && next) return next();
       const out = found ?? outsideMount();
       // With a length, Node writes the head and the body in one write, without chunk framing.
-      if (out.body !== null) out.headers['content-length'] = byteLength(out.body);
+      const payload = out.bytes ?? out.body;
+      if (payload !== null) out.headers['content-length'] = byteLength(payload);
       res.writeHead(out.status, out.headers);
-      res.end(out.body ?? undefined);
+      res.end(payload ?? undefined);
     } catch (e) {
       if (next) return next(e);
       const body = JSON.stringify({ code: 'PGRST000', details: null, hint: null, message: 'Internal server error' });
@@ -46,7 +47,7 @@ export function createNodeHandler(engine: RestEngine, options: AdapterOptions = 
   };
 }
 
-const byteLength = (body: string): string => String(Buffer.byteLength(body));
+const byteLength = (body: string | Uint8Array): string => String(Buffer.byteLength(body));
 
 const isEmptyObject = (v: unknown): boolean =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0;

@@ -3,7 +3,7 @@
 import { qualified, quoteIdent } from '../ident.js';
 import type { MediaType, Preferences } from '../parse/types.js';
 import type { Mutation, Plan, ReadPlan } from '../plan/types.js';
-import type { DbFunction, Table } from '../schema-cache/types.js';
+import type { DbFunction, MediaHandler, Table } from '../schema-cache/types.js';
 import { condition } from './condition-compiler.js';
 import { countedRows, countQuery, selectQuery } from './read-compiler.js';
 import { callArgsFrom, callExpr } from './row-source.js';
@@ -26,7 +26,26 @@ const RESPONSE_GUCS =
   ", nullif(current_setting('response.headers', true), '') AS response_headers" +
   ", nullif(current_setting('response.status', true), '') AS response_status";
 
-function body(b: SqlBuilder, media: MediaType, single: boolean): void {
+/**
+ * The answer of a media type handler, as bytes: its domain's binary form (the base type's send function), empty
+ * without a value. `row`: the rows (`_t`, cast to an aggregate's relation) or a function's single value.
+ */
+function handlerBody(b: SqlBuilder, handler: MediaHandler, row: '_t' | '_t.pgrst_scalar'): void {
+  const send = qualified(handler.send.schema, handler.send.name);
+  let value: string;
+  if (handler.kind === 'function') value = `(pg_catalog.array_agg(${row}))[1]`;
+  else {
+    const arg = handler.target && row === '_t' ? `_t::${qualified(handler.target.schema, handler.target.name)}` : row;
+    value = `${qualified(handler.schema, handler.name)}(${arg})`;
+  }
+  b.push(`coalesce(${send}(${value}), ''::pg_catalog.bytea)`);
+}
+
+function body(b: SqlBuilder, media: MediaType, single: boolean, handler: MediaHandler | null = null): void {
+  if (handler) {
+    handlerBody(b, handler, '_t');
+    return;
+  }
   switch (media) {
     case 'csv':
       b.push(
@@ -54,6 +73,7 @@ function wrapRead(
   b: SqlBuilder,
   read: ReadPlan,
   media: MediaType,
+  handler: MediaHandler | null,
   count: Preferences['count'],
   maxRows: number | null,
   single = false,
@@ -70,7 +90,7 @@ function wrapRead(
     b.push(')');
   } else b.push('NULL::bigint');
   b.push(' AS total, pg_catalog.count(_t) AS page_total, ');
-  body(b, media, single);
+  body(b, media, single, handler);
   b.push(' AS body', RESPONSE_GUCS, ' FROM (');
   selectQuery(b, read, null);
   b.push(') _t');
@@ -264,7 +284,7 @@ function compileStatement(
   const b = new SqlBuilder();
   switch (plan.kind) {
     case 'read':
-      wrapRead(b, plan.read, plan.media, plan.count, maxRows);
+      wrapRead(b, plan.read, plan.media, plan.handler, plan.count, maxRows);
       return {
         main: b.build(),
         explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null,
@@ -279,7 +299,7 @@ function compileStatement(
         plan.count ? 'pg_catalog.count(_t)' : 'NULL::bigint',
         ' AS total, pg_catalog.count(_t) AS page_total, ',
       );
-      if (plan.representation) body(b, plan.media, false);
+      if (plan.representation) body(b, plan.media, false, plan.handler);
       else b.push("''");
       b.push(' AS body', RESPONSE_GUCS);
       if (plan.location) {
@@ -301,7 +321,7 @@ function compileStatement(
     case 'call': {
       if (plan.read) {
         const single = !plan.fn.returnsSet && plan.media !== 'csv';
-        wrapRead(b, plan.read, plan.media, plan.count, maxRows, single);
+        wrapRead(b, plan.read, plan.media, plan.handler, plan.count, maxRows, single);
         return {
           main: b.build(),
           explain: plan.count === 'planned' || plan.count === 'estimated' ? explainOf(plan.read) : null,
@@ -315,8 +335,8 @@ function compileStatement(
         plan.count ? 'pg_catalog.count(_t)' : 'NULL::bigint',
         ' AS total, pg_catalog.count(_t) AS page_total, ',
       );
-      // A raw media type: the function's value as it is, the whole answer (empty without a row).
-      if (plan.rawType !== null) b.push("coalesce(min(_t.pgrst_scalar::text), '')");
+      // A media type handler: the function's value (or an aggregate of it) as bytes, the whole answer.
+      if (plan.handler !== null) handlerBody(b, plan.handler, '_t.pgrst_scalar');
       else if (plan.fn.returnKind === 'void') b.push("''");
       else if (plan.fn.returnsSet) b.push("coalesce(json_agg(_t.pgrst_scalar), '[]')::text");
       else b.push("coalesce((json_agg(_t.pgrst_scalar)->0)::text, 'null')");

@@ -95,37 +95,63 @@ export function parsePrefer(header: string | undefined): Preferences {
   return p;
 }
 
+/** The media type the engine produces itself for one entry of an Accept header, or null. */
+export function builtinMediaOf(entry: string): MediaType | null {
+  const [type, ...params] = entry
+    .trim()
+    .split(';')
+    .map((s) => s.trim().toLowerCase());
+  const stripped = params.includes('nulls=stripped');
+  switch (type) {
+    case 'application/json':
+    case '*/*':
+    case 'application/*':
+      return 'json';
+    case 'application/vnd.pgrst.array':
+    case 'application/vnd.pgrst.array+json':
+      return stripped ? 'stripped-array' : 'json';
+    case 'application/vnd.pgrst.object+json':
+    case 'application/vnd.pgrst.object':
+      return stripped ? 'stripped-object' : 'object';
+    case 'text/csv':
+      return 'csv';
+    case 'application/openapi+json':
+      return 'openapi';
+    case 'application/geo+json':
+      return 'geojson';
+    case 'application/vnd.pgrst.plan':
+    case 'application/vnd.pgrst.plan+json':
+    case 'application/vnd.pgrst.plan+text':
+      return 'plan';
+  }
+  return null;
+}
+
+/**
+ * An Accept header's entries in the order they are tried, as PostgREST (wai's parseHttpAccept) orders them: by
+ * q-value, highest first, then by specificity (parameters before `q` count up, stars down), else as sent. Each
+ * entry without its spaces and without `;q=` and what follows it. No header, or an empty one, accepts anything.
+ */
+export function acceptEntries(header: string | undefined): string[] {
+  if (!header || header.trim() === '') return ['*/*'];
+  const entries = header.split(',').map((raw, i) => {
+    const e = raw.replace(/ /g, '');
+    const at = e.indexOf(';q=');
+    const type = at === -1 ? e : e.slice(0, at);
+    const q = at === -1 ? 1 : Number.parseFloat(e.slice(at + 3).split(';')[0]!);
+    const count = (c: string) => type.split(c).length - 1;
+    return { type, q: Number.isNaN(q) ? 1 : q, specific: count(';') - count('*'), i };
+  });
+  entries.sort((a, b) => b.q - a.q || b.specific - a.specific || a.i - b.i);
+  return entries.map((e) => e.type);
+}
+
 export function parseAccept(header: string | undefined): MediaType {
   if (!header || header.trim() === '') return 'json';
-  // Client order first; q-values are not weighed (PostgREST also takes the first it can produce).
-  for (const raw of header.split(',')) {
-    const [type, ...params] = raw
-      .trim()
-      .split(';')
-      .map((s) => s.trim().toLowerCase());
-    const stripped = params.includes('nulls=stripped');
-    switch (type) {
-      case 'application/json':
-      case '*/*':
-      case 'application/*':
-        return 'json';
-      case 'application/vnd.pgrst.array':
-      case 'application/vnd.pgrst.array+json':
-        return stripped ? 'stripped-array' : 'json';
-      case 'application/vnd.pgrst.object+json':
-      case 'application/vnd.pgrst.object':
-        return stripped ? 'stripped-object' : 'object';
-      case 'text/csv':
-        return 'csv';
-      case 'application/openapi+json':
-        return 'openapi';
-      case 'application/geo+json':
-        return 'geojson';
-      case 'application/vnd.pgrst.plan':
-      case 'application/vnd.pgrst.plan+json':
-      case 'application/vnd.pgrst.plan+text':
-        return 'plan';
-    }
+  // The first entry the engine produces itself, in PostgREST's order (acceptEntries).
+  for (const entry of acceptEntries(header)) {
+    const media = builtinMediaOf(entry);
+    if (media !== null) return media;
   }
   throw errors.notAcceptable(header);
 }
@@ -168,14 +194,9 @@ export function parseHeaders(headers: Readonly<Record<string, string | undefined
     if (!(e instanceof RestError) || e.code !== 'PGRST107') throw e;
     accept = 'raw';
   }
-  const acceptTypes = (headers.accept ?? '')
-    .split(',')
-    .map((t) => t.split(';')[0].trim().toLowerCase())
-    .filter((t) => t !== '');
   return {
     prefer: parsePrefer(headers.prefer),
     accept,
-    acceptTypes,
     plan: accept === 'plan' ? parsePlanAccept(headers.accept!) : null,
     range: parseRange(headers.range),
     profile: (write ? headers['content-profile'] : headers['accept-profile']) ?? null,

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseField, parseFilter, parseLogic, printCondition } from './filter-parser.js';
-import { parseAccept, parsePrefer, parseRange } from './header-parser.js';
+import { acceptEntries, parseAccept, parsePrefer, parseRange } from './header-parser.js';
 import { parseOrder, printOrder } from './order-parser.js';
 import { parseQuery } from './query-parser.js';
 import { parseSelect, printSelect } from './select-parser.js';
@@ -159,6 +159,16 @@ describe('headers', () => {
     });
     expect(parseAccept('application/vnd.pgrst.object+json')).toBe('object');
     expect(parseAccept('text/csv, application/json')).toBe('csv');
+    // PostgREST's order: q-value first, then specificity (stars count down), else as sent.
+    expect(parseAccept('application/json;q=0.5, text/csv')).toBe('csv');
+    expect(parseAccept('*/*, text/csv')).toBe('csv');
+    expect(acceptEntries('text/html, */*;q=0.8, image/png; q=0.9, application/xml')).toEqual([
+      'text/html',
+      'application/xml',
+      'image/png',
+      '*/*',
+    ]);
+    expect(acceptEntries('')).toEqual(['*/*']);
     expect(() => parseAccept('image/png')).toThrow(expect.objectContaining({ code: 'PGRST107', status: 406 }));
     expect(parseRange('0-24')).toEqual({ offset: 0, limit: 25 });
     expect(parseRange('10-')).toEqual({ offset: 10, limit: null });

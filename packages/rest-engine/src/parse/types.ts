@@ -139,8 +139,6 @@ export interface PlanRequest {
 export interface RequestHeaders {
   readonly prefer: Preferences;
   readonly accept: MediaType;
-  /** The Accept header's media types in its order (lower case, without parameters). */
-  readonly acceptTypes: readonly string[];
   readonly plan: PlanRequest | null;
   readonly range: { readonly offset: number; readonly limit: number | null } | null;
   readonly profile: string | null;

@@ -5,6 +5,7 @@ import { errors } from '../errors.js';
 import { RAW_BODY_TYPES, RawBody } from '../parse/request-parser.js';
 import { tableKey, type DbFunction, type SchemaCache } from '../schema-cache/types.js';
 import { applyPaging, isObject, rootLevel, type Step } from './plan-step.js';
+import { isDefaultSelect, negotiateMedia } from './media-negotiation.js';
 import { checkAllAddressed, type PlanContext, planRead } from './read-planner.js';
 import type { CallArgs, Plan } from './types.js';
 
@@ -151,20 +152,23 @@ export function planCall(step: Step, name: string): Plan {
     call = { fn, mode: argKeys.length ? 'record' : 'none', json: JSON.stringify(args), argNames: argKeys };
     query = { ...query, filters: query.filters.filter((f) => !isArg(f)) };
   }
-  // Asked only for media types the engine does not produce itself: the function's own media type, if asked for.
-  let rawType: string | null = null;
-  if (h.accept === 'raw') {
-    const type = fn.mediaType;
-    if (type === null || fn.returnsSet || !h.acceptTypes.includes(type))
-      throw errors.notAcceptable(request.acceptHeader);
-    rawType = type;
-  }
+  // A function returning rows of a relation answers through that relation's handlers (named in its schema).
+  const target = { schema: fn.schema, name: fn.returnTable?.name ?? fn.name };
+  const scalar = fn.returnKind !== 'composite';
+  const media = negotiateMedia(
+    step.ctx.cache,
+    request.acceptHeader,
+    h.accept,
+    target,
+    isDefaultSelect(query.select),
+    scalar,
+  );
   if (fn.returnKind !== 'composite') {
     checkAllAddressed(query, null);
     return {
       ...common.of(readOnly, CALL_APPLIES),
+      ...media,
       kind: 'call',
-      rawType,
       read: null,
       scalar: call,
       fn,
@@ -178,8 +182,8 @@ export function planCall(step: Step, name: string): Plan {
   const { root, offset } = applyPaging(read, h, step.opts, readOnly);
   return {
     ...common.of(readOnly, CALL_APPLIES),
+    ...media,
     kind: 'call',
-    rawType,
     read: root,
     scalar: null,
     fn,

@@ -58,7 +58,7 @@ export class CommonFields {
       applied.push(`max-affected=${prefer.maxAffected}`);
     const media = this.h.accept;
     const { schema, head, profiled } = this;
-    return { schema, readOnly, media, explain: this.h.plan, prefer, head, applied, profiled };
+    return { schema, readOnly, media, handler: null, explain: this.h.plan, prefer, head, applied, profiled };
   }
 }
 

@@ -7,6 +7,7 @@ import type { RequestHeaders } from '../parse/types.js';
 import { tableKey, type SchemaCache } from '../schema-cache/types.js';
 import { planCall } from './call-planner.js';
 import { applyPaging, CommonFields, rootLevel, type PlannerOptions, type Step } from './plan-step.js';
+import { isDefaultSelect, negotiateMedia } from './media-negotiation.js';
 import { checkAllAddressed, type PlanContext, planRead } from './read-planner.js';
 import type { Plan } from './types.js';
 import { planWrite } from './write-planner.js';
@@ -37,8 +38,6 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
 
   const table = cache.tables.get(tableKey(schema, target.name));
   if (!table) throw errors.noTable(schema, target.name);
-  // Media types only a function's own domain can answer in (call-planner.ts): a table has none.
-  if (h.accept === 'raw' && method !== 'OPTIONS') throw errors.notAcceptable(request.acceptHeader);
   switch (method) {
     case 'OPTIONS': {
       const allow = ['OPTIONS', 'GET', 'HEAD'];
@@ -53,7 +52,15 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
       const read = planRead(ctx, rootLevel(ctx, { kind: 'table', table }, true));
       checkAllAddressed(ctx.query, read);
       const { root, offset } = applyPaging(read, h, opts, true);
-      return { ...common.of(true), kind: 'read', read: root, count: prefer.count, offset };
+      const media = negotiateMedia(
+        cache,
+        request.acceptHeader,
+        h.accept,
+        table,
+        isDefaultSelect(ctx.query.select),
+        false,
+      );
+      return { ...common.of(true), ...media, kind: 'read', read: root, count: prefer.count, offset };
     }
     case 'POST':
     case 'PUT':

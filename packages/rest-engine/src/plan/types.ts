@@ -1,7 +1,7 @@
 // The plan tree: the request resolved against the schema cache. Every table, column, relationship and function
 // here came from the cache, so the compiler may put their names into SQL.
 import type { Aggregate, Field, Filter, MediaType, PlanRequest, Preferences } from '../parse/types.js';
-import type { Column, DbFunction, Relationship, Table } from '../schema-cache/types.js';
+import type { Column, DbFunction, MediaHandler, Relationship, Table } from '../schema-cache/types.js';
 
 export type Source =
   | { readonly kind: 'table'; readonly table: Table }
@@ -122,6 +122,8 @@ export interface PlanCommon {
   readonly schema: string;
   readonly readOnly: boolean;
   readonly media: MediaType;
+  /** The database's media type handler that makes the answer (media 'raw'), or null: the engine renders it. */
+  readonly handler: MediaHandler | null;
   /** With the plan media type: the EXPLAIN to answer with instead of the rows. */
   readonly explain: PlanRequest | null;
   readonly prefer: Preferences;
@@ -150,8 +152,6 @@ export type Plan =
     })
   | (PlanCommon & {
       readonly kind: 'call';
-      /** With the `raw` media type: the function's media type (fn.mediaType), its value the whole answer. */
-      readonly rawType: string | null;
       readonly read: ReadPlan | null;
       readonly scalar: CallArgs | null;
       readonly fn: DbFunction;

@@ -4,6 +4,7 @@ import { errors } from '../errors.js';
 import type { ApiRequest } from '../parse/request-parser.js';
 import { type DbFunction, type Table, tableKey } from '../schema-cache/types.js';
 import { type AppliedByPlan, isObject, rootLevel, type Step } from './plan-step.js';
+import { isDefaultSelect, negotiateMedia } from './media-negotiation.js';
 import { checkAllAddressed, planConditions, planRead } from './read-planner.js';
 import { softDeleteFunction } from './soft-delete.js';
 import type { Mutation, Plan } from './types.js';
@@ -112,8 +113,12 @@ export function planWrite(step: Step, table: Table): Plan {
   }
   const returning = planRead(ctx, rootLevel(ctx, { kind: 'mutated', table }, false));
   checkAllAddressed(query, returning);
+  // A media type handler makes the answer only of a write that answers with its rows (as PostgREST).
+  const media = negotiateMedia(ctx.cache, request.acceptHeader, h.accept, table, isDefaultSelect(query.select), false);
   return {
     ...step.common.of(false, appliedBy(step, mutation)),
+    media: media.media,
+    handler: ret === 'representation' ? media.handler : null,
     kind: 'mutate',
     mutation,
     count: h.prefer.count,

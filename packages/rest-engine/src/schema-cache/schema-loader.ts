@@ -4,7 +4,16 @@ import type postgres from 'postgres';
 import { quoteIdent } from '../ident.js';
 import { buildRelationships, type RawFk, type ViewColumnSource } from './relationships.js';
 import { viewColumnOrigins } from './view-lineage.js';
-import { tableKey, type Column, type DbFunction, type Relationship, type SchemaCache, type Table } from './types.js';
+import {
+  type Column,
+  type DbFunction,
+  type MediaHandler,
+  mediaHandlerKey,
+  type Relationship,
+  type SchemaCache,
+  type Table,
+  tableKey,
+} from './types.js';
 
 const OUTSIDE_SYSTEM_SCHEMAS = `(n.nspname = any($1) or (n.nspname not in ('pg_catalog', 'information_schema')
   and n.nspname not like 'pg\\_toast%' and n.nspname not like 'pg\\_temp\\_%'))`;
@@ -66,7 +75,6 @@ where c.castmethod = 'f' and ((s.typtype = 'd' and t.oid = 'pg_catalog.json'::pg
 const FUNCTIONS = `
 select n.nspname as schema, p.proname as name, p.provolatile::text as vol, p.proretset as retset,
   format_type(p.prorettype, null) as rettype, t.typtype::text as rettyptype, t.typrelid::int as retrel,
-  t.typname as rettypname, (select b.typname from pg_type b where b.oid = t.typbasetype) as retbase,
   p.pronargs as nargs, p.pronargdefaults as ndefaults, p.prorows::float8 as rows, obj_description(p.oid, 'pg_proc') as
     comment,
   coalesce((select json_agg(json_build_object('name', coalesce(p.proargnames[x.i], ''), 'type', format_type(x.t, null),
@@ -77,6 +85,33 @@ select n.nspname as schema, p.proname as name, p.provolatile::text as vol, p.pro
     from pg_type ty where ty.oid = any(coalesce(p.proallargtypes, p.proargtypes::oid[]))), '[]') as argtypes
 from pg_proc p join pg_namespace n on n.oid = p.pronamespace join pg_type t on t.oid = p.prorettype
 where n.nspname = any($1) and p.prokind = 'f'`;
+
+// Media type handlers (see MediaHandler): aggregates over a relation's rows (or anyelement) and functions, of the
+// exposed schemas, whose result is a domain named like a media type; with the send function of the domain's base.
+const MEDIA_HANDLERS = `
+with media as (
+  select t.oid, pg_catalog.lower(t.typname) as media_type,
+    case t.typname when '*/*' then 'application/octet-stream' else pg_catalog.lower(t.typname) end as answers,
+    sn.nspname as send_schema, s.proname as send_name
+  from pg_catalog.pg_type t join pg_catalog.pg_proc s on s.oid = t.typsend
+  join pg_catalog.pg_namespace sn on sn.oid = s.pronamespace
+  where t.typtype = 'd' and (t.typname operator(pg_catalog.~*) '^[A-Za-z0-9.-]+/[A-Za-z0-9.+-]+$' or t.typname = '*/*')
+)
+select 'aggregate' as kind, pn.nspname as schema, p.proname as name,
+  case when at.oid = 'pg_catalog.anyelement'::pg_catalog.regtype then null else an.nspname end as target_schema,
+  at.typname as target_name, m.media_type, m.answers, m.send_schema, m.send_name
+from media m join pg_catalog.pg_proc p on p.prorettype = m.oid
+join pg_catalog.pg_namespace pn on pn.oid = p.pronamespace
+join pg_catalog.pg_aggregate a on a.aggfnoid = p.oid
+join pg_catalog.pg_type at on at.oid = p.proargtypes[0]
+join pg_catalog.pg_namespace an on an.oid = at.typnamespace
+where pn.nspname = any($1) and p.pronargs = 1 and (at.oid = 'pg_catalog.anyelement'::pg_catalog.regtype
+  or exists (select from pg_catalog.pg_class c where c.oid = at.typrelid and c.relkind in ('v', 'r', 'm', 'f', 'p')))
+union all
+select 'function', pn.nspname, p.proname, pn.nspname, p.proname, m.media_type, m.answers, m.send_schema, m.send_name
+from media m join pg_catalog.pg_proc p on p.prorettype = m.oid
+join pg_catalog.pg_namespace pn on pn.oid = p.pronamespace
+where pn.nspname = any($1) and not p.proretset and p.prokind = 'f'`;
 
 const TYPES = `
 select n.nspname as schema, t.typname as name from pg_type t join pg_namespace n on n.oid = t.typnamespace
@@ -109,7 +144,7 @@ const SQL_TYPE_ALIASES: Record<string, string> = {
 type Row = Record<string, any>;
 
 export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly string[]): Promise<SchemaCache> {
-  const [rels, fks, viewTrees, fns, types, zones, reps] = await sql
+  const [rels, fks, viewTrees, fns, types, zones, reps, handlers] = await sql
     .begin('read only', (tx) => [
       tx.unsafe(`select set_config('search_path', '', true)`),
       tx.unsafe(RELATIONS, [schemas as string[]]),
@@ -119,6 +154,7 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       tx.unsafe(TYPES, [schemas as string[]]),
       tx.unsafe('select name from pg_catalog.pg_timezone_names'),
       tx.unsafe(REPRESENTATIONS),
+      tx.unsafe(MEDIA_HANDLERS, [schemas as string[]]),
     ])
     .then((r) => r.slice(1) as unknown as Row[][]);
 
@@ -242,7 +278,6 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       );
     }
     const fn: DbFunction = {
-      mediaType: mediaTypeOf(f),
       schema: f.schema,
       name: f.name,
       comment: f.comment,
@@ -285,22 +320,41 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
     functions,
     types: typeMap,
     timezones: new Set(zones.map((z) => z.name as string)),
+    mediaHandlers: mediaHandlersOf(handlers),
     loadedAt: Date.now(),
     relationships: withComputed(buildRelationships([...tables.values()], rawFks, sources), rowFunctions),
     computedFields: computedFields(rowFunctions),
   };
 }
 
-/** Base types whose values a media type domain's answer carries as text. */
-const TEXT_BASES = new Set(['text', 'xml', 'varchar', 'bpchar', 'json', 'jsonb']);
+/** Send functions of the textual base types: their bytes are the value's text (jsonb's after a version byte). */
+const TEXT_SENDS = new Set([
+  'textsend',
+  'varcharsend',
+  'bpcharsend',
+  'namesend',
+  'xml_send',
+  'json_send',
+  'jsonb_send',
+]);
 
-/**
- * The media type a function answers in when asked for it: its return type is a domain named like a media type
- * (`create domain "text/plain" as text`) over a textual type. Binary domains (over bytea) are not served.
- */
-function mediaTypeOf(f: Row): string | null {
-  if (f.rettyptype !== 'd' || !/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i.test(f.rettypname)) return null;
-  return TEXT_BASES.has(f.retbase) ? (f.rettypname as string).toLowerCase() : null;
+function mediaHandlersOf(rows: readonly Row[]): Map<string, MediaHandler> {
+  const out = new Map<string, MediaHandler>();
+  for (const r of rows) {
+    const target =
+      r.target_schema === null ? null : { schema: r.target_schema as string, name: r.target_name as string };
+    out.set(mediaHandlerKey(target ? tableKey(target.schema, target.name) : '', r.media_type), {
+      kind: r.kind,
+      schema: r.schema,
+      name: r.name,
+      target,
+      mediaType: r.media_type,
+      answers: r.answers,
+      send: { schema: r.send_schema, name: r.send_name },
+      binary: !(r.send_schema === 'pg_catalog' && TEXT_SENDS.has(r.send_name)),
+    });
+  }
+  return out;
 }
 
 /** Functions of one table's row returning a single scalar: selectable like columns of that table. */

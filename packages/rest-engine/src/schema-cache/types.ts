@@ -82,11 +82,6 @@ export interface DbFunction {
   readonly name: string;
   readonly args: readonly FunctionArg[];
   readonly returnType: string;
-  /**
-   * The media type the function can answer in, raw, when a request asks for it: its return type is a domain named
-   * like one over a textual type (`create domain "text/html" as text`); null otherwise.
-   */
-  readonly mediaType: string | null;
   readonly returnsSet: boolean;
   /** 'void', 'scalar', or 'composite' (rows with columns: a table's row type or RETURNS TABLE/OUT params). */
   readonly returnKind: 'void' | 'scalar' | 'composite';
@@ -102,6 +97,35 @@ export interface DbFunction {
   readonly rows: number;
 }
 
+/**
+ * A media type handler (PostgREST's): what answers a request whose Accept names a media type the handler's domain is
+ * named after (`create domain "text/csv" as text`; the domain named star-slash-star answers any media type, as
+ * application/octet-stream).
+ * Either an aggregate of an exposed schema whose one argument is a table's or view's row type (or anyelement: every
+ * relation) and whose result is such a domain, over the rows; or a function returning such a domain (not a set),
+ * whose own value is the answer. The answer's bytes are the domain's binary form (its base type's send function),
+ * as PostgREST sends them: text as it is, bytea raw, jsonb after its format version byte.
+ */
+export interface MediaHandler {
+  readonly kind: 'aggregate' | 'function';
+  /** The aggregate (for kind 'function': the function returning the domain). */
+  readonly schema: string;
+  readonly name: string;
+  /** The row type an aggregate takes (its relation), or null for anyelement. */
+  readonly target: { readonly schema: string; readonly name: string } | null;
+  /** The domain's name, lower case: the media type asked for. */
+  readonly mediaType: string;
+  /** The media type answered (application/octet-stream for the star-slash-star domain). */
+  readonly answers: string;
+  /** The base type's send function, which makes the answer's bytes. */
+  readonly send: { readonly schema: string; readonly name: string };
+  /** The bytes are not text (the base type is not textual: bytea, ...): the answer is EngineResponse.bytes. */
+  readonly binary: boolean;
+}
+
+/** The key of a media handler: the relation or function it answers for ('' for anyelement) and the media type. */
+export const mediaHandlerKey = (target: string, mediaType: string): string => `${target}\n${mediaType}`;
+
 export interface SchemaCache {
   readonly schemas: readonly string[];
   readonly tables: ReadonlyMap<string, Table>; // key: schema.name
@@ -114,6 +138,8 @@ export interface SchemaCache {
   readonly types: ReadonlyMap<string, string>;
   /** Names in pg_timezone_names: the values `Prefer: timezone=` may take (exact spelling, as in PostgREST). */
   readonly timezones: ReadonlySet<string>;
+  /** Media type handlers by mediaHandlerKey (relation key, function key or '' for anyelement; media type). */
+  readonly mediaHandlers: ReadonlyMap<string, MediaHandler>;
   readonly loadedAt: number;
 }
 

@@ -13,20 +13,27 @@ import { queryRestored, startArchivingServer, type ArchivingServer } from './sup
 let s3: FakeS3;
 let server: ArchivingServer;
 const version = '0a1b2c3d-0000-4000-8000-000000000001';
+const savedEnv: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
   s3 = await startFakeS3('backups-test');
-  // As an operator sets them for the storage backend; PostgreSQL's archive_command inherits them.
-  Object.assign(process.env, {
+  // As an operator sets them for the storage backend; PostgreSQL's archive_command inherits them. Restored after:
+  // the files after this one in the worker's process (and the commands they start) must not see them.
+  const settings = {
     S3_ENDPOINT: s3.endpoint,
     S3_ACCESS_KEY_ID: s3.accessKeyId,
     S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
     S3_FORCE_PATH_STYLE: 'true',
-  });
+  };
+  for (const name of Object.keys(settings)) savedEnv[name] = process.env[name];
+  Object.assign(process.env, settings);
   server = await startArchivingServer(`s3://${s3.bucket}/site-a`);
 }, 300_000);
 
 afterAll(async () => {
+  for (const [name, value] of Object.entries(savedEnv))
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
   await server?.stop().catch(() => {});
   if (server) rmSync(server.root, { recursive: true, force: true });
   await s3?.close();

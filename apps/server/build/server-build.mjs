@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import {
   accessSync,
+  chmodSync,
   constants,
   existsSync,
   mkdirSync,
@@ -120,6 +121,8 @@ export function unchangedBuild(outDir) {
   } catch {
     return undefined; // no build recorded yet, or a record cut off by a crash: build
   }
+  // A build of this directory's own, by the name buildServer gives it: the record cannot point elsewhere.
+  if (typeof record.dir !== 'string' || !/^build-[0-9a-f]{16}$/.test(record.dir)) return undefined;
   const dir = join(outDir, record.dir);
   if (!existsSync(join(dir, 'main.mjs'))) return undefined;
   for (const [file, digest] of Object.entries(record.inputs)) if (digestOf(file) !== digest) return undefined;
@@ -168,15 +171,22 @@ function packageJsonOf(file) {
   return undefined;
 }
 
-/** The first of `dirs` that exists or can be made, and can be written to. */
+/**
+ * The first of `dirs` that exists or can be made, can be written to, and is this user's alone: what a build
+ * directory holds is run, so one another user made or may write to (the shared temporary directory) is passed over.
+ */
 export function firstWritable(dirs) {
   for (const dir of dirs) {
     try {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: 0o755 });
       accessSync(dir, constants.W_OK);
+      const { uid, mode } = statSync(dir);
+      if (process.getuid && uid !== process.getuid()) continue;
+      // Ours, but writable by the group or others (a umask of 002): only we write builds there.
+      if ((mode & 0o022) !== 0) chmodSync(dir, mode & 0o755);
       return dir;
     } catch {
-      // read-only, not a directory, not ours: the next one
+      // read-only, not a directory: the next one
     }
   }
   throw new Error(`the server cannot be built: none of ${dirs.join(', ')} can be written to`);

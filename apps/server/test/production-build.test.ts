@@ -1,9 +1,19 @@
 // The production build (build/server-build.mjs), which `pnpm start` runs: built once per content, nothing loaded
 // lazily pulled in at start, and the files found beside the sources still found. The server-process tests start it.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, firstWritable, unchangedBuild } from '../build/server-build.mjs';
@@ -75,6 +85,35 @@ describe('production build', () => {
     expect(firstWritable([join(file, 'dist'), fallback])).toBe(fallback);
     expect(statSync(fallback).isDirectory()).toBe(true);
     expect(() => firstWritable([join(file, 'dist')])).toThrow(/none of .* can be written to/);
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    'is never built where another user could put a build of theirs (the shared temporary directory)',
+    () => {
+      const theirs = join(out, 'theirs');
+      mkdirSync(theirs);
+      chownSync(theirs, 65534, 65534);
+      const open = join(out, 'open');
+      mkdirSync(open);
+      chmodSync(open, 0o777);
+      const fallback = join(out, 'ours');
+      expect(firstWritable([theirs, open, fallback])).toBe(open);
+      // The directory of our own that others could write to is closed to them first.
+      expect(statSync(open).mode & 0o777).toBe(0o755);
+      expect(firstWritable([theirs, fallback])).toBe(fallback);
+    },
+  );
+
+  it('does not follow a record that names a directory other than a build of its own', async () => {
+    const record = join(out, 'newest-build.json');
+    const made = JSON.parse(readFileSync(record, 'utf8'));
+    const planted = join(mkdtempSync(join(tmpdir(), 'planted-build-')), 'build');
+    mkdirSync(planted);
+    writeFileSync(join(planted, 'main.mjs'), 'console.log("not the server")');
+    writeFileSync(record, JSON.stringify({ ...made, dir: relative(out, planted) }));
+    expect(unchangedBuild(out)).toBeUndefined();
+    expect(await buildServer(out)).toBe(dir);
+    rmSync(dirname(planted), { recursive: true, force: true });
   });
 
   it('loads tracing only when configured: OpenTelemetry is not in what main.mjs imports at start', () => {

@@ -4,7 +4,7 @@
 import { qualified, quoteIdent } from '../ident.js';
 import type { Relationship } from '../schema-cache/types.js';
 import type { EmbedPlan, PlannedCondition, ReadPlan } from '../plan/types.js';
-import { outputNames } from './select-list.js';
+import { outputNames } from '../plan/row-shape.js';
 import type { SqlBuilder } from './sql-builder.js';
 
 /** How a child level's rows are tied to its parent's. */
@@ -40,7 +40,9 @@ export function joinCondition(b: SqlBuilder, rel: Relationship, parent: string, 
 const embedsOf = (plan: ReadPlan): EmbedPlan[] => plan.select.flatMap((s) => (s.kind === 'embed' ? [s.embed] : []));
 
 function usesEmbed(c: PlannedCondition, e: EmbedPlan): boolean {
-  return c.kind === 'embed-null' ? c.embed === e : c.kind === 'logic' ? c.children.some((x) => usesEmbed(x, e)) : false;
+  // By alias: the planner may copy an embed's plan node (hoisting a spread's aggregates) after a condition took it.
+  if (c.kind === 'embed-null') return c.embed.sqlAlias === e.sqlAlias;
+  return c.kind === 'logic' ? c.children.some((x) => usesEmbed(x, e)) : false;
 }
 
 export function lateralJoins(b: SqlBuilder, plan: ReadPlan, filteringOnly: boolean, levelQuery: LevelQuery): void {

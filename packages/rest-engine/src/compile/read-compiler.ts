@@ -1,6 +1,7 @@
 // Compiles read plans: a level's SELECT from its source with its embeds joined, the WHERE (with the join to the
 // parent level), order (also by a column of a to-one relation) and paging; and the count of the rows a read matches.
-import { qualified } from '../ident.js';
+import { qualified, quoteIdent } from '../ident.js';
+import { isAggregated } from '../plan/row-shape.js';
 import type { ReadPlan } from '../plan/types.js';
 import { condition, field } from './condition-compiler.js';
 import { joinCondition, lateralJoins, type ParentJoin } from './embed-joins.js';
@@ -37,21 +38,23 @@ export function selectQuery(
   // The level's row as the argument of computed fields: the rows a mutation returned are cast to the table's type.
   const s = plan.source;
   const row = s.kind === 'mutated' ? `${a}::${qualified(s.table.schema, s.table.name)}` : a;
+  const grouped = isAggregated(plan);
   items.forEach((item, i) => {
     if (i) b.push(', ');
-    selectItem(b, a, item, row);
+    selectItem(b, a, item, row, grouped);
   });
   if (extraColumn !== null) b.push(items.length ? ', ' : '', extraColumn);
   b.push(' FROM ');
   source(b, plan);
   lateralJoins(b, plan, false, selectQuery);
   whereClause(b, plan, join);
-  if (plan.select.some((s) => s.kind === 'aggregate')) groupBy(b, plan, row);
+  if (grouped) groupBy(b, plan, row);
   if (plan.order.length) {
     b.push(' ORDER BY ');
     plan.order.forEach((o, i) => {
       if (i) b.push(', ');
-      if (o.related) {
+      if (o.spread) b.push(o.spread.sqlAlias, '.', quoteIdent(o.spread.name));
+      else if (o.related) {
         const r = o.related,
           ra = `${a}_o${i}`,
           t = r.foreignTable;

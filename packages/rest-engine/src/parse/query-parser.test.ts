@@ -81,8 +81,24 @@ describe('select parser', () => {
         },
       ],
     ],
-    ['count()', [{ kind: 'aggregate', fn: 'count', field: null, alias: null, cast: null }]],
-    ['total:amount.sum()::int', [{ kind: 'aggregate', fn: 'sum', field: f('amount'), alias: 'total', cast: 'int' }]],
+    ['count()', [{ kind: 'aggregate', fn: 'count', field: null, fieldCast: null, alias: null, cast: null }]],
+    [
+      'total:amount.sum()::int',
+      [{ kind: 'aggregate', fn: 'sum', field: f('amount'), fieldCast: null, alias: 'total', cast: 'int' }],
+    ],
+    [
+      's:data->>n::int.sum()::text',
+      [
+        {
+          kind: 'aggregate',
+          fn: 'sum',
+          field: { name: 'data', jsonPath: [{ arrow: '->>', key: 'n', index: false }] },
+          fieldCast: 'int',
+          alias: 's',
+          cast: 'text',
+        },
+      ],
+    ],
   ])('%s', (input, tree) => {
     expect(parseSelect(input)).toEqual(tree);
   });

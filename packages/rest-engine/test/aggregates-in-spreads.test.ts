@@ -2,7 +2,8 @@
 // fixtures (test/aggregate-fixture): an aggregate inside a to-one spread is computed by the level the spread's
 // columns are lifted into (through nested spreads, up to the root or a JSON embed), grouped by that level's other
 // values, JSON embeds among them; casts before an aggregate; aggregates in to-many spreads are refused. Also
-// `or=(rel.not.is.null,...)` across embeds (RelatedQueriesSpec).
+// `or=(rel.not.is.null,...)` across embeds, and related orders (only on embedded relations, also computed ones;
+// RelatedQueriesSpec).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,5 +127,22 @@ describe('null checks on embeds inside logic trees', () => {
       headers: { prefer: 'count=exact' },
     });
     expect(counted.headers['content-range']).toBe('0-2/3');
+  });
+});
+
+describe('related orders', () => {
+  it('by a to-one computed relationship', async () => {
+    const r = await get('/machines?select=id,machine_plant(name)&order=machine_plant(name).desc,id');
+    expect(r.status).toBe(200);
+    expect(r.json.map((m: { id: number }) => m.id)).toEqual([3, 4, 1, 2, 5]);
+  });
+  it('only by a relation the select embeds (PGRST108)', async () => {
+    const r = await get('/machines?select=id,kinds(name)&order=plants(name)');
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({
+      code: 'PGRST108',
+      message: "'plants' is not an embedded resource in this request",
+      hint: "Verify that 'plants' is included in the 'select' query parameter.",
+    });
   });
 });

@@ -60,8 +60,12 @@ export function selectQuery(
           t = r.foreignTable;
         b.push('(SELECT ');
         field(b, ra, o.field);
-        b.push(' FROM ', qualified(t.schema, t.name), ' ', ra, ' WHERE ');
-        joinCondition(b, r, a, ra);
+        // A computed relationship's function of the row does the join itself.
+        if (r.computed) b.push(' FROM ', qualified(r.computed.schema, r.computed.name), '(', row, ') ', ra);
+        else {
+          b.push(' FROM ', qualified(t.schema, t.name), ' ', ra, ' WHERE ');
+          joinCondition(b, r, a, ra);
+        }
         b.push(' LIMIT 1)');
       } else if (o.computed) field(b, row, o.field, o.computed);
       else field(b, a, o.field);

@@ -237,8 +237,9 @@ function planOrder(ctx: PlanContext, level: Level, embeds: readonly EmbedPlan[])
           continue;
         }
       }
-      if (!level.relTable) throw errors.noRelationship(level.label, t.relation, ctx.cache.schemas[0]);
-      const rel = embedded?.rel ?? resolveRelationship(ctx.cache, level.relTable, t.relation, null);
+      // As in PostgREST, the relation ordered by is one the select embeds (by its alias or its name).
+      if (!embedded) throw errors.notEmbedded(t.relation);
+      const rel = embedded.rel;
       if (!isToOne(rel)) throw errors.orderToMany(level.label, t.relation);
       const col = column(rel.foreignTable.columns, rel.foreignTable.name, t.field);
       order.push({ field: onColumn(t.field, col), dir: t.dir, nulls: t.nulls, related: rel });

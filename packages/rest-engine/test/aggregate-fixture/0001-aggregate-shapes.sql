@@ -21,3 +21,9 @@ insert into crew_machines values (1, 1), (1, 2), (1, 3), (2, 3), (2, 4), (2, 5);
 insert into plant_sheds values (1, 1, 10), (2, 1, 20), (3, 2, 5);
 
 grant select on plants, kinds, machines, machine_costs, crews, crew_machines, plant_sheds to service_role;
+
+-- A computed relationship, to-one (ROWS 1): a machine's plant.
+create function machine_plant(machines) returns setof plants as $$
+  select * from plants where id = $1.plant_id
+$$ language sql stable rows 1;
+grant execute on function machine_plant(machines) to service_role;

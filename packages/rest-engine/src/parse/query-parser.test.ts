@@ -160,6 +160,20 @@ describe('order and query parser', () => {
     expect(q.columns).toEqual(['a', 'b']);
     expect(q.onConflict).toEqual(['a']);
   });
+
+  it('reads a select as PostgREST does: up to a top-level item it cannot continue after, the rest unread', () => {
+    const names = (search: string) => parseQuery(search).select?.map((s) => (s.kind === 'embed' ? s.name : s.kind));
+    expect(names("select=name,projects(count)'")).toEqual(['column', 'projects']);
+    expect(names('select=name,...tasks(id,...projects(id)))&id=eq.5')).toEqual(['column', 'tasks']);
+    expect(names('select=a,tasks(id)x,b')).toEqual(['column', 'tasks']);
+    expect(names('select=a,tasks(id) ,b')).toEqual(['column', 'tasks', 'column']);
+    expect(parseQuery('select=n:count()::text,a').select).toEqual([
+      { kind: 'aggregate', fn: 'count', field: null, fieldCast: null, alias: 'n', cast: 'text' },
+      { kind: 'column', field: f('a'), alias: null, cast: null },
+    ]);
+    expect(() => parseQuery('select=a,tasks(id')).toThrow(expect.objectContaining({ code: 'PGRST100' }));
+    expect(() => parseQuery('select=a,tasks(id))x')).not.toThrow();
+  });
 });
 
 describe('headers', () => {

@@ -146,3 +146,14 @@ describe('related orders', () => {
     });
   });
 });
+
+describe('entries addressed to an embed the select lacks', () => {
+  it('PGRST108 names the first segment of the path that is not embedded', async () => {
+    const r = await get('/crews?select=id,crew_machines(machine_id,machines(name))&crew_machines.machinez.name=eq.M1');
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({
+      code: 'PGRST108',
+      message: "'machinez' is not an embedded resource in this request",
+    });
+  });
+});

@@ -360,7 +360,11 @@ export function checkAllAddressed(query: QueryTree, read: ReadPlan | null): void
     for (const entry of entries) {
       if (entry.path.length === 0) continue;
       levels ??= read ? levelsOf(read) : [[]];
-      if (!levels.some((names) => atLevel(entry.path, names))) throw errors.notEmbedded(entry.path[0]);
+      if (levels.some((names) => atLevel(entry.path, names))) continue;
+      // The first segment of the path that names no embed of the level before it (`projects.tasks2.name`: tasks2).
+      let k = 0;
+      while (k < entry.path.length - 1 && levels.some((names) => atLevel(entry.path.slice(0, k + 1), names))) k++;
+      throw errors.notEmbedded(entry.path[k]);
     }
   };
   check(query.filters);

@@ -2,8 +2,8 @@
 // fixtures (test/aggregate-fixture): an aggregate inside a to-one spread is computed by the level the spread's
 // columns are lifted into (through nested spreads, up to the root or a JSON embed), grouped by that level's other
 // values, JSON embeds among them; casts before an aggregate; aggregates in to-many spreads are refused. Also
-// `or=(rel.not.is.null,...)` across embeds, and related orders (only on embedded relations, also computed ones;
-// RelatedQueriesSpec).
+// `or=(rel.not.is.null,...)` across embeds, related orders (only on embedded relations, also computed ones;
+// RelatedQueriesSpec) and the embed PGRST108 names (QuerySpec).
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -118,7 +118,10 @@ describe('responses', () => {
       json: { code: 'PGRST108' },
     });
     expect(await h.req('GET', '/tasks?order=tasks(id)')).toMatchObject({ status: 400 });
-    expect(await h.req('GET', '/projects?order=tasks(id)')).toMatchObject({ status: 400, json: { code: 'PGRST118' } });
+    expect(await h.req('GET', '/projects?select=id,tasks(id)&order=tasks(id)')).toMatchObject({
+      status: 400,
+      json: { code: 'PGRST118' },
+    });
     expect(await h.req('GET', '/tasks?select=count()')).toMatchObject({ status: 400, json: { code: 'PGRST123' } });
   });
 

@@ -197,6 +197,47 @@ describe('golden SQL', () => {
       }
     `);
   });
+  it('count=exact with embeds that filter: EXISTS of the embedded level, no JSON built', async () => {
+    expect(
+      await golden(
+        'GET',
+        '/projects?select=id,tasks!inner(id),reviewer:users!reviewer_id()&tasks.done=is.false' +
+          '&or=(reviewer.not.is.null,id.eq.3)&order=id',
+        { prefer: 'count=exact' },
+      ),
+    ).toMatchInlineSnapshot(`
+      {
+        "params": [
+          "3",
+          "3",
+        ],
+        "range": "0-1/2",
+        "rows": [
+          {
+            "id": 1,
+            "tasks": [
+              {
+                "id": 2,
+              },
+              {
+                "id": 3,
+              },
+            ],
+          },
+          {
+            "id": 3,
+            "tasks": [
+              {
+                "id": 5,
+              },
+            ],
+          },
+        ],
+        "sql": "SELECT (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM "public"."projects" t0 WHERE (EXISTS (SELECT 1 FROM "public"."users" t0_2 WHERE t0_2."id" = t0."reviewer_id") OR t0."id" = $1) AND EXISTS (SELECT 1 FROM "public"."tasks" t0_1 WHERE t0_1."project_id" = t0."id" AND t0_1."done" IS FALSE)) _c) AS total, pg_catalog.count(_t) AS page_total, coalesce(json_agg(_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT t0."id" AS "id", e0_1.body AS "tasks" FROM "public"."projects" t0 INNER JOIN LATERAL (SELECT coalesce(json_agg(_e), '[]') AS body FROM (SELECT t0_1."id" AS "id" FROM "public"."tasks" t0_1 WHERE t0_1."project_id" = t0."id" AND t0_1."done" IS FALSE) _e) e0_1 ON e0_1.body::text <> '[]' LEFT JOIN LATERAL (SELECT row_to_json(_e) AS body FROM (SELECT  FROM "public"."users" t0_2 WHERE t0_2."id" = t0."reviewer_id") _e) e0_2 ON TRUE WHERE (e0_2.body IS NOT NULL OR t0."id" = $2) ORDER BY t0."id") _t",
+        "status": 200,
+      }
+    `);
+  });
   it('spread on a to-many embed: one JSON array per column, ordered, inner', async () => {
     expect(
       await golden(

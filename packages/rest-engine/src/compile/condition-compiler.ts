@@ -3,7 +3,7 @@
 import { qualified, quoteIdent } from '../ident.js';
 import type { Field, Filter } from '../parse/types.js';
 import type { Column, DbFunction } from '../schema-cache/types.js';
-import type { PlannedCondition } from '../plan/types.js';
+import type { EmbedPlan, PlannedCondition } from '../plan/types.js';
 import { arrayLiteral, type SqlBuilder } from './sql-builder.js';
 
 /** A field of the row `alias`: its column, or with `computed` that computed field (the function of the row). */
@@ -108,13 +108,26 @@ function filter(b: SqlBuilder, alias: string, f: Filter, col: Column, computed?:
   if (f.negate) b.push(')');
 }
 
-export function condition(b: SqlBuilder, alias: string, c: PlannedCondition): void {
+/**
+ * A condition on the row `alias`. With `exists`, a null check on an embed asks whether the embed's level has a row
+ * (`[NOT] EXISTS (...)`, the counted rows' form); without, it reads the embed's lateral join.
+ */
+export function condition(
+  b: SqlBuilder,
+  alias: string,
+  c: PlannedCondition,
+  exists?: (b: SqlBuilder, embed: EmbedPlan) => void,
+): void {
   switch (c.kind) {
     case 'filter':
       filter(b, alias, c.filter, c.column, c.computed);
       return;
     case 'embed-null':
-      if (c.embed.spread && c.embed.toOne) b.push(c.embed.sqlAlias, '.pgrst_rows IS ', c.isNull ? 'NULL' : 'NOT NULL');
+      if (exists) {
+        if (c.isNull) b.push('NOT ');
+        exists(b, c.embed);
+      } else if (c.embed.spread && c.embed.toOne)
+        b.push(c.embed.sqlAlias, '.pgrst_rows IS ', c.isNull ? 'NULL' : 'NOT NULL');
       else if (c.embed.spread) b.push(c.embed.sqlAlias, '.pgrst_rows ', c.isNull ? '=' : '<>', ' 0');
       else if (c.embed.toOne) b.push(c.embed.sqlAlias, '.body IS ', c.isNull ? 'NULL' : 'NOT NULL');
       else b.push(c.embed.sqlAlias, '.body::text ', c.isNull ? '=' : '<>', " '[]'");
@@ -123,7 +136,7 @@ export function condition(b: SqlBuilder, alias: string, c: PlannedCondition): vo
       b.push(c.negate ? 'NOT (' : '(');
       c.children.forEach((x, i) => {
         if (i) b.push(c.op === 'and' ? ' AND ' : ' OR ');
-        condition(b, alias, x);
+        condition(b, alias, x, exists);
       });
       b.push(')');
   }

@@ -3,8 +3,8 @@
 // through a junction table).
 import { qualified, quoteIdent } from '../ident.js';
 import type { Relationship } from '../schema-cache/types.js';
-import type { EmbedPlan, PlannedCondition, ReadPlan } from '../plan/types.js';
-import { outputNames } from './select-list.js';
+import type { EmbedPlan, ReadPlan } from '../plan/types.js';
+import { outputNames } from '../plan/row-shape.js';
 import type { SqlBuilder } from './sql-builder.js';
 
 /** How a child level's rows are tied to its parent's. */
@@ -39,14 +39,8 @@ export function joinCondition(b: SqlBuilder, rel: Relationship, parent: string, 
 
 const embedsOf = (plan: ReadPlan): EmbedPlan[] => plan.select.flatMap((s) => (s.kind === 'embed' ? [s.embed] : []));
 
-function usesEmbed(c: PlannedCondition, e: EmbedPlan): boolean {
-  return c.kind === 'embed-null' ? c.embed === e : c.kind === 'logic' ? c.children.some((x) => usesEmbed(x, e)) : false;
-}
-
-export function lateralJoins(b: SqlBuilder, plan: ReadPlan, filteringOnly: boolean, levelQuery: LevelQuery): void {
+export function lateralJoins(b: SqlBuilder, plan: ReadPlan, levelQuery: LevelQuery): void {
   for (const e of embedsOf(plan)) {
-    const needed = e.inner || plan.where.some((c) => usesEmbed(c, e));
-    if (filteringOnly && !needed) continue;
     b.push(e.inner ? ' INNER JOIN LATERAL (' : ' LEFT JOIN LATERAL (');
     // A computed relationship's function does the join itself.
     const join = e.rel.computed ? null : { parent: plan.sqlAlias, rel: e.rel };

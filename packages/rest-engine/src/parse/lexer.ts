@@ -40,6 +40,30 @@ export function splitTopLevel(s: string, what: string, sep = ','): string[] {
   return out;
 }
 
+/**
+ * The part of a request's `select` that PostgREST reads: it parses items separated by commas and ignores whatever
+ * follows the first top-level item it cannot continue after, here a closing parenthesis that closes nothing
+ * (`a,rel(b))`) or text right after an embed's closing parenthesis (`a,rel(b)'`; not a cast after an aggregate's
+ * parentheses, `sum()::text`). The rest is dropped unread.
+ */
+export function selectPrefix(s: string): string {
+  let depth = 0;
+  let cut = -1;
+  walkUnquoted(s, 0, (ch, i) => {
+    if (ch === '(') depth++;
+    else if (ch === ')') {
+      if (depth === 0) cut = i;
+      else if (--depth === 0) {
+        const rest = s.slice(i + 1).trimStart();
+        // `count()::text`: an aggregate's cast continues the item.
+        if (rest !== '' && !rest.startsWith(',') && !rest.startsWith('::')) cut = i + 1;
+      }
+    }
+    return cut !== -1;
+  });
+  return cut === -1 ? s : s.slice(0, cut);
+}
+
 /** Index of the parenthesis closing the one at `open`, honouring quotes; -1 when unbalanced. */
 export function matchingParen(s: string, open: number): number {
   let depth = 0;

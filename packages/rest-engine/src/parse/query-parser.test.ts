@@ -81,8 +81,24 @@ describe('select parser', () => {
         },
       ],
     ],
-    ['count()', [{ kind: 'aggregate', fn: 'count', field: null, alias: null, cast: null }]],
-    ['total:amount.sum()::int', [{ kind: 'aggregate', fn: 'sum', field: f('amount'), alias: 'total', cast: 'int' }]],
+    ['count()', [{ kind: 'aggregate', fn: 'count', field: null, fieldCast: null, alias: null, cast: null }]],
+    [
+      'total:amount.sum()::int',
+      [{ kind: 'aggregate', fn: 'sum', field: f('amount'), fieldCast: null, alias: 'total', cast: 'int' }],
+    ],
+    [
+      's:data->>n::int.sum()::text',
+      [
+        {
+          kind: 'aggregate',
+          fn: 'sum',
+          field: { name: 'data', jsonPath: [{ arrow: '->>', key: 'n', index: false }] },
+          fieldCast: 'int',
+          alias: 's',
+          cast: 'text',
+        },
+      ],
+    ],
   ])('%s', (input, tree) => {
     expect(parseSelect(input)).toEqual(tree);
   });
@@ -143,6 +159,20 @@ describe('order and query parser', () => {
     expect(q.logic[0]).toMatchObject({ path: [], node: { op: 'or', negate: true } });
     expect(q.columns).toEqual(['a', 'b']);
     expect(q.onConflict).toEqual(['a']);
+  });
+
+  it('reads a select as PostgREST does: up to a top-level item it cannot continue after, the rest unread', () => {
+    const names = (search: string) => parseQuery(search).select?.map((s) => (s.kind === 'embed' ? s.name : s.kind));
+    expect(names("select=name,projects(count)'")).toEqual(['column', 'projects']);
+    expect(names('select=name,...tasks(id,...projects(id)))&id=eq.5')).toEqual(['column', 'tasks']);
+    expect(names('select=a,tasks(id)x,b')).toEqual(['column', 'tasks']);
+    expect(names('select=a,tasks(id) ,b')).toEqual(['column', 'tasks', 'column']);
+    expect(parseQuery('select=n:count()::text,a').select).toEqual([
+      { kind: 'aggregate', fn: 'count', field: null, fieldCast: null, alias: 'n', cast: 'text' },
+      { kind: 'column', field: f('a'), alias: null, cast: null },
+    ]);
+    expect(() => parseQuery('select=a,tasks(id')).toThrow(expect.objectContaining({ code: 'PGRST100' }));
+    expect(() => parseQuery('select=a,tasks(id))x')).not.toThrow();
   });
 });
 

@@ -1,7 +1,7 @@
 // The query string as a whole: sorts each parameter into select, filters, logic trees, order, limits and options.
 import { errors } from '../errors.js';
 import { parseField, parseFilter, parseLogic } from './filter-parser.js';
-import { splitTopLevel, unquote } from './lexer.js';
+import { selectPrefix, splitTopLevel, unquote } from './lexer.js';
 import { parseOrder } from './order-parser.js';
 import { parseSelect } from './select-parser.js';
 import type { QueryTree } from './types.js';
@@ -50,7 +50,7 @@ export function parseQuery(search: string): QueryTree {
   for (const [key, value] of params) {
     if (key === 'select') {
       // An empty root select is no select: every column, as PostgREST (an empty embed `rel()` stays empty).
-      select = value.trim() === '' ? null : parseSelect(value);
+      select = value.trim() === '' ? null : parseSelect(selectPrefix(value));
       continue;
     }
     if (key === 'on_conflict') {

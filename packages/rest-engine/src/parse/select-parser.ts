@@ -52,9 +52,11 @@ function parseItem(item: string, whole: string): SelectItem {
 
   const agg = AGG_RE.exec(body);
   if (agg && !spread) {
-    const field = agg[1] ? parseField(agg[1]) : null;
+    // The input may carry a cast of its own, applied before the aggregate: `jsonb_col->>key::int.sum()`.
+    const [input, fieldCast] = agg[1] ? splitCast(agg[1], whole) : [null, null];
+    const field = input ? parseField(input) : null;
     if (!field && agg[2] !== 'count') fail(whole, `${agg[2]}() needs a column`);
-    return { kind: 'aggregate', fn: agg[2] as Aggregate, field, alias, cast: agg[3] ?? null };
+    return { kind: 'aggregate', fn: agg[2] as Aggregate, field, fieldCast, alias, cast: agg[3] ?? null };
   }
 
   const open = firstParen(body);
@@ -78,14 +80,17 @@ function parseItem(item: string, whole: string): SelectItem {
   }
   if (spread) fail(whole, 'a spread needs an embedded resource');
 
-  let cast: string | null = null;
+  const [input, cast] = splitCast(body, whole);
+  return { kind: 'column', field: parseField(input), alias, cast };
+}
+
+/** `field::type` -> [field, type]; [field, null] without a cast. */
+function splitCast(body: string, whole: string): [string, string | null] {
   const castAt = body.lastIndexOf('::');
-  if (castAt > 0 && !inQuotes(body, castAt)) {
-    cast = body.slice(castAt + 2).trim();
-    body = body.slice(0, castAt);
-    if (!CAST_RE.test(cast)) fail(whole, `invalid cast "${cast}"`);
-  }
-  return { kind: 'column', field: parseField(body), alias, cast };
+  if (castAt <= 0 || inQuotes(body, castAt)) return [body, null];
+  const cast = body.slice(castAt + 2).trim();
+  if (!CAST_RE.test(cast)) fail(whole, `invalid cast "${cast}"`);
+  return [body.slice(0, castAt), cast];
 }
 
 function firstParen(s: string): number {
@@ -117,7 +122,7 @@ export function printSelect(items: readonly SelectItem[]): string {
         case 'aggregate':
           return (
             (it.alias ? `${quoteName(it.alias)}:` : '') +
-            (it.field ? `${printField(it.field)}.` : '') +
+            (it.field ? `${printField(it.field)}${it.fieldCast ? `::${it.fieldCast}` : ''}.` : '') +
             `${it.fn}()${it.cast ? `::${it.cast}` : ''}`
           );
         case 'embed':

@@ -33,7 +33,10 @@ interface AggregateItem {
   readonly kind: 'aggregate';
   readonly fn: Aggregate;
   readonly field: Field | null;
+  /** The cast of the aggregate's input (`data->>n::int.sum()`). */
+  readonly fieldCast: string | null;
   readonly alias: string | null;
+  /** The cast of the aggregate's result (`amount.sum()::text`). */
   readonly cast: string | null;
 }
 interface EmbedItem {

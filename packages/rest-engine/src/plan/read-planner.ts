@@ -4,7 +4,17 @@ import { errors } from '../errors.js';
 import type { Condition, Field, Filter, QueryTree, SelectItem } from '../parse/types.js';
 import { type Column, type DbFunction, type SchemaCache, type Table, tableKey } from '../schema-cache/types.js';
 import { isToOne, resolveRelationship } from './relationship-resolver.js';
-import type { EmbedPlan, Names, PlannedCondition, PlannedOrder, PlannedSelect, ReadPlan, Source } from './types.js';
+import { isAggregated, outputNames } from './row-shape.js';
+import type {
+  EmbedPlan,
+  HoistedAggregate,
+  Names,
+  PlannedCondition,
+  PlannedOrder,
+  PlannedSelect,
+  ReadPlan,
+  Source,
+} from './types.js';
 
 /** Everything a plan is computed from: one readonly record shared by every level. */
 export interface PlanContext {
@@ -72,7 +82,8 @@ function planEmbed(ctx: PlanContext, level: Level, item: Extract<SelectItem, { k
   if (!level.relTable) throw errors.noRelationship(level.label, item.name, ctx.cache.schemas[0]);
   const rel = resolveRelationship(ctx.cache, level.relTable, item.name, item.hint);
   const t = rel.foreignTable;
-  const plan = planRead(ctx, {
+  const toOne = isToOne(rel);
+  const planned = planRead(ctx, {
     source: rel.computed
       ? { kind: 'computed', fn: rel.computed, table: t, parent: level.alias }
       : { kind: 'table', table: t },
@@ -85,15 +96,45 @@ function planEmbed(ctx: PlanContext, level: Level, item: Extract<SelectItem, { k
     alias: `${level.alias}_${i}`,
     takeFilters: true,
   });
+  let plan = planned,
+    aggregates: ReadonlyMap<string, HoistedAggregate> = NO_AGGREGATES;
+  if (item.spread && toOne) ({ plan, aggregates } = hoistAggregates(planned));
+  else if (item.spread && isAggregated(planned))
+    throw errors.notImplemented('Aggregates are not implemented for one-to-many or many-to-many spreads.');
   return {
     rel,
     name: item.alias ?? item.name,
-    toOne: isToOne(rel),
+    toOne,
     inner: item.join === 'inner',
     spread: item.spread,
     sqlAlias: `e${level.alias.slice(1)}_${i}`,
     plan,
+    aggregates,
   };
+}
+
+const NO_AGGREGATES: ReadonlyMap<string, HoistedAggregate> = new Map();
+
+/**
+ * The aggregates of a to-one spread are computed by the level its columns are lifted into, over that level's rows
+ * (as PostgREST hoists them): aggregating the one row the spread has for each parent row would change nothing. The
+ * spread's level selects each aggregate's input under the aggregate's name instead, and hands the aggregate, with
+ * those of the to-one spreads inside it, to its parent.
+ */
+function hoistAggregates(plan: ReadPlan): { plan: ReadPlan; aggregates: ReadonlyMap<string, HoistedAggregate> } {
+  const aggregates = new Map<string, HoistedAggregate>();
+  const select = plan.select.map((s): PlannedSelect => {
+    if (s.kind === 'aggregate') {
+      aggregates.set(s.alias, { fn: s.fn, cast: s.cast });
+      return { kind: 'aggregate-input', field: s.field, fieldCast: s.fieldCast, alias: s.alias };
+    }
+    if (s.kind === 'embed' && s.embed.aggregates.size > 0) {
+      for (const [name, agg] of s.embed.aggregates) aggregates.set(name, agg);
+      return { kind: 'embed', embed: { ...s.embed, aggregates: NO_AGGREGATES } };
+    }
+    return s;
+  });
+  return aggregates.size === 0 ? { plan, aggregates } : { plan: { ...plan, select }, aggregates };
 }
 
 function planSelect(ctx: PlanContext, level: Level): PlannedSelect[] {
@@ -146,7 +187,7 @@ function planItem(ctx: PlanContext, level: Level, item: SelectItem, i: number): 
         return planItem(
           ctx,
           level,
-          { kind: 'aggregate', fn: 'count', field: null, alias: item.alias, cast: item.cast },
+          { kind: 'aggregate', fn: 'count', field: null, fieldCast: null, alias: item.alias, cast: item.cast },
           i,
         );
       }
@@ -164,7 +205,8 @@ function planItem(ctx: PlanContext, level: Level, item: SelectItem, i: number): 
       const field =
         item.field && onColumn(item.field, column(level.columns, level.columnLabel ?? level.label, item.field));
       const cast = resolveCast(ctx.cache, item.cast);
-      return { kind: 'aggregate', fn: item.fn, field, cast, alias: item.alias ?? item.fn };
+      const fieldCast = resolveCast(ctx.cache, item.fieldCast);
+      return { kind: 'aggregate', fn: item.fn, field, fieldCast, cast, alias: item.alias ?? item.fn };
     }
     case 'embed':
       return { kind: 'embed', embed: planEmbed(ctx, level, item, i) };
@@ -187,8 +229,17 @@ function planOrder(ctx: PlanContext, level: Level, embeds: readonly EmbedPlan[])
         continue;
       }
       const embedded = embeds.find((e) => e.name === t.relation || e.rel.foreignTable.name === t.relation);
-      if (!level.relTable) throw errors.noRelationship(level.label, t.relation, ctx.cache.schemas[0]);
-      const rel = embedded?.rel ?? resolveRelationship(ctx.cache, level.relTable, t.relation, null);
+      // A column the to-one spread lifts into the row under that name (also an alias or an aggregate's name).
+      if (embedded?.spread && embedded.toOne && t.field.jsonPath.length === 0) {
+        if (outputNames(embedded.plan).includes(t.field.name)) {
+          const spread = { sqlAlias: embedded.sqlAlias, name: t.field.name };
+          order.push({ field: t.field, dir: t.dir, nulls: t.nulls, related: embedded.rel, spread });
+          continue;
+        }
+      }
+      // As in PostgREST, the relation ordered by is one the select embeds (by its alias or its name).
+      if (!embedded) throw errors.notEmbedded(t.relation);
+      const rel = embedded.rel;
       if (!isToOne(rel)) throw errors.orderToMany(level.label, t.relation);
       const col = column(rel.foreignTable.columns, rel.foreignTable.name, t.field);
       order.push({ field: onColumn(t.field, col), dir: t.dir, nulls: t.nulls, related: rel });
@@ -247,42 +298,37 @@ export function planConditions(
     if (unknownIn !== null) throw errors.unknownColumn(c.field.name, unknownIn);
     return null;
   };
-  for (const entry of ctx.query.filters) {
-    if (!atLevel(entry.path, names)) continue;
-    if (entry.node instanceof Error) throw entry.node;
-    const f = entry.node;
+  // A column, a computed field, or an embed of the level (`rel=is.null`, `or=(rel.not.is.null,...)`), else 42703.
+  const resolveAny = (f: Filter): PlannedCondition => {
     const resolved = resolve(f, null);
-    if (resolved) {
-      out.push(resolved);
-      continue;
-    }
+    if (resolved) return resolved;
     const embed = f.field.jsonPath.length === 0 ? embeds.find((e) => e.name === f.field.name) : undefined;
     if (embed) {
       if (f.op !== 'is' || f.value.kind !== 'is' || f.value.value !== 'null') throw errors.embedOperator();
-      out.push({ kind: 'embed-null', embed, isNull: !f.negate });
-      continue;
+      return { kind: 'embed-null', embed, isNull: !f.negate };
     }
     throw errors.unknownColumn(f.field.name, label);
+  };
+  for (const entry of ctx.query.filters) {
+    if (!atLevel(entry.path, names)) continue;
+    if (entry.node instanceof Error) throw entry.node;
+    out.push(resolveAny(entry.node));
   }
   for (const entry of ctx.query.logic) {
-    if (atLevel(entry.path, names)) out.push(planCondition(entry.node, label, resolve));
+    if (atLevel(entry.path, names)) out.push(planCondition(entry.node, resolveAny));
   }
   return out;
 }
 
-function planCondition(
-  c: Condition,
-  label: string,
-  resolve: (c: Filter, unknownIn: string) => PlannedCondition | null,
-): PlannedCondition {
+function planCondition(c: Condition, resolve: (c: Filter) => PlannedCondition): PlannedCondition {
   if (c.kind === 'logic')
     return {
       kind: 'logic',
       op: c.op,
       negate: c.negate,
-      children: c.children.map((x) => planCondition(x, label, resolve)),
+      children: c.children.map((x) => planCondition(x, resolve)),
     };
-  return resolve(c, label)!;
+  return resolve(c);
 }
 
 /** A computed field's result described as a column (its type decides how filters compare it). */
@@ -314,7 +360,11 @@ export function checkAllAddressed(query: QueryTree, read: ReadPlan | null): void
     for (const entry of entries) {
       if (entry.path.length === 0) continue;
       levels ??= read ? levelsOf(read) : [[]];
-      if (!levels.some((names) => atLevel(entry.path, names))) throw errors.notEmbedded(entry.path[0]);
+      if (levels.some((names) => atLevel(entry.path, names))) continue;
+      // The first segment of the path that names no embed of the level before it (`projects.tasks2.name`: tasks2).
+      let k = 0;
+      while (k < entry.path.length - 1 && levels.some((names) => atLevel(entry.path.slice(0, k + 1), names))) k++;
+      throw errors.notEmbedded(entry.path[k]);
     }
   };
   check(query.filters);

@@ -32,12 +32,28 @@ export type PlannedSelect =
       readonly kind: 'aggregate';
       readonly fn: Aggregate;
       readonly field: Field | null;
+      /** The cast of the input, before the aggregate. */
+      readonly fieldCast: string | null;
       readonly cast: string | null;
+      readonly alias: string;
+    }
+  // The input of an aggregate of a to-one spread, hoisted to the level that aggregates it (EmbedPlan.aggregates):
+  // the field (`1` for count()) under the aggregate's name.
+  | {
+      readonly kind: 'aggregate-input';
+      readonly field: Field | null;
+      readonly fieldCast: string | null;
       readonly alias: string;
     }
   | { readonly kind: 'embed'; readonly embed: EmbedPlan }
   // a computed field: a function of the level's row returning one scalar
   | { readonly kind: 'computed'; readonly fn: DbFunction; readonly cast: string | null; readonly alias: string };
+
+/** An aggregate hoisted out of a to-one spread, applied by the level the spread's columns are lifted into. */
+export interface HoistedAggregate {
+  readonly fn: Aggregate;
+  readonly cast: string | null;
+}
 
 export interface EmbedPlan {
   readonly rel: Relationship;
@@ -47,6 +63,12 @@ export interface EmbedPlan {
   readonly spread: boolean;
   readonly sqlAlias: string; // alias of the lateral subquery
   readonly plan: ReadPlan;
+  /**
+   * A to-one spread: the aggregates of its columns (by output name, from it and the to-one spreads inside it), which
+   * the level holding the spread computes over its rows, grouped by its other values. Empty when that level is itself
+   * a to-one spread: it hands them on to its own parent.
+   */
+  readonly aggregates: ReadonlyMap<string, HoistedAggregate>;
 }
 
 export type PlannedCondition =
@@ -73,6 +95,8 @@ export interface PlannedOrder {
   readonly related: Relationship | null;
   /** Ordering by a computed field of the level's table. */
   readonly computed?: DbFunction;
+  /** Ordering by a column a to-one spread lifts into the row (`order=rel(name)` with `...rel(name)`). */
+  readonly spread?: { readonly sqlAlias: string; readonly name: string };
 }
 
 /** Accepted names per embed level below the root: a query-string path segment may be the embed's alias or name. */

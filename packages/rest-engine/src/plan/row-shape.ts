@@ -1,0 +1,19 @@
+// The shape of a read level's rows: the keys they carry, which a spread lifts into its parent's row, and whether the
+// level aggregates its rows.
+import type { ReadPlan } from './types.js';
+
+/** The keys a level's rows carry: what a to-one spread lifts into the parent row, a to-many one turns into arrays. */
+export function outputNames(plan: ReadPlan): string[] {
+  const out: string[] = [];
+  for (const s of plan.select) {
+    if (s.kind === 'star') out.push(...plan.columns.keys());
+    else if (s.kind !== 'embed') out.push(s.alias);
+    else if (s.embed.spread) out.push(...outputNames(s.embed.plan));
+    else if (s.embed.plan.select.length > 0) out.push(s.embed.name);
+  }
+  return out;
+}
+
+/** Whether a level aggregates its rows: aggregates of its own, or those of the to-one spreads it lifts. */
+export const isAggregated = (plan: ReadPlan): boolean =>
+  plan.select.some((s) => s.kind === 'aggregate' || (s.kind === 'embed' && s.embed.aggregates.size > 0));

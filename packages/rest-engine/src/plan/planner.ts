@@ -3,7 +3,6 @@
 // and the options.
 import { errors } from '../errors.js';
 import type { ApiRequest } from '../parse/request-parser.js';
-import type { RequestHeaders } from '../parse/types.js';
 import { tableKey, type SchemaCache } from '../schema-cache/types.js';
 import { planCall } from './call-planner.js';
 import { applyPaging, CommonFields, rootLevel, type PlannerOptions, type Step } from './plan-step.js';
@@ -14,7 +13,7 @@ import { planWrite } from './write-planner.js';
 /** The plan stage: the parsed request resolved against the schema cache. Pure: same inputs, same plan. */
 export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptions): Plan {
   const { method, target } = request;
-  const h = withKnownTimezone(request.headers, cache);
+  const h = request.headers;
   const schema = h.profile ?? opts.schemas[0];
   if (!opts.schemas.includes(schema)) throw errors.schemaNotExposed(schema, opts.schemas);
   const prefer = h.prefer;
@@ -63,14 +62,4 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
     default:
       throw errors.unsupportedMethod(method);
   }
-}
-
-/**
- * A `timezone` preference naming no zone of pg_timezone_names is dropped and counted as invalid, as in PostgREST:
- * ignored (and not in Preference-Applied) unless handling=strict makes it PGRST122.
- */
-function withKnownTimezone(h: RequestHeaders, cache: SchemaCache): RequestHeaders {
-  const tz = h.prefer.timezone;
-  if (tz === null || cache.timezones.has(tz)) return h;
-  return { ...h, prefer: { ...h.prefer, timezone: null, invalid: [...h.prefer.invalid, `timezone=${tz}`] } };
 }

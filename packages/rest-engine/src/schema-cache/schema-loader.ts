@@ -109,7 +109,7 @@ const SQL_TYPE_ALIASES: Record<string, string> = {
 type Row = Record<string, any>;
 
 export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly string[]): Promise<SchemaCache> {
-  const [rels, fks, viewTrees, fns, types, zones, reps] = await sql
+  const [rels, fks, viewTrees, fns, types, reps] = await sql
     .begin('read only', (tx) => [
       tx.unsafe(`select set_config('search_path', '', true)`),
       tx.unsafe(RELATIONS, [schemas as string[]]),
@@ -117,7 +117,6 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       tx.unsafe(VIEW_TREES, [schemas as string[]]),
       tx.unsafe(FUNCTIONS, [schemas as string[]]),
       tx.unsafe(TYPES, [schemas as string[]]),
-      tx.unsafe('select name from pg_catalog.pg_timezone_names'),
       tx.unsafe(REPRESENTATIONS),
     ])
     .then((r) => r.slice(1) as unknown as Row[][]);
@@ -284,7 +283,6 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
     tables,
     functions,
     types: typeMap,
-    timezones: new Set(zones.map((z) => z.name as string)),
     loadedAt: Date.now(),
     relationships: withComputed(buildRelationships([...tables.values()], rawFks, sources), rowFunctions),
     computedFields: computedFields(rowFunctions),

@@ -112,8 +112,6 @@ export interface SchemaCache {
   readonly computedFields: ReadonlyMap<string, ReadonlyMap<string, DbFunction>>;
   /** Lower-case type names usable in casts, mapped to their quoted SQL spelling. */
   readonly types: ReadonlyMap<string, string>;
-  /** Names in pg_timezone_names: the values `Prefer: timezone=` may take (exact spelling, as in PostgREST). */
-  readonly timezones: ReadonlySet<string>;
   readonly loadedAt: number;
 }
 

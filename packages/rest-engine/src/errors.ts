@@ -167,8 +167,9 @@ export const errors = {
    * 401 for a bearer token that cannot be used: PGRST301 (not verifiable) or PGRST303 (a claim refused), with
    * RFC 6750's challenge naming the failure (quotes and backslashes dropped, so the quoted-string stays whole).
    */
-  jwt: (message: string, code: 'PGRST301' | 'PGRST303' = 'PGRST301') =>
+  jwt: (message: string, code: 'PGRST301' | 'PGRST303' = 'PGRST301', details: string | null = null) =>
     new RestError(401, code, message, {
+      details,
       headers: {
         'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"`,
       },

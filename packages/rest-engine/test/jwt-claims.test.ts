@@ -77,6 +77,34 @@ describe('time claims and malformed tokens', () => {
   });
 });
 
+// PostgREST's words for tokens that cannot be verified (suite: ErrorSpec "JWT Errors" and "Test JWT Token format
+// errors").
+describe('tokens that cannot be verified', () => {
+  const unverified = (message: string, details: string | null, code = 'PGRST301') => ({
+    ...refused(message, code),
+    json: { code, message, details, hint: null },
+  });
+  it('signed with another secret', async () => {
+    const forged = await new SignJWT({ role: 'authenticated' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(new TextEncoder().encode('another-secret-of-at-least-thirty-two-characters'));
+    expect(await call(undefined, `Bearer ${forged}`)).toMatchObject(
+      unverified('No suitable key or wrong key type', 'None of the keys was able to decode the JWT'),
+    );
+  });
+  it("unsecured (alg 'none')", async () => {
+    const header = Buffer.from('{"typ":"JWT","alg":"none"}').toString('base64url');
+    expect(await call(undefined, `Bearer ${header}.e30.`)).toMatchObject(
+      unverified('Wrong or unsupported encoding algorithm', "JWT is unsecured but expected 'alg' was not 'none'"),
+    );
+  });
+  it('three parts that are not a token', async () => {
+    expect(await call(undefined, 'Bearer quifquirndsjagnrgniur.fonvoienqhhdj.iuqvnvhojah')).toMatchObject(
+      unverified('JWT cryptographic operation failed', null),
+    );
+  });
+});
+
 describe("the database's refusal of the anonymous role", () => {
   it('401 with WWW-Authenticate: Bearer', async () => {
     const r = await call(undefined, null, '/notes');

@@ -136,3 +136,57 @@ describe('PUT', () => {
     expect((await put(41, 2, 'return=minimal')).status).toBe(204);
   });
 });
+
+describe('OPTIONS: the methods a resource takes (suite: OptionsSpec)', () => {
+  it('leaves PUT out for a table without a primary key', async () => {
+    expect((await h.req('OPTIONS', '/gauges', { claims: SERVICE })).headers.allow).toBe(
+      'OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE',
+    );
+    expect((await h.req('OPTIONS', '/year_notes', { claims: SERVICE })).headers.allow).toBe(
+      'OPTIONS,GET,HEAD,POST,PATCH,DELETE',
+    );
+  });
+  it('offers only POST for a volatile function, GET and HEAD too for others, 404 for an unknown one', async () => {
+    expect((await h.req('OPTIONS', '/rpc/break_deferred', { claims: SERVICE })).headers.allow).toBe('OPTIONS,POST');
+    expect((await h.req('OPTIONS', '/rpc/hello_plain', { claims: SERVICE })).headers.allow).toBe(
+      'OPTIONS,GET,HEAD,POST',
+    );
+    // The function is found as GET would find it: by the arguments in the query string.
+    expect((await h.req('OPTIONS', '/rpc/add_them?a=1&b=2', { claims: SERVICE })).headers.allow).toBe(
+      'OPTIONS,GET,HEAD,POST',
+    );
+    const unknown = await h.req('OPTIONS', '/rpc/no_such_function', { claims: SERVICE });
+    expect(unknown).toMatchObject({ status: 404, json: { code: 'PGRST202' } });
+  });
+});
+
+describe("views: their tables' primary keys (suite: InsertSpec's Location, OptionsSpec)", () => {
+  it('give an insert into a view its Location, `is.null` for a key that came back null', async () => {
+    const one = await h.req('POST', '/gauge_levels', {
+      claims: SERVICE,
+      headers: { prefer: 'return=headers-only' },
+      body: { id: 4242, level: 1 },
+    });
+    expect(one).toMatchObject({ status: 201, headers: { location: '/gauge_levels?id=eq.4242' } });
+    const both = await h.req('POST', '/key_pairs', {
+      claims: SERVICE,
+      headers: { prefer: 'return=headers-only' },
+      body: { l: 1, r: 2 },
+    });
+    expect(both.headers.location).toBe('/key_pairs?l=eq.1&r=eq.2');
+    const half = await h.req('POST', '/key_pairs', {
+      claims: SERVICE,
+      headers: { prefer: 'return=headers-only' },
+      body: { l: 3 },
+    });
+    expect(half.headers.location).toBe('/key_pairs?l=eq.3&r=is.null');
+  });
+  it('give a view with a key PUT, one without none', async () => {
+    expect((await h.req('OPTIONS', '/gauge_levels', { claims: SERVICE })).headers.allow).toBe(
+      'OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE',
+    );
+    expect((await h.req('OPTIONS', '/gauge_levels_keyless', { claims: SERVICE })).headers.allow).toBe(
+      'OPTIONS,GET,HEAD,POST,PATCH,DELETE',
+    );
+  });
+});

@@ -24,6 +24,8 @@ export interface CommandConfig {
   jwtRoleClaimKey: string;
   serverHost: string;
   serverPort: number;
+  /** Origins CORS allows (echoed, with credentials); empty: any origin (`*`). */
+  serverCorsAllowedOrigins: string[];
   openapiMode: 'follow-privileges' | 'ignore-privileges' | 'disabled';
 }
 
@@ -51,7 +53,6 @@ const UNSUPPORTED = new Set([
   'log-query',
   'openapi-security-active',
   'openapi-server-proxy-uri',
-  'server-cors-allowed-origins',
   'server-timing-enabled',
   'server-trace-header',
   'server-unix-socket',
@@ -79,6 +80,7 @@ const KNOWN = new Set([
   'role-claim-key',
   'server-host',
   'server-port',
+  'server-cors-allowed-origins',
   'openapi-mode',
 ]);
 
@@ -167,6 +169,7 @@ export function readConfig(
       jwtRoleClaimKey: get('jwt-role-claim-key') ?? get('role-claim-key') ?? '.role',
       serverHost: listenHost(get('server-host') ?? '!4'),
       serverPort: int('server-port', 3000)!,
+      serverCorsAllowedOrigins: list('server-cors-allowed-origins', ''),
       openapiMode: openapi as CommandConfig['openapiMode'],
     },
     notes,

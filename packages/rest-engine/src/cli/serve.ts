@@ -9,6 +9,7 @@ import type { Authenticate } from '../adapters/adapter-options.js';
 import { createJwtAuthenticator } from '../auth/jwt-authenticator.js';
 import { createRestEngine, type RestEngine } from '../engine.js';
 import { RestError } from '../errors.js';
+import { cors } from './cors.js';
 import type { CommandConfig } from './postgrest-config.js';
 
 interface RunningCommand {
@@ -72,6 +73,21 @@ export async function serve(config: CommandConfig): Promise<RunningCommand> {
       res.end(body);
       return;
     }
+    const method = req.method ?? 'GET';
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v.join(', ') : v;
+    };
+    const corsOutcome = cors(method, header, config.serverCorsAllowedOrigins);
+    if (corsOutcome.kind === 'preflight') {
+      res.writeHead(200, { ...corsOutcome.headers, 'content-length': '0' });
+      res.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(corsOutcome.headers)) res.setHeader(name, value);
+    // PostgREST's answer to OPTIONS allows any origin to read it, whatever CORS decided.
+    if (method === 'OPTIONS' && corsOutcome.headers['access-control-allow-origin'] === undefined)
+      res.setHeader('access-control-allow-origin', '*');
     void handle(req, res);
   });
   await new Promise<void>((resolve, reject) => {

@@ -90,7 +90,7 @@ function closestParameters(fns: readonly DbFunction[], name: string, keys: reado
 export function planCall(step: Step, name: string): Plan {
   const { request, schema, common, h } = step;
   const method = request.method;
-  if (method === 'OPTIONS') return { ...common.of(true), kind: 'options', allow: 'OPTIONS,GET,HEAD,POST' };
+  if (method === 'OPTIONS') return planOptions(step, name);
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw errors.rpcMethod(method);
   const fns = step.ctx.cache.functions.get(tableKey(schema, name));
   const readOnly = method !== 'POST';
@@ -186,4 +186,24 @@ export function planCall(step: Step, name: string): Plan {
     count: h.prefer.count,
     offset,
   };
+}
+
+/**
+ * OPTIONS on a function: a volatile one may only be called by POST (as PostgREST). The overload is the one GET
+ * would call with the query string's arguments; when those choose none, POST alone only if every overload is
+ * volatile. An unknown function is 404.
+ */
+function planOptions(step: Step, name: string): Plan {
+  const { schema, common } = step;
+  const fns = step.ctx.cache.functions.get(tableKey(schema, name));
+  if (!fns) throw errors.noFunction(schema, name, [], closestFunction(step.ctx.cache, schema, name), false);
+  const asGet = { ...step, request: { ...step.request, method: 'GET' } } as Step;
+  let volatile: boolean;
+  try {
+    const p = planCall(asGet, name);
+    volatile = p.kind === 'call' && p.fn.volatility === 'volatile';
+  } catch {
+    volatile = fns.every((f) => f.volatility === 'volatile');
+  }
+  return { ...common.of(true), kind: 'options', allow: volatile ? 'OPTIONS,POST' : 'OPTIONS,GET,HEAD,POST' };
 }

@@ -42,7 +42,8 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
     case 'OPTIONS': {
       const allow = ['OPTIONS', 'GET', 'HEAD'];
       if (table.insertable) allow.push('POST');
-      if (table.insertable && table.updatable) allow.push('PUT');
+      // PUT addresses one row by its primary key: a table or view without one cannot take it.
+      if (table.insertable && table.updatable && table.pk.length > 0) allow.push('PUT');
       if (table.updatable) allow.push('PATCH');
       if (table.deletable) allow.push('DELETE');
       return { ...common.of(true), kind: 'options', allow: allow.join(',') };

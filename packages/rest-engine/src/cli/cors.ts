@@ -13,7 +13,7 @@ const EXPOSED =
 const SIMPLE_HEADERS = ['Accept', 'Accept-Language', 'Content-Language'];
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-export type CorsOutcome =
+type CorsOutcome =
   /** A preflight: answer 200 with these headers and no body. */
   | { readonly kind: 'preflight'; readonly headers: Record<string, string> }
   /** Add these headers to the engine's answer (none when the request is not a cross-origin one). */

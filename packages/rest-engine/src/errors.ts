@@ -161,8 +161,10 @@ export const errors = {
     ),
   noColumn: (column: string, table: string) =>
     new RestError(400, 'PGRST204', `Could not find the '${column}' column of '${table}' in the schema cache`),
-  noTable: (schema: string, name: string) =>
-    new RestError(404, 'PGRST205', `Could not find the table '${schema}.${name}' in the schema cache`),
+  noTable: (schema: string, name: string, suggestion: string | null = null) =>
+    new RestError(404, 'PGRST205', `Could not find the table '${schema}.${name}' in the schema cache`, {
+      hint: suggestion === null ? null : `Perhaps you meant the table '${schema}.${suggestion}'`,
+    }),
   /**
    * 401 for a bearer token that cannot be used: PGRST301 (not verifiable) or PGRST303 (a claim refused), with
    * RFC 6750's challenge naming the failure (quotes and backslashes dropped, so the quoted-string stays whole).

@@ -190,3 +190,60 @@ describe("views: their tables' primary keys (suite: InsertSpec's Location, Optio
     );
   });
 });
+
+describe("error texts as PostgREST's (suite: ErrorSpec, InsertSpec, UpdateSpec, QuerySpec, EmbedDisambiguationSpec)", () => {
+  it('says only "Empty or invalid json" for a body that is not JSON (no parser message echoing the body)', async () => {
+    const r = await h.req('POST', '/memos', { claims: SERVICE, body: '}{ x = 2' });
+    expect(r).toMatchObject({
+      status: 400,
+      json: { code: 'PGRST102', details: null, message: 'Empty or invalid json' },
+    });
+    expect(r.text).toHaveLength(80);
+  });
+  it('says "All object keys must match" for an array of rows that are not all objects', async () => {
+    const r = await h.req('POST', '/memos', { claims: SERVICE, body: [{ id: 100, body: 'x' }, 123, 'x'] });
+    expect(r).toMatchObject({ status: 400, json: { code: 'PGRST102', message: 'All object keys must match' } });
+  });
+  it('hints the most alike table for an unknown one, when at least 3/4 alike', async () => {
+    const near = await get('/gaugex');
+    expect(near).toMatchObject({
+      status: 404,
+      json: { code: 'PGRST205', hint: "Perhaps you meant the table 'public.gauges'" },
+    });
+    expect((await get('/gxxxxxx')).json.hint).toBeNull();
+  });
+  it('describes a many-to-many by its junction and both constraints with their columns', async () => {
+    const r = await get('/m_sites?select=*,m_projects(*)');
+    expect(r.status).toBe(300);
+    expect(r.json.details).toContainEqual({
+      cardinality: 'many-to-many',
+      embedding: 'm_sites with m_projects',
+      relationship: 'm_jobs using m_jobs_site_id_fkey(site_id) and m_jobs_project_id_fkey(project_id)',
+    });
+  });
+  it('names the last embed of a filter path that is not embedded, and refuses an order on one', async () => {
+    const nested = await get('/titles?select=id,writers(id)&writers.books.id=eq.1');
+    expect(nested).toMatchObject({
+      status: 400,
+      json: { code: 'PGRST108', message: "'books' is not an embedded resource in this request" },
+    });
+    const order = await get('/titles?select=id&order=writers(name)');
+    expect(order).toMatchObject({
+      status: 400,
+      json: { code: 'PGRST108', message: "'writers' is not an embedded resource in this request" },
+    });
+  });
+  it('reads in-lists as PostgREST: white space after ( skipped, an unclosed quote taken as written', async () => {
+    const blank = await get('/gauges?id=in.( ,1)');
+    expect(blank).toMatchObject({
+      status: 400,
+      json: { code: '22P02', message: 'invalid input syntax for type integer: ""' },
+    });
+    expect((await get('/gauges?id=in.( 1, 2)&order=id')).json).toEqual([
+      { id: 1, level: 5 },
+      { id: 2, level: 10 },
+    ]);
+    const quote = await get('/memos?body=in.(")');
+    expect(quote.status).toBe(200);
+  });
+});

@@ -45,7 +45,49 @@ function parseList(s: string): string[] {
     throw errors.parse(`"failed to parse filter" (in.${s})`, 'expected a parenthesised list');
   const inner = s.slice(1, -1);
   if (inner.trim() === '') return [];
-  return splitTopLevel(inner, 'in list').map((v) => unquote(v));
+  return listElements(inner, s);
+}
+
+/**
+ * The elements of an `in` list's inside, as PostgREST reads them: white space after `(` is skipped, other white
+ * space is part of the value (`( ,3)` has the empty value first); `"..."` followed by `,` or the end is a quoted
+ * value (backslash escapes the next character); anything else, an unclosed quote too (`(")` is the value `"`), is
+ * taken as written up to the next `,` outside parentheses.
+ */
+function listElements(inner: string, list: string): string[] {
+  const out: string[] = [];
+  let i = inner.length - inner.trimStart().length;
+  for (;;) {
+    let quoted: string | null = null;
+    if (inner[i] === '"') {
+      let j = i + 1,
+        text = '';
+      while (j < inner.length && inner[j] !== '"') {
+        if (inner[j] === '\\' && j + 1 < inner.length) j++;
+        text += inner[j++];
+      }
+      if (j < inner.length && (j + 1 === inner.length || inner[j + 1] === ',')) {
+        quoted = text;
+        i = j + 1;
+      }
+    }
+    if (quoted !== null) out.push(quoted);
+    else {
+      let k = i,
+        depth = 0;
+      for (; k < inner.length; k++) {
+        const ch = inner[k];
+        if (ch === '(') depth++;
+        else if (ch === ')' && --depth < 0)
+          throw errors.parse(`"failed to parse in list" (${list})`, `unexpected ")" at position ${k + 1}`);
+        else if (ch === ',' && depth === 0) break;
+      }
+      out.push(inner.slice(i, k));
+      i = k;
+    }
+    if (i >= inner.length) return out;
+    i++; // the comma
+  }
 }
 
 /** Parses `[not.]op[(any|all|lang)].value` for a field. */

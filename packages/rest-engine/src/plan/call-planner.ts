@@ -67,12 +67,19 @@ function singleArgument(fn: DbFunction, body: unknown): string {
 /** How alike two texts are: 1 for equal, 0 for nothing in common (edits over the longer length). */
 const similarity = (a: string, b: string) => 1 - distance(a, b) / Math.max(a.length, b.length, 1);
 
-/** For a misspelt function name: the most alike name in the schema, if at least 3/4 alike (PostgREST's bar). */
-function closestFunction(cache: SchemaCache, schema: string, name: string): string | null {
-  const names = [...cache.functions.values()].filter((f) => f[0].schema === schema).map((f) => f[0].name);
+/** For a misspelt name: the most alike of `names`, if at least 3/4 alike (PostgREST's bar for tables and functions). */
+export function closestName(name: string, names: readonly string[]): string | null {
   if (names.length === 0) return null;
-  const best = closest(name, names);
+  const best = closest(name, names as string[]);
   return similarity(name, best) >= 0.75 ? best : null;
+}
+
+/** For a misspelt function name: the most alike name in the schema. */
+function closestFunction(cache: SchemaCache, schema: string, name: string): string | null {
+  return closestName(
+    name,
+    [...cache.functions.values()].filter((f) => f[0].schema === schema).map((f) => f[0].name),
+  );
 }
 
 /**

@@ -4,7 +4,7 @@
 import { errors } from '../errors.js';
 import type { ApiRequest } from '../parse/request-parser.js';
 import { tableKey, type SchemaCache } from '../schema-cache/types.js';
-import { planCall } from './call-planner.js';
+import { closestName, planCall } from './call-planner.js';
 import { applyPaging, CommonFields, rootLevel, type PlannerOptions, type Step } from './plan-step.js';
 import { checkAllAddressed, type PlanContext, planRead } from './read-planner.js';
 import type { Plan } from './types.js';
@@ -35,7 +35,11 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
   if (target.kind === 'rpc') return planCall(step, target.name);
 
   const table = cache.tables.get(tableKey(schema, target.name));
-  if (!table) throw errors.noTable(schema, target.name);
+  if (!table) {
+    // A hint names the most alike table or view of the schema (the cache holds only exposed ones).
+    const names = [...cache.tables.values()].filter((t) => t.schema === schema).map((t) => t.name);
+    throw errors.noTable(schema, target.name, closestName(target.name, names));
+  }
   // Media types only a function's own domain can answer in (call-planner.ts): a table has none.
   if (h.accept === 'raw' && method !== 'OPTIONS') throw errors.notAcceptable(request.acceptHeader);
   switch (method) {

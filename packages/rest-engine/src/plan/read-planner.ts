@@ -188,7 +188,9 @@ function planOrder(ctx: PlanContext, level: Level, embeds: readonly EmbedPlan[])
       }
       const embedded = embeds.find((e) => e.name === t.relation || e.rel.foreignTable.name === t.relation);
       if (!level.relTable) throw errors.noRelationship(level.label, t.relation, ctx.cache.schemas[0]);
-      const rel = embedded?.rel ?? resolveRelationship(ctx.cache, level.relTable, t.relation, null);
+      // As in PostgREST, a related order is on a resource the select embeds (PGRST108 otherwise).
+      if (!embedded) throw errors.notEmbedded(t.relation);
+      const rel = embedded.rel;
       if (!isToOne(rel)) throw errors.orderToMany(level.label, t.relation);
       const col = column(rel.foreignTable.columns, rel.foreignTable.name, t.field);
       order.push({ field: onColumn(t.field, col), dir: t.dir, nulls: t.nulls, related: rel });
@@ -314,7 +316,8 @@ export function checkAllAddressed(query: QueryTree, read: ReadPlan | null): void
     for (const entry of entries) {
       if (entry.path.length === 0) continue;
       levels ??= read ? levelsOf(read) : [[]];
-      if (!levels.some((names) => atLevel(entry.path, names))) throw errors.notEmbedded(entry.path[0]);
+      // Named as PostgREST names it: the last embed of the path (`projects.tasks2.name` names 'tasks2').
+      if (!levels.some((names) => atLevel(entry.path, names))) throw errors.notEmbedded(entry.path.at(-1)!);
     }
   };
   check(query.filters);

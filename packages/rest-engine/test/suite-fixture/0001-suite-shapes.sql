@@ -106,3 +106,10 @@ create trigger ins instead of insert on key_pairs for each row execute procedure
 grant select, insert, update, delete on gauge_levels, gauge_levels_keyless, key_pairs to service_role;
 grant usage on schema hidden to service_role;
 grant select, insert on hidden.left_keys, hidden.right_keys to service_role;
+
+-- Two junctions between the same tables: an ambiguous many-to-many.
+create table m_sites (id int primary key);
+create table m_projects (id int primary key);
+create table m_jobs (site_id int references m_sites, project_id int references m_projects, primary key (site_id, project_id));
+create table m_main_jobs (site_id int references m_sites, project_id int references m_projects, primary key (site_id, project_id));
+grant select on m_sites, m_projects, m_jobs, m_main_jobs to service_role;

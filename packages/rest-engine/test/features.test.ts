@@ -137,7 +137,12 @@ describe('responses', () => {
       json: { code: 'PGRST108' },
     });
     expect(await h.req('GET', '/tasks?order=tasks(id)')).toMatchObject({ status: 400 });
-    expect(await h.req('GET', '/projects?order=tasks(id)')).toMatchObject({ status: 400, json: { code: 'PGRST118' } });
+    // A related order is on an embedded resource (PGRST108 otherwise, as PostgREST), and a to-one one.
+    expect(await h.req('GET', '/projects?order=tasks(id)')).toMatchObject({ status: 400, json: { code: 'PGRST108' } });
+    expect(await h.req('GET', '/projects?select=id,tasks(id)&order=tasks(id)')).toMatchObject({
+      status: 400,
+      json: { code: 'PGRST118' },
+    });
     expect(await h.req('GET', '/tasks?select=count()')).toMatchObject({ status: 400, json: { code: 'PGRST123' } });
   });
 

@@ -1,6 +1,9 @@
 // The one errors module of the engine: stable PGRST codes, one factory per error, and the SQLSTATE -> HTTP table.
 // Every failure leaves the engine as a RestError, rendered as PostgREST's `{code, details, hint, message}`.
 
+/** How much of an error a client is told: everything, or only its code and message. */
+export type ErrorVerbosity = 'verbose' | 'minimal';
+
 /** What an error may carry besides its status, code and message. */
 interface RestErrorExtras {
   details?: string | unknown[] | null;
@@ -24,7 +27,9 @@ export class RestError extends Error {
     this.hint = extras.hint ?? null;
     this.headers = extras.headers ?? {};
   }
-  body(): string {
+  /** The JSON body; `minimal` (PostgREST's client-error-verbosity) leaves details and hint out. */
+  body(verbosity: ErrorVerbosity = 'verbose'): string {
+    if (verbosity === 'minimal') return JSON.stringify({ code: this.code, message: this.message });
     return JSON.stringify({ code: this.code, details: this.details, hint: this.hint, message: this.message });
   }
 }

@@ -4,7 +4,7 @@
 // WWW-Authenticate, also the database's refusal of the anonymous role.
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFetchHandler, createJwtAuthenticator } from '../src/index.js';
+import { createFetchHandler, createJwtAuthenticator, createRestEngine } from '../src/index.js';
 import { type Harness, setup } from './helpers.js';
 
 const SECRET = 'a-test-secret-of-at-least-thirty-two-characters';
@@ -109,5 +109,24 @@ describe("the database's refusal of the anonymous role", () => {
   it('401 with WWW-Authenticate: Bearer', async () => {
     const r = await call(undefined, null, '/notes');
     expect(r).toMatchObject({ status: 401, challenge: 'Bearer', json: { code: '42501' } });
+  });
+});
+
+// PostgREST's client-error-verbosity (suite: ErrorSpec "Test client-error-verbosity config").
+describe('clientErrorVerbosity: minimal', () => {
+  it('answers errors with their code and message only, the adapters refusals too', async () => {
+    const engine = await createRestEngine({ sql: h.sql, schemas: ['public'], clientErrorVerbosity: 'minimal' });
+    try {
+      const missing = await engine.handle({ method: 'GET', path: '/nope', search: '', headers: {} });
+      expect(JSON.parse(missing.body!)).toEqual({
+        code: 'PGRST205',
+        message: "Could not find the table 'public.nope' in the schema cache",
+      });
+      const handle = createFetchHandler(engine, { authenticate: createJwtAuthenticator({ secret: SECRET }) });
+      const forged = await handle(new Request('http://x/tasks', { headers: { authorization: 'Bearer a.b.c' } }));
+      expect(Object.keys((await forged.json()) as object).sort()).toEqual(['code', 'message']);
+    } finally {
+      await engine.close();
+    }
   });
 });

@@ -27,6 +27,7 @@ export interface CommandConfig {
   /** Origins CORS allows (echoed, with credentials); empty: any origin (`*`). */
   serverCorsAllowedOrigins: string[];
   openapiMode: 'follow-privileges' | 'ignore-privileges' | 'disabled';
+  clientErrorVerbosity: 'verbose' | 'minimal';
 }
 
 /** What the configuration named that this command will not act on. */
@@ -82,6 +83,7 @@ const KNOWN = new Set([
   'server-port',
   'server-cors-allowed-origins',
   'openapi-mode',
+  'client-error-verbosity',
 ]);
 
 /** PostgREST's config file: `key = "text"`, `key = 10`, `key = true`, `#` comments. */
@@ -143,6 +145,9 @@ export function readConfig(
   const openapi = get('openapi-mode') ?? 'follow-privileges';
   if (!['follow-privileges', 'ignore-privileges', 'disabled'].includes(openapi))
     throw new Error(`PGRST_OPENAPI_MODE must be follow-privileges, ignore-privileges or disabled, got "${openapi}"`);
+  const verbosity = get('client-error-verbosity') ?? 'verbose';
+  if (verbosity !== 'verbose' && verbosity !== 'minimal')
+    throw new Error(`PGRST_CLIENT_ERROR_VERBOSITY must be verbose or minimal, got "${verbosity}"`);
   const txEnd = get('db-tx-end') ?? 'commit';
   if (!['commit', 'commit-allow-override', 'rollback', 'rollback-allow-override'].includes(txEnd))
     throw new Error(
@@ -171,6 +176,7 @@ export function readConfig(
       serverPort: int('server-port', 3000)!,
       serverCorsAllowedOrigins: list('server-cors-allowed-origins', ''),
       openapiMode: openapi as CommandConfig['openapiMode'],
+      clientErrorVerbosity: verbosity,
     },
     notes,
   };

@@ -46,6 +46,7 @@ export async function serve(config: CommandConfig): Promise<RunningCommand> {
       listen: config.dbChannelEnabled,
       // PostgREST lets PATCH and DELETE run without filters.
       allowUnfilteredWrites: true,
+      clientErrorVerbosity: config.clientErrorVerbosity,
     });
   } catch (e) {
     await sql.end({ timeout: 1 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cors } from './cors.js';
+import { cors, presetHeaders } from './cors.js';
 import { readConfig } from './postgrest-config.js';
 
 const headers = (h: Record<string, string>) => (name: string) => h[name];
@@ -80,5 +80,35 @@ describe('cors (suite: CorsSpec)', () => {
     expect(config.serverCorsAllowedOrigins).toEqual(['http://a.test', 'http://b.test']);
     expect(notes.unsupported).toEqual([]);
     expect(readConfig({}, null).config.serverCorsAllowedOrigins).toEqual([]);
+  });
+});
+
+describe('presetHeaders: what the command adds to answers (suite: CorsSpec, HttpHeaderSpec, ObservabilitySpec)', () => {
+  const settings = { serverCorsAllowedOrigins: [], serverTraceHeader: null };
+  it('says what answers vary by, and lets any origin read an answer to OPTIONS', () => {
+    expect(presetHeaders('GET', headers({}), settings)).toEqual({
+      preflight: false,
+      headers: { vary: 'Accept, Prefer, Range' },
+    });
+    expect(presetHeaders('OPTIONS', headers({}), settings).headers['access-control-allow-origin']).toBe('*');
+  });
+  it('echoes the trace header, empty when the request has none', () => {
+    const traced = { ...settings, serverTraceHeader: 'X-Request-Id' };
+    expect(presetHeaders('HEAD', headers({ 'x-request-id': '1' }), traced).headers['x-request-id']).toBe('1');
+    expect(presetHeaders('HEAD', headers({}), traced).headers['x-request-id']).toBe('');
+  });
+  it('answers a preflight with its CORS headers alone', () => {
+    const r = presetHeaders(
+      'OPTIONS',
+      headers({ origin: 'http://a.test', 'access-control-request-method': 'GET' }),
+      settings,
+    );
+    expect(r.preflight).toBe(true);
+    expect(r.headers.vary).toBeUndefined();
+  });
+  it('reads server-trace-header', () => {
+    expect(readConfig({ PGRST_SERVER_TRACE_HEADER: 'X-Request-Id' }, null).config.serverTraceHeader).toBe(
+      'X-Request-Id',
+    );
   });
 });

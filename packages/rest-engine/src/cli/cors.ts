@@ -57,3 +57,30 @@ function preflightHeaders(header: (name: string) => string | undefined): Record<
   out['access-control-max-age'] = '86400';
   return out;
 }
+
+/** What the command's settings add to every answer (see presetHeaders). */
+interface PresetSettings {
+  readonly serverCorsAllowedOrigins: readonly string[];
+  readonly serverTraceHeader: string | null;
+}
+
+/**
+ * The command's own headers for a request, preset on the response before the engine answers (the engine's own
+ * headers, such as a Vary set by a function through response.headers, win): CORS, `Access-Control-Allow-Origin: *`
+ * on answers to OPTIONS (as PostgREST's), `Vary: Accept, Prefer, Range` (what PostgREST's answers vary by), and the
+ * request's trace header echoed (`server-trace-header`). A preflight is answered with its headers alone.
+ */
+export function presetHeaders(
+  method: string,
+  header: (name: string) => string | undefined,
+  settings: PresetSettings,
+): { readonly preflight: boolean; readonly headers: Record<string, string> } {
+  const outcome = cors(method, header, settings.serverCorsAllowedOrigins);
+  if (outcome.kind === 'preflight') return { preflight: true, headers: outcome.headers };
+  const headers: Record<string, string> = { vary: 'Accept, Prefer, Range', ...outcome.headers };
+  if (method === 'OPTIONS' && headers['access-control-allow-origin'] === undefined)
+    headers['access-control-allow-origin'] = '*';
+  if (settings.serverTraceHeader !== null)
+    headers[settings.serverTraceHeader.toLowerCase()] = header(settings.serverTraceHeader.toLowerCase()) ?? '';
+  return { preflight: false, headers };
+}

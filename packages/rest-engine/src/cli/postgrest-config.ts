@@ -28,6 +28,8 @@ export interface CommandConfig {
   serverCorsAllowedOrigins: string[];
   openapiMode: 'follow-privileges' | 'ignore-privileges' | 'disabled';
   clientErrorVerbosity: 'verbose' | 'minimal';
+  /** A request header echoed on its answer (PostgREST's server-trace-header, e.g. X-Request-Id). */
+  serverTraceHeader: string | null;
 }
 
 /** What the configuration named that this command will not act on. */
@@ -55,7 +57,6 @@ const UNSUPPORTED = new Set([
   'openapi-security-active',
   'openapi-server-proxy-uri',
   'server-timing-enabled',
-  'server-trace-header',
   'server-unix-socket',
   'server-unix-socket-mode',
 ]);
@@ -84,6 +85,7 @@ const KNOWN = new Set([
   'server-cors-allowed-origins',
   'openapi-mode',
   'client-error-verbosity',
+  'server-trace-header',
 ]);
 
 /** PostgREST's config file: `key = "text"`, `key = 10`, `key = true`, `#` comments. */
@@ -145,6 +147,9 @@ export function readConfig(
   const openapi = get('openapi-mode') ?? 'follow-privileges';
   if (!['follow-privileges', 'ignore-privileges', 'disabled'].includes(openapi))
     throw new Error(`PGRST_OPENAPI_MODE must be follow-privileges, ignore-privileges or disabled, got "${openapi}"`);
+  const traceHeader = get('server-trace-header') || null;
+  if (traceHeader !== null && !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(traceHeader))
+    throw new Error(`PGRST_SERVER_TRACE_HEADER must be a header name, got "${traceHeader}"`);
   const verbosity = get('client-error-verbosity') ?? 'verbose';
   if (verbosity !== 'verbose' && verbosity !== 'minimal')
     throw new Error(`PGRST_CLIENT_ERROR_VERBOSITY must be verbose or minimal, got "${verbosity}"`);
@@ -177,6 +182,7 @@ export function readConfig(
       serverCorsAllowedOrigins: list('server-cors-allowed-origins', ''),
       openapiMode: openapi as CommandConfig['openapiMode'],
       clientErrorVerbosity: verbosity,
+      serverTraceHeader: traceHeader,
     },
     notes,
   };

@@ -9,7 +9,7 @@ import type { Authenticate } from '../adapters/adapter-options.js';
 import { createJwtAuthenticator } from '../auth/jwt-authenticator.js';
 import { createRestEngine, type RestEngine } from '../engine.js';
 import { RestError } from '../errors.js';
-import { cors } from './cors.js';
+import { presetHeaders } from './cors.js';
 import type { CommandConfig } from './postgrest-config.js';
 
 interface RunningCommand {
@@ -63,6 +63,18 @@ export async function serve(config: CommandConfig): Promise<RunningCommand> {
     : noSecret(config.dbAnonRole);
   const handle = createNodeHandler(engine, { authenticate });
   const server: Server = createServer((req, res) => {
+    const method = req.method ?? 'GET';
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v.join(', ') : v;
+    };
+    const preset = presetHeaders(method, header, config);
+    if (preset.preflight) {
+      res.writeHead(200, { ...preset.headers, 'content-length': '0' });
+      res.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(preset.headers)) res.setHeader(name, value);
     if (config.openapiMode === 'disabled' && (req.url === '/' || req.url?.startsWith('/?'))) {
       const body = JSON.stringify({
         code: 'PGRST126',
@@ -74,21 +86,6 @@ export async function serve(config: CommandConfig): Promise<RunningCommand> {
       res.end(body);
       return;
     }
-    const method = req.method ?? 'GET';
-    const header = (name: string) => {
-      const v = req.headers[name];
-      return Array.isArray(v) ? v.join(', ') : v;
-    };
-    const corsOutcome = cors(method, header, config.serverCorsAllowedOrigins);
-    if (corsOutcome.kind === 'preflight') {
-      res.writeHead(200, { ...corsOutcome.headers, 'content-length': '0' });
-      res.end();
-      return;
-    }
-    for (const [name, value] of Object.entries(corsOutcome.headers)) res.setHeader(name, value);
-    // PostgREST's answer to OPTIONS allows any origin to read it, whatever CORS decided.
-    if (method === 'OPTIONS' && corsOutcome.headers['access-control-allow-origin'] === undefined)
-      res.setHeader('access-control-allow-origin', '*');
     void handle(req, res);
   });
   await new Promise<void>((resolve, reject) => {

@@ -300,6 +300,12 @@ describe("parse errors and leniencies as PostgREST's", () => {
       details: 'unexpected "-" expecting digit',
     });
   });
+  it('a JSON key starting with a reserved character', () => {
+    expect(refusal(() => parseSelect('data->(x->>y'))).toEqual({
+      message: '"failed to parse select parameter (data->(x->>y)" (line 1, column 7)',
+      details: 'unexpected "(" expecting "-", digit or any non reserved character different from: .,>()',
+    });
+  });
   it('reads up to a parenthesis that closes nothing, and logic trees with white space', () => {
     expect(parseSelect('a,b(c))')).toEqual(parseSelect('a,b(c)'));
     expect(parseLogic('and', false, '(id.eq.1,id.neq.2))')).toEqual(parseLogic('and', false, '(id.eq.1,id.neq.2)'));

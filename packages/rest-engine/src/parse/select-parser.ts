@@ -20,6 +20,16 @@ export function parseSelect(whole: string): SelectItem[] {
       `unexpected ${at < whole.length ? `"${whole[at]}"` : 'end of input'} expecting digit`,
     );
   }
+  // A JSON key starts with a character that is not reserved (`.,>()`), or is an index.
+  const badKey = /->(?:>(?=[.,>()]|$)|(?=[.,()]|$))/.exec(whole);
+  if (badKey) {
+    const at = badKey.index + badKey[0].length;
+    throw errors.parse(
+      `"failed to parse select parameter (${whole})" (line 1, column ${at + 1})`,
+      `unexpected ${at < whole.length ? `"${whole[at]}"` : 'end of input'} expecting "-", digit or any non reserved ` +
+        'character different from: .,>()',
+    );
+  }
   const s = upToStrayParen(whole);
   return splitTopLevel(s, 'select').map((item) => parseItem(item.trim(), s));
 }

@@ -3,7 +3,7 @@
 // response objects.
 import type postgres from 'postgres';
 import { compile } from './compile/statement-compiler.js';
-import { errors, fromDatabaseError, RestError } from './errors.js';
+import { type ErrorVerbosity, errors, fromDatabaseError, RestError } from './errors.js';
 import { executePlan, type PlanExecution, StatementBudget, type TxContext } from './execute.js';
 import { quoteIdent } from './ident.js';
 import { buildOpenApi } from './openapi.js';
@@ -69,6 +69,12 @@ export interface RestEngineOptions {
    */
   planEnabled?: boolean;
   /**
+   * What error answers tell clients (PostgREST's client-error-verbosity): 'verbose' (the default) gives code,
+   * message, details and hint; 'minimal' only code and message (details and hints may name tables, columns or
+   * values).
+   */
+  clientErrorVerbosity?: ErrorVerbosity;
+  /**
    * Tables whose rows are marked rather than removed: `{ 'schema.table': 'schema.function' }`. A DELETE on such a
    * table calls the function (it takes the row's primary-key columns in key order and returns the table's row type)
    * for each row the DELETE's filters select among the rows the caller can read, and answers with the rows it
@@ -110,6 +116,8 @@ function sqlHeaders(headers: Record<string, string | undefined>, hidden: Readonl
 
 export interface RestEngine {
   handle(req: EngineRequest): Promise<EngineResponse>;
+  /** The `clientErrorVerbosity` it was created with (absent: verbose): the adapters answer their errors with it. */
+  readonly clientErrorVerbosity?: ErrorVerbosity;
   reloadSchema(): Promise<void>;
   close(): Promise<void>;
   readonly schemaCache: SchemaCache;
@@ -118,7 +126,7 @@ export interface RestEngine {
 const MEDIA = 'application/json; charset=utf-8';
 
 /** An error's answer: its JSON body, and, as PostgREST, a Proxy-Status header naming its code. */
-export function errorResponse(e: RestError): EngineResponse {
+export function errorResponse(e: RestError, verbosity: ErrorVerbosity = 'verbose'): EngineResponse {
   return {
     status: e.status,
     headers: {
@@ -127,7 +135,7 @@ export function errorResponse(e: RestError): EngineResponse {
       ...(/^[\x20-\x7e]*$/.test(e.code) ? { 'proxy-status': `PostgREST; error=${e.code}` } : {}),
       ...e.headers,
     },
-    body: e.body(),
+    body: e.body(verbosity),
     errorCode: e.code,
   };
 }
@@ -139,6 +147,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   const roles = options.roles === undefined ? null : new Set([anonRole, ...options.roles]);
   if (options.checkRoles ?? true) await checkAnonRole(sql, anonRole);
   const maxRows = options.maxRows ?? null;
+  const verbosity: ErrorVerbosity = options.clientErrorVerbosity ?? 'verbose';
   const txEnd = options.txEnd ?? (options.txRollbackAllowed ? 'commit-allow-override' : 'commit');
   const plannerOptions: PlannerOptions = {
     schemas,
@@ -269,7 +278,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     } catch (e) {
       const err =
         e instanceof RestError ? e : isRaisedAnswer(e) ? raisedAnswer(e) : fromDatabaseError(e, role !== anonRole);
-      const res = errorResponse(err);
+      const res = errorResponse(err, verbosity);
       // HEAD answers carry no body, errors included (status and headers still tell what went wrong).
       if (req.method.toUpperCase() === 'HEAD') res.body = null;
       return res;
@@ -278,6 +287,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
 
   return {
     handle,
+    clientErrorVerbosity: verbosity,
     reloadSchema,
     get schemaCache() {
       return cache;

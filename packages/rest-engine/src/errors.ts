@@ -1,6 +1,9 @@
 // The one errors module of the engine: stable PGRST codes, one factory per error, and the SQLSTATE -> HTTP table.
 // Every failure leaves the engine as a RestError, rendered as PostgREST's `{code, details, hint, message}`.
 
+/** How much of an error a client is told: everything, or only its code and message. */
+export type ErrorVerbosity = 'verbose' | 'minimal';
+
 /** What an error may carry besides its status, code and message. */
 interface RestErrorExtras {
   details?: string | unknown[] | null;
@@ -24,7 +27,9 @@ export class RestError extends Error {
     this.hint = extras.hint ?? null;
     this.headers = extras.headers ?? {};
   }
-  body(): string {
+  /** The JSON body; `minimal` (PostgREST's client-error-verbosity) leaves details and hint out. */
+  body(verbosity: ErrorVerbosity = 'verbose'): string {
+    if (verbosity === 'minimal') return JSON.stringify({ code: this.code, message: this.message });
     return JSON.stringify({ code: this.code, details: this.details, hint: this.hint, message: this.message });
   }
 }
@@ -161,14 +166,17 @@ export const errors = {
     ),
   noColumn: (column: string, table: string) =>
     new RestError(400, 'PGRST204', `Could not find the '${column}' column of '${table}' in the schema cache`),
-  noTable: (schema: string, name: string) =>
-    new RestError(404, 'PGRST205', `Could not find the table '${schema}.${name}' in the schema cache`),
+  noTable: (schema: string, name: string, suggestion: string | null = null) =>
+    new RestError(404, 'PGRST205', `Could not find the table '${schema}.${name}' in the schema cache`, {
+      hint: suggestion === null ? null : `Perhaps you meant the table '${schema}.${suggestion}'`,
+    }),
   /**
    * 401 for a bearer token that cannot be used: PGRST301 (not verifiable) or PGRST303 (a claim refused), with
    * RFC 6750's challenge naming the failure (quotes and backslashes dropped, so the quoted-string stays whole).
    */
-  jwt: (message: string, code: 'PGRST301' | 'PGRST303' = 'PGRST301') =>
+  jwt: (message: string, code: 'PGRST301' | 'PGRST303' = 'PGRST301', details: string | null = null) =>
     new RestError(401, code, message, {
+      details,
       headers: {
         'www-authenticate': `Bearer error="invalid_token", error_description="${message.replace(/["\\]/g, '')}"`,
       },
@@ -191,8 +199,14 @@ export const errors = {
   putMismatch: () => new RestError(400, 'PGRST115', 'Payload values do not match URL in primary key column(s)'),
 };
 
-/** PostgREST's mapSQLtoHTTP. `authenticated` decides 42501: 403 for a caller with a token, 401 for anon. */
-export function sqlStateToStatus(code: string, authenticated: boolean): number {
+/**
+ * PostgREST's mapSQLtoHTTP. `authenticated` decides 42501: 403 for a caller with a token, 401 for anon. The message,
+ * when given, decides three codes as PostgREST's table does: 21000 is 400 only for a write refused for want of a
+ * WHERE clause (pg-safeupdate, allowUnfilteredWrites) and 500 otherwise (a subquery of a view or function returning
+ * several rows); 22023 is 401 for a role that does not exist (the JWT's role claim) and 400 otherwise; 42883 is 406
+ * when the missing function is `xmlagg` (XML asked of rows that have no XML form).
+ */
+export function sqlStateToStatus(code: string, authenticated: boolean, message = ''): number {
   switch (code) {
     case '23503':
     case '23505':
@@ -202,10 +216,18 @@ export function sqlStateToStatus(code: string, authenticated: boolean): number {
     case 'P0001':
       return 400;
     case '42883':
+      return message.startsWith('function xmlagg(') ? 406 : 404;
     case '42P01':
       return 404;
+    case '42P17': // infinite recursion (of rules or policies): a fault of the schema, not of the request
+      return 500;
+    case '21000':
+      return message.endsWith('requires a WHERE clause') ? 400 : 500;
+    case '22023':
+      return message.startsWith('role') && message.endsWith('does not exist') ? 401 : 400;
     case '25006':
       return 405;
+    case '53400': // configuration_limit_exceeded (temp_file_limit): a limit of the server, not unavailability
     case '57014':
       return 500;
     // The server going away or not accepting connections yet (shutdown, crash, start-up or recovery). They come as
@@ -216,7 +238,8 @@ export function sqlStateToStatus(code: string, authenticated: boolean): number {
       return 503;
   }
   const c2 = code.slice(0, 2);
-  if (/^PT\d\d\d$/.test(code)) return Number(code.slice(2));
+  // RAISE with SQLSTATE 'PTxyz' sets the status xyz; a PT code that is not a status is a server error.
+  if (c2 === 'PT') return /^PT\d\d\d$/.test(code) ? Number(code.slice(2)) : 500;
   if (c2 === '08' || c2 === '53') return 503;
   if (c2 === '28' || c2 === '0L' || c2 === '0P') return 403;
   if (['XX', '09', '25', '2D', '38', '39', '3B', '40', '54', '55', '57', '58', 'F0', 'HV', 'P0'].includes(c2))
@@ -237,7 +260,7 @@ export function fromDatabaseError(err: unknown, authenticated: boolean): RestErr
   if (err instanceof RestError) return err;
   const e = err as PgErrorLike & { name?: string };
   if (e && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && e.severity) {
-    const status = sqlStateToStatus(e.code, authenticated);
+    const status = sqlStateToStatus(e.code, authenticated, e.message ?? '');
     return new RestError(status, e.code, e.message ?? 'database error', {
       details: e.detail ?? null,
       hint: e.hint ?? null,

@@ -2,7 +2,7 @@
 export { createRestEngine, type RestEngine, type RestEngineOptions, type TxEnd } from './engine.js';
 export type { EngineRequest } from './engine-request.js';
 export type { EngineResponse } from './respond.js';
-export { RestError, errors, sqlStateToStatus } from './errors.js';
+export { type ErrorVerbosity, RestError, errors, sqlStateToStatus } from './errors.js';
 export { quoteIdent } from './ident.js';
 export { parseQuery } from './parse/query-parser.js';
 export { parseSelect, printSelect } from './parse/select-parser.js';

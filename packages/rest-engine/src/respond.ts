@@ -129,7 +129,7 @@ export function respond(plan: Plan, r: MainResult, maxRows: number | null): Engi
     if (plan.location && r.location) {
       const pk = JSON.parse(r.location) as Record<string, unknown>;
       headers.location = `/${encodeURIComponent(m.table.name)}?${Object.entries(pk)
-        .map(([k, v]) => `${encodeURIComponent(k)}=eq.${encodeURIComponent(String(v))}`)
+        .map(([k, v]) => `${encodeURIComponent(k)}=${v === null ? 'is.null' : `eq.${encodeURIComponent(String(v))}`}`)
         .join('&')}`;
     }
     // A POST merge-duplicates upsert that inserted nothing (every row updated) is 200, not 201 (PostgREST 12+);

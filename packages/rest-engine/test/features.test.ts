@@ -59,25 +59,44 @@ describe('responses', () => {
     }
   });
 
-  it('renders timestamps in a Prefer timezone of pg_timezone_names and ignores other zones unless strict', async () => {
+  it("renders timestamps in a Prefer timezone, an offset too, and fails with PostgreSQL's error for others", async () => {
     const q = '/users?select=created_at&id=eq.1';
     const la = await h.req('GET', q, { headers: { prefer: 'timezone=America/Los_Angeles' } });
     expect(la).toMatchObject({ status: 200, json: [{ created_at: '2023-12-31T16:00:00-08:00' }] });
     expect(la.headers['preference-applied']).toBe('timezone=America/Los_Angeles');
-    const plain = await h.req('GET', q);
-    // Unknown zones and other spellings of known ones (pg_timezone_names is matched exactly) are ignored.
-    for (const zone of ['Mars/Phobos', 'america/los_angeles', "UTC'; select 1 --"]) {
-      const ignored = await h.req('GET', q, { headers: { prefer: `timezone=${zone}` } });
-      expect(ignored, zone).toMatchObject({ status: 200, json: plain.json });
-      expect(ignored.headers['preference-applied'], zone).toBeUndefined();
+    // A POSIX offset, as PostgreSQL reads it (east of Greenwich is negative), and the zone's name in another case.
+    const offset = await h.req('GET', q, { headers: { prefer: 'timezone=+05:30' } });
+    expect(offset).toMatchObject({ status: 200, json: [{ created_at: '2023-12-31T18:30:00-05:30' }] });
+    expect(offset.headers['preference-applied']).toBe('timezone=+05:30');
+    const lower = await h.req('GET', q, { headers: { prefer: 'timezone=america/los_angeles' } });
+    expect(lower).toMatchObject({ status: 200, json: la.json });
+    // Unknown zones fail whatever the handling, as in PostgREST 13 (PostgREST 12 and the engine ignored them); the
+    // value is a parameter of set_config, never SQL text.
+    for (const prefer of [
+      'timezone=Mars/Phobos',
+      'handling=strict, timezone=Mars/Phobos',
+      'handling=lenient, timezone=Mars/Phobos',
+    ]) {
+      const r = await h.req('GET', q, { headers: { prefer } });
+      expect(r, prefer).toMatchObject({
+        status: 400,
+        json: {
+          code: '22023',
+          details: null,
+          hint: null,
+          message: 'invalid value for parameter "TimeZone": "Mars/Phobos"',
+        },
+      });
     }
-    const strict = await h.req('GET', q, { headers: { prefer: 'handling=strict, timezone=Mars/Phobos' } });
-    expect(strict).toMatchObject({
+    const injected = await h.req('GET', q, { headers: { prefer: "timezone=UTC'; select 1 --" } });
+    expect(injected).toMatchObject({ status: 400, json: { code: '22023' } });
+    const leap = await h.req('GET', q, { headers: { prefer: 'timezone=05:30:15' } });
+    expect(leap).toMatchObject({
       status: 400,
       json: {
-        code: 'PGRST122',
-        message: 'Invalid preferences given with handling=strict',
-        details: 'Invalid preferences: timezone=Mars/Phobos',
+        code: '22023',
+        details: 'PostgreSQL does not support leap seconds.',
+        message: 'time zone "05:30:15" appears to use leap seconds',
       },
     });
     const strictKnown = await h.req('GET', q, { headers: { prefer: 'handling=strict, timezone=Asia/Tokyo' } });
@@ -118,6 +137,8 @@ describe('responses', () => {
       json: { code: 'PGRST108' },
     });
     expect(await h.req('GET', '/tasks?order=tasks(id)')).toMatchObject({ status: 400 });
+    // A related order is on an embedded resource (PGRST108 otherwise, as PostgREST), and a to-one one.
+    expect(await h.req('GET', '/projects?order=tasks(id)')).toMatchObject({ status: 400, json: { code: 'PGRST108' } });
     expect(await h.req('GET', '/projects?select=id,tasks(id)&order=tasks(id)')).toMatchObject({
       status: 400,
       json: { code: 'PGRST118' },

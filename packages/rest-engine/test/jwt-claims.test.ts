@@ -4,7 +4,7 @@
 // WWW-Authenticate, also the database's refusal of the anonymous role.
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFetchHandler, createJwtAuthenticator } from '../src/index.js';
+import { createFetchHandler, createJwtAuthenticator, createRestEngine } from '../src/index.js';
 import { type Harness, setup } from './helpers.js';
 
 const SECRET = 'a-test-secret-of-at-least-thirty-two-characters';
@@ -77,9 +77,56 @@ describe('time claims and malformed tokens', () => {
   });
 });
 
+// PostgREST's words for tokens that cannot be verified (suite: ErrorSpec "JWT Errors" and "Test JWT Token format
+// errors").
+describe('tokens that cannot be verified', () => {
+  const unverified = (message: string, details: string | null, code = 'PGRST301') => ({
+    ...refused(message, code),
+    json: { code, message, details, hint: null },
+  });
+  it('signed with another secret', async () => {
+    const forged = await new SignJWT({ role: 'authenticated' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(new TextEncoder().encode('another-secret-of-at-least-thirty-two-characters'));
+    expect(await call(undefined, `Bearer ${forged}`)).toMatchObject(
+      unverified('No suitable key or wrong key type', 'None of the keys was able to decode the JWT'),
+    );
+  });
+  it("unsecured (alg 'none')", async () => {
+    const header = Buffer.from('{"typ":"JWT","alg":"none"}').toString('base64url');
+    expect(await call(undefined, `Bearer ${header}.e30.`)).toMatchObject(
+      unverified('Wrong or unsupported encoding algorithm', "JWT is unsecured but expected 'alg' was not 'none'"),
+    );
+  });
+  it('three parts that are not a token', async () => {
+    expect(await call(undefined, 'Bearer quifquirndsjagnrgniur.fonvoienqhhdj.iuqvnvhojah')).toMatchObject(
+      unverified('JWT cryptographic operation failed', null),
+    );
+  });
+});
+
 describe("the database's refusal of the anonymous role", () => {
   it('401 with WWW-Authenticate: Bearer', async () => {
     const r = await call(undefined, null, '/notes');
     expect(r).toMatchObject({ status: 401, challenge: 'Bearer', json: { code: '42501' } });
+  });
+});
+
+// PostgREST's client-error-verbosity (suite: ErrorSpec "Test client-error-verbosity config").
+describe('clientErrorVerbosity: minimal', () => {
+  it('answers errors with their code and message only, the adapters refusals too', async () => {
+    const engine = await createRestEngine({ sql: h.sql, schemas: ['public'], clientErrorVerbosity: 'minimal' });
+    try {
+      const missing = await engine.handle({ method: 'GET', path: '/nope', search: '', headers: {} });
+      expect(JSON.parse(missing.body!)).toEqual({
+        code: 'PGRST205',
+        message: "Could not find the table 'public.nope' in the schema cache",
+      });
+      const handle = createFetchHandler(engine, { authenticate: createJwtAuthenticator({ secret: SECRET }) });
+      const forged = await handle(new Request('http://x/tasks', { headers: { authorization: 'Bearer a.b.c' } }));
+      expect(Object.keys((await forged.json()) as object).sort()).toEqual(['code', 'message']);
+    } finally {
+      await engine.close();
+    }
   });
 });

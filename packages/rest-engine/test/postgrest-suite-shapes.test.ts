@@ -136,3 +136,114 @@ describe('PUT', () => {
     expect((await put(41, 2, 'return=minimal')).status).toBe(204);
   });
 });
+
+describe('OPTIONS: the methods a resource takes (suite: OptionsSpec)', () => {
+  it('leaves PUT out for a table without a primary key', async () => {
+    expect((await h.req('OPTIONS', '/gauges', { claims: SERVICE })).headers.allow).toBe(
+      'OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE',
+    );
+    expect((await h.req('OPTIONS', '/year_notes', { claims: SERVICE })).headers.allow).toBe(
+      'OPTIONS,GET,HEAD,POST,PATCH,DELETE',
+    );
+  });
+  it('offers only POST for a volatile function, GET and HEAD too for others, 404 for an unknown one', async () => {
+    expect((await h.req('OPTIONS', '/rpc/break_deferred', { claims: SERVICE })).headers.allow).toBe('OPTIONS,POST');
+    expect((await h.req('OPTIONS', '/rpc/hello_plain', { claims: SERVICE })).headers.allow).toBe(
+      'OPTIONS,GET,HEAD,POST',
+    );
+    // The function is found as GET would find it: by the arguments in the query string.
+    expect((await h.req('OPTIONS', '/rpc/add_them?a=1&b=2', { claims: SERVICE })).headers.allow).toBe(
+      'OPTIONS,GET,HEAD,POST',
+    );
+    const unknown = await h.req('OPTIONS', '/rpc/no_such_function', { claims: SERVICE });
+    expect(unknown).toMatchObject({ status: 404, json: { code: 'PGRST202' } });
+  });
+});
+
+describe("views: their tables' primary keys (suite: InsertSpec's Location, OptionsSpec)", () => {
+  it('give an insert into a view its Location, `is.null` for a key that came back null', async () => {
+    const one = await h.req('POST', '/gauge_levels', {
+      claims: SERVICE,
+      headers: { prefer: 'return=headers-only' },
+      body: { id: 4242, level: 1 },
+    });
+    expect(one).toMatchObject({ status: 201, headers: { location: '/gauge_levels?id=eq.4242' } });
+    const both = await h.req('POST', '/key_pairs', {
+      claims: SERVICE,
+      headers: { prefer: 'return=headers-only' },
+      body: { l: 1, r: 2 },
+    });
+    expect(both.headers.location).toBe('/key_pairs?l=eq.1&r=eq.2');
+    const half = await h.req('POST', '/key_pairs', {
+      claims: SERVICE,
+      headers: { prefer: 'return=headers-only' },
+      body: { l: 3 },
+    });
+    expect(half.headers.location).toBe('/key_pairs?l=eq.3&r=is.null');
+  });
+  it('give a view with a key PUT, one without none', async () => {
+    expect((await h.req('OPTIONS', '/gauge_levels', { claims: SERVICE })).headers.allow).toBe(
+      'OPTIONS,GET,HEAD,POST,PUT,PATCH,DELETE',
+    );
+    expect((await h.req('OPTIONS', '/gauge_levels_keyless', { claims: SERVICE })).headers.allow).toBe(
+      'OPTIONS,GET,HEAD,POST,PATCH,DELETE',
+    );
+  });
+});
+
+describe("error texts as PostgREST's (suite: ErrorSpec, InsertSpec, UpdateSpec, QuerySpec, EmbedDisambiguationSpec)", () => {
+  it('says only "Empty or invalid json" for a body that is not JSON (no parser message echoing the body)', async () => {
+    const r = await h.req('POST', '/memos', { claims: SERVICE, body: '}{ x = 2' });
+    expect(r).toMatchObject({
+      status: 400,
+      json: { code: 'PGRST102', details: null, message: 'Empty or invalid json' },
+    });
+    expect(r.text).toHaveLength(80);
+  });
+  it('says "All object keys must match" for an array of rows that are not all objects', async () => {
+    const r = await h.req('POST', '/memos', { claims: SERVICE, body: [{ id: 100, body: 'x' }, 123, 'x'] });
+    expect(r).toMatchObject({ status: 400, json: { code: 'PGRST102', message: 'All object keys must match' } });
+  });
+  it('hints the most alike table for an unknown one, when at least 3/4 alike', async () => {
+    const near = await get('/gaugex');
+    expect(near).toMatchObject({
+      status: 404,
+      json: { code: 'PGRST205', hint: "Perhaps you meant the table 'public.gauges'" },
+    });
+    expect((await get('/gxxxxxx')).json.hint).toBeNull();
+  });
+  it('describes a many-to-many by its junction and both constraints with their columns', async () => {
+    const r = await get('/m_sites?select=*,m_projects(*)');
+    expect(r.status).toBe(300);
+    expect(r.json.details).toContainEqual({
+      cardinality: 'many-to-many',
+      embedding: 'm_sites with m_projects',
+      relationship: 'm_jobs using m_jobs_site_id_fkey(site_id) and m_jobs_project_id_fkey(project_id)',
+    });
+  });
+  it('names the last embed of a filter path that is not embedded, and refuses an order on one', async () => {
+    const nested = await get('/titles?select=id,writers(id)&writers.books.id=eq.1');
+    expect(nested).toMatchObject({
+      status: 400,
+      json: { code: 'PGRST108', message: "'books' is not an embedded resource in this request" },
+    });
+    const order = await get('/titles?select=id&order=writers(name)');
+    expect(order).toMatchObject({
+      status: 400,
+      json: { code: 'PGRST108', message: "'writers' is not an embedded resource in this request" },
+    });
+  });
+  it('reads in-lists as PostgREST: white space after ( skipped, an unclosed quote taken as written', async () => {
+    const blank = await get('/gauges?id=in.( ,1)');
+    expect(blank).toMatchObject({
+      status: 400,
+      json: { code: '22P02', message: 'invalid input syntax for type integer: ""' },
+    });
+    expect((await get('/gauges?id=in.( 1, 2)&order=id')).json).toEqual([
+      { id: 1, level: 5 },
+      { id: 2, level: 10 },
+    ]);
+    const quote = await get('/memos?body=in.(")');
+    expect(quote.status).toBe(200);
+  });
+});

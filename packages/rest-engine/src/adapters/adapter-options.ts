@@ -122,7 +122,7 @@ export async function answer(engine: RestEngine, a: ResolvedAdapter, http: HttpP
     return res;
   } catch (e) {
     if (e instanceof BodyTooLargeError) return payloadTooLarge(e);
-    if (e instanceof RestError) return errorResponse(e);
+    if (e instanceof RestError) return errorResponse(e, engine.clientErrorVerbosity);
     throw e;
   }
 }

@@ -5,6 +5,7 @@
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
+  decodeProtectedHeader,
   errors as joseErrors,
   type JSONWebKeySet,
   type JWK,
@@ -108,7 +109,7 @@ export function createJwtAuthenticator(options: JwtOptions): Authenticate {
     } catch (e) {
       if (e instanceof joseErrors.JWTExpired) throw errors.jwt('JWT expired', 'PGRST303');
       if (e instanceof joseErrors.JWTClaimValidationFailed) throw claimError(e);
-      throw errors.jwt(e instanceof joseErrors.JOSEError ? jwtMessage(e) : 'JWT could not be decoded', 'PGRST301');
+      throw decodeError(e, token);
     }
     checkAudience(payload.aud, options.audience);
     // jose checks that iat is a number, not that it is past: PostgREST refuses a token issued in the future.
@@ -127,9 +128,31 @@ export function createJwtAuthenticator(options: JwtOptions): Authenticate {
   };
 }
 
-function jwtMessage(e: InstanceType<typeof joseErrors.JOSEError>): string {
-  if (e instanceof joseErrors.JWSSignatureVerificationFailed) return 'JWT cryptographic operation failed';
-  if (e instanceof joseErrors.JWKSNoMatchingKey) return 'No suitable key or wrong key type';
-  if (e instanceof joseErrors.JOSEAlgNotAllowed) return 'Wrong or unsupported encoding algorithm';
-  return 'JWT could not be decoded';
+/**
+ * A token that cannot be verified, in PostgREST's words (its JWT library's errors): a signature no key verifies is
+ * "No suitable key or wrong key type" (the keys were all tried), an algorithm the keys do not use (`none` above
+ * all) "Wrong or unsupported encoding algorithm", a token whose parts cannot be read "JWT cryptographic operation
+ * failed"; a verified token whose claims are not a JSON object "Parsing claims failed" (PGRST303).
+ */
+function decodeError(e: unknown, token: string): RestError {
+  if (e instanceof joseErrors.JWSSignatureVerificationFailed || e instanceof joseErrors.JWKSNoMatchingKey)
+    return errors.jwt('No suitable key or wrong key type', 'PGRST301', 'None of the keys was able to decode the JWT');
+  if (e instanceof joseErrors.JOSEAlgNotAllowed || e instanceof joseErrors.JOSENotSupported)
+    return errors.jwt(
+      'Wrong or unsupported encoding algorithm',
+      'PGRST301',
+      algorithmOf(token) === 'none'
+        ? "JWT is unsecured but expected 'alg' was not 'none'"
+        : "The JWT 'alg' is not one the configured keys use",
+    );
+  if (e instanceof joseErrors.JWTInvalid) return errors.jwt('Parsing claims failed', 'PGRST303');
+  return errors.jwt('JWT cryptographic operation failed', 'PGRST301');
+}
+
+function algorithmOf(token: string): unknown {
+  try {
+    return decodeProtectedHeader(token).alg;
+  } catch {
+    return undefined;
+  }
 }

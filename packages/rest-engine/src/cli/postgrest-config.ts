@@ -24,7 +24,12 @@ export interface CommandConfig {
   jwtRoleClaimKey: string;
   serverHost: string;
   serverPort: number;
+  /** Origins CORS allows (echoed, with credentials); empty: any origin (`*`). */
+  serverCorsAllowedOrigins: string[];
   openapiMode: 'follow-privileges' | 'ignore-privileges' | 'disabled';
+  clientErrorVerbosity: 'verbose' | 'minimal';
+  /** A request header echoed on its answer (PostgREST's server-trace-header, e.g. X-Request-Id). */
+  serverTraceHeader: string | null;
 }
 
 /** What the configuration named that this command will not act on. */
@@ -51,9 +56,7 @@ const UNSUPPORTED = new Set([
   'log-query',
   'openapi-security-active',
   'openapi-server-proxy-uri',
-  'server-cors-allowed-origins',
   'server-timing-enabled',
-  'server-trace-header',
   'server-unix-socket',
   'server-unix-socket-mode',
 ]);
@@ -79,7 +82,10 @@ const KNOWN = new Set([
   'role-claim-key',
   'server-host',
   'server-port',
+  'server-cors-allowed-origins',
   'openapi-mode',
+  'client-error-verbosity',
+  'server-trace-header',
 ]);
 
 /** PostgREST's config file: `key = "text"`, `key = 10`, `key = true`, `#` comments. */
@@ -141,6 +147,12 @@ export function readConfig(
   const openapi = get('openapi-mode') ?? 'follow-privileges';
   if (!['follow-privileges', 'ignore-privileges', 'disabled'].includes(openapi))
     throw new Error(`PGRST_OPENAPI_MODE must be follow-privileges, ignore-privileges or disabled, got "${openapi}"`);
+  const traceHeader = get('server-trace-header') || null;
+  if (traceHeader !== null && !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(traceHeader))
+    throw new Error(`PGRST_SERVER_TRACE_HEADER must be a header name, got "${traceHeader}"`);
+  const verbosity = get('client-error-verbosity') ?? 'verbose';
+  if (verbosity !== 'verbose' && verbosity !== 'minimal')
+    throw new Error(`PGRST_CLIENT_ERROR_VERBOSITY must be verbose or minimal, got "${verbosity}"`);
   const txEnd = get('db-tx-end') ?? 'commit';
   if (!['commit', 'commit-allow-override', 'rollback', 'rollback-allow-override'].includes(txEnd))
     throw new Error(
@@ -167,7 +179,10 @@ export function readConfig(
       jwtRoleClaimKey: get('jwt-role-claim-key') ?? get('role-claim-key') ?? '.role',
       serverHost: listenHost(get('server-host') ?? '!4'),
       serverPort: int('server-port', 3000)!,
+      serverCorsAllowedOrigins: list('server-cors-allowed-origins', ''),
       openapiMode: openapi as CommandConfig['openapiMode'],
+      clientErrorVerbosity: verbosity,
+      serverTraceHeader: traceHeader,
     },
     notes,
   };

@@ -9,6 +9,7 @@ import type { Authenticate } from '../adapters/adapter-options.js';
 import { createJwtAuthenticator } from '../auth/jwt-authenticator.js';
 import { createRestEngine, type RestEngine } from '../engine.js';
 import { RestError } from '../errors.js';
+import { presetHeaders } from './cors.js';
 import type { CommandConfig } from './postgrest-config.js';
 
 interface RunningCommand {
@@ -45,6 +46,7 @@ export async function serve(config: CommandConfig): Promise<RunningCommand> {
       listen: config.dbChannelEnabled,
       // PostgREST lets PATCH and DELETE run without filters.
       allowUnfilteredWrites: true,
+      clientErrorVerbosity: config.clientErrorVerbosity,
     });
   } catch (e) {
     await sql.end({ timeout: 1 });
@@ -61,6 +63,18 @@ export async function serve(config: CommandConfig): Promise<RunningCommand> {
     : noSecret(config.dbAnonRole);
   const handle = createNodeHandler(engine, { authenticate });
   const server: Server = createServer((req, res) => {
+    const method = req.method ?? 'GET';
+    const header = (name: string) => {
+      const v = req.headers[name];
+      return Array.isArray(v) ? v.join(', ') : v;
+    };
+    const preset = presetHeaders(method, header, config);
+    if (preset.preflight) {
+      res.writeHead(200, { ...preset.headers, 'content-length': '0' });
+      res.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(preset.headers)) res.setHeader(name, value);
     if (config.openapiMode === 'disabled' && (req.url === '/' || req.url?.startsWith('/?'))) {
       const body = JSON.stringify({
         code: 'PGRST126',

@@ -1,6 +1,6 @@
 // Filters (`col->k=not.op(any).value`), `in` lists and the `or=(...)` / `and=(...)` logic trees.
 import { errors } from '../errors.js';
-import { fieldDot, splitTopLevel, unquote } from './lexer.js';
+import { fieldDot, matchingParen, splitTopLevel, unquote } from './lexer.js';
 import {
   FTS_OPERATORS,
   OPERATORS,
@@ -45,7 +45,49 @@ function parseList(s: string): string[] {
     throw errors.parse(`"failed to parse filter" (in.${s})`, 'expected a parenthesised list');
   const inner = s.slice(1, -1);
   if (inner.trim() === '') return [];
-  return splitTopLevel(inner, 'in list').map((v) => unquote(v));
+  return listElements(inner, s);
+}
+
+/**
+ * The elements of an `in` list's inside, as PostgREST reads them: white space after `(` is skipped, other white
+ * space is part of the value (`( ,3)` has the empty value first); `"..."` followed by `,` or the end is a quoted
+ * value (backslash escapes the next character); anything else, an unclosed quote too (`(")` is the value `"`), is
+ * taken as written up to the next `,` outside parentheses.
+ */
+function listElements(inner: string, list: string): string[] {
+  const out: string[] = [];
+  let i = inner.length - inner.trimStart().length;
+  for (;;) {
+    let quoted: string | null = null;
+    if (inner[i] === '"') {
+      let j = i + 1,
+        text = '';
+      while (j < inner.length && inner[j] !== '"') {
+        if (inner[j] === '\\' && j + 1 < inner.length) j++;
+        text += inner[j++];
+      }
+      if (j < inner.length && (j + 1 === inner.length || inner[j + 1] === ',')) {
+        quoted = text;
+        i = j + 1;
+      }
+    }
+    if (quoted !== null) out.push(quoted);
+    else {
+      let k = i,
+        depth = 0;
+      for (; k < inner.length; k++) {
+        const ch = inner[k];
+        if (ch === '(') depth++;
+        else if (ch === ')' && --depth < 0)
+          throw errors.parse(`"failed to parse in list" (${list})`, `unexpected ")" at position ${k + 1}`);
+        else if (ch === ',' && depth === 0) break;
+      }
+      out.push(inner.slice(i, k));
+      i = k;
+    }
+    if (i >= inner.length) return out;
+    i++; // the comma
+  }
 }
 
 /** Parses `[not.]op[(any|all|lang)].value` for a field. */
@@ -58,9 +100,12 @@ export function parseFilter(field: Field, spec: string, inLogicTree = false): Fi
   }
   const m = /^([a-z]+)(?:\(([^)]*)\))?\.([\s\S]*)$/.exec(rest);
   if (!m || !OPS.has(m[1])) {
+    // In PostgREST's words: where its parser stopped, expecting an operator.
+    const at = negate ? 5 : 1;
+    const next = rest === '' ? 'end of input' : `"${rest[0]}"`;
     throw errors.parse(
-      `"failed to parse filter (${spec})" (line 1, column 1)`,
-      `unknown or missing operator in "${spec}"`,
+      `"failed to parse filter (${spec})" (line 1, column ${at})`,
+      `unexpected ${next} expecting ${negate ? '' : '"not" or '}operator (eq, gt, ...)`,
     );
   }
   const op = m[1] as Operator,
@@ -103,17 +148,29 @@ export function parseFilter(field: Field, spec: string, inLogicTree = false): Fi
 
 /** `(a.eq.1,not.or(b.lt.2,c.is.null))` as the value of `or=` / `and=` (with the operator from the key). */
 export function parseLogic(op: 'and' | 'or', negate: boolean, value: string): Logic {
-  const v = value.trim();
-  if (!v.startsWith('(') || !v.endsWith(')')) {
+  let v = value.trim();
+  // As in PostgREST, the tree ends at the parenthesis closing its first one: what follows is not read.
+  const close = v.startsWith('(') ? matchingParen(v, 0) : -1;
+  if (close < 0) {
     throw errors.parse(`"failed to parse logic tree (${value})" (line 1, column 1)`, 'expected "(" ... ")"');
   }
-  const children = splitTopLevel(v.slice(1, -1), 'logic tree').map((item) => parseCondition(item.trim(), value));
+  v = v.slice(0, close + 1);
+  const inner = v.slice(1, -1);
+  if (inner.trim() === '') {
+    // PostgREST's parser reads `or()` (the key's operator, then the value) and fails at the `)`.
+    const column = (negate ? 4 : 0) + op.length + 1 + (inner.length + 1);
+    throw errors.parse(
+      `"failed to parse logic tree (${value})" (line 1, column ${column})`,
+      'unexpected ")" expecting field name (* or [a..z0..9_$]), negation operator (not) or logic operator (and, or)',
+    );
+  }
+  const children = splitTopLevel(inner, 'logic tree').map((item) => parseCondition(item.trim(), value));
   if (children.length === 0) throw errors.parse(`"failed to parse logic tree (${value})"`, 'empty logic tree');
   return { kind: 'logic', op, negate, children };
 }
 
 function parseCondition(item: string, whole: string): Condition {
-  const m = /^(not\.)?(and|or)(\([\s\S]*\))$/.exec(item);
+  const m = /^(not\.)?(and|or)\s*(\([\s\S]*\))$/.exec(item);
   if (m) return parseLogic(m[2] as 'and' | 'or', !!m[1], m[3]);
   // field.[not.]op.value; the field ends at the first dot outside quotes.
   const dot = fieldDot(item);

@@ -81,7 +81,7 @@ export function parsePrefer(header: string | undefined): Preferences {
         if (/^\d{1,15}$/.test(v)) setPreference(p, invalid, item, v, 'maxAffected', null, Number(v));
         else invalid.push(item);
         break;
-      case 'timezone': // checked against pg_timezone_names by the planner (see withKnownTimezone)
+      case 'timezone': // passed to set_config as it is: PostgreSQL refuses an unknown zone (400 22023)
         if (v) setPreference(p, invalid, item, v, 'timezone', null, v);
         else invalid.push(item);
         break;

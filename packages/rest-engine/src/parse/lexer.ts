@@ -92,3 +92,18 @@ export function unquote(s: string): string {
   if (s.length >= 2 && s.startsWith('"') && s.endsWith('"')) return s.slice(1, -1).replace(/\\(.)/g, '$1');
   return s;
 }
+
+/**
+ * `s` up to the first parenthesis that closes nothing (outside quotes): PostgREST's parsers stop there and do not
+ * read the rest (`a,b(c))` is `a,b(c)`).
+ */
+export function upToStrayParen(s: string): string {
+  let depth = 0;
+  let cut = -1;
+  walkUnquoted(s, 0, (ch, i) => {
+    if (ch === '(') depth++;
+    else if (ch === ')' && --depth < 0) cut = i;
+    return cut !== -1;
+  });
+  return cut === -1 ? s : s.slice(0, cut);
+}

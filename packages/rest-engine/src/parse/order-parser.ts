@@ -5,14 +5,21 @@ import { fieldDot, splitTopLevel, unquote } from './lexer.js';
 import type { OrderTerm } from './types.js';
 
 export function parseOrder(s: string): OrderTerm[] {
-  return splitTopLevel(s, 'order').map((term) => parseTerm(term.trim(), s));
+  let offset = 0;
+  return splitTopLevel(s, 'order').map((term) => {
+    const at = offset + (term.length - term.trimStart().length);
+    offset += term.length + 1;
+    return parseTerm(term.trim(), s, at);
+  });
 }
+
+const KEYWORDS = ['nullsfirst', 'nullslast', 'asc', 'desc'];
 
 function fail(whole: string, why: string): never {
   throw errors.parse(`"failed to parse order (${whole})" (line 1, column 1)`, why);
 }
 
-function parseTerm(term: string, whole: string): OrderTerm {
+function parseTerm(term: string, whole: string, at: number): OrderTerm {
   if (term === '') fail(whole, 'empty order term');
   let relation: string | null = null,
     rest = term;
@@ -30,7 +37,17 @@ function parseTerm(term: string, whole: string): OrderTerm {
   for (const m of mods) {
     if ((m === 'asc' || m === 'desc') && dir === null && nulls === null) dir = m;
     else if ((m === 'nullsfirst' || m === 'nullslast') && nulls === null) nulls = m === 'nullsfirst' ? 'first' : 'last';
-    else fail(whole, `unexpected "${m}"`);
+    else {
+      // A keyword followed by more (`nullslasttt`): PostgREST's parser stops after the keyword.
+      const k = KEYWORDS.find((w) => m.startsWith(w));
+      if (k === undefined) fail(whole, `unexpected "${m}"`);
+      const column = at + dot + 1 + rest.slice(dot + 1).indexOf(`${m}`) + k.length + 1;
+      const expecting = k.startsWith('nulls') ? '"," or end of input' : '".", "," or end of input';
+      throw errors.parse(
+        `"failed to parse order (${whole})" (line 1, column ${column})`,
+        `unexpected '${m[k.length]}' expecting ${expecting}`,
+      );
+    }
   }
   return { kind: 'order', relation, field: parseField(fieldText), dir, nulls };
 }

@@ -296,3 +296,61 @@ describe('round trips (fast-check)', () => {
 it('keeps "->" inside a quoted column name', () => {
   expect(parseField('"a->b"->>k')).toEqual({ name: 'a->b', jsonPath: [{ arrow: '->>', key: 'k', index: false }] });
 });
+
+// PostgREST's parse errors, where the suite checks their words (QuerySpec, AndOrParamsSpec, InsertSpec,
+// JsonOperatorSpec, SpreadQueriesSpec).
+describe("parse errors and leniencies as PostgREST's", () => {
+  const refusal = (run: () => unknown) => {
+    try {
+      run();
+    } catch (e) {
+      const { message, details } = e as { message: string; details: string };
+      return { message, details };
+    }
+    throw new Error('no error');
+  };
+  it('a filter without an operator', () => {
+    expect(refusal(() => parseFilter(f('id'), '0'))).toEqual({
+      message: '"failed to parse filter (0)" (line 1, column 1)',
+      details: 'unexpected "0" expecting "not" or operator (eq, gt, ...)',
+    });
+  });
+  it('an order modifier with more after it', () => {
+    expect(refusal(() => parseOrder('id.asc.nullslasttt'))).toEqual({
+      message: '"failed to parse order (id.asc.nullslasttt)" (line 1, column 17)',
+      details: `unexpected 't' expecting "," or end of input`,
+    });
+  });
+  it('an empty logic tree', () => {
+    expect(refusal(() => parseLogic('or', false, '()'))).toEqual({
+      message: '"failed to parse logic tree (())" (line 1, column 4)',
+      details:
+        'unexpected ")" expecting field name (* or [a..z0..9_$]), negation operator (not) or logic operator (and, or)',
+    });
+  });
+  it('a blank columns parameter', () => {
+    expect(refusal(() => parseQuery('columns='))).toEqual({
+      message: '"failed to parse columns parameter ()" (line 1, column 1)',
+      details: 'unexpected end of input expecting field name (* or [a..z0..9_$])',
+    });
+  });
+  it('a negative JSON index without digits', () => {
+    expect(refusal(() => parseSelect('data->>--34'))).toEqual({
+      message: '"failed to parse select parameter (data->>--34)" (line 1, column 9)',
+      details: 'unexpected "-" expecting digit',
+    });
+  });
+  it('a JSON key starting with a reserved character', () => {
+    expect(refusal(() => parseSelect('data->(x->>y'))).toEqual({
+      message: '"failed to parse select parameter (data->(x->>y)" (line 1, column 7)',
+      details: 'unexpected "(" expecting "-", digit or any non reserved character different from: .,>()',
+    });
+  });
+  it('reads up to a parenthesis that closes nothing, and logic trees with white space', () => {
+    expect(parseSelect('a,b(c))')).toEqual(parseSelect('a,b(c)'));
+    expect(parseLogic('and', false, '(id.eq.1,id.neq.2))')).toEqual(parseLogic('and', false, '(id.eq.1,id.neq.2)'));
+    expect(parseLogic('and', false, '( or ( id.eq.2 , id.eq.3 ) )')).toEqual(
+      parseLogic('and', false, '(or(id.eq.2,id.eq.3))'),
+    );
+  });
+});

@@ -58,6 +58,11 @@ export function parseQuery(search: string): QueryTree {
       continue;
     }
     if (key === 'columns') {
+      if (value.trim() === '')
+        throw errors.parse(
+          `"failed to parse columns parameter (${value})" (line 1, column ${value.length + 1})`,
+          'unexpected end of input expecting field name (* or [a..z0..9_$])',
+        );
       columns = splitTopLevel(value, 'columns')
         .map((c) => unquote(c.trim()))
         .filter((c) => c !== '');

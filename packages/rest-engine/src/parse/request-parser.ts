@@ -66,8 +66,9 @@ function parseJsonBody(body: string | undefined): unknown {
   if (body === undefined || body.trim() === '') return undefined;
   try {
     return JSON.parse(body);
-  } catch (e) {
-    throw errors.invalidBody('Empty or invalid json', (e as Error).message);
+  } catch {
+    // No details, as PostgREST: the parser's message would echo a piece of the body back.
+    throw errors.invalidBody('Empty or invalid json');
   }
 }
 

@@ -1,7 +1,7 @@
 // The `select` parameter: columns, aliases, casts, JSON paths, embeds with hints and join types, spreads, aggregates.
 import { errors } from '../errors.js';
 import { parseField, printField } from './filter-parser.js';
-import { matchingParen, splitTopLevel, unquote } from './lexer.js';
+import { matchingParen, splitTopLevel, unquote, upToStrayParen } from './lexer.js';
 import { AGGREGATES, type Aggregate, type SelectItem } from './types.js';
 
 const AGG_RE = new RegExp(
@@ -9,8 +9,28 @@ const AGG_RE = new RegExp(
 );
 const CAST_RE = /^[A-Za-z_][A-Za-z0-9_ ]*(?:\[\])?$/;
 
-export function parseSelect(s: string): SelectItem[] {
-  if (s.trim() === '') return [];
+export function parseSelect(whole: string): SelectItem[] {
+  if (whole.trim() === '') return [];
+  // A JSON path step starting with `-` is a negative array index: a digit must follow (PostgREST's words).
+  const badIndex = /->>?-(?!\d)/.exec(whole);
+  if (badIndex) {
+    const at = badIndex.index + badIndex[0].length;
+    throw errors.parse(
+      `"failed to parse select parameter (${whole})" (line 1, column ${at + 1})`,
+      `unexpected ${at < whole.length ? `"${whole[at]}"` : 'end of input'} expecting digit`,
+    );
+  }
+  // A JSON key starts with a character that is not reserved (`.,>()`), or is an index.
+  const badKey = /->(?:>(?=[.,>()]|$)|(?=[.,()]|$))/.exec(whole);
+  if (badKey) {
+    const at = badKey.index + badKey[0].length;
+    throw errors.parse(
+      `"failed to parse select parameter (${whole})" (line 1, column ${at + 1})`,
+      `unexpected ${at < whole.length ? `"${whole[at]}"` : 'end of input'} expecting "-", digit or any non reserved ` +
+        'character different from: .,>()',
+    );
+  }
+  const s = upToStrayParen(whole);
   return splitTopLevel(s, 'select').map((item) => parseItem(item.trim(), s));
 }
 

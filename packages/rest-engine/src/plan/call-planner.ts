@@ -68,12 +68,19 @@ function singleArgument(fn: DbFunction, body: unknown): string {
 /** How alike two texts are: 1 for equal, 0 for nothing in common (edits over the longer length). */
 const similarity = (a: string, b: string) => 1 - distance(a, b) / Math.max(a.length, b.length, 1);
 
-/** For a misspelt function name: the most alike name in the schema, if at least 3/4 alike (PostgREST's bar). */
-function closestFunction(cache: SchemaCache, schema: string, name: string): string | null {
-  const names = [...cache.functions.values()].filter((f) => f[0].schema === schema).map((f) => f[0].name);
+/** For a misspelt name: the most alike of `names`, if at least 3/4 alike (PostgREST's bar for tables and functions). */
+export function closestName(name: string, names: readonly string[]): string | null {
   if (names.length === 0) return null;
-  const best = closest(name, names);
+  const best = closest(name, names as string[]);
   return similarity(name, best) >= 0.75 ? best : null;
+}
+
+/** For a misspelt function name: the most alike name in the schema. */
+function closestFunction(cache: SchemaCache, schema: string, name: string): string | null {
+  return closestName(
+    name,
+    [...cache.functions.values()].filter((f) => f[0].schema === schema).map((f) => f[0].name),
+  );
 }
 
 /**
@@ -91,7 +98,7 @@ function closestParameters(fns: readonly DbFunction[], name: string, keys: reado
 export function planCall(step: Step, name: string): Plan {
   const { request, schema, common, h } = step;
   const method = request.method;
-  if (method === 'OPTIONS') return { ...common.of(true), kind: 'options', allow: 'OPTIONS,GET,HEAD,POST' };
+  if (method === 'OPTIONS') return planOptions(step, name);
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw errors.rpcMethod(method);
   const fns = step.ctx.cache.functions.get(tableKey(schema, name));
   const readOnly = method !== 'POST';
@@ -190,4 +197,24 @@ export function planCall(step: Step, name: string): Plan {
     count: h.prefer.count,
     offset,
   };
+}
+
+/**
+ * OPTIONS on a function: a volatile one may only be called by POST (as PostgREST). The overload is the one GET
+ * would call with the query string's arguments; when those choose none, POST alone only if every overload is
+ * volatile. An unknown function is 404.
+ */
+function planOptions(step: Step, name: string): Plan {
+  const { schema, common } = step;
+  const fns = step.ctx.cache.functions.get(tableKey(schema, name));
+  if (!fns) throw errors.noFunction(schema, name, [], closestFunction(step.ctx.cache, schema, name), false);
+  const asGet = { ...step, request: { ...step.request, method: 'GET' } } as Step;
+  let volatile: boolean;
+  try {
+    const p = planCall(asGet, name);
+    volatile = p.kind === 'call' && p.fn.volatility === 'volatile';
+  } catch {
+    volatile = fns.every((f) => f.volatility === 'volatile');
+  }
+  return { ...common.of(true), kind: 'options', allow: volatile ? 'OPTIONS,POST' : 'OPTIONS,GET,HEAD,POST' };
 }

@@ -3,9 +3,8 @@
 // and the options.
 import { errors } from '../errors.js';
 import type { ApiRequest } from '../parse/request-parser.js';
-import type { RequestHeaders } from '../parse/types.js';
 import { tableKey, type SchemaCache } from '../schema-cache/types.js';
-import { planCall } from './call-planner.js';
+import { closestName, planCall } from './call-planner.js';
 import { applyPaging, CommonFields, rootLevel, type PlannerOptions, type Step } from './plan-step.js';
 import { isDefaultSelect, negotiateMedia } from './media-negotiation.js';
 import { checkAllAddressed, type PlanContext, planRead } from './read-planner.js';
@@ -15,7 +14,7 @@ import { planWrite } from './write-planner.js';
 /** The plan stage: the parsed request resolved against the schema cache. Pure: same inputs, same plan. */
 export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptions): Plan {
   const { method, target } = request;
-  const h = withKnownTimezone(request.headers, cache);
+  const h = request.headers;
   const schema = h.profile ?? opts.schemas[0];
   if (!opts.schemas.includes(schema)) throw errors.schemaNotExposed(schema, opts.schemas);
   const prefer = h.prefer;
@@ -37,12 +36,17 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
   if (target.kind === 'rpc') return planCall(step, target.name);
 
   const table = cache.tables.get(tableKey(schema, target.name));
-  if (!table) throw errors.noTable(schema, target.name);
+  if (!table) {
+    // A hint names the most alike table or view of the schema (the cache holds only exposed ones).
+    const names = [...cache.tables.values()].filter((t) => t.schema === schema).map((t) => t.name);
+    throw errors.noTable(schema, target.name, closestName(target.name, names));
+  }
   switch (method) {
     case 'OPTIONS': {
       const allow = ['OPTIONS', 'GET', 'HEAD'];
       if (table.insertable) allow.push('POST');
-      if (table.insertable && table.updatable) allow.push('PUT');
+      // PUT addresses one row by its primary key: a table or view without one cannot take it.
+      if (table.insertable && table.updatable && table.pk.length > 0) allow.push('PUT');
       if (table.updatable) allow.push('PATCH');
       if (table.deletable) allow.push('DELETE');
       return { ...common.of(true), kind: 'options', allow: allow.join(',') };
@@ -70,14 +74,4 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
     default:
       throw errors.unsupportedMethod(method);
   }
-}
-
-/**
- * A `timezone` preference naming no zone of pg_timezone_names is dropped and counted as invalid, as in PostgREST:
- * ignored (and not in Preference-Applied) unless handling=strict makes it PGRST122.
- */
-function withKnownTimezone(h: RequestHeaders, cache: SchemaCache): RequestHeaders {
-  const tz = h.prefer.timezone;
-  if (tz === null || cache.timezones.has(tz)) return h;
-  return { ...h, prefer: { ...h.prefer, timezone: null, invalid: [...h.prefer.invalid, `timezone=${tz}`] } };
 }

@@ -229,6 +229,7 @@ function planOrder(ctx: PlanContext, level: Level, embeds: readonly EmbedPlan[])
         continue;
       }
       const embedded = embeds.find((e) => e.name === t.relation || e.rel.foreignTable.name === t.relation);
+      if (!level.relTable) throw errors.noRelationship(level.label, t.relation, ctx.cache.schemas[0]);
       // A column the to-one spread lifts into the row under that name (also an alias or an aggregate's name).
       if (embedded?.spread && embedded.toOne && t.field.jsonPath.length === 0) {
         if (outputNames(embedded.plan).includes(t.field.name)) {
@@ -237,7 +238,7 @@ function planOrder(ctx: PlanContext, level: Level, embeds: readonly EmbedPlan[])
           continue;
         }
       }
-      // As in PostgREST, the relation ordered by is one the select embeds (by its alias or its name).
+      // As in PostgREST, a related order is on a resource the select embeds (PGRST108 otherwise).
       if (!embedded) throw errors.notEmbedded(t.relation);
       const rel = embedded.rel;
       if (!isToOne(rel)) throw errors.orderToMany(level.label, t.relation);
@@ -361,7 +362,8 @@ export function checkAllAddressed(query: QueryTree, read: ReadPlan | null): void
       if (entry.path.length === 0) continue;
       levels ??= read ? levelsOf(read) : [[]];
       if (levels.some((names) => atLevel(entry.path, names))) continue;
-      // The first segment of the path that names no embed of the level before it (`projects.tasks2.name`: tasks2).
+      // The first segment of the path that names no embed of the level before it (`projects.tasks2.name`: tasks2),
+      // as PostgREST walks the path.
       let k = 0;
       while (k < entry.path.length - 1 && levels.some((names) => atLevel(entry.path.slice(0, k + 1), names))) k++;
       throw errors.notEmbedded(entry.path[k]);

@@ -12,7 +12,8 @@ function describe(r: Relationship) {
           ? 'one-to-one'
           : 'many-to-many';
   const rel = r.junction
-    ? `${r.junction.table.schema}.${r.junction.table.name}(${r.junction.constraint1}, ${r.junction.constraint2})`
+    ? `${r.junction.table.name} using ${r.junction.constraint1}(${r.junction.cols1.join(', ')}) and ` +
+      `${r.junction.constraint2}(${r.junction.cols2.join(', ')})`
     : `${r.constraint} using ${r.table.name}(${r.columns.join(', ')}) and ` +
       `${r.foreignTable.name}(${r.foreignColumns.join(', ')})`;
   return {

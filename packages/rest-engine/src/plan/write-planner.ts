@@ -11,7 +11,9 @@ import type { Mutation, Plan } from './types.js';
 
 function insertRows(body: unknown): Record<string, unknown>[] {
   const rows = Array.isArray(body) ? body : body === undefined ? null : [body];
-  if (!rows?.every(isObject)) throw errors.invalidBody('Empty or invalid json');
+  if (rows === null || (!Array.isArray(body) && !isObject(body))) throw errors.invalidBody('Empty or invalid json');
+  // An array of anything but objects cannot be rows with the same keys, as PostgREST words it.
+  if (!rows.every(isObject)) throw errors.invalidBody('All object keys must match');
   return rows;
 }
 

@@ -144,7 +144,7 @@ const SQL_TYPE_ALIASES: Record<string, string> = {
 type Row = Record<string, any>;
 
 export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly string[]): Promise<SchemaCache> {
-  const [rels, fks, viewTrees, fns, types, zones, reps, handlers] = await sql
+  const [rels, fks, viewTrees, fns, types, reps, handlers] = await sql
     .begin('read only', (tx) => [
       tx.unsafe(`select set_config('search_path', '', true)`),
       tx.unsafe(RELATIONS, [schemas as string[]]),
@@ -152,7 +152,6 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       tx.unsafe(VIEW_TREES, [schemas as string[]]),
       tx.unsafe(FUNCTIONS, [schemas as string[]]),
       tx.unsafe(TYPES, [schemas as string[]]),
-      tx.unsafe('select name from pg_catalog.pg_timezone_names'),
       tx.unsafe(REPRESENTATIONS),
       tx.unsafe(MEDIA_HANDLERS, [schemas as string[]]),
     ])
@@ -237,6 +236,8 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
     }
   }
 
+  setViewPrimaryKeys(sources);
+
   const functions = new Map<string, DbFunction[]>();
   // Computed fields and relationships take the row as an unnamed parameter: they are read from every function.
   const rowFunctions = new Map<string, DbFunction[]>();
@@ -319,7 +320,6 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
     tables,
     functions,
     types: typeMap,
-    timezones: new Set(zones.map((z) => z.name as string)),
     mediaHandlers: mediaHandlersOf(handlers),
     loadedAt: Date.now(),
     relationships: withComputed(buildRelationships([...tables.values()], rawFks, sources), rowFunctions),
@@ -411,4 +411,36 @@ function callable(args: readonly { name: string; type: string; mode: string }[])
   const inArgs = args.filter((a) => a.mode === 'i' || a.mode === 'b' || a.mode === 'v');
   if (inArgs.every((a) => a.name !== '')) return true;
   return inArgs.length === 1 && SINGLE_UNNAMED_TYPES.has(inArgs[0].type);
+}
+
+/**
+ * A view's primary key is made of the key columns of the relations it shows, as PostgREST reads it: each primary
+ * key column of a table (or, through it, of a view) that the view shows, under the first view column showing it;
+ * relations in the order the view's columns first show them. A view showing no key column has none. It gives views
+ * PUT and the Location of an insert.
+ */
+function setViewPrimaryKeys(sources: readonly ViewColumnSource[]): void {
+  const byView = new Map<Table, ViewColumnSource[]>();
+  for (const s of sources) byView.set(s.view, [...(byView.get(s.view) ?? []), s]);
+  const done = new Map<Table, readonly string[]>();
+  const keyOf = (t: Table, seen: ReadonlySet<Table>): readonly string[] => {
+    if (t.kind !== 'view') return t.pk;
+    const known = done.get(t);
+    if (known) return known;
+    if (seen.has(t)) return []; // a view defined over itself (through `create or replace`)
+    const shown = byView.get(t) ?? [];
+    const key: string[] = [];
+    for (const source of new Set(shown.map((s) => s.source))) {
+      for (const column of keyOf(source, new Set([...seen, t]))) {
+        const first = shown.find((s) => s.source === source && s.sourceColumn === column);
+        if (first && !key.includes(first.column)) key.push(first.column);
+      }
+    }
+    done.set(t, key);
+    return key;
+  };
+  for (const view of byView.keys()) {
+    // Tables are built before their views' lineage is read: the key is set once, before the cache is handed out.
+    (view as { pk: readonly string[] }).pk = keyOf(view, new Set());
+  }
 }

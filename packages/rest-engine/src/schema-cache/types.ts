@@ -136,8 +136,6 @@ export interface SchemaCache {
   readonly computedFields: ReadonlyMap<string, ReadonlyMap<string, DbFunction>>;
   /** Lower-case type names usable in casts, mapped to their quoted SQL spelling. */
   readonly types: ReadonlyMap<string, string>;
-  /** Names in pg_timezone_names: the values `Prefer: timezone=` may take (exact spelling, as in PostgREST). */
-  readonly timezones: ReadonlySet<string>;
   /** Media type handlers by mediaHandlerKey (relation key, function key or '' for anyelement; media type). */
   readonly mediaHandlers: ReadonlyMap<string, MediaHandler>;
   readonly loadedAt: number;

@@ -88,3 +88,28 @@ create cast (text as rgb) with function rgb(text) as implicit;
 create table swatches (id int primary key, name text, colour rgb);
 insert into swatches values (1, 'black', 0), (2, 'blue', 255);
 grant select, insert, update on swatches to service_role;
+
+-- Views take the primary keys of the tables they show: an updatable view over one table, and a view over two
+-- tables written through a trigger (one key may come back null).
+create view gauge_levels as select id, level from gauges;
+create view gauge_levels_keyless as select level from gauges;
+create table hidden.left_keys (l int primary key);
+create table hidden.right_keys (r int primary key);
+create view key_pairs as select * from hidden.left_keys, hidden.right_keys;
+create function key_pairs_insert() returns trigger language plpgsql as $$
+begin
+  insert into hidden.left_keys values (new.l) on conflict do nothing;
+  if new.r is not null then insert into hidden.right_keys values (new.r) on conflict do nothing; end if;
+  return new;
+end $$;
+create trigger ins instead of insert on key_pairs for each row execute procedure key_pairs_insert();
+grant select, insert, update, delete on gauge_levels, gauge_levels_keyless, key_pairs to service_role;
+grant usage on schema hidden to service_role;
+grant select, insert on hidden.left_keys, hidden.right_keys to service_role;
+
+-- Two junctions between the same tables: an ambiguous many-to-many.
+create table m_sites (id int primary key);
+create table m_projects (id int primary key);
+create table m_jobs (site_id int references m_sites, project_id int references m_projects, primary key (site_id, project_id));
+create table m_main_jobs (site_id int references m_sites, project_id int references m_projects, primary key (site_id, project_id));
+grant select on m_sites, m_projects, m_jobs, m_main_jobs to service_role;

@@ -63,6 +63,7 @@ export const errors = {
     new RestError(416, 'PGRST103', 'Requested range not satisfiable', {
       details: 'Limit should be greater than or equal to zero.',
     }),
+  putLimit: () => new RestError(400, 'PGRST114', 'limit/offset querystring parameters are not allowed for PUT'),
   invalidPut: (message = "Filters must include all and only primary key columns with 'eq' operators") =>
     new RestError(405, 'PGRST105', message),
   schemaNotExposed: (schema: string, exposed: readonly string[]) =>

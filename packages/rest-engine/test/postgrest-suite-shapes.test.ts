@@ -60,9 +60,81 @@ describe('relationships through views over a schema that is not exposed', () => 
 describe('partitions', () => {
   it('have no relationships of their own; their partitioned table has', async () => {
     expect((await get('/yearly?select=id,year_notes(note)')).json).toEqual([{ id: 1, year_notes: [{ note: 'n' }] }]);
-    const r = await get('/yearly_2020?select=id,year_notes(note)');
+    const r = await get('/year_notes?select=note,yearly_2020(id)');
     expect(r.status).toBe(400);
     expect(r.json.code).toBe('PGRST200');
+  });
+  it('are no names of the API, as in PostgREST', async () => {
+    const r = await get('/yearly_2020?select=id');
+    expect(r.status).toBe(404);
+    expect(r.json).toMatchObject({
+      code: 'PGRST205',
+      message: "Could not find the table 'public.yearly_2020' in the schema cache",
+    });
+  });
+  it('leave a missing relationship reported before a missing column', async () => {
+    const r = await get('/yearly?select=no_such_column,yearly_2020(id)');
+    expect(r.status).toBe(400);
+    expect(r.json.code).toBe('PGRST200');
+  });
+});
+
+describe('upserts into a partitioned table', () => {
+  const upsert = (body: unknown) =>
+    h.req('POST', '/yearly', {
+      claims: SERVICE,
+      body,
+      headers: { prefer: 'return=representation,resolution=merge-duplicates' },
+    });
+  it('POST with merge-duplicates: 201 when a row was new, 200 when every row was updated', async () => {
+    const inserted = await upsert([
+      { id: 1, year: 2020 },
+      { id: 7, year: 2020 },
+    ]);
+    expect(inserted.status).toBe(201);
+    expect(inserted.json).toEqual([
+      { id: 1, year: 2020 },
+      { id: 7, year: 2020 },
+    ]);
+    const updated = await upsert([{ id: 7, year: 2020 }]);
+    expect(updated.status).toBe(200);
+    expect(updated.json).toEqual([{ id: 7, year: 2020 }]);
+  });
+  it('PUT: 201 when it inserted the row, 200 when it replaced one', async () => {
+    const put = () =>
+      h.req('PUT', '/yearly?id=eq.8&year=eq.2020', {
+        claims: SERVICE,
+        body: { id: 8, year: 2020 },
+        headers: { prefer: 'return=representation' },
+      });
+    const inserted = await put();
+    expect(inserted.status).toBe(201);
+    expect(inserted.json).toEqual([{ id: 8, year: 2020 }]);
+    expect((await put()).status).toBe(200);
+  });
+  it('an empty merge-duplicates POST is 200', async () => {
+    expect(await upsert([])).toMatchObject({ status: 200, json: [] });
+    const gauges = await h.req('POST', '/gauges', {
+      claims: SERVICE,
+      body: [],
+      headers: { prefer: 'return=representation,resolution=merge-duplicates' },
+    });
+    expect(gauges).toMatchObject({ status: 200, json: [] });
+    // Also into a view without a key, where merge-duplicates makes no upsert.
+    const view = await h.req('POST', '/titles', {
+      claims: SERVICE,
+      body: [],
+      headers: { prefer: 'return=representation,resolution=merge-duplicates' },
+    });
+    expect(view).toMatchObject({ status: 200, json: [] });
+  });
+});
+
+describe('full-text search on a tsvector domain', () => {
+  it('matches the column itself, also through a domain over a domain', async () => {
+    expect((await get('/phrases?select=id&plain=fts(simple).fun')).json).toEqual([{ id: 1 }]);
+    expect((await get('/phrases?select=id&body=plfts(simple).rats')).json).toEqual([{ id: 2 }]);
+    expect((await get('/rpc/all_phrases?select=id&body=phfts(simple).kind of')).json).toEqual([{ id: 1 }]);
   });
 });
 
@@ -130,6 +202,28 @@ describe('PUT', () => {
     const replaced = await put(40, 2);
     expect(replaced.status).toBe(200);
     expect(replaced.json).toEqual([{ id: 40, level: 2 }]);
+  });
+  it('of several rows puts the one its key filters name, and refuses a limit or offset', async () => {
+    const several = (path: string, body: unknown) =>
+      h.req('PUT', path, { claims: SERVICE, body, headers: { prefer: 'return=representation' } });
+    const r = await several('/gauges?id=eq.42', [
+      { id: 42, level: 7 },
+      { id: 43, level: 8 },
+    ]);
+    expect(r).toMatchObject({ status: 201, json: [{ id: 42, level: 7 }] });
+    expect((await get('/gauges?id=eq.43')).json).toEqual([]);
+    const none = await several('/gauges?id=eq.44', [
+      { id: 45, level: 1 },
+      { id: 46, level: 1 },
+    ]);
+    expect(none).toMatchObject({ status: 400, json: { code: 'PGRST115' } });
+    for (const page of ['limit=1', 'offset=1']) {
+      const limited = await several(`/gauges?id=eq.42&${page}`, { id: 42, level: 7 });
+      expect(limited).toMatchObject({
+        status: 400,
+        json: { code: 'PGRST114', message: 'limit/offset querystring parameters are not allowed for PUT' },
+      });
+    }
   });
   it('is 204 without a representation', async () => {
     expect((await put(41, 1, 'return=minimal')).status).toBe(204);

@@ -45,6 +45,10 @@ export async function serve(config: CommandConfig): Promise<RunningCommand> {
       listen: config.dbChannelEnabled,
       // PostgREST lets PATCH and DELETE run without filters.
       allowUnfilteredWrites: true,
+      // As PostgREST: request.headers shows every header but the cookies, which are in request.cookies.
+      hiddenHeaders: ['cookie'],
+      requestCookies: true,
+      appSettings: config.appSettings,
     });
   } catch (e) {
     await sql.end({ timeout: 1 });

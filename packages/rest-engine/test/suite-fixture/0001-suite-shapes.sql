@@ -88,3 +88,20 @@ create cast (text as rgb) with function rgb(text) as implicit;
 create table swatches (id int primary key, name text, colour rgb);
 insert into swatches values (1, 'black', 0), (2, 'blue', 255);
 grant select, insert, update on swatches to service_role;
+
+-- Upserts into a partitioned table (its RETURNING reads no xmax); its partitions are no names of the API.
+grant insert, update on yearly to service_role;
+
+-- Full-text search on a column whose type is a domain over a domain over tsvector.
+create domain words as tsvector;
+create domain some_words as words check (length(value) > 0);
+create table phrases (id int primary key, plain words, body some_words);
+insert into phrases values (1, to_tsvector('simple', 'it is kind of fun'), to_tsvector('simple', 'it is kind of fun')),
+  (2, to_tsvector('simple', 'cats ate rats'), to_tsvector('simple', 'cats ate rats'));
+create function all_phrases() returns setof phrases language sql stable as $$ select * from phrases $$;
+grant select on phrases to service_role;
+
+-- Settings a request's transaction sets: app settings, request.cookies, request.headers.
+create function setting_of(name text) returns text language sql stable as $$ select current_setting(name, true) $$;
+create function cookie_of(name text) returns text language sql stable as
+  $$ select current_setting('request.cookies', true)::json ->> name $$;

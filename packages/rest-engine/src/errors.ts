@@ -99,7 +99,13 @@ export const errors = {
       details: `The query affects ${n} rows`,
     }),
   invalidPath: () => new RestError(404, 'PGRST125', 'Invalid path specified in request URL'),
-  noRelationship: (origin: string, target: string, schema: string, hint: string | null = null) =>
+  noRelationship: (
+    origin: string,
+    target: string,
+    schema: string,
+    hint: string | null = null,
+    suggestion: string | null = null,
+  ) =>
     new RestError(
       400,
       'PGRST200',
@@ -109,6 +115,7 @@ export const errors = {
           `Searched for a foreign key relationship between '${origin}' and '${target}'` +
           (hint === null ? '' : ` using the hint '${hint}'`) +
           ` in the schema '${schema}', but no matches were found.`,
+        hint: suggestion === null ? null : `Perhaps you meant '${suggestion}' instead of '${target}'.`,
       },
     ),
   ambiguousEmbed: (origin: string, target: string, candidates: unknown[], hints: string[]) =>
@@ -208,6 +215,8 @@ export function sqlStateToStatus(code: string, authenticated: boolean): number {
     case '25006':
       return 405;
     case '57014':
+    case '42P17': // infinite recursion (a policy that reads its own table)
+    case '53400': // a configured limit exceeded (temp_file_limit): no lack of resources a retry would cure
       return 500;
     // The server going away or not accepting connections yet (shutdown, crash, start-up or recovery). They come as
     // SQL states through postgres.js, where PostgREST's libpq sees a lost connection and answers 503: so do we.
@@ -217,7 +226,8 @@ export function sqlStateToStatus(code: string, authenticated: boolean): number {
       return 503;
   }
   const c2 = code.slice(0, 2);
-  if (/^PT\d\d\d$/.test(code)) return Number(code.slice(2));
+  // PTxyz: status xyz; a PT code not followed by a number is 500, as in PostgREST.
+  if (code.startsWith('PT')) return /^PT\d\d\d$/.test(code) ? Number(code.slice(2)) : 500;
   if (c2 === '08' || c2 === '53') return 503;
   if (c2 === '28' || c2 === '0L' || c2 === '0P') return 403;
   if (['XX', '09', '25', '2D', '38', '39', '3B', '40', '54', '55', '57', '58', 'F0', 'HV', 'P0'].includes(c2))

@@ -62,7 +62,12 @@ describe('partitions', () => {
     expect((await get('/yearly?select=id,year_notes(note)')).json).toEqual([{ id: 1, year_notes: [{ note: 'n' }] }]);
     const r = await get('/year_notes?select=note,yearly_2020(id)');
     expect(r.status).toBe(400);
-    expect(r.json.code).toBe('PGRST200');
+    expect(r.json).toMatchObject({ code: 'PGRST200', hint: "Perhaps you meant 'yearly' instead of 'yearly_2020'." });
+    // A name like none the origin embeds: no hint.
+    expect((await get('/year_notes?select=note,qqqqqqqqqqqq(id)')).json).toMatchObject({
+      code: 'PGRST200',
+      hint: null,
+    });
   });
   it('are no names of the API, as in PostgREST', async () => {
     const r = await get('/yearly_2020?select=id');

@@ -235,3 +235,39 @@ describe('PUT', () => {
     expect((await put(41, 2, 'return=minimal')).status).toBe(204);
   });
 });
+
+describe('inserts with ?columns', () => {
+  const post = (path: string, body: unknown) =>
+    h.req('POST', path, {
+      claims: SERVICE,
+      body,
+      headers: { prefer: 'return=representation,missing=default' },
+    });
+  it("take a domain's default where the column has none of its own", async () => {
+    expect((await post('/devils?columns=id,name', { name: 'Lu' })).json).toEqual([{ id: 666, name: 'Lu', at: null }]);
+    expect((await post('/devils_own?columns=id,name', { name: 'Lu' })).json).toEqual([{ id: 420, name: 'Lu' }]);
+  });
+  it('read no key they leave out, not even as its type', async () => {
+    const r = await post('/devils?columns=id,name', { id: 1, name: 'Al', at: 'not a time' });
+    expect(r).toMatchObject({ status: 201, json: [{ id: 1, name: 'Al', at: null }] });
+  });
+});
+
+describe('empty embeds', () => {
+  it('leave out an embed that selects only empty embeds', async () => {
+    const r = await get('/year_notes?select=note,yearly(year_notes())');
+    expect(r).toMatchObject({ status: 200, json: [{ note: 'n' }] });
+  });
+});
+
+describe('filters on embeds the select does not include', () => {
+  it('name the first step of the path that no embed reaches (PGRST108)', async () => {
+    const r = await get('/yearly?select=id,year_notes(note)&year_notes.nothere.note=eq.x');
+    expect(r).toMatchObject({
+      status: 400,
+      json: { code: 'PGRST108', message: "'nothere' is not an embedded resource in this request" },
+    });
+    const top = await get('/yearly?select=id&nothere.note=eq.x');
+    expect(top.json.message).toBe("'nothere' is not an embedded resource in this request");
+  });
+});

@@ -322,7 +322,13 @@ export function checkAllAddressed(query: QueryTree, read: ReadPlan | null): void
     for (const entry of entries) {
       if (entry.path.length === 0) continue;
       levels ??= read ? levelsOf(read) : [[]];
-      if (!levels.some((names) => atLevel(entry.path, names))) throw errors.notEmbedded(entry.path[0]);
+      if (levels.some((names) => atLevel(entry.path, names))) continue;
+      // Named: the first step of the path that no embed of the select reaches (`tasks2` of projects.tasks2).
+      const all = levels;
+      let reached = 0;
+      while (reached < entry.path.length && all.some((names) => atLevel(entry.path.slice(0, reached + 1), names)))
+        reached++;
+      throw errors.notEmbedded(entry.path[Math.min(reached, entry.path.length - 1)]);
     }
   };
   check(query.filters);

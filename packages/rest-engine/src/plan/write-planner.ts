@@ -56,8 +56,12 @@ function planInsert(step: Step, table: Table): Extract<Mutation, { kind: 'insert
   }
   let rows = insertRows(step.request.body);
   let columns: string[];
-  if (query.columns) columns = [...query.columns];
-  else {
+  if (query.columns) {
+    columns = [...query.columns];
+    // Keys ?columns= leaves out are not read at all (not even parsed as their column's type), as in PostgREST.
+    const wanted = new Set(columns);
+    rows = rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => wanted.has(k))));
+  } else {
     columns = rows.length ? Object.keys(rows[0]) : [];
     const sorted = [...columns].sort().join('\u0000');
     for (const r of rows) {

@@ -31,7 +31,9 @@ select c.oid::int as oid, n.nspname as schema, n.nspname = any($1) as exposed, c
           -- A partition's identity column (PostgreSQL 17+) draws on the sequence of its partition tree's root.
           where dep.classid = 'pg_class'::regclass and dep.refobjid = coalesce(pg_partition_root(c.oid), c.oid)
             and owner.attname = a.attname and dep.deptype = 'i' limit 1)
-      end), 'generated', a.attgenerated <> '',
+      end,
+      -- A domain's default applies where the column has none of its own.
+      case when t.typtype = 'd' then pg_get_expr(t.typdefaultbin, 0) end), 'generated', a.attgenerated <> '',
       'enum', (select json_agg(e.enumlabel order by e.enumsortorder) from pg_enum e where e.enumtypid = a.atttypid))
       order by a.attnum)
     from pg_attribute a join pg_type t on t.oid = a.atttypid

@@ -105,3 +105,9 @@ grant select on phrases to service_role;
 create function setting_of(name text) returns text language sql stable as $$ select current_setting(name, true) $$;
 create function cookie_of(name text) returns text language sql stable as
   $$ select current_setting('request.cookies', true)::json ->> name $$;
+
+-- A column whose type is a domain with a default (used when the column has no default of its own).
+create domain devil_int as int default 666;
+create table devils (id devil_int, name text, at timestamptz);
+create table devils_own (id devil_int default 420, name text);
+grant select, insert on devils, devils_own to service_role;

@@ -4,6 +4,7 @@
 import type postgres from 'postgres';
 import { arrayLiteral } from './compile/sql-builder.js';
 import { compile } from './compile/statement-compiler.js';
+import { contentLocation } from './content-location.js';
 import { errors, fromDatabaseError, RestError } from './errors.js';
 import { executePlan, type PlanExecution, StatementBudget, type TxContext } from './execute.js';
 import { quoteIdent } from './ident.js';
@@ -300,7 +301,11 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       const ctx = txContext(req, p, role);
       const env = req.sql === undefined || req.sql === sql ? execution : { ...execution, sql: req.sql };
       const result = timer.time(EXECUTE, await executePlan(env, ctx, p, prepared.compiled!));
-      const res = timer.time(RESPOND, applyResponseGucs(respond(p, result, maxRows), result));
+      const answer = respond(p, result, maxRows);
+      // A read of a table or view names its canonical location, as PostgREST (before SQL's own headers apply).
+      if (p.kind === 'read' && p.read.source.kind === 'table')
+        answer.headers['content-location'] = contentLocation(p.read.source.table.name, req.search);
+      const res = timer.time(RESPOND, applyResponseGucs(answer, result));
       res.headers['server-timing'] = timer.header();
       return res;
     } catch (e) {

@@ -271,3 +271,15 @@ describe('filters on embeds the select does not include', () => {
     expect(top.json.message).toBe("'nothere' is not an embedded resource in this request");
   });
 });
+
+describe('Content-Location of reads', () => {
+  it('names the table and the query string with its parameters sorted and encoded again', async () => {
+    const sorted = await get('/gauges?select=id&order=id&id=eq.1');
+    expect(sorted.headers['content-location']).toBe('/gauges?id=eq.1&order=id&select=id');
+    expect((await get('/gauges')).headers['content-location']).toBe('/gauges');
+    const encoded = await get('/gauges?level=in.(1,+5)&select=id');
+    expect(encoded.headers['content-location']).toBe('/gauges?level=in.%281%2C%205%29&select=id');
+    // Not on a function's answer.
+    expect((await get('/rpc/gauges_upto?id=1')).headers['content-location']).toBeUndefined();
+  });
+});

@@ -45,7 +45,35 @@ function parseList(s: string): string[] {
     throw errors.parse(`"failed to parse filter" (in.${s})`, 'expected a parenthesised list');
   const inner = s.slice(1, -1);
   if (inner.trim() === '') return [];
-  return splitTopLevel(inner, 'in list').map((v) => unquote(v));
+  // As PostgREST reads a list: blanks after the opening parenthesis are skipped; an element is a double-quoted
+  // string (`\` escapes inside) when a comma or the end follows its closing quote, else the text up to the next
+  // comma as it is (a lone `"` is the value `"`).
+  const out: string[] = [];
+  let i = /^\s*/.exec(inner)![0].length;
+  for (;;) {
+    let value: string | null = null;
+    if (inner[i] === '"') {
+      let j = i + 1,
+        quoted = '';
+      while (j < inner.length && inner[j] !== '"') {
+        if (inner[j] === '\\' && j + 1 < inner.length) j++;
+        quoted += inner[j++];
+      }
+      if (j < inner.length && (j + 1 === inner.length || inner[j + 1] === ',')) {
+        value = quoted;
+        i = j + 1;
+      }
+    }
+    if (value === null) {
+      const comma = inner.indexOf(',', i);
+      const end = comma === -1 ? inner.length : comma;
+      value = inner.slice(i, end);
+      i = end;
+    }
+    out.push(value);
+    if (i >= inner.length) return out;
+    i++; // the comma
+  }
 }
 
 /** Parses `[not.]op[(any|all|lang)].value` for a field. */

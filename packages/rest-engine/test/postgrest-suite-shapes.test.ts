@@ -283,3 +283,16 @@ describe('Content-Location of reads', () => {
     expect((await get('/rpc/gauges_upto?id=1')).headers['content-location']).toBeUndefined();
   });
 });
+
+describe('ambiguous many-to-many embeds', () => {
+  it('name each junction with its two foreign keys and their columns (PGRST201)', async () => {
+    const r = await get('/sites?select=*,works(*)');
+    expect(r.status).toBe(300);
+    const details = r.json.details as { cardinality: string; embedding: string; relationship: string }[];
+    expect(details.every((d) => d.cardinality === 'many-to-many' && d.embedding === 'sites with works')).toBe(true);
+    expect(details.map((d) => d.relationship).sort()).toEqual([
+      'site_plans using site_plans_site_id_fkey(site_id) and site_plans_work_id_fkey(work_id)',
+      'site_works using site_works_site_id_fkey(site_id) and site_works_work_id_fkey(work_id)',
+    ]);
+  });
+});

@@ -139,8 +139,7 @@ export function planCall(step: Step, name: string): Plan {
     // argument; one that does not (`id=5`) is an argument, also when no overload has a parameter of that name
     // (then no overload is found: 404 PGRST202 naming it).
     // An empty name is no argument: unnamed parameters are not called by name.
-    const isArg = (f: (typeof query.filters)[number]) =>
-      f.path.length === 0 && f.key !== '' && f.node instanceof Error;
+    const isArg = (f: (typeof query.filters)[number]) => f.path.length === 0 && f.key !== '' && f.node instanceof Error;
     // A repeated parameter: the last value, or every value for a VARIADIC one (its array).
     const args: Record<string, string | string[]> = {};
     for (const f of query.filters) {

@@ -12,8 +12,10 @@ function describe(r: Relationship) {
         : r.cardinality === 'o2o'
           ? 'one-to-one'
           : 'many-to-many';
+  // A many-to-many names its junction and the two foreign keys with their columns, as PostgREST 13.
   const rel = r.junction
-    ? `${r.junction.table.schema}.${r.junction.table.name}(${r.junction.constraint1}, ${r.junction.constraint2})`
+    ? `${r.junction.table.name} using ${r.junction.constraint1}(${r.junction.cols1.join(', ')}) and ` +
+      `${r.junction.constraint2}(${r.junction.cols2.join(', ')})`
     : `${r.constraint} using ${r.table.name}(${r.columns.join(', ')}) and ` +
       `${r.foreignTable.name}(${r.foreignColumns.join(', ')})`;
   return {

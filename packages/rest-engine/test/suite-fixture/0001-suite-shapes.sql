@@ -111,3 +111,10 @@ create domain devil_int as int default 666;
 create table devils (id devil_int, name text, at timestamptz);
 create table devils_own (id devil_int default 420, name text);
 grant select, insert on devils, devils_own to service_role;
+
+-- Two junctions between the same tables: an ambiguous many-to-many.
+create table sites (id int primary key);
+create table works (id int primary key);
+create table site_works (site_id int references sites, work_id int references works, primary key (site_id, work_id));
+create table site_plans (site_id int references sites, work_id int references works, primary key (site_id, work_id));
+grant select on sites, works, site_works, site_plans to service_role;

@@ -27,6 +27,18 @@ function encodePart(bytes: Buffer): string {
   return s;
 }
 
+/**
+ * The table's name as a header may carry it: its UTF-8 bytes outside printable ASCII (and `%`) as %XX. A header
+ * holds no other text (Node refuses it, and a line break would end the header).
+ */
+function encodeName(name: string): string {
+  let s = '';
+  for (const b of Buffer.from(name, 'utf8'))
+    s +=
+      b > 0x20 && b < 0x7f && b !== 0x25 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  return s;
+}
+
 /** `/name?a=eq.1&b=eq.1` for the query string `b=eq.1&a=eq.1`; `/name` without parameters. */
 export function contentLocation(name: string, search: string): string {
   const params = search
@@ -39,5 +51,5 @@ export function contentLocation(name: string, search: string): string {
   // Array.prototype.sort is stable: parameters of one name keep their order.
   params.sort((a, b) => Buffer.compare(a[0], b[0]));
   const query = params.map(([k, v]) => `${encodePart(k)}=${encodePart(v)}`).join('&');
-  return `/${name}${query === '' ? '' : `?${query}`}`;
+  return `/${encodeName(name)}${query === '' ? '' : `?${query}`}`;
 }

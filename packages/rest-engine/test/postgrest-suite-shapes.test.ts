@@ -279,6 +279,9 @@ describe('Content-Location of reads', () => {
     expect((await get('/gauges')).headers['content-location']).toBe('/gauges');
     const encoded = await get('/gauges?level=in.(1,+5)&select=id');
     expect(encoded.headers['content-location']).toBe('/gauges?level=in.%281%2C%205%29&select=id');
+    // A name outside printable ASCII goes percent-encoded (a header holds no other text).
+    const unicode = await get(`/${encodeURIComponent('موارد')}`);
+    expect(unicode).toMatchObject({ status: 200, headers: { 'content-location': '/%D9%85%D9%88%D8%A7%D8%B1%D8%AF' } });
     // Not on a function's answer.
     expect((await get('/rpc/gauges_upto?id=1')).headers['content-location']).toBeUndefined();
   });

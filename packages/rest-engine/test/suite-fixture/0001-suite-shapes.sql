@@ -118,3 +118,7 @@ create table works (id int primary key);
 create table site_works (site_id int references sites, work_id int references works, primary key (site_id, work_id));
 create table site_plans (site_id int references sites, work_id int references works, primary key (site_id, work_id));
 grant select on sites, works, site_works, site_plans to service_role;
+
+-- A table whose name is not ASCII: its Content-Location carries the name percent-encoded.
+create table "موارد" (id int);
+grant select on "موارد" to service_role;

@@ -269,8 +269,21 @@ function capturedRequest(sent: string[]): Captured {
   const parsed = sent.map((s) => JSON.parse(s) as [string, (string | null)[]]);
   const at = parsed.findIndex(([text]) => text === CONTEXT_SQL);
   if (at === -1 || parsed.length !== at + 3) throw new Error(`unexpected statements:\n${sent.join('\n')}`);
-  const [searchPath, role, claims, method, path, headers, statementTimeout, timezone] = parsed[at][1];
-  const ctx = { searchPath, role, claims, method, path, headers, statementTimeout, timezone } as TxContext;
+  const [searchPath, role, claims, method, path, headers, statementTimeout, timezone, cookies, names, values] =
+    parsed[at][1];
+  const ctx = {
+    searchPath,
+    role,
+    claims,
+    method,
+    path,
+    headers,
+    statementTimeout,
+    timezone,
+    cookies,
+    appSettingNames: names,
+    appSettingValues: values,
+  } as TxContext;
   const [text, params] = parsed[at + 1];
   return { sent, ctx, main: { sql: text, params } as Statement };
 }

@@ -2,7 +2,9 @@
 // parse -> plan -> compile -> execute -> respond, each timed in Server-Timing. Framework-agnostic: plain request and
 // response objects.
 import type postgres from 'postgres';
+import { arrayLiteral } from './compile/sql-builder.js';
 import { compile } from './compile/statement-compiler.js';
+import { contentLocation } from './content-location.js';
 import { type ErrorVerbosity, errors, fromDatabaseError, RestError } from './errors.js';
 import { executePlan, type PlanExecution, StatementBudget, type TxContext } from './execute.js';
 import { quoteIdent } from './ident.js';
@@ -95,12 +97,38 @@ export interface RestEngineOptions {
    * credentials that SQL should not see or leave in statement logs; the verified claims are in request.jwt.claims.
    */
   hiddenHeaders?: string[];
+  /**
+   * Sets `request.cookies` to the request's cookies as a JSON object (`{"session":"..."}`), as PostgREST does
+   * (default false: `{}`, cookies often carry session credentials).
+   */
+  requestCookies?: boolean;
+  /**
+   * Settings every request's transaction sets (set_config, transaction-local), as PostgREST's app settings:
+   * `{ 'app.settings.jwt_secret': '...' }`. Names must start with `app.settings.`; a function reads them with
+   * current_setting(). They come from the configuration, never from a request.
+   */
+  appSettings?: Record<string, string>;
   /** Distinct main statement texts prepared per schema generation (default 2000); others run unnamed. */
   preparedStatements?: number;
   /** Planned and compiled GET/HEAD requests kept for reuse (default 1000; 0 turns the cache off). */
   planCacheSize?: number;
   /** Hears each GET or HEAD's plan-cache lookup: whether it was a hit (for metrics). */
   onPlanCacheLookup?: (hit: boolean) => void;
+}
+
+/**
+ * The Cookie header's cookies as a JSON object (request.cookies): `name=value` pairs split on `;`, the last of a
+ * name winning. The value is text for set_config: nothing of it reaches SQL text.
+ */
+function sqlCookies(header: string | undefined): string {
+  const cookies: Record<string, string> = Object.create(null);
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (name !== '') cookies[name] = part.slice(eq + 1).trim();
+  }
+  return JSON.stringify(cookies);
 }
 
 /** The request headers as a JSON object, the hidden ones left out; written directly, without a copy to serialize. */
@@ -161,6 +189,13 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   const hiddenHeaders = new Set(
     (options.hiddenHeaders ?? ['authorization', 'apikey', 'cookie']).map((h) => h.toLowerCase()),
   );
+  const appSettings = Object.entries(options.appSettings ?? {});
+  for (const [name] of appSettings) {
+    if (!/^app\.settings\.[A-Za-z0-9_.-]+$/.test(name))
+      throw new TypeError(`appSettings: ${JSON.stringify(name)} is not named app.settings.<name>`);
+  }
+  const appSettingNames = arrayLiteral(appSettings.map(([name]) => name));
+  const appSettingValues = arrayLiteral(appSettings.map(([, value]) => value));
   const poolTimeoutMs = options.poolTimeoutMs ?? 10_000;
   const statementTimeout = options.statementTimeoutMs !== undefined ? String(options.statementTimeoutMs) : null;
 
@@ -245,6 +280,9 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     headers: sqlHeaders(req.headers, hiddenHeaders),
     statementTimeout,
     timezone: p.prefer.timezone,
+    cookies: options.requestCookies ? sqlCookies(req.headers.cookie) : '{}',
+    appSettingNames,
+    appSettingValues,
   });
 
   async function handle(input: EngineRequest): Promise<EngineResponse> {
@@ -272,7 +310,11 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
       const ctx = txContext(req, p, role);
       const env = req.sql === undefined || req.sql === sql ? execution : { ...execution, sql: req.sql };
       const result = timer.time(EXECUTE, await executePlan(env, ctx, p, prepared.compiled!));
-      const res = timer.time(RESPOND, applyResponseGucs(respond(p, result, maxRows), result));
+      const answer = respond(p, result, maxRows);
+      // A read of a table or view names its canonical location, as PostgREST (before SQL's own headers apply).
+      if (p.kind === 'read' && p.read.source.kind === 'table')
+        answer.headers['content-location'] = contentLocation(p.read.source.table.name, req.search);
+      const res = timer.time(RESPOND, applyResponseGucs(answer, result));
       res.headers['server-timing'] = timer.header();
       return res;
     } catch (e) {

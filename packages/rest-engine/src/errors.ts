@@ -68,6 +68,7 @@ export const errors = {
     new RestError(416, 'PGRST103', 'Requested range not satisfiable', {
       details: 'Limit should be greater than or equal to zero.',
     }),
+  putLimit: () => new RestError(400, 'PGRST114', 'limit/offset querystring parameters are not allowed for PUT'),
   invalidPut: (message = "Filters must include all and only primary key columns with 'eq' operators") =>
     new RestError(405, 'PGRST105', message),
   schemaNotExposed: (schema: string, exposed: readonly string[]) =>
@@ -103,7 +104,13 @@ export const errors = {
       details: `The query affects ${n} rows`,
     }),
   invalidPath: () => new RestError(404, 'PGRST125', 'Invalid path specified in request URL'),
-  noRelationship: (origin: string, target: string, schema: string, hint: string | null = null) =>
+  noRelationship: (
+    origin: string,
+    target: string,
+    schema: string,
+    hint: string | null = null,
+    suggestion: string | null = null,
+  ) =>
     new RestError(
       400,
       'PGRST200',
@@ -113,6 +120,7 @@ export const errors = {
           `Searched for a foreign key relationship between '${origin}' and '${target}'` +
           (hint === null ? '' : ` using the hint '${hint}'`) +
           ` in the schema '${schema}', but no matches were found.`,
+        hint: suggestion === null ? null : `Perhaps you meant '${suggestion}' instead of '${target}'.`,
       },
     ),
   ambiguousEmbed: (origin: string, target: string, candidates: unknown[], hints: string[]) =>
@@ -229,6 +237,8 @@ export function sqlStateToStatus(code: string, authenticated: boolean, message =
       return 405;
     case '53400': // configuration_limit_exceeded (temp_file_limit): a limit of the server, not unavailability
     case '57014':
+    case '42P17': // infinite recursion (a policy that reads its own table)
+    case '53400': // a configured limit exceeded (temp_file_limit): no lack of resources a retry would cure
       return 500;
     // The server going away or not accepting connections yet (shutdown, crash, start-up or recovery). They come as
     // SQL states through postgres.js, where PostgREST's libpq sees a lost connection and answers 503: so do we.

@@ -42,7 +42,9 @@ export const CONTEXT_SQL =
   "set_config('request.jwt.claims', $3, true), set_config('request.method', $4, true), " +
   "set_config('request.path', $5, true), set_config('request.headers', $6, true), " +
   "set_config('statement_timeout', coalesce($7, current_setting('statement_timeout')), true), " +
-  "set_config('timezone', coalesce($8, current_setting('timezone')), true)";
+  "set_config('timezone', coalesce($8, current_setting('timezone')), true), set_config('request.cookies', $9, true), " +
+  // The app settings of the engine's options (names app.settings.*, checked at start): none come from a request.
+  '(select count(set_config(s.k, s.v, true)) from unnest($10::text[], $11::text[]) s(k, v))';
 
 export interface TxContext {
   readonly searchPath: string;
@@ -53,6 +55,11 @@ export interface TxContext {
   readonly headers: string;
   readonly statementTimeout: string | null;
   readonly timezone: string | null;
+  /** The request's cookies as a JSON object (request.cookies); `{}` unless the engine's requestCookies. */
+  readonly cookies: string;
+  /** The app settings' names and values, as array literals (text[]). */
+  readonly appSettingNames: string;
+  readonly appSettingValues: string;
 }
 
 /** Returning a value commits; throwing rolls back. Called only in decide mode. */
@@ -180,6 +187,9 @@ export async function execute(
     ctx.headers,
     ctx.statementTimeout,
     ctx.timezone,
+    ctx.cookies,
+    ctx.appSettingNames,
+    ctx.appSettingValues,
   ]);
   const mainParams = raw(sql, main.params);
   const explainParams = explain ? raw(sql, explain.params) : [];

@@ -60,9 +60,86 @@ describe('relationships through views over a schema that is not exposed', () => 
 describe('partitions', () => {
   it('have no relationships of their own; their partitioned table has', async () => {
     expect((await get('/yearly?select=id,year_notes(note)')).json).toEqual([{ id: 1, year_notes: [{ note: 'n' }] }]);
-    const r = await get('/yearly_2020?select=id,year_notes(note)');
+    const r = await get('/year_notes?select=note,yearly_2020(id)');
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ code: 'PGRST200', hint: "Perhaps you meant 'yearly' instead of 'yearly_2020'." });
+    // A name like none the origin embeds: no hint.
+    expect((await get('/year_notes?select=note,qqqqqqqqqqqq(id)')).json).toMatchObject({
+      code: 'PGRST200',
+      hint: null,
+    });
+  });
+  it('are no names of the API, as in PostgREST', async () => {
+    const r = await get('/yearly_2020?select=id');
+    expect(r.status).toBe(404);
+    expect(r.json).toMatchObject({
+      code: 'PGRST205',
+      message: "Could not find the table 'public.yearly_2020' in the schema cache",
+    });
+  });
+  it('leave a missing relationship reported before a missing column', async () => {
+    const r = await get('/yearly?select=no_such_column,yearly_2020(id)');
     expect(r.status).toBe(400);
     expect(r.json.code).toBe('PGRST200');
+  });
+});
+
+describe('upserts into a partitioned table', () => {
+  const upsert = (body: unknown) =>
+    h.req('POST', '/yearly', {
+      claims: SERVICE,
+      body,
+      headers: { prefer: 'return=representation,resolution=merge-duplicates' },
+    });
+  it('POST with merge-duplicates: 201 when a row was new, 200 when every row was updated', async () => {
+    const inserted = await upsert([
+      { id: 1, year: 2020 },
+      { id: 7, year: 2020 },
+    ]);
+    expect(inserted.status).toBe(201);
+    expect(inserted.json).toEqual([
+      { id: 1, year: 2020 },
+      { id: 7, year: 2020 },
+    ]);
+    const updated = await upsert([{ id: 7, year: 2020 }]);
+    expect(updated.status).toBe(200);
+    expect(updated.json).toEqual([{ id: 7, year: 2020 }]);
+  });
+  it('PUT: 201 when it inserted the row, 200 when it replaced one', async () => {
+    const put = () =>
+      h.req('PUT', '/yearly?id=eq.8&year=eq.2020', {
+        claims: SERVICE,
+        body: { id: 8, year: 2020 },
+        headers: { prefer: 'return=representation' },
+      });
+    const inserted = await put();
+    expect(inserted.status).toBe(201);
+    expect(inserted.json).toEqual([{ id: 8, year: 2020 }]);
+    expect((await put()).status).toBe(200);
+  });
+  it('an empty merge-duplicates POST is 200', async () => {
+    expect(await upsert([])).toMatchObject({ status: 200, json: [] });
+    const gauges = await h.req('POST', '/gauges', {
+      claims: SERVICE,
+      body: [],
+      headers: { prefer: 'return=representation,resolution=merge-duplicates' },
+    });
+    expect(gauges).toMatchObject({ status: 200, json: [] });
+    // Also into a view without a key, where merge-duplicates makes no upsert.
+    const view = await h.req('POST', '/titles', {
+      claims: SERVICE,
+      body: [],
+      headers: { prefer: 'return=representation,resolution=merge-duplicates' },
+    });
+    expect(view).toMatchObject({ status: 200, json: [] });
+  });
+});
+
+describe('full-text search on a tsvector domain', () => {
+  it('matches the column itself, also through a domain over a domain', async () => {
+    expect((await get('/phrases?select=id&plain=fts(simple).fun')).json).toEqual([{ id: 1 }]);
+    expect((await get('/phrases?select=id&body=plfts(simple).rats')).json).toEqual([{ id: 2 }]);
+    expect((await get('/rpc/all_phrases?select=id&body=phfts(simple).kind of')).json).toEqual([{ id: 1 }]);
   });
 });
 
@@ -130,6 +207,28 @@ describe('PUT', () => {
     const replaced = await put(40, 2);
     expect(replaced.status).toBe(200);
     expect(replaced.json).toEqual([{ id: 40, level: 2 }]);
+  });
+  it('of several rows puts the one its key filters name, and refuses a limit or offset', async () => {
+    const several = (path: string, body: unknown) =>
+      h.req('PUT', path, { claims: SERVICE, body, headers: { prefer: 'return=representation' } });
+    const r = await several('/gauges?id=eq.42', [
+      { id: 42, level: 7 },
+      { id: 43, level: 8 },
+    ]);
+    expect(r).toMatchObject({ status: 201, json: [{ id: 42, level: 7 }] });
+    expect((await get('/gauges?id=eq.43')).json).toEqual([]);
+    const none = await several('/gauges?id=eq.44', [
+      { id: 45, level: 1 },
+      { id: 46, level: 1 },
+    ]);
+    expect(none).toMatchObject({ status: 400, json: { code: 'PGRST115' } });
+    for (const page of ['limit=1', 'offset=1']) {
+      const limited = await several(`/gauges?id=eq.42&${page}`, { id: 42, level: 7 });
+      expect(limited).toMatchObject({
+        status: 400,
+        json: { code: 'PGRST114', message: 'limit/offset querystring parameters are not allowed for PUT' },
+      });
+    }
   });
   it('is 204 without a representation', async () => {
     expect((await put(41, 1, 'return=minimal')).status).toBe(204);
@@ -221,7 +320,7 @@ describe("error texts as PostgREST's (suite: ErrorSpec, InsertSpec, UpdateSpec, 
       relationship: 'm_jobs using m_jobs_site_id_fkey(site_id) and m_jobs_project_id_fkey(project_id)',
     });
   });
-  it('names the last embed of a filter path that is not embedded, and refuses an order on one', async () => {
+  it('names the step of a filter path that is not embedded, and refuses an order on one', async () => {
     const nested = await get('/titles?select=id,writers(id)&writers.books.id=eq.1');
     expect(nested).toMatchObject({
       status: 400,
@@ -245,5 +344,69 @@ describe("error texts as PostgREST's (suite: ErrorSpec, InsertSpec, UpdateSpec, 
     ]);
     const quote = await get('/memos?body=in.(")');
     expect(quote.status).toBe(200);
+  });
+});
+
+describe('inserts with ?columns', () => {
+  const post = (path: string, body: unknown) =>
+    h.req('POST', path, {
+      claims: SERVICE,
+      body,
+      headers: { prefer: 'return=representation,missing=default' },
+    });
+  it("take a domain's default where the column has none of its own", async () => {
+    expect((await post('/devils?columns=id,name', { name: 'Lu' })).json).toEqual([{ id: 666, name: 'Lu', at: null }]);
+    expect((await post('/devils_own?columns=id,name', { name: 'Lu' })).json).toEqual([{ id: 420, name: 'Lu' }]);
+  });
+  it('read no key they leave out, not even as its type', async () => {
+    const r = await post('/devils?columns=id,name', { id: 1, name: 'Al', at: 'not a time' });
+    expect(r).toMatchObject({ status: 201, json: [{ id: 1, name: 'Al', at: null }] });
+  });
+});
+
+describe('empty embeds', () => {
+  it('leave out an embed that selects only empty embeds', async () => {
+    const r = await get('/year_notes?select=note,yearly(year_notes())');
+    expect(r).toMatchObject({ status: 200, json: [{ note: 'n' }] });
+  });
+});
+
+describe('filters on embeds the select does not include', () => {
+  it('name the first step of the path that no embed reaches (PGRST108)', async () => {
+    const r = await get('/yearly?select=id,year_notes(note)&year_notes.nothere.note=eq.x');
+    expect(r).toMatchObject({
+      status: 400,
+      json: { code: 'PGRST108', message: "'nothere' is not an embedded resource in this request" },
+    });
+    const top = await get('/yearly?select=id&nothere.note=eq.x');
+    expect(top.json.message).toBe("'nothere' is not an embedded resource in this request");
+  });
+});
+
+describe('Content-Location of reads', () => {
+  it('names the table and the query string with its parameters sorted and encoded again', async () => {
+    const sorted = await get('/gauges?select=id&order=id&id=eq.1');
+    expect(sorted.headers['content-location']).toBe('/gauges?id=eq.1&order=id&select=id');
+    expect((await get('/gauges')).headers['content-location']).toBe('/gauges');
+    const encoded = await get('/gauges?level=in.(1,+5)&select=id');
+    expect(encoded.headers['content-location']).toBe('/gauges?level=in.%281%2C%205%29&select=id');
+    // A name outside printable ASCII goes percent-encoded (a header holds no other text).
+    const unicode = await get(`/${encodeURIComponent('موارد')}`);
+    expect(unicode).toMatchObject({ status: 200, headers: { 'content-location': '/%D9%85%D9%88%D8%A7%D8%B1%D8%AF' } });
+    // Not on a function's answer.
+    expect((await get('/rpc/gauges_upto?id=1')).headers['content-location']).toBeUndefined();
+  });
+});
+
+describe('ambiguous many-to-many embeds', () => {
+  it('name each junction with its two foreign keys and their columns (PGRST201)', async () => {
+    const r = await get('/sites?select=*,works(*)');
+    expect(r.status).toBe(300);
+    const details = r.json.details as { cardinality: string; embedding: string; relationship: string }[];
+    expect(details.every((d) => d.cardinality === 'many-to-many' && d.embedding === 'sites with works')).toBe(true);
+    expect(details.map((d) => d.relationship).sort()).toEqual([
+      'site_plans using site_plans_site_id_fkey(site_id) and site_plans_work_id_fkey(work_id)',
+      'site_works using site_works_site_id_fkey(site_id) and site_works_work_id_fkey(work_id)',
+    ]);
   });
 });

@@ -75,3 +75,50 @@ describe('PGRST202', () => {
     });
   });
 });
+
+describe('arguments and ranges as PostgREST reads them', () => {
+  it('by GET, an entry that reads as no filter is an argument, also one no overload takes (404)', async () => {
+    const r = await h.req('GET', '/rpc/add_numbers?a=1&b=2&other=x');
+    expect(r).toMatchObject({
+      status: 404,
+      json: {
+        code: 'PGRST202',
+        message: 'Could not find the function public.add_numbers(a, b, other) in the schema cache',
+        hint: 'Perhaps you meant to call the function public.add_numbers(a, b)',
+      },
+    });
+    expect((await h.req('GET', '/rpc/add_numbers?a=1&b=2')).json).toBe(3);
+    // An empty name is no argument (unnamed parameters are not called by name).
+    expect((await h.req('GET', '/rpc/letters?=x')).json.code).toBe('PGRST100');
+  });
+  it('by POST, an entry of the query string that reads as no filter is an error', async () => {
+    const r = await h.req('POST', '/rpc/add_numbers?a=1', { body: { a: 1, b: 2 } });
+    expect(r.status).toBe(400);
+    expect(r.json.code).toBe('PGRST100');
+  });
+  it('the Range header counts for GET alone: HEAD ignores it', async () => {
+    const range = { range: '0-0', 'range-unit': 'items', prefer: 'count=exact' };
+    const get = await h.req('GET', '/rpc/slot_range?lo=2&hi=4', { headers: range });
+    expect(get).toMatchObject({ status: 206, headers: { 'content-range': '0-0/3' } });
+    const head = await h.req('HEAD', '/rpc/slot_range?lo=2&hi=4', { headers: range });
+    expect(head).toMatchObject({ status: 200, headers: { 'content-range': '0-2/3' } });
+    const table = await h.req('HEAD', '/slots?id=lte.3', { headers: range });
+    expect(table).toMatchObject({ status: 200, headers: { 'content-range': '0-2/3' } });
+  });
+  it('char and bit parameters take values of any length, as their varying types', async () => {
+    const chars = await h.req('GET', '/rpc/char_param_select?char_=abcdefg&char_arr={abc,abcdefg}');
+    expect(chars).toMatchObject({ status: 200, json: [{ char_: 'abcdefg', char_arr: ['abc', 'abcdefg'] }] });
+    const bits = await h.req('GET', '/rpc/bit_param_select?bit_=101010&bit_arr={101,101010}');
+    expect(bits).toMatchObject({ status: 200, json: [{ bit_: '101010', bit_arr: ['101', '101010'] }] });
+  });
+  it("a function returning a domain over a table's row type embeds as the table", async () => {
+    const r = await h.req('GET', '/rpc/project_rows?lo=2&select=id,tasks(title)&order=id');
+    expect(r).toMatchObject({
+      status: 200,
+      json: [
+        { id: 2, tasks: [{ title: 'Survey site' }] },
+        { id: 3, tasks: [{ title: 'Fix hinge' }] },
+      ],
+    });
+  });
+});

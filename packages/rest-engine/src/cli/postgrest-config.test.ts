@@ -21,4 +21,18 @@ describe('readConfig', () => {
       expect(readConfig({ PGRST_DB_TX_END: v }, null).config.dbTxEnd).toBe(v);
     expect(() => readConfig({ PGRST_DB_TX_END: 'rollback-always' }, null)).toThrow(/PGRST_DB_TX_END/);
   });
+
+  it('reads app settings from the file and the environment, which wins', () => {
+    const { config, notes } = readConfig(
+      { PGRST_APP_SETTINGS_APP_HOST: 'env-host', PGRST_APP_SETTINGS_other: 'x' },
+      'app.settings.app_host = "file-host"\napp.settings.kept = "k"',
+    );
+    expect(config.appSettings).toEqual({
+      'app.settings.app_host': 'file-host',
+      'app.settings.APP_HOST': 'env-host',
+      'app.settings.other': 'x',
+      'app.settings.kept': 'k',
+    });
+    expect(notes.unsupported).toEqual([]);
+  });
 });

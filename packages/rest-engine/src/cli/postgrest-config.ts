@@ -30,6 +30,8 @@ export interface CommandConfig {
   clientErrorVerbosity: 'verbose' | 'minimal';
   /** A request header echoed on its answer (PostgREST's server-trace-header, e.g. X-Request-Id). */
   serverTraceHeader: string | null;
+  /** app.settings.* from the file and PGRST_APP_SETTINGS_* from the environment (which win), by setting name. */
+  appSettings: Record<string, string>;
 }
 
 /** What the configuration named that this command will not act on. */
@@ -94,7 +96,7 @@ function parseConfigFile(text: string): Map<string, string> {
   for (const [n, line] of text.split(/\r?\n/).entries()) {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.startsWith('#')) continue;
-    const m = /^([a-z0-9.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^#\s]+))\s*(?:#.*)?$/i.exec(trimmed);
+    const m = /^([a-z0-9._-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^#\s]+))\s*(?:#.*)?$/i.exec(trimmed);
     if (!m) throw new Error(`config file line ${n + 1}: cannot read ${JSON.stringify(trimmed)}`);
     out.set(m[1]!, m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : m[3]!);
   }
@@ -110,8 +112,12 @@ export function readConfig(
 ): { config: CommandConfig; notes: ConfigNotes } {
   const raw = fileText === null ? new Map<string, string>() : parseConfigFile(fileText);
   const notes: ConfigNotes = { unknown: [], unsupported: [] };
-  for (const key of raw.keys()) {
-    if (UNSUPPORTED.has(key) || key.startsWith('app.settings.')) notes.unsupported.push(key);
+  // app.settings.* (file) and PGRST_APP_SETTINGS_* (environment, the rest of the name kept as it is): settings
+  // every request's transaction sets, as PostgREST.
+  const appSettings: Record<string, string> = {};
+  for (const [key, value] of raw) {
+    if (key.startsWith('app.settings.')) appSettings[key] = value;
+    else if (UNSUPPORTED.has(key)) notes.unsupported.push(key);
     else if (!KNOWN.has(key)) notes.unknown.push(key);
   }
   const byEnv = new Map([...KNOWN, ...UNSUPPORTED].map((k) => [envName(k), k]));
@@ -119,7 +125,8 @@ export function readConfig(
     if (!name.startsWith('PGRST_') || value === undefined) continue;
     const key = byEnv.get(name);
     if (key === undefined) {
-      if (name.startsWith('PGRST_APP_SETTINGS_')) notes.unsupported.push(name);
+      if (name.startsWith('PGRST_APP_SETTINGS_') && name.length > 'PGRST_APP_SETTINGS_'.length)
+        appSettings[`app.settings.${name.slice('PGRST_APP_SETTINGS_'.length)}`] = value;
       else notes.unknown.push(name);
     } else {
       if (UNSUPPORTED.has(key)) notes.unsupported.push(name);
@@ -183,6 +190,7 @@ export function readConfig(
       openapiMode: openapi as CommandConfig['openapiMode'],
       clientErrorVerbosity: verbosity,
       serverTraceHeader: traceHeader,
+      appSettings,
     },
     notes,
   };

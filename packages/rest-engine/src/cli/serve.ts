@@ -47,6 +47,10 @@ export async function serve(config: CommandConfig): Promise<RunningCommand> {
       // PostgREST lets PATCH and DELETE run without filters.
       allowUnfilteredWrites: true,
       clientErrorVerbosity: config.clientErrorVerbosity,
+      // As PostgREST: request.headers shows every header but the cookies, which are in request.cookies.
+      hiddenHeaders: ['cookie'],
+      requestCookies: true,
+      appSettings: config.appSettings,
     });
   } catch (e) {
     await sql.end({ timeout: 1 });

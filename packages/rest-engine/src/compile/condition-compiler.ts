@@ -86,7 +86,8 @@ function filter(b: SqlBuilder, alias: string, f: Filter, col: Column, computed?:
     const lang = () => {
       if (f.lang) b.param(f.lang, 'regconfig').push(', ');
     };
-    if (col.baseType === 'tsvector' && f.field.jsonPath.length === 0) field(b, alias, f.field, computed);
+    const tsvector = col.baseType === 'tsvector' || col.underlyingType === 'tsvector';
+    if (tsvector && f.field.jsonPath.length === 0) field(b, alias, f.field, computed);
     else {
       b.push('to_tsvector(');
       lang();

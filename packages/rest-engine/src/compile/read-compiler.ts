@@ -6,7 +6,8 @@ import type { EmbedPlan, ReadPlan } from '../plan/types.js';
 import { condition, field } from './condition-compiler.js';
 import { joinCondition, lateralJoins, type ParentJoin } from './embed-joins.js';
 import { source } from './row-source.js';
-import { contributes, groupBy, selectItem } from './select-list.js';
+import { contributes } from '../plan/row-shape.js';
+import { groupBy, selectItem } from './select-list.js';
 import type { SqlBuilder } from './sql-builder.js';
 
 function whereClause(b: SqlBuilder, plan: ReadPlan, join: ParentJoin | null): void {

@@ -17,11 +17,27 @@ export function source(b: SqlBuilder, plan: ReadPlan): void {
   }
 }
 
+/**
+ * A parameter declared `char(4)` or `bit(4)` is `character` or `bit` to PostgreSQL (a function's parameters keep no
+ * length), which as a column type is one character or bit: the arguments are read as the varying types, which take
+ * a value of any length, and the call converts them, as PostgREST does.
+ */
+const VARYING: Readonly<Record<string, string>> = {
+  character: 'character varying',
+  'character[]': 'character varying[]',
+  bit: 'bit varying',
+  'bit[]': 'bit varying[]',
+};
+
 /** `json_to_record($n::json) AS _args(...)` for calls with named arguments; nothing otherwise. */
 export function callArgsFrom(b: SqlBuilder, call: CallArgs): void {
   if (call.mode !== 'record') return;
   b.push('json_to_record(').param(call.json, 'text').push('::json').push(') AS _args(');
-  b.push(call.argNames.map((n) => `${quoteIdent(n)} ${call.fn.args.find((a) => a.name === n)!.type}`).join(', '), ')');
+  const typeOf = (n: string) => {
+    const type = call.fn.args.find((a) => a.name === n)!.type;
+    return VARYING[type] ?? type;
+  };
+  b.push(call.argNames.map((n) => `${quoteIdent(n)} ${typeOf(n)}`).join(', '), ')');
 }
 
 export function callExpr(b: SqlBuilder, call: CallArgs): void {

@@ -1,7 +1,7 @@
 // Compiles a read level's select list: columns (with casts and JSON paths), computed fields, aggregates and the
 // columns of embeds (a JSON body, or the keys a spread lifts into the row); and the GROUP BY that aggregates need.
 import { qualified, quoteIdent } from '../ident.js';
-import { outputNames } from '../plan/row-shape.js';
+import { contributes, outputNames } from '../plan/row-shape.js';
 import type { EmbedPlan, PlannedSelect, ReadPlan } from '../plan/types.js';
 import { field } from './condition-compiler.js';
 import type { SqlBuilder } from './sql-builder.js';
@@ -83,15 +83,9 @@ function jsonNames(e: EmbedPlan, out = new Set<string>()): Set<string> {
   for (const s of e.plan.select) {
     if (s.kind !== 'embed') continue;
     if (s.embed.spread) jsonNames(s.embed, out);
-    else if (s.embed.plan.select.length > 0) out.add(s.embed.name);
+    else if (s.embed.plan.select.some(contributes)) out.add(s.embed.name);
   }
   return out;
-}
-
-/** Whether a select item adds anything to the row (an empty embed `rel()` only filters). */
-export function contributes(s: PlannedSelect): boolean {
-  if (s.kind !== 'embed') return true;
-  return s.embed.spread ? outputNames(s.embed.plan).length > 0 : s.embed.plan.select.length > 0;
 }
 
 /**

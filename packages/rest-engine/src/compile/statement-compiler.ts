@@ -109,6 +109,13 @@ const upsertCountsInserts = (m: Mutation) =>
   m.kind === 'insert' && m.onConflict?.action === 'update' && m.empty === null && m.table.kind === 'table';
 
 /**
+ * Counts a row in the transaction-local setting pgrst.inserted (up or down); always true, so that it can stand as a
+ * WHERE condition. Its text is constant: nothing of the request is in it.
+ */
+const countInserted = (sign: '+' | '-') =>
+  `pg_catalog.set_config('pgrst.inserted', (coalesce(nullif(pg_catalog.current_setting('pgrst.inserted', true), '')::int, 0) ${sign} 1)::text, true) IS NOT NULL`;
+
+/**
  * The columns a mutation must return: what the representation, its embeds and order read, and the Location key;
  * null for all of them (`*`, computed fields, aggregates). RETURNING only these, as PostgREST does, lets a role
  * with column privileges write: `RETURNING *` would need SELECT on every column (hidden ones such as a token hash).
@@ -197,12 +204,20 @@ function mutationCte(b: SqlBuilder, m: Mutation, returned: readonly string[] | n
             ') _d',
           );
       }
+      // A partitioned table's RETURNING reads no xmax: the rows the statement inserts are counted in a
+      // transaction-local setting instead, up for every row offered and down for every row updated on conflict.
+      const counted = upsertCountsInserts(m) && m.table.partitioned;
+      if (counted) b.push(` WHERE ${countInserted('+')}`);
       if (m.onConflict) {
         b.push(' ON CONFLICT (', m.onConflict.columns.map(quoteIdent).join(', '), ')');
         if (m.onConflict.action === 'nothing' || m.columns.length === 0) b.push(' DO NOTHING');
         else b.push(' DO UPDATE SET ', m.columns.map((c) => `${quoteIdent(c)} = EXCLUDED.${quoteIdent(c)}`).join(', '));
+        if (counted) b.push(` WHERE ${countInserted('-')}`);
       }
-      if (upsertCountsInserts(m)) {
+      if (counted) {
+        b.push(' RETURNING pgrst_t AS pgrst_row), pgrst_source AS (');
+        b.push('SELECT (pgrst_row).* FROM pgrst_upsert');
+      } else if (upsertCountsInserts(m)) {
         // Which rows were inserted rather than updated (xmax is 0 on a fresh row): 201 or 200 for the upsert.
         b.push(' RETURNING pgrst_t AS pgrst_row, pgrst_t.xmax = 0 AS pgrst_inserted), pgrst_source AS (');
         b.push('SELECT (pgrst_row).* FROM pgrst_upsert');
@@ -309,7 +324,13 @@ function compileStatement(
           ' FROM pgrst_source LIMIT 1) _l) AS location',
         );
       }
-      if (upsertCountsInserts(plan.mutation)) {
+      if (upsertCountsInserts(plan.mutation) && plan.mutation.table.partitioned) {
+        // Read once every row of the upsert was written (the count runs it to its end).
+        b.push(
+          ", (SELECT coalesce(nullif(pg_catalog.current_setting('pgrst.inserted', true), '')::int, 0)",
+          ' FROM (SELECT pg_catalog.count(*) FROM pgrst_upsert) _c) AS inserted',
+        );
+      } else if (upsertCountsInserts(plan.mutation)) {
         b.push(', (SELECT pg_catalog.count(*) FROM pgrst_upsert WHERE pgrst_inserted) AS inserted');
       }
       b.push(' FROM (');

@@ -112,6 +112,11 @@ describe('filter parser', () => {
   it.each([
     ['eq.5', { op: 'eq', negate: false, quant: null, lang: null, value: { kind: 'scalar', value: '5' } }],
     ['not.in.(1,"a,b",c\\d)', { op: 'in', negate: true, value: { kind: 'list', values: ['1', 'a,b', 'c\\d'] } }],
+    // As PostgREST: a lone quote is a value, blanks after the parenthesis are skipped, a quoted string followed by
+    // more text is read as it is.
+    ['in.(")', { op: 'in', negate: false, value: { kind: 'list', values: ['"'] } }],
+    ['in.( ,3, 4)', { op: 'in', negate: false, value: { kind: 'list', values: ['', '3', ' 4'] } }],
+    ['in.("a"b,"c\\"d")', { op: 'in', negate: false, value: { kind: 'list', values: ['"a"b', 'c"d'] } }],
     ['in.()', { op: 'in', value: { kind: 'list', values: [] } }],
     ['is.NULL', { op: 'is', value: { kind: 'is', value: 'null' } }],
     ['like.*foo*', { op: 'like', value: { kind: 'scalar', value: '%foo%' } }],

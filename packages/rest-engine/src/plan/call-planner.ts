@@ -114,6 +114,9 @@ export function planCall(step: Step, name: string): Plan {
     fn = single;
     call = { fn, mode: 'single', json: request.body.text, argNames: [] };
   } else if (!readOnly) {
+    // By POST the arguments are in the body: an entry of the query string that reads as no filter is an error
+    // (PGRST100), as in PostgREST.
+    for (const f of query.filters) if (f.node instanceof Error) throw f.node;
     const body = request.body ?? {};
     // An array of objects: its first object names the arguments (PostgREST calls with the first alone); a
     // function with a single unnamed json parameter still takes the whole array.
@@ -139,12 +142,12 @@ export function planCall(step: Step, name: string): Plan {
       call = { fn, mode: keys!.length ? 'record' : 'none', json: JSON.stringify(args), argNames: keys! };
     }
   } else {
-    const argNames = new Set((fns ?? []).flatMap((f) => f.args.map((a) => a.name)).filter((n) => n !== ''));
     const variadic = new Set((fns ?? []).flatMap((f) => f.args.filter((a) => a.variadic).map((a) => a.name)));
     // As in PostgREST, an entry whose value reads as a filter (`id=gt.2`) is a filter even when it names an
-    // argument; one that does not (`id=5`) is the argument.
-    const isArg = (f: (typeof query.filters)[number]) =>
-      f.path.length === 0 && argNames.has(f.key) && f.node instanceof Error;
+    // argument; one that does not (`id=5`) is an argument, also when no overload has a parameter of that name
+    // (then no overload is found: 404 PGRST202 naming it).
+    // An empty name is no argument: unnamed parameters are not called by name.
+    const isArg = (f: (typeof query.filters)[number]) => f.path.length === 0 && f.key !== '' && f.node instanceof Error;
     // A repeated parameter: the last value, or every value for a VARIADIC one (its array).
     const args: Record<string, string | string[]> = {};
     for (const f of query.filters) {
@@ -186,7 +189,8 @@ export function planCall(step: Step, name: string): Plan {
   const ctx: PlanContext = { ...step.ctx, query };
   const read = planRead(ctx, rootLevel(ctx, { kind: 'call', call }, true));
   checkAllAddressed(query, read);
-  const { root, offset } = applyPaging(read, h, step.opts, readOnly);
+  // The Range header counts for GET alone (RFC 9110), as in PostgREST: HEAD and POST ignore it.
+  const { root, offset } = applyPaging(read, h, step.opts, method === 'GET');
   return {
     ...common.of(readOnly, CALL_APPLIES),
     ...media,

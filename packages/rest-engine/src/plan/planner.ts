@@ -55,7 +55,8 @@ export function plan(request: ApiRequest, cache: SchemaCache, opts: PlannerOptio
     case 'HEAD': {
       const read = planRead(ctx, rootLevel(ctx, { kind: 'table', table }, true));
       checkAllAddressed(ctx.query, read);
-      const { root, offset } = applyPaging(read, h, opts, true);
+      // The Range header counts for GET alone (RFC 9110), as in PostgREST: HEAD ignores it.
+      const { root, offset } = applyPaging(read, h, opts, method === 'GET');
       const media = negotiateMedia(
         cache,
         request.acceptHeader,

@@ -154,7 +154,15 @@ function planSelect(ctx: PlanContext, level: Level): PlannedSelect[] {
             })),
       )
     : select;
-  return items.map((item, i) => planItem(ctx, level, item, i));
+  // Embeds are resolved first, as in PostgREST: a missing relationship is reported before a missing column.
+  const planned: PlannedSelect[] = new Array(items.length);
+  items.forEach((item, i) => {
+    if (item.kind === 'embed') planned[i] = planItem(ctx, level, item, i);
+  });
+  items.forEach((item, i) => {
+    if (item.kind !== 'embed') planned[i] = planItem(ctx, level, item, i);
+  });
+  return planned;
 }
 
 /**

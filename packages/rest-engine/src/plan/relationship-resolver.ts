@@ -1,4 +1,5 @@
 // Chooses the relationship an embed means: by target name, then by hint (FK constraint, FK column or junction).
+import { closest, distance } from 'fastest-levenshtein';
 import { errors } from '../errors.js';
 import { tableKey, type Relationship, type SchemaCache, type Table } from '../schema-cache/types.js';
 
@@ -11,6 +12,7 @@ function describe(r: Relationship) {
         : r.cardinality === 'o2o'
           ? 'one-to-one'
           : 'many-to-many';
+  // A many-to-many names its junction and the two foreign keys with their columns, as PostgREST 13.
   const rel = r.junction
     ? `${r.junction.table.name} using ${r.junction.constraint1}(${r.junction.cols1.join(', ')}) and ` +
       `${r.junction.constraint2}(${r.junction.cols2.join(', ')})`
@@ -56,6 +58,21 @@ function hinted(r: Relationship, hint: string): boolean {
 
 const isSelf = (r: Relationship) => r.table.schema === r.foreignTable.schema && r.table.name === r.foreignTable.name;
 
+/** How alike two texts are: 1 for equal, 0 for nothing in common (edits over the longer length). */
+const similarity = (a: string, b: string) => 1 - distance(a, b) / Math.max(a.length, b.length, 1);
+
+/**
+ * For a target the origin has no relationship to: the most alike name it can embed (at least a third alike), as
+ * PostgREST hints it (`car_model_sales` for the partition `car_model_sales_202101`). Only names of relationships
+ * the origin has are named.
+ */
+function closestTarget(all: readonly Relationship[], target: string): string | null {
+  const names = [...new Set(all.map((r) => (r.computed ? r.computed.name : r.foreignTable.name)))];
+  if (names.length === 0) return null;
+  const best = closest(target, names);
+  return best !== target && similarity(target, best) >= 1 / 3 ? best : null;
+}
+
 export function resolveRelationship(
   cache: SchemaCache,
   origin: Table,
@@ -64,7 +81,8 @@ export function resolveRelationship(
 ): Relationship {
   const all = cache.relationships.get(tableKey(origin.schema, origin.name)) ?? [];
   let candidates = all.filter((r) => targets(r, target));
-  if (candidates.length === 0) throw errors.noRelationship(origin.name, target, origin.schema);
+  if (candidates.length === 0)
+    throw errors.noRelationship(origin.name, target, origin.schema, null, closestTarget(all, target));
   if (hint !== null) {
     candidates = candidates.filter((r) => hinted(r, hint));
     if (candidates.length === 0) throw errors.noRelationship(origin.name, target, origin.schema, hint);

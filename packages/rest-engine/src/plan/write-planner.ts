@@ -17,8 +17,10 @@ function insertRows(body: unknown): Record<string, unknown>[] {
   return rows;
 }
 
-/** PUT: one row, filtered by eq on every primary-key column with the same values as the row (PGRST105 otherwise). */
-function checkPut(table: Table, query: ApiRequest['query'], row: Record<string, unknown>): void {
+type KeyFilters = ApiRequest['query']['filters'];
+
+/** PUT: filtered by eq on every primary-key column (PGRST105 otherwise); those filters. */
+function putKeyFilters(table: Table, query: ApiRequest['query']): KeyFilters {
   const pkFilters = query.filters.filter((f) => f.path.length === 0);
   const ok =
     table.pk.length > 0 &&
@@ -34,22 +36,35 @@ function checkPut(table: Table, query: ApiRequest['query'], row: Record<string, 
         table.pk.includes(f.node.field.name),
     );
   if (!ok) throw errors.invalidPut();
-  for (const f of pkFilters) {
+  return pkFilters;
+}
+
+/** Whether a row carries the values the PUT's key filters (from putKeyFilters) give. */
+function matchesPut(pkFilters: KeyFilters, row: Record<string, unknown>): boolean {
+  return pkFilters.every((f) => {
     const node = f.node as Exclude<typeof f.node, Error>;
     const v = row[node.field.name];
-    if (v === undefined || String(v) !== (node.value.kind === 'scalar' ? node.value.value : ''))
-      throw errors.putMismatch();
-  }
+    return v !== undefined && String(v) === (node.value.kind === 'scalar' ? node.value.value : '');
+  });
 }
 
 function planInsert(step: Step, table: Table): Extract<Mutation, { kind: 'insert' }> {
   const { query } = step.ctx;
   const prefer = step.h.prefer;
   if (!table.insertable) throw errors.notInsertable(table.name, 'insert');
-  const rows = insertRows(step.request.body);
+  // PUT names one row by its key: a limit or offset on it is refused first (400 PGRST114), as in PostgREST.
+  if (step.request.method === 'PUT') {
+    for (const l of query.limits)
+      if (l.path.length === 0 && (l.node.limit !== null || (l.node.offset ?? 0) > 0)) throw errors.putLimit();
+  }
+  let rows = insertRows(step.request.body);
   let columns: string[];
-  if (query.columns) columns = [...query.columns];
-  else {
+  if (query.columns) {
+    columns = [...query.columns];
+    // Keys ?columns= leaves out are not read at all (not even parsed as their column's type), as in PostgREST.
+    const wanted = new Set(columns);
+    rows = rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => wanted.has(k))));
+  } else {
     columns = rows.length ? Object.keys(rows[0]) : [];
     const sorted = [...columns].sort().join('\u0000');
     for (const r of rows) {
@@ -59,8 +74,12 @@ function planInsert(step: Step, table: Table): Extract<Mutation, { kind: 'insert
   checkColumns(table, columns);
   let onConflict: Extract<Mutation, { kind: 'insert' }>['onConflict'] = null;
   if (step.request.method === 'PUT') {
-    if (rows.length !== 1) throw errors.invalidBody('PUT payload must contain a single row');
-    checkPut(table, query, rows[0]);
+    if (rows.length === 0) throw errors.invalidBody('PUT payload must contain a single row');
+    const keyFilters = putKeyFilters(table, query);
+    // Of several rows, the one the key filters name is put, as PostgREST (which inserts the rows that match and
+    // wants exactly one); a single row must match them (400 PGRST115).
+    rows = rows.filter((r) => matchesPut(keyFilters, r));
+    if (rows.length !== 1) throw errors.putMismatch();
     onConflict = { columns: table.pk, action: 'update' };
   } else if (prefer.resolution && (query.onConflict !== null || table.pk.length > 0)) {
     // Without a conflict target (no primary key, no on_conflict) the resolution is ignored, as in PostgREST.
@@ -92,7 +111,12 @@ export function planWrite(step: Step, table: Table): Plan {
     mutation = planInsert(step, table);
     // A PUT answering with its row is 201 when the row was inserted, 200 when it replaced one (respond.ts turns 201
     // into 200 when the upsert counted no insert; a view's upsert cannot count them and stays 200).
-    if (method === 'POST') status = 201;
+    // A merge-duplicates POST of no row inserted nothing: 200, as PostgREST (also where no key makes it an upsert).
+    if (method === 'POST')
+      status =
+        h.prefer.resolution === 'merge-duplicates' && mutation.kind === 'insert' && mutation.empty === 'none'
+          ? 200
+          : 201;
     else status = ret !== 'representation' ? 204 : table.kind === 'table' ? 201 : 200;
     if (ret === 'headers-only' && table.pk.length) location = table.pk;
   } else {

@@ -28,6 +28,10 @@ select c.oid::int as oid, n.nspname as schema, n.nspname = any($1) as exposed, c
   pg_relation_is_updatable(c.oid, true) as upd, obj_description(c.oid, 'pg_class') as comment,
   coalesce((select json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod),
       'oid', a.atttypid::int, 'num', a.attnum, 'cat', t.typcategory, 'typname', t.typname, 'nullable', not a.attnotnull,
+      -- The type under a domain, through domains over domains (tsvector for a domain over a domain over tsvector).
+      'under', case when t.typtype = 'd' then (with recursive u(oid, depth) as (select t.typbasetype, 1 union all
+          select ut.typbasetype, u.depth + 1 from u join pg_type ut on ut.oid = u.oid where ut.typtype = 'd')
+        select ut.typname from u join pg_type ut on ut.oid = u.oid order by u.depth desc limit 1) end,
       'default', coalesce(pg_get_expr(d.adbin, d.adrelid), case when a.attidentity <> '' then
         (select format('nextval(%L::regclass)', format('%I.%I', sn.nspname, s.relname))
           from pg_depend dep join pg_class s on s.oid = dep.objid and s.relkind = 'S'
@@ -36,7 +40,9 @@ select c.oid::int as oid, n.nspname as schema, n.nspname = any($1) as exposed, c
           -- A partition's identity column (PostgreSQL 17+) draws on the sequence of its partition tree's root.
           where dep.classid = 'pg_class'::regclass and dep.refobjid = coalesce(pg_partition_root(c.oid), c.oid)
             and owner.attname = a.attname and dep.deptype = 'i' limit 1)
-      end), 'generated', a.attgenerated <> '',
+      end,
+      -- A domain's default applies where the column has none of its own.
+      case when t.typtype = 'd' then pg_get_expr(t.typdefaultbin, 0) end), 'generated', a.attgenerated <> '',
       'enum', (select json_agg(e.enumlabel order by e.enumsortorder) from pg_enum e where e.enumtypid = a.atttypid))
       order by a.attnum)
     from pg_attribute a join pg_type t on t.oid = a.atttypid
@@ -74,7 +80,9 @@ where c.castmethod = 'f' and ((s.typtype = 'd' and t.oid = 'pg_catalog.json'::pg
 
 const FUNCTIONS = `
 select n.nspname as schema, p.proname as name, p.provolatile::text as vol, p.proretset as retset,
-  format_type(p.prorettype, null) as rettype, t.typtype::text as rettyptype, t.typrelid::int as retrel,
+  format_type(p.prorettype, null) as rettype, t.typtype::text as rettyptype,
+  -- The table of a row type, also under a domain over it (a function returning SETOF projects_domain).
+  coalesce(nullif(t.typrelid, 0), (select b.typrelid from pg_type b where b.oid = t.typbasetype))::int as retrel,
   p.pronargs as nargs, p.pronargdefaults as ndefaults, p.prorows::float8 as rows, obj_description(p.oid, 'pg_proc') as
     comment,
   coalesce((select json_agg(json_build_object('name', coalesce(p.proargnames[x.i], ''), 'type', format_type(x.t, null),
@@ -179,6 +187,7 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       : undefined;
   const byOid = new Map<number, Table>();
   const tables = new Map<string, Table>();
+  const partitionTables = new Map<string, Table>();
   const columnNames = new Map<number, Map<number, string>>();
   for (const r of rels) {
     const columns = new Map<string, Column>();
@@ -190,6 +199,7 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
         typeOid: c.oid,
         typeCategory: c.cat,
         baseType: c.typname,
+        ...(c.under ? { underlyingType: c.under } : {}),
         nullable: c.nullable,
         defaultExpr: c.default,
         generated: c.generated,
@@ -204,6 +214,7 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       schema: r.schema,
       name: r.name,
       kind,
+      ...(r.relkind === 'p' ? { partitioned: true } : {}),
       columns,
       comment: r.comment,
       pk: keys.find((k) => k.type === 'p')?.cols ?? [],
@@ -213,7 +224,8 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
       deletable: kind === 'table' || (upd & 16) !== 0,
     };
     byOid.set(r.oid, t);
-    if (r.exposed) tables.set(tableKey(t.schema, t.name), t);
+    // A partition is no name of the API, as in PostgREST: its rows are read and written through its partitioned table.
+    if (r.exposed) (r.partition ? partitionTables : tables).set(tableKey(t.schema, t.name), t);
   }
 
   // Partitions have no relationships of their own, as in PostgREST: the foreign keys a partition inherits from its
@@ -318,6 +330,7 @@ export async function loadSchemaCache(sql: postgres.Sql, schemas: readonly strin
   return {
     schemas,
     tables,
+    partitions: partitionTables,
     functions,
     types: typeMap,
     mediaHandlers: mediaHandlersOf(handlers),

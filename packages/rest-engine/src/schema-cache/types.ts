@@ -8,6 +8,8 @@ export interface Column {
   /** pg_type.typcategory: A array, R range, S string, N numeric, U user (tsvector, json are U). */
   readonly typeCategory: string;
   readonly baseType: string; // typname (e.g. 'tsvector', 'jsonb', '_int4')
+  /** For a column whose type is a domain: the typname of the type under it, through domains over domains. */
+  readonly underlyingType?: string;
   readonly nullable: boolean;
   readonly defaultExpr: string | null;
   readonly generated: boolean;
@@ -34,6 +36,8 @@ export interface Table {
   readonly schema: string;
   readonly name: string;
   readonly kind: 'table' | 'view' | 'matview' | 'foreign';
+  /** A partitioned table (relkind p): its rows live in its partitions, and RETURNING reads no system column. */
+  readonly partitioned?: boolean;
   readonly insertable: boolean;
   readonly updatable: boolean;
   readonly deletable: boolean;
@@ -129,6 +133,8 @@ export const mediaHandlerKey = (target: string, mediaType: string): string => `$
 export interface SchemaCache {
   readonly schemas: readonly string[];
   readonly tables: ReadonlyMap<string, Table>; // key: schema.name
+  /** Partitions of the exposed schemas: no names of the API (as in PostgREST), described by type generation. */
+  readonly partitions: ReadonlyMap<string, Table>; // key: schema.name
   /** Relationships keyed by the origin table key. */
   readonly relationships: ReadonlyMap<string, readonly Relationship[]>;
   readonly functions: ReadonlyMap<string, readonly DbFunction[]>; // key: schema.name

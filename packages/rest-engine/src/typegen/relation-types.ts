@@ -17,7 +17,9 @@ export interface RelationContext {
 const byName = (a: string, b: string) => a.localeCompare(b);
 
 export function relationsOf(cache: SchemaCache, schema: string): { tables: Table[]; views: Table[] } {
-  const all = [...cache.tables.values()].filter((t) => t.schema === schema).sort((a, b) => byName(a.name, b.name));
+  const all = [...cache.tables.values(), ...cache.partitions.values()]
+    .filter((t) => t.schema === schema)
+    .sort((a, b) => byName(a.name, b.name));
   return {
     tables: all.filter((t) => t.kind === 'table' || t.kind === 'foreign'),
     views: all.filter((t) => t.kind === 'view' || t.kind === 'matview'),

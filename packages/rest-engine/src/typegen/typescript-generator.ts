@@ -32,7 +32,7 @@ export async function generateTypeScriptTypes(sql: postgres.Sql, options: TypeGe
     views: [...perSchema.values()].flatMap((r) => r.views.filter((t) => t.kind === 'view')),
   };
   const byOid = new Map<number, Table>();
-  for (const t of cache.tables.values()) {
+  for (const t of [...cache.tables.values(), ...cache.partitions.values()]) {
     const oid = extras.relations.get(tableKey(t.schema, t.name))?.oid;
     if (oid !== undefined) byOid.set(oid, t);
   }

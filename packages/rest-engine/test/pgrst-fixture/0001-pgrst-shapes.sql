@@ -62,3 +62,14 @@ begin
 end $$;
 create function raise_unparsable() returns void language plpgsql as $$
 begin raise sqlstate 'PGRST' using message = 'not json', detail = '{}'; end $$;
+
+-- Parameters declared char(4) and bit(4), which PostgreSQL keeps as character and bit (of length one as columns).
+create function char_param_select(char_ char(4), char_arr char(4)[]) returns table (char_ char, char_arr char[])
+  language sql immutable as $$ select $1, $2 $$;
+create function bit_param_select(bit_ bit(4), bit_arr bit(4)[]) returns table (bit_ bit, bit_arr bit[])
+  language sql immutable as $$ select $1, $2 $$;
+
+-- A function returning a domain over a table's row type: its rows embed as the table's.
+create domain project_row as projects;
+create function project_rows(lo int) returns setof project_row language sql stable as
+  $$ select p::project_row from projects p where p.id >= lo $$;

@@ -113,3 +113,36 @@ create table m_projects (id int primary key);
 create table m_jobs (site_id int references m_sites, project_id int references m_projects, primary key (site_id, project_id));
 create table m_main_jobs (site_id int references m_sites, project_id int references m_projects, primary key (site_id, project_id));
 grant select on m_sites, m_projects, m_jobs, m_main_jobs to service_role;
+-- Upserts into a partitioned table (its RETURNING reads no xmax); its partitions are no names of the API.
+grant insert, update on yearly to service_role;
+
+-- Full-text search on a column whose type is a domain over a domain over tsvector.
+create domain words as tsvector;
+create domain some_words as words check (length(value) > 0);
+create table phrases (id int primary key, plain words, body some_words);
+insert into phrases values (1, to_tsvector('simple', 'it is kind of fun'), to_tsvector('simple', 'it is kind of fun')),
+  (2, to_tsvector('simple', 'cats ate rats'), to_tsvector('simple', 'cats ate rats'));
+create function all_phrases() returns setof phrases language sql stable as $$ select * from phrases $$;
+grant select on phrases to service_role;
+
+-- Settings a request's transaction sets: app settings, request.cookies, request.headers.
+create function setting_of(name text) returns text language sql stable as $$ select current_setting(name, true) $$;
+create function cookie_of(name text) returns text language sql stable as
+  $$ select current_setting('request.cookies', true)::json ->> name $$;
+
+-- A column whose type is a domain with a default (used when the column has no default of its own).
+create domain devil_int as int default 666;
+create table devils (id devil_int, name text, at timestamptz);
+create table devils_own (id devil_int default 420, name text);
+grant select, insert on devils, devils_own to service_role;
+
+-- Two junctions between the same tables: an ambiguous many-to-many.
+create table sites (id int primary key);
+create table works (id int primary key);
+create table site_works (site_id int references sites, work_id int references works, primary key (site_id, work_id));
+create table site_plans (site_id int references sites, work_id int references works, primary key (site_id, work_id));
+grant select on sites, works, site_works, site_plans to service_role;
+
+-- A table whose name is not ASCII: its Content-Location carries the name percent-encoded.
+create table "موارد" (id int);
+grant select on "موارد" to service_role;

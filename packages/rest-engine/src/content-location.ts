@@ -1,0 +1,55 @@
+// Content-Location of a read, as PostgREST gives it: the table's name and the query string in canonical form, its
+// parameters sorted by name (a stable sort) and each name and value percent-encoded again, every byte but the
+// unreserved ones (A-Z a-z 0-9 - _ . ~) as %XX.
+
+/** The bytes a query-string part stands for: `+` is a space, `%XX` the byte XX (a stray `%` stays as it is). */
+function decodePart(text: string): Buffer {
+  const raw = Buffer.from(text.replace(/\+/g, ' '), 'utf8');
+  const out: number[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const hex = raw[i] === 0x25 && i + 2 < raw.length ? raw.subarray(i + 1, i + 3).toString('latin1') : '';
+    if (/^[0-9a-fA-F]{2}$/.test(hex)) {
+      out.push(Number.parseInt(hex, 16));
+      i += 2;
+    } else out.push(raw[i]);
+  }
+  return Buffer.from(out);
+}
+
+const UNRESERVED = /[A-Za-z0-9\-_.~]/;
+
+function encodePart(bytes: Buffer): string {
+  let s = '';
+  for (const b of bytes) {
+    const c = String.fromCharCode(b);
+    s += b < 0x80 && UNRESERVED.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return s;
+}
+
+/**
+ * The table's name as a header may carry it: its UTF-8 bytes outside printable ASCII (and `%`) as %XX. A header
+ * holds no other text (Node refuses it, and a line break would end the header).
+ */
+function encodeName(name: string): string {
+  let s = '';
+  for (const b of Buffer.from(name, 'utf8'))
+    s +=
+      b > 0x20 && b < 0x7f && b !== 0x25 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  return s;
+}
+
+/** `/name?a=eq.1&b=eq.1` for the query string `b=eq.1&a=eq.1`; `/name` without parameters. */
+export function contentLocation(name: string, search: string): string {
+  const params = search
+    .split(/[&;]/)
+    .filter((p) => p !== '')
+    .map((p) => {
+      const eq = p.indexOf('=');
+      return eq === -1 ? [decodePart(p), Buffer.alloc(0)] : [decodePart(p.slice(0, eq)), decodePart(p.slice(eq + 1))];
+    });
+  // Array.prototype.sort is stable: parameters of one name keep their order.
+  params.sort((a, b) => Buffer.compare(a[0], b[0]));
+  const query = params.map(([k, v]) => `${encodePart(k)}=${encodePart(v)}`).join('&');
+  return `/${encodeName(name)}${query === '' ? '' : `?${query}`}`;
+}

@@ -237,8 +237,6 @@ export function sqlStateToStatus(code: string, authenticated: boolean, message =
       return 405;
     case '53400': // configuration_limit_exceeded (temp_file_limit): a limit of the server, not unavailability
     case '57014':
-    case '42P17': // infinite recursion (a policy that reads its own table)
-    case '53400': // a configured limit exceeded (temp_file_limit): no lack of resources a retry would cure
       return 500;
     // The server going away or not accepting connections yet (shutdown, crash, start-up or recovery). They come as
     // SQL states through postgres.js, where PostgREST's libpq sees a lost connection and answers 503: so do we.

@@ -8,7 +8,7 @@ import { acceptEntries, builtinMediaOf } from '../parse/header-parser.js';
 import type { MediaType, SelectItem } from '../parse/types.js';
 import { type MediaHandler, mediaHandlerKey, type SchemaCache, tableKey } from '../schema-cache/types.js';
 
-export interface Negotiated {
+interface Negotiated {
   readonly media: MediaType;
   /** The handler that makes the answer (media is then 'raw'), or null for the engine's own rendering. */
   readonly handler: MediaHandler | null;

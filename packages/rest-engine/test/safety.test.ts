@@ -85,6 +85,19 @@ describe('property: arbitrary requests', () => {
       '&',
       ',',
       '.',
+      // The grammars added since (spreads, aggregates and casts before them, JSON paths, embed null checks).
+      '...',
+      '...tasks(',
+      'count()',
+      '.sum()',
+      '.avg()',
+      '::int',
+      '::text',
+      '->0',
+      '->>',
+      '!inner',
+      'tasks=not.is.null',
+      ')',
     ),
     fc.string({ maxLength: 6 }),
   );
@@ -106,6 +119,38 @@ describe('property: arbitrary requests', () => {
         assertSafe(await h.req('GET', `${p}?${q}`), `GET ${p}?${q}`);
       }),
       { numRuns: 250 },
+    );
+  });
+
+  it('GET with arbitrary Accept headers: media ranges, q-values and parameters in any order', async () => {
+    const range = fc.oneof(
+      fc.constantFrom(
+        '*/*',
+        'text/*',
+        'application/json',
+        'text/csv',
+        'text/plain',
+        'application/octet-stream',
+        'application/geo+json',
+        'application/vnd.pgrst.object+json',
+        'application/vnd.pgrst.object+json;nulls=stripped',
+        'application/vnd.pgrst.array+json;nulls=stripped',
+        'application/vnd.pgrst.plan+json;for="application/json"',
+        'image/png',
+        ...HOSTILE,
+      ),
+      fc.string({ maxLength: 8 }),
+    );
+    const entry = fc
+      .tuple(range, fc.option(fc.constantFrom('q=0', 'q=0.5', 'q=1', 'q=x', 'q=', 'charset=utf-8')))
+      .map(([r, param]) => (param ? `${r};${param}` : r));
+    const accept = fc.array(entry, { minLength: 1, maxLength: 4 }).map((xs) => xs.join(', '));
+    await fc.assert(
+      fc.asyncProperty(path, query, accept, async (p, q, a) => {
+        const res = await h.req('GET', `${p}?${q}`, { headers: { accept: a } });
+        assertSafe(res, `GET ${p}?${q} accept=${a}`);
+      }),
+      { numRuns: 200 },
     );
   });
 

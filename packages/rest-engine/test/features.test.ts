@@ -4,7 +4,8 @@ import { setup, SERVICE, USER_A, type Harness } from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await setup({ maxRows: 3, statementTimeoutMs: 300, txRollbackAllowed: true });
+  // 1.5 s: a statement of this file on a loaded machine may take a few hundred ms (300 ms failed a HEAD with 500).
+  h = await setup({ maxRows: 3, statementTimeoutMs: 1500, txRollbackAllowed: true });
 });
 afterAll(async () => {
   await h.close();
@@ -196,7 +197,7 @@ describe('responses', () => {
   });
 
   it('times out long statements and sets the role and claims per request', async () => {
-    const slow = await h.req('GET', '/rpc/sleep_ms?ms=2000');
+    const slow = await h.req('GET', '/rpc/sleep_ms?ms=5000');
     expect(slow.json.code).toBe('57014');
     expect((await h.req('POST', '/rpc/current_role_name', { claims: SERVICE })).json).toBe('service_role');
     expect((await h.req('POST', '/rpc/current_role_name')).json).toBe('anon');

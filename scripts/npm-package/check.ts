@@ -137,7 +137,7 @@ async function main(): Promise<number> {
     // TEST_DATABASE_URL when set (CI's PostgreSQL 15 run), else the test setup's embedded one.
     const tutorials = spawnSync(
       process.execPath,
-      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', '--project', 'rest-engine', TUTORIALS],
+      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', TUTORIALS],
       {
         cwd: ROOT,
         env: {

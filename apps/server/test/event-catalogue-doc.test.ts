@@ -1,7 +1,7 @@
 // docs/event-catalogue.md is generated from the catalogue the areas' migrations fill (public.event_types; the domain
 // and other sets, such as auction-data's auction.restored), so no document lists event types or counts them by
 // hand. After adding an event, regenerate it with
-// `npx vitest run --project server test/event-catalogue-doc.test.ts -u`; CI fails while it is stale. Each type's
+// `npx vitest run apps/server/test/event-catalogue-doc.test.ts -u`; CI fails while it is stale. Each type's
 // `since_version` is checked here against CHANGELOG.md: the release naming the migration that declares it.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

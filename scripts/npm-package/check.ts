@@ -135,18 +135,14 @@ async function main(): Promise<number> {
     }
     // PostgREST's tutorials 0 and 1 (our end-to-end test of them) against the installed command; on the database of
     // TEST_DATABASE_URL when set (CI's PostgreSQL 15 run), else the test setup's embedded one.
-    const tutorials = spawnSync(
-      process.execPath,
-      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', TUTORIALS],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          REST_ENGINE_COMMAND: join(app, 'node_modules/@auction-ops/rest-engine/dist/cli/main.js'),
-        },
-        encoding: 'utf8',
+    const tutorials = spawnSync(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', TUTORIALS], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        REST_ENGINE_COMMAND: join(app, 'node_modules/@auction-ops/rest-engine/dist/cli/main.js'),
       },
-    );
+      encoding: 'utf8',
+    });
     check(
       "PostgREST's tutorials 0 and 1 against the installed command",
       tutorials.status === 0,

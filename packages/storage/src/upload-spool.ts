@@ -3,7 +3,7 @@
 // On failure the spool file is removed and the rest of the request body is discarded (up to a cap) so the
 // client still gets the error response instead of a reset connection.
 import { randomUUID } from 'node:crypto';
-import { open, rm } from 'node:fs/promises';
+import { type FileHandle, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BatchedFileWriter } from './batched-file-writer.js';
@@ -48,8 +48,19 @@ function discard(source: Readable, cap: number): void {
 }
 
 export async function spoolUpload(source: Readable, options: SpoolOptions): Promise<Spooled> {
+  // The source may fail while the spool file is being opened; until the listeners below take over, this one keeps
+  // that error from being unhandled (a stream that errors with no listener throws), and the check after them sees
+  // the source destroyed.
+  const ignoreEarlyError = () => {};
+  source.on('error', ignoreEarlyError);
   const file = join(options.tmpDir, `${randomUUID()}.part`);
-  const handle = await inDirectory(options.tmpDir, () => open(file, 'wx'));
+  let handle: FileHandle;
+  try {
+    handle = await inDirectory(options.tmpDir, () => open(file, 'wx'));
+  } catch (error) {
+    source.off('error', ignoreEarlyError);
+    throw error;
+  }
   // Hashed off the event loop, behind the writes (file-md5.ts).
   const hash = options.md5 === false ? undefined : new FileMd5(file, 0);
   let size = 0;
@@ -105,6 +116,7 @@ export async function spoolUpload(source: Readable, options: SpoolOptions): Prom
       // A source destroyed without 'end' (client gone) must not leave the promise pending.
       const onClose = () => setImmediate(() => fail(aborted()));
       source.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+      source.off('error', ignoreEarlyError);
       // Gone before we listened (the connection broke while the bucket was looked up): its 'close' has passed.
       if (source.destroyed && !source.readableEnded) return fail(aborted());
       source.resume();

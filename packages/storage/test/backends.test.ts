@@ -93,13 +93,29 @@ describe('spoolUpload', () => {
   });
 
   it('removes the spool file when the source fails midway', async () => {
-    const failing = new Readable({ read() {} });
-    failing.push(png);
-    setTimeout(() => failing.destroy(new Error('socket hang up')), 20);
+    // The first read gives the image's bytes; the next one (asked for once they were taken) breaks the source.
+    let reads = 0;
+    const failing = new Readable({
+      read() {
+        reads++;
+        if (reads === 1) this.push(png);
+        else this.destroy(new Error('socket hang up'));
+      },
+    });
     await expect(spoolUpload(failing, { ...options, tmpDir: join(dir, 'fail') })).rejects.toMatchObject({
       status: 400,
     });
+    expect(reads).toBe(2);
     expect(await readdir(join(dir, 'fail'))).toEqual([]);
+  });
+
+  it('answers 400 without an unhandled error when the source fails while the spool file is being opened', async () => {
+    const failing = new Readable({ read() {} });
+    const spooled = spoolUpload(failing, { ...options, tmpDir: join(dir, 'early') });
+    // spoolUpload is now awaiting the file's creation: the error comes before its stream listeners are attached.
+    failing.destroy(new Error('socket hang up'));
+    await expect(spooled).rejects.toMatchObject({ status: 400 });
+    expect(await readdir(join(dir, 'early'))).toEqual([]);
   });
 
   it('refuses content that is not the declared image as soon as the first bytes arrive', async () => {

@@ -15,6 +15,24 @@ function table(head: string[], rows: string[][]): string {
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/**
+ * How many connections the run held and what each cost: sockets to the server (realtime's WebSockets among them) and
+ * database connections at their peak, and the server processes' growth from idle to their peak per socket added.
+ */
+function connectionLines(r: DayResult): string[] {
+  const conns = r.samples.flatMap((s) => (s.connections === undefined ? [] : [s.connections]));
+  const peakSockets = Math.max(0, ...r.samples.map((s) => s.sockets));
+  const server = (s: DayResult['samples'][number]) => (s.rss['server primary'] ?? 0) + (s.rss['server workers'] ?? 0);
+  const peakServer = Math.max(0, ...r.samples.map(server));
+  const postgres = Math.max(0, ...r.samples.map((s) => s.rss['postgres (PSS sum)'] ?? 0));
+  const added = Math.max(1, peakSockets - r.idle.sockets);
+  const perSocket = Math.max(0, peakServer - r.idle.serverBytes) / added;
+  return [
+    `connections: up to ${peakSockets} sockets to the server (${r.websockets} realtime WebSockets, the rest keep-alive HTTP; ${r.idle.sockets} before the subscribers), up to ${Math.max(0, ...conns)} database connections (last ${conns.at(-1) ?? '-'})`,
+    `memory per connection: the server's processes grew ${mb(peakServer - r.idle.serverBytes)} MB from idle (${mb(r.idle.serverBytes)} MB) to their peak, ${(perSocket / 1024).toFixed(0)} KB per socket added; PostgreSQL ${mb(postgres)} MB (PSS, shared buffers included) for ${Math.max(0, ...conns)} connections`,
+  ];
+}
+
 export function formatDay(r: DayResult): string {
   const out: string[] = [];
   const p = r.plan;
@@ -66,8 +84,7 @@ export function formatDay(r: DayResult): string {
       }),
     ),
   );
-  const conns = r.samples.flatMap((s) => (s.connections === undefined ? [] : [s.connections]));
-  out.push(`database connections: max ${Math.max(0, ...conns)}, last ${conns.at(-1) ?? '-'}`);
+  out.push(...connectionLines(r));
   out.push(
     table(
       ['service level', 'value', 'target', 'held'],

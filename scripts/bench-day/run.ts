@@ -7,7 +7,7 @@ import { DISK_FAULT_FLOOR_MB, diskFaultTmpfsMb, type FaultWindow, injectFault, u
 import type { RequestRecord } from './messages.js';
 import { makePlan, type Plan, playing } from './plan.js';
 import { faults as faultSchedule, type FaultName, profile } from './profile.js';
-import { startSampler, type Sample } from './sampler.js';
+import { rssOf, type Sample, socketsTo, startSampler } from './sampler.js';
 import { startDayServer } from './server.js';
 import { type Level, percentile, recoveredAt, serviceLevelsHeld } from './stats.js';
 import type { Subscription } from './subscribers.js';
@@ -54,6 +54,10 @@ export interface DayResult {
   webhooks: { arrivals: number; firstAttempts: number; maxBacklogDue: number; maxQueued: number; finalQueued: number };
   imports: Array<{ rows: number; seconds: number }>;
   samples: Sample[];
+  /** Before any subscriber connected (the world built, its users signed in): for the memory each connection adds. */
+  idle: { serverBytes: number; sockets: number };
+  /** Realtime subscribers joined: one WebSocket each. */
+  websockets: number;
   faults: FaultOutcome[];
   audit: Audit;
   droppedId?: string;
@@ -159,6 +163,9 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         filter: `auction_id=eq.${a.id}`,
       });
     }
+    const port = Number(new URL(server.url).port);
+    const serverBytes = () => [server!.primaryPid, ...server!.workerPids()].reduce((sum, pid) => sum + rssOf(pid), 0);
+    const idle = { serverBytes: serverBytes(), sockets: socketsTo(port) };
     const subscriberProcs = Math.max(1, Math.ceil(subscriptions.length / 250));
     const subscribers = Array.from({ length: subscriberProcs }, (_, i) =>
       startChild(`subscribers-${i}`, './subscribers.ts', log),
@@ -188,6 +195,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
     await Promise.all(generators.map((g) => g.ready));
     const sampler = startSampler({
       sql: owner,
+      port,
       processes: () => ({
         'server primary': [server!.primaryPid],
         'server workers': server!.workerPids(),
@@ -311,6 +319,8 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       },
       imports: acks.flatMap((a) => (a.type === 'dataset' ? [{ rows: a.rows, seconds: a.seconds }] : [])),
       samples,
+      idle,
+      websockets: subscribed,
       faults: outcomes,
       audit: audited,
       droppedId,

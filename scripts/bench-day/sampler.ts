@@ -1,12 +1,15 @@
 // Samples taken every two seconds through the run: the resident set of every process (server primary and workers,
-// the PostgreSQL processes summed by PSS, each generator, subscriber and receiver process), the database's connections,
-// and the webhook delivery backlog (queued deliveries already due, and all queued).
+// the PostgreSQL processes summed by PSS, each generator, subscriber and receiver process), the sockets open to the
+// server (keep-alive HTTP and WebSocket), the database's connections, and the webhook delivery backlog (queued
+// deliveries already due, and all queued).
 import { readFileSync } from 'node:fs';
 import type { OwnerSql } from './world.js';
 
 export interface Sample {
   t: number;
   rss: Record<string, number>;
+  /** TCP connections established to the server's port (HTTP keep-alive and WebSocket), counted at the server's end. */
+  sockets: number;
   connections?: number;
   backlogDue?: number;
   queued?: number;
@@ -30,8 +33,32 @@ export function rssOf(pid: number): number {
   }
 }
 
+/**
+ * Established TCP connections whose local port is `port`: the server's ends of its clients' connections. Read from the
+ * kernel's tables (every process here shares the network namespace), so the server needs no instrument for it.
+ */
+export function socketsTo(port: number): number {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  let n = 0;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const [, local, , state] = line.trim().split(/\s+/);
+      if (state === '01' && local?.endsWith(`:${hex}`)) n++;
+    }
+  }
+  return n;
+}
+
 export function startSampler(options: {
   sql: OwnerSql;
+  /** The server's port, for the sockets open to it. */
+  port: number;
   processes: () => Record<string, number[]>;
   /** Groups whose figure is the PSS sum rather than the RSS sum (PostgreSQL's shared buffers). */
   proportional?: string[];
@@ -45,7 +72,7 @@ export function startSampler(options: {
     const rss: Record<string, number> = {};
     for (const [name, pids] of Object.entries(options.processes()))
       rss[name] = pids.reduce((sum, pid) => sum + (options.proportional?.includes(name) ? pssOf(pid) : rssOf(pid)), 0);
-    const sample: Sample = { t: Date.now(), rss };
+    const sample: Sample = { t: Date.now(), rss, sockets: socketsTo(options.port) };
     try {
       const [row] = await Promise.race([
         options.sql<Array<{ connections: number; due: number; queued: number }>>`

@@ -45,6 +45,18 @@ describe('token verifier', () => {
     }
   });
 
+  it('keeps the tokens used most recently when its cache is full', async () => {
+    const verifier = createTokenVerifier(SECRET, { cacheSize: 2 });
+    const token = (sub: string) =>
+      new SignJWT({ role: 'authenticated', sub }).setProtectedHeader({ alg: 'HS256' }).sign(secretKey(SECRET));
+    const [a, b, c] = await Promise.all([token('a'), token('b'), token('c')]);
+    await verifier.verify(a);
+    await verifier.verify(b);
+    expect(verifier.cached(a)).toMatchObject({ sub: 'a' }); // a is now the most recent
+    await verifier.verify(c);
+    expect([verifier.cached(a)?.sub, verifier.cached(b)?.sub, verifier.cached(c)?.sub]).toEqual(['a', undefined, 'c']);
+  });
+
   it('refuses alg none and HS256 tokens signed with the public key text', async () => {
     const verifier = createTokenVerifier(SECRET);
     const part = (json: string) => Buffer.from(json).toString('base64url');

@@ -1,6 +1,6 @@
 // One process's metric registry: request counts and latencies by family, method and status, the process and
 // event-loop metrics of prom-client, and gauges read at scrape time from the parts that own the numbers.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { familyOf, labelSetIndex, methodLabel } from './request-labels.js';
 
 /** Seconds; from a cached plan's sub-millisecond read to a slow import or upload. */
@@ -30,13 +30,7 @@ export function createServerMetrics(): ServerMetrics {
       for (const series of counts.values()) this.inc(series.labels, series.count);
     },
   });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from request to answer, by path family, method and status',
-    labelNames: ['family', 'method', 'status'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
+  registry.registerMetric(new DurationHistogram(counts) as never);
   const lookups = { hit: 0, miss: 0 };
   new Counter({
     name: 'rest_plan_cache_lookups_total',
@@ -62,11 +56,13 @@ export function createServerMetrics(): ServerMetrics {
       let series = counts.get(index);
       if (series === undefined) {
         const labels = { family, method: methodLabel(method), status: String(status) };
-        series = { labels, count: 0, time: duration.labels(labels) };
+        series = { labels, count: 0, sum: 0, buckets: new Array<number>(DURATION_BUCKETS.length).fill(0) };
         counts.set(index, series);
       }
       series.count++;
-      series.time.observe(seconds);
+      series.sum += seconds;
+      const bucket = DURATION_BUCKETS.findIndex((bound) => seconds <= bound);
+      if (bucket !== -1) series.buckets[bucket]!++;
     },
   };
 }
@@ -74,8 +70,66 @@ export function createServerMetrics(): ServerMetrics {
 interface RequestSeries {
   readonly labels: { family: string; method: string; status: string };
   count: number;
-  /** prom-client's child (it still hashes the labels per observation; a histogram cannot be handed counts). */
-  readonly time: { observe(v: number): void };
+  /** Seconds, and the observations per bucket of DURATION_BUCKETS (not cumulative; past the last one: count only). */
+  sum: number;
+  readonly buckets: number[];
+}
+
+type Sample = {
+  labels: Record<string, string | number>;
+  sharedLabels: Record<string, string>;
+  value: number;
+  metricName: string;
+};
+
+/**
+ * http_request_duration_seconds as prom-client's registry reads a histogram (its `get()` shape, the same samples and
+ * labels as prom-client's Histogram writes), from the counts observeRequest keeps: prom-client's histogram hashes
+ * its label object on every observation, a few µs of every request.
+ */
+class DurationHistogram {
+  readonly name = 'http_request_duration_seconds';
+  readonly help = 'Time from request to answer, by path family, method and status';
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  constructor(private readonly series: Map<number, RequestSeries>) {}
+
+  /** For the text exposition: each series' labels as shared labels, after `le`. */
+  getForPromString() {
+    const values: Sample[] = [];
+    const bucket = `${this.name}_bucket`;
+    for (const { labels, count, sum, buckets } of this.series.values()) {
+      let cumulative = 0;
+      DURATION_BUCKETS.forEach((le, i) => {
+        cumulative += buckets[i]!;
+        values.push({ labels: { le }, sharedLabels: labels, value: cumulative, metricName: bucket });
+      });
+      values.push({ labels: { le: '+Inf' }, sharedLabels: labels, value: count, metricName: bucket });
+      values.push({ labels: {}, sharedLabels: labels, value: sum, metricName: `${this.name}_sum` });
+      values.push({ labels: {}, sharedLabels: labels, value: count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+
+  /** For JSON and the cluster's aggregation: the labels in one object. */
+  get() {
+    const metric = this.getForPromString();
+    return {
+      ...metric,
+      values: metric.values.map(({ labels, sharedLabels, ...rest }) => ({
+        ...rest,
+        labels: { ...labels, ...sharedLabels },
+      })),
+    };
+  }
+
+  reset() {
+    for (const s of this.series.values()) {
+      s.count = 0;
+      s.sum = 0;
+      s.buckets.fill(0);
+    }
+  }
 }
 
 /**

@@ -42,17 +42,40 @@ function encodeName(name: string): string {
   return s;
 }
 
+/** Printable ASCII without space, `%` and `+`: text that stands for its own bytes, one per character. */
+const PLAIN = /^[!-$&-*,-~]*$/;
+/** Characters the canonical form keeps as they are. */
+const UNRESERVED = /^[A-Za-z0-9\-_.~]*$/;
+
+/** A plain part (see PLAIN) encoded as encodePart would encode its bytes, without making them. */
+function encodePlain(text: string): string {
+  if (UNRESERVED.test(text)) return text;
+  let s = '';
+  for (let i = 0; i < text.length; i++) s += ENCODED[text.charCodeAt(i)];
+  return s;
+}
+
+const splitParam = (p: string): [string, string] => {
+  const eq = p.indexOf('=');
+  return eq === -1 ? [p, ''] : [p.slice(0, eq), p.slice(eq + 1)];
+};
+
 /** `/name?a=eq.1&b=eq.1` for the query string `b=eq.1&a=eq.1`; `/name` without parameters. */
 export function contentLocation(name: string, search: string): string {
-  const params = search
-    .split(/[&;]/)
-    .filter((p) => p !== '')
-    .map((p) => {
-      const eq = p.indexOf('=');
-      return eq === -1 ? [decodePart(p), Buffer.alloc(0)] : [decodePart(p.slice(0, eq)), decodePart(p.slice(eq + 1))];
-    });
+  const path = `/${PLAIN.test(name) ? name : encodeName(name)}`;
+  const parts = search.split(/[&;]/).filter((p) => p !== '');
+  if (parts.length === 0) return path;
+  let query: string;
   // Array.prototype.sort is stable: parameters of one name keep their order.
-  params.sort((a, b) => Buffer.compare(a[0], b[0]));
-  const query = params.map(([k, v]) => `${encodePart(k)}=${encodePart(v)}`).join('&');
-  return `/${encodeName(name)}${query === '' ? '' : `?${query}`}`;
+  if (PLAIN.test(search)) {
+    // The usual query string: one byte per character, so comparing the strings compares the bytes.
+    const params = parts.map(splitParam);
+    params.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    query = params.map(([k, v]) => `${encodePlain(k)}=${encodePlain(v)}`).join('&');
+  } else {
+    const params = parts.map((p) => splitParam(p).map(decodePart));
+    params.sort((a, b) => Buffer.compare(a[0]!, b[0]!));
+    query = params.map(([k, v]) => `${encodePart(k!)}=${encodePart(v!)}`).join('&');
+  }
+  return `${path}?${query}`;
 }

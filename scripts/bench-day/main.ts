@@ -1,10 +1,11 @@
-// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--minutes M] [--drop-one]`: plays the peak hour of
+// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--minutes M] [--drop-one] [--out FILE]`: plays the peak hour of
 // the reference auction group (profile.ts) at K times its rates, compressed, from processes of its own, and prints
 // the figures. --minutes plays only the first M minutes of the (compressed) hour, at its rates: a large K at a low
 // compression in a set time (`--k 20 --compression 1 --minutes 15`).
 // Without --k it steps K through profile.ts's kSteps until a run fails, then bisects between the last good and the
 // first bad, and ends with the largest K that held. --faults injects the faults of profile.ts (or the ones named,
 // comma-separated) into the traffic of one K.
+import { writeFileSync } from 'node:fs';
 import { SMOKE } from '../support/bench-smoke.js';
 import { loadAverage } from '../support/load-average.js';
 import { type FaultName, faults, kSteps, profile } from './profile.js';
@@ -43,6 +44,10 @@ export async function main(): Promise<void> {
     });
     console.log(formatDay(result));
     console.log(`at the end of K=${k}: ${loadAverage()}`);
+    // `--out FILE`: every request (time, kind, status, ms) and sample, for what the summary cannot show (when the
+    // slow requests came, and what ran then).
+    const out = option('out');
+    if (out) writeFileSync(out, JSON.stringify({ requests: result.requests, samples: result.samples }));
     return result.held;
   };
   if (one !== undefined || withFaults) {

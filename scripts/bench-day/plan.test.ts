@@ -58,7 +58,7 @@ describe('the figures', () => {
   });
 
   it('calls RSS flat when the last third stays within the first third', () => {
-    const samples = (values: number[]) => values.map((v, t) => ({ t, rss: { w: v }, sockets: 0 }));
+    const samples = (values: number[]) => values.map((v, t) => ({ t, rss: { w: v }, cpu: {}, sockets: 0 }));
     expect(rssGrowth(samples([100, 110, 100, 105, 108, 112]), 'w')).toBeCloseTo(0.018, 2);
     expect(rssGrowth(samples([100, 100, 120, 130, 150, 160]), 'w')).toBeCloseTo(0.6, 5);
   });

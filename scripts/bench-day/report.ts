@@ -33,6 +33,26 @@ function connectionLines(r: DayResult): string[] {
   ];
 }
 
+/**
+ * Where the machine's CPU went between the first and last sample, per group (the load's own processes included: on
+ * one machine they compete with the server), as a share of all its cores. PostgreSQL's figure counts the processes
+ * alive at each sample, so backends that exited early are missing from it.
+ */
+function cpuLine(r: DayResult): string {
+  const first = r.samples[0];
+  const last = r.samples.at(-1);
+  if (!first || !last || last.t <= first.t) return 'cpu: -';
+  const capacity = ((last.t - first.t) / 1000) * r.cores;
+  const groups = new Map<string, number>();
+  for (const name of Object.keys(last.cpu)) {
+    const group = name.replace(/-\d+$/, '');
+    groups.set(group, (groups.get(group) ?? 0) + Math.max(0, (last.cpu[name] ?? 0) - (first.cpu[name] ?? 0)));
+  }
+  const used = [...groups.values()].reduce((a, b) => a + b, 0);
+  const parts = [...groups].sort((a, b) => b[1] - a[1]).map(([g, s]) => `${g} ${((100 * s) / capacity).toFixed(0)}%`);
+  return `cpu of ${r.cores} cores while playing: ${((100 * used) / capacity).toFixed(0)}% used (${parts.join(', ')})`;
+}
+
 export function formatDay(r: DayResult): string {
   const out: string[] = [];
   const p = r.plan;
@@ -85,6 +105,7 @@ export function formatDay(r: DayResult): string {
     ),
   );
   out.push(...connectionLines(r));
+  out.push(cpuLine(r));
   out.push(
     table(
       ['service level', 'value', 'target', 'held'],

@@ -58,6 +58,8 @@ export interface DayResult {
   idle: { serverBytes: number; sockets: number };
   /** Realtime subscribers joined: one WebSocket each. */
   websockets: number;
+  /** The machine's cores, for the CPU shares. */
+  cores: number;
   faults: FaultOutcome[];
   audit: Audit;
   droppedId?: string;
@@ -321,6 +323,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       samples,
       idle,
       websockets: subscribed,
+      cores: cpus().length,
       faults: outcomes,
       audit: audited,
       droppedId,

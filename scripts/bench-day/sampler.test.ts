@@ -1,6 +1,6 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { expect, it } from 'vitest';
-import { socketsTo } from './sampler.js';
+import { cpuOf, socketsTo } from './sampler.js';
 
 it('counts the established connections to a port at the server’s end, and only those', async () => {
   const accepted: Socket[] = [];
@@ -24,4 +24,13 @@ it('counts the established connections to a port at the server’s end, and only
     for (const a of accepted) a.destroy();
     await new Promise((resolve) => server.close(resolve));
   }
+});
+
+it('reads a process’s CPU seconds from /proc, and 0 for a process that is gone', () => {
+  const before = cpuOf(process.pid);
+  const start = process.cpuUsage();
+  // Busy for 200 ms of this process's own CPU time (not of the clock: a loaded machine only makes it take longer).
+  while (process.cpuUsage(start).user < 200_000) Math.sqrt(Math.random());
+  expect(cpuOf(process.pid) - before).toBeGreaterThanOrEqual(0.15);
+  expect(cpuOf(2 ** 22 + 1)).toBe(0);
 });

@@ -1,4 +1,4 @@
-// Samples taken every two seconds through the run: the resident set of every process (server primary and workers,
+// Samples taken every two seconds through the run: the resident set and CPU time of every process (server primary and workers,
 // the PostgreSQL processes summed by PSS, each generator, subscriber and receiver process), the sockets open to the
 // server (keep-alive HTTP and WebSocket), the database's connections, and the webhook delivery backlog (queued
 // deliveries already due, and all queued).
@@ -8,6 +8,8 @@ import type { OwnerSql } from './world.js';
 export interface Sample {
   t: number;
   rss: Record<string, number>;
+  /** CPU seconds (user and system) each group's live processes have used so far. */
+  cpu: Record<string, number>;
   /** TCP connections established to the server's port (HTTP keep-alive and WebSocket), counted at the server's end. */
   sockets: number;
   connections?: number;
@@ -19,6 +21,20 @@ export interface Sample {
 export function pssOf(pid: number): number {
   try {
     return Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+const CLOCK_TICKS = 100; // USER_HZ: /proc's CPU times are in hundredths of a second on Linux
+
+/** CPU seconds a process has used (utime + stime of /proc/PID/stat), 0 once it is gone. */
+export function cpuOf(pid: number): number {
+  try {
+    // The command name (field 2) may hold spaces: the fields after it start after its closing parenthesis.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   } catch {
     return 0;
   }
@@ -70,9 +86,12 @@ export function startSampler(options: {
     if (busy) return;
     busy = true;
     const rss: Record<string, number> = {};
-    for (const [name, pids] of Object.entries(options.processes()))
+    const cpu: Record<string, number> = {};
+    for (const [name, pids] of Object.entries(options.processes())) {
       rss[name] = pids.reduce((sum, pid) => sum + (options.proportional?.includes(name) ? pssOf(pid) : rssOf(pid)), 0);
-    const sample: Sample = { t: Date.now(), rss, sockets: socketsTo(options.port) };
+      cpu[name] = pids.reduce((sum, pid) => sum + cpuOf(pid), 0);
+    }
+    const sample: Sample = { t: Date.now(), rss, cpu, sockets: socketsTo(options.port) };
     try {
       const [row] = await Promise.race([
         options.sql<Array<{ connections: number; due: number; queued: number }>>`

@@ -58,4 +58,15 @@ describe('contentLocation', () => {
       { numRuns: 2000 },
     );
   });
+
+  it('sorts long query strings, with repeated names, by the definition too', () => {
+    const param = fc.tuple(fc.constantFrom('a', 'b', 'ab', 'B', 'é', 'a%20'), fc.nat(9)).map(([k, v]) => `${k}=${v}`);
+    fc.assert(
+      fc.property(fc.array(param, { minLength: 10, maxLength: 40 }), (params) => {
+        const search = params.join('&');
+        expect(contentLocation('t', search)).toBe(byTheBytes('t', search));
+      }),
+      { numRuns: 500 },
+    );
+  });
 });

@@ -99,6 +99,40 @@ describe('PATCH with an array body', () => {
   });
 });
 
+describe('PATCH with ?columns', () => {
+  const patch = (path: string, body: object, prefer: string) =>
+    send('PATCH', path, JSON.stringify(body), { 'content-type': 'application/json', prefer });
+  it('gives a named column the body lacks its default under missing=default, and says so', async () => {
+    const r = await patch(
+      '/tickets?id=eq.1&columns=title,priority',
+      { title: 'one' },
+      'return=representation, missing=default',
+    );
+    expect([r.status, r.headers['preference-applied']]).toEqual([200, 'missing=default, return=representation']);
+    expect(r.json).toEqual([{ id: 1, title: 'one', priority: 3, note: 'n1' }]);
+  });
+  it('sets a named column the body lacks to null without missing=default', async () => {
+    const r = await patch('/tickets?id=eq.2&columns=title,priority', { title: 'two' }, 'return=representation');
+    expect(r.json).toEqual([{ id: 2, title: 'two', priority: null, note: 'n2' }]);
+  });
+  it('does not read the keys ?columns leaves out, not even as their columns’ types', async () => {
+    const r = await patch(
+      '/tickets?id=eq.3&columns=title',
+      { title: 'three', priority: 'not a number' },
+      'return=representation',
+    );
+    expect([r.status, r.json]).toEqual([200, [{ id: 3, title: 'three', priority: 1, note: 'n3' }]]);
+  });
+  it('takes a view column’s own default through the view', async () => {
+    const r = await patch(
+      '/tickets_view?id=eq.4&columns=title,note',
+      { note: 'n' },
+      'return=representation, missing=default',
+    );
+    expect(r.json).toEqual([{ id: 4, title: 'Untitled', priority: 1, note: 'n' }]);
+  });
+});
+
 describe('POST calls', () => {
   it('call with the first object of an array body', async () => {
     const rows = JSON.stringify([

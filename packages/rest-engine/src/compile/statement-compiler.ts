@@ -232,7 +232,8 @@ function mutationCte(b: SqlBuilder, m: Mutation, returned: readonly string[] | n
       m.columns.forEach((c, i) => {
         b.push(i ? ', ' : '', quoteIdent(c), ' = ');
         // A data representation: the body's JSON value through the domain's cast function.
-        if (reps.includes(c)) b.push(fromJsonCast(m.table, c), '(_j.j -> ').param(c, 'text').push(')');
+        if (m.defaults.includes(c)) b.push('DEFAULT');
+        else if (reps.includes(c)) b.push(fromJsonCast(m.table, c), '(_j.j -> ').param(c, 'text').push(')');
         else b.push(`_r.${quoteIdent(c)}`);
       });
       if (reps.length) {

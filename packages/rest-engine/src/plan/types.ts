@@ -132,6 +132,8 @@ export type Mutation =
       readonly table: Table;
       readonly columns: readonly string[];
       readonly body: string;
+      /** missing=default: the columns of ?columns the body lacks, set to their DEFAULT. */
+      readonly defaults: readonly string[];
       readonly where: readonly PlannedCondition[];
     }
   | {

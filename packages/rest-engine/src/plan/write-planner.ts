@@ -127,11 +127,19 @@ export function planWrite(step: Step, table: Table): Plan {
       throw errors.unfilteredWrite(method === 'PATCH' ? 'UPDATE' : 'DELETE');
     if (method === 'PATCH') {
       // An array body updates with its first object (an empty one with nothing), as PostgREST.
-      const body = Array.isArray(request.body) ? (request.body[0] ?? {}) : request.body;
+      let body = Array.isArray(request.body) ? (request.body[0] ?? {}) : request.body;
       if (!isObject(body)) throw errors.invalidBody('Empty or invalid json');
       const columns = query.columns ? [...query.columns] : Object.keys(body);
       checkColumns(table, columns);
-      mutation = { kind: 'update', table, columns, body: JSON.stringify(body), where };
+      let defaults: string[] = [];
+      if (query.columns) {
+        // As for POST: keys ?columns= leaves out are not read; with missing=default, a column it names that the body
+        // lacks takes its default (PostgreSQL's DEFAULT: the column's, or a view's own), otherwise null.
+        const wanted = new Set(columns);
+        body = Object.fromEntries(Object.entries(body).filter(([k]) => wanted.has(k)));
+        if (h.prefer.missing === 'default') defaults = columns.filter((c) => !(c in body));
+      }
+      mutation = { kind: 'update', table, columns, body: JSON.stringify(body), defaults, where };
     } else {
       mutation = { kind: 'delete', table, where, softDelete: softDeleteOf(step, table) };
     }

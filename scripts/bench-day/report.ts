@@ -53,6 +53,25 @@ function cpuLine(r: DayResult): string {
   return `cpu of ${r.cores} cores while playing: ${((100 * used) / capacity).toFixed(0)}% used (${parts.join(', ')})`;
 }
 
+/** The statements seen running for over half a second at a sample, by how often (the first 160 characters). */
+function longRunningLines(r: DayResult): string[] {
+  const seen = new Map<string, { times: number; longest: number }>();
+  for (const s of r.samples)
+    for (const q of s.longRunning ?? []) {
+      const key = `${q.backend}: ${q.query}`;
+      const entry = seen.get(key) ?? { times: 0, longest: 0 };
+      seen.set(key, { times: entry.times + 1, longest: Math.max(entry.longest, q.seconds) });
+    }
+  if (seen.size === 0) return ['statements over 0.5 s at a sample: none'];
+  return [
+    'statements over 0.5 s at a sample (times seen, longest s):',
+    ...[...seen]
+      .sort((a, b) => b[1].times - a[1].times)
+      .slice(0, 8)
+      .map(([k, v]) => `  ${String(v.times).padStart(4)} x ${v.longest.toFixed(1).padStart(5)}  ${k}`),
+  ];
+}
+
 export function formatDay(r: DayResult): string {
   const out: string[] = [];
   const p = r.plan;
@@ -106,6 +125,7 @@ export function formatDay(r: DayResult): string {
   );
   out.push(...connectionLines(r));
   out.push(cpuLine(r));
+  out.push(...longRunningLines(r));
   out.push(
     table(
       ['service level', 'value', 'target', 'held'],

@@ -13,6 +13,8 @@ export interface Sample {
   /** TCP connections established to the server's port (HTTP keep-alive and WebSocket), counted at the server's end. */
   sockets: number;
   connections?: number;
+  /** Statements running for over half a second when sampled (autovacuum and the server's own jobs included). */
+  longRunning?: Array<{ backend: string; seconds: number; query: string }>;
   backlogDue?: number;
   queued?: number;
 }
@@ -102,6 +104,12 @@ export function startSampler(options: {
         new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 1_500)),
       ]);
       Object.assign(sample, { connections: row!.connections, backlogDue: row!.due, queued: row!.queued });
+      sample.longRunning = await options.sql<Array<{ backend: string; seconds: number; query: string }>>`
+        select backend_type as backend, extract(epoch from now() - query_start)::float8 as seconds,
+          left(regexp_replace(query, '\s+', ' ', 'g'), 160) as query
+        from pg_stat_activity
+        where state = 'active' and pid <> pg_backend_pid() and query_start < now() - interval '500 milliseconds'
+          and backend_type in ('client backend', 'autovacuum worker', 'parallel worker')`;
     } catch {
       // the database is down (a fault): RSS only
     }

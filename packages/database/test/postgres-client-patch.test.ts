@@ -7,8 +7,6 @@
 // And a COPY FROM that the server refuses after the stream's end() (import-csv's last batch) never finished, until
 // the next command on the connection made it finish as if it had succeeded; patched, it fails with the server's error.
 // And a COPY TO read slowly could leave the socket paused at its end, so the next query never completed (fix 6).
-// And its sockets kept Nagle's algorithm on, so every COPY FROM waited 40 ms for a delayed ACK (fix 7).
-import { connect, type Socket } from 'node:net';
 import { finished } from 'node:stream/promises';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -151,41 +149,6 @@ it('a COPY TO read slower than it arrives ends, and the next query on its connec
         expect(await tx`select ${round}::int as round`).toEqual([{ round }]);
       }
     });
-  } finally {
-    await sql.end({ timeout: 0 });
-  }
-});
-
-it('turns off Nagle on its TCP socket, so a COPY FROM does not wait for the server to acknowledge its data (fix 7)', async () => {
-  const url = new URL(db.ownerUrl);
-  const noDelay: boolean[] = [];
-  // postgres.js takes `socket` though its types do not name it: hence an options object, not a literal argument.
-  const options = {
-    max: 1,
-    onnotice: () => {},
-    // A real TCP socket, handed over connected (postgres.js then starts its protocol on it as on its own sockets),
-    // whose setNoDelay calls are recorded.
-    socket: () =>
-      new Promise<Socket>((resolve, reject) => {
-        const socket = connect(Number(url.port), url.hostname);
-        const setNoDelay = socket.setNoDelay.bind(socket);
-        socket.setNoDelay = (on?: boolean) => {
-          noDelay.push(on ?? true);
-          return setNoDelay(on);
-        };
-        socket.once('connect', () => resolve(socket)).once('error', reject);
-      }),
-  };
-  const sql = postgres(db.ownerUrl, options);
-  try {
-    await sql.begin(async (tx) => {
-      await tx`create temp table copied (n int)`;
-      const stream = await tx`copy copied from stdin`.writable();
-      stream.end('1\n2\n');
-      await finished(stream);
-      expect(await tx`select count(*)::int as n from copied`).toEqual([{ n: 2 }]);
-    });
-    expect(noDelay).toEqual([true]);
   } finally {
     await sql.end({ timeout: 0 });
   }

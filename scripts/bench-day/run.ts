@@ -166,8 +166,10 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       });
     }
     const port = Number(new URL(server.url).port);
-    const serverBytes = () => [server!.primaryPid, ...server!.workerPids()].reduce((sum, pid) => sum + rssOf(pid), 0);
-    const idle = { serverBytes: serverBytes(), sockets: socketsTo(port) };
+    const idle = {
+      serverBytes: [server.primaryPid, ...server.workerPids()].reduce((sum, pid) => sum + rssOf(pid), 0),
+      sockets: socketsTo(port),
+    };
     const subscriberProcs = Math.max(1, Math.ceil(subscriptions.length / 250));
     const subscribers = Array.from({ length: subscriberProcs }, (_, i) =>
       startChild(`subscribers-${i}`, './subscribers.ts', log),

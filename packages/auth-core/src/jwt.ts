@@ -14,6 +14,7 @@ import {
   type JWTHeaderParameters,
 } from 'jose';
 import { createPublicKey, type JsonWebKey as NodeJsonWebKey } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 export type Claims = JWTPayload & { role?: string; [key: string]: unknown };
 
@@ -46,38 +47,10 @@ function hmacKey(secret: string, usage: 'sign' | 'verify'): Promise<CryptoKey> {
   return crypto.subtle.importKey('raw', secretKey(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [usage]);
 }
 
-/**
- * Verified tokens, least recently used evicted. A plain Map in use order: lru-cache's bookkeeping (its clock, its
- * timers) cost more per request than the lookup, and the expiry is checked on every hit anyway.
- */
-class VerifiedTokens {
-  private readonly entries = new Map<string, Claims>();
-  constructor(private readonly limit: number) {}
-
-  get(token: string): Claims | undefined {
-    const hit = this.entries.get(token);
-    if (hit !== undefined) {
-      this.entries.delete(token);
-      this.entries.set(token, hit);
-    }
-    return hit;
-  }
-
-  set(token: string, claims: Claims): void {
-    this.entries.delete(token);
-    if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(token, claims);
-  }
-
-  delete(token: string): void {
-    this.entries.delete(token);
-  }
-}
-
 export function createTokenVerifier(secret: string, options: { cacheSize?: number } = {}): TokenVerifier {
   const key = hmacKey(secret, 'verify');
   const publicKeys = new Map<string, CryptoKey>();
-  const cache = new VerifiedTokens(options.cacheSize ?? 10_000);
+  const cache = new LRUCache<string, Claims>({ max: options.cacheSize ?? 10_000 });
   const pickKey = async (header: JWTHeaderParameters): Promise<CryptoKey> => {
     if (header.alg === 'HS256') return key;
     const found = header.kid ? publicKeys.get(header.kid) : undefined;
@@ -105,8 +78,9 @@ export function createTokenVerifier(secret: string, options: { cacheSize?: numbe
       try {
         const { payload } = await jwtVerify(token, pickKey, { algorithms: ['HS256', 'ES256', 'RS256'] });
         const claims = payload as Claims;
-        // An expired token is refused on a hit (above): only tokens still valid are kept.
-        if (typeof claims.exp !== 'number' || claims.exp > now) cache.set(token, claims);
+        // Cache only until expiry: lru-cache's ttl is in ms from now.
+        const ttl = typeof claims.exp === 'number' ? (claims.exp - now) * 1000 : 0;
+        if (ttl > 0 || claims.exp === undefined) cache.set(token, claims, ttl > 0 ? { ttl } : undefined);
         return claims;
       } catch (error) {
         if (error instanceof TokenError) throw error;

@@ -21,7 +21,7 @@ export class ChannelEvents {
     const grants = channel.config.private ? await hub.authorize(channel.topic, verified.claims) : PUBLIC_GRANTS;
     if (!grants.read.size) return closeWithError(this.host, channel, reasons.notMemberAnymore(nameOf(channel)));
     channel.grants = grants;
-    channel.refresh(verified.claims);
+    if (channel.refresh(verified.claims)) hub.identityChanged();
   }
 
   async broadcast(channel: Channel, frame: Frame): Promise<void> {

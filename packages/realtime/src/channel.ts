@@ -97,14 +97,17 @@ export class Channel implements ChangeTarget {
     );
   }
 
-  refresh(claims: Claims): void {
+  /** Takes a new token's claims; answers whether the identity changed (other claims, not only other times). */
+  refresh(claims: Claims): boolean {
     const next = identityOf(claims);
     // A token refreshed with the same claims but for its times keeps the identity object and takes the new claims
     // in place: the router's grouping by identity object, and the access plan made for it, hold (at thousands of
     // subscribers refreshing hourly, rebuilding them was a rebuild a second). Other claims make a new identity.
-    if (next.key === this.identity.key) this.identity.claims = next.claims;
-    else this.identity = next;
+    const changed = next.key !== this.identity.key;
+    if (changed) this.identity = next;
+    else this.identity.claims = next.claims;
     this.watchExpiry(claims);
+    return changed;
   }
 
   close(): void {

@@ -119,6 +119,11 @@ export class RealtimeHub {
     entry(this.rooms, channel.room, () => new Set()).add(channel);
   }
 
+  /** A joined channel took a token with other claims (see ChangeRouter.identityChanged). */
+  identityChanged(): void {
+    this.deps.router.identityChanged();
+  }
+
   detach(channel: Channel): void {
     for (const b of channel.bindings) this.deps.router.remove(b);
     const room = this.rooms.get(channel.room);

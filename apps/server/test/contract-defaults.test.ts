@@ -4,7 +4,8 @@
 import { request as httpRequest } from 'node:http';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { awaitWindowRoom, callFunction } from './functions-notify.fixture.js';
+import { callFunction } from './functions-notify.fixture.js';
+import { awaitWindowRoom } from './support/rate-windows.js';
 import { startTestServer, TEST_PASSWORD, type TestServer } from './support/test-server.js';
 
 let t: TestServer;

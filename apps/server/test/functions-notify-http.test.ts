@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FunctionAnswer,
   startNotifyHarness,
-  awaitWindowRoom,
   until,
   type NotifyHarness,
   type TestUser,
 } from './functions-notify.fixture.js';
+import { awaitWindowRoom } from './support/rate-windows.js';
 
 let h: NotifyHarness;
 let owner: TestUser;

@@ -184,13 +184,3 @@ export async function callFunction(
   }
   return { status: res.status, body, headers: res.headers };
 }
-
-/**
- * Per-user function limits count in fixed windows aligned to the clock (a minute window starts at every whole
- * minute). A test that fills a window waits, when needed, until at least `needMs` remain in the current one,
- * so its requests cannot straddle a boundary and see the count start again.
- */
-export async function awaitWindowRoom(windowMs: number, needMs = 15_000): Promise<void> {
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < needMs) await new Promise((r) => setTimeout(r, left + 50));
-}

@@ -4,13 +4,13 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  awaitWindowRoom,
   callFunction,
   startNotifyHarness,
   type NotifyHarness,
   type TestUser,
   arrangeAuction,
 } from './functions-notify.fixture.js';
+import { awaitWindowRoom } from './support/rate-windows.js';
 import { generateCsv, readSse, type SseEvent } from './functions-reporting.fixture.js';
 
 let h: NotifyHarness;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arrangeOverdueLocation } from './functions-notify.fixture.js';
 import type { TestServer } from './support/test-server.js';
 import { startTwoServers, type TwoServers } from './support/two-servers.js';
+import { awaitWindowRoom } from './support/rate-windows.js';
 
 let twins: TwoServers;
 beforeAll(async () => {
@@ -143,8 +144,7 @@ describe('shared state', () => {
     // A signed-in user without auctions is on the free tier, like anonymous callers (who may read nothing here).
     const token = (await signUp(b, 'limits@two.test')).access_token;
     // The minute window is fixed: start with enough of it left that 61 requests cannot straddle two windows.
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 15_000) await new Promise((r) => setTimeout(r, left + 100));
+    await awaitWindowRoom(60_000);
     const call = (server: TestServer) =>
       fetch(`${server.url}/rest/v1/auctions?select=id`, {
         headers: { apikey: server.anonKey, authorization: `Bearer ${token}`, 'x-forwarded-for': '10.9.0.1' },

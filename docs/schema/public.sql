@@ -691,10 +691,13 @@ $function$;
 -- object: function public.get_all_locations_stats(timestamp with time zone,timestamp with time zone)
 CREATE OR REPLACE FUNCTION public.get_all_locations_stats(p_start_date timestamp with time zone, p_end_date timestamp with time zone)
  RETURNS TABLE(location_id uuid, location_name text, auction_id uuid, total_submissions integer, total_car_count integer, average_car_count numeric, last_submitted_at timestamp with time zone)
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
  SET search_path TO ''
 AS $function$
+#variable_conflict use_column
+begin
+  return query
   select l.id, l.name, l.auction_id,
     coalesce(agg.n, 0)::integer, coalesce(agg.cars, 0)::integer,
     case when coalesce(agg.n, 0) = 0 then 0 else round(agg.cars::numeric / agg.n, 2) end,
@@ -713,8 +716,8 @@ AS $function$
         and (s.submitted_at >= p_start_date and s.submitted_at < r.lo or s.submitted_at >= r.hi and s.submitted_at <= p_end_date)
     ) x
   ) agg on true
-  order by l.name, l.id
-$function$;
+  order by l.name, l.id;
+end $function$;
 grant execute on function public.get_all_locations_stats(timestamp with time zone,timestamp with time zone) to authenticated;
 grant execute on function public.get_all_locations_stats(timestamp with time zone,timestamp with time zone) to service_role;
 
@@ -867,31 +870,35 @@ grant execute on function public.get_location_submission_types_ordered(uuid) to 
 -- object: function public.get_pending_submissions(timestamp with time zone)
 CREATE OR REPLACE FUNCTION public.get_pending_submissions(p_now timestamp with time zone DEFAULT now())
  RETURNS TABLE(location_id uuid, location_name text, auction_id uuid, last_submitted_at timestamp with time zone, submission_frequency_minutes integer, minutes_overdue integer)
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
  SET search_path TO ''
 AS $function$
+begin
+  return query
   with l as (
-    select l.*, (p_now at time zone public.auction_timezone(l.auction_id)) as local_now,
-      public.auction_timezone(l.auction_id) as tz,
+    select l.*, (p_now at time zone z.tz) as local_now, z.tz,
       (select max(s.submitted_at) from public.lot_submissions s
        where s.location_id = l.id and s.submitted_at <= p_now) as last_at
     from public.locations l
+    -- As auction_timezone(): the auction's zone, UTC when it has none, null when the caller cannot see the auction.
+    left join lateral (select coalesce(nullif(a.settings ->> 'timezone', ''), 'UTC') as tz
+                       from public.auctions a where a.id = l.auction_id) z on true
     where l.is_active
   ), open_now as (
     select l.*,
       case
-        when operating_hours_start is null or operating_hours_end is null then true
-        when operating_hours_start = operating_hours_end then true
-        when operating_hours_start < operating_hours_end
-          then local_now::time >= operating_hours_start and local_now::time < operating_hours_end
-        else local_now::time >= operating_hours_start or local_now::time < operating_hours_end
+        when l.operating_hours_start is null or l.operating_hours_end is null then true
+        when l.operating_hours_start = l.operating_hours_end then true
+        when l.operating_hours_start < l.operating_hours_end
+          then l.local_now::time >= l.operating_hours_start and l.local_now::time < l.operating_hours_end
+        else l.local_now::time >= l.operating_hours_start or l.local_now::time < l.operating_hours_end
       end as is_open,
       case
-        when operating_hours_start is null or operating_hours_end is null then null
-        when operating_hours_start < operating_hours_end or local_now::time >= operating_hours_start
-          then (local_now::date + operating_hours_start) at time zone tz
-        else ((local_now::date - 1) + operating_hours_start) at time zone tz
+        when l.operating_hours_start is null or l.operating_hours_end is null then null
+        when l.operating_hours_start < l.operating_hours_end or l.local_now::time >= l.operating_hours_start
+          then (l.local_now::date + l.operating_hours_start) at time zone l.tz
+        else ((l.local_now::date - 1) + l.operating_hours_start) at time zone l.tz
       end as window_start
     from l
   ), due as (
@@ -904,8 +911,8 @@ AS $function$
     greatest(0, floor(extract(epoch from p_now - d.since) / 60) - d.submission_frequency_minutes)::integer
   from due d
   where d.since < p_now - make_interval(mins => d.submission_frequency_minutes)
-  order by 6 desc, d.name
-$function$;
+  order by 6 desc, d.name;
+end $function$;
 grant execute on function public.get_pending_submissions(timestamp with time zone) to authenticated;
 grant execute on function public.get_pending_submissions(timestamp with time zone) to service_role;
 

@@ -1,7 +1,8 @@
-// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--minutes M] [--drop-one] [--out FILE]`: plays the peak hour of
-// the reference auction group (profile.ts) at K times its rates, compressed, from processes of its own, and prints
-// the figures. --minutes plays only the first M minutes of the (compressed) hour, at its rates: a large K at a low
-// compression in a set time (`--k 20 --compression 1 --minutes 15`).
+// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--minutes M] [--drop-one] [--statements] [--out FILE]`:
+// plays the peak hour of the reference auction group (profile.ts) at K times its rates, compressed, from processes of
+// its own, and prints the figures. --minutes plays only the first M minutes of the (compressed) hour, at its rates: a
+// large K at a low compression in a set time (`--k 20 --compression 1 --minutes 15`). --statements preloads
+// pg_stat_statements in the server's PostgreSQL and prints the statements that took it the most time while playing.
 // Without --k it steps K through profile.ts's kSteps until a run fails, then bisects between the last good and the
 // first bad, and ends with the largest K that held. --faults injects the faults of profile.ts (or the ones named,
 // comma-separated) into the traffic of one K.
@@ -29,6 +30,7 @@ export async function main(): Promise<void> {
   // audited short day of `pnpm test:day` judges a run).
   const compression = option('compression') ? Number(option('compression')) : SMOKE ? 720 : undefined;
   const dropOne = process.argv.includes('--drop-one');
+  const statements = process.argv.includes('--statements');
   const minutes = option('minutes') ? Number(option('minutes')) : undefined;
   if (minutes !== undefined && !(minutes > 0))
     throw new Error(`--minutes must be a positive number, not ${option('minutes')}`);
@@ -40,6 +42,7 @@ export async function main(): Promise<void> {
       compression,
       minutes,
       dropOne,
+      statements,
       faults: withFaults ? (chosen as FaultName[]) : [],
     });
     console.log(formatDay(result));

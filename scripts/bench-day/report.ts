@@ -72,6 +72,20 @@ function longRunningLines(r: DayResult): string[] {
   ];
 }
 
+/** With `--statements`: where Postgres's time went while playing, costliest first. */
+function statementLines(r: DayResult): string[] {
+  if (!r.statements) return [];
+  const { top, totalMs } = r.statements;
+  return [
+    `Postgres's time by statement while playing (pg_stat_statements; ${(totalMs / 1000).toFixed(1)} s in all):`,
+    ...top.map(
+      (s) =>
+        `  ${((100 * s.totalMs) / Math.max(totalMs, 1)).toFixed(1).padStart(5)}% ${String(s.calls).padStart(7)} calls ` +
+        `${(s.totalMs / Math.max(s.calls, 1)).toFixed(2).padStart(7)} ms  ${s.query.replace(/\s+/g, ' ').slice(0, 110)}`,
+    ),
+  ];
+}
+
 export function formatDay(r: DayResult): string {
   const out: string[] = [];
   const p = r.plan;
@@ -126,6 +140,7 @@ export function formatDay(r: DayResult): string {
   out.push(...connectionLines(r));
   out.push(cpuLine(r));
   out.push(...longRunningLines(r));
+  out.push(...statementLines(r));
   out.push(
     table(
       ['service level', 'value', 'target', 'held'],

@@ -23,7 +23,16 @@ export interface DayOptions {
   /** After the audit, deletes one acknowledged message row and audits again (`auditAfterDrop`): the proof that
    * the audit can fail. */
   dropOne?: boolean;
+  /** Counts Postgres's time per statement while playing (`--statements`: pg_stat_statements, preloaded). */
+  statements?: boolean;
   log?: (line: string) => void;
+}
+
+/** A statement's share of Postgres's execution time while playing (pg_stat_statements). */
+export interface StatementCost {
+  calls: number;
+  totalMs: number;
+  query: string;
 }
 
 export interface FaultOutcome extends FaultWindow {
@@ -67,6 +76,8 @@ export interface DayResult {
   /** The server's log lines at error level and its process events (a worker or the database restarted). */
   serverLog: string[];
   durationMs: number;
+  /** With `statements`: the costliest statements while playing, and the time of all of them. */
+  statements?: { top: StatementCost[]; totalMs: number };
 }
 
 /** Retry schedule of the contract (0, 1 min, 5 min, 30 min, 2 h, 12 h) compressed like the hour. */
@@ -118,6 +129,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         // Every subscriber connects from 127.0.0.1 here; in the field they come from as many addresses as phones.
         REALTIME_MAX_CONNECTIONS_PER_IP: '1000000',
         DISK_FREE_FLOOR_MB: String(DISK_FAULT_FLOOR_MB),
+        ...(options.statements ? { DB_EMBEDDED_SETTINGS: 'shared_preload_libraries=pg_stat_statements' } : {}),
       },
       {
         tmpfsMb: options.faults?.includes('disk-full') ? diskFaultTmpfsMb(options.k) : undefined,
@@ -128,6 +140,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
     );
     sql = await ownerConnection(server.ownerUrl);
     const owner = sql;
+    if (options.statements) await owner`create extension if not exists pg_stat_statements`;
     await until(
       async () =>
         (await owner<Array<{ allow_http: boolean }>>`select allow_http from webhooks.settings`)[0]?.allow_http === true,
@@ -208,6 +221,8 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       }),
       proportional: ['postgres (PSS sum)'],
     });
+    // What the world's making and the subscribers' joins cost is not the day's.
+    if (options.statements) await owner`select pg_stat_statements_reset()`;
     // Time for the generators to build their photo and CSV (prepare) before the first job.
     const startAt = Date.now() + 3_000;
     for (const [i, g] of generators.entries())
@@ -262,6 +277,8 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       60_000,
     );
     sampler.stop();
+    // Read before the audit, whose queries are not the day's.
+    const statements = options.statements ? await costliestStatements(owner) : undefined;
     for (const s of subscribers) s.send({ type: 'stop' });
     receivers.send({ type: 'stop' });
     await Promise.all([...subscribers, receivers].map((c) => c.done.catch(() => {})));
@@ -336,12 +353,25 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         .filter((l) => /"level":"(error|fatal)"|worker|restart/i.test(l))
         .slice(-30),
       durationMs: Date.now() - began,
+      statements,
     };
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     await sql?.end({ timeout: 2 }).catch(() => {});
     await server?.stop();
   }
+}
+
+/** The 15 statements that took Postgres the most time since the reset, and the time of all statements. */
+async function costliestStatements(
+  owner: Awaited<ReturnType<typeof ownerConnection>>,
+): Promise<{ top: StatementCost[]; totalMs: number }> {
+  const top = await owner<StatementCost[]>`
+    select calls::int as calls, total_exec_time::float8 as "totalMs", query
+      from pg_stat_statements order by total_exec_time desc limit 15`;
+  const [all] = await owner<{ totalMs: number }[]>`
+    select coalesce(sum(total_exec_time), 0)::float8 as "totalMs" from pg_stat_statements`;
+  return { top: [...top], totalMs: all!.totalMs };
 }
 
 /** The contract's answers to a fault: 503/504 while the database is away; 507 too while the disk is full. */

@@ -27,7 +27,7 @@ export async function openDatabase(options: { create?: boolean } = {}): Promise<
     applyMigrations: false,
     attachToRunning: true,
     // A cluster started for a command archives like the server's would: no WAL may escape the archive.
-    embeddedSettings: continuousArchiving(config),
+    embeddedSettings: { ...config.DB_EMBEDDED_SETTINGS, ...continuousArchiving(config) },
   });
   return { config, ownerUrl: db.ownerUrl, close: () => db.close() };
 }

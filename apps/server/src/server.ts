@@ -89,7 +89,7 @@ export async function prepareServer(
       report: (level, message, fields) => log[level](message, fields),
       onGiveUp: onDatabaseLost,
     },
-    embeddedSettings: continuousArchiving(config),
+    embeddedSettings: { ...config.DB_EMBEDDED_SETTINGS, ...continuousArchiving(config) },
   });
   if (config.BACKUP_TARGET && config.DATABASE_URL)
     log.warn('BACKUP_TARGET does not cover an external database (DATABASE_URL): see docs/backups.md');

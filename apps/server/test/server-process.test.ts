@@ -172,11 +172,29 @@ describe('server process', () => {
     const p = await findFreePort();
     // DB_EMBEDDED_PORT (issue 56): the cluster listens where the operator said, after the crash as before it.
     const pgPort = await findFreePort();
-    const env = { DATA_DIR: dir, PORT: String(p), JWT_SECRET: secret, DB_EMBEDDED_PORT: String(pgPort) };
+    // DB_EMBEDDED_SETTINGS: given to the cluster at each start, the restart after the crash included.
+    const env = {
+      DATA_DIR: dir,
+      PORT: String(p),
+      JWT_SECRET: secret,
+      DB_EMBEDDED_PORT: String(pgPort),
+      DB_EMBEDDED_SETTINGS: 'work_mem=7MB;max_connections=150',
+    };
+    const operatorSettings = async () => {
+      const sql = postgres(runningClusterUrl(join(dir, 'postgres'))!, { max: 1, onnotice: () => {} });
+      try {
+        const [row] = await sql<{ settings: string }[]>`
+          select current_setting('work_mem') || ' ' || current_setting('max_connections') as settings`;
+        return row!.settings;
+      } finally {
+        await sql.end();
+      }
+    };
     try {
       const crashed = startProcess(env);
       await waitForHealth(`http://127.0.0.1:${p}`, crashed.exited);
       expect(runningClusterUrl(join(dir, 'postgres'))).toContain(`@127.0.0.1:${pgPort}/`);
+      expect(await operatorSettings()).toBe('7MB 150');
       const postmaster = postmasterPidOf(dir);
       expect(isAlive(postmaster)).toBe(true);
       expect(watchdogsFor(dir)).toHaveLength(1);
@@ -193,6 +211,7 @@ describe('server process', () => {
       await waitForHealth(`http://127.0.0.1:${p}`, next.exited);
       expect(runningClusterUrl(join(dir, 'postgres'))).toContain(`@127.0.0.1:${pgPort}/`);
       expect(next.output()).not.toMatch(/still running on/);
+      expect(await operatorSettings()).toBe('7MB 150');
       // A stop in order ends the watchdog with its PostgreSQL.
       next.child.kill('SIGTERM');
       expect(await next.exited).toBe(0);

@@ -109,6 +109,26 @@ describe('loadConfig', () => {
     expect(config.DB_PREPARE).toBe(false);
   });
 
+  it('takes PostgreSQL settings for the embedded cluster, refusing what the server sets itself', () => {
+    expect(loadConfig({}).DB_EMBEDDED_SETTINGS).toEqual({});
+    expect(
+      loadConfig({
+        DB_EMBEDDED_SETTINGS: ' shared_buffers = 512MB; ;shared_preload_libraries=a,b;pg_stat_statements.max=500',
+      }).DB_EMBEDDED_SETTINGS,
+    ).toEqual({ shared_buffers: '512MB', shared_preload_libraries: 'a,b', 'pg_stat_statements.max': '500' });
+    for (const bad of ['shared_buffers', 'shared_buffers=', 'Shared-Buffers=1GB', "x=1; y' -c z=1"])
+      expect(() => loadConfig({ DB_EMBEDDED_SETTINGS: bad })).toThrow(
+        'must be name=value pairs of PostgreSQL settings separated by ";"',
+      );
+    for (const owned of ['wal_level=replica', 'archive_command=true', 'listen_addresses=*', 'port=5432'])
+      expect(() => loadConfig({ DB_EMBEDDED_SETTINGS: `work_mem=8MB;${owned}` })).toThrow(
+        'may not set what the server sets itself',
+      );
+    expect(() =>
+      loadConfig({ DB_EMBEDDED_SETTINGS: 'work_mem=8MB', DATABASE_URL: 'postgres://db.example/app' }),
+    ).toThrow('DB_EMBEDDED_SETTINGS is set, but DATABASE_URL is too');
+  });
+
   it("fixes the embedded PostgreSQL's port with DB_EMBEDDED_PORT, a free one by default (issue 56)", () => {
     expect(loadConfig({}).DB_EMBEDDED_PORT).toBe(0);
     expect(loadConfig({ DB_EMBEDDED_PORT: '54329' }).DB_EMBEDDED_PORT).toBe(54329);

@@ -7,6 +7,53 @@ const POSTGRES_URL = /^postgres(ql)?:\/\/[^\s,]+$/;
 
 const postgresUrl = v.pipe(v.string(), v.regex(POSTGRES_URL, 'must be a postgres:// URL'));
 
+/**
+ * What the server sets on the embedded cluster itself (its address, its replication for realtime, its WAL archiving
+ * for backups): DB_EMBEDDED_SETTINGS may not change them.
+ */
+const SERVER_OWNED = new Set([
+  'listen_addresses',
+  'port',
+  'unix_socket_directories',
+  'data_directory',
+  'config_file',
+  'hba_file',
+  'ident_file',
+  'wal_level',
+  'max_replication_slots',
+  'max_wal_senders',
+  'archive_mode',
+  'archive_command',
+  'archive_library',
+  'archive_timeout',
+  'restore_command',
+]);
+const SETTING_NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$/;
+
+/** `name=value` pairs separated by `;` (values may hold commas, as shared_preload_libraries does). */
+const embeddedSettings = v.pipe(
+  v.string(),
+  v.transform((s) =>
+    s
+      .split(';')
+      .map((pair) => pair.trim())
+      .filter(Boolean)
+      .map((pair) => {
+        const at = pair.indexOf('=');
+        return at < 0 ? [pair, ''] : [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+      }),
+  ),
+  v.check(
+    (pairs) => pairs.every(([name, value]) => SETTING_NAME.test(name!) && value !== ''),
+    'must be name=value pairs of PostgreSQL settings separated by ";"',
+  ),
+  v.check(
+    (pairs) => pairs.every(([name]) => !SERVER_OWNED.has(name!)),
+    `may not set what the server sets itself (${[...SERVER_OWNED].join(', ')})`,
+  ),
+  v.transform((pairs) => Object.fromEntries(pairs) as Record<string, string>),
+);
+
 /** Comma-separated postgres:// URLs; blanks between commas are ignored. */
 const postgresUrls = commaSeparated((u) => POSTGRES_URL.test(u), 'must be comma-separated postgres:// URLs');
 
@@ -26,6 +73,11 @@ export const databaseSettings = {
    * takes a free port at each start. Not for DATABASE_URL (that server's port is its own).
    */
   DB_EMBEDDED_PORT: v.optional(port, '0'),
+  /**
+   * PostgreSQL settings for the embedded cluster, `name=value;name=value` (e.g. `shared_buffers=512MB;
+   * shared_preload_libraries=pg_stat_statements`), given at its start. Not for DATABASE_URL (configure that server).
+   */
+  DB_EMBEDDED_SETTINGS: v.optional(embeddedSettings, ''),
   /** The embedded PostgreSQL is restarted when it dies; this many deaths or failed starts within the window... */
   DB_RESTART_MAX_FAILURES: v.optional(positiveInt, '5'),
   /** ...make the server give up and exit non-zero (docs/operations.md). */
@@ -34,8 +86,18 @@ export const databaseSettings = {
   DB_CHECK_INTERVAL_MS: v.optional(positiveInt, '1000'),
 };
 
-/** What is wrong with DB_EMBEDDED_PORT beside the other settings (a message completing "invalid configuration: "). */
-export function embeddedPortProblem(config: { DB_EMBEDDED_PORT: number; DATABASE_URL?: string; PORT: number }) {
+/**
+ * What is wrong with DB_EMBEDDED_PORT or DB_EMBEDDED_SETTINGS beside the other settings (a message completing
+ * "invalid configuration: ").
+ */
+export function embeddedClusterProblem(config: {
+  DB_EMBEDDED_PORT: number;
+  DB_EMBEDDED_SETTINGS: Record<string, string>;
+  DATABASE_URL?: string;
+  PORT: number;
+}) {
+  if (Object.keys(config.DB_EMBEDDED_SETTINGS).length && config.DATABASE_URL)
+    return 'DB_EMBEDDED_SETTINGS is set, but DATABASE_URL is too: the embedded PostgreSQL does not run; unset one';
   if (config.DB_EMBEDDED_PORT === 0) return undefined;
   if (config.DATABASE_URL)
     return 'DB_EMBEDDED_PORT is set, but DATABASE_URL is too: the embedded PostgreSQL does not run; unset one';

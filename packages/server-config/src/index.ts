@@ -16,7 +16,7 @@ import { limitsSettings } from './limits.js';
 import { tlsSettings } from './tls.js';
 import { notificationsSettings } from './notifications.js';
 import { auctionsSettings } from './auctions.js';
-import { databaseSettings, embeddedPortProblem } from './database.js';
+import { databaseSettings, embeddedClusterProblem } from './database.js';
 import { realtimeSettings } from './realtime.js';
 import { clusterSettings, resolveConcurrency } from './cluster.js';
 import { targetOverlap } from '@auction-ops/backups/target-overlap';
@@ -114,7 +114,7 @@ export function loadConfig(given: Record<string, string | undefined> = process.e
     throw new ConfigError(
       `invalid configuration: WEB_CONCURRENCY=${JSON.stringify(env.WEB_CONCURRENCY)} ${concurrency}`,
     );
-  const portProblem = embeddedPortProblem(out);
+  const portProblem = embeddedClusterProblem(out);
   if (portProblem) throw new ConfigError(`invalid configuration: ${portProblem}`);
   const overlap = out.BACKUP_TARGET && targetOverlap(out.DATA_DIR, out.BACKUP_TARGET);
   if (overlap) throw new ConfigError(`invalid configuration: ${overlap}; keep them apart`);

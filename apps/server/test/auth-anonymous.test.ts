@@ -109,7 +109,7 @@ describe('anonymous sign-in', () => {
 
   it('has its own per-IP limit: 429 rate_limit_exceeded past AUTH_RATE_LIMIT_ANONYMOUS', async () => {
     // Counted in hour windows of the wall clock (AUTH_RATE_LIMIT_WINDOW_SECONDS): not across a boundary.
-    await awaitWindowRoom(3_600_000, 30_000);
+    await awaitWindowRoom(3_600_000, 10_000);
     const codes: Array<string | undefined> = [];
     for (let i = 0; i < LIMIT + 1; i++) codes.push((await client(on).auth.signInAnonymously()).error?.code);
     const first = codes.indexOf('rate_limit_exceeded');

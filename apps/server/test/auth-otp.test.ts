@@ -86,7 +86,7 @@ describe('signInWithOtp and verifyOtp', () => {
 
   it('counts code guesses per address: 429 past the limit, even for the right code', async () => {
     // Counted in hour windows of the wall clock (AUTH_RATE_LIMIT_WINDOW_SECONDS): not across a boundary.
-    await awaitWindowRoom(3_600_000, 30_000);
+    await awaitWindowRoom(3_600_000, 10_000);
     const address = email();
     await client().auth.signInWithOtp({ email: address });
     const { code } = await mailTo(address);

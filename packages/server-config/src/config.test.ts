@@ -116,11 +116,12 @@ describe('loadConfig', () => {
         DB_EMBEDDED_SETTINGS: ' shared_buffers = 512MB; ;shared_preload_libraries=a,b;pg_stat_statements.max=500',
       }).DB_EMBEDDED_SETTINGS,
     ).toEqual({ shared_buffers: '512MB', shared_preload_libraries: 'a,b', 'pg_stat_statements.max': '500' });
+    expect(loadConfig({ DB_EMBEDDED_SETTINGS: 'TimeZone=UTC' }).DB_EMBEDDED_SETTINGS).toEqual({ timezone: 'UTC' });
     for (const bad of ['shared_buffers', 'shared_buffers=', 'Shared-Buffers=1GB', "x=1; y' -c z=1"])
       expect(() => loadConfig({ DB_EMBEDDED_SETTINGS: bad })).toThrow(
         'must be name=value pairs of PostgreSQL settings separated by ";"',
       );
-    for (const owned of ['wal_level=replica', 'archive_command=true', 'listen_addresses=*', 'port=5432'])
+    for (const owned of ['wal_level=replica', 'Archive_Command=true', 'listen_addresses=*', 'port=5432'])
       expect(() => loadConfig({ DB_EMBEDDED_SETTINGS: `work_mem=8MB;${owned}` })).toThrow(
         'may not set what the server sets itself',
       );

@@ -40,7 +40,8 @@ const embeddedSettings = v.pipe(
       .filter(Boolean)
       .map((pair) => {
         const at = pair.indexOf('=');
-        return at < 0 ? [pair, ''] : [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+        // Setting names are case-insensitive to PostgreSQL (TimeZone, DateStyle).
+        return at < 0 ? [pair, ''] : [pair.slice(0, at).trim().toLowerCase(), pair.slice(at + 1).trim()];
       }),
   ),
   v.check(

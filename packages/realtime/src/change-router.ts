@@ -190,7 +190,8 @@ export class ChangeRouter {
         this.deliver(routed, visible.get(index), byIdentity.get(routed.targets)!, movedHere);
         if (movedHere?.size) moved!.set(index, movedHere);
       });
-      // A client switching tokens faster than changes can be checked gets the changes it was last checked for.
+      // A client still switching tokens after the last check loses those changes: none is sent under claims it was
+      // not checked for.
       if (!moved?.size || this.stopped || round === MAX_CHECKS) return;
       ({ batch, epoch, visible, byIdentity } = await this.check(
         [...moved].map(([index, targets]) => ({ change: batch[index]!.change, targets })),

@@ -1,0 +1,59 @@
+// The claim on its own, against a database of many endpoints in every state: it must find each endpoint with a
+// delivery due (it walks only the endpoints with queued deliveries, one index probe each), keep the per-endpoint
+// limit net of what is in flight, and leave what is not due, leased elsewhere or inactive.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
+import { authMigrations } from '@auction-ops/auth-core';
+import { domainMigrations } from '@auction-ops/domain';
+import { webhookMigrations } from '../src/index.js';
+import { createDeliveryStore } from '../src/delivery-store.js';
+import { createAuction, createEndpoint, emit } from './helpers.js';
+
+let db: TestDatabase;
+let sql: postgres.Sql;
+
+beforeAll(async () => {
+  db = await createTestDatabase([authMigrations, domainMigrations, webhookMigrations]);
+  sql = postgres(db.ownerUrl, { max: 2, onnotice: () => {} });
+});
+afterAll(async () => {
+  await sql?.end();
+  await db?.drop();
+});
+
+/** An auction with one endpoint and `events` events for it: the endpoint's id and its deliveries' ids. */
+async function endpointWith(events: number, options: { active?: boolean } = {}) {
+  const auction = await createAuction(db.sql);
+  const endpoint = await createEndpoint(db.sql, auction.id, `https://hooks.example.com/${auction.id}`, options);
+  for (let i = 0; i < events; i++) await emit(db.sql, auction.id);
+  const rows = await db.sql<{ id: string }[]>`
+    select id from public.webhook_deliveries where endpoint_id = ${endpoint} order by next_attempt_at, id`;
+  return { endpoint, deliveries: rows.map((r) => r.id) };
+}
+
+it('claims one due delivery of every endpoint that has one, within the per-endpoint limit, and nothing else', async () => {
+  const due = await Promise.all(Array.from({ length: 12 }, () => endpointWith(1)));
+  const busy = await endpointWith(3);
+  const later = await endpointWith(2);
+  await db.sql`update public.webhook_deliveries set next_attempt_at = now() + interval '1 hour'
+    where endpoint_id = ${later.endpoint}`;
+  const leased = await endpointWith(1);
+  await db.sql`update public.webhook_deliveries set locked_by = 'other', locked_until = now() + interval '1 minute'
+    where endpoint_id = ${leased.endpoint}`;
+  const inactive = await endpointWith(1, { active: false });
+  await endpointWith(0);
+
+  const store = createDeliveryStore(sql);
+  const claimed = await store.claim('worker-a', 64, 2, {}, 10_000);
+  const ids = claimed.map((d) => d.id).sort();
+  const expected = [...due.flatMap((e) => e.deliveries), ...busy.deliveries.slice(0, 2)].sort();
+  expect(ids).toEqual(expected);
+  expect(ids).not.toContain(inactive.deliveries[0]);
+
+  // What is in flight counts against the limit: with both of the busy endpoint's out, its third waits; with one
+  // back, it goes.
+  expect(await store.claim('worker-a', 64, 2, { [busy.endpoint]: 2 }, 10_000)).toEqual([]);
+  const next = await store.claim('worker-a', 64, 2, { [busy.endpoint]: 1 }, 10_000);
+  expect(next.map((d) => d.id)).toEqual([busy.deliveries[2]]);
+});

@@ -100,6 +100,34 @@ begin
 end $function$;
 grant execute on function realtime.broadcast_changes(text,text,text,text,text,record,record,text) to public;
 
+-- object: function realtime.count_closed_connections()
+CREATE OR REPLACE FUNCTION realtime.count_closed_connections()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+begin
+  update realtime.connection_counts c set open = greatest(c.open - g.n, 0)
+    from (select client_ip, count(*) as n from closed group by client_ip) g
+   where c.client_ip = g.client_ip;
+  delete from realtime.connection_counts c
+   where c.open = 0 and c.client_ip in (select client_ip from closed);
+  return null;
+end $function$;
+
+-- object: function realtime.count_opened_connections()
+CREATE OR REPLACE FUNCTION realtime.count_opened_connections()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+begin
+  insert into realtime.connection_counts as c (client_ip, open)
+  select client_ip, count(*) from opened group by client_ip
+  on conflict (client_ip) do update set open = c.open + excluded.open;
+  return null;
+end $function$;
+
 -- object: function realtime.create_partitions(date,date)
 CREATE OR REPLACE FUNCTION realtime.create_partitions(from_day date, through_day date)
  RETURNS void
@@ -416,6 +444,13 @@ begin
 end $function$;
 grant execute on function realtime.visible_changes(regclass,jsonb,jsonb) to authenticator;
 
+-- object: table realtime.connection_counts
+create table realtime.connection_counts (
+  client_ip text not null,
+  open integer not null
+);
+alter table realtime.connection_counts add constraint connection_counts_pkey PRIMARY KEY (client_ip);
+
 -- object: table realtime.connections
 create table realtime.connections (
   id text not null,
@@ -425,7 +460,8 @@ create table realtime.connections (
 );
 alter table realtime.connections add constraint connections_instance_id_fkey FOREIGN KEY (instance_id) REFERENCES realtime.instances(id) ON DELETE CASCADE;
 alter table realtime.connections add constraint connections_pkey PRIMARY KEY (id);
-CREATE INDEX connections_client_ip ON realtime.connections USING btree (client_ip);
+CREATE TRIGGER connections_closed AFTER DELETE ON realtime.connections REFERENCING OLD TABLE AS closed FOR EACH STATEMENT EXECUTE FUNCTION realtime.count_closed_connections();
+CREATE TRIGGER connections_opened AFTER INSERT ON realtime.connections REFERENCING NEW TABLE AS opened FOR EACH STATEMENT EXECUTE FUNCTION realtime.count_opened_connections();
 
 -- object: table realtime.exposed_tables
 create table realtime.exposed_tables (

@@ -21,12 +21,22 @@ beforeAll(async () => {
 afterEach(async () => {
   for (const ws of sockets.splice(0)) ws.terminate();
   await until(async () => (await leaseCount()) === 0, 'the leases to go');
+  // The per-address counts follow the leases down to nothing: no address keeps a row, none a count gone astray.
+  expect(await first.db.sql`select client_ip, open from realtime.connection_counts`).toEqual([]);
 });
 
 afterAll(async () => {
   await second?.stop();
   await first?.stop();
 });
+
+/** The count kept for each address, beside the leases counted by hand. */
+async function countsAndLeases(): Promise<{ kept: unknown[]; counted: unknown[] }> {
+  const kept = await first.db.sql`select client_ip, open from realtime.connection_counts order by 1`;
+  const counted = await first.db.sql`
+    select client_ip, count(*)::int as open from realtime.connections group by 1 order by 1`;
+  return { kept: [...kept], counted: [...counted] };
+}
 
 async function leaseCount(): Promise<number> {
   const [row] = await first.db.sql<{ n: number }[]>`select count(*)::int as n from realtime.connections`;
@@ -62,6 +72,9 @@ describe('connections per client address across processes', () => {
     const results = await Promise.all([first, second, first, second, first, second].map(connect));
     expect(results.filter((r) => r instanceof WebSocket)).toHaveLength(2);
     expect(results.filter((r) => r === 429)).toHaveLength(4);
+    const { kept, counted } = await countsAndLeases();
+    expect(kept).toEqual(counted);
+    expect(kept).toEqual([expect.objectContaining({ open: 2 })]);
   });
 
   it('an instance swept while alive takes the leases of its open connections again when it next announces itself', async () => {
@@ -83,6 +96,7 @@ describe('connections per client address across processes', () => {
     await first.db.sql`insert into realtime.connections (id, client_ip, instance_id)
                        values ('c1', ${lease!.client_ip}, 'crashed'), ('c2', ${lease!.client_ip}, 'crashed')`;
     expect(await connect(first)).toBe(429);
+    expect((await countsAndLeases()).kept).toEqual([{ client_ip: lease!.client_ip, open: 2 }]);
     // The next heartbeat of a live instance (every 5 s) sweeps the silent one and its leases.
     await until(async () => (await leaseCount()) === 0, 'the sweep', 15_000);
     expect(await connect(first)).toBeInstanceOf(WebSocket);

@@ -1,6 +1,7 @@
 // REALTIME_MAX_CONNECTIONS_PER_IP over every instance on the database: each open connection holds a lease row
-// (realtime.connections) owned by its instance. Leases go when the connection closes, and with their instance when
-// it stops or is swept for not announcing itself (a crash), so a count never leaks.
+// (realtime.connections) owned by its instance, and triggers keep the count per address (realtime.connection_counts).
+// Leases go when the connection closes, and with their instance when it stops or is swept for not announcing itself
+// (a crash), so a count never leaks.
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 
@@ -12,20 +13,22 @@ export class ConnectionLeases {
     private readonly maxPerIp: number,
   ) {}
 
-  /** A lease for one more connection from the address, or undefined when it has its maximum already. */
+  /**
+   * A lease for one more connection from the address, or undefined when it has its maximum already. One statement:
+   * the upsert locks the address's row in realtime.connection_counts and passes only under the maximum; the lease's
+   * insert then raises the count by trigger before that lock is let go, so simultaneous upgrades cannot all pass.
+   */
   async acquire(clientIp: string): Promise<string | undefined> {
     const id = randomUUID();
-    return this.sql.begin(async (tx) => {
-      // Serializes the count and the insert per address, so simultaneous upgrades cannot all pass. The count runs
-      // in a statement after the lock: a snapshot taken before it could miss a lease committed meanwhile.
-      await tx`select pg_advisory_xact_lock(hashtextextended(${`realtime.connections:${clientIp}`}, 0))`;
-      const taken = await tx`
-        insert into realtime.connections (id, client_ip, instance_id)
-        select ${id}, ${clientIp}, ${this.instanceId}
-         where (select count(*) from realtime.connections where client_ip = ${clientIp}) < ${this.maxPerIp}
-        returning id`;
-      return taken.length ? id : undefined;
-    });
+    const taken = await this.sql`
+      with slot as (
+        insert into realtime.connection_counts as c (client_ip, open) values (${clientIp}, 0)
+        on conflict (client_ip) do update set open = c.open where c.open < ${this.maxPerIp}
+        returning 1)
+      insert into realtime.connections (id, client_ip, instance_id)
+      select ${id}, ${clientIp}, ${this.instanceId} from slot
+      returning id`;
+    return taken.length ? id : undefined;
   }
 
   /** Takes again the leases of open connections (after the instance was swept while alive), over the limit or not. */

@@ -47,6 +47,7 @@ const RANGES: [string, string][] = [
   ['2030-02-25T10:00:00Z', '2030-02-25T10:59:59.999999Z'], // exactly one hour, inclusive end
   ['2030-02-26T00:00:00Z', '2030-02-24T00:00:00Z'], // reversed: nothing
   ['2030-01-01T00:00:00Z', '2030-12-31T00:00:00Z'], // everything
+  ['1990-01-01T00:00:00Z', '2100-01-01T00:00:00Z'], // a century: defect trends cut it to the years with inspections
 ];
 
 /** Every analytics RPC over every range, as the given caller, from the schema named. */
@@ -97,6 +98,63 @@ describe('after the seed', () => {
       where i.user_id = ${people.lot1!} and not exists (select 1 from public.location_assignments la
         where la.location_id = i.location_id and la.user_id = i.user_id)`;
     expect(own!.n).toBeGreaterThan(0); // the case the comparison above covers
+  });
+});
+
+describe('defect trends over a long range', () => {
+  const riverside = () => seeded.auctions[0]!.id;
+  const bayside = () => seeded.auctions[1]!.id;
+  const yearsOf = async (who: string) =>
+    (
+      await asUser(
+        db.requestUrl,
+        claimsFor(people[who]!),
+        (tx) => tx`select lo::text, hi::text from analytics.inspection_years()`,
+      )
+    )[0];
+
+  /** An inspection with one defect at the given time, at the auction's first location. */
+  async function inspectAt(auction: string, at: string): Promise<string> {
+    const [loc] = await db.sql`select id from public.locations where auction_id = ${auction} order by name limit 1`;
+    const [cat] = await db.sql`select id from public.defect_categories where auction_id is null order by name limit 1`;
+    const [i] = await db.sql`insert into public.quality_inspections (auction_id, location_id, vin_number, submitted_at)
+      values (${auction}, ${loc!.id}, '1HGCM82633A004352', ${at}) returning id`;
+    await db.sql`insert into public.quality_defects (inspection_id, category_id) values (${i!.id}, ${cat!.id})`;
+    return i!.id as string;
+  }
+
+  it('lose no row at the edges of the years the range is cut to', async () => {
+    // The first instant of a year in one auction, the last of another year in the other (India: already the next
+    // local day and year): the cut's edges, a day wider than these, must still take them in.
+    const edges = [
+      await inspectAt(riverside(), '2027-01-01T00:00:00Z'),
+      await inspectAt(bayside(), '2033-12-31T23:59:59.999999Z'),
+    ];
+    try {
+      expect(await yearsOf('admin')).toEqual({ lo: '2026-12-31 00:00:00+00', hi: '2034-01-02 00:00:00+00' });
+      await expectSameAnswersAsBefore();
+    } finally {
+      await db.sql`delete from public.quality_inspections where id = any(${edges})`;
+    }
+  });
+
+  it("tell a caller the years of their own auctions' inspections only", async () => {
+    const other = await inspectAt(bayside(), '2041-06-01T12:00:00Z');
+    try {
+      const [riversideOnly] = await db.sql`select u.email from auth.users u
+        join public.auction_members m on m.user_id = u.id group by u.email
+        having bool_and(m.auction_id = ${riverside()}) order by u.email limit 1`;
+      const who = (riversideOnly!.email as string).split('@')[0]!;
+      expect((await yearsOf(who))!.hi).toBe('2031-01-02 00:00:00+00');
+      expect((await yearsOf('admin'))!.hi).toBe('2042-01-02 00:00:00+00');
+      // Not a function of the data interface: only the RPC that uses it is.
+      const anon = await asUser(db.requestUrl, claimsFor(null), (tx) => tx`select analytics.inspection_years()`).catch(
+        (e) => e,
+      );
+      expect(anon.code).toBe('42501');
+    } finally {
+      await db.sql`delete from public.quality_inspections where id = ${other}`;
+    }
   });
 });
 

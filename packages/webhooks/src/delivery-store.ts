@@ -28,9 +28,19 @@ interface AttemptOutcome {
 
 export type FailureNext = { kind: 'retry'; delayMs: number } | { kind: 'final' } | { kind: 'gone' };
 
+/** How many due deliveries a claim reads in time order before it walks the endpoints instead. */
+const DUE_SCAN = 256;
+
 export function createDeliveryStore(sql: postgres.Sql) {
   return {
-    /** Claims up to `limit` due deliveries, at most `perEndpoint` minus what is in flight per endpoint. */
+    /**
+     * Claims up to `limit` due deliveries, at most `perEndpoint` minus what is in flight per endpoint. A claim moves
+     * the delivery's next_attempt_at to the end of its lease (when another dispatcher may take it over), so what is
+     * due is never in flight. The due deliveries are read oldest first from the next_attempt_at index; when there are
+     * fewer than DUE_SCAN of them that read is all of them, and the claim chooses among those alone. Only a larger
+     * backlog (or one held back by disabled endpoints and deleted auctions) walks the endpoints with queued
+     * deliveries, so that one endpoint's backlog cannot keep the others' deliveries from being seen.
+     */
     async claim(
       workerId: string,
       limit: number,
@@ -39,9 +49,28 @@ export function createDeliveryStore(sql: postgres.Sql) {
       leaseMs: number,
     ) {
       return sql<ClaimedDelivery[]>`
-        with recursive queued(endpoint_id) as (
+        with recursive due as materialized (
+          select d.id, d.endpoint_id, d.next_attempt_at, d.locked_until, d.is_test, d.event_type
+            from public.webhook_deliveries d
+           where d.status = 'queued' and d.next_attempt_at <= now()
+           order by d.next_attempt_at
+           limit ${DUE_SCAN}
+        ), seen_all as (
+          select count(*) < ${DUE_SCAN} as yes from due
+        ), among_due as (
+          select x.id, x.next_attempt_at from (
+            select d.id, d.next_attempt_at, e.id as endpoint_id,
+                   row_number() over (partition by d.endpoint_id order by d.next_attempt_at) as nth
+              from due d
+              join public.webhook_endpoints e on e.id = d.endpoint_id
+             where (d.locked_until is null or d.locked_until < now()) and (e.is_active or d.is_test)
+               -- A deleted auction's deliveries wait (its lifecycle events excepted): undone, they go out.
+               and (d.event_type like 'auction.%' or not exists (select 1 from public.auctions a
+                      where a.id = e.auction_id and a.deleted_at is not null))
+          ) x
+          where x.nth <= ${perEndpoint}::int - coalesce((${sql.json(inflight)}::jsonb ->> x.endpoint_id::text)::int, 0)
+        ), queued(endpoint_id) as (
           -- The endpoints with queued deliveries, one index probe each (a loose scan of webhook_deliveries_due_idx).
-          -- Asking every endpoint instead cost a probe per endpoint at every claim, most of them with nothing due.
           (select d.endpoint_id from public.webhook_deliveries d
             where d.status = 'queued' order by d.endpoint_id limit 1)
           union all
@@ -49,7 +78,7 @@ export function createDeliveryStore(sql: postgres.Sql) {
                    where d.status = 'queued' and d.endpoint_id > q.endpoint_id order by d.endpoint_id limit 1)
             from queued q
            where q.endpoint_id is not null
-        ), candidates as (
+        ), per_endpoint as (
           select d.id, d.next_attempt_at
             from queued q
             join public.webhook_endpoints e on e.id = q.endpoint_id
@@ -57,14 +86,18 @@ export function createDeliveryStore(sql: postgres.Sql) {
              select d.id, d.next_attempt_at from public.webhook_deliveries d
               where d.endpoint_id = e.id and d.status = 'queued' and d.next_attempt_at <= now()
                 and (d.locked_until is null or d.locked_until < now()) and (e.is_active or d.is_test)
-                -- A deleted auction's deliveries wait (its lifecycle events excepted): undone, they go out.
                 and (d.event_type like 'auction.%' or not exists (select 1 from public.auctions a
                        where a.id = e.auction_id and a.deleted_at is not null))
               order by d.next_attempt_at
               limit greatest(0, ${perEndpoint}::int - coalesce((${sql.json(inflight)}::jsonb ->> e.id::text)::int, 0))
            ) d
-           order by d.next_attempt_at
-           limit ${limit}
+           where not (select yes from seen_all)
+        ), candidates as (
+          select id, next_attempt_at from among_due where (select yes from seen_all)
+          union all
+          select id, next_attempt_at from per_endpoint
+          order by next_attempt_at
+          limit ${limit}
         ), locked as (
           select d.id from public.webhook_deliveries d
            where d.id = any (array(select id from candidates)) and d.status = 'queued'
@@ -74,7 +107,8 @@ export function createDeliveryStore(sql: postgres.Sql) {
           -- = any(array(...)) keeps this on the primary key whatever the planner guesses about the CTE's size.
           update public.webhook_deliveries d
              set attempt_count = d.attempt_count + 1, locked_by = ${workerId},
-                 locked_until = now() + ${leaseMs}::int * interval '1 millisecond', lease_token = gen_random_uuid()
+                 locked_until = now() + ${leaseMs}::int * interval '1 millisecond',
+                 next_attempt_at = now() + ${leaseMs}::int * interval '1 millisecond', lease_token = gen_random_uuid()
            where d.id = any (array(select id from locked))
           returning d.*
         )
@@ -96,7 +130,8 @@ export function createDeliveryStore(sql: postgres.Sql) {
     async releaseLost(workerId: string, inflight: readonly string[]): Promise<number> {
       const rows = await sql`
         update public.webhook_deliveries d
-           set attempt_count = d.attempt_count - 1, locked_by = null, locked_until = null, lease_token = null
+           set attempt_count = d.attempt_count - 1, locked_by = null, locked_until = null, lease_token = null,
+               next_attempt_at = now()
          where d.locked_by = ${workerId} and d.status = 'queued' and d.locked_until > now()
            and d.id <> all (${inflight}::uuid[])
         returning d.id`;
@@ -175,7 +210,7 @@ export function createDeliveryStore(sql: postgres.Sql) {
         ), done as (
           update public.webhook_deliveries d
              set status = case when ${final} or not (e.is_active or d.is_test) then 'failed' else 'queued' end,
-                 next_attempt_at = case when ${final} then d.next_attempt_at
+                 next_attempt_at = case when ${final} then now()
                                         else now() + ${delayMs}::int * interval '1 millisecond' end,
                  last_status_code = ${outcome.status ?? null}, last_error = ${outcome.error ?? null},
                  locked_by = null, locked_until = null, lease_token = null

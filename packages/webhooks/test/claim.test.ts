@@ -57,3 +57,40 @@ it('claims one due delivery of every endpoint that has one, within the per-endpo
   const next = await store.claim('worker-a', 64, 2, { [busy.endpoint]: 1 }, 10_000);
   expect(next.map((d) => d.id)).toEqual([busy.deliveries[2]]);
 });
+
+it('finds every endpoint behind a backlog longer than one read of the due deliveries', async () => {
+  // 300 deliveries of one endpoint, all due before the others: more than the claim reads in time order, so it must
+  // walk the endpoints to see the two behind them.
+  const backlog = await endpointWith(0);
+  const auction = await db.sql`select auction_id from public.webhook_endpoints where id = ${backlog.endpoint}`;
+  await db.sql`select domain.emit_event(${auction[0]!.auction_id}, 'message.created', jsonb_build_object('n', g))
+    from generate_series(1, 300) g`;
+  await db.sql`update public.webhook_deliveries set next_attempt_at = now() - interval '1 hour'
+    where endpoint_id = ${backlog.endpoint}`;
+  const behind = [await endpointWith(1), await endpointWith(1)];
+
+  const store = createDeliveryStore(sql);
+  const claimed = await store.claim('worker-b', 64, 2, {}, 10_000);
+  const of = (endpoint: string) => claimed.filter((d) => d.endpoint_id === endpoint).map((d) => d.id);
+  expect(of(backlog.endpoint)).toHaveLength(2);
+  for (const e of behind) expect(of(e.endpoint)).toEqual(e.deliveries);
+});
+
+it('what is in flight is not due until its lease ends, and a lease given back is due at once', async () => {
+  const { endpoint, deliveries } = await endpointWith(1);
+  const store = createDeliveryStore(sql);
+  const claimed = await store.claim('worker-c', 64, 2, {}, 60_000);
+  expect(claimed.map((d) => d.id)).toContain(deliveries[0]);
+  const state = () => db.sql`select next_attempt_at > now() as later, locked_until = next_attempt_at as at_lease_end
+    from public.webhook_deliveries where endpoint_id = ${endpoint}`;
+  expect(await state()).toEqual([{ later: true, at_lease_end: true }]);
+  // Nothing of it is claimed again while leased (inflight of this worker aside).
+  expect((await store.claim('worker-d', 64, 2, {}, 60_000)).map((d) => d.id)).not.toContain(deliveries[0]);
+
+  // The claim's answer was lost: worker-c gives back what it has not in flight, due now.
+  await store.releaseLost('worker-c', []);
+  const [after] = await db.sql`select next_attempt_at <= now() as due, locked_until from public.webhook_deliveries
+    where endpoint_id = ${endpoint}`;
+  expect(after).toEqual({ due: true, locked_until: null });
+  expect((await store.claim('worker-d', 64, 2, {}, 60_000)).map((d) => d.id)).toContain(deliveries[0]);
+});

@@ -32,9 +32,10 @@ end $function$;
 -- object: function analytics.add_message_days(uuid[],uuid[],timestamp with time zone[],uuid[],integer[])
 CREATE OR REPLACE FUNCTION analytics.add_message_days(p_channel uuid[], p_user uuid[], p_at timestamp with time zone[], p_auction uuid[], p_sign integer[])
  RETURNS void
- LANGUAGE sql
+ LANGUAGE plpgsql
  SET search_path TO ''
 AS $function$
+begin
   insert into analytics.channel_message_days as h (channel_id, day, auction_id, messages)
   select c, analytics.utc_day(at), a, sum(n)::integer from unnest(p_channel, p_at, p_auction, p_sign) as d(c, at, a, n)
   where exists (select from public.channels x where x.id = c)
@@ -48,7 +49,7 @@ AS $function$
   group by 1, 2, 3, 4 having sum(n) <> 0
   order by 1, 2, 3
   on conflict (channel_id, user_id, day) do update set messages = h.messages + excluded.messages;
-$function$;
+end $function$;
 
 -- object: function analytics.add_submission_hours(uuid[],timestamp with time zone[],uuid[],integer[],bigint[])
 CREATE OR REPLACE FUNCTION analytics.add_submission_hours(p_location uuid[], p_hour timestamp with time zone[], p_auction uuid[], p_submissions integer[], p_cars bigint[])
@@ -412,7 +413,6 @@ CREATE OR REPLACE FUNCTION analytics.hour_of(p_at timestamp with time zone)
  RETURNS timestamp with time zone
  LANGUAGE sql
  IMMUTABLE
- SET search_path TO ''
 AS $function$ select pg_catalog.date_trunc('hour', p_at, 'UTC') $function$;
 grant execute on function analytics.hour_of(timestamp with time zone) to authenticated;
 grant execute on function analytics.hour_of(timestamp with time zone) to service_role;
@@ -701,7 +701,6 @@ CREATE OR REPLACE FUNCTION analytics.utc_day(p_at timestamp with time zone)
  RETURNS date
  LANGUAGE sql
  IMMUTABLE
- SET search_path TO ''
 AS $function$ select (p_at at time zone 'UTC')::date $function$;
 grant execute on function analytics.utc_day(timestamp with time zone) to authenticated;
 grant execute on function analytics.utc_day(timestamp with time zone) to service_role;

@@ -352,13 +352,17 @@ end $function$;
 -- object: function domain.emit_event(uuid,text,jsonb)
 CREATE OR REPLACE FUNCTION domain.emit_event(p_auction_id uuid, p_event_type text, p_data jsonb)
  RETURNS uuid
- LANGUAGE sql
+ LANGUAGE plpgsql
  SECURITY DEFINER
  SET search_path TO ''
 AS $function$
+declare
+  v_id uuid;
+begin
   insert into public.event_outbox (auction_id, event_type, data) values (p_auction_id, p_event_type, p_data)
-  returning id
-$function$;
+  returning id into v_id;
+  return v_id;
+end $function$;
 
 -- object: function domain.event_data_mismatches(jsonb,jsonb,text)
 CREATE OR REPLACE FUNCTION domain.event_data_mismatches(p_data jsonb, p_fields jsonb, p_path text DEFAULT ''::text)
@@ -493,20 +497,22 @@ end $function$;
 -- object: function domain.inspection_event_data(uuid)
 CREATE OR REPLACE FUNCTION domain.inspection_event_data(p_inspection_id uuid)
  RETURNS jsonb
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE SECURITY DEFINER
  SET search_path TO ''
 AS $function$
-  select jsonb_build_object(
-    'id', r.id, 'location_id', r.location_id, 'location_name', r.location_name, 'user_id', r.user_id,
-    'inspector_name', r.inspector_name, 'vin_number', r.vin_number, 'barcode', r.barcode,
-    'submitted_at', r.submitted_at, 'defect_count', r.defect_count,
-    'defects', coalesce((
-      select jsonb_agg(jsonb_build_object('category', c.name, 'notes', d.notes) order by d.created_at, d.id)
-      from public.quality_defects d join public.defect_categories c on c.id = d.category_id
-      where d.inspection_id = r.id), '[]'::jsonb))
-  from public.recent_quality_inspections r where r.id = p_inspection_id
-$function$;
+begin
+  return (
+    select jsonb_build_object(
+      'id', r.id, 'location_id', r.location_id, 'location_name', r.location_name, 'user_id', r.user_id,
+      'inspector_name', r.inspector_name, 'vin_number', r.vin_number, 'barcode', r.barcode,
+      'submitted_at', r.submitted_at, 'defect_count', r.defect_count,
+      'defects', coalesce((
+        select jsonb_agg(jsonb_build_object('category', c.name, 'notes', d.notes) order by d.created_at, d.id)
+        from public.quality_defects d join public.defect_categories c on c.id = d.category_id
+        where d.inspection_id = r.id), '[]'::jsonb))
+    from public.recent_quality_inspections r where r.id = p_inspection_id);
+end $function$;
 
 -- object: function domain.link_imported_objects(uuid,text[],text[])
 CREATE OR REPLACE FUNCTION domain.link_imported_objects(p_auction_id uuid, p_buckets text[], p_names text[])
@@ -808,18 +814,20 @@ end $function$;
 -- object: function domain.problem_event_data(uuid)
 CREATE OR REPLACE FUNCTION domain.problem_event_data(p_problem_id uuid)
  RETURNS jsonb
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE SECURITY DEFINER
  SET search_path TO ''
 AS $function$
-  select jsonb_build_object(
-    'id', p.id, 'issue_name', p.issue_name, 'area', p.area, 'location_id', p.location_id,
-    'location_name', v.location_name, 'status', p.status,
-    'prepared_by', public.user_ref(p.prepared_by), 'assigned_to', public.user_ref(p.assigned_to),
-    'action_count', v.action_count, 'completed_action_count', v.completed_action_count,
-    'submitted_at', p.submitted_at, 'updated_at', p.updated_at)
-  from public.problem_reports p join public.active_problem_reports v on v.id = p.id where p.id = p_problem_id
-$function$;
+begin
+  return (
+    select jsonb_build_object(
+      'id', p.id, 'issue_name', p.issue_name, 'area', p.area, 'location_id', p.location_id,
+      'location_name', v.location_name, 'status', p.status,
+      'prepared_by', public.user_ref(p.prepared_by), 'assigned_to', public.user_ref(p.assigned_to),
+      'action_count', v.action_count, 'completed_action_count', v.completed_action_count,
+      'submitted_at', p.submitted_at, 'updated_at', p.updated_at)
+    from public.problem_reports p join public.active_problem_reports v on v.id = p.id where p.id = p_problem_id);
+end $function$;
 
 -- object: function domain.problem_reports_check()
 CREATE OR REPLACE FUNCTION domain.problem_reports_check()
@@ -1064,20 +1072,22 @@ end $function$;
 -- object: function domain.submission_event_data(uuid)
 CREATE OR REPLACE FUNCTION domain.submission_event_data(p_submission_id uuid)
  RETURNS jsonb
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE SECURITY DEFINER
  SET search_path TO ''
 AS $function$
-  select (to_jsonb(r) - 'auction_id' - 'entry_count') || jsonb_build_object('entries', coalesce((
-      select jsonb_agg(jsonb_build_object('type_id', en.submission_type_id, 'type_name', t.name, 'car_count', en.car_count,
-        'image_url', en.image_url) order by lst.display_order nulls last, t.name)
-      from public.lot_submission_entries en
-      join public.submission_types t on t.id = en.submission_type_id
-      left join public.location_submission_types lst
-        on lst.location_id = r.location_id and lst.submission_type_id = en.submission_type_id
-      where en.submission_id = r.id), '[]'::jsonb))
-  from public.recent_submissions r where r.id = p_submission_id
-$function$;
+begin
+  return (
+    select (to_jsonb(r) - 'auction_id' - 'entry_count') || jsonb_build_object('entries', coalesce((
+        select jsonb_agg(jsonb_build_object('type_id', en.submission_type_id, 'type_name', t.name,
+          'car_count', en.car_count, 'image_url', en.image_url) order by lst.display_order nulls last, t.name)
+        from public.lot_submission_entries en
+        join public.submission_types t on t.id = en.submission_type_id
+        left join public.location_submission_types lst
+          on lst.location_id = r.location_id and lst.submission_type_id = en.submission_type_id
+        where en.submission_id = r.id), '[]'::jsonb))
+    from public.recent_submissions r where r.id = p_submission_id);
+end $function$;
 
 -- object: function domain.tables_open_to_anonymous_users()
 CREATE OR REPLACE FUNCTION domain.tables_open_to_anonymous_users()

@@ -402,16 +402,17 @@ grant execute on function public.can_undelete_auction(uuid) to service_role;
 -- object: function public.can_write_inspection(uuid)
 CREATE OR REPLACE FUNCTION public.can_write_inspection(p_inspection_id uuid)
  RETURNS boolean
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE SECURITY DEFINER
  SET search_path TO ''
 AS $function$
-  select exists (
+begin
+  return exists (
     select 1 from public.quality_inspections i
     where i.id = p_inspection_id
       and (i.auction_id in (select public.admin_auction_ids())
-        or (i.user_id = auth.uid() and i.auction_id in (select public.member_auction_ids()))))
-$function$;
+        or (i.user_id = auth.uid() and i.auction_id in (select public.member_auction_ids()))));
+end $function$;
 grant execute on function public.can_write_inspection(uuid) to authenticated;
 grant execute on function public.can_write_inspection(uuid) to public;
 grant execute on function public.can_write_inspection(uuid) to service_role;
@@ -419,17 +420,18 @@ grant execute on function public.can_write_inspection(uuid) to service_role;
 -- object: function public.can_write_problem(uuid)
 CREATE OR REPLACE FUNCTION public.can_write_problem(p_problem_id uuid)
  RETURNS boolean
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE SECURITY DEFINER
  SET search_path TO ''
 AS $function$
-  select exists (
+begin
+  return exists (
     select 1 from public.problem_reports p
     where p.id = p_problem_id
       and (p.auction_id in (select public.admin_auction_ids())
         or (p.auction_id in (select public.member_auction_ids())
-            and auth.uid() in (p.prepared_by, p.assigned_to))))
-$function$;
+            and auth.uid() in (p.prepared_by, p.assigned_to))));
+end $function$;
 grant execute on function public.can_write_problem(uuid) to authenticated;
 grant execute on function public.can_write_problem(uuid) to public;
 grant execute on function public.can_write_problem(uuid) to service_role;
@@ -437,16 +439,17 @@ grant execute on function public.can_write_problem(uuid) to service_role;
 -- object: function public.can_write_submission(uuid)
 CREATE OR REPLACE FUNCTION public.can_write_submission(p_submission_id uuid)
  RETURNS boolean
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE SECURITY DEFINER
  SET search_path TO ''
 AS $function$
-  select exists (
+begin
+  return exists (
     select 1 from public.lot_submissions s
     where s.id = p_submission_id
       and (s.auction_id in (select public.admin_auction_ids())
-        or (s.user_id = auth.uid() and s.auction_id in (select public.member_auction_ids()))))
-$function$;
+        or (s.user_id = auth.uid() and s.auction_id in (select public.member_auction_ids()))));
+end $function$;
 grant execute on function public.can_write_submission(uuid) to authenticated;
 grant execute on function public.can_write_submission(uuid) to public;
 grant execute on function public.can_write_submission(uuid) to service_role;
@@ -485,12 +488,13 @@ grant execute on function public.change_member_role(uuid,uuid,text) to service_r
 -- object: function public.channel_is_open(uuid)
 CREATE OR REPLACE FUNCTION public.channel_is_open(p_channel_id uuid)
  RETURNS boolean
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
  SET search_path TO ''
 AS $function$
-  select exists (select 1 from public.channels where id = p_channel_id and not is_archived)
-$function$;
+begin
+  return exists (select 1 from public.channels where id = p_channel_id and not is_archived);
+end $function$;
 grant execute on function public.channel_is_open(uuid) to authenticated;
 grant execute on function public.channel_is_open(uuid) to service_role;
 
@@ -1407,24 +1411,28 @@ grant execute on function public.transfer_auction_ownership(uuid,uuid) to servic
 -- object: function public.user_display_name(uuid)
 CREATE OR REPLACE FUNCTION public.user_display_name(p_user_id uuid)
  RETURNS text
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE SECURITY DEFINER
  SET search_path TO ''
 AS $function$
-  select public.display_name(full_name, email) from public.users where id = p_user_id
-$function$;
+begin
+  return (select public.display_name(full_name, email) from public.users where id = p_user_id);
+end $function$;
 grant execute on function public.user_display_name(uuid) to service_role;
 
 -- object: function public.user_ref(uuid)
 CREATE OR REPLACE FUNCTION public.user_ref(p_user_id uuid)
  RETURNS jsonb
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE SECURITY DEFINER
  SET search_path TO ''
 AS $function$
-  select case when p_user_id is null then null
-    else jsonb_build_object('id', p_user_id, 'name', coalesce(public.user_display_name(p_user_id), 'Deleted user')) end
-$function$;
+begin
+  if p_user_id is null then
+    return null;
+  end if;
+  return jsonb_build_object('id', p_user_id, 'name', coalesce(public.user_display_name(p_user_id), 'Deleted user'));
+end $function$;
 grant execute on function public.user_ref(uuid) to service_role;
 
 -- object: publication auction_ops_realtime

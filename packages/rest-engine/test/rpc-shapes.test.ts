@@ -31,6 +31,16 @@ describe('result shapes', () => {
   });
 });
 
+describe('calls', () => {
+  it('a stable function returning a scalar runs once per call', async () => {
+    const calls = async () => Number((await h.db.sql`select last_value from stable_calls`)[0]!.last_value);
+    await h.req('POST', '/rpc/counted_stable', { body: { n: 0 } });
+    const before = await calls();
+    expect(await h.req('POST', '/rpc/counted_stable', { body: { n: 7 } })).toMatchObject({ status: 200, json: 7 });
+    expect(await calls()).toBe(before + 1);
+  });
+});
+
 describe('VARIADIC parameters', () => {
   it('by POST: an array', async () => {
     const r = await h.req('POST', '/rpc/joined', { body: { parts: ['hi', 'hello', 'there'] } });

@@ -369,7 +369,9 @@ function compileStatement(
         b.push(' FROM ');
         callArgsFrom(b, call);
       }
-      b.push(') _t');
+      // OFFSET 0 keeps _t a subquery: pulled up, the call would be copied into count(_t) and json_agg, and a
+      // stable function (which PostgreSQL may evaluate as often as it appears) ran twice.
+      b.push(' OFFSET 0) _t');
       return { main: b.build(), explain: null, planOutput: null };
     }
     default:

@@ -73,3 +73,9 @@ create function bit_param_select(bit_ bit(4), bit_arr bit(4)[]) returns table (b
 create domain project_row as projects;
 create function project_rows(lo int) returns setof project_row language sql stable as
   $$ select p::project_row from projects p where p.id >= lo $$;
+
+-- A stable function that counts its calls in a sequence: a call through RPC runs it once.
+create sequence stable_calls;
+grant usage on sequence stable_calls to anon;
+create function counted_stable(n int) returns int language plpgsql stable as
+  $$ begin perform nextval('stable_calls'); return n; end $$;

@@ -72,6 +72,7 @@ export function startChild(name: string, module: string, log: (line: string) => 
     else if (m.type === 'started') onStarted(m);
     else if (m.type === 'done') onDone();
     else if (m.type === 'log') log(`[${name}] ${m.line}`);
+    else if (m.type === 'relayed') return;
     else {
       if (m.requests) for (const r of m.requests) child.requests.push(r);
       if (m.acks) for (const a of m.acks) child.acks.push(a);

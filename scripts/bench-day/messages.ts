@@ -60,9 +60,12 @@ export interface ArrivalRecord {
   answered: number;
 }
 
+/** The orchestrator to the relay process (relay-process.ts); it answers each but start with `relayed`. */
+export type ToRelay = { type: 'start'; dataDir: string } | { type: 'cut' | 'restore' | 'stop'; id: number };
+
 export type FromChild =
   | { type: 'ready' }
-  | { type: 'started'; urls?: string[]; subscribed?: number; failed?: number }
+  | { type: 'started'; urls?: string[]; subscribed?: number; failed?: number; port?: number }
   | {
       type: 'records';
       requests?: RequestRecord[];
@@ -72,4 +75,5 @@ export type FromChild =
       arrivals?: ArrivalRecord[];
     }
   | { type: 'done' }
+  | { type: 'relayed'; id: number }
   | { type: 'log'; line: string };

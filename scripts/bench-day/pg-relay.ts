@@ -5,9 +5,13 @@ import { readFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { findFreePort } from '../../packages/database/src/index.js';
+import { startChild } from './child.js';
+import type { FromChild, ToRelay } from './messages.js';
 
 export interface PgRelay {
   port: number;
+  /** The process it runs in. */
+  pid: number;
   cut(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -48,5 +52,35 @@ export async function startPgRelay(dataDir: string): Promise<PgRelay> {
     server = undefined;
   };
   await listen();
-  return { port, cut: stop, restore: listen, close: stop };
+  return { port, pid: process.pid, cut: stop, restore: listen, close: stop };
+}
+
+/** The relay in a process of its own (relay-process.ts), driven from here. */
+export async function startRelayProcess(dataDir: string, log: (line: string) => void): Promise<PgRelay> {
+  const child = startChild('pg-relay', './relay-process.ts', log);
+  await child.ready;
+  child.send({ type: 'start', dataDir } satisfies ToRelay);
+  const { port } = await child.started;
+  let next = 0;
+  const ask = (type: 'cut' | 'restore' | 'stop') =>
+    new Promise<void>((resolve) => {
+      const id = next++;
+      const answered = (m: FromChild) => {
+        if (m.type !== 'relayed' || m.id !== id) return;
+        child.process.off('message', answered);
+        resolve();
+      };
+      child.process.on('message', answered);
+      child.send({ type, id } satisfies ToRelay);
+    });
+  return {
+    port: port!,
+    pid: child.pid,
+    cut: () => ask('cut'),
+    restore: () => ask('restore'),
+    close: async () => {
+      if (child.process.exitCode === null) await Promise.race([ask('stop'), child.done.catch(() => {})]);
+      await child.stop();
+    },
+  };
 }

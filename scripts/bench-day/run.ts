@@ -220,6 +220,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         'server primary': [server!.primaryPid],
         'server workers': server!.workerPids(),
         'postgres (PSS sum)': server!.postgresPids(),
+        'pg relay': [server!.relay.pid],
         ...Object.fromEntries(children.map((c) => [c.name, [c.pid]])),
       }),
       proportional: ['postgres (PSS sum)'],

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runningClusterUrl } from '../../packages/database/src/index.js';
-import { type PgRelay, startPgRelay } from './pg-relay.js';
+import { type PgRelay, startRelayProcess } from './pg-relay.js';
 
 const START = fileURLToPath(new URL('../../apps/server/bin/start.mjs', import.meta.url));
 
@@ -78,7 +78,7 @@ export async function startDayServer(
   // The data directory: DAY_DATA_ROOT if given, a tmpfs of its own for the disk fault, else the temp dir.
   const tmpfs = options.tmpfsMb && !process.env.DAY_DATA_ROOT ? smallFilesystem(options.tmpfsMb) : undefined;
   const dataDir = mkdtempSync(join(process.env.DAY_DATA_ROOT ?? tmpfs?.dir ?? tmpdir(), 'auction-ops-bench-day-'));
-  const relay = await startPgRelay(dataDir);
+  const relay = await startRelayProcess(dataDir, (line) => process.stderr.write(`${line}\n`));
   const child = spawn(process.execPath, [START], {
     env: {
       ...process.env,

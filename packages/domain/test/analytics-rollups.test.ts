@@ -47,16 +47,17 @@ const RANGES: [string, string][] = [
   ['2030-02-25T10:00:00Z', '2030-02-25T10:59:59.999999Z'], // exactly one hour, inclusive end
   ['2030-02-26T00:00:00Z', '2030-02-24T00:00:00Z'], // reversed: nothing
   ['2030-01-01T00:00:00Z', '2030-12-31T00:00:00Z'], // everything
-  ['1990-01-01T00:00:00Z', '2100-01-01T00:00:00Z'], // a century: defect trends cut it to the years with inspections
 ];
+/** Defect trends cut it to the years with inspections. */
+const CENTURY: [string, string] = ['1990-01-01T00:00:00Z', '2100-01-01T00:00:00Z'];
 
 /** Every analytics RPC over every range, as the given caller, from the schema named. */
-async function answers(schema: 'public' | 'legacy', claims: Claims): Promise<unknown[]> {
+async function answers(schema: 'public' | 'legacy', claims: Claims, ranges = RANGES): Promise<unknown[]> {
   const s = db.sql(schema);
   return asUser(db.requestUrl, claims, async (tx) => {
     const out: unknown[] = [];
     const locations = await tx`select id from public.locations order by name, id`;
-    for (const [start, end] of RANGES) {
+    for (const [start, end] of ranges) {
       out.push(await tx`select * from ${s}.get_all_locations_stats(${start}, ${end})`);
       out.push(
         await tx`select day::text, category_id, category, defect_count
@@ -74,13 +75,13 @@ async function answers(schema: 'public' | 'legacy', claims: Claims): Promise<unk
   });
 }
 
-async function expectSameAnswersAsBefore(): Promise<void> {
+async function expectSameAnswersAsBefore(ranges = RANGES): Promise<void> {
   // The owner and admin read everything; lot1 is a team member at some locations who also inspected elsewhere;
   // the inspector is a team member without submissions; the service role bypasses row-level security.
   for (const claims of [claimsFor(people.owner!), claimsFor(people.lot1!), claimsFor(people.inspector!), serviceRole]) {
-    const now = await answers('public', claims);
+    const now = await answers('public', claims, ranges);
     expect(now.some((r) => (r as unknown[]).length > 0)).toBe(true);
-    expect(now).toEqual(await answers('legacy', claims));
+    expect(now).toEqual(await answers('legacy', claims, ranges));
   }
 }
 
@@ -91,7 +92,7 @@ describe('after the seed', () => {
     expect(n!.n).toBeGreaterThan(100);
   });
 
-  it("the RPCs answer as 0007's did, for every role and range", expectSameAnswersAsBefore);
+  it("the RPCs answer as 0007's did, for every role and range", () => expectSameAnswersAsBefore());
 
   it('a team member counts their own inspections at locations they are not assigned to', async () => {
     const [own] = await db.sql`select count(*)::int as n from public.quality_inspections i
@@ -132,7 +133,7 @@ describe('defect trends over a long range', () => {
     ];
     try {
       expect(await yearsOf('admin')).toEqual({ lo: '2026-12-31 00:00:00+00', hi: '2034-01-02 00:00:00+00' });
-      await expectSameAnswersAsBefore();
+      await expectSameAnswersAsBefore([CENTURY]);
     } finally {
       await db.sql`delete from public.quality_inspections where id = any(${edges})`;
     }

@@ -24,7 +24,7 @@ export const webhooksSettings = {
     '',
   ),
   WEBHOOK_ALLOW_HTTP: v.optional(bool, 'false'),
-  WEBHOOK_CONCURRENCY: v.optional(positiveInt, '64'),
+  WEBHOOK_CONCURRENCY: v.optional(positiveInt, '256'),
   WEBHOOK_PER_ENDPOINT_CONCURRENCY: v.optional(positiveInt, '8'),
   WEBHOOK_DISABLE_AFTER_FAILURES: v.optional(positiveInt, '5'),
   WEBHOOK_LOG_RETENTION_DAYS: v.optional(positiveInt, '30'),

@@ -32,14 +32,27 @@ export type FailureNext = { kind: 'retry'; delayMs: number } | { kind: 'final' }
 const DUE_SCAN = 256;
 
 export function createDeliveryStore(sql: postgres.Sql) {
+  /**
+   * Whether queued delivery `d` of endpoint `e` may be attempted now: no live lease on it, its endpoint active (a test
+   * delivery goes to an inactive one too), and its auction not deleted (a deleted auction's deliveries wait, its
+   * lifecycle events excepted: undone, they go out). Both paths of the claim and the idle wait use this one rule, so
+   * they cannot disagree about what is due.
+   */
+  const sendable = () => sql`
+    (d.locked_until is null or d.locked_until < now()) and (e.is_active or d.is_test)
+    and (d.event_type like 'auction.%' or not exists (select 1 from public.auctions a
+           where a.id = e.auction_id and a.deleted_at is not null))`;
+
   return {
     /**
      * Claims up to `limit` due deliveries, at most `perEndpoint` minus what is in flight per endpoint. A claim moves
      * the delivery's next_attempt_at to the end of its lease (when another dispatcher may take it over), so what is
-     * due is never in flight. The due deliveries are read oldest first from the next_attempt_at index; when there are
-     * fewer than DUE_SCAN of them that read is all of them, and the claim chooses among those alone. Only a larger
-     * backlog (or one held back by disabled endpoints and deleted auctions) walks the endpoints with queued
-     * deliveries, so that one endpoint's backlog cannot keep the others' deliveries from being seen.
+     * due is never in flight. The first DUE_SCAN due deliveries are read oldest first from the next_attempt_at index,
+     * and the claim chooses among those when that read was all of them or when they fill it. Otherwise (a backlog
+     * whose oldest deliveries belong to endpoints at their limit, disabled ones, or deleted auctions) it walks the
+     * endpoints with queued deliveries, so that one endpoint's backlog cannot keep the others' from being seen. Under
+     * a backlog spread over many endpoints, the read fills the claim and the walk (one index probe per endpoint) is
+     * not made: a delivery waits only for those due before it.
      */
     async claim(
       workerId: string,
@@ -55,20 +68,17 @@ export function createDeliveryStore(sql: postgres.Sql) {
            where d.status = 'queued' and d.next_attempt_at <= now()
            order by d.next_attempt_at
            limit ${DUE_SCAN}
-        ), seen_all as (
-          select count(*) < ${DUE_SCAN} as yes from due
         ), among_due as (
           select x.id, x.next_attempt_at from (
             select d.id, d.next_attempt_at, e.id as endpoint_id,
                    row_number() over (partition by d.endpoint_id order by d.next_attempt_at) as nth
               from due d
               join public.webhook_endpoints e on e.id = d.endpoint_id
-             where (d.locked_until is null or d.locked_until < now()) and (e.is_active or d.is_test)
-               -- A deleted auction's deliveries wait (its lifecycle events excepted): undone, they go out.
-               and (d.event_type like 'auction.%' or not exists (select 1 from public.auctions a
-                      where a.id = e.auction_id and a.deleted_at is not null))
+             where ${sendable()}
           ) x
           where x.nth <= ${perEndpoint}::int - coalesce((${sql.json(inflight)}::jsonb ->> x.endpoint_id::text)::int, 0)
+        ), scan_enough as (
+          select (select count(*) from due) < ${DUE_SCAN} or (select count(*) from among_due) >= ${limit} as yes
         ), queued(endpoint_id) as (
           -- The endpoints with queued deliveries, one index probe each (a loose scan of webhook_deliveries_due_idx).
           (select d.endpoint_id from public.webhook_deliveries d
@@ -84,16 +94,13 @@ export function createDeliveryStore(sql: postgres.Sql) {
             join public.webhook_endpoints e on e.id = q.endpoint_id
            cross join lateral (
              select d.id, d.next_attempt_at from public.webhook_deliveries d
-              where d.endpoint_id = e.id and d.status = 'queued' and d.next_attempt_at <= now()
-                and (d.locked_until is null or d.locked_until < now()) and (e.is_active or d.is_test)
-                and (d.event_type like 'auction.%' or not exists (select 1 from public.auctions a
-                       where a.id = e.auction_id and a.deleted_at is not null))
+              where d.endpoint_id = e.id and d.status = 'queued' and d.next_attempt_at <= now() and ${sendable()}
               order by d.next_attempt_at
               limit greatest(0, ${perEndpoint}::int - coalesce((${sql.json(inflight)}::jsonb ->> e.id::text)::int, 0))
            ) d
-           where not (select yes from seen_all)
+           where not (select yes from scan_enough)
         ), candidates as (
-          select id, next_attempt_at from among_due where (select yes from seen_all)
+          select id, next_attempt_at from among_due where (select yes from scan_enough)
           union all
           select id, next_attempt_at from per_endpoint
           order by next_attempt_at
@@ -146,11 +153,8 @@ export function createDeliveryStore(sql: postgres.Sql) {
       const [row] = await sql<{ ms: number }[]>`
         select extract(epoch from d.next_attempt_at - now()) * 1000 as ms
           from public.webhook_deliveries d
-         where d.status = 'queued' and (d.locked_until is null or d.locked_until < now())
-           and exists (select 1 from public.webhook_endpoints e where e.id = d.endpoint_id and (e.is_active
-             or d.is_test))
-           and (d.event_type like 'auction.%' or not exists (select 1 from public.auctions a
-                  where a.id = d.auction_id and a.deleted_at is not null))
+          join public.webhook_endpoints e on e.id = d.endpoint_id
+         where d.status = 'queued' and ${sendable()}
          order by d.next_attempt_at
          limit 1`;
       return row === undefined ? undefined : Math.max(0, Number(row.ms));

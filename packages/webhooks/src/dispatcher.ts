@@ -19,6 +19,8 @@ import type { RetryPolicy } from './retry-policy.js';
 import { createAddressGuard, type Cidr } from './ssrf-guard.js';
 export const NOTIFY_CHANNEL = 'webhook_deliveries';
 const CLAIM_COALESCE_MS = 3;
+/** At most this many deliveries a claim: a few small claims cost less than one that must walk every endpoint. */
+const CLAIM_BATCH = 64;
 
 export interface DispatcherOptions {
   /** Owner connection pool (the dispatcher is service work, not a request). */
@@ -129,7 +131,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           claimUnanswered = false;
           if (released > 0) log.warn('webhook leases of an unanswered claim given back', { deliveries: released });
         }
-        const free = options.concurrency - inflight.size;
+        const free = Math.min(options.concurrency - inflight.size, CLAIM_BATCH);
         if (free > 0) {
           lastClaimAt = Date.now();
           const counts = Object.fromEntries(perEndpoint);

@@ -1,6 +1,7 @@
 // The claim on its own, against a database of many endpoints in every state: it must find each endpoint with a
-// delivery due (it walks only the endpoints with queued deliveries, one index probe each), keep the per-endpoint
-// limit net of what is in flight, and leave what is not due, leased elsewhere or inactive.
+// delivery due (behind a backlog it walks the endpoints with queued deliveries, one index probe each, but only when
+// the oldest due deliveries cannot fill it), keep the per-endpoint limit net of what is in flight, and leave what is
+// not due, leased elsewhere or inactive.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import postgres from 'postgres';
 import { createTestDatabase, type TestDatabase } from '@auction-ops/database/testing';
@@ -75,6 +76,64 @@ it('finds every endpoint behind a backlog longer than one read of the due delive
   expect(of(backlog.endpoint)).toHaveLength(2);
   for (const e of behind) expect(of(e.endpoint)).toEqual(e.deliveries);
 });
+
+it('under a backlog over several endpoints, a claim that the oldest due deliveries fill does not walk the endpoints', async () => {
+  // Three endpoints with 100 due deliveries each: more than one read in time order (256), but with 8 slots per
+  // endpoint that read holds 24 claimable, enough for a small claim. The earlier tests' deliveries are out of the way.
+  await db.sql`update public.webhook_deliveries set status = 'delivered' where status = 'queued'`;
+  const auction = await createAuction(db.sql);
+  for (const n of [1, 2, 3]) await createEndpoint(db.sql, auction.id, `https://hooks.example.com/${auction.id}/${n}`);
+  await db.sql`select domain.emit_event(${auction.id}, 'message.created', jsonb_build_object('n', g))
+    from generate_series(1, 100) g`;
+  // The claim, and the plan of the same statement run again in its transaction (then rolled back): whether the
+  // walk (the recursive scan of the endpoints with queued deliveries) ran.
+  const claim = async (limit: number) => {
+    let statement: { text: string; params: unknown[] } | undefined;
+    const traced = postgres(db.ownerUrl, {
+      max: 1,
+      onnotice: () => {},
+      debug: (_conn, text, params) => {
+        if (text.includes('with recursive due')) statement = { text, params: params as unknown[] };
+      },
+    });
+    let outcome: { claimed: number; walked: boolean } | undefined;
+    await traced
+      .begin(async (tx) => {
+        const claimed = await createDeliveryStore(tx as unknown as postgres.Sql).claim(
+          'worker-e',
+          limit,
+          8,
+          {},
+          10_000,
+        );
+        const [row] = await tx.unsafe(
+          `explain (analyze, format json) ${statement!.text}`,
+          statement!.params as never[],
+        );
+        const loops = (node: PlanNode): number[] => [
+          ...(node['Node Type'] === 'Recursive Union' ? [node['Actual Loops']] : []),
+          ...(node.Plans ?? []).flatMap(loops),
+        ];
+        const walks = loops((row!['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan);
+        expect(walks).toHaveLength(1);
+        outcome = { claimed: claimed.length, walked: walks[0]! > 0 };
+        throw new Error('rolled back');
+      })
+      .catch(() => {})
+      .finally(() => traced.end());
+    return outcome;
+  };
+  expect(await claim(4)).toEqual({ claimed: 4, walked: false });
+  // A claim of 64 is more than the read can fill: it walks, and finds the 24 the endpoints' slots allow.
+  expect(await claim(64)).toEqual({ claimed: 24, walked: true });
+  await db.sql`update public.webhook_deliveries set status = 'delivered' where status = 'queued'`;
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
 
 it('what is in flight is not due until its lease ends, and a lease given back is due at once', async () => {
   const { endpoint, deliveries } = await endpointWith(1);

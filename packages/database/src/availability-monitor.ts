@@ -64,7 +64,22 @@ export function startAvailabilityMonitor(options: AvailabilityOptions): Availabi
       await Promise.race([
         sql`select 1`,
         new Promise((_, reject) => {
-          timeout = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+          // The timeout counts only time this process had. On a busy host it may get no CPU for a while: then the
+          // query may not have gone out, or its answer waits in the socket while timers, which the event loop runs
+          // before reading sockets, are already due. Taken as down, the database would be declared unreachable and
+          // requests answered 503 for nothing. A timer that fired late is armed again (a few times at most); an
+          // expiry is judged after that turn's reads.
+          let armedAt = performance.now();
+          let rearms = 0;
+          const expire = () => {
+            if (performance.now() - armedAt > timeoutMs * 1.5 && rearms++ < 3) {
+              armedAt = performance.now();
+              timeout = setTimeout(expire, timeoutMs);
+              return;
+            }
+            setImmediate(() => reject(new Error(`no answer within ${timeoutMs} ms`)));
+          };
+          timeout = setTimeout(expire, timeoutMs);
         }),
       ]);
       if (!up) options.report('warn', 'database reachable again', { down_ms: Date.now() - downSince });

@@ -68,10 +68,12 @@ async function receiverDown(ctx: FaultContext, seconds: number): Promise<Omit<Fa
 }
 
 async function networkCut(ctx: FaultContext, seconds: number): Promise<Omit<FaultWindow, 'name'>> {
+  const relay = ctx.server.relay;
+  if (!relay) throw new Error('the network fault needs the server started with the relay');
   const start = Date.now();
-  await ctx.server.relay.cut();
+  await relay.cut();
   await sleep(seconds * 1000);
-  await ctx.server.relay.restore();
+  await relay.restore();
   return { start, end: Date.now() };
 }
 

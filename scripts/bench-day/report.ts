@@ -72,6 +72,60 @@ function longRunningLines(r: DayResult): string[] {
   ];
 }
 
+/**
+ * The run window by window: what was sent, how the reads fared, the hangs, where the CPU went, and what the server's
+ * busy database connections were doing on average (a pool waiting on locks or on its own process reads differently
+ * from one that is running). A stall shows as a window whose reads are slow while the CPU is idle.
+ */
+function timelineLines(r: DayResult): string[] {
+  if (r.requests.length === 0) return [];
+  const start = Math.min(...r.requests.map((q) => q.t));
+  const end = Math.max(...r.requests.map((q) => q.t));
+  const width = Math.max(20_000, Math.ceil((end - start) / 30 / 10_000) * 10_000);
+  const rows: string[][] = [];
+  for (let from = start; from <= end; from += width) {
+    const sent = r.requests.filter((q) => q.t >= from && q.t < from + width);
+    const reads = sent.filter((q) => q.kind.startsWith('read.')).map((q) => q.ms);
+    const inWindow = r.samples.filter((s) => s.t >= from && s.t < from + width);
+    const [a, b] = [inWindow[0], inWindow.at(-1)];
+    const cpu = (prefix: string) => {
+      if (!a || !b || b.t <= a.t) return '-';
+      let used = 0;
+      for (const name of Object.keys(b.cpu))
+        if (name.startsWith(prefix)) used += Math.max(0, (b.cpu[name] ?? 0) - (a.cpu[name] ?? 0));
+      return `${Math.round((100 * used) / (((b.t - a.t) / 1000) * r.cores))}`;
+    };
+    const activity = new Map<string, number>();
+    for (const s of inWindow)
+      for (const [key, n] of Object.entries(s.activity ?? {})) activity.set(key, (activity.get(key) ?? 0) + n);
+    const busiest = [...activity]
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, 3)
+      .map(([key, n]) => `${(n / Math.max(1, inWindow.length)).toFixed(1)} ${key.replace(/^auction-ops/, 'ao')}`)
+      .join(', ');
+    const health = inWindow.flatMap((s) => (s.healthMs === undefined ? [] : [s.healthMs]));
+    rows.push([
+      String(Math.round((from - start) / 1000)),
+      String(sent.length),
+      ms(percentile(reads, 50)),
+      ms(percentile(reads, 99)),
+      String(sent.filter((q) => q.status === 0).length),
+      health.length > 0 ? ms(Math.max(...health)) : '-',
+      cpu('server'),
+      cpu('postgres'),
+      cpu('generator'),
+      busiest || '-',
+    ]);
+  }
+  return [
+    `the run by ${width / 1000} s window (/health: the slowest probe on a new connection; cpu % of all cores; database: mean busy connections by pool, state, wait):`,
+    table(
+      ['from s', 'sent', 'read p50', 'read p99', 'no answer', '/health max', 'server', 'pg', 'load', 'database'],
+      rows,
+    ),
+  ];
+}
+
 /** With `--statements`: where Postgres's time went while playing, costliest first. */
 function statementLines(r: DayResult): string[] {
   if (!r.statements) return [];
@@ -140,6 +194,7 @@ export function formatDay(r: DayResult): string {
   out.push(...connectionLines(r));
   out.push(cpuLine(r));
   out.push(...longRunningLines(r));
+  out.push(...timelineLines(r));
   out.push(...statementLines(r));
   out.push(
     table(

@@ -136,6 +136,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       },
       {
         tmpfsMb: options.faults?.includes('disk-full') ? diskFaultTmpfsMb(options.k) : undefined,
+        relay: options.faults?.includes('network-cut') ?? false,
       },
     );
     log(
@@ -215,20 +216,19 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
     await Promise.all(generators.map((g) => g.ready));
     const sampler = startSampler({
       sql: owner,
+      url: server!.url,
       port,
       processes: () => ({
         'server primary': [server!.primaryPid],
         'server workers': server!.workerPids(),
         'postgres (PSS sum)': server!.postgresPids(),
-        'pg relay': [server!.relay.pid],
+        ...(server!.relay ? { 'pg relay': [server!.relay.pid] } : {}),
         ...Object.fromEntries(children.map((c) => [c.name, [c.pid]])),
       }),
       proportional: ['postgres (PSS sum)'],
     });
     // What the world's making and the subscribers' joins cost is not the day's.
     if (options.statements) await owner`select pg_stat_statements_reset()`;
-    // Time for the generators to build their photo and CSV (prepare) before the first job.
-    const startAt = Date.now() + 3_000;
     for (const [i, g] of generators.entries())
       g.send({
         type: 'start',
@@ -236,12 +236,16 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         anonKey: server!.anonKey,
         world,
         jobs: plan.jobs.filter((j) => j.auction % generatorProcs === i),
-        startAt,
         timeoutMs: profile.clientTimeoutMs,
         categoryIds,
         photoBytes: profile.photoBytes,
         csvBytes: profile.csvImportBytes,
       });
+    // Every generator has built its photo and CSV before the first job: building them takes the CPU of a core or
+    // more for seconds, which otherwise fell on the hour's first seconds, when the server had the least to spare.
+    await Promise.all(generators.map((g) => g.started));
+    const startAt = Date.now() + 500;
+    for (const g of generators) g.send({ type: 'play', startAt });
     log(
       `K=${plan.k}: playing ${playing(plan)} (compression ${compression}): ${plan.jobs.length} jobs, ${generatorProcs} generators, ${subscriberProcs} subscriber processes`,
     );

@@ -1,8 +1,9 @@
 // Samples taken every two seconds through the run: the resident set and CPU time of every process (server primary and workers,
 // the PostgreSQL processes summed by PSS, each generator, subscriber and receiver process), the sockets open to the
-// server (keep-alive HTTP and WebSocket), the database's connections, and the webhook delivery backlog (queued
-// deliveries already due, and all queued).
+// server (keep-alive HTTP and WebSocket), the database's connections and what the busy ones were doing (waiting on a
+// lock, on the client, or running), and the webhook delivery backlog (queued deliveries already due, and all queued).
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import type { OwnerSql } from './world.js';
 
 export interface Sample {
@@ -15,8 +16,28 @@ export interface Sample {
   connections?: number;
   /** Statements running for over half a second when sampled (autovacuum and the server's own jobs included). */
   longRunning?: Array<{ backend: string; seconds: number; query: string }>;
+  /** The server's database connections that were not idle, by pool, state and wait event ("cpu" when none), and
+   * autovacuum and a checkpoint at work. */
+  activity?: Record<string, number>;
   backlogDue?: number;
   queued?: number;
+  /** GET /health on a new connection (so either worker may take it), started at this sample: what a request that
+   * needs no pooled connection waits (the worker's event loop, the availability check's own connection). */
+  healthMs?: number;
+}
+
+/** Milliseconds until GET /health answered on a connection of its own; undefined after 10 s or on an error. */
+function probeHealth(url: string): Promise<number | undefined> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const req = http.get(`${url}/health`, { agent: false, timeout: 10_000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(performance.now() - started));
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+  });
 }
 
 /** Proportional set size: shared pages split between their sharers, so PostgreSQL's processes can be summed. */
@@ -75,6 +96,8 @@ export function socketsTo(port: number): number {
 
 export function startSampler(options: {
   sql: OwnerSql;
+  /** The server's URL, for the /health probe. */
+  url: string;
   /** The server's port, for the sockets open to it. */
   port: number;
   processes: () => Record<string, number[]>;
@@ -94,6 +117,9 @@ export function startSampler(options: {
       cpu[name] = pids.reduce((sum, pid) => sum + cpuOf(pid), 0);
     }
     const sample: Sample = { t: Date.now(), rss, cpu, sockets: socketsTo(options.port) };
+    void probeHealth(options.url).then((ms) => {
+      sample.healthMs = ms;
+    });
     try {
       const [row] = await Promise.race([
         options.sql<Array<{ connections: number; due: number; queued: number }>>`
@@ -110,6 +136,18 @@ export function startSampler(options: {
         from pg_stat_activity
         where state = 'active' and pid <> pg_backend_pid() and query_start < now() - interval '500 milliseconds'
           and backend_type in ('client backend', 'autovacuum worker', 'parallel worker')`;
+      const activity = await options.sql<Array<{ key: string; n: number }>>`
+        select case when backend_type = 'client backend'
+                 then regexp_replace(application_name, ' w[0-9]+ pid [0-9]+$', '') || ' ' || state
+                 else backend_type end
+            || ' ' || coalesce(wait_event_type || ':' || wait_event, 'cpu') as key, count(*)::int as n
+        from pg_stat_activity
+        where pid <> pg_backend_pid() and (
+          (application_name like 'auction-ops%' and state <> 'idle')
+          or backend_type = 'autovacuum worker'
+          or (backend_type = 'checkpointer' and wait_event is distinct from 'CheckpointerMain'))
+        group by 1`;
+      sample.activity = Object.fromEntries(activity.map((a) => [a.key, a.n]));
     } catch {
       // the database is down (a fault): RSS only
     }

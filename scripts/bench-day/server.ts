@@ -1,6 +1,7 @@
 // The server under test as `pnpm start` runs it (the production build, WEB_CONCURRENCY processes, the embedded
-// PostgreSQL supervised by the primary) in a temporary data directory, with its request pool reaching PostgreSQL
-// through the bench's relay (the network fault), and the pids the bench samples and kills.
+// PostgreSQL supervised by the primary) in a temporary data directory, and the pids the bench samples and kills.
+// When the run cuts the network, the request pool reaches PostgreSQL through the bench's relay; otherwise it
+// connects directly, as a deployment does (the relay's hop costs every query two more socket writes and wake-ups).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,8 @@ export interface DayServer {
   serviceRoleKey: string;
   dataDir: string;
   ownerUrl: string;
-  relay: PgRelay;
+  /** Between the request pool and PostgreSQL, in a run with the network fault. */
+  relay: PgRelay | undefined;
   primaryPid: number;
   /** The node processes the primary forked (the workers), now. */
   workerPids(): number[];
@@ -73,20 +75,23 @@ function smallFilesystem(mb: number): { dir: string; unmount(): void } | undefin
 
 export async function startDayServer(
   env: Record<string, string>,
-  options: { tmpfsMb?: number } = {},
+  options: { tmpfsMb?: number; relay?: boolean } = {},
 ): Promise<DayServer> {
   // The data directory: DAY_DATA_ROOT if given, a tmpfs of its own for the disk fault, else the temp dir.
   const tmpfs = options.tmpfsMb && !process.env.DAY_DATA_ROOT ? smallFilesystem(options.tmpfsMb) : undefined;
   const dataDir = mkdtempSync(join(process.env.DAY_DATA_ROOT ?? tmpfs?.dir ?? tmpdir(), 'auction-ops-bench-day-'));
-  const relay = await startRelayProcess(dataDir, (line) => process.stderr.write(`${line}\n`));
-  const child = spawn(process.execPath, [START], {
+  const relay = options.relay
+    ? await startRelayProcess(dataDir, (line) => process.stderr.write(`${line}\n`))
+    : undefined;
+  const nodeArgs = process.env.DAY_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, START], {
     env: {
       ...process.env,
       LOG_LEVEL: 'warn',
       DATA_DIR: dataDir,
       PORT: '0',
       // Requests reach PostgreSQL through the relay; the owner pool, LISTEN and the health check go direct.
-      DATABASE_POOLER_URL: `postgres://authenticator@127.0.0.1:${relay.port}/postgres`,
+      ...(relay ? { DATABASE_POOLER_URL: `postgres://authenticator@127.0.0.1:${relay.port}/postgres` } : {}),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -109,7 +114,7 @@ export async function startDayServer(
     child.stdout.on('data', check);
     void exited.then(() => reject(new Error(`the server exited at start:\n${out.slice(-4000)}`)));
   }).catch(async (error) => {
-    await relay.close();
+    await relay?.close();
     rmSync(dataDir, { recursive: true, force: true });
     tmpfs?.unmount();
     throw error;
@@ -150,7 +155,7 @@ export async function startDayServer(
       const killer = setTimeout(() => child.kill('SIGKILL'), 40_000);
       await exited;
       clearTimeout(killer);
-      await relay.close();
+      await relay?.close();
       rmSync(dataDir, { recursive: true, force: true });
       tmpfs?.unmount();
     },

@@ -319,24 +319,26 @@ end $function$;
 -- object: function realtime.select_policy(regclass)
 CREATE OR REPLACE FUNCTION realtime.select_policy(rel regclass)
  RETURNS text
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
-  with applicable as (
-    select p.polpermissive, '(' || coalesce(pg_get_expr(p.polqual, p.polrelid), 'true') || ')' as qual
-      from pg_policy p
-     where p.polrelid = rel and p.polcmd in ('r', '*')
-       and exists (select from unnest(p.polroles) r where r = 0 or pg_has_role(current_user, r, 'member')))
-  select case
-    when not has_any_column_privilege(rel, 'SELECT') then null
-    when not (select c.relrowsecurity from pg_class c where c.oid = rel)
-      or (select r.rolbypassrls from pg_roles r where r.rolname = current_user) then 'true'
-    when not exists (select from applicable where polpermissive) then null
-    else (select string_agg(qual, ' or ') from applicable where polpermissive)
-      || coalesce(' and ' || (select string_agg(qual, ' and ') from applicable where not polpermissive), '')
-  end
-$function$;
+begin
+  return (
+    with applicable as (
+      select p.polpermissive, '(' || coalesce(pg_get_expr(p.polqual, p.polrelid), 'true') || ')' as qual
+        from pg_policy p
+       where p.polrelid = rel and p.polcmd in ('r', '*')
+         and exists (select from unnest(p.polroles) r where r = 0 or pg_has_role(current_user, r, 'member')))
+    select case
+      when not has_any_column_privilege(rel, 'SELECT') then null
+      when not (select c.relrowsecurity from pg_class c where c.oid = rel)
+        or (select r.rolbypassrls from pg_roles r where r.rolname = current_user) then 'true'
+      when not exists (select from applicable where polpermissive) then null
+      else (select string_agg(qual, ' or ') from applicable where polpermissive)
+        || coalesce(' and ' || (select string_agg(qual, ' and ') from applicable where not polpermissive), '')
+    end);
+end $function$;
 grant execute on function realtime.select_policy(regclass) to anon;
 grant execute on function realtime.select_policy(regclass) to authenticated;
 grant execute on function realtime.select_policy(regclass) to public;
@@ -384,6 +386,8 @@ declare
   quals jsonb := '{}';
   alias text := (select c.relname from pg_class c where c.oid = rel);
   check_sql text;
+  stmt text;
+  prepared text[] := '{}';
   mine jsonb;
   seen integer[];
   one integer;
@@ -414,10 +418,23 @@ begin
       if qual is not null then
         -- The image is named as the table, so the policy's column references resolve to it.
         check_sql := format(
-          'select array_agg((c.ord - 1)::integer) from jsonb_array_elements($1) with ordinality c(v, ord), '
+          'select array_agg((c.ord - 1)::integer) '
+          'from jsonb_array_elements(current_setting(''realtime.images'')::jsonb) with ordinality c(v, ord), '
           'lateral jsonb_populate_record(null::%s, c.v) as %I where %s', rel, alias, qual);
+        stmt := 'realtime_check_' || md5(check_sql);
+        perform set_config('realtime.images', mine::text, true);
         -- Aggregated first: a raise part-way then leaves nothing of this identity in the result.
-        execute check_sql into seen using mine;
+        if stmt = any (prepared) then
+          execute format('execute %I', stmt) into seen;
+        else
+          begin
+            execute format('execute %I', stmt) into seen;
+          exception when invalid_sql_statement_name then
+            execute format('prepare %I as %s', stmt, check_sql);
+            execute format('execute %I', stmt) into seen;
+          end;
+          prepared := prepared || stmt;
+        end if;
         return query select ident.idx,
           case when ident.subset is null then s else (ident.subset->>s)::integer end from unnest(seen) s;
       end if;
@@ -428,7 +445,8 @@ begin
           begin
             perform set_config('role', ident.role, true);
             perform set_config('request.jwt.claims', ident.claims, true);
-            execute check_sql into seen using jsonb_build_array(mine->one);
+            perform set_config('realtime.images', jsonb_build_array(mine->one)::text, true);
+            execute check_sql into seen;
             if seen is not null then
               identity := ident.idx;
               change := case when ident.subset is null then one else (ident.subset->>one)::integer end;

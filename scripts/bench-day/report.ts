@@ -88,13 +88,14 @@ function timelineLines(r: DayResult): string[] {
     const reads = sent.filter((q) => q.kind.startsWith('read.')).map((q) => q.ms);
     const inWindow = r.samples.filter((s) => s.t >= from && s.t < from + width);
     const [a, b] = [inWindow[0], inWindow.at(-1)];
-    const cpu = (prefix: string) => {
+    // CPU % of all cores of the process groups `of` picks.
+    const cpu = (of: (name: string) => boolean) => {
       if (!a || !b || b.t <= a.t) return '-';
       let used = 0;
-      for (const name of Object.keys(b.cpu))
-        if (name.startsWith(prefix)) used += Math.max(0, (b.cpu[name] ?? 0) - (a.cpu[name] ?? 0));
+      for (const name of Object.keys(b.cpu)) if (of(name)) used += Math.max(0, (b.cpu[name] ?? 0) - (a.cpu[name] ?? 0));
       return `${Math.round((100 * used) / (((b.t - a.t) / 1000) * r.cores))}`;
     };
+    const serverSide = (name: string) => name.startsWith('server') || name.startsWith('postgres');
     const activity = new Map<string, number>();
     for (const s of inWindow)
       for (const [key, n] of Object.entries(s.activity ?? {})) activity.set(key, (activity.get(key) ?? 0) + n);
@@ -111,19 +112,27 @@ function timelineLines(r: DayResult): string[] {
       ms(percentile(reads, 99)),
       String(sent.filter((q) => q.status === 0).length),
       health.length > 0 ? ms(Math.max(...health)) : '-',
-      cpu('server'),
-      cpu('postgres'),
-      cpu('generator'),
+      cpu((name) => name.startsWith('server')),
+      cpu((name) => name.startsWith('postgres')),
+      cpu((name) => !serverSide(name) && name !== 'pg relay'),
       busiest || '-',
     ]);
   }
   return [
-    `the run by ${width / 1000} s window (/health: the slowest probe on a new connection; cpu % of all cores; database: mean busy connections by pool, state, wait):`,
+    `the run by ${width / 1000} s window (/health: the slowest probe on a new connection; cpu % of all cores, load: the generators, subscribers, receivers and this process; database: mean busy connections by pool, state, wait):`,
     table(
       ['from s', 'sent', 'read p50', 'read p99', 'no answer', '/health max', 'server', 'pg', 'load', 'database'],
       rows,
     ),
   ];
+}
+
+/** A statement in a line: the first table or function it names by schema (the REST engine's statements all begin
+ * alike), then its beginning. */
+function statementLabel(query: string): string {
+  const flat = query.replace(/\s+/g, ' ');
+  const target = /"[^"]+"\."[^"]+"/.exec(flat)?.[0].replace(/"/g, '');
+  return target ? `${target}: ${flat.slice(0, 80)}` : flat.slice(0, 110);
 }
 
 /** With `--statements`: where Postgres's time went while playing, costliest first. */
@@ -135,7 +144,7 @@ function statementLines(r: DayResult): string[] {
     ...top.map(
       (s) =>
         `  ${((100 * s.totalMs) / Math.max(totalMs, 1)).toFixed(1).padStart(5)}% ${String(s.calls).padStart(7)} calls ` +
-        `${(s.totalMs / Math.max(s.calls, 1)).toFixed(2).padStart(7)} ms  ${s.query.replace(/\s+/g, ' ').slice(0, 110)}`,
+        `${(s.totalMs / Math.max(s.calls, 1)).toFixed(2).padStart(7)} ms  ${statementLabel(s.query)}`,
     ),
   ];
 }

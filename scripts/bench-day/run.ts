@@ -223,6 +223,8 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         'server workers': server!.workerPids(),
         'postgres (PSS sum)': server!.postgresPids(),
         ...(server!.relay ? { 'pg relay': [server!.relay.pid] } : {}),
+        // This process gathers every record of the load processes: its CPU is the load's too.
+        orchestrator: [process.pid],
         ...Object.fromEntries(children.map((c) => [c.name, [c.pid]])),
       }),
       proportional: ['postgres (PSS sum)'],

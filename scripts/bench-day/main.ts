@@ -1,12 +1,13 @@
-// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--minutes M] [--drop-one] [--statements] [--out FILE]`:
+// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--minutes M] [--drop-one] [--statements] [--out FILE]`,
+// `pnpm bench day --report FILE`:
 // plays the peak hour of the reference auction group (profile.ts) at K times its rates, compressed, from processes of
 // its own, and prints the figures. --minutes plays only the first M minutes of the (compressed) hour, at its rates: a
 // large K at a low compression in a set time (`--k 20 --compression 1 --minutes 15`). --statements preloads
 // pg_stat_statements in the server's PostgreSQL and prints the statements that took it the most time while playing.
 // Without --k it steps K through profile.ts's kSteps until a run fails, then bisects between the last good and the
 // first bad, and ends with the largest K that held. --faults injects the faults of profile.ts (or the ones named,
-// comma-separated) into the traffic of one K.
-import { writeFileSync } from 'node:fs';
+// comma-separated) into the traffic of one K. `--report FILE` prints the figures of a run saved with --out again.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { SMOKE } from '../support/bench-smoke.js';
 import { loadAverage } from '../support/load-average.js';
 import { type FaultName, faults, kSteps, profile } from './profile.js';
@@ -19,6 +20,11 @@ function option(name: string): string | undefined {
 }
 
 export async function main(): Promise<void> {
+  const saved = option('report');
+  if (saved) {
+    console.log(formatDay(JSON.parse(readFileSync(saved, 'utf8'))));
+    return;
+  }
   const withFaults = process.argv.includes('--faults');
   // `--faults` alone: all of them; `--faults postgres-sigkill,network-cut`: those.
   const named =
@@ -45,12 +51,13 @@ export async function main(): Promise<void> {
       statements,
       faults: withFaults ? (chosen as FaultName[]) : [],
     });
+    // `--out FILE`: the whole result, every request (time, kind, status, ms) and sample among it, for what the
+    // summary cannot show (when the slow requests came, and what ran then). Written first: a run of half an hour
+    // is not lost to a fault in the summary.
+    const out = option('out');
+    if (out) writeFileSync(out, JSON.stringify(result));
     console.log(formatDay(result));
     console.log(`at the end of K=${k}: ${loadAverage()}`);
-    // `--out FILE`: every request (time, kind, status, ms) and sample, for what the summary cannot show (when the
-    // slow requests came, and what ran then).
-    const out = option('out');
-    if (out) writeFileSync(out, JSON.stringify({ requests: result.requests, samples: result.samples }));
     return result.held;
   };
   if (one !== undefined || withFaults) {

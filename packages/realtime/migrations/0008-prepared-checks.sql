@@ -1,12 +1,12 @@
 -- As in 0006, but each identity's check runs a prepared statement instead of planning its text again. The text of a
 -- check depends on the table and the role's policies only, so the identities of one call, and the calls after it on
 -- the same connection, share one statement, named by the text's digest: a changed policy is a new text and so a
--- new statement, and PostgreSQL plans a statement again when a table or function it uses changes or the role it
--- was planned for is not the current one. A statement the connection does not have (a new connection, or a
--- pooler's DISCARD ALL) is prepared at its first use. The images to check reach the statement through a
--- transaction-local setting, `realtime.images`, never spliced into its text (EXECUTE of a prepared statement takes
--- its arguments as SQL text). In the day bench at K = 5 this function took 11 % of PostgreSQL's time, 3.6 ms a call,
--- most of it planning the same few texts.
+-- new statement. PostgreSQL checks privileges at each run under the role of that run, and plans a statement again
+-- when a table or function it uses changes (and, for a plan row-level security shaped, under another role). A
+-- statement the connection does not have (a new connection, or a pooler's DISCARD ALL) is prepared at its first
+-- use. The images to check reach the statement through a transaction-local setting, `realtime.images`, never
+-- spliced into its text (EXECUTE of a prepared statement takes its arguments as SQL text). In the day bench at
+-- K = 5 this function took 11 % of PostgreSQL's time, 3.6 ms a call, most of it planning the same few texts.
 
 -- The policy text, as in 0001, in PL/pgSQL so that its statement's plan is kept for the session: as a SQL function
 -- with a SET clause it was planned again at every call (0.4 ms of each call of visible_changes).
@@ -28,6 +28,7 @@ begin
         || coalesce(' and ' || (select string_agg(qual, ' and ') from applicable where not polpermissive), '')
     end);
 end $$;
+
 create or replace function realtime.visible_changes(rel regclass, changes jsonb, identities jsonb)
 returns table(identity integer, change integer)
 language plpgsql volatile set search_path = pg_catalog, pg_temp as $$

@@ -77,6 +77,19 @@ function longRunningLines(r: DayResult): string[] {
  * busy database connections were doing on average (a pool waiting on locks or on its own process reads differently
  * from one that is running). A stall shows as a window whose reads are slow while the CPU is idle.
  */
+type Samples = DayResult['samples'];
+
+/** CPU % of all cores the process groups `of` picks used between the first and last of `samples`. */
+function cpuShare(samples: Samples, cores: number, of: (name: string) => boolean): string {
+  const [a, b] = [samples[0], samples.at(-1)];
+  if (!a || !b || b.t <= a.t) return '-';
+  let used = 0;
+  for (const name of Object.keys(b.cpu)) if (of(name)) used += Math.max(0, (b.cpu[name] ?? 0) - (a.cpu[name] ?? 0));
+  return `${Math.round((100 * used) / (((b.t - a.t) / 1000) * cores))}`;
+}
+
+const serverSide = (name: string) => name.startsWith('server') || name.startsWith('postgres');
+
 function timelineLines(r: DayResult): string[] {
   if (r.requests.length === 0) return [];
   // Not Math.min(...times): a day at K = 20 sends more requests than a call can take arguments.
@@ -88,15 +101,7 @@ function timelineLines(r: DayResult): string[] {
     const sent = r.requests.filter((q) => q.t >= from && q.t < from + width);
     const reads = sent.filter((q) => q.kind.startsWith('read.')).map((q) => q.ms);
     const inWindow = r.samples.filter((s) => s.t >= from && s.t < from + width);
-    const [a, b] = [inWindow[0], inWindow.at(-1)];
-    // CPU % of all cores of the process groups `of` picks.
-    const cpu = (of: (name: string) => boolean) => {
-      if (!a || !b || b.t <= a.t) return '-';
-      let used = 0;
-      for (const name of Object.keys(b.cpu)) if (of(name)) used += Math.max(0, (b.cpu[name] ?? 0) - (a.cpu[name] ?? 0));
-      return `${Math.round((100 * used) / (((b.t - a.t) / 1000) * r.cores))}`;
-    };
-    const serverSide = (name: string) => name.startsWith('server') || name.startsWith('postgres');
+    const cpu = (of: (name: string) => boolean) => cpuShare(inWindow, r.cores, of);
     const activity = new Map<string, number>();
     for (const s of inWindow)
       for (const [key, n] of Object.entries(s.activity ?? {})) activity.set(key, (activity.get(key) ?? 0) + n);

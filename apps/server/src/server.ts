@@ -8,6 +8,7 @@ import {
   authenticatorUrl,
   createReplicaSet,
   findFreePort,
+  openConnections,
   prepareDatabase,
   reconnectBackoff,
   startAvailabilityMonitor,
@@ -53,6 +54,11 @@ export interface PreparedServer {
   /** Stops the embedded Postgres (when this server started one) and releases DATA_DIR. */
   close(): Promise<void>;
 }
+
+/** Each process's owner pools (background work and auth): small, and not shared out like the request pool. */
+const OWNER_POOL_SIZE = 4;
+/** How long a start waits for its pools' connections to open (they go on opening after it). */
+const OPEN_CONNECTIONS_WAIT_MS = 5_000;
 
 /** What one serving process is for: its share of the request connections, and whether it runs background work. */
 export interface ProcessRole {
@@ -164,7 +170,7 @@ export async function serveOn(
       connection: { application_name: `auction-ops${role.nameSuffix}` },
     });
     const ownerSql = postgres(prepared.ownerUrl, {
-      max: 4,
+      max: OWNER_POOL_SIZE,
       prepare: config.DB_PREPARE,
       backoff: reconnectBackoff,
       onnotice: () => {},
@@ -174,7 +180,7 @@ export async function serveOn(
     // on auth.users cannot hold every sign-in (and these connections) without end. A startup parameter is safe
     // here: the owner's connections never go through a pooler.
     const ownerRequestSql = postgres(prepared.ownerUrl, {
-      max: 4,
+      max: OWNER_POOL_SIZE,
       prepare: config.DB_PREPARE,
       backoff: reconnectBackoff,
       onnotice: () => {},
@@ -187,6 +193,13 @@ export async function serveOn(
       () => sql.end({ timeout: 5 }),
       () => ownerSql.end({ timeout: 5 }),
       () => ownerRequestSql.end({ timeout: 5 }),
+    );
+    // Opened beside the rest of the start rather than by the first requests, which otherwise all waited for new
+    // connections (and their backends' start) at once.
+    const opening = Promise.all(
+      [sql, ownerSql, ownerRequestSql].map((pool, i) =>
+        openConnections(pool, i === 0 ? role.poolSize : OWNER_POOL_SIZE, OPEN_CONNECTIONS_WAIT_MS),
+      ),
     );
     // Replicas are physical copies: the request role and its password exist there as on the primary.
     const replicas = await createReplicaSet({
@@ -245,6 +258,7 @@ export async function serveOn(
       restRateLimits: services.restRateLimits,
       observability: observability.options,
     });
+    await opening;
     const server = await new Promise<Server>((resolve, reject) => {
       const fetch: typeof app.fetch = (req, env) =>
         inRequestScope(env && 'outgoing' in env ? env.outgoing : undefined, () => app.fetch(req, env));

@@ -1,9 +1,11 @@
-// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--minutes M] [--drop-one] [--statements] [--out FILE]`,
+// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--minutes M] [--drop-one] [--statements] [--cold] [--out FILE]`,
 // `pnpm bench day --report FILE`:
 // plays the peak hour of the reference auction group (profile.ts) at K times its rates, compressed, from processes of
 // its own, and prints the figures. --minutes plays only the first M minutes of the (compressed) hour, at its rates: a
 // large K at a low compression in a set time (`--k 20 --compression 1 --minutes 15`). --statements preloads
 // pg_stat_statements in the server's PostgreSQL and prints the statements that took it the most time while playing.
+// Before the hour each admin's dashboard is read once, timed apart (the first requests after a start); --cold plays
+// the hour on the server just started instead.
 // Without --k it steps K through profile.ts's kSteps until a run fails, then bisects between the last good and the
 // first bad, and ends with the largest K that held. --faults injects the faults of profile.ts (or the ones named,
 // comma-separated) into the traffic of one K. `--report FILE` prints the figures of a run saved with --out again.
@@ -37,6 +39,7 @@ export async function main(): Promise<void> {
   const compression = option('compression') ? Number(option('compression')) : SMOKE ? 720 : undefined;
   const dropOne = process.argv.includes('--drop-one');
   const statements = process.argv.includes('--statements');
+  const cold = process.argv.includes('--cold');
   const minutes = option('minutes') ? Number(option('minutes')) : undefined;
   if (minutes !== undefined && !(minutes > 0))
     throw new Error(`--minutes must be a positive number, not ${option('minutes')}`);
@@ -49,6 +52,7 @@ export async function main(): Promise<void> {
       minutes,
       dropOne,
       statements,
+      cold,
       faults: withFaults ? (chosen as FaultName[]) : [],
     });
     // `--out FILE`: the whole result, every request (time, kind, status, ms) and sample among it, for what the

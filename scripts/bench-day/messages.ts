@@ -65,7 +65,15 @@ export type ToRelay = { type: 'start'; dataDir: string } | { type: 'cut' | 'rest
 
 export type FromChild =
   | { type: 'ready' }
-  | { type: 'started'; urls?: string[]; subscribed?: number; failed?: number; port?: number }
+  | {
+      type: 'started';
+      urls?: string[];
+      subscribed?: number;
+      failed?: number;
+      port?: number;
+      /** A generator's warm-up: each of its requests' time in ms (not among the hour's records). */
+      warmupMs?: number[];
+    }
   | {
       type: 'records';
       requests?: RequestRecord[];

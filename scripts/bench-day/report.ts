@@ -3,7 +3,7 @@
 // its recovery and what requests met, and the audit.
 import { playing } from './plan.js';
 import type { DayResult } from './run.js';
-import { byKind, percentile } from './stats.js';
+import { byKind, percentile, warmupLine } from './stats.js';
 
 const ms = (v: number) => (Number.isNaN(v) ? '-' : String(Math.round(v)));
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
@@ -161,6 +161,7 @@ export function formatDay(r: DayResult): string {
   out.push(
     `K=${p.k}: ${p.auctions} auctions, ${p.staff} staff, ${p.admins} admins, ${playing(p)} (compression ${p.compression}), ${p.jobs} jobs`,
   );
+  out.push(r.warmup ? warmupLine(r.warmup) : 'no warm-up: the hour began on the server just started (--cold)');
   out.push(
     table(
       ['request kind', 'n', 'p50 ms', 'p99 ms', 'errors', '5xx'],

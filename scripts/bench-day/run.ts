@@ -9,7 +9,15 @@ import { makePlan, type Plan, playing } from './plan.js';
 import { faults as faultSchedule, type FaultName, profile } from './profile.js';
 import { rssOf, type Sample, socketsTo, startSampler } from './sampler.js';
 import { startDayServer } from './server.js';
-import { type Level, percentile, recoveredAt, serviceLevelsHeld } from './stats.js';
+import {
+  type Level,
+  percentile,
+  recoveredAt,
+  serviceLevelsHeld,
+  type Warmup,
+  warmupFigures,
+  warmupLine,
+} from './stats.js';
 import type { Subscription } from './subscribers.js';
 import { buildWorld, ownerConnection } from './world.js';
 
@@ -25,6 +33,8 @@ export interface DayOptions {
   dropOne?: boolean;
   /** Counts Postgres's time per statement while playing (`--statements`: pg_stat_statements, preloaded). */
   statements?: boolean;
+  /** Plays the hour on the server just started, without the generators' warm-up (`--cold`). */
+  cold?: boolean;
   log?: (line: string) => void;
 }
 
@@ -56,6 +66,8 @@ export interface FaultOutcome extends FaultWindow {
 
 export interface DayResult {
   plan: Omit<Plan, 'jobs'> & { jobs: number };
+  /** Unless `cold`: the warm-up's reads (not among `requests`). */
+  warmup?: Warmup;
   requests: RequestRecord[];
   levels: Level[];
   held: boolean;
@@ -229,8 +241,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       }),
       proportional: ['postgres (PSS sum)'],
     });
-    // What the world's making and the subscribers' joins cost is not the day's.
-    if (options.statements) await owner`select pg_stat_statements_reset()`;
+    const warmStart = Date.now();
     for (const [i, g] of generators.entries())
       g.send({
         type: 'start',
@@ -242,10 +253,15 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         categoryIds,
         photoBytes: profile.photoBytes,
         csvBytes: profile.csvImportBytes,
+        warmup: !options.cold,
       });
     // Every generator has built its photo and CSV before the first job: building them takes the CPU of a core or
     // more for seconds, which otherwise fell on the hour's first seconds, when the server had the least to spare.
-    await Promise.all(generators.map((g) => g.started));
+    const warmupMs = (await Promise.all(generators.map((g) => g.started))).flatMap((m) => m.warmupMs ?? []);
+    const warmup = warmupMs.length > 0 ? warmupFigures(warmupMs, Date.now() - warmStart) : undefined;
+    if (warmup) log(warmupLine(warmup));
+    // What the world's making, the subscribers' joins and the warm-up cost is not the day's.
+    if (options.statements) await owner`select pg_stat_statements_reset()`;
     const startAt = Date.now() + 500;
     for (const g of generators) g.send({ type: 'play', startAt });
     log(
@@ -334,6 +350,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
     const samples = sampler.samples;
     return {
       plan: { ...plan, jobs: plan.jobs.length },
+      warmup,
       requests,
       levels,
       held:

@@ -10,6 +10,22 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** The generators' warm-up before the hour: what the first requests after a start waited. */
+export interface Warmup {
+  requests: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+}
+
+export function warmupFigures(ms: number[], tookMs: number): Warmup {
+  return { requests: ms.length, seconds: tookMs / 1000, p50: percentile(ms, 50), p99: percentile(ms, 99) };
+}
+
+export const warmupLine = (w: Warmup) =>
+  `warm-up before the hour (each admin's dashboard once, right after the start): ${w.requests} reads in ` +
+  `${w.seconds.toFixed(1)} s, p50 ${Math.round(w.p50)} ms, p99 ${Math.round(w.p99)} ms`;
+
 export function classOf(kind: string): RequestClass {
   if (kind.startsWith('read.')) return 'read';
   if (kind.startsWith('upload.')) return 'upload';

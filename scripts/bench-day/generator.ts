@@ -61,9 +61,10 @@ async function play(start: Start) {
     channelOf: (user: number, channels: number) => user % channels,
   };
   prepare(context, start.jobs);
+  const warmStart = Date.now();
   if (start.warmup) await warmUp(context, start.jobs);
   warming = false;
-  tell({ type: 'started', warmupMs });
+  tell({ type: 'started', warmupMs, warmupTookMs: Date.now() - warmStart });
   const startAt = await played;
   // A generator whose own event loop is held up times its requests late: say so, for the reader of its figures.
   const delay = monitorEventLoopDelay({ resolution: 10 });

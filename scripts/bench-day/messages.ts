@@ -71,8 +71,9 @@ export type FromChild =
       subscribed?: number;
       failed?: number;
       port?: number;
-      /** A generator's warm-up: each of its requests' time in ms (not among the hour's records). */
+      /** A generator's warm-up: each of its requests' time in ms (not among the hour's records), and its length. */
       warmupMs?: number[];
+      warmupTookMs?: number;
     }
   | {
       type: 'records';

@@ -144,7 +144,12 @@ function statementLabel(query: string): string {
 /** With `--statements`: where Postgres's time went while playing, costliest first. */
 function statementLines(r: DayResult): string[] {
   if (!r.statements) return [];
-  const { top, totalMs } = r.statements;
+  const { top, totalMs, functions = [] } = r.statements;
+  const functionLines = functions.map(
+    (f) =>
+      `  ${(f.selfMs / 1000).toFixed(1).padStart(6)} s own ${(f.totalMs / 1000).toFixed(1).padStart(6)} s in all ` +
+      `${String(f.calls).padStart(7)} calls ${((1000 * f.selfMs) / Math.max(f.calls, 1)).toFixed(0).padStart(6)} µs own a call  ${f.name}`,
+  );
   return [
     `Postgres's time by statement while playing (pg_stat_statements; ${(totalMs / 1000).toFixed(1)} s in all):`,
     ...top.map(
@@ -152,6 +157,9 @@ function statementLines(r: DayResult): string[] {
         `  ${((100 * s.totalMs) / Math.max(totalMs, 1)).toFixed(1).padStart(5)}% ${String(s.calls).padStart(7)} calls ` +
         `${(s.totalMs / Math.max(s.calls, 1)).toFixed(2).padStart(7)} ms  ${statementLabel(s.query)}`,
     ),
+    ...(functionLines.length > 0
+      ? ["Postgres's functions by their own time while playing (pg_stat_user_functions):", ...functionLines]
+      : []),
   ];
 }
 

@@ -31,7 +31,8 @@ export interface DayOptions {
   /** After the audit, deletes one acknowledged message row and audits again (`auditAfterDrop`): the proof that
    * the audit can fail. */
   dropOne?: boolean;
-  /** Counts Postgres's time per statement while playing (`--statements`: pg_stat_statements, preloaded). */
+  /** Counts Postgres's time per statement and per function while playing (`--statements`: pg_stat_statements,
+   * preloaded, and `track_functions`). */
   statements?: boolean;
   /** Plays the hour on the server just started, without the generators' warm-up (`--cold`). */
   cold?: boolean;
@@ -39,6 +40,14 @@ export interface DayOptions {
 }
 
 /** A statement's share of Postgres's execution time while playing (pg_stat_statements). */
+/** A function's own time while playing (pg_stat_user_functions: without the functions it called). */
+export interface FunctionCost {
+  name: string;
+  calls: number;
+  selfMs: number;
+  totalMs: number;
+}
+
 export interface StatementCost {
   calls: number;
   totalMs: number;
@@ -89,7 +98,7 @@ export interface DayResult {
   serverLog: string[];
   durationMs: number;
   /** With `statements`: the costliest statements while playing, and the time of all of them. */
-  statements?: { top: StatementCost[]; totalMs: number };
+  statements?: { top: StatementCost[]; totalMs: number; functions?: FunctionCost[] };
 }
 
 /** Retry schedule of the contract (0, 1 min, 5 min, 30 min, 2 h, 12 h) compressed like the hour. */
@@ -144,7 +153,9 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         // Every subscriber connects from 127.0.0.1 here; in the field they come from as many addresses as phones.
         REALTIME_MAX_CONNECTIONS_PER_IP: '1000000',
         DISK_FREE_FLOOR_MB: String(DISK_FAULT_FLOOR_MB),
-        ...(options.statements ? { DB_EMBEDDED_SETTINGS: 'shared_preload_libraries=pg_stat_statements' } : {}),
+        ...(options.statements
+          ? { DB_EMBEDDED_SETTINGS: 'shared_preload_libraries=pg_stat_statements;track_functions=all' }
+          : {}),
       },
       {
         tmpfsMb: options.faults?.includes('disk-full') ? diskFaultTmpfsMb(options.k) : undefined,
@@ -241,7 +252,6 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       }),
       proportional: ['postgres (PSS sum)'],
     });
-    const warmStart = Date.now();
     for (const [i, g] of generators.entries())
       g.send({
         type: 'start',
@@ -257,11 +267,13 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       });
     // Every generator has built its photo and CSV before the first job: building them takes the CPU of a core or
     // more for seconds, which otherwise fell on the hour's first seconds, when the server had the least to spare.
-    const warmupMs = (await Promise.all(generators.map((g) => g.started))).flatMap((m) => m.warmupMs ?? []);
-    const warmup = warmupMs.length > 0 ? warmupFigures(warmupMs, Date.now() - warmStart) : undefined;
+    const prepared = await Promise.all(generators.map((g) => g.started));
+    const warmupMs = prepared.flatMap((m) => m.warmupMs ?? []);
+    const warmup =
+      warmupMs.length > 0 ? warmupFigures(warmupMs, Math.max(...prepared.map((m) => m.warmupTookMs ?? 0))) : undefined;
     if (warmup) log(warmupLine(warmup));
     // What the world's making, the subscribers' joins and the warm-up cost is not the day's.
-    if (options.statements) await owner`select pg_stat_statements_reset()`;
+    if (options.statements) await owner`select pg_stat_statements_reset(), pg_stat_reset()`;
     const startAt = Date.now() + 500;
     for (const g of generators) g.send({ type: 'play', startAt });
     log(
@@ -389,16 +401,23 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
   }
 }
 
-/** The 15 statements that took Postgres the most time since the reset, and the time of all statements. */
+/** The 15 statements that took Postgres the most time since the reset, the time of all statements, and the 15
+ * functions with the most time of their own. */
 async function costliestStatements(
   owner: Awaited<ReturnType<typeof ownerConnection>>,
-): Promise<{ top: StatementCost[]; totalMs: number }> {
+): Promise<{ top: StatementCost[]; totalMs: number; functions: FunctionCost[] }> {
   const top = await owner<StatementCost[]>`
     select calls::int as calls, total_exec_time::float8 as "totalMs", query
       from pg_stat_statements order by total_exec_time desc limit 15`;
   const [all] = await owner<{ totalMs: number }[]>`
     select coalesce(sum(total_exec_time), 0)::float8 as "totalMs" from pg_stat_statements`;
-  return { top: [...top], totalMs: all!.totalMs };
+  // A backend reports its function counts after a transaction at most once a second, and when idle within 10 s: the
+  // last seconds' calls may be missing here.
+  const functions = await owner<FunctionCost[]>`
+    select schemaname || '.' || funcname as name, calls::int as calls, self_time::float8 as "selfMs",
+           total_time::float8 as "totalMs"
+      from pg_stat_user_functions order by self_time desc limit 15`;
+  return { top: [...top], totalMs: all!.totalMs, functions: [...functions] };
 }
 
 /** The contract's answers to a fault: 503/504 while the database is away; 507 too while the disk is full. */

@@ -1,4 +1,5 @@
-// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--minutes M] [--drop-one] [--statements] [--cold] [--out FILE]`,
+// `pnpm bench day [--k N] [--faults [names]] [--compression C] [--minutes M] [--drop-one] [--statements] [--cold]
+// [--out FILE]`,
 // `pnpm bench day --report FILE`:
 // plays the peak hour of the reference auction group (profile.ts) at K times its rates, compressed, from processes of
 // its own, and prints the figures. --minutes plays only the first M minutes of the (compressed) hour, at its rates: a

@@ -23,7 +23,7 @@ export function warmupFigures(ms: number[], tookMs: number): Warmup {
 }
 
 export const warmupLine = (w: Warmup) =>
-  `warm-up before the hour (each admin's dashboard once, right after the start): ${w.requests} reads in ` +
+  `warm-up before the hour (each admin's dashboard once, the server's first reads): ${w.requests} reads in ` +
   `${w.seconds.toFixed(1)} s, p50 ${Math.round(w.p50)} ms, p99 ${Math.round(w.p99)} ms`;
 
 export function classOf(kind: string): RequestClass {

@@ -8,7 +8,6 @@ import {
   authenticatorUrl,
   createReplicaSet,
   findFreePort,
-  openConnections,
   prepareDatabase,
   reconnectBackoff,
   startAvailabilityMonitor,
@@ -54,11 +53,6 @@ export interface PreparedServer {
   /** Stops the embedded Postgres (when this server started one) and releases DATA_DIR. */
   close(): Promise<void>;
 }
-
-/** Each process's owner pools (background work and auth): small, and not shared out like the request pool. */
-const OWNER_POOL_SIZE = 4;
-/** How long a start waits for its pools' connections to open (they go on opening after it). */
-const OPEN_CONNECTIONS_WAIT_MS = 5_000;
 
 /** What one serving process is for: its share of the request connections, and whether it runs background work. */
 export interface ProcessRole {
@@ -170,7 +164,7 @@ export async function serveOn(
       connection: { application_name: `auction-ops${role.nameSuffix}` },
     });
     const ownerSql = postgres(prepared.ownerUrl, {
-      max: OWNER_POOL_SIZE,
+      max: 4,
       prepare: config.DB_PREPARE,
       backoff: reconnectBackoff,
       onnotice: () => {},
@@ -180,7 +174,7 @@ export async function serveOn(
     // on auth.users cannot hold every sign-in (and these connections) without end. A startup parameter is safe
     // here: the owner's connections never go through a pooler.
     const ownerRequestSql = postgres(prepared.ownerUrl, {
-      max: OWNER_POOL_SIZE,
+      max: 4,
       prepare: config.DB_PREPARE,
       backoff: reconnectBackoff,
       onnotice: () => {},
@@ -193,13 +187,6 @@ export async function serveOn(
       () => sql.end({ timeout: 5 }),
       () => ownerSql.end({ timeout: 5 }),
       () => ownerRequestSql.end({ timeout: 5 }),
-    );
-    // Opened beside the rest of the start rather than by the first requests, which otherwise all waited for new
-    // connections (and their backends' start) at once.
-    const opening = Promise.all(
-      [sql, ownerSql, ownerRequestSql].map((pool, i) =>
-        openConnections(pool, i === 0 ? role.poolSize : OWNER_POOL_SIZE, OPEN_CONNECTIONS_WAIT_MS),
-      ),
     );
     // Replicas are physical copies: the request role and its password exist there as on the primary.
     const replicas = await createReplicaSet({
@@ -258,7 +245,6 @@ export async function serveOn(
       restRateLimits: services.restRateLimits,
       observability: observability.options,
     });
-    await opening;
     const server = await new Promise<Server>((resolve, reject) => {
       const fetch: typeof app.fetch = (req, env) =>
         inRequestScope(env && 'outgoing' in env ? env.outgoing : undefined, () => app.fetch(req, env));

@@ -58,7 +58,6 @@ export { prepareDatabase, NoClusterError, type PrepareOptions, type PreparedData
 export { findFreePort } from './ports.js';
 export { quoteIdent, qualified } from './quote-ident.js';
 export { reconnectBackoff } from './reconnect-backoff.js';
-export { openConnections } from './open-connections.js';
 export { createWakeableSleep, type WakeableSleep } from './wakeable-sleep.js';
 export {
   upgradeCluster,

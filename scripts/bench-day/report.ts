@@ -72,11 +72,6 @@ function longRunningLines(r: DayResult): string[] {
   ];
 }
 
-/**
- * The run window by window: what was sent, how the reads fared, the hangs, where the CPU went, and what the server's
- * busy database connections were doing on average (a pool waiting on locks or on its own process reads differently
- * from one that is running). A stall shows as a window whose reads are slow while the CPU is idle.
- */
 type Samples = DayResult['samples'];
 
 /** CPU % of all cores the process groups `of` picks used between the first and last of `samples`. */
@@ -90,6 +85,11 @@ function cpuShare(samples: Samples, cores: number, of: (name: string) => boolean
 
 const serverSide = (name: string) => name.startsWith('server') || name.startsWith('postgres');
 
+/**
+ * The run window by window: what was sent, how the reads fared, the hangs, where the CPU went, and what the server's
+ * busy database connections were doing on average (a pool waiting on locks or on its own process reads differently
+ * from one that is running). A stall shows as a window whose reads are slow while the CPU is idle.
+ */
 function timelineLines(r: DayResult): string[] {
   if (r.requests.length === 0) return [];
   // Not Math.min(...times): a day at K = 20 sends more requests than a call can take arguments.
@@ -169,7 +169,9 @@ export function formatDay(r: DayResult): string {
   out.push(
     `K=${p.k}: ${p.auctions} auctions, ${p.staff} staff, ${p.admins} admins, ${playing(p)} (compression ${p.compression}), ${p.jobs} jobs`,
   );
-  out.push(r.warmup ? warmupLine(r.warmup) : 'no warm-up: the hour began on the server just started (--cold)');
+  out.push(
+    r.warmup ? warmupLine(r.warmup) : 'no warm-up: the hour began on the server just started (--cold, or older)',
+  );
   out.push(
     table(
       ['request kind', 'n', 'p50 ms', 'p99 ms', 'errors', '5xx'],

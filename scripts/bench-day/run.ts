@@ -39,7 +39,6 @@ export interface DayOptions {
   log?: (line: string) => void;
 }
 
-/** A statement's share of Postgres's execution time while playing (pg_stat_statements). */
 /** A function's own time while playing (pg_stat_user_functions: without the functions it called). */
 export interface FunctionCost {
   name: string;
@@ -48,6 +47,7 @@ export interface FunctionCost {
   totalMs: number;
 }
 
+/** A statement's share of Postgres's execution time while playing (pg_stat_statements). */
 export interface StatementCost {
   calls: number;
   totalMs: number;
@@ -272,8 +272,11 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
     const warmup =
       warmupMs.length > 0 ? warmupFigures(warmupMs, Math.max(...prepared.map((m) => m.warmupTookMs ?? 0))) : undefined;
     if (warmup) log(warmupLine(warmup));
-    // What the world's making, the subscribers' joins and the warm-up cost is not the day's.
-    if (options.statements) await owner`select pg_stat_statements_reset(), pg_stat_reset()`;
+    // What the world's making, the subscribers' joins and the warm-up cost is not the day's. Only the functions'
+    // counters: pg_stat_reset() would also zero the tables' counts that autovacuum goes by.
+    if (options.statements)
+      await owner`select pg_stat_statements_reset(),
+        (select count(pg_stat_reset_single_function_counters(funcid)) from pg_stat_user_functions)`;
     const startAt = Date.now() + 500;
     for (const g of generators) g.send({ type: 'play', startAt });
     log(

@@ -101,6 +101,12 @@ export interface DayResult {
   statements?: { top: StatementCost[]; totalMs: number; functions?: FunctionCost[] };
 }
 
+/**
+ * Realtime subscribers one load process holds. Each is a WebSocket and a heartbeat every 25 s; a few processes
+ * rather than one per 250 (as with a supabase-js client each) keep the load's fixed cost per process down.
+ */
+const SUBSCRIBERS_PER_PROCESS = 1_000;
+
 /** Retry schedule of the contract (0, 1 min, 5 min, 30 min, 2 h, 12 h) compressed like the hour. */
 const retrySchedule = (compression: number) =>
   [0, 60, 300, 1800, 7200, 43200].map((s) => Math.max(s === 0 ? 0 : 1, Math.round(s / compression))).join(',');
@@ -188,7 +194,6 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         perChannel.set(channel, (perChannel.get(channel) ?? 0) + 1);
         subscriptions.push({
           token: u.token,
-          refreshToken: u.refreshToken,
           table: 'messages',
           filter: `channel_id=eq.${channel}`,
         });
@@ -200,7 +205,6 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       watchers.set(a.id, (watchers.get(a.id) ?? 0) + 1);
       subscriptions.push({
         token: u.token,
-        refreshToken: u.refreshToken,
         table: 'lot_submissions',
         filter: `auction_id=eq.${a.id}`,
       });
@@ -210,7 +214,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       serverBytes: [server.primaryPid, ...server.workerPids()].reduce((sum, pid) => sum + rssOf(pid), 0),
       sockets: socketsTo(port),
     };
-    const subscriberProcs = Math.max(1, Math.ceil(subscriptions.length / 250));
+    const subscriberProcs = Math.max(1, Math.ceil(subscriptions.length / SUBSCRIBERS_PER_PROCESS));
     const subscribers = Array.from({ length: subscriberProcs }, (_, i) =>
       startChild(`subscribers-${i}`, './subscribers.ts', log),
     );

@@ -10,7 +10,6 @@ export interface User {
   id: string;
   email: string;
   token: string;
-  refreshToken: string;
 }
 
 export interface WorldAuction {
@@ -40,15 +39,15 @@ export async function ownerConnection(url: string): Promise<OwnerSql> {
   return postgres(url, { max: 4, onnotice: () => {} });
 }
 
-async function signIn(url: string, anonKey: string, email: string): Promise<{ token: string; refreshToken: string }> {
+async function signIn(url: string, anonKey: string, email: string): Promise<{ token: string }> {
   for (let attempt = 0; ; attempt++) {
     const res = await fetch(`${url}/auth/v1/token?grant_type=password`, {
       method: 'POST',
       headers: { apikey: anonKey, 'content-type': 'application/json' },
       body: JSON.stringify({ email, password: PASSWORD }),
     });
-    const body = (await res.json()) as { access_token?: string; refresh_token?: string };
-    if (res.ok && body.access_token) return { token: body.access_token, refreshToken: body.refresh_token! };
+    const body = (await res.json()) as { access_token?: string };
+    if (res.ok && body.access_token) return { token: body.access_token };
     if (attempt >= 3) throw new Error(`sign-in of ${email}: ${res.status} ${JSON.stringify(body)}`);
   }
 }
@@ -138,7 +137,7 @@ export async function buildWorld(
         returning id`;
       endpoints.push({ id: row!.id, receiver, path });
     }
-    const user = (email: string): User => ({ id: idOf.get(email)!, email, token: '', refreshToken: '' });
+    const user = (email: string): User => ({ id: idOf.get(email)!, email, token: '' });
     world.auctions.push({
       id,
       locations: locations.map((l) => ({ id: l.id, typeIds: types.map((t) => t.id) })),

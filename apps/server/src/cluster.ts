@@ -89,6 +89,11 @@ export async function startCluster(
   const metrics = primaryMetrics(primaryRegistry, () => serving);
   let onFirstFailure: (error: Error) => void = () => {};
 
+  // The workers take connections from the shared listening socket themselves (SCHED_NONE), not through the primary
+  // (Node's default, SCHED_RR), which accepts each and hands it to one worker at a time over IPC, handing that worker
+  // the next only once its event loop has acknowledged the last: a burst of new connections waited in the primary,
+  // for seconds when the workers were busy (docs/scaling.md). An operator's NODE_CLUSTER_SCHED_POLICY still decides.
+  if (!process.env.NODE_CLUSTER_SCHED_POLICY) cluster.schedulingPolicy = cluster.SCHED_NONE;
   const fork = (slot: number): Promise<Extract<ToPrimary, { type: 'ready' }>> =>
     new Promise((resolve) => {
       const worker = cluster.fork(env);

@@ -1,8 +1,9 @@
 // WEB_CONCURRENCY=2 against the real entry point in a child process: one banner, requests served by both worker
-// processes (their request connections carry the worker's pid in application_name), a worker killed with SIGKILL
+// processes (their request connections carry the worker's pid in application_name), each accepting its connections
+// from the listening socket itself rather than through the primary, a worker killed with SIGKILL
 // is replaced while the other keeps answering, SIGTERM drains everything (a request in flight completes) and stops
 // the embedded Postgres, a worker that cannot start stops the server with its reason, and SIGHUP reaches every worker.
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { get, request } from 'node:http';
 import { join } from 'node:path';
@@ -17,13 +18,36 @@ import { postgresProcessesFor, serverProcess, workerPids } from './support/test-
 
 const secret = 'cluster-test-secret-'.padEnd(40, 'x');
 
-/** GET over a new connection each time, so the primary hands each request to the next worker. */
+/** GET over a new connection each time, so either worker may accept it. */
 function getStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     get(url, { agent: false, headers }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     }).on('error', reject);
+  });
+}
+
+/** The inode of the TCP socket listening on `port` (state 0A in the kernel's tables). */
+function listeningInode(port: number): string {
+  const local = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields[1]?.endsWith(local) && fields[3] === '0A') return fields[9]!;
+    }
+  }
+  throw new Error(`nothing listens on port ${port}`);
+}
+
+/** Whether process `pid` holds the socket `inode` among its file descriptors. */
+function holdsSocket(pid: number, inode: string): boolean {
+  return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`;
+    } catch {
+      return false; // closed meanwhile
+    }
   });
 }
 
@@ -80,8 +104,21 @@ describe('WEB_CONCURRENCY=2', () => {
         );
         expect(statuses).toEqual(Array(20).fill(200));
       };
-      await burst();
-      expect(await servingPids()).toEqual(workers);
+      // Each worker accepts from the listening socket itself (SCHED_NONE), so it holds that socket: the primary does not
+      // accept each connection and hand it over, one at a time (Node's default).
+      const listening = listeningInode(port);
+      expect(workers.map((pid) => holdsSocket(pid, listening))).toEqual([true, true]);
+      // The kernel wakes both workers for each connection and the first to call accept() takes it: which one serves a
+      // burst is not fixed, but within a few bursts both do.
+      expect(
+        await until(
+          async () => {
+            await burst();
+            return servingPids();
+          },
+          (pids) => pids.length === 2,
+        ),
+      ).toEqual(workers);
 
       // SIGKILL one worker: the other keeps answering while the primary forks a replacement.
       const [killed, survivor] = workers;

@@ -1,6 +1,7 @@
 // The printed figures of a day run: per request kind p50/p99 and errors, realtime and webhook figures, the
 // imports, RSS of every process and the database's connections, the service levels (held or not), each fault with
 // its recovery and what requests met, and the audit.
+import { clockLines } from './server-clock.js';
 import { playing } from './plan.js';
 import type { DayResult } from './run.js';
 import { byKind, percentile, warmupLine } from './stats.js';
@@ -197,6 +198,13 @@ export function formatDay(r: DayResult): string {
             ([key, times]) =>
               `  ${String(times.length).padStart(5)} x ${ms(percentile(times, 50)).padStart(6)} ms  ${key}`,
           ),
+      ].join('\n'),
+    );
+  if (r.serverClock)
+    out.push(
+      [
+        "by the server's own clock (its request histogram: from a worker's start on the request to its answer):",
+        ...clockLines(r.serverClock),
       ].join('\n'),
     );
   out.push(

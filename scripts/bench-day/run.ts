@@ -5,6 +5,7 @@ import { audit, type Audit } from './audit.js';
 import { type Child, startChild } from './child.js';
 import { DISK_FAULT_FLOOR_MB, diskFaultTmpfsMb, type FaultWindow, injectFault, until } from './faults.js';
 import type { RequestRecord } from './messages.js';
+import { clockBetween, readClock, type ServerClock } from './server-clock.js';
 import { makePlan, type Plan, playing } from './plan.js';
 import { faults as faultSchedule, type FaultName, profile } from './profile.js';
 import { rssOf, type Sample, socketsTo, startSampler } from './sampler.js';
@@ -81,6 +82,8 @@ export interface DayResult {
   levels: Level[];
   held: boolean;
   realtime: { received: number; expected: number; p50: number; p99: number };
+  /** The hour's requests by the server's own histogram (server-clock.ts); not in fault runs. */
+  serverClock?: ServerClock;
   webhooks: { arrivals: number; firstAttempts: number; maxBacklogDue: number; maxQueued: number; finalQueued: number };
   imports: Array<{ rows: number; seconds: number }>;
   samples: Sample[];
@@ -106,6 +109,9 @@ export interface DayResult {
  * rather than one per 250 (as with a supabase-js client each) keep the load's fixed cost per process down.
  */
 const SUBSCRIBERS_PER_PROCESS = 1_000;
+
+/** The bench's token for GET /metrics (the server's own clock). */
+const METRICS_TOKEN = 'day-bench-metrics-token';
 
 /** Retry schedule of the contract (0, 1 min, 5 min, 30 min, 2 h, 12 h) compressed like the hour. */
 const retrySchedule = (compression: number) =>
@@ -143,6 +149,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
     server = await startDayServer(
       {
         JWT_SECRET: 'day-bench-secret-'.padEnd(48, 'd'),
+        METRICS_TOKEN,
         WEB_CONCURRENCY: process.env.WEB_CONCURRENCY ?? '2',
         RATE_LIMITS_ENABLED: 'false',
         AUTH_RATE_LIMIT_SIGN_IN: '1000000',
@@ -281,6 +288,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
     if (options.statements)
       await owner`select pg_stat_statements_reset(),
         (select count(pg_stat_reset_single_function_counters(funcid)) from pg_stat_user_functions)`;
+    const clockAtStart = await readClock(server.url, METRICS_TOKEN);
     const startAt = Date.now() + 500;
     for (const g of generators) g.send({ type: 'play', startAt });
     log(
@@ -299,6 +307,10 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       }
     })();
     await Promise.all([...generators.map((g) => g.done), faultsDone]);
+    // A fault run replaces workers, whose counts go with them: the server's clock is read in runs without faults.
+    const serverClock = options.faults?.length
+      ? undefined
+      : clockBetween(clockAtStart, await readClock(server.url, METRICS_TOKEN));
     const requests = generators.flatMap((g) => g.requests);
     const acks = generators.flatMap((g) => g.acks);
     const refusals = generators.flatMap((g) => g.refusals);
@@ -377,6 +389,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
         audited.clean &&
         outcomes.every((o) => o.skipped || (o.recoveryMs !== undefined && o.violations.length === 0)),
       realtime: { received, expected, p50: percentile(rt, 50), p99: percentile(rt, 99) },
+      serverClock,
       webhooks: {
         arrivals: arrivals.length,
         firstAttempts: new Set(arrivals.map((a) => a.webhookId)).size,

@@ -74,30 +74,39 @@ export function rssOf(pid: number): number {
 
 /**
  * Established TCP connections whose local port is `port`: the server's ends of its clients' connections. Read from the
- * kernel's tables (every process here shares the network namespace), so the server needs no instrument for it. At
- * K = 20 the tables hold 24,000 lines every 2 s: scanned in place (2 ms), not split into arrays (30 ms), as this
- * process's CPU is the load's.
+ * kernel's tables (every process here shares the network namespace), so the server needs no instrument for it.
  */
 export function socketsTo(port: number): number {
-  const local = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
   let n = 0;
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text: string;
     try {
-      text = readFileSync(table, 'utf8');
+      n += establishedTo(readFileSync(table, 'utf8'), port);
     } catch {
-      continue;
+      // no such table (IPv6 off)
     }
-    // Each line after the header: "  sl: local_address remote_address st ...", addresses as HEX:PORT.
-    for (let at = text.indexOf('\n') + 1; at > 0 && at < text.length; ) {
-      const lineEnd = text.indexOf('\n', at);
-      const stop = lineEnd < 0 ? text.length : lineEnd;
-      const localEnd = text.indexOf(' ', text.indexOf(': ', at) + 2);
-      const remoteEnd = text.indexOf(' ', localEnd + 1);
-      const established = text.startsWith('01', remoteEnd + 1);
-      if (localEnd > 0 && localEnd < stop && established && text.startsWith(local, localEnd - local.length)) n++;
-      at = stop + 1;
+  }
+  return n;
+}
+
+/**
+ * The lines of a /proc/net/tcp table ("  sl: local_address remote_address st ...", addresses as HEX:PORT) in state
+ * 01 (established) whose local port is `port`. At K = 20 the tables hold 24,000 lines every 2 s: scanned in place
+ * (2 ms), not split into arrays (30 ms), as this process's CPU is the load's.
+ */
+export function establishedTo(text: string, port: number): number {
+  const local = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  let n = 0;
+  for (let at = text.indexOf('\n') + 1; at > 0 && at < text.length; ) {
+    const lineEnd = text.indexOf('\n', at);
+    const stop = lineEnd < 0 ? text.length : lineEnd;
+    const slot = text.indexOf(': ', at);
+    const localEnd = slot < 0 ? -1 : text.indexOf(' ', slot + 2);
+    const remoteEnd = localEnd < 0 ? -1 : text.indexOf(' ', localEnd + 1);
+    // A line without all three fields is skipped, never read into the next one.
+    if (slot >= 0 && remoteEnd >= 0 && remoteEnd + 3 <= stop) {
+      if (text.startsWith('01', remoteEnd + 1) && text.startsWith(local, localEnd - local.length)) n++;
     }
+    at = stop + 1;
   }
   return n;
 }

@@ -200,7 +200,8 @@ export function formatDay(r: DayResult): string {
           ),
       ].join('\n'),
     );
-  if (r.serverClock)
+  // Runs saved before the GC and plan-cache lines kept the requests at the top level: not printed.
+  if (r.serverClock?.requests)
     out.push(
       [
         "by the server's own clock (its request histogram: from a worker's start on the request to its answer):",

@@ -3,7 +3,7 @@
 // When the run cuts the network, the request pool reaches PostgreSQL through the bench's relay; otherwise it
 // connects directly, as a deployment does (the relay's hop costs every query two more socket writes and wake-ups).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,8 +97,12 @@ export async function startDayServer(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  // DAY_SERVER_OUTPUT keeps all of it in a file too (for example what --trace-gc prints), beyond the last megabyte.
+  const keep = process.env.DAY_SERVER_OUTPUT ? createWriteStream(process.env.DAY_SERVER_OUTPUT) : undefined;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => keep?.end());
   const collect = (d: Buffer) => {
+    keep?.write(d);
     out += d;
     if (out.length > 2_000_000) out = out.slice(-1_000_000);
   };

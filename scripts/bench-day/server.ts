@@ -100,7 +100,8 @@ export async function startDayServer(
   // DAY_SERVER_OUTPUT keeps all of it in a file too (for example what --trace-gc prints), beyond the last megabyte.
   const keep = process.env.DAY_SERVER_OUTPUT ? createWriteStream(process.env.DAY_SERVER_OUTPUT) : undefined;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  void exited.then(() => keep?.end());
+  // 'close', not 'exit': the pipes may still deliver after the process exited.
+  child.once('close', () => keep?.end());
   const collect = (d: Buffer) => {
     keep?.write(d);
     out += d;

@@ -288,7 +288,8 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
     if (options.statements)
       await owner`select pg_stat_statements_reset(),
         (select count(pg_stat_reset_single_function_counters(funcid)) from pg_stat_user_functions)`;
-    const clockAtStart = await readClock(server.url, METRICS_TOKEN);
+    // A fault run replaces workers, whose counts go with them: the server's clock is read in runs without faults.
+    const clockAtStart = options.faults?.length ? undefined : await readClock(server.url, METRICS_TOKEN);
     const startAt = Date.now() + 500;
     for (const g of generators) g.send({ type: 'play', startAt });
     log(
@@ -307,10 +308,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       }
     })();
     await Promise.all([...generators.map((g) => g.done), faultsDone]);
-    // A fault run replaces workers, whose counts go with them: the server's clock is read in runs without faults.
-    const serverClock = options.faults?.length
-      ? undefined
-      : clockBetween(clockAtStart, await readClock(server.url, METRICS_TOKEN));
+    const serverClock = clockAtStart && clockBetween(clockAtStart, await readClock(server.url, METRICS_TOKEN));
     const requests = generators.flatMap((g) => g.requests);
     const acks = generators.flatMap((g) => g.acks);
     const refusals = generators.flatMap((g) => g.refusals);

@@ -6,6 +6,7 @@
 // Read with it, from the same scrape: the workers' garbage-collection pauses (prom-client's
 // nodejs_gc_duration_seconds, which stop a worker's event loop) and the REST engine's plan-cache lookups (a miss
 // parses, plans and compiles the read again).
+import { parseSample } from '../../apps/server/test/support/prometheus-lint.js';
 
 /** Observations of one histogram series: how many, their total (seconds), and how many within each bound. */
 export interface ClockCounts {
@@ -22,9 +23,6 @@ export interface ServerClock {
   /** REST reads looked up in the plan cache. */
   planCache: { hit: number; miss: number };
 }
-
-const SAMPLE = /^(\w+)(?:\{([^}]*)\})? (\S+)$/;
-const LABEL = /(\w+)="([^"]*)"/g;
 
 /** Adds one histogram sample (`_bucket`, `_sum` or `_count`) of `metric` to `into`, keyed by `keyOf(labels)`. */
 function addHistogramSample(
@@ -49,11 +47,10 @@ function addHistogramSample(
 export function parseClock(text: string): ServerClock {
   const clock: ServerClock = { requests: {}, gc: {}, planCache: { hit: 0, miss: 0 } };
   for (const line of text.split('\n')) {
-    const m = SAMPLE.exec(line);
-    if (!m) continue;
-    const [, name, labelText, valueText] = m as unknown as [string, string, string | undefined, string];
-    const labels = Object.fromEntries([...(labelText ?? '').matchAll(LABEL)].map((l) => [l[1]!, l[2]!]));
-    const value = Number(valueText);
+    if (line === '' || line.startsWith('#')) continue;
+    const sample = parseSample(line);
+    if (typeof sample === 'string') continue;
+    const { name, labels, value } = sample;
     if (name === 'rest_plan_cache_lookups_total') {
       if (labels.result === 'hit' || labels.result === 'miss') clock.planCache[labels.result] += value;
       continue;

@@ -98,7 +98,12 @@ export async function startDayServer(
   });
   let out = '';
   // DAY_SERVER_OUTPUT keeps all of it in a file too (for example what --trace-gc prints), beyond the last megabyte.
-  const keep = process.env.DAY_SERVER_OUTPUT ? createWriteStream(process.env.DAY_SERVER_OUTPUT) : undefined;
+  let keep = process.env.DAY_SERVER_OUTPUT ? createWriteStream(process.env.DAY_SERVER_OUTPUT) : undefined;
+  // A file that cannot be written (a bad path, a full disk) is said once and dropped; the run goes on without it.
+  keep?.once('error', (error) => {
+    process.stderr.write(`DAY_SERVER_OUTPUT: ${error.message}; the server's output is no longer kept\n`);
+    keep = undefined;
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // 'close', not 'exit': the pipes may still deliver after the process exited.
   child.once('close', () => keep?.end());

@@ -17,8 +17,11 @@ interface Sample {
   value: number;
 }
 
-/** `name{a="x",b="y"} value [timestamp]`, reading label values by the format's escapes (\\, \", \n only). */
-function parseSample(line: string): Sample | string {
+/**
+ * `name{a="x",b="y"} value [timestamp]`, reading label values by the format's escapes (\\, \", \n only); a string
+ * says what is wrong with the line. Also the day bench's reader of the server's clock (scripts/bench-day).
+ */
+export function parseSample(line: string): Sample | string {
   const name = /^[^\s{]+/.exec(line)?.[0] ?? '';
   if (!NAME.test(name)) return `invalid metric name "${name}"`;
   let i = name.length;

@@ -168,7 +168,7 @@ export function formatDay(r: DayResult): string {
   const out: string[] = [];
   const p = r.plan;
   out.push(
-    `K=${p.k}: ${p.auctions} auctions, ${p.staff} staff, ${p.admins} admins, ${playing(p)} (compression ${p.compression}), ${p.jobs} jobs`,
+    `K=${p.k}: ${p.auctions} auctions, ${p.staff} staff, ${p.admins} admins, ${playing(p)} (compression ${p.compression}), ${p.jobs} jobs${r.node ? `, server on Node ${r.node}` : ''}`,
   );
   out.push(
     r.warmup ? warmupLine(r.warmup) : 'no warm-up: the hour began on the server just started (--cold, or older)',

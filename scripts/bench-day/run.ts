@@ -93,6 +93,8 @@ export interface DayResult {
   websockets: number;
   /** The machine's cores, for the CPU shares. */
   cores: number;
+  /** The Node version the server ran on (the bench's own: `process.execPath`); absent in runs saved before it. */
+  node?: string;
   faults: FaultOutcome[];
   audit: Audit;
   droppedId?: string;
@@ -400,6 +402,7 @@ export async function runDay(options: DayOptions): Promise<DayResult> {
       idle,
       websockets: subscribed,
       cores: cpus().length,
+      node: process.version,
       faults: outcomes,
       audit: audited,
       droppedId,

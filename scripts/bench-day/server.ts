@@ -3,10 +3,11 @@
 // When the run cuts the network, the request pool reaches PostgreSQL through the bench's relay; otherwise it
 // connects directly, as a deployment does (the relay's hop costs every query two more socket writes and wake-ups).
 import { execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childPids, workerPids } from '../../apps/server/test/support/process-children.js';
 import { runningClusterUrl } from '../../packages/database/src/index.js';
 import { type PgRelay, startRelayProcess } from './pg-relay.js';
 
@@ -30,21 +31,6 @@ export interface DayServer {
   output(): string;
   healthy(): Promise<boolean>;
   stop(): Promise<void>;
-}
-
-/** Pids whose parent is `parent` (from /proc), optionally only those whose command is `comm`. */
-export function childPids(parent: number, comm?: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const [, c, rest] = /^\d+ \((.*)\) (.*)$/s.exec(readFileSync(`/proc/${name}/stat`, 'utf8')) ?? [];
-      if (Number(rest?.split(' ')[1]) === parent && (!comm || c === comm)) out.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out.sort((a, b) => a - b);
 }
 
 /**
@@ -146,7 +132,7 @@ export async function startDayServer(
     ownerUrl,
     relay,
     primaryPid,
-    workerPids: () => childPids(primaryPid, 'node'),
+    workerPids: () => workerPids(primaryPid),
     postgresPids: () => {
       const pm = postmasterPid();
       return pm ? [pm, ...childPids(pm)] : [];

@@ -3,6 +3,7 @@
 import cluster from 'node:cluster';
 import { loadConfig, ConfigError, type Config } from '@auction-ops/server-config';
 import { createLogger } from './logger.js';
+import { warnOfOldNode } from './node-support.js';
 import { installLastGuard } from './http/last-guard.js';
 import { startServer } from './server.js';
 import { type RunningCluster, runClusterWorker, startCluster, workerEnvironment } from './cluster.js';
@@ -70,11 +71,13 @@ async function runPrimary(): Promise<void> {
     });
     log.info('listening', {
       version,
+      node: process.version,
       url: server.url,
       public_url: server.publicUrl,
       data_dir: config.DATA_DIR,
       processes: config.WEB_CONCURRENCY,
     });
+    warnOfOldNode(log, process.versions.node);
     process.stdout.write(
       `\nauction-ops ${version} is running at ${server.url}\n  anon key:         ${server.anonKey}\n` +
         `  service_role key: ${server.serviceRoleKey}\n\n`,

@@ -3,7 +3,7 @@
 // all three. Exported as `@auction-ops/server/testing` for the packages' end-to-end tests.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -205,18 +205,4 @@ export function watchdogsFor(dir: string): number[] {
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
-/** Node processes whose parent is `pid`: the cluster's workers (Postgres and esbuild are not named node). */
-export function workerPids(pid: number): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const [, comm, rest] = /^\d+ \((.*)\) (.*)$/s.exec(stat) ?? [];
-      if (comm === 'node' && Number(rest.split(' ')[1]) === pid) out.push(Number(name));
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out.sort((a, b) => a - b);
-}
+export { workerPids } from './process-children.js';

@@ -50,6 +50,8 @@ const scrape = (
     `rest_plan_cache_lookups_total{result="hit"} ${plans[0]}`,
     `rest_plan_cache_lookups_total{result="miss"} ${plans[1]}`,
     'process_cpu_seconds_total 12.5',
+    // A line the parser refuses is skipped, not read into the next.
+    'http_request_duration_seconds_bucket{le="0.1",family="rest" 99',
   ].join('\n');
 
 describe("the server's own clock", () => {
@@ -84,7 +86,7 @@ describe("the server's own clock", () => {
     expect(hour.planCache).toEqual({ hit: 900, miss: 100 });
     const lines = clockLines(hour);
     expect(lines[0]).toMatch(/rest GET +1000 +within 100 ms +99\.0 %, 250 ms +100\.0 %/);
-    // 100 minor pauses of 8 ms each; two major ones, one over 10 ms and one over 100 ms.
+    // 100 minor pauses of 8 ms each; two major ones, both over 10 ms and one of them over 100 ms.
     expect(lines).toContainEqual(
       expect.stringMatching(/gc minor +100 +800 ms in all, 8\.0 ms each, 0 over 10 ms, 0 over 100 ms/),
     );

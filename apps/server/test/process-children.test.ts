@@ -34,3 +34,10 @@ it("finds a process's children, and as workers only those running its own comman
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+it('finds no workers of a process that is gone', async () => {
+  const gone = spawn(process.execPath, ['-e', '']);
+  await once(gone, 'exit');
+  expect(workerPids(gone.pid!)).toEqual([]);
+  expect(childPids(gone.pid!)).toEqual([]);
+});

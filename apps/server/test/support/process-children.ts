@@ -9,13 +9,19 @@ import { readdirSync, readFileSync } from 'node:fs';
  */
 export function childPids(parent: number, { sameCommand = false } = {}): number[] {
   const command = (pid: number | string) => readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  let own: string | undefined;
+  try {
+    own = sameCommand ? command(parent) : undefined;
+  } catch {
+    return []; // the parent is gone, and its children with it or adopted by another
+  }
   const out: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const [, rest] = /^\d+ \(.*\) (.*)$/s.exec(readFileSync(`/proc/${name}/stat`, 'utf8')) ?? [];
       if (Number(rest?.split(' ')[1]) !== parent) continue;
-      if (!sameCommand || command(name) === command(parent)) out.push(Number(name));
+      if (own === undefined || command(name) === own) out.push(Number(name));
     } catch {
       // gone meanwhile
     }

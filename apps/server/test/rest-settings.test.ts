@@ -1,8 +1,15 @@
 // The rest-engine settings the server exposes: plan output (REST_PLAN_ENABLED), PostgREST's extra search path
 // (REST_EXTRA_SEARCH_PATH), with which functions of an extension's own schema resolve as they do on Supabase, and
-// `Prefer: tx=rollback` (REST_TX_ROLLBACK_ALLOWED).
+// `Prefer: tx=rollback` (REST_TX_ROLLBACK_ALLOWED); and the retry of a write rolled back by a deadlock, which the
+// server always asks of the engine.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '@auction-ops/database/testing';
+import {
+  arrangeCrossing,
+  CROSSING_SQL,
+  crossedCounts,
+  crossingAttempts,
+} from '../../../packages/rest-engine/test/crossing-writes.js';
 import { startTestServer, type TestServer } from './support/test-server.js';
 
 /** An "extension" in its own schema, and a public RPC that calls it unqualified (as PostGIS's functions are). */
@@ -21,7 +28,15 @@ let defaults: TestServer;
 let configured: TestServer;
 beforeAll(async () => {
   [defaults, configured] = await Promise.all([
-    startTestServer({}, { beforeStart: installExtensionSchema }),
+    startTestServer(
+      {},
+      {
+        beforeStart: async (t) => {
+          await installExtensionSchema(t);
+          await t.db.sql.unsafe(CROSSING_SQL);
+        },
+      },
+    ),
     startTestServer(
       { REST_PLAN_ENABLED: 'true', REST_EXTRA_SEARCH_PATH: 'public, geo_tools', REST_TX_ROLLBACK_ALLOWED: 'true' },
       { beforeStart: installExtensionSchema },
@@ -83,5 +98,29 @@ describe('REST_TX_ROLLBACK_ALLOWED', () => {
 
   it('on, the request answers as it would and keeps nothing', async () => {
     expect(await insertRolledBack(configured)).toEqual([201, false]);
+  });
+});
+
+describe('a write rolled back by a deadlock', () => {
+  it('is run again: both crossing writes are answered 200 and commit once each', async () => {
+    await arrangeCrossing(defaults.db.sql);
+    const cross = (first: number, second: number) =>
+      fetch(new URL('/rest/v1/rpc/cross_update', defaults.url), {
+        method: 'POST',
+        headers: {
+          apikey: defaults.serviceRoleKey,
+          authorization: `Bearer ${defaults.serviceRoleKey}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ first, second }),
+      });
+    const answers = await Promise.all([cross(1, 2), cross(2, 1)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    // Three attempts: PostgreSQL rolled one back and the server ran it again.
+    expect(await crossingAttempts(defaults.db.sql)).toBe(3);
+    expect(await crossedCounts(defaults.db.sql)).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
   });
 });

@@ -108,6 +108,13 @@ export interface RestEngineOptions {
    * current_setting(). They come from the configuration, never from a request.
    */
   appSettings?: Record<string, string>;
+  /**
+   * Times a write whose transaction PostgreSQL rolled back for a deadlock (40P01) or a serialization failure (40001)
+   * is run again, a few milliseconds later, before its error is the answer (default 0: PostgREST answers 500 at
+   * once). Safe for what the transaction did in the database, all of which was rolled back; a function with effects
+   * outside it (an HTTP call from SQL) would repeat them.
+   */
+  conflictRetries?: number;
   /** Distinct main statement texts prepared per schema generation (default 2000); others run unnamed. */
   preparedStatements?: number;
   /** Planned and compiled GET/HEAD requests kept for reuse (default 1000; 0 turns the cache off). */
@@ -197,6 +204,9 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
   const appSettingNames = arrayLiteral(appSettings.map(([name]) => name));
   const appSettingValues = arrayLiteral(appSettings.map(([, value]) => value));
   const poolTimeoutMs = options.poolTimeoutMs ?? 10_000;
+  const conflictRetries = options.conflictRetries ?? 0;
+  if (!Number.isInteger(conflictRetries) || conflictRetries < 0)
+    throw new TypeError(`conflictRetries: ${conflictRetries} is not a whole number of times, 0 or more`);
   const statementTimeout = options.statementTimeoutMs !== undefined ? String(options.statementTimeoutMs) : null;
 
   let cache = await loadSchemaCache(sql, schemas);
@@ -216,6 +226,7 @@ export async function createRestEngine(options: RestEngineOptions): Promise<Rest
     txDefault: txEnd.startsWith('rollback') ? 'rollback' : 'commit',
     txOverridable: plannerOptions.txOverridable,
     preRequest: options.preRequest ? `select ${options.preRequest.split('.').map(quoteIdent).join('.')}()` : null,
+    conflictRetries,
   };
   const planCacheSize = options.planCacheSize ?? 1000;
   let plans = new PlanCache(planCacheSize);

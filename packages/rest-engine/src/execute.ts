@@ -261,7 +261,26 @@ export interface PlanExecution {
   readonly txOverridable: boolean;
   /** The pre-request call's statement, or null. */
   readonly preRequest?: string | null;
+  /** Times a write rolled back by a deadlock or a serialization failure is run again (default 0, as PostgREST). */
+  readonly conflictRetries?: number;
 }
+
+/**
+ * PostgreSQL's codes for a transaction it rolled back to settle a conflict with another one: a deadlock (40P01), a
+ * serialization failure (40001). Nothing of the transaction stayed, so it can run again, and the other transaction
+ * has gone on meanwhile. Reads are left alone: they take no row locks here, and on a read replica 40001 is a
+ * conflict with replay that the caller settles by reading elsewhere.
+ */
+const CONFLICT_CODES = new Set(['40P01', '40001']);
+
+function rolledBackByConflict(e: unknown): boolean {
+  const { code, severity } = (e ?? {}) as { code?: unknown; severity?: unknown };
+  return severity === 'ERROR' && typeof code === 'string' && CONFLICT_CODES.has(code);
+}
+
+/** A few milliseconds, random, so that two transactions that deadlocked do not meet again at once. */
+const conflictPause = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, (attempt + 1) * (5 + Math.random() * 20)));
 
 /**
  * The execute stage: one transaction for a planned and compiled request. A write whose result decides its fate (a
@@ -285,14 +304,23 @@ export async function executePlan(
     : rollback
       ? 'rollback'
       : 'commit';
-  const { result } = await execute(env.sql, ctx, compiled.main, compiled.explain, {
+  const options: ExecuteOptions = {
     readOnly: plan.readOnly,
     poolTimeoutMs: env.poolTimeoutMs,
     statements: env.statements,
     planOutput: compiled.planOutput,
     preRequest: env.preRequest ?? null,
     end,
-  });
-  if (!mustDecide) checkResult(plan, result);
-  return result;
+  };
+  const retries = plan.readOnly ? 0 : (env.conflictRetries ?? 0);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const { result } = await execute(env.sql, ctx, compiled.main, compiled.explain, options);
+      if (!mustDecide) checkResult(plan, result);
+      return result;
+    } catch (e) {
+      if (attempt >= retries || !rolledBackByConflict(e)) throw e;
+      await conflictPause(attempt);
+    }
+  }
 }

@@ -51,6 +51,9 @@ export async function createServices(ctx: ServerContext): Promise<Services> {
       maxRows: c.REST_MAX_ROWS,
       statementTimeoutMs: c.DB_STATEMENT_TIMEOUT_MS,
       poolTimeoutMs: c.DB_POOL_TIMEOUT_MS,
+      // Two staff writing the same rows in different orders deadlock; the one rolled back is run again rather than
+      // answered 500 (docs/errors.md). Our functions have no effects outside the database to repeat.
+      conflictRetries: 2,
       onPlanCacheLookup: ctx.metrics?.planCacheLookup,
       // Deleting an auction marks it (domain/0031, 0034): the answer is the marked auction or delete_auction's
       // refusal, where a DELETE skipped by the table's trigger answered both with no rows.

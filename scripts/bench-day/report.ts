@@ -1,6 +1,7 @@
 // The printed figures of a day run: per request kind p50/p99 and errors, realtime and webhook figures, the
 // imports, RSS of every process and the database's connections, the service levels (held or not), each fault with
 // its recovery and what requests met, and the audit.
+import { hostSpeedLine } from './host-speed.js';
 import { clockLines } from './server-clock.js';
 import { playing } from './plan.js';
 import type { DayResult } from './run.js';
@@ -170,6 +171,7 @@ export function formatDay(r: DayResult): string {
   out.push(
     `K=${p.k}: ${p.auctions} auctions, ${p.staff} staff, ${p.admins} admins, ${playing(p)} (compression ${p.compression}), ${p.jobs} jobs${r.node ? `, server on Node ${r.node}` : ''}`,
   );
+  if (r.host) out.push(hostSpeedLine(r.host.before, r.host.after));
   out.push(
     r.warmup ? warmupLine(r.warmup) : 'no warm-up: the hour began on the server just started (--cold, or older)',
   );

@@ -9,6 +9,7 @@ import { clockBetween, readClock, type ServerClock } from './server-clock.js';
 import { makePlan, type Plan, playing } from './plan.js';
 import { faults as faultSchedule, type FaultName, profile } from './profile.js';
 import { rssOf, type Sample, socketsTo, startSampler } from './sampler.js';
+import { type HostSpeed, measureHostSpeed } from './host-speed.js';
 import { startDayServer } from './server.js';
 import {
   type Level,
@@ -95,6 +96,9 @@ export interface DayResult {
   cores: number;
   /** The Node version the server ran on (the bench's own: `process.execPath`); absent in runs saved before it. */
   node?: string;
+  /** The host's speed on one core before the run's processes started and after they stopped (host-speed.ts);
+   * absent in runs saved before it. */
+  host?: { before: HostSpeed; after: HostSpeed };
   faults: FaultOutcome[];
   audit: Audit;
   droppedId?: string;
@@ -124,6 +128,12 @@ function share<T>(items: T[], parts: number, part: number): T[] {
 }
 
 export async function runDay(options: DayOptions): Promise<DayResult> {
+  const before = measureHostSpeed();
+  const result = await playDay(options);
+  return { ...result, host: { before, after: measureHostSpeed() } };
+}
+
+async function playDay(options: DayOptions): Promise<DayResult> {
   const log = options.log ?? ((line: string) => console.log(line));
   const faulted = (options.faults?.length ?? 0) > 0;
   const compression = options.compression ?? (faulted ? profile.faultsCompression : profile.compression);

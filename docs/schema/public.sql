@@ -2752,19 +2752,22 @@ create view public.recent_submissions as
     s.user_id,
     public.display_name(u.full_name, u.email) AS submitted_by,
     s.submitted_at,
-    COALESCE(e.entries, '[]'::jsonb) AS entries,
-    COALESCE(e.entry_count, 0::bigint)::integer AS entry_count,
-    COALESCE(e.total_car_count, 0::bigint)::integer AS total_car_count,
-    s.image_url
-   FROM public.lot_submissions s
-     JOIN public.locations l ON l.id = s.location_id
-     LEFT JOIN public.users u ON u.id = s.user_id
-     LEFT JOIN LATERAL ( SELECT jsonb_agg(jsonb_build_object('type_name', t.name, 'car_count', en.car_count, 'image_url', en.image_url) ORDER BY lst.display_order, t.name) AS entries,
-            count(*) AS entry_count,
-            sum(en.car_count) AS total_car_count
+    COALESCE(( SELECT jsonb_agg(jsonb_build_object('type_name', t.name, 'car_count', en.car_count, 'image_url', en.image_url) ORDER BY lst.display_order, t.name) AS jsonb_agg
            FROM public.lot_submission_entries en
              JOIN public.submission_types t ON t.id = en.submission_type_id
              LEFT JOIN public.location_submission_types lst ON lst.location_id = s.location_id AND lst.submission_type_id = en.submission_type_id
-          WHERE en.submission_id = s.id) e ON true;
+          WHERE en.submission_id = s.id), '[]'::jsonb) AS entries,
+    (( SELECT count(*) AS count
+           FROM public.lot_submission_entries en
+             JOIN public.submission_types t ON t.id = en.submission_type_id
+          WHERE en.submission_id = s.id))::integer AS entry_count,
+    COALESCE(( SELECT sum(en.car_count) AS sum
+           FROM public.lot_submission_entries en
+             JOIN public.submission_types t ON t.id = en.submission_type_id
+          WHERE en.submission_id = s.id), 0::bigint)::integer AS total_car_count,
+    s.image_url
+   FROM public.lot_submissions s
+     JOIN public.locations l ON l.id = s.location_id
+     LEFT JOIN public.users u ON u.id = s.user_id;
 grant select on public.recent_submissions to authenticated;
 grant select on public.recent_submissions to service_role;

@@ -176,3 +176,36 @@ it('the read policies run their helpers once per statement (InitPlans), not per 
     expect(main).not.toMatch(/hashed SubPlan/i);
   }
 });
+
+interface AnalyzedNode extends PlanNode {
+  'Actual Loops'?: number;
+  Plans?: AnalyzedNode[];
+}
+
+/** How many times each scan of `table` ran in an analyzed plan. */
+const loopsOn = (plan: AnalyzedNode, table: string): number[] => [
+  ...(plan['Relation Name'] === table ? [plan['Actual Loops'] ?? 0] : []),
+  ...(plan.Plans ?? []).flatMap((p) => loopsOn(p, table)),
+];
+
+it("a page of recent_submissions ordered by time without a filter builds only its own rows' entries", async () => {
+  // No index orders the caller's submissions by time across the policies' arms, so they are sorted. The entries (a
+  // sorted jsonb aggregate under the entries' and types' policies) must be built after the sort and the limit, for
+  // the 25 rows of the page, not for every submission the caller can see (domain/0040).
+  for (const user of [ids.lot1!, ids.owner!]) {
+    await sql.begin(async (tx) => {
+      await tx`select set_config('role', 'authenticated', true),
+        set_config('request.jwt.claims', ${JSON.stringify({ sub: user, role: 'authenticated' })}, true)`;
+      const [{ n }] = await tx<{ n: number }[]>`select count(*)::int as n from public.recent_submissions`;
+      expect(n).toBeGreaterThan(100);
+      const [row] = await tx.unsafe(
+        'explain (analyze, format json) select * from public.recent_submissions order by submitted_at desc limit 25',
+      );
+      const plan = row!['QUERY PLAN'] as [{ Plan: AnalyzedNode }] | string;
+      const { Plan } = (typeof plan === 'string' ? JSON.parse(plan) : plan)[0];
+      const loops = loopsOn(Plan, 'lot_submission_entries');
+      expect(loops.length).toBeGreaterThan(0);
+      expect(Math.max(...loops)).toBeLessThanOrEqual(25);
+    });
+  }
+});

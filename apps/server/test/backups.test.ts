@@ -12,7 +12,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signApiKey } from '@auction-ops/auth-core';
 import { formatBytes } from '@auction-ops/console/format-bytes';
-import { findFreePort } from '@auction-ops/database';
+import { findFreePort, runningClusterUrl } from '@auction-ops/database';
+import postgres from 'postgres';
 import {
   postgresProcessesFor,
   serverProcess,
@@ -147,8 +148,24 @@ beforeAll(async () => {
   await sleep(1100);
   await signUp(server, 'second@example.com');
   await upload(server, 'second.txt');
-  // Older than the archive timeout (1 s) with margin: these changes must be in the archive now.
-  await sleep(4000);
+  // These changes must be in the archive before the disk dies: the archive timeout (1 s) closes the segment that
+  // holds them, and the archiver ships it. Waited for by name, not by time (a busy machine's archiver is late).
+  const owner = postgres(runningClusterUrl(join(dataDir, 'postgres'))!, { max: 1, onnotice: () => {} });
+  try {
+    const [{ wal }] = await owner<{ wal: string }[]>`select pg_walfile_name(pg_current_wal_lsn()) as wal`;
+    await until(
+      async () => {
+        const [a] = await owner<{ last: string | null }[]>`select last_archived_wal as last from pg_stat_archiver`;
+        // The segment itself or a later one (the archiver goes in order); a backup's history file is named after its
+        // first segment with a suffix, and says nothing of that segment.
+        return !!a?.last && (a.last === wal || a.last.slice(0, 24) > wal);
+      },
+      `segment ${wal} to be archived`,
+      60_000,
+    );
+  } finally {
+    await owner.end();
+  }
 
   // The disk dies: no shutdown, no checkpoint, the cluster gone with its directory. The watchdog first, which would
   // otherwise give the cluster a fast shutdown (with its checkpoint) once the server is gone.

@@ -24,7 +24,9 @@ afterAll(async () => {
 
 it('a query on a reserved connection whose server is gone rejects instead of crashing the process', async () => {
   const relay = await startTcpRelay(db.requestUrl);
-  const sql = postgres(relay.url, { max: 1, onnotice: () => {} });
+  let seeClose = () => {};
+  const closeSeen = new Promise<void>((resolve) => (seeClose = resolve));
+  const sql = postgres(relay.url, { max: 1, onnotice: () => {}, onclose: () => seeClose() });
   const crashes: unknown[] = [];
   const onUncaught = (error: unknown) => crashes.push(error);
   process.on('uncaughtException', onUncaught);
@@ -32,7 +34,7 @@ it('a query on a reserved connection whose server is gone rejects instead of cra
     const reserved = await sql.reserve();
     await reserved`select 1`;
     await relay.close();
-    await new Promise((r) => setTimeout(r, 200)); // the close is seen; the reservation keeps the dead connection
+    await closeSeen; // the client has seen the close; the reservation keeps the dead connection
     await expect(reserved`select 1`).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
     await new Promise((r) => setImmediate(r));
     expect(crashes).toEqual([]);

@@ -39,11 +39,11 @@ export function measureHostSpeed(rounds = 5): HostSpeed {
   return { hashMbPerS, copyMbPerS };
 }
 
-export function hostSpeedLine(before: HostSpeed, after: HostSpeed | undefined): string {
+export function hostSpeedLine({ before, after }: { before: HostSpeed; after: HostSpeed }): string {
   const figures = (s: HostSpeed) =>
     `sha256 ${Math.round(s.hashMbPerS).toLocaleString('en-US')} MB/s, copy ${Math.round(s.copyMbPerS).toLocaleString('en-US')} MB/s`;
   return (
     `host speed on one core (a slower host shows lower figures; compare runs at like figures): ${figures(before)} ` +
-    `before the run${after ? `, ${figures(after)} after` : ''}`
+    `before the run, ${figures(after)} after`
   );
 }

@@ -171,7 +171,7 @@ export function formatDay(r: DayResult): string {
   out.push(
     `K=${p.k}: ${p.auctions} auctions, ${p.staff} staff, ${p.admins} admins, ${playing(p)} (compression ${p.compression}), ${p.jobs} jobs${r.node ? `, server on Node ${r.node}` : ''}`,
   );
-  if (r.host) out.push(hostSpeedLine(r.host.before, r.host.after));
+  if (r.host) out.push(hostSpeedLine(r.host));
   out.push(
     r.warmup ? warmupLine(r.warmup) : 'no warm-up: the hour began on the server just started (--cold, or older)',
   );

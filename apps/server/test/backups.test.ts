@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signApiKey } from '@auction-ops/auth-core';
 import { formatBytes } from '@auction-ops/console/format-bytes';
 import { findFreePort, runningClusterUrl } from '@auction-ops/database';
+import { waitForArchivedSegment } from '@auction-ops/database/testing';
 import postgres from 'postgres';
 import {
   postgresProcessesFor,
@@ -153,16 +154,7 @@ beforeAll(async () => {
   const owner = postgres(runningClusterUrl(join(dataDir, 'postgres'))!, { max: 1, onnotice: () => {} });
   try {
     const [{ wal }] = await owner<{ wal: string }[]>`select pg_walfile_name(pg_current_wal_lsn()) as wal`;
-    await until(
-      async () => {
-        const [a] = await owner<{ last: string | null }[]>`select last_archived_wal as last from pg_stat_archiver`;
-        // The segment itself or a later one (the archiver goes in order); a backup's history file is named after its
-        // first segment with a suffix, and says nothing of that segment.
-        return !!a?.last && (a.last === wal || a.last.slice(0, 24) > wal);
-      },
-      `segment ${wal} to be archived`,
-      60_000,
-    );
+    await waitForArchivedSegment(owner, wal);
   } finally {
     await owner.end();
   }

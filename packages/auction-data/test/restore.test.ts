@@ -16,6 +16,7 @@ import {
   type BackupTarget,
 } from '@auction-ops/backups';
 import { ensureRoles, migrate, startEmbeddedPostgres, type EmbeddedCluster } from '@auction-ops/database';
+import { archiveNow as archiveSegment } from '@auction-ops/database/testing';
 import { seedDemo } from '@auction-ops/domain';
 import { createFsBackend, type StorageBackend } from '@auction-ops/storage';
 import { type LossReport, restoreAuction, TABLES } from '../src/index.js';
@@ -36,20 +37,6 @@ let laterLocationOfB: string;
 let photo: { name: string; version: string; bytes: Buffer };
 let t1: string;
 let bBefore: Record<string, string>;
-
-/** Forces the current WAL segment out and waits (with a deadline on progress) until it is archived. */
-async function archiveNow(): Promise<void> {
-  const [{ wal }] = await sql`select pg_walfile_name(pg_switch_wal()) as wal`;
-  let progress: string | null = '';
-  let deadline = 0;
-  for (;;) {
-    const [row] = await sql`select last_archived_wal from pg_stat_archiver`;
-    if (row!.last_archived_wal && row!.last_archived_wal >= wal) return;
-    if (row!.last_archived_wal !== progress) [progress, deadline] = [row!.last_archived_wal, Date.now() + 120_000];
-    if (Date.now() > deadline) throw new Error(`segment ${wal} not archived`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** md5 of each table's rows of an auction, in key order: equal digests mean byte-identical rows. */
 async function digests(auctionId: string): Promise<Record<string, string>> {
@@ -114,7 +101,7 @@ beforeAll(async () => {
   [{ id: laterLocationOfB }] = await sql`
     insert into public.locations (auction_id, name) values (${b.id}, 'B after T1') returning id`;
   await sql`insert into public.lot_submissions (auction_id, location_id) values (${b.id}, ${laterLocationOfB})`;
-  await archiveNow();
+  await archiveSegment(sql);
   bBefore = await digests(b.id);
 }, 300_000);
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { startEmbeddedPostgres, type EmbeddedCluster } from '@auction-ops/database';
+import { archiveNow } from '@auction-ops/database/testing';
 import { archiveSettings, prepareArchiveDir, resolveTarget, type BackupTarget } from '../src/index.js';
 
 export interface ArchivingServer {
@@ -38,20 +39,8 @@ export async function startArchivingServer(targetSpec?: string): Promise<Archivi
     target,
     cluster,
     sql,
-    async archiveNow() {
-      const [{ wal }] = await sql`select pg_walfile_name(pg_switch_wal()) as wal`;
-      // Under load (CI runs test files side by side) the archiver can be many segments behind: give up only
-      // when it stops making progress for two minutes (past its own 60 s wake-up), not after a fixed time.
-      let progress: string | null = '';
-      let deadline = 0;
-      for (;;) {
-        const [row] = await sql`select last_archived_wal, last_failed_wal, failed_count from pg_stat_archiver`;
-        if (row.last_archived_wal && row.last_archived_wal >= wal) return;
-        if (row.last_archived_wal !== progress) [progress, deadline] = [row.last_archived_wal, Date.now() + 120_000];
-        if (Date.now() > deadline) throw new Error(`segment ${wal} not archived: ${JSON.stringify(row)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
+    /** Forces the current WAL segment out and waits until it is archived (waitForArchivedSegment). */
+    archiveNow: () => archiveNow(sql),
     async stop() {
       await sql.end({ timeout: 1 });
       await cluster.stop();

@@ -30,10 +30,15 @@ const crossing = (engine: RestEngine, first: number, second: number) =>
     claims: SERVICE,
   });
 
+/** Both crossing writes at once, on rows made afresh. */
+async function crossBoth(engine: RestEngine) {
+  await arrangeCrossing(h.db.sql);
+  return Promise.all([crossing(engine, 1, 2), crossing(engine, 2, 1)]);
+}
+
 describe('a write rolled back by a deadlock', () => {
   it('is run again and both writes commit once, with conflictRetries', async () => {
-    await arrangeCrossing(h.db.sql);
-    const answers = await Promise.all([crossing(h.engine, 1, 2), crossing(h.engine, 2, 1)]);
+    const answers = await crossBoth(h.engine);
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
     expect(await crossingAttempts(h.db.sql)).toBe(3);
     expect(await crossedCounts(h.db.sql)).toEqual([
@@ -43,8 +48,7 @@ describe('a write rolled back by a deadlock', () => {
   });
 
   it('answers 500 40P01 for the one rolled back, without (as PostgREST)', async () => {
-    await arrangeCrossing(h.db.sql);
-    const answers = await Promise.all([crossing(plain, 1, 2), crossing(plain, 2, 1)]);
+    const answers = await crossBoth(plain);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 500]);
     const refused = answers.find((a) => a.status === 500)!;
     expect(JSON.parse(refused.body as string).code).toBe('40P01');

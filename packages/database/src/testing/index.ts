@@ -12,3 +12,4 @@ export {
 } from './pg-cluster.js';
 export { startTcpRelay, type TcpRelay } from './tcp-relay.js';
 export { copyRunSharedDirectory } from './run-shared-directory.js';
+export { archiveNow, segmentArchived, waitForArchivedSegment } from './wal-archive.js';
